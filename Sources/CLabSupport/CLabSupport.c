@@ -1,0 +1,59 @@
+#define _GNU_SOURCE
+#define _XOPEN_SOURCE 600
+#include "CLabSupport.h"
+#include <fcntl.h>
+#include <unistd.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+int clab_open_pseudo_terminal(int *primary, int *secondary) {
+    int p = posix_openpt(O_RDWR | O_NOCTTY);
+    if (p < 0) return -1;
+    if (grantpt(p) != 0 || unlockpt(p) != 0) { close(p); return -1; }
+    const char *name = ptsname(p);
+    int s = name ? open(name, O_RDWR | O_NOCTTY) : -1;
+    if (s < 0) { close(p); return -1; }
+    *primary = p;
+    *secondary = s;
+    return 0;
+}
+#if defined(__linux__)
+#include <sys/prctl.h>
+#include <signal.h>
+
+int clab_set_parent_death_signal(int signal) {
+    return prctl(PR_SET_PDEATHSIG, (unsigned long)signal, 0UL, 0UL, 0UL);
+}
+
+int clab_pipe_cloexec(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC);
+}
+
+int clab_current_thread_name(char *buffer, unsigned long size) {
+    return pthread_getname_np(pthread_self(), buffer, size);
+}
+
+long clab_current_thread_id(void) {
+    return (long)gettid();
+}
+#else
+int clab_current_thread_name(char *buffer, unsigned long size) {
+    return pthread_getname_np(pthread_self(), buffer, size);
+}
+
+long clab_current_thread_id(void) {
+    return 0;
+}
+
+int clab_set_parent_death_signal(int signal) {
+    (void)signal;
+    return -1;
+}
+
+int clab_pipe_cloexec(int fds[2]) {
+    if (pipe(fds) != 0) return -1;
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    return 0;
+}
+#endif

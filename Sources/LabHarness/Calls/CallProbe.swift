@@ -1,0 +1,77 @@
+import Foundation
+import Synchronization
+import CLabSupport
+
+/// Counts the calls of a callback and remembers when and on which thread each came.
+///
+/// Hand `probe.callback` (or `probe.record(_:)`) to the code under test, then ask how many
+/// calls arrived. For the contract "exactly once": `probe.waitForCall(within:)`, then
+/// `probe.settle(for:)` to give a stray second call its chance to show.
+public final class CallProbe<Value: Sendable>: Sendable {
+    public struct Call: Sendable {
+        /// Monotonic time of the call.
+        public var at: Seconds
+        /// The calling thread's name (`main` for the main thread; empty if unnamed).
+        public var thread: String
+        public var isMainThread: Bool
+        public var value: Value
+    }
+
+    private let calls = Mutex<[Call]>([])
+    private let arrived = DispatchSemaphore(value: 0)
+
+    public init() {}
+
+    /// Records one call with its value.
+    public func record(_ value: Value) {
+        let call = Call(at: MonotonicClock.now(), thread: CurrentThread.name, isMainThread: Thread.isMainThread, value: value)
+        calls.withLock { $0.append(call) }
+        arrived.signal()
+    }
+
+    /// A closure that records each call; pass it where a completion handler is expected.
+    public var callback: @Sendable (Value) -> Void { { [self] value in record(value) } }
+
+    public var count: Int { calls.withLock { $0.count } }
+    public var all: [Call] { calls.withLock { $0 } }
+    public var first: Call? { calls.withLock { $0.first } }
+
+    /// Waits until at least one call has arrived, up to `timeout` seconds; true if one did.
+    @discardableResult
+    public func waitForCall(within timeout: Seconds) -> Bool {
+        if count > 0 { return true }
+        let deadline = MonotonicClock.now() + timeout
+        while count == 0 {
+            let left = deadline - MonotonicClock.now()
+            if left <= 0 { return false }
+            _ = arrived.wait(timeout: .now() + .milliseconds(max(1, min(Int(left * 1000), 50))))
+        }
+        return true
+    }
+
+    /// Waits `duration` seconds so that late extra calls are counted.
+    public func settle(for duration: Seconds) {
+        MonotonicClock.sleep(for: duration)
+    }
+}
+
+extension CallProbe where Value == Void {
+    public func record() { record(()) }
+    /// A `() -> Void` that records each call.
+    public var plainCallback: @Sendable () -> Void { { [self] in record(()) } }
+}
+
+/// The calling thread as reports describe it.
+public enum CurrentThread {
+    /// `main` on the main thread, else the thread's name, else `tid N` from the kernel.
+    public static var name: String {
+        if Thread.isMainThread { return "main" }
+        if let n = Thread.current.name, !n.isEmpty { return n }
+        var buffer = [CChar](repeating: 0, count: 64)
+        if clab_current_thread_name(&buffer, UInt(buffer.count)) == 0 {
+            let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if !name.isEmpty { return name }
+        }
+        return "unnamed"
+    }
+}

@@ -1,0 +1,427 @@
+import Foundation
+import Synchronization
+import CLabSupport
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What to launch as a child trial, and how long it may take.
+public struct ChildSpec: Sendable {
+    /// Absolute path of the executable. It is executed directly, never through a shell.
+    public var executable: String
+    /// Arguments after `argv[0]` (which is the executable path).
+    public var arguments: [String]
+    /// Variables added to (or replacing in) the inherited environment.
+    public var environment: [String: String]
+    /// Wall-clock budget in seconds: past it the child and its process group are killed.
+    public var budget: Seconds
+    /// If set, the child is killed as soon as it has reported no progress for this long
+    /// (see `ChildProtocol`); that is a deadlock.
+    public var stallWindow: Seconds?
+    /// Bytes kept of each of stdout and stderr; the rest is counted and dropped.
+    public var outputLimit: Int
+    /// Called (on the thread running the child) with each progress value the child reports.
+    public var onProgress: (@Sendable (Int) -> Void)?
+    /// Called with the child's pid as soon as it is running (to signal it, for example).
+    public var onStart: (@Sendable (Int32) -> Void)?
+
+    public init(executable: String, arguments: [String] = [], environment: [String: String] = [:],
+                budget: Seconds, stallWindow: Seconds? = nil, outputLimit: Int = 4 << 20,
+                onProgress: (@Sendable (Int) -> Void)? = nil, onStart: (@Sendable (Int32) -> Void)? = nil) {
+        self.executable = executable
+        self.arguments = arguments
+        self.environment = environment
+        self.budget = budget
+        self.stallWindow = stallWindow
+        self.outputLimit = outputLimit
+        self.onProgress = onProgress
+        self.onStart = onStart
+    }
+}
+
+/// How a child trial ended.
+public enum ChildOutcome: String, Sendable, Codable, CaseIterable {
+    /// Exited with status 0.
+    case completed
+    /// Killed by the harness after making no progress: for the stall window, or over the last
+    /// quarter of its budget (or at all) when it had no window.
+    case deadlock
+    /// Killed at its budget while it was still making progress: too slow, not stuck.
+    case timedOut = "timed-out"
+    /// Ended by a signal it did not get from the harness: a trap, an abort, a segfault.
+    case crashed
+    /// Exited with a non-zero status.
+    case failed
+    /// Killed because the whole run was interrupted (`ChildProcess.terminateAll()`).
+    case interrupted
+}
+
+/// Everything a finished child trial left behind.
+public struct ChildRun: Sendable {
+    public var outcome: ChildOutcome
+    public var pid: Int32
+    /// Exit status, when it exited.
+    public var exitCode: Int32?
+    /// Terminating signal, when a signal ended it.
+    public var signal: Int32?
+    /// Whether the harness killed it (budget, stall or interrupt).
+    public var killedByHarness: Bool
+    /// Seconds from spawn to reaping.
+    public var wall: Seconds
+    /// Standard output without the protocol lines.
+    public var stdout: String
+    public var stderr: String
+    /// The last progress value the child reported, if any.
+    public var progress: Int?
+    /// Seconds after spawn of the last progress report.
+    public var lastProgressAt: Seconds?
+    /// The payload of the child's `@lab:result` line, if it wrote one.
+    public var resultPayload: String?
+    /// The child's threads and their states just before the harness killed it.
+    public var threadsAtKill: [ThreadInfo]
+    /// One line that explains the outcome: the first fatal-error line of a crash, the thread
+    /// states of a deadlock, the exit status of a failure.
+    public var evidence: String
+}
+
+public enum ChildProcessError: Error, CustomStringConvertible {
+    case spawnFailed(path: String, errno: Int32)
+    case pipeFailed(errno: Int32)
+
+    public var description: String {
+        switch self {
+        case .spawnFailed(let path, let e): return "cannot launch \(path): \(String(cString: strerror(e)))"
+        case .pipeFailed(let e): return "cannot create a pipe: \(String(cString: strerror(e)))"
+        }
+    }
+}
+
+/// Launches child trials and always reaps them.
+///
+/// Each child runs in its own process group, with stdin on `/dev/null` and stdout/stderr on
+/// pipes that are read while it runs (so a chatty child cannot block on a full pipe). Killing
+/// targets the whole group with `SIGKILL`, then the child is reaped with `waitpid`, and the
+/// group is killed once more afterwards for any straggling grandchildren: no zombie, no orphan.
+/// Children that use the lab's `ChildLifeline` also die if this process dies.
+public enum ChildProcess {
+    private static let live = Mutex<Set<Int32>>([])
+    private static let interrupting = Atomic<Bool>(false)
+
+    /// Runs one child to its end and classifies the result. Blocks the calling thread; keep the
+    /// calling thread alive for the child's lifetime (children bound with `PR_SET_PDEATHSIG`
+    /// die with the thread that spawned them).
+    public static func run(_ spec: ChildSpec) throws -> ChildRun {
+        let outPipe = try makePipe()
+        let errPipe: (read: Int32, write: Int32)
+        do { errPipe = try makePipe() } catch { close(outPipe.read); close(outPipe.write); throw error }
+
+        let start = MonotonicClock.now()
+        let pid: Int32
+        do {
+            pid = try spawn(spec, stdout: outPipe.write, stderr: errPipe.write)
+        } catch {
+            [outPipe.read, outPipe.write, errPipe.read, errPipe.write].forEach { close($0) }
+            throw error
+        }
+        close(outPipe.write)
+        close(errPipe.write)
+        live.withLock { _ = $0.insert(pid) }
+        defer { live.withLock { _ = $0.remove(pid) } }
+        spec.onStart?(pid)
+
+        var out = OutputCollector(limit: spec.outputLimit, parsesProtocol: true, onProgress: spec.onProgress)
+        var err = OutputCollector(limit: spec.outputLimit, parsesProtocol: false)
+        var open: [Int32] = [outPipe.read, errPipe.read]
+        var killReason: KillReason?
+        var threadsAtKill: [ThreadInfo] = []
+        var status: Int32?
+        // Once the child has ended or been killed, what is left in the pipes is read until
+        // this instant at the latest (a grandchild could otherwise hold them open).
+        var drainUntil: Seconds?
+
+        func terminate(_ reason: KillReason, at now: Seconds) {
+            killReason = reason
+            #if os(Linux)
+            threadsAtKill = ThreadCensus.threads(pid: pid)
+            #endif
+            killGroup(pid, leaderUnreaped: true)
+            drainUntil = now + 1
+        }
+
+        func enforceLimits(at now: Seconds) {
+            guard killReason == nil, status == nil else { return }
+            if interrupting.load(ordering: .relaxed) { terminate(.interrupt, at: now) }
+            else if now - start >= spec.budget { terminate(.budget, at: now) }
+            else if let window = spec.stallWindow, now - (out.lastProgressAt ?? start) >= window { terminate(.stall, at: now) }
+        }
+
+        while !open.isEmpty {
+            let now = MonotonicClock.now()
+            enforceLimits(at: now)
+            if let drainUntil, now >= drainUntil { break }
+            var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            let ready = poll(&fds, nfds_t(fds.count), 20)
+            if ready < 0 && errno != EINTR { break }
+            for entry in fds where entry.revents != 0 {
+                let more = entry.fd == outPipe.read ? readAvailable(entry.fd, into: &out) : readAvailable(entry.fd, into: &err)
+                if !more {
+                    open.removeAll { $0 == entry.fd }
+                }
+            }
+            if status == nil, let s = reap(pid, block: false) {
+                status = s
+                if drainUntil == nil {
+                    killGroup(pid, leaderUnreaped: false)
+                    drainUntil = MonotonicClock.now() + 0.5
+                }
+            }
+        }
+        close(outPipe.read)
+        close(errPipe.read)
+
+        // Reap. A child that closed its streams but lives on still answers to the budget.
+        while status == nil {
+            if killReason != nil { status = reap(pid, block: true); break }
+            if let s = reap(pid, block: false) { status = s; break }
+            enforceLimits(at: MonotonicClock.now())
+            if killReason == nil { MonotonicClock.sleep(for: 0.005) }
+        }
+        // Stragglers in the group (grandchildren) go too. The leader is reaped by now, so only
+        // the group is signalled: its id cannot be reused while any member lives.
+        killGroup(pid, leaderUnreaped: false)
+        let wall = MonotonicClock.now() - start
+        out.finish()
+        err.finish()
+
+        return classify(pid: pid, status: status ?? 0, killReason: killReason, wall: wall,
+                        out: out, err: err, start: start, spec: spec, threadsAtKill: threadsAtKill)
+    }
+
+    /// Kills every child this process is running (and their groups) and marks their runs
+    /// `interrupted`. Safe to call from a signal-handling queue.
+    public static func terminateAll() {
+        interrupting.store(true, ordering: .relaxed)
+        // Groups only: the run loop of each child then kills and reaps its leader itself.
+        for pid in live.withLock({ Array($0) }) { killGroup(pid, leaderUnreaped: false) }
+    }
+
+    /// Whether `terminateAll()` was called.
+    public static var isInterrupted: Bool { interrupting.load(ordering: .relaxed) }
+
+    /// The number of children currently running.
+    public static var liveCount: Int { live.withLock { $0.count } }
+
+    /// The absolute path of the running executable (for relaunching oneself as a child).
+    public static func currentExecutablePath() -> String {
+        #if os(Linux)
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        if n > 0 { return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        #endif
+        if let path = Bundle.main.executablePath { return path }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
+    }
+
+    // MARK: - Mechanics
+
+    private enum KillReason { case budget, stall, interrupt }
+
+    /// SIGKILL to the child's process group, and to the child itself while it is not yet
+    /// reaped (a reaped pid may already belong to someone else).
+    private static func killGroup(_ pid: Int32, leaderUnreaped: Bool) {
+        _ = kill(-pid, SIGKILL)
+        if leaderUnreaped { _ = kill(pid, SIGKILL) }
+    }
+
+    private static func makePipe() throws -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [0, 0]
+        guard clab_pipe_cloexec(&fds) == 0 else { throw ChildProcessError.pipeFailed(errno: errno) }
+        return (fds[0], fds[1])
+    }
+
+    private static func spawn(_ spec: ChildSpec, stdout: Int32, stderr: Int32) throws -> Int32 {
+        #if os(Linux)
+        var actions = posix_spawn_file_actions_t()
+        var attributes = posix_spawnattr_t()
+        #else
+        var actions: posix_spawn_file_actions_t?
+        var attributes: posix_spawnattr_t?
+        #endif
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
+        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setpgroup(&attributes, 0)
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for s in [SIGINT, SIGTERM, SIGPIPE, SIGCHLD, SIGQUIT] { sigaddset(&defaults, s) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        let flags = POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+        posix_spawnattr_setflags(&attributes, Int16(flags))
+
+        var environment = ProcessInfo.processInfo.environment
+        environment[ChildLifeline.parentVariable] = String(getpid())
+        for (key, value) in spec.environment { environment[key] = value }
+        let argv = ([spec.executable] + spec.arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+
+        var pid: Int32 = 0
+        let rc = posix_spawn(&pid, spec.executable, &actions, &attributes, argv, envp)
+        guard rc == 0 else { throw ChildProcessError.spawnFailed(path: spec.executable, errno: rc) }
+        return pid
+    }
+
+    /// Reads what is available; returns false at end of stream.
+    private static func readAvailable(_ fd: Int32, into collector: inout OutputCollector) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n > 0 { collector.append(buffer[0..<n]); return true }
+        if n < 0 && (errno == EINTR || errno == EAGAIN) { return true }
+        return false
+    }
+
+    /// `waitpid` for `pid`; the raw status once it has ended, `nil` while it runs.
+    private static func reap(_ pid: Int32, block: Bool) -> Int32? {
+        var status: Int32 = 0
+        while true {
+            let r = waitpid(pid, &status, block ? 0 : WNOHANG)
+            if r == pid { return status }
+            if r == 0 { return nil }
+            if errno == EINTR { continue }
+            return 0   // ECHILD: already reaped elsewhere; nothing left to wait for
+        }
+    }
+
+    private static func classify(pid: Int32, status: Int32, killReason: KillReason?, wall: Seconds,
+                                 out: OutputCollector, err: OutputCollector, start: Seconds,
+                                 spec: ChildSpec, threadsAtKill: [ThreadInfo]) -> ChildRun {
+        let exited = (status & 0x7f) == 0
+        let exitCode: Int32? = exited ? (status >> 8) & 0xff : nil
+        let signal: Int32? = exited ? nil : status & 0x7f
+        let progressNote = out.progress.map { "progress \($0)" } ?? "no progress reported"
+        let lastProgress = out.lastProgressAt.map { $0 - start }
+        var outcome: ChildOutcome
+        var evidence: String
+
+        switch killReason {
+        case .interrupt?:
+            outcome = .interrupted
+            evidence = "interrupted after \(Format.seconds(wall)) (\(progressNote))"
+        case .stall?:
+            outcome = .deadlock
+            evidence = "no progress for \(Format.seconds(spec.stallWindow ?? 0)); killed after \(Format.seconds(wall)) (\(progressNote); \(ThreadCensus.describe(threadsAtKill)))"
+        case .budget?:
+            // Progress in the last quarter of the budget means slow, not stuck.
+            let quiet = spec.stallWindow ?? spec.budget / 4
+            let moving = lastProgress.map { spec.budget - $0 < quiet } ?? false
+            outcome = moving ? .timedOut : .deadlock
+            evidence = "killed at its \(Format.seconds(spec.budget)) budget (\(progressNote); \(ThreadCensus.describe(threadsAtKill)))"
+        case nil:
+            if let code = exitCode {
+                outcome = code == 0 ? .completed : .failed
+                evidence = code == 0 ? "exited 0" : "exited \(code)" + (err.lastLine.map { ": \($0)" } ?? "")
+            } else {
+                outcome = .crashed
+                let sig = signal ?? 0
+                evidence = err.firstFatalLine ?? "killed by \(signalName(sig))"
+            }
+        }
+        return ChildRun(outcome: outcome, pid: pid, exitCode: exitCode, signal: signal,
+                        killedByHarness: killReason != nil, wall: wall, stdout: out.text, stderr: err.text,
+                        progress: out.progress, lastProgressAt: lastProgress, resultPayload: out.result,
+                        threadsAtKill: threadsAtKill, evidence: evidence)
+    }
+
+    /// `SIGILL (4)` and the like.
+    public static func signalName(_ signal: Int32) -> String {
+        let names: [Int32: String] = [SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGILL: "SIGILL",
+                                      SIGTRAP: "SIGTRAP", SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGFPE: "SIGFPE",
+                                      SIGKILL: "SIGKILL", SIGSEGV: "SIGSEGV", SIGPIPE: "SIGPIPE", SIGTERM: "SIGTERM"]
+        return "\(names[signal] ?? "signal") (\(signal))"
+    }
+}
+
+/// Collects one output stream: keeps up to `limit` bytes, and for stdout pulls out the lab's
+/// protocol lines (`@lab:progress N`, `@lab:result ...`) as they arrive.
+struct OutputCollector {
+    let limit: Int
+    let parsesProtocol: Bool
+    let onProgress: (@Sendable (Int) -> Void)?
+    private var kept: [UInt8] = []
+    private var pending: [UInt8] = []
+    private(set) var dropped = 0
+    private(set) var progress: Int?
+    private(set) var lastProgressAt: Seconds?
+    private(set) var result: String?
+
+    init(limit: Int, parsesProtocol: Bool, onProgress: (@Sendable (Int) -> Void)? = nil) {
+        self.limit = limit
+        self.parsesProtocol = parsesProtocol
+        self.onProgress = onProgress
+    }
+
+    mutating func append(_ bytes: ArraySlice<UInt8>) {
+        pending.append(contentsOf: bytes)
+        while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+            let line = Array(pending[..<newline])
+            pending.removeSubrange(...newline)
+            take(line, terminated: true)
+        }
+    }
+
+    mutating func finish() {
+        if !pending.isEmpty { take(pending, terminated: false); pending = [] }
+    }
+
+    private mutating func take(_ line: [UInt8], terminated: Bool) {
+        if parsesProtocol, line.starts(with: ChildProtocol.prefixBytes) {
+            let text = String(decoding: line, as: UTF8.self)
+            switch ChildProtocol.parse(text) {
+            case .progress(let value)?:
+                progress = value
+                lastProgressAt = MonotonicClock.now()
+                onProgress?(value)
+                return
+            case .result(let payload)?:
+                result = payload
+                return
+            case nil:
+                break
+            }
+        }
+        let room = limit - kept.count
+        let bytes = terminated ? line + [UInt8(ascii: "\n")] : line
+        if room >= bytes.count { kept.append(contentsOf: bytes) } else {
+            if room > 0 { kept.append(contentsOf: bytes.prefix(room)) }
+            dropped += bytes.count - max(room, 0)
+        }
+    }
+
+    var text: String {
+        let body = String(decoding: kept, as: UTF8.self)
+        return dropped > 0 ? body + "\n[\(dropped) more bytes dropped]\n" : body
+    }
+
+    var lastLine: String? {
+        text.split(separator: "\n").last.map(String.init)
+    }
+
+    /// The first line that reads like a fatal runtime error, for crash evidence.
+    var firstFatalLine: String? {
+        let markers = ["Fatal error", "fatal error", "Precondition failed", "Assertion failed",
+                       "SWIFT TASK CONTINUATION MISUSE", "Illegal instruction", "Segmentation fault",
+                       "Aborted", "terminate called", "panic"]
+        return text.split(separator: "\n").first { line in markers.contains { line.contains($0) } }
+            .map { String($0).trimmingCharacters(in: .whitespaces) }
+    }
+}

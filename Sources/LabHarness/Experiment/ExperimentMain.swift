@@ -1,0 +1,144 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The `main` of every experiment executable: `ExperimentMain.run(myExperiment)`.
+///
+/// - bad flags: one line on stderr, exit 64;
+/// - `--help`: the generated help, exit 0;
+/// - `--child-variant NAME` (internal): run one trial here, on the main thread, and write its
+///   record as a `@lab:result` line; the parent does the rest;
+/// - otherwise: run the plan, print the report (`--json`: JSON on stdout, text on stderr) and
+///   exit 0 when every applicable finding reproduced, 1 when one did not, 130 on Ctrl-C.
+public enum ExperimentMain {
+    public static func run(_ definition: ExperimentDefinition, arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
+        let options: ParsedOptions
+        do {
+            options = try definition.parser.parse(arguments)
+        } catch let error as UsageError {
+            Terminal.writeError("\(definition.executable): \(error.message)\n")
+            exit(UsageError.exitStatus)
+        } catch {
+            Terminal.writeError("\(definition.executable): \(error)\n")
+            exit(UsageError.exitStatus)
+        }
+        if options.bool("help") {
+            Terminal.writeOutput(HelpText.render(definition))
+            exit(0)
+        }
+        if options.wasGiven("child-variant") {
+            runChildTrial(definition, options: options)
+        }
+
+        let interrupt = InterruptHandler.install()
+        let status = RunStatus(title: definition.executable)
+        let line = ProgressLine { status.line() }
+        line.start()
+        let report = ExperimentRunner.run(definition, options: options, status: status)
+        line.finish()
+        let elapsed = MonotonicClock.now() - status.startedAt
+
+        let humanFD: Int32 = options.json ? 2 : 1
+        let style = Style(enabled: Terminal.colourAllowed(fd: humanFD))
+        let text = HumanReport.render(report, definition: definition, elapsed: elapsed, style: style)
+        if options.json {
+            Terminal.writeError(text)
+            if let data = try? report.jsonData(pretty: true) {
+                Terminal.writeOutput(String(decoding: data, as: UTF8.self) + "\n")
+            }
+        } else {
+            Terminal.writeOutput(text)
+        }
+        if interrupt.fired {
+            Terminal.writeError("\(definition.executable): interrupted; the report above is incomplete\n")
+            exit(130)
+        }
+        exit(report.allReproduced ? 0 : 1)
+    }
+
+    /// Child mode: one trial on the main thread (some variants need it: the main queue only
+    /// runs when the main thread lets it), progress lines from a reporter thread, the result as
+    /// JSON, then `_exit` so that threads the trial left blocked on purpose cannot hold the
+    /// process open.
+    static func runChildTrial(_ definition: ExperimentDefinition, options: ParsedOptions) -> Never {
+        ChildLifeline.bindToParent()
+        let name = options.string("child-variant")
+        guard let variant = definition.variant(named: name) else {
+            Terminal.writeError("\(definition.executable): unknown variant '\(name)'\n")
+            _exit(UsageError.exitStatus)
+        }
+        let progress = ProgressCounter()
+        let reporter = ProgressReporter(counter: progress)
+        reporter.start()
+        let record = ExperimentRunner.runBody(variant, options: options, inChild: true, progress: progress)
+        reporter.stop()
+        let payload = (try? JSONEncoder().encode(record)).map { String(decoding: $0, as: UTF8.self) }
+            ?? #"{"outcome":"failed","metrics":{},"evidence":"the result could not be encoded","series":{},"events":[]}"#
+        fflush(nil)   // anything the trial print()ed goes out before the result line
+        ChildProtocol.sendResult(payload)
+        fflush(nil)   // anything the trial print()ed
+        _exit(0)
+    }
+}
+
+/// Sends the child's progress to the parent whenever it changes (checked every 20 ms).
+final class ProgressReporter: Sendable {
+    private let counter: ProgressCounter
+    private let stopping = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(counter: ProgressCounter) {
+        self.counter = counter
+    }
+
+    func start() {
+        NamedThread.start("lab.reporter") { [self] in
+            var last = -1
+            while true {
+                let stop = stopping.load(ordering: .acquiring)
+                let value = counter.value
+                if value != last { ChildProtocol.sendProgress(value); last = value }
+                if stop { break }
+                MonotonicClock.sleep(for: 0.02)
+            }
+            finished.signal()
+        }
+    }
+
+    func stop() {
+        stopping.store(true, ordering: .releasing)
+        _ = finished.wait(timeout: .now() + .seconds(1))
+    }
+}
+
+/// Turns Ctrl-C (SIGINT) and SIGTERM into an orderly stop: running children are killed and
+/// reaped, the run finishes with what it has (marked `interrupted`), and the program exits 130.
+/// A second Ctrl-C exits at once.
+public final class InterruptHandler: Sendable {
+    private let flag = Atomic<Bool>(false)
+    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []  // kept alive for the process's life; set once, on the main thread
+
+    public var fired: Bool { flag.load(ordering: .acquiring) }
+
+    public static func install() -> InterruptHandler {
+        let handler = InterruptHandler()
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: DispatchQueue(label: "lab.interrupt"))
+            source.setEventHandler {
+                if handler.flag.exchange(true, ordering: .acquiringAndReleasing) {
+                    ChildProcess.terminateAll()
+                    _exit(130)
+                }
+                ChildProcess.terminateAll()
+            }
+            source.resume()
+            sources.append(source)
+        }
+        return handler
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import Synchronization
+
+/// Runs an experiment: plans its trials, runs them (children in parallel up to `--jobs`),
+/// turns every trial into a record (a child that died without reporting gets its outcome from
+/// the harness), aggregates repeated trials, grades outcomes and evaluates findings.
+///
+/// Tests call it directly with arguments; `ExperimentMain` calls it for the command line.
+public enum ExperimentRunner {
+    /// Parses `arguments` (without the program name) and runs. Child trials launch
+    /// `executable` (default: this process's own executable).
+    public static func run(_ definition: ExperimentDefinition, arguments: [String],
+                           executable: String? = nil, status: RunStatus? = nil) throws -> ExperimentReport {
+        let options = try definition.parser.parse(arguments)
+        return run(definition, options: options, executable: executable, status: status)
+    }
+
+    public static func run(_ definition: ExperimentDefinition, options: ParsedOptions,
+                           executable: String? = nil, status: RunStatus? = nil) -> ExperimentReport {
+        let selected = options.list("variant").isEmpty ? definition.defaultPlan(options, definition.variants) : options.list("variant")
+        let variants = selected.compactMap(definition.variant(named:))
+        let trials = options.int("trials")
+        let path = executable ?? ChildProcess.currentExecutablePath()
+
+        struct Item { var index: Int; var variant: Variant; var trial: Int }
+        var items: [Item] = []
+        for variant in variants {
+            for trial in 0..<trials { items.append(Item(index: items.count, variant: variant, trial: trial)) }
+        }
+        let jobs = max(1, min(options.int("jobs"), items.count))
+        // With several lanes, the longest trials start first so the run ends soonest.
+        let order = jobs > 1 ? items.sorted { $0.variant.estimate(options) > $1.variant.estimate(options) } : items
+        status?.planned(items.count)
+
+        let records = Mutex<[Int: VariantRecord]>([:])
+        let queue = Mutex(order)
+        let work: @Sendable () -> Void = {
+            while let item = queue.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+                if ChildProcess.isInterrupted {
+                    records.withLock { $0[item.index] = VariantRecord(outcome: .interrupted, evidence: "not started: the run was interrupted") }
+                    continue
+                }
+                status?.started(item.index, variant: item.variant.name, total: item.variant.progressTotal(options))
+                let record = runTrial(definition, item.variant, options: options, executable: path) { value in
+                    status?.progressed(item.index, value)
+                }
+                records.withLock { $0[item.index] = record }
+                status?.finished(item.index)
+            }
+        }
+        if jobs == 1 {
+            work()
+        } else {
+            // Dedicated threads, not a dispatch queue: each lives as long as the children it
+            // spawns (children die with the thread that spawned them), and the experiments
+            // often flood the dispatch pool on purpose.
+            let done = DispatchSemaphore(value: 0)
+            for lane in 0..<jobs {
+                NamedThread.start("lab.lane.\(lane)") { work(); done.signal() }
+            }
+            for _ in 0..<jobs { done.wait() }
+        }
+
+        let all = records.withLock { $0 }
+        var reports: [VariantReport] = []
+        for variant in variants {
+            let mine = items.filter { $0.variant.name == variant.name }.compactMap { all[$0.index] }
+            reports.append(aggregate(variant, mine))
+        }
+        let byName = Dictionary(reports.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let platform = PlatformInfo.current
+        let findings = definition.findings.compactMap { $0.report(variants: byName, options: options, platform: platform) }
+        return ExperimentReport(experiment: definition.name, platform: platform,
+                                parameters: definition.reportParameters(options), variants: reports, findings: findings)
+    }
+
+    /// Runs one trial of `variant` in this process, as a child would (tests use it for variants
+    /// that are safe in-process).
+    public static func runInProcess(_ definition: ExperimentDefinition, variant name: String,
+                                    arguments: [String] = []) throws -> VariantRecord {
+        let options = try definition.parser.parse(arguments)
+        guard let variant = definition.variant(named: name) else { throw UsageError("unknown variant '\(name)'") }
+        return runBody(variant, options: options, inChild: false)
+    }
+
+    // MARK: - One trial
+
+    static func runTrial(_ definition: ExperimentDefinition, _ variant: Variant, options: ParsedOptions,
+                         executable: String, onProgress: @escaping @Sendable (Int) -> Void) -> VariantRecord {
+        switch variant.isolation {
+        case .inProcess:
+            return runBody(variant, options: options, inChild: false)
+        case .childProcess:
+            let spec = ChildSpec(executable: executable,
+                                 arguments: definition.childArguments(options, variant: variant.name),
+                                 environment: ["SWIFT_BACKTRACE": "enable=no"],
+                                 budget: variant.budget(options), stallWindow: variant.stallWindow(options),
+                                 onProgress: onProgress)
+            do {
+                return record(from: try ChildProcess.run(spec), variant: variant)
+            } catch {
+                return VariantRecord(outcome: .failed, evidence: "\(error)")
+            }
+        }
+    }
+
+    static func runBody(_ variant: Variant, options: ParsedOptions, inChild: Bool,
+                        progress: ProgressCounter = ProgressCounter()) -> VariantRecord {
+        let context = VariantContext(variant: variant.name, options: options, inChild: inChild, progress: progress)
+        do {
+            return try variant.body(context)
+        } catch {
+            return VariantRecord(outcome: .failed, evidence: "\(error)")
+        }
+    }
+
+    /// The record of a child trial: its own result when it wrote one, otherwise what the
+    /// harness saw (the outcome of the process, its progress, the evidence).
+    static func record(from run: ChildRun, variant: Variant) -> VariantRecord {
+        if let payload = run.resultPayload,
+           let record = try? JSONDecoder().decode(VariantRecord.self, from: Data(payload.utf8)) {
+            return record
+        }
+        var metrics = Metrics()
+        if let name = variant.progressMetric { metrics[name] = Double(run.progress ?? 0) }
+        metrics["wall_s"] = run.wall
+        if run.killedByHarness, !run.threadsAtKill.isEmpty { metrics["threads.at_kill"] = Double(run.threadsAtKill.count) }
+        var outcome = Outcome(run.outcome)
+        var evidence = run.evidence
+        if run.outcome == .completed {
+            outcome = .failed
+            evidence = "the child exited 0 without writing a result" + (run.stderr.isEmpty ? "" : ": \(run.stderr.split(separator: "\n").last ?? "")")
+        }
+        return VariantRecord(outcome: outcome, metrics: metrics, evidence: evidence)
+    }
+
+    // MARK: - Trials into one report
+
+    /// One report from a variant's trials: the most frequent outcome (ties go to the worse
+    /// grade), the median of each metric over the trials that recorded it, outcome counts, the
+    /// worst grade seen, and evidence, series and events from a trial with the reported outcome.
+    static func aggregate(_ variant: Variant, _ records: [VariantRecord]) -> VariantReport {
+        guard let first = records.first else {
+            return VariantReport(name: variant.name, outcome: .failed, grade: .forbidden, evidence: "no trial ran")
+        }
+        var counts: [Outcome: Int] = [:]
+        for r in records { counts[r.outcome, default: 0] += 1 }
+        let outcome = counts.max { a, b in
+            a.value != b.value ? a.value < b.value : variant.expectations.grade(of: a.key) < variant.expectations.grade(of: b.key)
+        }!.key
+        let representative = records.first { $0.outcome == outcome } ?? first
+        let worst = counts.keys.map { variant.expectations.grade(of: $0) }.max() ?? .forbidden
+
+        var metrics = Metrics()
+        if records.count == 1 {
+            metrics = first.metrics
+        } else {
+            var names: [String] = []
+            for r in records { for (name, _) in r.metrics where !names.contains(name) { names.append(name) } }
+            for name in names {
+                let values = records.compactMap { $0.metrics[name] }
+                metrics[name] = LatencySummary.percentile(50, of: values)
+            }
+        }
+        return VariantReport(name: variant.name, outcome: outcome, grade: worst,
+                             trials: records.count > 1 ? Dictionary(counts.map { ($0.key.rawValue, $0.value) }, uniquingKeysWith: +) : nil,
+                             metrics: metrics, evidence: representative.evidence,
+                             series: representative.series.isEmpty ? nil : representative.series,
+                             events: representative.events.isEmpty ? nil : representative.events)
+    }
+}

@@ -1,0 +1,81 @@
+/// Where a variant's trial runs.
+public enum Isolation: Sendable, Equatable {
+    /// In a child process: the experiment's own executable relaunched with
+    /// `--child-variant NAME`. Anything that can deadlock, crash, or leave threads parked
+    /// belongs here; the parent survives and the next trial starts on a clean process.
+    case childProcess
+    /// In the calling process. Only for variants that cannot hang, trap or pollute the process.
+    case inProcess
+}
+
+/// One way of doing the thing an experiment studies, with the outcomes it expects.
+///
+/// A variant reads like a jcstress test: a name, one line on what it does, where it runs, and
+/// the outcomes it declares (expected / interesting / forbidden, each with its meaning). Its
+/// `body` does the work and returns what it measured; the harness runs it (in a child, by
+/// default), watches it, grades the outcome and reports.
+public struct Variant: Sendable {
+    public var name: String
+    /// One line: what this variant does.
+    public var summary: String
+    public var isolation: Isolation
+    public var expectations: [OutcomeExpectation]
+    /// Whether a run without `--variant` includes it (slow or special variants opt out).
+    public var includedByDefault: Bool
+    /// Wall budget of a child trial, in seconds, given the options. Past it the child is
+    /// killed and the outcome comes from the harness (`deadlock` or `timed-out`).
+    public var budget: @Sendable (ParsedOptions) -> Seconds
+    /// Kill a child that reports no progress for this long (`nil`: budget only).
+    public var stallWindow: @Sendable (ParsedOptions) -> Seconds?
+    /// A rough expected duration, for scheduling (longest first) and the progress line.
+    public var estimate: @Sendable (ParsedOptions) -> Seconds
+    /// The total the progress counter counts up to, if known (shown as `done/total`).
+    public var progressTotal: @Sendable (ParsedOptions) -> Int?
+    /// The metric that receives the child's last progress value when the harness has to build
+    /// the result itself (a child that was killed or crashed), such as `completed`.
+    public var progressMetric: String?
+    public var body: @Sendable (VariantContext) throws -> VariantRecord
+
+    public init(_ name: String,
+                summary: String,
+                isolation: Isolation = .childProcess,
+                expect expectations: [OutcomeExpectation],
+                includedByDefault: Bool = true,
+                budget: @escaping @Sendable (ParsedOptions) -> Seconds = { _ in 60 },
+                stallWindow: @escaping @Sendable (ParsedOptions) -> Seconds? = { _ in nil },
+                estimate: @escaping @Sendable (ParsedOptions) -> Seconds = { _ in 1 },
+                progressTotal: @escaping @Sendable (ParsedOptions) -> Int? = { _ in nil },
+                progressMetric: String? = nil,
+                body: @escaping @Sendable (VariantContext) throws -> VariantRecord) {
+        self.name = name
+        self.summary = summary
+        self.isolation = isolation
+        self.expectations = expectations
+        self.includedByDefault = includedByDefault
+        self.budget = budget
+        self.stallWindow = stallWindow
+        self.estimate = estimate
+        self.progressTotal = progressTotal
+        self.progressMetric = progressMetric
+        self.body = body
+    }
+}
+
+/// What a variant's body measured: its outcome, flat metrics, and optional evidence, series
+/// and events. It travels from a child to its parent as JSON.
+public struct VariantRecord: Sendable, Equatable, Codable {
+    public var outcome: Outcome
+    public var metrics: Metrics
+    public var evidence: String?
+    public var series: [String: [[Double]]]
+    public var events: [TimedEvent]
+
+    public init(outcome: Outcome, metrics: Metrics = Metrics(), evidence: String? = nil,
+                series: [String: [[Double]]] = [:], events: [TimedEvent] = []) {
+        self.outcome = outcome
+        self.metrics = metrics
+        self.evidence = evidence
+        self.series = series
+        self.events = events
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+
+/// A parameter's value as it appears in reports: a number, a string or a flag.
+public enum ParameterValue: Sendable, Equatable, Codable, CustomStringConvertible {
+    case number(Double)
+    case text(String)
+    case flag(Bool)
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let b = try? container.decode(Bool.self) { self = .flag(b) }
+        else if let d = try? container.decode(Double.self) { self = .number(d) }
+        else { self = .text(try container.decode(String.self)) }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .number(let d): try container.encode(d)
+        case .text(let s): try container.encode(s)
+        case .flag(let b): try container.encode(b)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .number(let d): return Format.number(d)
+        case .text(let s): return s
+        case .flag(let b): return b ? "yes" : "no"
+        }
+    }
+
+    public var number: Double? { if case .number(let d) = self { return d } else { return nil } }
+}
+
+/// A timestamped event in a variant's run, such as `completion2` or `deinit`.
+public struct TimedEvent: Sendable, Equatable, Codable {
+    /// Seconds since the variant's start.
+    public var t: Seconds
+    public var label: String
+    /// The thread it happened on, when that matters.
+    public var thread: String?
+
+    public init(t: Seconds, label: String, thread: String? = nil) {
+        self.t = Metrics.round(t)
+        self.label = label
+        self.thread = thread
+    }
+}
+
+/// One variant's result in a report (schema 1).
+///
+/// `name`, `outcome` and `metrics` are the schema's required fields. The rest are optional
+/// extensions that the lab runner draws from: `grade` of the outcome, `trials` (outcome counts
+/// when a variant ran more than once), `evidence` (one line that explains the outcome),
+/// `series` (named lists of points, such as the thread timeline `[[t, count], ...]`), and
+/// `events` (a timeline of labelled events).
+public struct VariantReport: Sendable, Equatable, Codable {
+    public var name: String
+    public var outcome: Outcome
+    public var grade: Grade?
+    public var trials: [String: Int]?
+    public var metrics: Metrics
+    public var evidence: String?
+    public var series: [String: [[Double]]]?
+    public var events: [TimedEvent]?
+
+    public init(name: String, outcome: Outcome, grade: Grade? = nil, trials: [String: Int]? = nil,
+                metrics: Metrics = Metrics(), evidence: String? = nil,
+                series: [String: [[Double]]]? = nil, events: [TimedEvent]? = nil) {
+        self.name = name
+        self.outcome = outcome
+        self.grade = grade
+        self.trials = trials
+        self.metrics = metrics
+        self.evidence = evidence
+        self.series = series
+        self.events = events
+    }
+
+    /// A metric by name.
+    public subscript(metric: String) -> Double? { metrics[metric] }
+}
+
+/// Whether a finding held in this run (schema 1).
+public struct FindingReport: Sendable, Equatable, Codable {
+    public var id: String
+    /// False when the finding does not apply on this platform; such a finding never fails a run.
+    public var applicable: Bool
+    public var reproduced: Bool
+    /// The measured figures behind the verdict, in one sentence.
+    public var summary: String
+
+    public init(id: String, applicable: Bool, reproduced: Bool, summary: String) {
+        self.id = id
+        self.applicable = applicable
+        self.reproduced = reproduced
+        self.summary = summary
+    }
+}
+
+/// One experiment run: the JSON object of schema 1.
+public struct ExperimentReport: Sendable, Equatable, Codable {
+    public var schema: Int
+    public var experiment: String
+    public var platform: PlatformInfo
+    public var parameters: [String: ParameterValue]
+    public var variants: [VariantReport]
+    public var findings: [FindingReport]
+
+    public static let schemaVersion = 1
+
+    public init(experiment: String, platform: PlatformInfo = .current, parameters: [String: ParameterValue],
+                variants: [VariantReport], findings: [FindingReport]) {
+        schema = ExperimentReport.schemaVersion
+        self.experiment = experiment
+        self.platform = platform
+        self.parameters = parameters
+        self.variants = variants
+        self.findings = findings
+    }
+
+    public func variant(_ name: String) -> VariantReport? { variants.first { $0.name == name } }
+    public func finding(_ id: String) -> FindingReport? { findings.first { $0.id == id } }
+
+    /// Every applicable finding reproduced: the run's exit status is 0.
+    public var allReproduced: Bool { findings.allSatisfy { !$0.applicable || $0.reproduced } }
+
+    /// The lab's JSON encoding: sorted keys, so the same run always gives the same bytes.
+    public static func encoder(pretty: Bool = false) -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    public func jsonData(pretty: Bool = true) throws -> Data {
+        try ExperimentReport.encoder(pretty: pretty).encode(self)
+    }
+
+    public static func decode(_ data: Data) throws -> ExperimentReport {
+        try JSONDecoder().decode(ExperimentReport.self, from: data)
+    }
+}

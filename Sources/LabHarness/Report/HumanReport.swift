@@ -1,0 +1,143 @@
+/// The terminal report: a header, an aligned table of variants, the experiment's own sections,
+/// and one verdict line per finding. Built to be read off a projector: few columns, units on
+/// every number, verdicts in words as well as colour.
+public enum HumanReport {
+    public static func render(_ report: ExperimentReport, definition: ExperimentDefinition,
+                              elapsed: Seconds? = nil, style: Style = Style(enabled: false)) -> String {
+        var lines: [String] = []
+        lines.append(style.bold("\(definition.executable): \(definition.question)"))
+        let parameters = definition.allFlags.compactMap { flag -> String? in
+            guard let key = flag.reportKey, let value = report.parameters[key],
+                  flag.name != "quick", flag.name != "trials" || value.number != 1 else { return nil }
+            return "\(flag.name) \(value)" + (flag.reportKey?.hasSuffix("_s") == true ? " s" : "")
+        }
+        let quick = report.parameters["quick"] == .flag(true) ? " (quick)" : ""
+        lines.append(style.dim(parameters.joined(separator: " · ") + quick
+                               + "   [\(report.platform.os), \(report.platform.cpus) cpus, swift \(report.platform.swift)]"))
+        lines.append("")
+        lines.append(contentsOf: table(report, definition: definition, style: style))
+
+        for section in definition.extraSections(report) where !section.isEmpty {
+            lines.append("")
+            lines.append(section)
+        }
+
+        lines.append("")
+        lines.append(contentsOf: verdicts(report, style: style))
+        let skipped = definition.findings.filter { f in !report.findings.contains { $0.id == f.id } }
+        if !skipped.isEmpty {
+            lines.append(style.dim("  not evaluated (needs variants that did not run): " + skipped.map(\.id).joined(separator: ", ")))
+        }
+        let applicable = report.findings.filter(\.applicable)
+        let reproduced = applicable.filter(\.reproduced).count
+        var footer = "\(reproduced) of \(applicable.count) findings reproduced"
+        if let elapsed { footer += " in \(Format.seconds(elapsed))" }
+        lines.append("")
+        lines.append(reproduced == applicable.count ? style.green(footer) : style.red(footer))
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The variant table: `variant`, `outcome`, then the experiment's columns.
+    public static func table(_ report: ExperimentReport, definition: ExperimentDefinition, style: Style) -> [String] {
+        let headers = ["variant", "outcome"] + definition.columns.map(\.header)
+        var rows: [[String]] = report.variants.map { v in
+            var outcome = v.outcome.rawValue
+            if let trials = v.trials, trials.count > 1 || (trials.values.first ?? 1) > 1 {
+                outcome += " " + trials.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }.joined(separator: ",")
+            }
+            return [v.name, outcome] + definition.columns.map { $0.value(v) }
+        }
+        rows.insert(headers, at: 0)
+        let widths = headers.indices.map { i in rows.map { displayWidth($0[i]) }.max() ?? 0 }
+        return rows.enumerated().map { r, row in
+            let cells = row.indices.map { i -> String in
+                let text = pad(row[i], to: widths[i], right: i >= 2)
+                if r == 0 { return style.dim(text) }
+                if i == 1 { return style.grade(text, report.variants[r - 1].grade) }
+                return text
+            }
+            return "  " + cells.joined(separator: "  ")
+        }
+    }
+
+    /// One line per finding: mark, id, verdict word, summary.
+    public static func verdicts(_ report: ExperimentReport, style: Style) -> [String] {
+        let width = report.findings.map { displayWidth($0.id) }.max() ?? 0
+        return report.findings.map { f in
+            let (mark, word): (String, String)
+            if !f.applicable { (mark, word) = (style.dim("–"), style.dim("n/a       ")) }
+            else if f.reproduced { (mark, word) = (style.green("✓"), style.green("reproduced")) }
+            else { (mark, word) = (style.red("✗"), style.red("NOT REPRO.")) }
+            return "  \(mark) \(pad(f.id, to: width))  \(word)  \(f.summary)"
+        }
+    }
+}
+
+/// `--help`, generated from the declaration.
+public enum HelpText {
+    public static func render(_ definition: ExperimentDefinition) -> String {
+        var lines: [String] = []
+        lines.append("\(definition.executable): \(definition.question)")
+        lines.append("")
+        lines.append("usage: \(definition.executable) [options]")
+        lines.append("")
+        lines.append(contentsOf: wrap(definition.about, width: 88))
+        lines.append("")
+        lines.append("options:")
+        lines.append(contentsOf: flagLines(definition.flags))
+        lines.append("")
+        lines.append("common options:")
+        let common = definition.allFlags.filter { flag in !flag.hidden && !definition.flags.contains { $0.name == flag.name } }
+        lines.append(contentsOf: flagLines(common))
+        lines.append("")
+        lines.append("variants (default run: \(definition.variants.filter(\.includedByDefault).count == definition.variants.count ? "all" : "all but those marked *")):")
+        let vWidth = definition.variants.map { $0.name.count }.max() ?? 0
+        for v in definition.variants {
+            let star = v.includedByDefault ? " " : "*"
+            lines.append("  \(pad(v.name, to: vWidth))\(star) \(v.summary)")
+            for e in v.expectations {
+                lines.append("  \(String(repeating: " ", count: vWidth + 2))  \(e.grade.rawValue) \(e.outcome): \(e.meaning)")
+            }
+        }
+        lines.append("")
+        lines.append("findings:")
+        for f in definition.findings {
+            lines.append("  \(f.id)")
+            lines.append("      \(f.claim)")
+        }
+        lines.append("")
+        lines.append("exit status: 0 every applicable finding reproduced, 1 one did not, 64 bad usage")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func flagLines(_ flags: [FlagSpec]) -> [String] {
+        let left = flags.map { f in f.valueName.isEmpty ? "--\(f.name)" : "--\(f.name) \(f.valueName)" }
+        let width = min(left.map(\.count).max() ?? 0, 28)
+        return zip(flags, left).map { f, l in
+            var detail = f.help
+            let extras = [f.rangeText, f.defaultText].compactMap { $0 }.filter { !$0.isEmpty }
+            if !extras.isEmpty && { if case .list = f.kind { return false } else { return true } }() {
+                detail += " (" + extras.joined(separator: "; ") + ")"
+            }
+            let gap = l.count > width ? "\n" + String(repeating: " ", count: width + 4) : String(repeating: " ", count: width - l.count + 2)
+            return "  \(l)\(gap)\(detail)"
+        }
+    }
+
+    /// Greedy word wrap.
+    public static func wrap(_ text: String, width: Int, indent: String = "") -> [String] {
+        var lines: [String] = []
+        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var line = indent
+            for word in paragraph.split(separator: " ") {
+                if line.count + word.count + 1 > width && line.count > indent.count {
+                    lines.append(line)
+                    line = indent
+                }
+                line += (line.count > indent.count ? " " : "") + word
+            }
+            lines.append(line)
+        }
+        return lines
+    }
+}

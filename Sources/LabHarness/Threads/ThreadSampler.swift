@@ -1,0 +1,208 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One point of a thread-count timeline.
+public struct ThreadSample: Sendable, Equatable, Codable {
+    /// Seconds since the sampler started.
+    public var t: Seconds
+    /// Threads of the process at that moment, not counting the sampler's own thread.
+    public var count: Int
+
+    public init(t: Seconds, count: Int) {
+        self.t = t
+        self.count = count
+    }
+}
+
+/// A recorded thread-count timeline with its peak and final count.
+public struct ThreadTimeline: Sendable, Equatable, Codable {
+    public var interval: Seconds
+    /// Monotonic instant of the first sample; `t` of every sample is relative to it.
+    public var startedAt: Seconds
+    public var samples: [ThreadSample]
+    /// CPU time the sampler's own thread used while sampling (`nil` where the platform does
+    /// not keep per-thread CPU time): the measurement's own cost.
+    public var samplerCPU: Seconds?
+
+    public init(interval: Seconds, startedAt: Seconds, samples: [ThreadSample], samplerCPU: Seconds?) {
+        self.interval = interval
+        self.startedAt = startedAt
+        self.samples = samples
+        self.samplerCPU = samplerCPU
+    }
+
+    public var peak: Int { samples.map(\.count).max() ?? 0 }
+    public var first: Int { samples.first?.count ?? 0 }
+    public var final: Int { samples.last?.count ?? 0 }
+    public var duration: Seconds { samples.last?.t ?? 0 }
+
+    /// The first time the count reached at least `count`, or `nil` if it never did.
+    public func firstTime(reaching count: Int) -> Seconds? {
+        samples.first { $0.count >= count }?.t
+    }
+
+    /// The count at time `t` (the last sample at or before it).
+    public func count(at t: Seconds) -> Int? {
+        samples.last { $0.t <= t }?.count
+    }
+
+    /// Least-squares slope of count over time, in threads per second, for samples in `range`
+    /// (everything by default). `nil` with fewer than two samples.
+    public func growthRate(in range: ClosedRange<Seconds>? = nil) -> Double? {
+        let points = samples.filter { range?.contains($0.t) ?? true }
+        guard points.count >= 2 else { return nil }
+        let n = Double(points.count)
+        let meanT = points.map(\.t).reduce(0, +) / n
+        let meanC = points.map { Double($0.count) }.reduce(0, +) / n
+        var num = 0.0, den = 0.0
+        for p in points {
+            num += (p.t - meanT) * (Double(p.count) - meanC)
+            den += (p.t - meanT) * (p.t - meanT)
+        }
+        return den > 0 ? num / den : nil
+    }
+
+    /// The timeline thinned to at most `maxPoints` samples (keeping the first, the last and
+    /// every local peak's bucket maximum), for reports and charts.
+    public func thinned(to maxPoints: Int) -> [ThreadSample] {
+        guard samples.count > maxPoints, maxPoints >= 2 else { return samples }
+        let bucket = Double(samples.count) / Double(maxPoints - 1)
+        var result: [ThreadSample] = []
+        var index = 0.0
+        while Int(index) < samples.count - 1 {
+            let lo = Int(index), hi = Swift.min(samples.count - 1, Int(index + bucket))
+            let slice = samples[lo..<Swift.max(hi, lo + 1)]
+            result.append(slice.max { $0.count < $1.count } ?? samples[lo])
+            index += bucket
+        }
+        result.append(samples[samples.count - 1])
+        return result
+    }
+
+    /// `[[t, count], ...]` for JSON series.
+    public func series(maxPoints: Int = 400) -> [[Double]] {
+        thinned(to: maxPoints).map { [$0.t, Double($0.count)] }
+    }
+}
+
+/// Records the process's thread count at a fixed interval on a dedicated thread.
+///
+/// The sampler runs on its own `Thread` (not a dispatch queue, whose pool is often what is being
+/// measured), sleeps to absolute deadlines so the interval does not drift, and reads one small
+/// procfs file per sample on Linux. Its own thread is subtracted from every count, so a timeline
+/// shows the code under test only. `samplerCPU` in the result is what the sampling cost.
+public final class ThreadSampler: Sendable {
+    public let interval: Seconds
+    private let state = Mutex(State())
+    private let stopping = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+
+    private struct State {
+        var started = false
+        var stopped = false
+        var startedAt: Seconds = 0
+        var samples: [ThreadSample] = []
+        var samplerCPU: Seconds?
+        var latest = 0
+        var peak = 0
+    }
+
+    /// - Parameter interval: seconds between samples, at least 0.0005.
+    public init(interval: Seconds = 0.01) {
+        self.interval = Swift.max(interval, 0.0005)
+    }
+
+    /// Starts sampling; the first sample is taken before this returns, so `peakSoFar` and
+    /// `latest` are meaningful at once. Calling it twice does nothing.
+    public func start() {
+        let first = state.withLock { s -> Bool in
+            if s.started { return false }
+            s.started = true
+            return true
+        }
+        guard first else { return }
+        let ready = DispatchSemaphore(value: 0)
+        NamedThread.start("lab.sampler", stackSize: 256 * 1024) { [self] in
+            run(ready: ready)
+        }
+        ready.wait()
+    }
+
+    /// Stops sampling and returns the timeline. Waits for the sampler thread to finish its last
+    /// sample (at most one interval plus a second), so its thread is gone from later counts.
+    @discardableResult
+    public func stop() -> ThreadTimeline {
+        let wasRunning = state.withLock { s -> Bool in
+            defer { s.stopped = true }
+            return s.started && !s.stopped
+        }
+        if wasRunning {
+            stopping.store(true, ordering: .releasing)
+            _ = finished.wait(timeout: .now() + .milliseconds(Int((interval + 1) * 1000)))
+        }
+        return timeline
+    }
+
+    /// The timeline recorded so far (the sampler may still be running).
+    public var timeline: ThreadTimeline {
+        state.withLock { s in
+            ThreadTimeline(interval: interval, startedAt: s.startedAt, samples: s.samples, samplerCPU: s.samplerCPU)
+        }
+    }
+
+    /// The most recent count.
+    public var latest: Int { state.withLock { $0.latest } }
+    /// The highest count so far.
+    public var peakSoFar: Int { state.withLock { $0.peak } }
+
+    /// Runs `body` while sampling and returns its result with the timeline.
+    public static func record<T>(interval: Seconds = 0.01, _ body: () throws -> T) rethrows -> (result: T, timeline: ThreadTimeline) {
+        let sampler = ThreadSampler(interval: interval)
+        sampler.start()
+        defer { sampler.stop() }
+        let result = try body()
+        return (result, sampler.stop())
+    }
+
+    private func run(ready: DispatchSemaphore) {
+        #if os(Linux)
+        // One descriptor for the whole run: each sample is a single pread.
+        let statFD = open("/proc/self/stat", O_RDONLY | O_CLOEXEC)
+        defer { if statFD >= 0 { close(statFD) } }
+        let countThreads = { statFD >= 0 ? ProcStat.threadCount(fd: statFD) : ThreadCensus.count() }
+        #else
+        let countThreads = { ThreadCensus.count() }
+        #endif
+        let cpuAtStart = CPUTime.currentThread()
+        let start = MonotonicClock.now()
+        state.withLock { $0.startedAt = start }
+        var next = start
+        var signalled = false
+        while true {
+            // Stop is checked before sampling so the loop never sleeps past a stop request
+            // by more than one interval.
+            let stopNow = stopping.load(ordering: .acquiring)
+            let raw = countThreads() ?? 0
+            let count = Swift.max(raw - 1, 0)
+            let t = MonotonicClock.now() - start
+            state.withLock { s in
+                s.samples.append(ThreadSample(t: t, count: count))
+                s.latest = count
+                if count > s.peak { s.peak = count }
+            }
+            if !signalled { signalled = true; ready.signal() }
+            if stopNow { break }
+            next += interval
+            let now = MonotonicClock.now()
+            if next < now { next = now }   // fell behind (a loaded machine): skip, do not burst
+            MonotonicClock.sleep(until: next)
+        }
+        if let begin = cpuAtStart, let end = CPUTime.currentThread() {
+            state.withLock { $0.samplerCPU = end - begin }
+        }
+        finished.signal()
+    }
+}

@@ -1,0 +1,70 @@
+/// How one run of a variant ended.
+///
+/// The lab's common outcomes are predefined; an experiment may define its own word (for
+/// example `throttled`) and document it. Outcomes are compared by name.
+public struct Outcome: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { rawValue = value }
+    public var description: String { rawValue }
+
+    /// Finished everything it set out to do.
+    public static let completed: Outcome = "completed"
+    /// Made no progress for its stall window (or its budget) and was ended.
+    public static let deadlock: Outcome = "deadlock"
+    /// Made progress, then stopped making it, and the stall was detected and reported.
+    public static let stalled: Outcome = "stalled"
+    /// Ended by a signal or trap.
+    public static let crashed: Outcome = "crashed"
+    /// Something that should have been released was not.
+    public static let leaked: Outcome = "leaked"
+    /// Exited with an error, or its measurement could not be made.
+    public static let failed: Outcome = "failed"
+    /// Still making progress when its budget ran out.
+    public static let timedOut: Outcome = "timed-out"
+    /// Stopped because the whole run was interrupted.
+    public static let interrupted: Outcome = "interrupted"
+
+    init(_ child: ChildOutcome) {
+        self.init(rawValue: child.rawValue)
+    }
+}
+
+/// How an outcome is judged, after jcstress's `Expect`.
+public enum Grade: String, Sendable, Codable, Comparable {
+    /// The outcome this variant exists to show.
+    case expected
+    /// Allowed, worth a look: it says something about the platform or the load.
+    case interesting
+    /// Must not happen: the variant is wrong, or the platform differs from what the lab knows.
+    case forbidden
+
+    private var rank: Int { switch self { case .expected: 0; case .interesting: 1; case .forbidden: 2 } }
+    public static func < (a: Grade, b: Grade) -> Bool { a.rank < b.rank }
+}
+
+/// One declared outcome of a variant and what it means, like jcstress's `@Outcome`.
+public struct OutcomeExpectation: Sendable {
+    public var outcome: Outcome
+    public var grade: Grade
+    /// What this outcome tells the reader, in one line.
+    public var meaning: String
+
+    public init(_ outcome: Outcome, _ grade: Grade, _ meaning: String) {
+        self.outcome = outcome
+        self.grade = grade
+        self.meaning = meaning
+    }
+}
+
+extension Array where Element == OutcomeExpectation {
+    /// The grade of `outcome`; outcomes nobody declared are forbidden, as in jcstress.
+    public func grade(of outcome: Outcome) -> Grade {
+        first { $0.outcome == outcome }?.grade ?? .forbidden
+    }
+
+    public func meaning(of outcome: Outcome) -> String? {
+        first { $0.outcome == outcome }?.meaning
+    }
+}

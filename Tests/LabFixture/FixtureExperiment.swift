@@ -1,0 +1,69 @@
+import Foundation
+import LabHarness
+
+/// A tiny experiment with outcomes known in advance, to test `ExperimentMain` and the runner
+/// end to end: one variant completes, one deadlocks on its main thread, one traps, one leaks
+/// on purpose, and one finding does not apply anywhere.
+let fixtureExperiment = ExperimentDefinition(
+    name: "fixture",
+    executable: "lab-fixture",
+    question: "Does the harness turn hangs and traps into outcomes?",
+    about: "Variants with known outcomes for the harness's own tests.",
+    flags: [
+        .integer("count", default: 5, quick: 2, range: 1...1000, help: "items the ok variant counts"),
+        .seconds("hold", default: 0.2, quick: 0.1, range: 0.01...10, help: "how long the ok variant takes"),
+        .toggle("break", help: "make the ok variant fail, so its finding does not reproduce"),
+    ],
+    variants: [
+        Variant("ok", summary: "counts to --count over --hold seconds",
+                expect: [OutcomeExpectation(.completed, .expected, "it finished")],
+                progressTotal: { $0.int("count") }) { context in
+            let count = context.options.int("count")
+            let step = context.options.double("hold") / Double(count)
+            let start = MonotonicClock.now()
+            for _ in 0..<count { MonotonicClock.sleep(for: step); context.progress.advance() }
+            var metrics = Metrics()
+            metrics["total"] = Double(count)
+            metrics["completed"] = Double(context.progress.value)
+            metrics["wall_s"] = MonotonicClock.now() - start
+            return VariantRecord(outcome: context.options.bool("break") ? .failed : .completed, metrics: metrics,
+                                 series: ["steps": [[0, 0], [1, Double(count)]]],
+                                 events: [TimedEvent(t: 0, label: "start"), TimedEvent(t: context.elapsed(), label: "end")])
+        },
+        Variant("hang", summary: "blocks its main thread forever after one step",
+                expect: [OutcomeExpectation(.deadlock, .expected, "the harness killed it"),
+                         OutcomeExpectation(.completed, .forbidden, "a semaphore nobody signals was signalled")],
+                budget: { _ in 5 }, stallWindow: { _ in 0.5 }, progressMetric: "completed") { context in
+            context.progress.advance()
+            DispatchSemaphore(value: 0).wait()
+            return VariantRecord(outcome: .completed)
+        },
+        Variant("trap", summary: "calls fatalError",
+                expect: [OutcomeExpectation(.crashed, .expected, "the trap ended the child")]) { _ in
+            fatalError("fixture variant trapped on purpose")
+        },
+        Variant("sleepy", summary: "sleeps a minute while making no progress (for interrupting)",
+                expect: [OutcomeExpectation(.interrupted, .expected, "stopped by Ctrl-C")],
+                includedByDefault: false, budget: { _ in 120 }, estimate: { _ in 60 }) { _ in
+            MonotonicClock.sleep(for: 60)
+            return VariantRecord(outcome: .completed)
+        },
+        Variant("leak", summary: "reports a leak (an outcome the variant decides itself)", isolation: .inProcess,
+                expect: [OutcomeExpectation(.leaked, .interesting, "reported by the variant")],
+                includedByDefault: false) { _ in
+            VariantRecord(outcome: .leaked, metrics: ["alive": 1])
+        },
+    ],
+    findings: [
+        .outcome("fixture.ok-completes", claim: "the ok variant completes", variant: "ok", is: .completed),
+        Finding("fixture.hang-deadlocks", claim: "a blocked main thread is reported as a deadlock", needs: ["hang"]) { inputs in
+            let hang = inputs["hang"]
+            return Verdict(hang.outcome == .deadlock, "hang ended \(hang.outcome) with completed \(Format.count(hang.metrics["completed"] ?? -1)): \(hang.evidence ?? "")")
+        },
+        .outcome("fixture.trap-crashes", claim: "a trap is reported as a crash", variant: "trap", is: .crashed),
+        Finding("fixture.never-applies", claim: "applies nowhere", needs: ["ok"], appliesWhen: { _ in false },
+                notApplicableReason: "a fixture that applies nowhere") { _ in Verdict(false, "unreachable") },
+    ],
+    columns: [.ratio("done", "completed", of: "total"), .seconds("wall", "wall_s")],
+    defaultJobs: 3
+)

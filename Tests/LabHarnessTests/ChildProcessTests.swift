@@ -1,0 +1,121 @@
+import Foundation
+import LabHarness
+import XCTest
+
+final class ChildProcessTests: XCTestCase {
+    func testACompletedChildKeepsItsOutput() throws {
+        let run = try runFixture(["print", "hello from the child"])
+        XCTAssertEqual(run.outcome, .completed)
+        XCTAssertEqual(run.exitCode, 0)
+        XCTAssertEqual(run.stdout, "hello from the child\n")
+        XCTAssertFalse(processExists(run.pid), "reaped")
+    }
+
+    func testANonZeroExitIsAFailureWithItsMessage() throws {
+        let run = try runFixture(["exit", "3"])
+        XCTAssertEqual(run.outcome, .failed)
+        XCTAssertEqual(run.exitCode, 3)
+        XCTAssertTrue(run.evidence.contains("failing with 3"), run.evidence)
+    }
+
+    /// The known truth: a child that traps is `crashed`, and the evidence is its fatal-error line.
+    func testATrapIsACrashWithTheFatalErrorLine() throws {
+        let run = try ChildProcess.run(ChildSpec(executable: fixture(), arguments: ["trap", "boom at line 7"],
+                                                 environment: ["SWIFT_BACKTRACE": "enable=no"], budget: 30))
+        XCTAssertEqual(run.outcome, .crashed)
+        XCTAssertNotNil(run.signal)
+        XCTAssertTrue(run.evidence.contains("Fatal error: boom at line 7"), run.evidence)
+        XCTAssertFalse(processExists(run.pid))
+    }
+
+    /// The known truth: a child that blocks forever is a `deadlock`, reported within its budget
+    /// plus one second, and nothing of it is left: not the process, not its group, no zombie.
+    func testABlockedChildIsADeadlockWithinBudgetPlusOneSecondAndLeavesNothing() throws {
+        let start = MonotonicClock.now()
+        let run = try ChildProcess.run(ChildSpec(executable: fixture(), arguments: ["block"], budget: 1))
+        let took = MonotonicClock.now() - start
+        XCTAssertEqual(run.outcome, .deadlock)
+        XCTAssertTrue(run.killedByHarness)
+        XCTAssertLessThan(took, 1 + 1)
+        XCTAssertGreaterThanOrEqual(took, 1)
+        XCTAssertFalse(processExists(run.pid), "no process and no zombie")
+        XCTAssertFalse(groupExists(run.pid), "no member of its process group")
+        XCTAssertFalse(run.threadsAtKill.isEmpty, "evidence: its threads as they were")
+        XCTAssertTrue(run.evidence.contains("no progress reported"), run.evidence)
+    }
+
+    /// A stall window ends a child as soon as its progress stops, long before its budget.
+    func testAStallWindowEndsAStuckChildEarly() throws {
+        let start = MonotonicClock.now()
+        let run = try ChildProcess.run(ChildSpec(executable: fixture(), arguments: ["progress-then-block", "4"],
+                                                 budget: 30, stallWindow: 0.3))
+        XCTAssertEqual(run.outcome, .deadlock)
+        XCTAssertEqual(run.progress, 4)
+        XCTAssertLessThan(MonotonicClock.now() - start, 5)
+        XCTAssertFalse(processExists(run.pid))
+    }
+
+    /// A child still making progress when its budget ends is slow, not stuck.
+    func testAChildStillProgressingAtItsBudgetTimedOut() throws {
+        let run = try ChildProcess.run(ChildSpec(executable: fixture(), arguments: ["progress-forever"], budget: 0.6))
+        XCTAssertEqual(run.outcome, .timedOut)
+        XCTAssertGreaterThan(run.progress ?? 0, 1)
+        XCTAssertFalse(processExists(run.pid))
+    }
+
+    /// Grandchildren in the child's group go with it.
+    func testAGrandchildInTheSameGroupIsKilledToo() throws {
+        let run = try ChildProcess.run(ChildSpec(executable: fixture(), arguments: ["group-grandchild"], budget: 1))
+        XCTAssertEqual(run.outcome, .deadlock)
+        let line = run.stdout.split(separator: "\n").first { $0.hasPrefix("grandchild ") }
+        let grandchild = try XCTUnwrap(line.flatMap { Int32($0.dropFirst("grandchild ".count)) })
+        let deadline = MonotonicClock.now() + 2
+        while processExists(grandchild) && MonotonicClock.now() < deadline { MonotonicClock.sleep(for: 0.01) }
+        XCTAssertFalse(processExists(grandchild), "the grandchild \(grandchild) outlived its parent")
+    }
+
+    /// A grandchild in a group of its own that binds its life to its parent dies when the
+    /// harness kills that parent: no orphan.
+    func testAGrandchildBoundToItsParentDiesWithIt() throws {
+        let run = try ChildProcess.run(ChildSpec(executable: fixture(), arguments: ["grandchild"], budget: 1.5))
+        XCTAssertEqual(run.outcome, .deadlock)
+        let file = "/tmp/lab-fixture-lifeline-\(run.pid)"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        let grandchild = try XCTUnwrap(Int32(text))
+        let deadline = MonotonicClock.now() + 2
+        while processExists(grandchild) && MonotonicClock.now() < deadline { MonotonicClock.sleep(for: 0.01) }
+        XCTAssertFalse(processExists(grandchild), "the grandchild \(grandchild) was orphaned")
+    }
+
+    /// Output larger than a pipe's buffer on both streams at once does not wedge the child.
+    func testLargeOutputOnBothStreamsIsDrained() throws {
+        let run = try ChildProcess.run(ChildSpec(executable: fixture(), arguments: ["flood", "2000000"], budget: 30))
+        XCTAssertEqual(run.outcome, .completed)
+        XCTAssertEqual(run.stdout.utf8.count, 2_000_000)
+        XCTAssertEqual(run.stderr.utf8.count, 2_000_000)
+    }
+
+    func testOutputBeyondTheLimitIsCountedAndDropped() throws {
+        let run = try ChildProcess.run(ChildSpec(executable: fixture(), arguments: ["flood", "100000"], budget: 30, outputLimit: 1000))
+        XCTAssertEqual(run.outcome, .completed)
+        XCTAssertTrue(run.stdout.hasPrefix(String(repeating: "x", count: 1000)))
+        XCTAssertTrue(run.stdout.contains("[99000 more bytes dropped]"), String(run.stdout.suffix(80)))
+    }
+
+    func testAMissingExecutableThrows() {
+        XCTAssertThrowsError(try ChildProcess.run(ChildSpec(executable: "/nonexistent/lab-nothing", budget: 1)))
+    }
+
+    func testProgressAndResultLinesAreParsedOutOfStdout() {
+        XCTAssertEqual(ChildProtocol.parse("@lab:progress 12"), .progress(12))
+        XCTAssertEqual(ChildProtocol.parse("@lab:result {\"a\":1}"), .result("{\"a\":1}"))
+        XCTAssertNil(ChildProtocol.parse("@lab:progress twelve"))
+        XCTAssertNil(ChildProtocol.parse("progress 12"))
+    }
+
+    func testSignalNames() {
+        XCTAssertEqual(ChildProcess.signalName(SIGILL), "SIGILL (4)")
+        XCTAssertEqual(ChildProcess.signalName(SIGKILL), "SIGKILL (9)")
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import LabHarness
+import XCTest
+
+/// The experiment contract, end to end, through the fixture's tiny experiment: flags, JSON,
+/// exit statuses, child trials that deadlock and crash, and Ctrl-C.
+final class ExperimentMainTests: XCTestCase {
+    func testDefaultRunReportsEveryOutcomeAndExitsZero() throws {
+        let run = try runFixture(["--json"])
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        let report = try ExperimentReport.decode(Data(run.stdout.utf8))
+        XCTAssertEqual(report.schema, 1)
+        XCTAssertEqual(report.experiment, "fixture")
+        XCTAssertEqual(report.variants.map(\.name), ["ok", "hang", "trap"])
+        XCTAssertEqual(report.variant("ok")?.outcome, .completed)
+        XCTAssertEqual(report.variant("ok")?.metrics["completed"], 5)
+        XCTAssertEqual(report.variant("ok")?.series?["steps"]?.count, 2)
+        XCTAssertEqual(report.variant("ok")?.events?.map(\.label), ["start", "end"])
+        XCTAssertEqual(report.variant("hang")?.outcome, .deadlock)
+        XCTAssertEqual(report.variant("hang")?.metrics["completed"], 1, "progress so far, from the child's progress lines")
+        XCTAssertEqual(report.variant("trap")?.outcome, .crashed)
+        XCTAssertTrue(report.variant("trap")?.evidence?.contains("Fatal error: fixture variant trapped on purpose") ?? false)
+        XCTAssertEqual(report.finding("fixture.never-applies")?.applicable, false)
+        XCTAssertTrue(report.allReproduced)
+        XCTAssertEqual(report.parameters["count"], .number(5))
+        XCTAssertEqual(report.parameters["hold_s"], .number(0.2))
+        XCTAssertTrue(run.stderr.contains("3 of 3 findings reproduced"), "the human report goes to stderr with --json")
+    }
+
+    func testQuickAndSelectedVariants() throws {
+        let run = try runFixture(["--json", "--quick", "--variant", "ok"])
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        let report = try ExperimentReport.decode(Data(run.stdout.utf8))
+        XCTAssertEqual(report.variants.map(\.name), ["ok"])
+        XCTAssertEqual(report.variant("ok")?.metrics["completed"], 2, "--quick's count")
+        XCTAssertEqual(report.findings.map(\.id), ["fixture.ok-completes", "fixture.never-applies"])
+    }
+
+    func testAFindingThatDoesNotReproduceExitsOne() throws {
+        let run = try runFixture(["--variant", "ok", "--break"])
+        XCTAssertEqual(run.exitCode, 1, run.stderr)
+        XCTAssertTrue(run.stdout.contains("✗ fixture.ok-completes"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("0 of 1 findings reproduced"), run.stdout)
+    }
+
+    func testFindingsWhoseVariantsDidNotRunAreNotEvaluated() throws {
+        let run = try runFixture(["--variant", "leak"])
+        XCTAssertEqual(run.exitCode, 0, run.stdout)
+        XCTAssertTrue(run.stdout.contains("not evaluated"), run.stdout)
+    }
+
+    func testTrialsAreCounted() throws {
+        let run = try runFixture(["--json", "--variant", "trap", "--trials", "3", "--jobs", "3"])
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        let report = try ExperimentReport.decode(Data(run.stdout.utf8))
+        XCTAssertEqual(report.variant("trap")?.trials, ["crashed": 3])
+        XCTAssertEqual(report.variant("trap")?.grade, .expected)
+    }
+
+    /// Bad input: exit 64, exactly one line on stderr, nothing on stdout, never a trap.
+    func testBadInputExitsSixtyFourWithOneLine() throws {
+        for arguments in [["--count", "abc"], ["--count", "0"], ["--bogus"], ["--variant", "nope"], ["--hold", "-1"],
+                          ["--trials", "1000"], ["--jobs", "0"], ["--json", "extra"], ["--count", "1e400"]] {
+            let run = try runFixture(arguments)
+            XCTAssertEqual(run.outcome, .failed, "\(arguments)")
+            XCTAssertEqual(run.exitCode, 64, "\(arguments): \(run.stderr)")
+            XCTAssertEqual(run.stdout, "", "\(arguments)")
+            XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, "\(arguments): \(run.stderr)")
+            XCTAssertTrue(run.stderr.hasPrefix("lab-fixture: "), run.stderr)
+        }
+    }
+
+    func testHelpExitsZero() throws {
+        let run = try runFixture(["--help"])
+        XCTAssertEqual(run.exitCode, 0)
+        XCTAssertTrue(run.stdout.contains("usage: lab-fixture [options]"))
+    }
+
+    /// Ctrl-C stops the running child, prints what finished, exits 130, and leaves no child.
+    func testInterruptStopsTheChildAndExits130() throws {
+        let path = try fixture()
+        let pidBox = PidBox()
+        let interrupter = Thread {
+            // Wait for the fixture to start its child trial, then press Ctrl-C.
+            let deadline = MonotonicClock.now() + 10
+            while MonotonicClock.now() < deadline {
+                if let parent = pidBox.pid, !childTrials(of: parent).isEmpty {
+                    kill(parent, SIGINT)
+                    return
+                }
+                MonotonicClock.sleep(for: 0.02)
+            }
+        }
+        interrupter.start()
+        let run = try ChildProcess.run(ChildSpec(executable: path, arguments: ["--variant", "ok,sleepy", "--jobs", "2"],
+                                                 budget: 30, onStart: { pidBox.pid = $0 }))
+        XCTAssertEqual(run.exitCode, 130, run.stderr)
+        XCTAssertTrue(run.stderr.contains("interrupted"), run.stderr)
+        XCTAssertTrue(run.stdout.contains("sleepy"), run.stdout)
+        XCTAssertTrue(childTrials(of: run.pid).isEmpty)
+        XCTAssertTrue(allProcesses().filter { $0.cmdline.contains("--child-variant") && $0.cmdline.contains("sleepy") }.isEmpty,
+                      "a sleepy child trial survived")
+    }
+}
+
+/// A pid set from another thread.
+final class PidBox: Sendable {
+    private let value = Atomic<Int32>(0)
+    var pid: Int32? {
+        get { let v = value.load(ordering: .acquiring); return v == 0 ? nil : v }
+        set { value.store(newValue ?? 0, ordering: .releasing) }
+    }
+}
+
+import Synchronization
+
+struct ProcessEntry { var pid: Int32; var ppid: Int32; var cmdline: String }
+
+/// Every process visible in /proc, with its parent and command line.
+func allProcesses() -> [ProcessEntry] {
+    #if os(Linux)
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.compactMap { name in
+        guard let pid = Int32(name),
+              let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
+        let ppid = fields.count > 1 ? Int32(fields[1]) ?? 0 : 0
+        let raw = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
+        let cmdline = String(decoding: raw.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
+        return ProcessEntry(pid: pid, ppid: ppid, cmdline: cmdline)
+    }
+    #else
+    return []
+    #endif
+}
+
+/// Child trials (`--child-variant`) whose parent is `pid`.
+func childTrials(of pid: Int32) -> [ProcessEntry] {
+    allProcesses().filter { $0.ppid == pid && $0.cmdline.contains("--child-variant") }
+}

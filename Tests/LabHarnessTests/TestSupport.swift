@@ -1,0 +1,60 @@
+import Foundation
+import LabHarness
+import LabHarnessXCTest
+import Synchronization
+import XCTest
+
+/// The fixture program the harness's tests launch as a child.
+func fixture() throws -> String { try BuiltProducts.executable("lab-fixture") }
+
+/// Whether any process (a zombie included) has this pid.
+func processExists(_ pid: Int32) -> Bool {
+    kill(pid, 0) == 0 || errno == EPERM
+}
+
+/// Whether any process is still in process group `pgid`.
+func groupExists(_ pgid: Int32) -> Bool {
+    kill(-pgid, 0) == 0 || errno == EPERM
+}
+
+/// A failure reporter that records messages instead of failing, to test the assertions.
+final class RecordingReporter: Sendable {
+    private let storage = Mutex<[String]>([])
+    var messages: [String] { storage.withLock { $0 } }
+    var reporter: FailureReporter {
+        FailureReporter { [self] message, _, _ in storage.withLock { $0.append(message) } }
+    }
+}
+
+/// Threads parked on a semaphore until `release()`, each named `name`.
+final class ParkedThreads: Sendable {
+    private let gate = DispatchSemaphore(value: 0)
+    private let started = DispatchSemaphore(value: 0)
+    private let exited = DispatchSemaphore(value: 0)
+    let count: Int
+
+    init(_ count: Int, name: String) {
+        self.count = count
+        for _ in 0..<count {
+            NamedThread.start(name) { [gate, started, exited] in
+                started.signal()
+                gate.wait()
+                exited.signal()
+            }
+        }
+        for _ in 0..<count { started.wait() }
+    }
+
+    /// Lets every thread go and waits for them to finish.
+    func release() {
+        for _ in 0..<count { gate.signal() }
+        for _ in 0..<count { exited.wait() }
+        // A finished Thread's kernel task disappears a moment after its body returns.
+        MonotonicClock.sleep(for: 0.05)
+    }
+}
+
+/// Runs `lab-fixture` with `arguments` as a plain child and returns (exit code, stdout, stderr).
+func runFixture(_ arguments: [String], budget: Double = 30) throws -> ChildRun {
+    try ChildProcess.run(ChildSpec(executable: fixture(), arguments: arguments, budget: budget))
+}

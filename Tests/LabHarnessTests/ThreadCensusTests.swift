@@ -1,0 +1,153 @@
+import Foundation
+@testable import LabHarness
+import Synchronization
+import XCTest
+
+final class ThreadCensusTests: XCTestCase {
+    /// The known truth: a child process that parks exactly K extra threads reports K more than
+    /// one that parks none. Counted in clean child processes, where nothing else starts threads.
+    func testParkingKThreadsRaisesTheCountByK() throws {
+        func threads(parking k: Int) throws -> Int {
+            let run = try runFixture(["park", String(k)])
+            XCTAssertEqual(run.outcome, .completed, run.stderr)
+            let line = run.stdout.split(separator: "\n").first { $0.hasPrefix("threads ") } ?? ""
+            return Int(line.dropFirst("threads ".count)) ?? -1
+        }
+        let none = try threads(parking: 0)
+        XCTAssertGreaterThan(none, 0)
+        for k in [1, 5, 20] {
+            XCTAssertEqual(try threads(parking: k) - none, k, "parking \(k) threads")
+        }
+    }
+
+    /// In this (busy) process, parked threads show up by name, in the sleeping state.
+    func testParkedThreadsAppearByNameAsSleeping() {
+        let parked = ParkedThreads(4, name: "census.parked")
+        let mine = ThreadCensus.threads().filter { $0.name == "census.parked" }
+        XCTAssertEqual(mine.count, 4)
+        #if os(Linux)
+        XCTAssertEqual(Set(mine.compactMap(\.state)), [.sleeping])
+        #endif
+        parked.release()
+        XCTAssertEqual(ThreadCensus.threads().filter { $0.name == "census.parked" }.count, 0)
+    }
+
+    /// A thread burning CPU is running (on a CPU or ready to run) whenever it is looked at.
+    /// Foundation on Linux does not pass a name set before `start()` to the kernel; the lab's
+    /// `NamedThread` names the thread from inside, which does.
+    func testANameSetBeforeStartIsNotSeenButNamedThreadIs() throws {
+        #if os(Linux)
+        let gate = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        let plain = Thread { started.signal(); gate.wait() }
+        plain.name = "census.before"
+        plain.start()
+        started.wait()
+        let parked = ParkedThreads(1, name: "census.inside")
+        let names = ThreadCensus.threads().map(\.name)
+        XCTAssertFalse(names.contains("census.before"), "this would mean Foundation now passes the name on: update NamedThread's note")
+        XCTAssertTrue(names.contains("census.inside"))
+        gate.signal()
+        parked.release()
+        #endif
+    }
+
+    func testASpinningThreadIsRunning() throws {
+        #if os(Linux)
+        let stop = SpinFlag()
+        NamedThread.start("census.spin") { while !stop.isSet {} }
+        defer { stop.set() }
+        var states: [ThreadState?] = []
+        for _ in 0..<5 {
+            MonotonicClock.sleep(for: 0.02)
+            states += ThreadCensus.threads().filter { $0.name == "census.spin" }.map(\.state)
+        }
+        XCTAssertEqual(states.count, 5)
+        XCTAssertTrue(states.allSatisfy { $0 == .running }, "states seen: \(states)")
+        #endif
+    }
+
+    /// The count agrees with the list of threads, and with /proc.
+    func testCountMatchesTheThreadList() {
+        // Other threads of the test process can come and go between the two reads: retry.
+        var agreed = false
+        for _ in 0..<10 where !agreed {
+            let count = ThreadCensus.count()
+            let list = ThreadCensus.threads()
+            agreed = count == list.count
+        }
+        XCTAssertTrue(agreed)
+    }
+
+    /// Linux keeps at most 15 bytes of a thread's name; a longer `Thread.name` never reaches
+    /// the kernel, so tools that read /proc (and this census) do not see it.
+    func testThreadNamesLongerThanFifteenBytesDoNotReachTheKernel() throws {
+        #if os(Linux)
+        let short = ParkedThreads(1, name: "fifteen-chars-x")      // 15 bytes
+        let long = ParkedThreads(1, name: "sixteen-chars-xy")      // 16 bytes
+        let names = ThreadCensus.threads().map(\.name)
+        XCTAssertTrue(names.contains("fifteen-chars-x"))
+        XCTAssertFalse(names.contains("sixteen-chars-xy"))
+        XCTAssertFalse(names.contains("sixteen-chars-x"), "not truncated either: the name is refused")
+        short.release()
+        long.release()
+        #endif
+    }
+
+    func testDescribeCountsStates() {
+        let threads = [ThreadInfo(id: 1, name: "a", state: .running), ThreadInfo(id: 2, name: "b", state: .sleeping),
+                       ThreadInfo(id: 3, name: "c", state: .sleeping)]
+        XCTAssertEqual(ThreadCensus.describe(threads), "3 threads: 1 R, 2 S")
+        XCTAssertEqual(ThreadCensus.describe([]), "0 threads")
+    }
+
+    func testAnotherProcessCanBeCounted() throws {
+        #if os(Linux)
+        XCTAssertEqual(ThreadCensus.count(pid: getpid()).map { $0 > 0 }, true)
+        XCTAssertNil(ThreadCensus.count(pid: Int32.max - 1))
+        XCTAssertEqual(ThreadCensus.threads(pid: Int32.max - 1), [])
+        #endif
+    }
+}
+
+/// A flag a spinning test thread polls.
+final class SpinFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .relaxed) }
+    func set() { value.store(true, ordering: .relaxed) }
+}
+
+final class ProcStatParsingTests: XCTestCase {
+    func testFieldTwentyIsFoundPastAnAwkwardComm() throws {
+        #if os(Linux)
+        let line = "4242 (a (b) c) S 1 4242 4242 0 -1 4194304 959 0 2 0 1 0 0 0 20 0 37 0 19042 309583872 6792\n"
+        let path = NSTemporaryDirectory() + "lab-stat-\(getpid())"
+        try line.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let fd = open(path, O_RDONLY)
+        defer { close(fd) }
+        XCTAssertEqual(ProcStat.threadCount(fd: fd), 37)
+        XCTAssertEqual(ProcStat.threadCount(fd: fd), 37, "re-read from offset 0")
+        let parsed = try XCTUnwrap(ProcStat.parse(line))
+        XCTAssertEqual(parsed.comm, "a (b) c")
+        XCTAssertEqual(parsed.state, .sleeping)
+        XCTAssertEqual(parsed.threadCount, 37)
+        #endif
+    }
+
+    /// The sampler's allocation-free reader agrees with the census, even for a comm that
+    /// holds spaces and parentheses.
+    func testTheFastReaderAgreesWithTheCensus() throws {
+        #if os(Linux)
+        let sampler = ThreadSampler(interval: 0.002)
+        sampler.start()
+        var agreed = false
+        for _ in 0..<20 where !agreed {
+            MonotonicClock.sleep(for: 0.01)
+            agreed = sampler.latest + 1 == ThreadCensus.count()
+        }
+        sampler.stop()
+        XCTAssertTrue(agreed)
+        #endif
+    }
+}

@@ -1,0 +1,85 @@
+import LabHarness
+import XCTest
+
+final class TrialTests: XCTestCase {
+    private let expectations = [
+        OutcomeExpectation(.deadlock, .expected, "the pool ran out"),
+        OutcomeExpectation(.completed, .interesting, "the pool was big enough"),
+    ]
+
+    func testUndeclaredOutcomesAreForbidden() {
+        XCTAssertEqual(expectations.grade(of: .deadlock), .expected)
+        XCTAssertEqual(expectations.grade(of: .completed), .interesting)
+        XCTAssertEqual(expectations.grade(of: .crashed), .forbidden)
+        XCTAssertEqual(expectations.meaning(of: .deadlock), "the pool ran out")
+        XCTAssertLessThan(Grade.expected, Grade.interesting)
+        XCTAssertLessThan(Grade.interesting, Grade.forbidden)
+    }
+
+    /// Three trials of a variant run in-process and are tallied: the most frequent outcome
+    /// wins, every outcome is counted, the worst grade seen is kept, metrics are medians.
+    func testTrialsAreTalliedGradedAndSummarised() throws {
+        let definition = ExperimentDefinition(
+            name: "tally", executable: "tally", question: "?", about: "",
+            flags: [], variants: [
+                Variant("mixed", summary: "deadlocks twice, completes once", isolation: .inProcess,
+                        expect: expectations) { context in
+                    let n = Sequencer.shared.next()
+                    return VariantRecord(outcome: n == 1 ? .completed : .deadlock, metrics: ["wall_s": Double(n)])
+                },
+            ],
+            findings: [
+                Finding("tally.mostly-deadlocks", claim: "it deadlocks", needs: ["mixed"]) { inputs in
+                    Verdict(inputs["mixed"].outcome == .deadlock, "\(inputs["mixed"].trials ?? [:])")
+                },
+            ])
+        Sequencer.shared.reset()
+        let report = try ExperimentRunner.run(definition, arguments: ["--trials", "3"])
+        let variant = try XCTUnwrap(report.variant("mixed"))
+        XCTAssertEqual(variant.outcome, .deadlock)
+        XCTAssertEqual(variant.trials, ["deadlock": 2, "completed": 1])
+        XCTAssertEqual(variant.grade, .interesting)
+        XCTAssertEqual(variant.metrics["wall_s"], 1)   // the median of 0, 1, 2
+        XCTAssertEqual(report.finding("tally.mostly-deadlocks")?.reproduced, true)
+        XCTAssertTrue(report.allReproduced)
+        XCTAssertEqual(report.parameters["trials"], .number(3))
+    }
+
+    /// Findings whose variants did not run are left out; inapplicable ones never fail a run.
+    func testFindingsNeedTheirVariantsAndApplicability() throws {
+        let definition = ExperimentDefinition(
+            name: "needs", executable: "needs", question: "?", about: "", flags: [],
+            variants: [
+                Variant("a", summary: "", isolation: .inProcess, expect: [OutcomeExpectation(.completed, .expected, "")]) { _ in
+                    VariantRecord(outcome: .completed)
+                },
+                Variant("b", summary: "", isolation: .inProcess, expect: [OutcomeExpectation(.completed, .expected, "")]) { _ in
+                    VariantRecord(outcome: .failed)
+                },
+            ],
+            findings: [
+                .outcome("needs.a", claim: "", variant: "a", is: .completed),
+                .outcome("needs.b", claim: "", variant: "b", is: .completed),
+                Finding("needs.elsewhere", claim: "", needs: ["a"], appliesWhen: { _ in false }) { _ in Verdict(false, "") },
+            ])
+        let onlyA = try ExperimentRunner.run(definition, arguments: ["--variant", "a"])
+        XCTAssertEqual(onlyA.findings.map(\.id), ["needs.a", "needs.elsewhere"])
+        XCTAssertEqual(onlyA.finding("needs.elsewhere")?.applicable, false)
+        XCTAssertTrue(onlyA.allReproduced)
+
+        let both = try ExperimentRunner.run(definition, arguments: [])
+        XCTAssertEqual(both.finding("needs.b")?.reproduced, false)
+        XCTAssertEqual(both.variant("b")?.grade, .forbidden)
+        XCTAssertFalse(both.allReproduced)
+    }
+}
+
+import Synchronization
+
+/// Hands out 0, 1, 2, ... so in-process trials can differ in a known way.
+final class Sequencer: Sendable {
+    static let shared = Sequencer()
+    private let value = Atomic<Int>(0)
+    func next() -> Int { value.add(1, ordering: .relaxed).oldValue }
+    func reset() { value.store(0, ordering: .relaxed) }
+}
