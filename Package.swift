@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "LabHarness", targets: ["LabHarness"]),
         .library(name: "LabHarnessXCTest", targets: ["LabHarnessXCTest"]),
+        .executable(name: "lab", targets: ["lab"]),
     ],
     targets: [
         // The harness: threads, stalls, child trials, deallocation, timing, trials, reports, CLI.
@@ -19,8 +20,15 @@ let package = Package(
         // XCTest assertions built on the harness, for the lab's tests and for library authors.
         .target(name: "LabHarnessXCTest", dependencies: ["LabHarness"], path: "Sources/LabHarnessXCTest"),
 
+        // The runner: lists, runs and reports every experiment, and hosts each of them.
+        .target(name: "LabRunner", dependencies: ["LabHarness"], path: "Experiments/lab/LabRunner"),
+        .executableTarget(name: "lab", dependencies: ["LabRunner"], path: "Experiments/lab", exclude: ["LabRunner"]),
+        .testTarget(name: "LabRunnerTests", dependencies: ["LabRunner", "LabHarness", "LabHarnessXCTest", "LabFixtureKit", "lab", "lab-fixture"],
+                    path: "Tests/LabRunnerTests"),
+
         // A small program the harness's tests launch as a child: it blocks, traps, exits, prints.
-        .executableTarget(name: "lab-fixture", dependencies: ["LabHarness"], path: "Tests/LabFixture"),
+        .target(name: "LabFixtureKit", dependencies: ["LabHarness"], path: "Tests/LabFixtureKit"),
+        .executableTarget(name: "lab-fixture", dependencies: ["LabHarness", "LabFixtureKit"], path: "Tests/LabFixture"),
         .testTarget(name: "LabHarnessTests", dependencies: ["LabHarness", "LabHarnessXCTest", "CLabSupport", "lab-fixture"],
                     path: "Tests/LabHarnessTests"),
     ],

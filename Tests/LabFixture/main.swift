@@ -14,6 +14,7 @@
 //   lab-fixture --...               the fixture experiment (see FixtureExperiment.swift)
 import Foundation
 import LabHarness
+import LabFixtureKit
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let mode = arguments.first ?? "--help"

@@ -92,6 +92,10 @@ public struct CommandLineParser: Sendable {
             }
             var seen = Set<String>()
             return .list(items.filter { seen.insert($0).inserted })
+        case .text(let defaultValue):
+            guard let raw else { return .text(defaultValue) }
+            guard !raw.trimmingCharacters(in: .whitespaces).isEmpty else { throw UsageError("--\(spec.name) needs \(spec.rangeText)") }
+            return .text(raw)
         }
     }
 }

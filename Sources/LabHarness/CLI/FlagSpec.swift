@@ -12,6 +12,8 @@ public struct FlagSpec: Sendable {
         case choice([String], default: String)
         /// A comma-separated subset of `choices`; empty means "the default selection".
         case list([String])
+        /// Free text, such as a file path; must not be empty.
+        case text(default: String?)
     }
 
     /// Without the dashes: `tasks` for `--tasks`.
@@ -38,6 +40,7 @@ public struct FlagSpec: Sendable {
         case .decimal(_, _, _, let unit): self.valueName = valueName ?? (unit == "s" ? "SECONDS" : "X")
         case .choice(let choices, _): self.valueName = valueName ?? choices.joined(separator: "|")
         case .list: self.valueName = valueName ?? "NAME[,NAME...]"
+        case .text: self.valueName = valueName ?? "TEXT"
         }
         self.reportKey = reportKey
     }
@@ -62,6 +65,11 @@ public struct FlagSpec: Sendable {
         FlagSpec(name, .choice(choices, default: value), help: help, reportKey: reportKey ?? name.replacingDashes)
     }
 
+    /// A free-text value such as a path (`valueName` is what `--help` calls it: `FILE`).
+    public static func text(_ name: String, valueName: String, default value: String? = nil, help: String) -> FlagSpec {
+        FlagSpec(name, .text(default: value), help: help, valueName: valueName)
+    }
+
     /// A switch.
     public static func toggle(_ name: String, help: String, reportKey: String? = nil, hidden: Bool = false) -> FlagSpec {
         FlagSpec(name, .toggle, help: help, reportKey: reportKey, hidden: hidden)
@@ -76,12 +84,14 @@ public struct FlagSpec: Sendable {
             return "a number from \(Format.number(range.lowerBound)) to \(Format.number(range.upperBound))" + (unit.isEmpty ? "" : " \(unit)")
         case .choice(let choices, _): return "one of " + choices.joined(separator: ", ")
         case .list(let choices): return "a comma-separated list of " + choices.joined(separator: ", ")
+        case .text: return "a non-empty \(valueName.lowercased())"
         }
     }
 
     var defaultText: String? {
         switch kind {
         case .toggle, .list: return nil
+        case .text(let d): return d.map { "default \($0)" }
         case .integer(_, let d, let q): return "default \(d)" + (q.map { ", --quick \($0)" } ?? "")
         case .decimal(_, let d, let q, let unit):
             let u = unit.isEmpty ? "" : " \(unit)"

@@ -7,6 +7,7 @@ public struct ParsedOptions: Sendable, Equatable {
         case decimal(Double)
         case word(String)
         case list([String])
+        case text(String?)
     }
 
     /// Flag name (without dashes) to value, for every declared flag.
@@ -40,6 +41,12 @@ public struct ParsedOptions: Sendable, Equatable {
     public func string(_ name: String) -> String {
         guard case .word(let s)? = values[name] else { preconditionFailure("--\(name) is not a declared choice flag") }
         return s
+    }
+
+    /// A text flag's value, `nil` when neither given nor defaulted.
+    public func text(_ name: String) -> String? {
+        if case .text(let t)? = values[name] { return t }
+        return nil
     }
 
     public func list(_ name: String) -> [String] {

@@ -112,6 +112,7 @@ public struct ExperimentDefinition: Sendable {
             case .decimal(let d): parameters[key] = .number(d)
             case .word(let w): parameters[key] = .text(w)
             case .list(let l): parameters[key] = .text(l.joined(separator: ","))
+            case .text(let t): if let t { parameters[key] = .text(t) }
             }
         }
         return parameters
@@ -130,6 +131,7 @@ public struct ExperimentDefinition: Sendable {
             case .decimal(let d): arguments += ["--\(flag.name)", String(d)]
             case .word(let w): arguments += ["--\(flag.name)", w]
             case .list(let l): if !l.isEmpty { arguments += ["--\(flag.name)", l.joined(separator: ",")] }
+            case .text(let t): if let t { arguments += ["--\(flag.name)", t] }
             }
         }
         return arguments

@@ -15,15 +15,22 @@ import Darwin
 /// - otherwise: run the plan, print the report (`--json`: JSON on stdout, text on stderr) and
 ///   exit 0 when every applicable finding reproduced, 1 when one did not, 130 on Ctrl-C.
 public enum ExperimentMain {
-    public static func run(_ definition: ExperimentDefinition, arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
+    /// - Parameters:
+    ///   - arguments: the command line without the program name.
+    ///   - childPrefix: arguments that select this experiment when the program hosts several
+    ///     (child trials are relaunched with them first).
+    ///   - program: the name used in messages (default: the experiment's executable name).
+    public static func run(_ definition: ExperimentDefinition, arguments: [String] = Array(CommandLine.arguments.dropFirst()),
+                           childPrefix: [String] = [], program: String? = nil) -> Never {
+        let program = program ?? definition.executable
         let options: ParsedOptions
         do {
             options = try definition.parser.parse(arguments)
         } catch let error as UsageError {
-            Terminal.writeError("\(definition.executable): \(error.message)\n")
+            Terminal.writeError("\(program): \(error.message)\n")
             exit(UsageError.exitStatus)
         } catch {
-            Terminal.writeError("\(definition.executable): \(error)\n")
+            Terminal.writeError("\(program): \(error)\n")
             exit(UsageError.exitStatus)
         }
         if options.bool("help") {
@@ -35,10 +42,10 @@ public enum ExperimentMain {
         }
 
         let interrupt = InterruptHandler.install()
-        let status = RunStatus(title: definition.executable)
+        let status = RunStatus(title: program)
         let line = ProgressLine { status.line() }
         line.start()
-        let report = ExperimentRunner.run(definition, options: options, status: status)
+        let report = ExperimentRunner.run(definition, options: options, childPrefix: childPrefix, status: status)
         line.finish()
         let elapsed = MonotonicClock.now() - status.startedAt
 
@@ -54,7 +61,7 @@ public enum ExperimentMain {
             Terminal.writeOutput(text)
         }
         if interrupt.fired {
-            Terminal.writeError("\(definition.executable): interrupted; the report above is incomplete\n")
+            Terminal.writeError("\(program): interrupted; the report above is incomplete\n")
             exit(130)
         }
         exit(report.allReproduced ? 0 : 1)

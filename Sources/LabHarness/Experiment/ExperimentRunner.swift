@@ -8,15 +8,19 @@ import Synchronization
 /// Tests call it directly with arguments; `ExperimentMain` calls it for the command line.
 public enum ExperimentRunner {
     /// Parses `arguments` (without the program name) and runs. Child trials launch
-    /// `executable` (default: this process's own executable).
+    /// `executable` (default: this process's own executable) with `childPrefix` before the
+    /// trial's own arguments (a program that hosts several experiments, such as `lab`, passes
+    /// the word that selects this one).
     public static func run(_ definition: ExperimentDefinition, arguments: [String],
-                           executable: String? = nil, status: RunStatus? = nil) throws -> ExperimentReport {
+                           executable: String? = nil, childPrefix: [String] = [],
+                           status: RunStatus? = nil) throws -> ExperimentReport {
         let options = try definition.parser.parse(arguments)
-        return run(definition, options: options, executable: executable, status: status)
+        return run(definition, options: options, executable: executable, childPrefix: childPrefix, status: status)
     }
 
     public static func run(_ definition: ExperimentDefinition, options: ParsedOptions,
-                           executable: String? = nil, status: RunStatus? = nil) -> ExperimentReport {
+                           executable: String? = nil, childPrefix: [String] = [],
+                           status: RunStatus? = nil) -> ExperimentReport {
         let selected = options.list("variant").isEmpty ? definition.defaultPlan(options, definition.variants) : options.list("variant")
         let variants = selected.compactMap(definition.variant(named:))
         let trials = options.int("trials")
@@ -41,7 +45,7 @@ public enum ExperimentRunner {
                     continue
                 }
                 status?.started(item.index, variant: item.variant.name, total: item.variant.progressTotal(options))
-                let record = runTrial(definition, item.variant, options: options, executable: path) { value in
+                let record = runTrial(definition, item.variant, options: options, executable: path, prefix: childPrefix) { value in
                     status?.progressed(item.index, value)
                 }
                 records.withLock { $0[item.index] = record }
@@ -86,13 +90,13 @@ public enum ExperimentRunner {
     // MARK: - One trial
 
     static func runTrial(_ definition: ExperimentDefinition, _ variant: Variant, options: ParsedOptions,
-                         executable: String, onProgress: @escaping @Sendable (Int) -> Void) -> VariantRecord {
+                         executable: String, prefix: [String], onProgress: @escaping @Sendable (Int) -> Void) -> VariantRecord {
         switch variant.isolation {
         case .inProcess:
             return runBody(variant, options: options, inChild: false)
         case .childProcess:
             let spec = ChildSpec(executable: executable,
-                                 arguments: definition.childArguments(options, variant: variant.name),
+                                 arguments: prefix + definition.childArguments(options, variant: variant.name),
                                  environment: ["SWIFT_BACKTRACE": "enable=no"],
                                  budget: variant.budget(options), stallWindow: variant.stallWindow(options),
                                  onProgress: onProgress)

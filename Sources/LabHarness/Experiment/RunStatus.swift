@@ -21,16 +21,16 @@ public final class RunStatus: Sendable {
 
     public init(title: String) { self.title = title }
 
-    func planned(_ count: Int) { state.withLock { $0.planned = count } }
+    public func planned(_ count: Int) { state.withLock { $0.planned = count } }
 
-    func started(_ key: Int, variant: String, total: Int?) {
+    public func started(_ key: Int, variant: String, total: Int?) {
         let now = MonotonicClock.now()
         state.withLock { $0.running[key] = Running(variant: variant, startedAt: now, progress: nil, total: total) }
     }
 
-    func progressed(_ key: Int, _ value: Int) { state.withLock { $0.running[key]?.progress = value } }
+    public func progressed(_ key: Int, _ value: Int) { state.withLock { $0.running[key]?.progress = value } }
 
-    func finished(_ key: Int) {
+    public func finished(_ key: Int) {
         state.withLock { s in
             s.running[key] = nil
             s.finished += 1

@@ -4,7 +4,7 @@ import LabHarness
 /// A tiny experiment with outcomes known in advance, to test `ExperimentMain` and the runner
 /// end to end: one variant completes, one deadlocks on its main thread, one traps, one leaks
 /// on purpose, and one finding does not apply anywhere.
-let fixtureExperiment = ExperimentDefinition(
+public let fixtureExperiment = ExperimentDefinition(
     name: "fixture",
     executable: "lab-fixture",
     question: "Does the harness turn hangs and traps into outcomes?",

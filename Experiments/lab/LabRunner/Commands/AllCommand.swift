@@ -1,0 +1,97 @@
+import Foundation
+import LabHarness
+
+/// `lab all`: every experiment in its own child process, one after the other (they measure
+/// timing, so they never share the machine with each other), then one table of findings.
+public enum AllCommand {
+    public struct Result: Sendable {
+        public var document: LabDocument
+        public var interrupted: Bool
+
+        /// 0 when every applicable finding reproduced and every experiment reported, 1 when not,
+        /// 130 when interrupted.
+        public var exitStatus: Int32 {
+            if interrupted { return 130 }
+            let ok = document.failures.isEmpty && document.experiments.allSatisfy(\.allReproduced)
+            return ok ? 0 : 1
+        }
+    }
+
+    /// Runs the catalog's experiments (or `only` those) and collects their reports.
+    public static func run(catalog: LabCatalog, launcher: Launcher, quick: Bool, only: [String] = [],
+                           status: RunStatus? = nil) -> Result {
+        let start = MonotonicClock.now()
+        let entries = only.isEmpty ? catalog.entries : catalog.entries.filter { only.contains($0.command) }
+        status?.planned(entries.count)
+        var reports: [ExperimentReport] = []
+        var failures: [ExperimentFailure] = []
+        var interrupted = false
+        for (index, entry) in entries.enumerated() {
+            if ChildProcess.isInterrupted { interrupted = true; break }
+            status?.started(index, variant: entry.command, total: nil)
+            defer { status?.finished(index) }
+            let arguments = launcher.selector(entry) + ["--json"] + (quick ? ["--quick"] : [])
+            let spec = ChildSpec(executable: launcher.executable, arguments: arguments,
+                                 environment: ["SWIFT_BACKTRACE": "enable=no"], budget: quick ? 120 : 600)
+            let run: ChildRun
+            do { run = try ChildProcess.run(spec) } catch {
+                failures.append(ExperimentFailure(experiment: entry.definition.name, outcome: "failed", evidence: "\(error)"))
+                continue
+            }
+            if run.outcome == .interrupted {
+                interrupted = true
+                failures.append(ExperimentFailure(experiment: entry.definition.name, outcome: "interrupted", evidence: run.evidence))
+                break
+            }
+            // Exit 0 or 1 both come with a report; anything else is a failure of the run itself.
+            if let code = run.exitCode, code == 0 || code == 1,
+               let report = try? ExperimentReport.decode(Data(run.stdout.utf8)) {
+                reports.append(report)
+            } else {
+                let evidence = run.outcome == .completed || run.outcome == .failed
+                    ? (run.stderr.split(separator: "\n").last.map(String.init) ?? run.evidence) : run.evidence
+                failures.append(ExperimentFailure(experiment: entry.definition.name, outcome: run.outcome.rawValue, evidence: evidence))
+            }
+        }
+        if ChildProcess.isInterrupted { interrupted = true }
+        let document = LabDocument(complete: !interrupted && failures.isEmpty, quick: quick,
+                                   elapsedSeconds: MonotonicClock.now() - start, experiments: reports, failures: failures)
+        return Result(document: document, interrupted: interrupted)
+    }
+
+    /// The table `lab all` prints: experiment, finding, verdict, the measured figure.
+    public static func table(_ document: LabDocument, style: Style, width: Int? = nil) -> String {
+        var rows: [[String]] = [["experiment", "finding", "verdict", "measured"]]
+        for report in document.experiments {
+            for f in report.findings {
+                let verdict = !f.applicable ? "n/a" : (f.reproduced ? "reproduced" : "NOT REPRODUCED")
+                rows.append([report.experiment, f.id, verdict, f.summary])
+            }
+        }
+        for failure in document.failures {
+            rows.append([failure.experiment, "(no report)", failure.outcome.uppercased(), failure.evidence])
+        }
+        let widths = (0..<3).map { i in rows.map { $0[i].count }.max() ?? 0 }
+        var lines: [String] = []
+        for (r, row) in rows.enumerated() {
+            var summary = row[3]
+            if let width {
+                let room = max(width - widths.reduce(0, +) - 10, 20)
+                if summary.count > room { summary = String(summary.prefix(room - 1)) + "…" }
+            }
+            var verdict = row[2].padding(toLength: widths[2], withPad: " ", startingAt: 0)
+            if r > 0 {
+                verdict = row[2] == "reproduced" ? style.green(verdict) : (row[2] == "n/a" ? style.dim(verdict) : style.red(verdict))
+            }
+            let line = "  " + row[0].padding(toLength: widths[0], withPad: " ", startingAt: 0) + "  "
+                + row[1].padding(toLength: widths[1], withPad: " ", startingAt: 0) + "  " + verdict + "  " + summary
+            lines.append(r == 0 ? style.dim(line) : line)
+        }
+        let verdicts = Verdicts(document)
+        let footer = "\(verdicts.reproduced) of \(verdicts.applicable) findings reproduced in \(document.experiments.count) experiments"
+            + (document.failures.isEmpty ? "" : "; \(document.failures.count) left no report")
+            + " · \(Format.seconds(document.elapsedSeconds))" + (document.complete ? "" : " · INCOMPLETE")
+        let good = verdicts.reproduced == verdicts.applicable && document.failures.isEmpty && document.complete
+        return lines.joined(separator: "\n") + "\n\n" + (good ? style.green(footer) : style.red(footer)) + "\n"
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import LabHarness
+
+/// `lab bench`: what the harness itself costs, measured here and now. These are the figures the
+/// README quotes; run it as `swift run -c release lab bench` (debug builds are several times
+/// slower and say nothing about the harness).
+public enum BenchCommand {
+    public struct Figure: Sendable, Codable, Equatable {
+        public var name: String
+        public var value: Double
+        public var unit: String
+        /// The target, in words, if the issue set one.
+        public var target: String?
+        public var met: Bool?
+        public var detail: String
+    }
+
+    public struct Result: Sendable, Codable {
+        public var kind = "runloop-lab.bench"
+        public var schema = 1
+        public var labVersion = LabVersion.current
+        public var platform = PlatformInfo.current
+        public var optimized: Bool
+        public var figures: [Figure]
+
+        enum CodingKeys: String, CodingKey {
+            case kind, schema, platform, optimized, figures
+            case labVersion = "lab_version"
+        }
+    }
+
+    public static var isOptimizedBuild: Bool {
+        #if DEBUG
+        return false
+        #else
+        return true
+        #endif
+    }
+
+    /// Runs every benchmark. `launcher` starts `lab`-hosted experiments and the trivial child.
+    public static func run(launcher: Launcher, catalog: LabCatalog, log: (String) -> Void = { _ in }) -> Result {
+        var figures: [Figure] = []
+        for interval in [0.001, 0.01] {
+            log("sampler at \(Format.seconds(interval))...")
+            figures.append(samplerShare(interval: interval))
+        }
+        log("stall detection...")
+        figures.append(stallDetection())
+        log("child start-up...")
+        figures.append(childStartup(launcher: launcher))
+        log("tracked objects...")
+        figures.append(trackingCost())
+        if let runloop = catalog.entry(named: "runloop") {
+            log("runloop shared-thread with async callers (300 requests)...")
+            figures.append(contentsOf: bestRunloop(launcher: launcher, entry: runloop))
+        }
+        return Result(optimized: isOptimizedBuild, figures: figures)
+    }
+
+    static func samplerShare(interval: Double) -> Figure {
+        let sampler = ThreadSampler(interval: interval)
+        sampler.start()
+        MonotonicClock.sleep(for: 2)
+        let timeline = sampler.stop()
+        let share = (timeline.samplerCPU ?? .nan) / max(timeline.duration, 1e-9) * 100
+        let target = interval == 0.01 ? "under 1 % of one core" : nil
+        return Figure(name: "sampler CPU at \(Format.seconds(interval)) interval", value: share, unit: "% of one core",
+                      target: target, met: target == nil ? nil : share < 1,
+                      detail: "\(timeline.samples.count) samples in \(Format.seconds(timeline.duration))")
+    }
+
+    /// A counter advances, then stops; the watchdog (window 0.5 s) must notice within the window
+    /// plus 100 ms. Five stalls; the worst is reported.
+    static func stallDetection() -> Figure {
+        let window = 0.5
+        var delays: [Double] = []
+        for _ in 0..<5 {
+            let counter = ProgressCounter()
+            let detected = DispatchSemaphore(value: 0)
+            let watchdog = Watchdog(counter: counter, window: window) { _ in detected.signal() }
+            watchdog.start()
+            for _ in 0..<10 { counter.advance(); MonotonicClock.sleep(for: 0.005) }
+            let stoppedAt = counter.lastChange
+            _ = detected.wait(timeout: .now() + .seconds(5))
+            let report = watchdog.stalls.first
+            watchdog.stop()
+            delays.append((report?.detectedAt ?? .infinity) - stoppedAt)
+        }
+        let worst = delays.max() ?? .infinity
+        return Figure(name: "stall detected after it starts (window 500 ms)", value: worst * 1000, unit: "ms (worst of 5)",
+                      target: "window + 100 ms = 600 ms", met: worst <= window + 0.1,
+                      detail: "all: " + delays.map { Format.milliseconds($0 * 1000) }.joined(separator: ", "))
+    }
+
+    /// Launching a child trial that reports a result and exits: the fixed cost of isolation.
+    static func childStartup(launcher: Launcher) -> Figure {
+        var walls: [Double] = []
+        for _ in 0..<20 {
+            let spec = ChildSpec(executable: launcher.executable, arguments: ["bench-child"], budget: 10)
+            if let run = try? ChildProcess.run(spec), run.resultPayload != nil { walls.append(run.wall) }
+        }
+        let median = LatencySummary.percentile(50, of: walls) ?? .nan
+        return Figure(name: "child trial start-up (spawn, report, reap)", value: median * 1000, unit: "ms (median of 20)",
+                      target: nil, met: nil,
+                      detail: "min \(Format.milliseconds((walls.min() ?? .nan) * 1000)), max \(Format.milliseconds((walls.max() ?? .nan) * 1000)), \(walls.count) of 20 ran")
+    }
+
+    /// Tracking 100 000 objects and checking each once.
+    static func trackingCost() -> Figure {
+        final class Item {}
+        let tracker = ReleaseTracker()
+        let count = 100_000
+        var items: [Item] = []
+        items.reserveCapacity(count)
+        for _ in 0..<count { items.append(Item()) }
+        let meter = CostMeter()
+        for (i, item) in items.enumerated() { tracker.track(item, "item\(i)") }
+        let trackCost = meter.read().wall
+        let checkMeter = CostMeter()
+        var alive = 0
+        for i in 0..<count where tracker.isAlive("item\(i)") { alive += 1 }
+        let checkCost = checkMeter.read().wall
+        items.removeAll()
+        return Figure(name: "cost per tracked object", value: trackCost / Double(count) * 1e6, unit: "µs to track",
+                      target: nil, met: nil,
+                      detail: "\(Format.decimal(checkCost / Double(count) * 1e6, places: 2)) µs per is-alive check; \(alive) of \(count) alive while held")
+    }
+
+    /// The best runloop variant at the seed's size: total time as a ratio of the timeout.
+    static func bestRunloop(launcher: Launcher, entry: LabEntry) -> [Figure] {
+        let arguments = launcher.selector(entry) + ["--json", "--caller", "async", "--variant", "shared-thread", "--tasks", "300", "--timeout", "1"]
+        guard let run = try? ChildProcess.run(ChildSpec(executable: launcher.executable, arguments: arguments, budget: 60)),
+              let report = try? ExperimentReport.decode(Data(run.stdout.utf8)),
+              let variant = report.variants.first,
+              let wall = variant.metrics["wall_s"] else {
+            return [Figure(name: "best runloop variant, total time / timeout", value: .nan, unit: "×", target: "<= 1.05",
+                           met: false, detail: "the runloop run did not report")]
+        }
+        let timeout = report.parameters["timeout_s"]?.number ?? 1
+        let ratio = wall / timeout
+        var figures = [Figure(name: "best runloop variant (shared-thread, async callers, 300 requests): total / timeout",
+                              value: ratio, unit: "×", target: "<= 1.05", met: ratio <= 1.05,
+                              detail: "\(Format.seconds(wall)) for a \(Format.seconds(timeout)) timeout; outcome \(variant.outcome)")]
+        if let p99 = variant.metrics["lateness.p99_ms"] {
+            figures.append(Figure(name: "its timers' p99 lateness", value: p99, unit: "ms", target: "< 10 ms", met: p99 < 10,
+                                  detail: "max \(variant.metrics["lateness.max_ms"].map(Format.milliseconds) ?? "—")"))
+        }
+        return figures
+    }
+
+    public static func render(_ result: Result, style: Style) -> String {
+        var lines = ["lab bench · \(result.platform.os), \(result.platform.cpus) cpus, swift \(result.platform.swift)"
+                     + (result.optimized ? " · release build" : " · DEBUG build: rerun with `swift run -c release lab bench`")]
+        let width = result.figures.map(\.name.count).max() ?? 0
+        for f in result.figures {
+            let value = Format.decimal(f.value, places: f.value < 10 ? 3 : 1) + " " + f.unit
+            var mark = ""
+            if let met = f.met, let target = f.target { mark = met ? style.green("  ✓ target \(target)") : style.red("  ✗ target \(target)") }
+            lines.append("  " + f.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value + mark)
+            lines.append("  " + String(repeating: " ", count: width) + "  " + style.dim(f.detail))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,3 @@
+import LabRunner
+
+LabCommandLine.main(catalog: .standard)
