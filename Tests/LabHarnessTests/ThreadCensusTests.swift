@@ -118,16 +118,28 @@ final class SpinFlag: Sendable {
 }
 
 final class ProcStatParsingTests: XCTestCase {
+    func testTheThreadsLineOfStatusIsRead() throws {
+        #if os(Linux)
+        let text = "Name:\tThreads: fake\nUmask:\t0022\nState:\tS (sleeping)\nThreads:\t42\nSigQ:\t0/95\n"
+        let path = NSTemporaryDirectory() + "lab-status-\(getpid())"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let fd = open(path, O_RDONLY)
+        defer { close(fd) }
+        XCTAssertEqual(ProcStat.threadCount(statusFD: fd), 42, "the line, not the name that mentions it")
+        XCTAssertEqual(ProcStat.threadCount(statusFD: fd), 42, "re-read from offset 0")
+        let mine = open("/proc/self/status", O_RDONLY)
+        defer { close(mine) }
+        XCTAssertNotNil(ProcStat.threadCount(statusFD: mine))
+        #endif
+    }
+
     func testFieldTwentyIsFoundPastAnAwkwardComm() throws {
         #if os(Linux)
         let line = "4242 (a (b) c) S 1 4242 4242 0 -1 4194304 959 0 2 0 1 0 0 0 20 0 37 0 19042 309583872 6792\n"
         let path = NSTemporaryDirectory() + "lab-stat-\(getpid())"
         try line.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let fd = open(path, O_RDONLY)
-        defer { close(fd) }
-        XCTAssertEqual(ProcStat.threadCount(fd: fd), 37)
-        XCTAssertEqual(ProcStat.threadCount(fd: fd), 37, "re-read from offset 0")
         let parsed = try XCTUnwrap(ProcStat.parse(line))
         XCTAssertEqual(parsed.comm, "a (b) c")
         XCTAssertEqual(parsed.state, .sleeping)

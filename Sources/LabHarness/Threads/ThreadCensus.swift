@@ -111,37 +111,32 @@ struct ProcStat {
     var state: ThreadState
     var threadCount: Int
 
-    /// `num_threads` from an open `/proc/.../stat` descriptor, re-read with `pread` into a stack
-    /// buffer and scanned in place: no allocation, two system calls fewer than open/read/close.
-    /// This is the thread sampler's hot path.
-    static func threadCount(fd: Int32) -> Int? {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { buffer -> Int? in
-            let n = pread(fd, buffer.baseAddress, buffer.count, 0)
+    /// The `Threads:` line of an open `/proc/.../status` descriptor, re-read with `pread` into a
+    /// stack buffer and scanned in place (no allocation). This is the thread sampler's hot path.
+    ///
+    /// Why `status` and not `stat` (whose field 20 holds the same number): generating `stat`
+    /// sums the CPU time of every thread, so it costs more as threads multiply, exactly when a
+    /// pool flood is being sampled; `status` reads a counter. Measured on the lab's 2-core VM
+    /// (C, 10 ms wake-ups): 75 µs of CPU per wake-up with `stat` at 20 threads, 99 µs at 300;
+    /// 57 µs and 56 µs with `status`; 28 µs for the bare wake-up.
+    static func threadCount(statusFD fd: Int32) -> Int? {
+        // The search is libc's strstr, so it costs the same in debug and release builds.
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 4096) { buffer -> Int? in
+            guard let base = buffer.baseAddress else { return nil }
+            let n = pread(fd, base, buffer.count - 1, 0)
             guard n > 0 else { return nil }
-            // Find the last ')' (the end of comm), then field 20 is the 18th space-separated
-            // field after it (field 3, the state, is the first).
-            var i = n - 1
-            while i >= 0 && buffer[i] != UInt8(ascii: ")") { i -= 1 }
-            guard i >= 0 else { return nil }
-            var field = 2
+            base[n] = 0
+            guard var p = strstr(base, "\nThreads:") else { return nil }
+            p += 9
+            while p.pointee == 0x20 || p.pointee == 0x09 { p += 1 }
             var value = 0
-            var inField = false
-            i += 1
-            while i < n {
-                let c = buffer[i]
-                if c == UInt8(ascii: " ") {
-                    if inField && field == 20 { return value }
-                    inField = false
-                } else {
-                    if !inField { inField = true; field += 1; value = 0 }
-                    if field == 20 {
-                        guard c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") else { return nil }
-                        value = value * 10 + Int(c - UInt8(ascii: "0"))
-                    }
-                }
-                i += 1
+            var digits = 0
+            while p.pointee >= 0x30 && p.pointee <= 0x39 {
+                value = value * 10 + Int(p.pointee - 0x30)
+                p += 1
+                digits += 1
             }
-            return field >= 20 ? value : nil
+            return digits > 0 ? value : nil
         }
     }
 
