@@ -1,0 +1,79 @@
+import Foundation
+import LabHarness
+import LabHarnessXCTest
+import LabRunner
+import Synchronization
+import XCTest
+
+/// Ctrl-C during `lab all`: the running experiment is stopped, what finished is written (marked
+/// incomplete), the exit status is 130, and no process of the run survives.
+final class InterruptTests: XCTestCase {
+    func testCtrlCWritesWhatFinishedAndLeavesNoProcess() throws {
+        let catalog = LabCatalog.standard
+        try XCTSkipIf(catalog.entries.count < 2, "needs two experiments in the catalog")
+        let first = catalog.entries[0].command, second = catalog.entries[1].command
+        let lab = try BuiltProducts.executable("lab")
+        let directory = try temporaryDirectory("interrupt")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("results.json")
+
+        // Press Ctrl-C once the second experiment has started (so the first has finished).
+        let labPid = Atomic<Int32>(0)
+        let pressed = Atomic<Bool>(false)
+        NamedThread.start("test.ctrl-c") {
+            let deadline = MonotonicClock.now() + 60
+            while MonotonicClock.now() < deadline {
+                let pid = labPid.load(ordering: .acquiring)
+                if pid != 0, processes().contains(where: { $0.ppid == pid && $0.cmdline.contains(" \(second) --json") }) {
+                    MonotonicClock.sleep(for: 0.3)
+                    kill(pid, SIGINT)
+                    pressed.store(true, ordering: .releasing)
+                    return
+                }
+                MonotonicClock.sleep(for: 0.02)
+            }
+        }
+        let run = try ChildProcess.run(ChildSpec(executable: lab, arguments: ["all", "--quick", "--json", file.path], budget: 90,
+                                                 onStart: { labPid.store($0, ordering: .releasing) }))
+        XCTAssertTrue(pressed.load(ordering: .acquiring), "the second experiment never started: \(run.stderr)")
+        XCTAssertEqual(run.exitCode, 130, run.stderr)
+        XCTAssertTrue(run.stderr.contains("interrupted"), run.stderr)
+
+        let document = try LabDocument.read(Data(contentsOf: file))
+        XCTAssertFalse(document.complete)
+        XCTAssertEqual(document.experiments.map(\.experiment), [catalog.entries[0].definition.name], "what finished: \(first)")
+        XCTAssertEqual(document.failures.map(\.outcome), ["interrupted"])
+        XCTAssertTrue(run.stdout.contains("INCOMPLETE"), run.stdout)
+
+        // Nothing the run started is left: not the experiment, not its trials.
+        let deadline = MonotonicClock.now() + 3
+        var leftovers = processes().filter { $0.cmdline.hasPrefix(lab + " ") }
+        while !leftovers.isEmpty && MonotonicClock.now() < deadline {
+            MonotonicClock.sleep(for: 0.05)
+            leftovers = processes().filter { $0.cmdline.hasPrefix(lab + " ") }
+        }
+        XCTAssertEqual(leftovers.map(\.cmdline), [])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), ["results.json"], "no temporary files")
+    }
+}
+
+struct ProcessRow { var pid: Int32; var ppid: Int32; var cmdline: String }
+
+/// Every live process (zombies included) with its parent and command line.
+func processes() -> [ProcessRow] {
+    #if os(Linux)
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.compactMap { name in
+        guard let pid = Int32(name),
+              let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
+        let ppid = fields.count > 1 ? Int32(fields[1]) ?? 0 : 0
+        let raw = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
+        let cmdline = String(decoding: raw.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
+        return ProcessRow(pid: pid, ppid: ppid, cmdline: cmdline)
+    }
+    #else
+    return []
+    #endif
+}
