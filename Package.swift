@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "LabHarness", targets: ["LabHarness"]),
         .library(name: "LabHarnessXCTest", targets: ["LabHarnessXCTest"]),
+        .executable(name: "exp-callback", targets: ["exp-callback"]),
     ],
     targets: [
         // The harness: threads, stalls, child trials, deallocation, timing, trials, reports, CLI.
@@ -23,6 +24,11 @@ let package = Package(
         .executableTarget(name: "lab-fixture", dependencies: ["LabHarness"], path: "Tests/LabFixture"),
         .testTarget(name: "LabHarnessTests", dependencies: ["LabHarness", "LabHarnessXCTest", "CLabSupport", "lab-fixture"],
                     path: "Tests/LabHarnessTests"),
+
+        // exp-callback: callback versus completion-handler APIs on a small chat library.
+        .target(name: "CallbackExperiment", dependencies: ["LabHarness"], path: "Experiments/exp-callback/CallbackExperiment"),
+        .executableTarget(name: "exp-callback", dependencies: ["LabHarness", "CallbackExperiment"], path: "Experiments/exp-callback", exclude: ["CallbackExperiment"]),
+        .testTarget(name: "CallbackFindingsTests", dependencies: ["CallbackExperiment", "LabHarness", "LabHarnessXCTest", "exp-callback"], path: "Tests/CallbackFindingsTests"),
     ],
     swiftLanguageModes: [.v6]
 )
