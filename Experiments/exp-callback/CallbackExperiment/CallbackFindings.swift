@@ -94,13 +94,4 @@ private func percent(_ part: Double, _ whole: Double) -> String {
     return Format.decimal(100 * ratio, places: ratio < 0.01 ? 2 : 0) + "%"
 }
 
-/// The runtime's message without the file prefix and the returned value:
-/// `SWIFT TASK CONTINUATION MISUSE: profiles(for:) tried to resume its continuation more than once`.
-private func misuseMessage(_ evidence: String) -> String {
-    guard let start = evidence.range(of: "SWIFT TASK CONTINUATION MISUSE") else { return evidence }
-    let tail = evidence[start.lowerBound...]
-    guard let end = tail.range(of: "more than once") else { return String(tail) }
-    return String(tail[..<end.upperBound])
-}
-
 private func seconds(_ value: Double?) -> String { value.map(Format.seconds) ?? "—" }

@@ -38,7 +38,7 @@ func stepSections(_ report: ExperimentReport) -> [String] {
     var lines: [String] = ["steps (t from the trial's start · queue · thread)"]
     for v in report.variants {
         guard let events = v.events, !events.isEmpty else {
-            if v.outcome == .crashed { lines.append("  \(v.name): crashed; \(v.evidence ?? "")") }
+            if v.outcome == .crashed { lines.append("  \(v.name): crashed before it could report its steps: \(misuseMessage(v.evidence ?? ""))") }
             continue
         }
         lines.append("  \(v.name)")
@@ -50,4 +50,14 @@ func stepSections(_ report: ExperimentReport) -> [String] {
         }
     }
     return [lines.joined(separator: "\n")]
+}
+
+/// The runtime's message without the file prefix and the returned value:
+/// `SWIFT TASK CONTINUATION MISUSE: profiles(for:) tried to resume its continuation more than once`.
+/// Other evidence comes back unchanged.
+func misuseMessage(_ evidence: String) -> String {
+    guard let start = evidence.range(of: "SWIFT TASK CONTINUATION MISUSE") else { return evidence }
+    let tail = evidence[start.lowerBound...]
+    guard let end = tail.range(of: "more than once") else { return String(tail) }
+    return String(tail[..<end.upperBound])
 }

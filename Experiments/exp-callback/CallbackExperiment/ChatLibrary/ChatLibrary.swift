@@ -86,8 +86,8 @@ public final class ChatLibrary: Sendable {
         let postedAt = MonotonicClock.now()
         queue.async { [self] in
             let delay = MonotonicClock.now() - postedAt
-            counters.withLock { $0.incomingDelays.append(delay) }
             steps.record("library shows an incoming message (it waited \(Format.seconds(delay)))")
+            counters.withLock { $0.incomingDelays.append(delay) }
         }
     }
 

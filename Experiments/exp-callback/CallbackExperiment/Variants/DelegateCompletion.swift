@@ -86,7 +86,7 @@ final class DecidingDelegate: HistorySyncDelegate {
     }
 
     func library(_ library: ChatLibrary, didFinishSync end: SyncEnd) {
-        state.withLock { $0.end = end }
         steps.record("app's delegate learns the sync ended: \(DelegateCompletion.describe(end))")
+        state.withLock { $0.end = end }   // after the step: a waiter that sees the end sees the step too
     }
 }
