@@ -61,8 +61,6 @@ final class PendingHandler<Value: Sendable>: Sendable {
         { [self] value in called(value) }
     }
 
-    var callCount: Int { calls.load(ordering: .relaxed) }
-
     private func called(_ value: Value) {
         let number = calls.add(1, ordering: .relaxed).newValue
         progress.advance()
