@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "LabHarness", targets: ["LabHarness"]),
         .library(name: "LabHarnessXCTest", targets: ["LabHarnessXCTest"]),
+        .executable(name: "exp-callback", targets: ["exp-callback"]),
         .executable(name: "lab", targets: ["lab"]),
     ],
     targets: [
@@ -21,7 +22,8 @@ let package = Package(
         .target(name: "LabHarnessXCTest", dependencies: ["LabHarness"], path: "Sources/LabHarnessXCTest"),
 
         // The runner: lists, runs and reports every experiment, and hosts each of them.
-        .target(name: "LabRunner", dependencies: ["LabHarness"], path: "Experiments/lab/LabRunner"),
+        .target(name: "LabRunner", dependencies: ["LabHarness", "CallbackExperiment"],
+                path: "Experiments/lab/LabRunner"),
         .executableTarget(name: "lab", dependencies: ["LabRunner"], path: "Experiments/lab", exclude: ["LabRunner"]),
         .testTarget(name: "LabRunnerTests", dependencies: ["LabRunner", "LabHarness", "LabHarnessXCTest", "LabFixtureKit", "lab", "lab-fixture"],
                     path: "Tests/LabRunnerTests"),
@@ -31,6 +33,11 @@ let package = Package(
         .executableTarget(name: "lab-fixture", dependencies: ["LabHarness", "LabFixtureKit"], path: "Tests/LabFixture"),
         .testTarget(name: "LabHarnessTests", dependencies: ["LabHarness", "LabHarnessXCTest", "CLabSupport", "lab-fixture"],
                     path: "Tests/LabHarnessTests"),
+
+        // exp-callback: callback versus completion-handler APIs on a small chat library.
+        .target(name: "CallbackExperiment", dependencies: ["LabHarness"], path: "Experiments/exp-callback/CallbackExperiment"),
+        .executableTarget(name: "exp-callback", dependencies: ["LabHarness", "CallbackExperiment"], path: "Experiments/exp-callback", exclude: ["CallbackExperiment"]),
+        .testTarget(name: "CallbackFindingsTests", dependencies: ["CallbackExperiment", "LabHarness", "LabHarnessXCTest", "exp-callback"], path: "Tests/CallbackFindingsTests"),
     ],
     swiftLanguageModes: [.v6]
 )

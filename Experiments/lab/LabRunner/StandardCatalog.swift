@@ -1,6 +1,9 @@
+import CallbackExperiment
 import LabHarness
 
 extension LabCatalog {
-    /// The lab's experiments in workshop order. (Filled in as each experiment lands.)
-    public static let standard = LabCatalog([])
+    /// The lab's experiments in workshop order.
+    public static let standard = LabCatalog([
+        LabEntry(command: "callback", definition: callbackExperiment),
+    ])
 }

@@ -1,0 +1,87 @@
+import Dispatch
+import LabHarness
+
+/// The app's side: its user directory, and the ways an app can answer the library's request
+/// for profiles. Each provider records its own steps, so the report shows where the app's
+/// code ran.
+public struct AppProfiles: Sendable {
+    public static let directory: [UserID: String] = ["u1": "Ada", "u2": "Grace", "u3": "Linus"]
+    public static let queueLabel = "app.profiles"
+
+    /// Seconds a lookup takes (the simulated network or database round trip).
+    public let latency: Seconds
+    public let steps: StepLog
+    /// The app's own serial queue for lookups.
+    public let queue: DispatchQueue
+
+    public init(latency: Seconds, steps: StepLog, queue: DispatchQueue = DispatchQueue(label: AppProfiles.queueLabel)) {
+        self.latency = latency
+        self.steps = steps
+        self.queue = queue
+    }
+
+    /// The lookup itself: blocks the calling thread for `latency`.
+    public func lookUp(_ ids: [UserID]) -> [Profile] {
+        steps.record("app looks up \(ids.count) profiles (\(Format.seconds(latency)))")
+        MonotonicClock.sleep(for: latency)
+        return ids.map { Profile(id: $0, name: AppProfiles.directory[$0] ?? $0) }
+    }
+
+    /// Return-value style: the lookup runs on whatever thread the library called from, which
+    /// waits for it. The app has no way to move the work elsewhere and still return the answer.
+    public var returning: ChatLibrary.ProfilesReturningBlock {
+        { ids in lookUp(ids) }
+    }
+
+    /// Completion-handler style, done right: the lookup moves to the app's queue, the
+    /// provider returns at once, and the handler is called once, from the app's queue.
+    public var onAppQueue: ChatLibrary.FetchProfilesBlock {
+        { ids, completionHandler in
+            steps.record("app moves the lookup to its own queue and returns")
+            queue.async {
+                let profiles = lookUp(ids)
+                completionHandler(profiles)
+            }
+        }
+    }
+
+    /// Completion-handler style with a warm cache: the handler is called before the provider
+    /// even returns, on the library's own queue. Allowed: "whenever you are ready" includes now.
+    public var fromCache: ChatLibrary.FetchProfilesBlock {
+        { ids, completionHandler in
+            steps.record("app answers from its cache at once")
+            completionHandler(ids.map { Profile(id: $0, name: AppProfiles.directory[$0] ?? $0) })
+        }
+    }
+
+    /// The classic bug: an early-return path that forgets the handler. The lookup runs, then
+    /// the block ends and the handler is released without ever being called.
+    public var forgetting: ChatLibrary.FetchProfilesBlock {
+        { ids, completionHandler in
+            queue.async {
+                let profiles = lookUp(ids)
+                if !profiles.isEmpty {
+                    // The bug under study: this path returns without calling completionHandler.
+                    steps.record("app returns early and never calls the handler")
+                    return
+                }
+                completionHandler(profiles)
+            }
+        }
+    }
+
+    /// The other classic bug: the handler is called with the result, and again `gap` seconds
+    /// later from a retry path on another queue.
+    public func twice(gap: Seconds, retryQueue: DispatchQueue = DispatchQueue(label: "app.retry")) -> ChatLibrary.FetchProfilesBlock {
+        { ids, completionHandler in
+            queue.async {
+                let profiles = lookUp(ids)
+                completionHandler(profiles)
+                retryQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(gap * 1e9))) {
+                    // The bug under study: a retry path that calls the handler a second time.
+                    completionHandler(profiles)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import LabHarness
+
+/// The terminal table's columns after `variant` and `outcome`.
+let callbackColumns: [ReportColumn] = [
+    .seconds("library held", "library.held_s"),
+    .seconds("msg waited", "incoming.delay_s"),
+    ReportColumn("result came on") { resultQueue($0) },
+    ReportColumn("handler contract") { contract($0) },
+]
+
+/// The queue of the step where the app got its result (labels start with "app gets").
+private func resultQueue(_ v: VariantReport) -> String {
+    guard let event = v.events?.last(where: { $0.label.hasPrefix("app gets") }), let place = event.thread else { return "—" }
+    return String(place.split(separator: " · ").first ?? "—")
+}
+
+/// Whether "exactly once" held, in a few words.
+private func contract(_ v: VariantReport) -> String {
+    let m = v.metrics
+    if v.outcome == .crashed { return "trapped: resumed twice" }
+    if v.outcome == .leaked { return "leaked: runtime warning" }
+    if let never = m["handler.never_called"], never > 0 {
+        return "never called; reported at \(m["stall.detected_after_s"].map(Format.seconds) ?? "—")"
+    }
+    if let ignored = m["handler.ignored"], ignored > 0 {
+        return "called \(Format.count(m["handler.calls"] ?? 0))×, \(Format.count(ignored)) ignored"
+    }
+    if let allow = m["allow.handler.calls"], let cancel = m["cancel.handler.calls"] {
+        return "once per sync (\(Format.count(allow)), \(Format.count(cancel)))"
+    }
+    if v.name == "sync-return" { return "no handler" }
+    if let calls = m["handler.calls"] { return calls == 1 ? "called once" : "called \(Format.count(calls))×" }
+    return "—"
+}
+
+/// One block per variant: each step, when, on which queue and thread.
+func stepSections(_ report: ExperimentReport) -> [String] {
+    var lines: [String] = ["steps (t from the trial's start · queue · thread)"]
+    for v in report.variants {
+        guard let events = v.events, !events.isEmpty else {
+            if v.outcome == .crashed { lines.append("  \(v.name): crashed before it could report its steps: \(misuseMessage(v.evidence ?? ""))") }
+            continue
+        }
+        lines.append("  \(v.name)")
+        let width = min(events.map { $0.label.count }.max() ?? 0, 70)
+        for e in events {
+            let label = e.label.count > width ? String(e.label.prefix(width - 1)) + "…" : e.label
+            let time = Format.decimal(e.t, places: 3)
+            lines.append("    \(String(repeating: " ", count: max(0, 7 - time.count)))\(time) s  \(label)\(String(repeating: " ", count: width - label.count))  \(e.thread ?? "")")
+        }
+    }
+    return [lines.joined(separator: "\n")]
+}
+
+/// The runtime's message without the file prefix and the returned value:
+/// `SWIFT TASK CONTINUATION MISUSE: profiles(for:) tried to resume its continuation more than once`.
+/// Other evidence comes back unchanged.
+func misuseMessage(_ evidence: String) -> String {
+    guard let start = evidence.range(of: "SWIFT TASK CONTINUATION MISUSE") else { return evidence }
+    let tail = evidence[start.lowerBound...]
+    guard let end = tail.range(of: "more than once") else { return String(tail) }
+    return String(tail[..<end.upperBound])
+}

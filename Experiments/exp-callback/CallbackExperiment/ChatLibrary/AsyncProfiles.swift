@@ -1,0 +1,25 @@
+import LabHarness
+
+extension ChatLibrary {
+    /// The app's completion-handler provider, bridged to `async`.
+    ///
+    /// Here the library adds no guard and no watchdog of its own: the checked continuation is
+    /// the whole contract. Its checks differ from `PendingHandler`'s: a second `resume` traps
+    /// the process, and a handler dropped without a call makes the runtime print a warning
+    /// while the awaiting task stays suspended for good.
+    public func profiles(for ids: [UserID]) async -> [Profile] {
+        switch source {
+        case .returning(let provide):
+            return provide(ids)
+        case .completionHandler(let fetch):
+            return await withCheckedContinuation { continuation in
+                steps.record("library hands the app a handler that resumes a checked continuation")
+                fetch(ids) { [self] profiles in
+                    countHandlerCall()
+                    steps.record("app calls the handler; it resumes the continuation")
+                    continuation.resume(returning: profiles)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,63 @@
+/// The chat library knows users only by id; names come from the app (the seed's ChatKit needs
+/// only a client id to chat, and asks the app for everything a person would want to see).
+public typealias UserID = String
+
+/// What the app tells the library about a user.
+public struct Profile: Sendable, Equatable {
+    public var id: UserID
+    public var name: String
+
+    public init(id: UserID, name: String) {
+        self.id = id
+        self.name = name
+    }
+}
+
+public struct Message: Sendable, Equatable {
+    public var from: UserID
+    public var text: String
+
+    public init(from: UserID, text: String) {
+        self.from = from
+        self.text = text
+    }
+}
+
+public struct Conversation: Sendable {
+    public var title: String
+    public var messages: [Message]
+
+    public init(title: String, messages: [Message]) {
+        self.title = title
+        self.messages = messages
+    }
+
+    /// The distinct senders, in order of first appearance: what the library must ask about.
+    public var userIDs: [UserID] {
+        var seen: [UserID] = []
+        for m in messages where !seen.contains(m.from) { seen.append(m.from) }
+        return seen
+    }
+
+    /// The conversation every scenario renders.
+    public static let sample = Conversation(title: "lab", messages: [
+        Message(from: "u1", text: "did the timeout fire?"),
+        Message(from: "u2", text: "nine seconds late"),
+        Message(from: "u3", text: "which queue was the timer on?"),
+        Message(from: "u1", text: "the global one"),
+    ])
+}
+
+/// A rendered conversation: one line per message.
+public struct Rendering: Sendable, Equatable {
+    public enum Names: String, Sendable {
+        /// Names came from the app.
+        case fromApp
+        /// The app never answered; the library fell back to showing ids (as ChatKit asks apps
+        /// to provide at least the client id when a lookup fails).
+        case idsOnly
+    }
+
+    public var lines: [String]
+    public var names: Names
+}

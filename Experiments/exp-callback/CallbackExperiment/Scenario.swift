@@ -1,0 +1,121 @@
+import Dispatch
+import Foundation
+import LabHarness
+
+/// The experiment's numbers, derived from its flags.
+public struct CallbackKnobs: Sendable {
+    /// Seconds the app's profile lookup takes (`--latency`).
+    public var latency: Seconds
+
+    public init(latency: Seconds) { self.latency = latency }
+    public init(_ options: ParsedOptions) { latency = options.double("latency") }
+
+    /// How long the library waits for a completion handler before it goes on without it.
+    /// Twice the lookup plus a quarter second: a well-behaved app is never cut off, even on a
+    /// loaded machine, and a forgetful one is caught in a few seconds at most.
+    public var patience: Seconds { 2 * latency + 0.25 }
+    /// How long the delegate thinks before it decides.
+    public var decisionDelay: Seconds { latency / 4 }
+    /// When an incoming message arrives during the lookup.
+    public var incomingAfter: Seconds { latency / 4 }
+    /// How long after the first call the double-calling app calls again.
+    public var secondCallGap: Seconds { max(0.02, latency / 5) }
+    /// The longest any scenario waits for something that should happen.
+    public var deadline: Seconds { latency + patience + 1.5 }
+    /// A child trial's budget: generous; a trial that needs it has failed anyway.
+    public var budget: Seconds { 2 * deadline + 5 }
+    /// The harness kills a child that takes no step for this long: only a library that waits
+    /// forever gets there (its own watchdog fires after `patience`).
+    public var stallWindow: Seconds { patience + latency + 2 }
+}
+
+/// What every variant shares: the knobs, a step log tied to the trial's progress, the app's
+/// provider and helpers to wait and measure.
+final class Scenario: Sendable {
+    let context: VariantContext
+    let knobs: CallbackKnobs
+    let steps: StepLog
+    let app: AppProfiles
+
+    init(_ context: VariantContext) {
+        self.context = context
+        knobs = CallbackKnobs(context.options)
+        steps = StepLog(startedAt: context.startedAt, progress: context.progress)
+        app = AppProfiles(latency: knobs.latency, steps: steps)
+    }
+
+    func library(_ source: ChatLibrary.ProfileSource, steps: StepLog? = nil) -> ChatLibrary {
+        ChatLibrary(source: source, patience: knobs.patience, steps: steps ?? self.steps)
+    }
+
+    /// Opens the sample conversation on `library` with a callback that records where it ran.
+    func open(on library: ChatLibrary) -> CallProbe<Rendering> {
+        let rendered = CallProbe<Rendering>()
+        steps.record("app opens the conversation")
+        library.open(.sample) { [steps] rendering in
+            steps.record("app gets the rendered conversation (its callback runs)")
+            rendered.record(rendering)
+        }
+        return rendered
+    }
+
+    /// A message arrives from the network `delay` seconds from now, from a thread of its own.
+    func sendIncomingMessage(to library: ChatLibrary, after delay: Seconds) {
+        NamedThread.start("net.socket") {
+            MonotonicClock.sleep(for: delay)
+            library.receive(Message(from: "u2", text: "are you there?"))
+        }
+    }
+
+    /// Waits until `condition` holds, up to the scenario's deadline; on the main thread it
+    /// keeps the main run loop (and so the main queue) turning meanwhile.
+    func wait(until condition: () -> Bool) -> Bool {
+        let end = MonotonicClock.now() + knobs.deadline
+        while !condition() {
+            if MonotonicClock.now() >= end { return false }
+            if Thread.isMainThread {
+                _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.005))
+            } else {
+                MonotonicClock.sleep(for: 0.005)
+            }
+        }
+        return true
+    }
+
+    /// 1 when the first step starting with `label` ran on `queue`, else 0 (also when absent).
+    func ran(_ label: String, on queue: String) -> Double {
+        steps.first(label)?.place.queue == queue ? 1 : 0
+    }
+
+    /// Where the first step starting with `label` ran, for evidence lines.
+    func place(_ label: String) -> String {
+        guard let step = steps.first(label) else { return "nowhere (it did not happen)" }
+        return "\(step.place.queue) (\(step.place.thread))"
+    }
+
+    /// The metrics every library scenario reports.
+    func metrics(_ library: ChatLibrary, rendered: CallProbe<Rendering>?) -> Metrics {
+        var m = Metrics()
+        m["latency_s"] = knobs.latency
+        if let held = library.heldTimes.max() { m["library.held_s"] = held }
+        if let delay = library.incomingDelays.first { m["incoming.delay_s"] = delay }
+        m["handler.calls"] = Double(library.handlerCalls)
+        m["handler.ignored"] = Double(library.diagnostics.filter { $0.kind == .calledAgain }.count)
+        m["handler.never_called"] = Double(library.diagnostics.filter { $0.kind == .neverCalled }.count)
+        if let rendered { m["callback.calls"] = Double(rendered.count) }
+        m["steps"] = Double(steps.all.count)
+        m["wall_s"] = context.elapsed()
+        return m
+    }
+
+    func record(_ outcome: Outcome, _ metrics: Metrics, _ evidence: String) -> VariantRecord {
+        VariantRecord(outcome: outcome, metrics: metrics, evidence: evidence, events: steps.events)
+    }
+
+    /// A scenario whose expected event never came: it did not hang (every wait has a
+    /// deadline), it failed to measure.
+    func failed(_ what: String, _ library: ChatLibrary? = nil) -> VariantRecord {
+        let m = library.map { metrics($0, rendered: nil) } ?? Metrics()
+        return record(.failed, m, "\(what) within \(Format.seconds(knobs.deadline))")
+    }
+}

@@ -1,0 +1,137 @@
+import CallbackExperiment
+import Foundation
+import LabHarness
+import LabHarnessXCTest
+import XCTest
+
+/// One test per finding of exp-callback, each running the real executable's variants as
+/// child processes with `--quick` (a 0.25 s lookup). Assertions are on orderings, on which
+/// queue a step ran, and on ratios of the lookup's latency with wide margins, never on
+/// absolute times that a loaded machine could stretch.
+final class CallbackFindingsTests: XCTestCase {
+    private func run(_ variants: String, _ extra: [String] = []) throws -> ExperimentReport {
+        try ExperimentRunner.run(callbackExperiment, arguments: ["--quick", "--variant", variants] + extra,
+                                 executable: BuiltProducts.executable("exp-callback"))
+    }
+
+    private func assertReproduced(_ report: ExperimentReport, _ id: String, file: StaticString = #filePath, line: UInt = #line) {
+        guard let finding = report.finding(id) else { return XCTFail("\(id) was not evaluated", file: file, line: line) }
+        XCTAssertTrue(finding.applicable, file: file, line: line)
+        XCTAssertTrue(finding.reproduced, "\(id): \(finding.summary)", file: file, line: line)
+    }
+
+    /// The index of the first event whose label contains `text` (fails the test when absent).
+    private func index(_ text: String, in v: VariantReport?, file: StaticString = #filePath, line: UInt = #line) -> Int {
+        guard let i = v?.events?.firstIndex(where: { $0.label.contains(text) }) else {
+            XCTFail("no step '\(text)' in \(v?.name ?? "?")", file: file, line: line)
+            return -1
+        }
+        return i
+    }
+
+    /// The queue part of the event's place (`chat.library · -qos.overcommit #4711`).
+    private func queue(_ text: String, in v: VariantReport?) -> String? {
+        v?.events?.first { $0.label.contains(text) }?.thread?.components(separatedBy: " · ").first
+    }
+
+    func testSyncReturnBlocksLibrary() throws {
+        let report = try run("sync-return")
+        assertReproduced(report, "callback.sync-return-blocks-library")
+        let v = report.variant("sync-return")
+        let latency = try XCTUnwrap(v?.metrics["latency_s"])
+        XCTAssertEqual(latency, 0.25)
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(v?.metrics["library.held_s"]), 0.9 * latency, "held for the whole lookup")
+        XCTAssertEqual(queue("app looks up", in: v), "chat.library", "the app's code ran on the library's queue")
+        // The incoming message could only be shown after the return value came back.
+        XCTAssertLessThan(index("library has the return value", in: v), index("library shows an incoming message", in: v))
+    }
+
+    func testCompletionHandlerFreesLibrary() throws {
+        let report = try run("completion-handler")
+        assertReproduced(report, "callback.completion-handler-frees-library")
+        let v = report.variant("completion-handler")
+        let latency = try XCTUnwrap(v?.metrics["latency_s"])
+        XCTAssertLessThan(try XCTUnwrap(v?.metrics["library.held_s"]), 0.2 * latency)
+        XCTAssertEqual(queue("app looks up", in: v), "app.profiles")
+        XCTAssertEqual(queue("app calls the fetchProfiles handler", in: v), "app.profiles")
+        XCTAssertEqual(queue("library is back on its queue", in: v), "chat.library")
+        XCTAssertEqual(queue("library renders", in: v), "chat.library")
+        // Free before the lookup ends: the incoming message is shown before the handler is called.
+        XCTAssertLessThan(index("library's queue is free again", in: v), index("app calls the fetchProfiles handler", in: v))
+        XCTAssertLessThan(index("library shows an incoming message", in: v), index("app calls the fetchProfiles handler", in: v))
+        XCTAssertLessThan(index("app calls the fetchProfiles handler", in: v), index("library is back on its queue", in: v))
+    }
+
+    func testCallbackRunsOnLibraryQueue() throws {
+        let report = try run("callback")
+        assertReproduced(report, "callback.callback-runs-on-library-queue")
+        let v = report.variant("callback")
+        XCTAssertEqual(queue("app opens the conversation", in: v), "com.apple.main-thread")
+        XCTAssertEqual(queue("app gets the rendered conversation", in: v), "chat.library")
+        XCTAssertEqual(queue("app updates its UI", in: v), "com.apple.main-thread")
+        XCTAssertLessThan(index("app gets the rendered conversation", in: v), index("app updates its UI", in: v))
+    }
+
+    func testDelegateCompletionGatesWork() throws {
+        let report = try run("delegate-completion")
+        assertReproduced(report, "callback.delegate-completion-gates-work")
+        let v = report.variant("delegate-completion")
+        XCTAssertEqual(v?.metrics["allow.messages"], 4)
+        XCTAssertEqual(v?.metrics["cancel.messages"], 0)
+        XCTAssertEqual(v?.metrics["allow.handler.calls"], 1)
+        XCTAssertEqual(v?.metrics["cancel.handler.calls"], 1)
+        // Nothing downloaded before the decision, and the decision came from the app's queue.
+        XCTAssertLessThan(index("allow · app calls the decision handler", in: v), index("allow · app's delegate gets message 1", in: v))
+        XCTAssertEqual(queue("allow · app calls the decision handler", in: v), "app.delegate")
+        XCTAssertLessThan(index("cancel · app calls the decision handler", in: v), index("cancel · app's delegate learns the sync ended: cancelled", in: v))
+    }
+
+    func testForgottenHandlerStalls() throws {
+        let report = try run("forgotten-handler")
+        assertReproduced(report, "callback.forgotten-handler-stalls")
+        let v = try XCTUnwrap(report.variant("forgotten-handler"))
+        XCTAssertEqual(v.outcome, .stalled, "reported by the library, not killed by the harness")
+        XCTAssertEqual(v.grade, .expected)
+        let patience = try XCTUnwrap(v.metrics["patience_s"])
+        let detected = try XCTUnwrap(v.metrics["stall.detected_after_s"])
+        XCTAssertGreaterThanOrEqual(detected, patience * 0.99, "not before the patience ran out")
+        XCTAssertLessThan(detected, patience + 0.5, "detected within its window, not hung")
+        XCTAssertTrue(v.evidence?.contains("was not called within") ?? false, v.evidence ?? "")
+        XCTAssertLessThan(index("app returns early and never calls the handler", in: v), index("library gives up", in: v))
+    }
+
+    func testDoubleCallDetected() throws {
+        let report = try run("double-call")
+        assertReproduced(report, "callback.double-call-detected")
+        let v = report.variant("double-call")
+        XCTAssertEqual(v?.metrics["handler.calls"], 2)
+        XCTAssertEqual(v?.metrics["callback.calls"], 1)
+        XCTAssertTrue(v?.evidence?.contains("called a second time") ?? false, v?.evidence ?? "")
+        XCTAssertEqual(queue("library ignores call 2", in: v), "app.retry", "refused on the caller's own thread")
+    }
+
+    func testContinuationMisuseDetected() throws {
+        let report = try run("async-bridge,async-leak,async-double")
+        assertReproduced(report, "callback.continuation-misuse-detected")
+        let bridge = report.variant("async-bridge")
+        XCTAssertEqual(bridge?.outcome, .completed)
+        XCTAssertEqual(bridge?.metrics["resume.on_app_queue"], 1)
+        XCTAssertEqual(bridge?.metrics["continued.on_app_queue"], 0, "after await the task runs on the runtime's executor")
+        let leak = try XCTUnwrap(report.variant("async-leak"))
+        XCTAssertEqual(leak.outcome, .leaked)
+        XCTAssertTrue(leak.evidence?.hasPrefix("SWIFT TASK CONTINUATION MISUSE") ?? false, leak.evidence ?? "")
+        XCTAssertEqual(leak.metrics["task.finished"], 0)
+        XCTAssertNil(leak.events?.first { $0.label.contains("after await") }, "the task never continued")
+        let double = try XCTUnwrap(report.variant("async-double"))
+        XCTAssertEqual(double.outcome, .crashed)
+        XCTAssertTrue(double.evidence?.contains("tried to resume its continuation more than once") ?? false, double.evidence ?? "")
+    }
+
+    func testLatencyFlagSetsTheLookupTime() throws {
+        let report = try run("sync-return", ["--latency", "0.5"])
+        XCTAssertEqual(report.parameters["latency_s"], .number(0.5))
+        let held = try XCTUnwrap(report.variant("sync-return")?.metrics["library.held_s"])
+        XCTAssertGreaterThanOrEqual(held, 0.45)
+        XCTAssertLessThan(held, 5, "a 0.5 s lookup, not some other figure")
+    }
+}
