@@ -36,6 +36,10 @@ int clab_current_thread_name(char *buffer, unsigned long size) {
 long clab_current_thread_id(void) {
     return (long)gettid();
 }
+
+int clab_set_current_thread_name(const char *name) {
+    return pthread_setname_np(pthread_self(), name);
+}
 #else
 int clab_current_thread_name(char *buffer, unsigned long size) {
     return pthread_getname_np(pthread_self(), buffer, size);
@@ -43,6 +47,10 @@ int clab_current_thread_name(char *buffer, unsigned long size) {
 
 long clab_current_thread_id(void) {
     return 0;
+}
+
+int clab_set_current_thread_name(const char *name) {
+    return pthread_setname_np(name);
 }
 
 int clab_set_parent_death_signal(int signal) {

@@ -17,6 +17,18 @@ func groupExists(_ pgid: Int32) -> Bool {
     kill(-pgid, 0) == 0 || errno == EPERM
 }
 
+/// Polls `condition` until it holds or `budget` seconds pass; true if it held. For facts that
+/// become true once the scheduler gets round to it (a thread parked, a thread gone), which a
+/// loaded machine can delay by many milliseconds.
+func eventually(within budget: Double = 5, _ condition: () -> Bool) -> Bool {
+    let deadline = MonotonicClock.now() + budget
+    while !condition() {
+        if MonotonicClock.now() >= deadline { return false }
+        MonotonicClock.sleep(for: 0.005)
+    }
+    return true
+}
+
 /// A failure reporter that records messages instead of failing, to test the assertions.
 final class RecordingReporter: Sendable {
     private let storage = Mutex<[String]>([])
@@ -32,9 +44,11 @@ final class ParkedThreads: Sendable {
     private let started = DispatchSemaphore(value: 0)
     private let exited = DispatchSemaphore(value: 0)
     let count: Int
+    let name: String
 
     init(_ count: Int, name: String) {
         self.count = count
+        self.name = name
         for _ in 0..<count {
             NamedThread.start(name) { [gate, started, exited] in
                 started.signal()
@@ -45,12 +59,13 @@ final class ParkedThreads: Sendable {
         for _ in 0..<count { started.wait() }
     }
 
-    /// Lets every thread go and waits for them to finish.
+    /// Lets every thread go and waits until the kernel no longer lists them: a finished
+    /// `Thread`'s task disappears a moment after its body returns (longer on a loaded machine),
+    /// so this waits for that, up to 10 s.
     func release() {
         for _ in 0..<count { gate.signal() }
         for _ in 0..<count { exited.wait() }
-        // A finished Thread's kernel task disappears a moment after its body returns.
-        MonotonicClock.sleep(for: 0.05)
+        _ = eventually(within: 10) { !ThreadCensus.threads().contains { $0.name == name } }
     }
 }
 

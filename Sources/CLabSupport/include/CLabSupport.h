@@ -13,6 +13,10 @@ int clab_pipe_cloexec(int fds[2]);
 /// The calling thread's kernel name (at most 15 bytes on Linux) into `buffer`; 0 on success.
 int clab_current_thread_name(char *buffer, unsigned long size);
 
+/// Sets the calling thread's kernel name (Linux keeps at most 15 bytes: a longer name is
+/// refused with ERANGE and the old name stays). Returns 0 or an errno value.
+int clab_set_current_thread_name(const char *name);
+
 /// The calling thread's kernel id (Linux TID); 0 where unknown.
 long clab_current_thread_id(void);
 

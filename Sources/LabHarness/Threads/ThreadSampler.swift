@@ -133,8 +133,9 @@ public final class ThreadSampler: Sendable {
         ready.wait()
     }
 
-    /// Stops sampling and returns the timeline. Waits for the sampler thread to finish its last
-    /// sample (at most one interval plus a second), so its thread is gone from later counts.
+    /// Stops sampling and returns the timeline. Waits (at most one interval plus a second) for
+    /// the sampler thread to take its last sample and leave its loop; the kernel drops the
+    /// thread from the process's list a moment later.
     @discardableResult
     public func stop() -> ThreadTimeline {
         let wasRunning = state.withLock { s -> Bool in
