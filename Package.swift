@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "LabHarness", targets: ["LabHarness"]),
         .library(name: "LabHarnessXCTest", targets: ["LabHarnessXCTest"]),
+        .executable(name: "exp-dance", targets: ["exp-dance"]),
     ],
     targets: [
         // The harness: threads, stalls, child trials, deallocation, timing, trials, reports, CLI.
@@ -23,6 +24,11 @@ let package = Package(
         .executableTarget(name: "lab-fixture", dependencies: ["LabHarness"], path: "Tests/LabFixture"),
         .testTarget(name: "LabHarnessTests", dependencies: ["LabHarness", "LabHarnessXCTest", "CLabSupport", "lab-fixture"],
                     path: "Tests/LabHarnessTests"),
+
+        // exp-dance: heap-stack dance versus weak-strong dance (closure capture and deallocation).
+        .target(name: "DanceExperiment", dependencies: ["LabHarness"], path: "Experiments/exp-dance/DanceExperiment"),
+        .executableTarget(name: "exp-dance", dependencies: ["LabHarness", "DanceExperiment"], path: "Experiments/exp-dance", exclude: ["DanceExperiment"]),
+        .testTarget(name: "DanceFindingsTests", dependencies: ["DanceExperiment", "LabHarness", "LabHarnessXCTest", "exp-dance"], path: "Tests/DanceFindingsTests"),
     ],
     swiftLanguageModes: [.v6]
 )
