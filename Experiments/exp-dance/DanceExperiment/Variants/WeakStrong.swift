@@ -56,9 +56,9 @@ enum WeakStrong {
             trial.probe.stored(on: uploader)
             uploader.reportProgress()
             trial.log.record("progress")
-            scheduledAt = MonotonicClock.now()
+            trial.log.record("retry-scheduled")   // just before: the retry's deadline is at least a delay after this
+            scheduledAt = trial.log.instant(of: "retry-scheduled") ?? MonotonicClock.now()
             trial.probe.pending(on: uploader) { uploader.scheduleRetry(after: trial.delay) }
-            trial.log.record("retry-scheduled")
             trial.lifetime.endScope(of: uploader)
         }
         trial.lifetime.scopeClosed()
