@@ -65,9 +65,9 @@ enum UnownedAfterRelease {
             .flatMap { try? JSONDecoder().decode(VariantRecord.self, from: Data($0.dropFirst(partialPrefix.count).utf8)) }
         var metrics = partial?.metrics ?? Metrics()
         if let signal = run.signal { metrics["signal"] = Double(signal) }
-        let context = partial?.evidence.map { "; \($0)" } ?? "; the trap stage reported nothing before it ended"
+        let story = partial?.evidence.map { "; \($0)" } ?? "; the trap stage reported nothing before it ended"
         return VariantRecord(outcome: Outcome(rawValue: run.outcome.rawValue), metrics: metrics,
-                             evidence: run.evidence + context, events: partial?.events ?? [])
+                             evidence: run.evidence + story, events: partial?.events ?? [])
     }
 
     /// The grandchild: subscribe, release, hand over the measurements, post, trap.
