@@ -5,13 +5,30 @@ import PackageDescription
 // closure-capture and completion-handler findings, on a shared measurement harness.
 // No package dependencies: the toolchain only (Foundation, Dispatch, XCTest, Synchronization).
 
+/// One experiment: its logic as a library (importable by tests and by `lab`), a thin
+/// executable, and its findings tests, which launch the executable as a child.
+func experiment(_ executable: String, module: String, tests: String) -> [Target] {
+    [
+        .target(name: module, dependencies: ["LabHarness"], path: "Experiments/\(executable)/\(module)"),
+        .executableTarget(name: executable, dependencies: ["LabHarness", .target(name: module)],
+                          path: "Experiments/\(executable)", exclude: [module]),
+        .testTarget(name: tests, dependencies: [.target(name: module), "LabHarness", "LabHarnessXCTest", .target(name: executable)],
+                    path: "Tests/\(tests)"),
+    ]
+}
+
+let experiments: [(executable: String, module: String, tests: String)] = [
+    ("exp-dance", "DanceExperiment", "DanceFindingsTests"),
+    ("exp-callback", "CallbackExperiment", "CallbackFindingsTests"),
+]
+
 let package = Package(
     name: "RunloopLab",
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "LabHarness", targets: ["LabHarness"]),
         .library(name: "LabHarnessXCTest", targets: ["LabHarnessXCTest"]),
-        .executable(name: "exp-callback", targets: ["exp-callback"]),
+    ] + experiments.map { .executable(name: $0.executable, targets: [$0.executable]) } + [
         .executable(name: "lab", targets: ["lab"]),
     ],
     targets: [
@@ -22,7 +39,7 @@ let package = Package(
         .target(name: "LabHarnessXCTest", dependencies: ["LabHarness"], path: "Sources/LabHarnessXCTest"),
 
         // The runner: lists, runs and reports every experiment, and hosts each of them.
-        .target(name: "LabRunner", dependencies: ["LabHarness", "CallbackExperiment"],
+        .target(name: "LabRunner", dependencies: ["LabHarness"] + experiments.map { .target(name: $0.module) },
                 path: "Experiments/lab/LabRunner"),
         .executableTarget(name: "lab", dependencies: ["LabRunner"], path: "Experiments/lab", exclude: ["LabRunner"]),
         .testTarget(name: "LabRunnerTests", dependencies: ["LabRunner", "LabHarness", "LabHarnessXCTest", "LabFixtureKit", "lab", "lab-fixture"],
@@ -33,11 +50,6 @@ let package = Package(
         .executableTarget(name: "lab-fixture", dependencies: ["LabHarness", "LabFixtureKit"], path: "Tests/LabFixture"),
         .testTarget(name: "LabHarnessTests", dependencies: ["LabHarness", "LabHarnessXCTest", "CLabSupport", "lab-fixture"],
                     path: "Tests/LabHarnessTests"),
-
-        // exp-callback: callback versus completion-handler APIs on a small chat library.
-        .target(name: "CallbackExperiment", dependencies: ["LabHarness"], path: "Experiments/exp-callback/CallbackExperiment"),
-        .executableTarget(name: "exp-callback", dependencies: ["LabHarness", "CallbackExperiment"], path: "Experiments/exp-callback", exclude: ["CallbackExperiment"]),
-        .testTarget(name: "CallbackFindingsTests", dependencies: ["CallbackExperiment", "LabHarness", "LabHarnessXCTest", "exp-callback"], path: "Tests/CallbackFindingsTests"),
-    ],
+    ] + experiments.flatMap { experiment($0.executable, module: $0.module, tests: $0.tests) },
     swiftLanguageModes: [.v6]
 )

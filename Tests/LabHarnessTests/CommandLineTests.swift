@@ -62,7 +62,8 @@ final class CommandLineTests: XCTestCase {
     func testHelpListsEveryVisibleFlagVariantAndFinding() {
         let definition = ExperimentDefinition(
             name: "t", executable: "exp-t", question: "What?", about: "About it.",
-            flags: [.integer("tasks", default: 300, quick: 30, range: 1...5000, help: "requests in flight")],
+            flags: [.integer("tasks", default: 300, quick: 30, range: 1...5000, help: "requests in flight"),
+                    .toggle("inner-stage", help: "internal: a stage the experiment runs itself", hidden: true)],
             variants: [Variant("only", summary: "the only one", expect: [OutcomeExpectation(.completed, .expected, "fine")]) { _ in
                 VariantRecord(outcome: .completed)
             }],
@@ -74,5 +75,6 @@ final class CommandLineTests: XCTestCase {
             XCTAssertTrue(help.contains(expected), "help lacks '\(expected)'")
         }
         XCTAssertFalse(help.contains("--child-variant"), "internal flags stay out of --help")
+        XCTAssertFalse(help.contains("--inner-stage"), "an experiment's hidden flags stay out of --help too")
     }
 }

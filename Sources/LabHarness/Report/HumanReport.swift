@@ -84,7 +84,7 @@ public enum HelpText {
         lines.append(contentsOf: wrap(definition.about, width: 88))
         lines.append("")
         lines.append("options:")
-        lines.append(contentsOf: flagLines(definition.flags))
+        lines.append(contentsOf: flagLines(definition.flags.filter { !$0.hidden }))
         lines.append("")
         lines.append("common options:")
         let common = definition.allFlags.filter { flag in !flag.hidden && !definition.flags.contains { $0.name == flag.name } }

@@ -1,0 +1,128 @@
+import LabHarness
+
+/// The three reference counts the Swift runtime keeps for a native object, read through the
+/// standard library's debugger entry points (`_getRetainCount`, `_getWeakRetainCount`,
+/// `_getUnownedRetainCount`).
+///
+/// An absolute count means little: a debug build holds temporaries an optimised build does not,
+/// and the first weak reference to an object adds a side table. A *difference* between two
+/// readings taken the same way is exact, in debug and release alike, and that is all the lab
+/// uses: "creating this closure added one strong reference to the owner".
+public struct RefCounts: Sendable, Equatable, CustomStringConvertible {
+    public var strong: Int
+    public var weak: Int
+    public var unowned: Int
+
+    public init(strong: Int, weak: Int, unowned: Int) {
+        self.strong = strong
+        self.weak = weak
+        self.unowned = unowned
+    }
+
+    /// Reads `object`'s counts. Never inlined, so every reading passes the object the same way
+    /// and differences between readings cancel whatever the call itself holds.
+    @inline(never)
+    public static func of(_ object: AnyObject) -> RefCounts {
+        RefCounts(strong: Int(_getRetainCount(object)),
+                  weak: Int(_getWeakRetainCount(object)),
+                  unowned: Int(_getUnownedRetainCount(object)))
+    }
+
+    public static func - (a: RefCounts, b: RefCounts) -> RefCounts {
+        RefCounts(strong: a.strong - b.strong, weak: a.weak - b.weak, unowned: a.unowned - b.unowned)
+    }
+
+    public static let zero = RefCounts(strong: 0, weak: 0, unowned: 0)
+
+    /// As a change: `+1 strong`, `+1 weak, +1 unowned`, or `nothing`.
+    public var description: String {
+        let parts = [(strong, "strong"), (weak, "weak"), (unowned, "unowned")]
+            .filter { $0.0 != 0 }
+            .map { ($0.0 > 0 ? "+" : "") + "\($0.0) \($0.1)" }
+        return parts.isEmpty ? "nothing" : parts.joined(separator: ", ")
+    }
+}
+
+/// Shows what a closure captured by how the owner's reference counts change: when the closure
+/// is created (it exists, nothing stores it yet), once it is stored (the code that made it has
+/// returned, so only the stored copy remains), and around work that schedules a block.
+///
+/// ```swift
+/// let probe = CaptureProbe()
+/// probe.begin(ticker)
+/// probe.created(on: ticker, ticker.makeTickHandler())   // +1 strong: it names `self`
+/// ticker.start()                                        // stores a handler
+/// probe.stored(on: ticker)                              // +1 strong: the cycle
+/// ```
+///
+/// A closure that captures exactly one object may use that object as its context, so every
+/// live copy of such a closure is one more strong reference: that is why `stored` is read only
+/// after the creating code has returned, when no local copy is left.
+public final class CaptureProbe {
+    private var baseline: RefCounts?
+    /// The change while a freshly created closure is held and not yet stored.
+    public private(set) var atCreation: RefCounts?
+    /// The change once the closure is stored on the owner.
+    public private(set) var onceStored: RefCounts?
+    /// The change while a scheduled block is pending (see `pending(on:around:)`).
+    public private(set) var whilePending: RefCounts?
+
+    public init() {}
+
+    /// Takes the baseline: the owner before any closure of interest exists.
+    public func begin(_ owner: AnyObject) {
+        baseline = RefCounts.of(owner)
+    }
+
+    /// Measures while `closure` exists and nothing stores it, then hands it back, so a call site
+    /// can wrap the closure it passes: `api.configure(action: probe.created(on: screen) { ... })`.
+    @discardableResult
+    public func created<Closure>(on owner: AnyObject, _ closure: Closure) -> Closure {
+        let now = RefCounts.of(owner)
+        withExtendedLifetime(closure) {}
+        if let baseline { atCreation = now - baseline }
+        return closure
+    }
+
+    /// Measures after the closure was stored on the owner and the code that made it returned.
+    public func stored(on owner: AnyObject) {
+        if let baseline { onceStored = RefCounts.of(owner) - baseline }
+    }
+
+    /// Measures what `schedule` leaves holding the owner: call it around code that hands a
+    /// block to a queue (the block is still pending when `schedule` returns).
+    public func pending(on owner: AnyObject, around schedule: () -> Void) {
+        let before = RefCounts.of(owner)
+        schedule()
+        whilePending = RefCounts.of(owner) - before
+    }
+
+    /// `capture.created.strong`, `capture.stored.weak`, `capture.pending.strong`...: one metric
+    /// per count and moment measured.
+    public var metrics: Metrics {
+        var metrics = Metrics()
+        for (moment, delta) in [("created", atCreation), ("stored", onceStored), ("pending", whilePending)] {
+            guard let delta else { continue }
+            metrics["capture.\(moment).strong"] = Double(delta.strong)
+            metrics["capture.\(moment).weak"] = Double(delta.weak)
+            metrics["capture.\(moment).unowned"] = Double(delta.unowned)
+        }
+        return metrics
+    }
+}
+
+/// What a variant's closures held on its owner, read back from a report's metrics.
+public enum CapturedReference {
+    /// The change at `moment` (`created`, `stored`, `pending`), when it was measured.
+    public static func delta(_ metrics: Metrics, moment: String = "stored") -> RefCounts? {
+        guard let strong = metrics["capture.\(moment).strong"],
+              let weak = metrics["capture.\(moment).weak"],
+              let unowned = metrics["capture.\(moment).unowned"] else { return nil }
+        return RefCounts(strong: Int(strong), weak: Int(weak), unowned: Int(unowned))
+    }
+
+    /// `+1 strong`, `+1 weak`, `nothing`..., or `—` when not measured.
+    public static func text(_ metrics: Metrics, moment: String = "stored") -> String {
+        delta(metrics, moment: moment)?.description ?? "—"
+    }
+}

@@ -1,0 +1,61 @@
+import LabHarness
+
+/// The terminal report's dance-specific parts: what each closure captured, whether its owner
+/// outlived its scope, and release timelines drawn from the variants' events.
+enum DanceReport {
+    static let columns: [ReportColumn] = [
+        ReportColumn("captured") { CapturedReference.text($0.metrics) },
+        ReportColumn("alive after scope") { DanceVerdicts.yesNo($0.metrics["alive_at_scope_exit"]) },
+        ReportColumn("released") { v in
+            switch v.metrics["released"] {
+            case 1?: return v.metrics["release_after_scope_s"].map { "after " + Format.seconds($0) } ?? "yes"
+            case 0?: return "no (\(v.metrics["grace_s"].map(Format.seconds) ?? "?") grace)"
+            default: return "—"
+            }
+        },
+    ]
+
+    static func sections(_ report: ExperimentReport) -> [String] {
+        [releaseBars(report), eventLines(report)]
+    }
+
+    /// One bar per variant: how long the owner outlived its scope, to scale.
+    static func releaseBars(_ report: ExperimentReport, width: Int = 40) -> String {
+        let rows = report.variants.compactMap { v -> (String, Double, String)? in
+            switch v.metrics["released"] {
+            case 1?:
+                guard let delay = v.metrics["release_after_scope_s"] else { return nil }
+                let tail = v.outcome == .crashed ? ", then the trap" : ""
+                return (v.name, delay, "D " + Format.seconds(delay) + tail)
+            case 0?:
+                guard let grace = v.metrics["grace_s"] else { return nil }
+                let broken = v.metrics["released_after_break"] == 1 ? "; released once the stored closure was cleared" : ""
+                return (v.name, grace, "… still alive after \(Format.seconds(grace)): leaked\(broken)")
+            default:
+                return nil
+            }
+        }
+        guard !rows.isEmpty else { return "" }
+        let longest = max(rows.map(\.1).max() ?? 0, 1e-9)
+        let nameWidth = rows.map(\.0.count).max() ?? 0
+        var lines = ["owner alive after its scope ended (█ alive, D deinit)"]
+        for (name, seconds, note) in rows {
+            let bar = String(repeating: "█", count: Int((seconds / longest * Double(width)).rounded()))
+            lines.append("  " + name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + " │" + bar + note)
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Each variant's events in order, with their times since the variant started.
+    static func eventLines(_ report: ExperimentReport) -> String {
+        let rows = report.variants.compactMap { v -> (String, String)? in
+            guard let events = v.events, !events.isEmpty else { return nil }
+            return (v.name, events.map { "\($0.label) \(Format.seconds($0.t))" }.joined(separator: " · "))
+        }
+        guard !rows.isEmpty else { return "" }
+        let nameWidth = rows.map(\.0.count).max() ?? 0
+        return (["events (t since the variant started)"] + rows.map { name, text in
+            "  " + name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  " + text
+        }).joined(separator: "\n")
+    }
+}

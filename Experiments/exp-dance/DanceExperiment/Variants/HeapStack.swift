@@ -1,0 +1,46 @@
+import LabHarness
+
+/// Reads a sensor and hands each reading to a handler it keeps. The handler gets the thermostat
+/// as its parameter, so it never names `self` and captures nothing: the heap-stack dance. The
+/// parameter lives for one call (on the stack or in a register), the stored closure holds no
+/// reference, and there is no weak/strong boilerplate to forget.
+final class Thermostat {
+    private(set) var readings = 0
+    var onReading: ((Thermostat) -> Void)?
+    let lifetime: LifetimeTag
+
+    init(lifetime: LifetimeTag) {
+        self.lifetime = lifetime
+    }
+
+    /// The handler `start()` stores, made apart so the probe can see it before it is stored.
+    func makeReadingHandler() -> (Thermostat) -> Void {
+        { thermostat in thermostat.readings += 1 }
+    }
+
+    func start() { onReading = makeReadingHandler() }
+    func read() { onReading?(self) }
+}
+
+/// `heap-stack`: the stored closure takes its owner as a parameter instead of capturing it.
+enum HeapStack {
+    static func run(_ context: VariantContext) -> VariantRecord {
+        let trial = DanceTrial(context, owner: "thermostat")
+        do {
+            let thermostat = Thermostat(lifetime: trial.lifetime.tag())
+            trial.lifetime.track(thermostat)
+            trial.probe.begin(thermostat)
+            trial.probe.created(on: thermostat, thermostat.makeReadingHandler())
+            thermostat.start()
+            trial.probe.stored(on: thermostat)
+            thermostat.read()
+            trial.log.record("reading")
+            trial.lifetime.endScope(of: thermostat)
+        }
+        trial.lifetime.scopeClosed()
+        trial.lifetime.waitForRelease(within: trial.grace)
+        let evidence = "the stored handler holds \(trial.probe.onceStored.map { $0 == .zero ? "nothing of the thermostat" : "the thermostat (\($0))" } ?? "?"); "
+            + trial.releaseSummary
+        return trial.record(trial.releaseOutcome, evidence: evidence)
+    }
+}
