@@ -1,0 +1,76 @@
+import Foundation
+
+/// Collects one output stream: keeps up to `limit` bytes, and for stdout pulls out the lab's
+/// protocol lines (`@lab:progress N`, `@lab:result ...`) as they arrive.
+struct OutputCollector {
+    let limit: Int
+    let parsesProtocol: Bool
+    let onProgress: (@Sendable (Int) -> Void)?
+    private var kept: [UInt8] = []
+    private var pending: [UInt8] = []
+    private(set) var dropped = 0
+    private(set) var progress: Int?
+    private(set) var lastProgressAt: Seconds?
+    private(set) var result: String?
+
+    init(limit: Int, parsesProtocol: Bool, onProgress: (@Sendable (Int) -> Void)? = nil) {
+        self.limit = limit
+        self.parsesProtocol = parsesProtocol
+        self.onProgress = onProgress
+    }
+
+    mutating func append(_ bytes: ArraySlice<UInt8>) {
+        pending.append(contentsOf: bytes)
+        while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+            let line = Array(pending[..<newline])
+            pending.removeSubrange(...newline)
+            take(line, terminated: true)
+        }
+    }
+
+    mutating func finish() {
+        if !pending.isEmpty { take(pending, terminated: false); pending = [] }
+    }
+
+    private mutating func take(_ line: [UInt8], terminated: Bool) {
+        if parsesProtocol, line.starts(with: ChildProtocol.prefixBytes) {
+            let text = String(decoding: line, as: UTF8.self)
+            switch ChildProtocol.parse(text) {
+            case .progress(let value)?:
+                progress = value
+                lastProgressAt = MonotonicClock.now()
+                onProgress?(value)
+                return
+            case .result(let payload)?:
+                result = payload
+                return
+            case nil:
+                break
+            }
+        }
+        let room = limit - kept.count
+        let bytes = terminated ? line + [UInt8(ascii: "\n")] : line
+        if room >= bytes.count { kept.append(contentsOf: bytes) } else {
+            if room > 0 { kept.append(contentsOf: bytes.prefix(room)) }
+            dropped += bytes.count - max(room, 0)
+        }
+    }
+
+    var text: String {
+        let body = String(decoding: kept, as: UTF8.self)
+        return dropped > 0 ? body + "\n[\(dropped) more bytes dropped]\n" : body
+    }
+
+    var lastLine: String? {
+        text.split(separator: "\n").last.map(String.init)
+    }
+
+    /// The first line that reads like a fatal runtime error, for crash evidence.
+    var firstFatalLine: String? {
+        let markers = ["Fatal error", "fatal error", "Precondition failed", "Assertion failed",
+                       "SWIFT TASK CONTINUATION MISUSE", "Illegal instruction", "Segmentation fault",
+                       "Aborted", "terminate called", "panic"]
+        return text.split(separator: "\n").first { line in markers.contains { line.contains($0) } }
+            .map { String($0).trimmingCharacters(in: .whitespaces) }
+    }
+}
