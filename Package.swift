@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "LabHarness", targets: ["LabHarness"]),
         .library(name: "LabHarnessXCTest", targets: ["LabHarnessXCTest"]),
+        .executable(name: "exp-pool", targets: ["exp-pool"]),
     ],
     targets: [
         // The harness: threads, stalls, child trials, deallocation, timing, trials, reports, CLI.
@@ -23,6 +24,11 @@ let package = Package(
         .executableTarget(name: "lab-fixture", dependencies: ["LabHarness"], path: "Tests/LabFixture"),
         .testTarget(name: "LabHarnessTests", dependencies: ["LabHarness", "LabHarnessXCTest", "CLabSupport", "lab-fixture"],
                     path: "Tests/LabHarnessTests"),
+
+        // exp-pool: global-queue thread-pool exhaustion.
+        .target(name: "PoolExperiment", dependencies: ["LabHarness"], path: "Experiments/exp-pool/PoolExperiment"),
+        .executableTarget(name: "exp-pool", dependencies: ["LabHarness", "PoolExperiment"], path: "Experiments/exp-pool", exclude: ["PoolExperiment"]),
+        .testTarget(name: "PoolFindingsTests", dependencies: ["PoolExperiment", "LabHarness", "LabHarnessXCTest", "exp-pool"], path: "Tests/PoolFindingsTests"),
     ],
     swiftLanguageModes: [.v6]
 )
