@@ -95,7 +95,7 @@ public let poolExperiment = ExperimentDefinition(
                     OutcomeExpectation(.completed, .expected, "all finished, one wave of `cores` tasks at a time"),
                     OutcomeExpectation(.stalled, .interesting, "not all finished within their budget"),
                 ],
-                budget: { 4 * PoolParameters($0).cooperativeTasks.asSeconds * PoolParameters($0).cooperativeHold + 15 },
+                budget: { Seconds(PoolParameters($0).cooperativeTasks) * PoolParameters($0).cooperativeHold + 15 },
                 estimate: { $0.double("block") + 0.3 },
                 progressTotal: { PoolParameters($0).cooperativeTasks }, progressMetric: "blocks.started",
                 body: { Cooperative.run($0, .blockThread) }),
@@ -134,7 +134,3 @@ public let poolExperiment = ExperimentDefinition(
         options.bool("find-cap") ? ["global-flood"] : variants.filter(\.includedByDefault).map(\.name)
     }
 )
-
-private extension Int {
-    var asSeconds: Seconds { Seconds(self) }
-}
