@@ -1,0 +1,107 @@
+import LabHarness
+
+/// How each finding is judged, from the metrics its variants recorded. Kept apart from the
+/// declaration so the rules read on their own.
+enum PoolVerdicts {
+    /// "Slow" growth: at most this many threads a second. Linux adds about one; a pool that made
+    /// a thread per block would add all of them at once.
+    static let slowGrowthLimit = 5.0
+
+    static func globalQueueIsBounded(_ inputs: FindingInputs) -> Verdict {
+        let flood = inputs["global-flood"]
+        let m = flood.metrics
+        guard let tasks = m["tasks"], let atOnce = m["running.max"], let before = m["threads.before"],
+              let peak = m["threads.peak"] else {
+            return Verdict(false, "global-flood measured no threads (\(flood.outcome)\(flood.evidence.map { ": \($0)" } ?? ""))")
+        }
+        let rate = m["growth.threads_per_s"] ?? 0
+        let growth = "\(Format.decimal(rate, places: 1)) threads/s"
+        if let reached = m["cap.reached_s"] {
+            guard let cap = m["cap.threads"], let workers = m["cap.workers"] else {
+                return Verdict(false, "no cap found: \(flood.evidence ?? flood.outcome.rawValue)")
+            }
+            return Verdict(true, "\(Format.count(tasks)) blocks that never finish: the pool stopped at \(Format.count(workers)) busy workers "
+                           + "(\(Format.count(cap)) threads in all) after \(Format.seconds(reached)), growing \(growth) on the way")
+        }
+        let outnumbered = atOnce < tasks
+        let slow = rate <= slowGrowthLimit
+        let started = m["blocks.started"] ?? 0
+        let last = m["blocks.last_start_s"].map { "the last started after \(Format.seconds($0))" }
+            ?? "\(Format.count(started)) of \(Format.count(tasks)) started in \(Format.seconds(m["watch_s"] ?? 0))"
+        let block = m["block_s"].map { " of \(Format.seconds($0))" } ?? ""
+        return Verdict(outnumbered && slow,
+                       "\(Format.count(tasks)) blocks\(block): at most \(Format.count(atOnce)) ran at once, \(last); "
+                       + "threads \(Format.count(before)) → \(Format.count(peak)), growing \(growth)"
+                       + (slow ? "" : " (more than \(Format.count(slowGrowthLimit))/s)")
+                       + "; the cap itself needs --find-cap (minutes)")
+    }
+
+    static func floodStarvesUnrelatedWork(_ inputs: FindingInputs) -> Verdict {
+        let m = inputs["global-flood"].metrics
+        guard let p50 = m["probe.p50_ms"], let p99 = m["probe.p99_ms"], let idle50 = m["idle.p50_ms"],
+              let idle99 = m["idle.p99_ms"] else {
+            return Verdict(false, "global-flood measured no probes")
+        }
+        let r50 = p50 / max(idle50, 1e-6), r99 = p99 / max(idle99, 1e-6)
+        let unstarted = m["probe.unstarted"] ?? 0
+        let still = unstarted > 0 ? "; \(Format.count(unstarted)) of \(Format.count(m["probe.count"] ?? 0)) probes never started (counted as lower bounds)" : ""
+        return Verdict(r50 >= 10 && r99 >= 10,
+                       "probes waited p50 \(ms(p50)), p99 \(ms(p99)) under the flood; idle p50 \(ms(idle50)), p99 \(ms(idle99)) "
+                       + "(\(Format.times(r50)) and \(Format.times(r99)))\(still)")
+    }
+
+    static func gateKeepsLatency(_ inputs: FindingInputs) -> Verdict {
+        let m = inputs["gated"].metrics
+        guard let p99 = m["probe.p99_ms"], let excess99 = m["excess.p99_ms"], let idle99 = m["idle.p99_ms"],
+              let added = m["threads.added"], let gate = m["gate"] else {
+            return Verdict(false, "gated measured no probes")
+        }
+        let limit = Responsiveness.limitMs(idleP99Ms: idle99)
+        let fast = excess99 <= limit
+        let narrow = added <= gate + 2
+        let kind = inputs.options.string("gate-with")
+        let control = m["control.p99_ms"].map { ", same-moment control p99 \(ms($0))" } ?? ""
+        return Verdict(fast && narrow,
+                       "gate \(Format.count(gate)) (\(kind)): probe p99 \(ms(p99))\(control), excess over the control p99 \(ms(excess99)); "
+                       + "idle p99 \(ms(idle99)), limit \(ms(limit)) (2 × idle, at least 100 ms); "
+                       + "\(threads(added)) above the idle pool (at most gate + 2 allowed); "
+                       + "\(Format.count(m["blocks.started"] ?? 0)) of \(Format.count(m["tasks"] ?? 0)) blocks ran in \(Format.seconds(m["watch_s"] ?? 0))")
+    }
+
+    static func timersHoldNoThreads(_ inputs: FindingInputs) -> Verdict {
+        let nb = inputs["non-blocking"]
+        let m = nb.metrics
+        guard let tasks = m["tasks"], let fired = m["blocks.started"], let added = m["threads.added"],
+              let peak = m["threads.peak"] else {
+            return Verdict(false, "non-blocking measured nothing (\(nb.outcome))")
+        }
+        let cores = Double(inputs.platform.cpus)
+        let flat = added <= cores
+        let late = m["lateness.p99_ms"].map { " (lateness p99 \(ms($0)))" } ?? ""
+        let block = m["block_s"].map { " of \(Format.seconds($0))" } ?? ""
+        return Verdict(fired >= tasks && flat,
+                       "\(Format.count(fired)) of \(Format.count(tasks)) delays\(block) fired as timers\(late); "
+                       + "\(threads(added)) above the idle pool (peak \(Format.count(peak)); at most \(Format.count(cores)), the cores, allowed)")
+    }
+
+    static func cooperativePoolIsCoreWide(_ inputs: FindingInputs) -> Verdict {
+        let blocking = inputs["cooperative-blocking"].metrics
+        let sleeping = inputs["cooperative-sleep"].metrics
+        guard let cores = blocking["cores"], let n = blocking["tasks"], let atOnce = blocking["running.max"],
+              let sleepN = sleeping["tasks"], let sleepAtOnce = sleeping["running.max"] else {
+            return Verdict(false, "the cooperative variants measured nothing")
+        }
+        let blockWall = blocking["wall_s"].map { ", \(Format.seconds($0)) in all" } ?? ""
+        let sleepWall = sleeping["wall_s"].map { ", \(Format.seconds($0)) in all" } ?? ""
+        let hold = blocking["hold_s"].map { " for \(Format.seconds($0))" } ?? ""
+        return Verdict(atOnce == cores && sleepAtOnce == sleepN,
+                       "\(Format.count(n)) tasks blocking\(hold) on \(Format.count(cores)) cores: \(Format.count(atOnce)) at once\(blockWall); "
+                       + "with await Task.sleep: \(Format.count(sleepAtOnce)) of \(Format.count(sleepN)) at once\(sleepWall)")
+    }
+
+    /// `1 thread`, `3 threads`.
+    static func threads(_ n: Double) -> String { "\(Format.count(n)) thread" + (n == 1 ? "" : "s") }
+
+    /// Milliseconds as the report shows them: `45 µs`, `3.2 ms`, `1.90 s`.
+    static func ms(_ value: Double) -> String { Format.seconds(value / 1000) }
+}

@@ -1,0 +1,136 @@
+import LabHarness
+
+/// exp-pool: the seed's thread-pool exhaustion (ChenYilong, iOSBlog, "避免使用GCD-Global队列创建
+/// Runloop常驻线程": 10000 blocks that each `sleep(30)` on the global queue freeze the app),
+/// declared like a jcstress test: flags, variants with the outcomes they expect, findings.
+public let poolExperiment = ExperimentDefinition(
+    name: "pool",
+    executable: "exp-pool",
+    question: "Does blocking work on the global queue freeze unrelated work?",
+    about: """
+        Floods DispatchQueue.global() with blocks that each hold their thread, as the seed's 10000 \
+        blocks of sleep(30) did, and measures the pool's threads over time and the wait of a tiny \
+        probe block submitted every 100 ms, next to the same probes on an idle pool. Every \
+        variant runs in its own child process, so each starts on a fresh pool.
+        Default numbers: 20 blocks of 1 s. On this 2-core Linux the pool starts with 2 or 3 \
+        workers and adds about one a second, so the 20 blocks take about 4 s to all start: long \
+        enough to see the staircase and feel the freeze, short enough for a live demo. Probing \
+        variants watch for 6 s at most (the flood stops once its last block started); two \
+        variants run at a time, and the whole run takes about 12 s. The gate is one slot \
+        narrower than the cores (1 on 2 cores): Linux's default pool is exactly as wide as the cores \
+        until its once-a-second monitor adds a thread, so a gate as wide as the cores fills it \
+        and the first probes wait up to a second (try --gate 2). Swift-concurrency variants run \
+        4 tasks per core, each holding a quarter of --block. --quick: 8 blocks of 0.5 s, 1.5 s \
+        windows, under 5 s in all.
+        --find-cap floods with at least 400 blocks that never finish (more with --tasks) and \
+        watches until the thread count has not risen for 10 s: about 4 to 5 minutes here, so it \
+        is not in the default run; its probes never start and count with the time they waited.
+        """,
+    flags: [
+        .integer("tasks", default: 20, quick: 8, range: 1...100_000,
+                 help: "blocks submitted at once (the seed: 10000)"),
+        .seconds("block", default: 1, quick: 0.5, range: 0.01...60,
+                 help: "how long each block holds its thread (the seed: sleep(30))"),
+        .seconds("duration", default: 6, quick: 1.5, range: 0.5...600,
+                 help: "how long probes run beside the work (the flood stops sooner once every block started)"),
+        .integer("gate", default: defaultGateWidth, range: 1...255,
+                 help: "blocks the gated variant lets into the pool at once (default: cores - 1, at least 1)"),
+        .choice("gate-with", ["semaphore", "operation-queue"], default: "semaphore",
+                help: "how the gated variant gates: a semaphore in front of the queue, or OperationQueue.maxConcurrentOperationCount"),
+        .toggle("find-cap", help: "flood with blocks that never finish until the thread count stops rising (minutes)",
+                reportKey: "find_cap"),
+    ],
+    variants: [
+        Variant("global-flood", summary: "every block blocks a global-queue thread (the seed)",
+                expect: [
+                    OutcomeExpectation(.starved, .expected, "probes waited behind the flood: the pool is bounded"),
+                    OutcomeExpectation(.capped, .expected, "--find-cap: the thread count stopped rising with blocks still waiting"),
+                    OutcomeExpectation(.responsive, .forbidden, "probes ran at once: the pool kept a thread free for them"),
+                    OutcomeExpectation(.completed, .interesting, "--find-cap: every block got a thread (fewer blocks than the cap)"),
+                    OutcomeExpectation(.timedOut, .interesting, "--find-cap: still rising when its budget ran out"),
+                ],
+                budget: { $0.bool("find-cap") ? PoolParameters.capBudget + 60 : PoolParameters($0).watchBudget + $0.double("block") },
+                estimate: { $0.bool("find-cap") ? 270 : $0.double("duration") + 1.7 },
+                progressTotal: { PoolParameters($0).tasks }, progressMetric: "blocks.started",
+                body: GlobalFlood.run),
+        Variant("gated", summary: "the same blocks, at most --gate of them in the pool at once",
+                expect: [
+                    OutcomeExpectation(.responsive, .expected, "probes started about as fast as on the idle pool"),
+                    OutcomeExpectation(.starved, .interesting, "the gate filled the pool (a gate as wide as Linux's default pool)"),
+                ],
+                budget: { PoolParameters($0).watchBudget },
+                estimate: { $0.double("duration") + 0.3 },
+                progressTotal: { PoolParameters($0).tasks }, progressMetric: "blocks.started",
+                body: Gated.run),
+        Variant("serial-queue", summary: "the same blocks on their own serial queue; probes on the global queue",
+                expect: [
+                    OutcomeExpectation(.responsive, .expected, "the work waits for itself, not for the global pool"),
+                    OutcomeExpectation(.starved, .forbidden, "a serial queue's work starved the global queue"),
+                ],
+                budget: { PoolParameters($0).watchBudget },
+                estimate: { $0.double("duration") + 0.3 },
+                progressTotal: { PoolParameters($0).tasks }, progressMetric: "blocks.started",
+                body: SerialQueue.run),
+        Variant("overcommit-flood", summary: "each block on its own serial queue (the overcommit pool); not in the default run",
+                expect: [
+                    OutcomeExpectation(.responsive, .expected, "a thread per block at once, up to 255; the default pool stays free"),
+                    OutcomeExpectation(.starved, .interesting, "probes waited although the flood used another pool"),
+                ],
+                includedByDefault: false,
+                budget: { PoolParameters($0).watchBudget + $0.double("block") },
+                estimate: { $0.double("block") + 2 },
+                progressTotal: { PoolParameters($0).tasks }, progressMetric: "blocks.started",
+                body: OvercommitFlood.run),
+        Variant("non-blocking", summary: "the same delays as asyncAfter timers: no thread held while waiting",
+                expect: [
+                    OutcomeExpectation(.completed, .expected, "every delay elapsed and its handler ran"),
+                    OutcomeExpectation(.stalled, .forbidden, "some timers never fired"),
+                ],
+                budget: { PoolParameters($0).watchBudget },
+                estimate: { $0.double("block") + 0.3 },
+                progressTotal: { PoolParameters($0).tasks }, progressMetric: "blocks.started",
+                body: NonBlocking.run),
+        Variant("cooperative-blocking", summary: "Swift tasks that block their thread (a semaphore wait)",
+                expect: [
+                    OutcomeExpectation(.completed, .expected, "all finished, one wave of `cores` tasks at a time"),
+                    OutcomeExpectation(.stalled, .interesting, "not all finished within their budget"),
+                ],
+                budget: { Seconds(PoolParameters($0).cooperativeTasks) * PoolParameters($0).cooperativeHold + 15 },
+                estimate: { $0.double("block") + 0.3 },
+                progressTotal: { PoolParameters($0).cooperativeTasks }, progressMetric: "blocks.started",
+                body: { Cooperative.run($0, .blockThread) }),
+        Variant("cooperative-sleep", summary: "the same Swift tasks with await Task.sleep",
+                expect: [
+                    OutcomeExpectation(.completed, .expected, "all finished together"),
+                    OutcomeExpectation(.stalled, .forbidden, "sleeping tasks did not finish"),
+                ],
+                budget: { PoolParameters($0).cooperativeHold + 15 },
+                estimate: { $0.double("block") / 4 + 0.3 },
+                progressTotal: { PoolParameters($0).cooperativeTasks }, progressMetric: "blocks.started",
+                body: { Cooperative.run($0, .suspend) }),
+    ],
+    findings: [
+        Finding("pool.global-queue-is-bounded",
+                claim: "blocks outnumber threads: the pool grows slowly (about one thread a second) and, given minutes (--find-cap), stops at a cap",
+                needs: ["global-flood"], evaluate: PoolVerdicts.globalQueueIsBounded),
+        Finding("pool.flood-starves-unrelated-work",
+                claim: "probe latency under the flood is at least 10 x the idle latency, at p50 and at p99",
+                needs: ["global-flood"], evaluate: PoolVerdicts.floodStarvesUnrelatedWork),
+        Finding("pool.gate-keeps-latency",
+                claim: "behind a gate, probe p99 stays within 2 x idle (floor: one 60 Hz frame) and the threads stay near the gate's width",
+                needs: ["gated"], evaluate: PoolVerdicts.gateKeepsLatency),
+        Finding("pool.timers-hold-no-threads",
+                claim: "the same delays as timers all elapse while the thread count stays flat",
+                needs: ["non-blocking"], evaluate: PoolVerdicts.timersHoldNoThreads),
+        Finding("pool.cooperative-pool-is-core-wide",
+                claim: "at most one blocking task per core runs at once; with await Task.sleep they all proceed",
+                needs: ["cooperative-blocking", "cooperative-sleep"], evaluate: PoolVerdicts.cooperativePoolIsCoreWide),
+    ],
+    columns: PoolReport.columns,
+    defaultJobs: 2,
+    extraSections: PoolReport.sections,
+    defaultPlan: { options, variants in
+        // The cap search takes minutes and floods on its own.
+        options.bool("find-cap") ? ["global-flood"] : variants.filter(\.includedByDefault).map(\.name)
+    }
+)

@@ -1,0 +1,63 @@
+import Foundation
+import LabHarness
+
+/// The experiment's knobs, read once from the parsed options so every variant sees the same
+/// numbers (a child gets them back through its arguments).
+struct PoolParameters: Sendable {
+    /// Blocks submitted at once (the seed: 10000).
+    var tasks: Int
+    /// How long each block holds its thread (the seed: `sleep(30)`).
+    var block: Seconds
+    /// How long probes run beside the work; the flood's watch ends sooner once every block started.
+    var duration: Seconds
+    /// Width of the concurrency gate in the `gated` variant.
+    var gate: Int
+    /// `semaphore` or `operation-queue`.
+    var gateWith: String
+    /// Flood with blocks that never finish until the thread count stops rising.
+    var findCap: Bool
+    var cores: Int
+
+    /// Probes run every 100 ms, as the issue asks: often enough to feel like a user tapping.
+    let probeInterval: Seconds = 0.1
+    /// Sequential probes on the idle pool before the work starts (after a warm-up probe). The
+    /// flood's finding compares p99s, so it takes a hundred (its p99 is then not simply the
+    /// maximum, and one stall of the machine does not move it); the others take twenty.
+    let floodIdleProbes = 100
+    let idleProbes = 20
+    /// Spacing of the idle probes: 10 ms, enough for the worker to go properly idle (closer
+    /// probes find it still warm and start in about 5 µs instead of 25 µs).
+    let idleSpacing: Seconds = 0.01
+
+    /// In `--find-cap` mode the flood needs more blocks than the cap (255 workers), so it uses
+    /// at least 400.
+    static let findCapTasks = 400
+    /// The thread count must stay flat this long (ten monitor ticks) to call it a cap.
+    static let capPlateau: Seconds = 10
+    /// The longest a cap search may take (the cap took about 4 minutes on the lab machine).
+    static let capBudget: Seconds = 600
+
+    init(_ options: ParsedOptions) {
+        findCap = options.bool("find-cap")
+        tasks = findCap ? max(options.int("tasks"), PoolParameters.findCapTasks) : options.int("tasks")
+        block = options.double("block")
+        duration = options.double("duration")
+        gate = options.int("gate")
+        gateWith = options.string("gate-with")
+        cores = ProcessInfo.processInfo.activeProcessorCount
+    }
+
+    /// Swift-concurrency variants: four tasks per core (so blocking ones run in four waves), each
+    /// holding a quarter of `--block`, so the blocking variant takes about one block in all.
+    var cooperativeTasks: Int { 4 * cores }
+    var cooperativeHold: Seconds { block / 4 }
+
+    /// What a flood-style child may take: idle probes, the watch, draining late probes, slack.
+    var watchBudget: Seconds { Seconds(floodIdleProbes) * idleSpacing + 3 + duration + 2 * block + 15 }
+}
+
+/// The default gate: one slot fewer than the cores (at least one).
+///
+/// On Linux the default-priority pool has exactly `cores` workers until its monitor adds one,
+/// once a second; a gate as wide as the cores fills it, and unrelated work waits for the monitor.
+let defaultGateWidth = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)

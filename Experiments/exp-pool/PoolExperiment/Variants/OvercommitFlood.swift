@@ -1,0 +1,30 @@
+import Dispatch
+import LabHarness
+
+/// Each block on its own serial queue: what "overcommit" means.
+///
+/// A serial queue made with `DispatchQueue(label:)` targets the overcommit root queue, whose pool
+/// creates a thread for each waiting item at once instead of waiting for the monitor, up to the
+/// same 255 cap (DISPATCH_WORKQ_MAX_PTHREAD_COUNT). So a few hundred serial queues that block
+/// reach the cap in a fraction of a second; the default pool the probes use is a separate pool.
+enum OvercommitFlood {
+    static func run(_ context: VariantContext) -> VariantRecord {
+        let p = PoolParameters(context.options)
+        let window = ProbeWindow(parameters: p, idleProbes: p.idleProbes, expected: p.tasks, ending: .allStarted(within: p.duration), drain: 1.5)
+        let queues = (0..<p.tasks).map { DispatchQueue(label: "pool.overcommit.\($0)") }
+        let hold = p.block
+        let result = window.run(context) { ledger in
+            for queue in queues {
+                queue.async {
+                    ledger.begin()
+                    MonotonicClock.sleep(for: hold)   // holds an overcommit thread on purpose
+                    ledger.end()
+                }
+            }
+        }
+        var record = result.record(extra: ["block_s": p.block])
+        // The count jumps at once and then stays flat: a slope through that says nothing.
+        record.metrics["growth.threads_per_s"] = nil
+        return record
+    }
+}
