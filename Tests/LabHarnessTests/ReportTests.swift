@@ -89,10 +89,15 @@ final class ReportTests: XCTestCase {
 
     func testTextChartHasOneRowPerLevelAndTheAxis() {
         let points = (0..<20).map { (x: Double($0), y: Double($0 < 10 ? 3 : 30)) }
-        let rows = TextChart.timeline(points, width: 20, height: 4)
+        let rows = TextChart.timeline(points, width: 20, height: 4, fromZero: true)
         XCTAssertEqual(rows.count, 5)
         XCTAssertTrue(rows[0].hasPrefix("30 ┤"))
         XCTAssertTrue(rows[3].hasPrefix(" 0 ┤"))
+        let scaled = TextChart.timeline(points, width: 20, height: 4)
+        XCTAssertTrue(scaled[3].hasPrefix(" 3 ┤"), "by default the axis starts at the lowest value: \(scaled)")
+        let top = Array(scaled[0].drop { $0 != "┤" }.dropFirst())
+        XCTAssertEqual(String(top.prefix(10)), String(repeating: " ", count: 10), "the low first half leaves the top row empty: \(scaled)")
+        XCTAssertEqual(String(top.suffix(10)), String(repeating: "█", count: 10), "the high second half fills it: \(scaled)")
         XCTAssertTrue(rows[0].hasSuffix("██████████"), rows[0])
         XCTAssertTrue(rows[4].contains("0 s") && rows[4].contains("19 s"))
         XCTAssertEqual(TextChart.timeline([]), [])
