@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "LabHarness", targets: ["LabHarness"]),
         .library(name: "LabHarnessXCTest", targets: ["LabHarnessXCTest"]),
+        .executable(name: "exp-runloop", targets: ["exp-runloop"]),
     ],
     targets: [
         // The harness: threads, stalls, child trials, deallocation, timing, trials, reports, CLI.
@@ -23,6 +24,11 @@ let package = Package(
         .executableTarget(name: "lab-fixture", dependencies: ["LabHarness"], path: "Tests/LabFixture"),
         .testTarget(name: "LabHarnessTests", dependencies: ["LabHarness", "LabHarnessXCTest", "CLabSupport", "lab-fixture"],
                     path: "Tests/LabHarnessTests"),
+
+        // exp-runloop: run-loop threads, timeout timers and semaphores.
+        .target(name: "RunloopExperiment", dependencies: ["LabHarness"], path: "Experiments/exp-runloop/RunloopExperiment"),
+        .executableTarget(name: "exp-runloop", dependencies: ["LabHarness", "RunloopExperiment"], path: "Experiments/exp-runloop", exclude: ["RunloopExperiment"]),
+        .testTarget(name: "RunloopFindingsTests", dependencies: ["RunloopExperiment", "LabHarness", "LabHarnessXCTest", "exp-runloop"], path: "Tests/RunloopFindingsTests"),
     ],
     swiftLanguageModes: [.v6]
 )
