@@ -9,11 +9,11 @@ let runloopFindings: [Finding] = [
         let timeout = inputs.options.double("timeout")
         let total = v["total"] ?? 0
         let timely = v["timely"] ?? 0
-        var text = "\(Format.count(timely)) of \(Format.count(total)) requests saw their \(Format.seconds(timeout)) timeout within \(Format.seconds(2 * timeout))"
+        var text = "\(Format.count(timely)) of \(Format.count(total)) saw their \(Format.seconds(timeout)) timeout within \(Format.seconds(2 * timeout))"
         if v.outcome == .deadlock {
-            text += "; no timer fired for \(Format.seconds(3 * timeout)) (deadlock): \(Format.count(v["callers.started"] ?? 0)) callers started, \(Format.count(v["fired"] ?? 0)) timers fired, \(Format.count(v["threads.peak"] ?? 0)) threads"
+            text += ": after \(Format.seconds(3 * timeout)) without a completion, \(Format.count(v["callers.started"] ?? 0)) callers had started and \(Format.count(v["fired"] ?? 0)) timers fired (deadlock, \(Format.count(v["threads.peak"] ?? 0)) threads)"
         } else if let late = v["lateness.p50_ms"] {
-            text += "; the timers that fired were \(Format.seconds(late / 1000)) late (p50), \(Format.seconds((v["lateness.max_ms"] ?? 0) / 1000)) at worst"
+            text += "; the timers fired \(Format.seconds(late / 1000)) late (p50), \(Format.seconds((v["lateness.max_ms"] ?? 0) / 1000)) at worst"
         }
         // Wide margin: at most one request in ten on time.
         return Verdict(total > 0 && timely <= 0.1 * total, text)
@@ -59,20 +59,31 @@ let runloopFindings: [Finding] = [
         guard caller == .global else {
             return Verdict(false, "this run's callers were \(caller.phrase); the finding compares global-queue callers with async ones (run with --caller global)")
         }
-        var parts: [String] = []
+        var blockedText: [String] = [], freeText: [String] = []
+        var typicalLate = 0.0, worstLate = 0.0, mostInFlight = 0.0, total = 0.0
         var holds = true
         for placement in ["dedicated-thread", "shared-thread"] {
             guard let blocked = inputs.variants[placement], let free = inputs.variants["\(placement)@async"] else { continue }
-            let total = blocked["total"] ?? 0
+            total = blocked["total"] ?? 0
             let blockedWall = blocked["wall_s"] ?? .nan, freeWall = free["wall_s"] ?? .nan
-            let onTime = (blocked["lateness.p99_ms"] ?? .infinity) <= 50 && blocked["fired"] == total
+            let p50 = blocked["lateness.p50_ms"] ?? .infinity, worst = blocked["lateness.max_ms"] ?? .infinity
+            // "Every timer on time" as far as the total is concerned: the typical timer is on
+            // time and even the latest one explains less than a tenth of the stretch. (A
+            // machine-wide scheduling stall can make one timer tens of milliseconds late; it
+            // cannot make twenty timeouts out of one.)
+            let onTime = blocked["fired"] == total && p50 <= 50 && worst / 1000 < (blockedWall - freeWall) / 10
             // "Stretch": at least twice the async run (it is about twenty times at the seed's size).
             let stretched = blockedWall >= 2 * freeWall
             let aboutOneTimeout = free["completed"] == free["total"] && freeWall <= 1.5 * timeout
             holds = holds && onTime && stretched && aboutOneTimeout
-            parts.append("\(placement): \(Format.seconds(blockedWall)) with \(Format.count(total)) global-queue callers (timers p99 \(Format.milliseconds(blocked["lateness.p99_ms"] ?? .nan)) late, at most \(Format.count(blocked["in_flight.peak"] ?? 0)) in flight), \(Format.seconds(freeWall)) with async callers (\(Format.decimal(freeWall / timeout, places: 2)) × timeout)")
+            typicalLate = max(typicalLate, p50)
+            worstLate = max(worstLate, worst)
+            mostInFlight = max(mostInFlight, blocked["in_flight.peak"] ?? 0)
+            blockedText.append("\(Format.seconds(blockedWall)) (\(placement))")
+            freeText.append("\(Format.seconds(freeWall)) = \(Format.decimal(freeWall / timeout, places: 2)) × timeout")
         }
-        return Verdict(holds, parts.joined(separator: "; "))
+        let text = "\(Format.count(total)) global-queue callers: \(blockedText.joined(separator: ", ")) with timers on time (p50 ≤ \(Format.milliseconds(typicalLate)), worst \(Format.milliseconds(worstLate)) late) but at most \(Format.count(mostInFlight)) in flight; async callers: \(freeText.joined(separator: ", "))"
+        return Verdict(holds, text)
     },
 
     Finding("runloop.no-source-spins",
@@ -117,6 +128,7 @@ let runloopFindings: [Finding] = [
         let fire = v["first_fire.fire_date_init_ms"] ?? .nan
         let scheduled = v["first_fire.scheduled_ms"] ?? .nan
         let text = "a \(Format.milliseconds(interval)) timer first fired after \(Format.milliseconds(early)) with Timer(timeInterval:), \(Format.milliseconds(fire)) with Timer(fire:), \(Format.milliseconds(scheduled)) with scheduledTimer"
-        return Verdict(early < 0.1 * interval && fire >= 0.9 * interval && scheduled >= 0.9 * interval, text)
+        // "At once" against "after the interval": half the interval tells them apart with the widest margin.
+        return Verdict(early < 0.5 * interval && fire >= 0.9 * interval && scheduled >= 0.9 * interval, text)
     },
 ]

@@ -31,10 +31,19 @@ func callerSection(_ report: ExperimentReport) -> String? {
     let bar: VariantReport? = report.variant("shared-thread@async") ?? (caller == "async" ? report.variant("shared-thread") : nil)
     if let bar, let wall = bar["wall_s"], let p99 = bar["lateness.p99_ms"] {
         let ratio = wall / timeout
+        let met = ratio <= 1.05 && bar["completed"] == bar["total"] && p99 < 10
         if !lines.isEmpty { lines.append("") }
-        lines.append("performance bar (shared-thread, \(Format.count(bar["total"] ?? 0)) async callers, \(Format.seconds(timeout)) timeout):")
-        lines.append("  all done in \(Format.seconds(wall)) = \(Format.decimal(ratio, places: 3)) × timeout   (bar ≤ 1.05 ×)  \(ratio <= 1.05 && bar["completed"] == bar["total"] ? "met" : "MISSED")")
-        lines.append("  timer lateness p99 \(Format.milliseconds(p99))            (bar < 10 ms)   \(p99 < 10 ? "met" : "MISSED")")
+        let figures = "\(Format.count(bar["total"] ?? 0)) requests done in \(Format.seconds(wall)) = \(Format.decimal(ratio, places: 3)) × timeout, timer lateness p99 \(Format.milliseconds(p99))"
+        if report.variants.count == 1 {
+            lines.append("performance bar (shared-thread, async callers): all done in ≤ 1.05 × timeout, timer p99 < 10 ms")
+            lines.append("  \(figures)   \(met ? "met" : "MISSED")")
+        } else {
+            // Other trials ran at the same time and shared the two cores: the bar is judged
+            // on a run of its own.
+            lines.append("shared-thread with async callers, alongside the other trials:")
+            lines.append("  \(figures)")
+            lines.append("  (performance bar ≤ 1.05 × timeout and p99 < 10 ms, judged alone: exp-runloop --caller async --variant shared-thread)")
+        }
     }
     return lines.isEmpty ? nil : lines.joined(separator: "\n")
 }

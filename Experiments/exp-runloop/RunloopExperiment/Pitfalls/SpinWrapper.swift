@@ -10,14 +10,15 @@ import Synchronization
 /// With no source on the thread's run loop, `run(mode:before:)` returns `false` at once, so the
 /// `while` turns into a busy loop for as long as the request takes. With a source (a port, or a
 /// timer) each pass sleeps until something happens. The request here completes after
-/// `timeout` seconds on another thread, then stops the waiting loop's current pass, as a
+/// `min(timeout, 0.5 s)` on another thread (long enough to measure, short enough not to take a
+/// core from the other trials for long), then stops the waiting loop's current pass, as a
 /// completion delivered to that run loop would.
 enum SpinWrapper {
     /// The outcome word for a wrapper that spun.
     static let busyLoop: Outcome = "busy-loop"
 
     static func run(_ context: VariantContext, withSource: Bool) -> VariantRecord {
-        let duration = context.options.double("timeout")
+        let duration = spinSeconds(context.options)
         final class Shared: Sendable {
             let done = Atomic<Bool>(false)
             let handle = Mutex<RunLoopHandle?>(nil)
@@ -76,6 +77,9 @@ enum SpinWrapper {
         let evidence = "\(passes(r.passes)) of run(mode:before:) in \(Format.seconds(r.wall)); \(cpuText)"
         return VariantRecord(outcome: spun ? busyLoop : .completed, metrics: metrics, evidence: evidence)
     }
+
+    /// How long the wrapper waits for its request.
+    static func spinSeconds(_ options: ParsedOptions) -> Seconds { min(options.double("timeout"), 0.5) }
 
     static func passes(_ n: Int) -> String {
         if n >= 1_000_000 { return "\(Format.decimal(Double(n) / 1e6, places: 2))M passes" }
