@@ -32,7 +32,7 @@ struct RequestClient: Sendable {
         runtime.log.mark(index, .started)
         let done = DispatchSemaphore(value: 0)
         runtime.launch(index) { done.signal() }
-        done.wait()
+        done.wait()   // blocks a pool thread (global callers) for the whole timeout: that is the point
         finished(index)
     }
 
