@@ -13,7 +13,8 @@ let runloopFindings: [Finding] = [
         if v.outcome == .deadlock {
             text += ": after \(Format.seconds(3 * timeout)) without a completion, \(Format.count(v["callers.started"] ?? 0)) callers had started and \(Format.count(v["fired"] ?? 0)) timers fired (deadlock, \(Format.count(v["threads.peak"] ?? 0)) threads)"
         } else if let late = v["lateness.p50_ms"] {
-            text += "; the timers fired \(Format.seconds(late / 1000)) late (p50), \(Format.seconds((v["lateness.max_ms"] ?? 0) / 1000)) at worst"
+            let bound = (v["lateness.censored"] ?? 0) > 0 ? "at least " : ""
+            text += "; the timers fired \(bound)\(Format.seconds(late / 1000)) late (p50), \(bound)\(Format.seconds((v["lateness.max_ms"] ?? 0) / 1000)) at worst"
         }
         // Wide margin: at most one request in ten on time.
         return Verdict(total > 0 && timely <= 0.1 * total, text)

@@ -4,10 +4,16 @@ import LabHarness
 let runloopColumns: [ReportColumn] = [
     .ratio("done", "completed", of: "total"),
     .seconds("wall", "wall_s"),
-    .seconds("wait p50", "wait.p50_s"),
-    .milliseconds("late p99", "lateness.p99_ms"),
+    ReportColumn("wait p50") { v in atLeast(v, "wait.censored", v["wait.p50_s"].map(Format.seconds)) },
+    ReportColumn("late p99") { v in atLeast(v, "lateness.censored", v["lateness.p99_ms"].map(Format.milliseconds)) },
     .count("threads", "threads.peak"),
 ]
+
+/// A percentile that includes requests still waiting at the end is only a lower bound: `≥ 3.00 s`.
+private func atLeast(_ v: VariantReport, _ censored: String, _ text: String?) -> String {
+    guard let text else { return "—" }
+    return (v[censored] ?? 0) > 0 ? "≥ " + text : text
+}
 
 /// Sections under the table: the caller comparison with the performance bar, and the thread
 /// timeline that explains why blocked callers are slow.

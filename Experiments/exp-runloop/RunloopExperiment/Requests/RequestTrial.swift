@@ -94,23 +94,30 @@ enum RequestMetrics {
             let end = done.count == times.count ? (lastWake ?? endedAt) : endedAt
             m["wall_s"] = end - firstStart
         }
-        let waits = times.compactMap { t -> Double? in
-            guard let s = t.started, let w = t.woke else { return nil }
-            return w - s
+        // A request still waiting when the trial ended waited at least until then: its wait
+        // (and its timer's lateness, once its deadline has passed) enters the percentiles as a
+        // lower bound, and the `.censored` count says how many did. With any censored sample,
+        // every percentile is a lower bound too ("≥" in the table): a deadlocked variant still
+        // reports how long its callers had waited, rather than nothing.
+        var waits: [Double] = [], waitsCensored = 0
+        var lateness: [Double] = [], latenessCensored = 0
+        for t in times {
+            guard let s = t.started else { continue }
+            if let w = t.woke { waits.append(w - s) } else { waits.append(endedAt - s); waitsCensored += 1 }
+            if let f = t.fired { lateness.append(f - (s + timeout)) }
+            else { lateness.append(max(0, endedAt - (s + timeout))); latenessCensored += 1 }
         }
         if let w = LatencySummary(waits) {
             m["wait.p50_s"] = w.p50
             m["wait.p99_s"] = w.p99
             m["wait.max_s"] = w.max
-        }
-        let lateness = times.compactMap { t -> Double? in
-            guard let s = t.started, let f = t.fired else { return nil }
-            return f - (s + timeout)
+            m["wait.censored"] = Double(waitsCensored)
         }
         if let l = LatencySummary(lateness) {
             m["lateness.p50_ms"] = l.p50 * 1000
             m["lateness.p99_ms"] = l.p99 * 1000
             m["lateness.max_ms"] = l.max * 1000
+            m["lateness.censored"] = Double(latenessCensored)
         }
         let armDelays = times.compactMap { t -> Double? in
             guard let s = t.started, let a = t.armed else { return nil }
@@ -120,11 +127,17 @@ enum RequestMetrics {
             m["arm_delay.p50_s"] = a.p50
             m["arm_delay.max_s"] = a.max
         }
-        let callerDelays = times.compactMap { t -> Double? in
-            guard let q = t.submitted, let s = t.started else { return nil }
-            return s - q
+        // How long callers sat in their queue before running at all; for the ones that never
+        // ran, a lower bound as above.
+        var callerDelays: [Double] = [], callersCensored = 0
+        for t in times {
+            guard let q = t.submitted else { continue }
+            if let s = t.started { callerDelays.append(s - q) } else { callerDelays.append(endedAt - q); callersCensored += 1 }
         }
-        if let c = LatencySummary(callerDelays) { m["caller_delay.max_s"] = c.max }
+        if let c = LatencySummary(callerDelays) {
+            m["caller_delay.max_s"] = c.max
+            m["caller_delay.censored"] = Double(callersCensored)
+        }
         m["callers.started"] = Double(times.filter { $0.started != nil }.count)
         m["in_flight.peak"] = Double(inFlightPeak(times))
         return m
