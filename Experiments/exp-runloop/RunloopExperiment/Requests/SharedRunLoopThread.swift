@@ -58,7 +58,7 @@ final class SharedRunLoopThread: Sendable {
     /// thread gets to it", so the hop to the shared thread does not push the timeout back.
     func schedule(at deadline: Seconds, onArmed: @escaping @Sendable () -> Void,
                   onFire: @escaping @Sendable () -> Void) {
-        CFRunLoopPerformBlock(handle.cf, kCFRunLoopDefaultMode) {
+        CFRunLoopPerformBlock(handle.cf, SharedRunLoopThread.defaultMode) {
             let fireDate = Date(timeIntervalSinceNow: deadline - MonotonicClock.now())
             let timer = Timer(fire: fireDate, interval: 0, repeats: false) { _ in onFire() }
             RunLoop.current.add(timer, forMode: .default)
@@ -67,6 +67,14 @@ final class SharedRunLoopThread: Sendable {
         // A performed block waits for the loop's next pass; wake it so the timer is armed now.
         CFRunLoopWakeUp(handle.cf)
     }
+
+    /// The default mode as `CFRunLoopPerformBlock` takes it (a plain `CFString` on Linux, a
+    /// wrapped one on Darwin).
+    #if canImport(Darwin)
+    private static var defaultMode: CFTypeRef { CFRunLoopMode.defaultMode.rawValue }
+    #else
+    private static var defaultMode: CFTypeRef { kCFRunLoopDefaultMode }
+    #endif
 
     /// Ends the thread (waits a second at most).
     func stop() {
