@@ -18,6 +18,7 @@ func experiment(_ executable: String, module: String, tests: String) -> [Target]
 }
 
 let experiments: [(executable: String, module: String, tests: String)] = [
+    ("exp-runloop", "RunloopExperiment", "RunloopFindingsTests"),
     ("exp-pool", "PoolExperiment", "PoolFindingsTests"),
     ("exp-dance", "DanceExperiment", "DanceFindingsTests"),
     ("exp-callback", "CallbackExperiment", "CallbackFindingsTests"),

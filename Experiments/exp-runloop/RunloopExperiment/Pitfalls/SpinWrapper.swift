@@ -1,0 +1,89 @@
+import CoreFoundation
+import Foundation
+import LabHarness
+import Synchronization
+
+/// The run-loop synchronous wrapper on a secondary thread (xiangwangfeng's article):
+///
+///     while !done { RunLoop.current.run(mode: .default, before: .distantFuture) }
+///
+/// With no source on the thread's run loop, `run(mode:before:)` returns `false` at once, so the
+/// `while` turns into a busy loop for as long as the request takes. With a source (a port, or a
+/// timer) each pass sleeps until something happens. The request here completes after
+/// `min(timeout, 0.5 s)` on another thread (long enough to measure, short enough not to take a
+/// core from the other trials for long), then stops the waiting loop's current pass, as a
+/// completion delivered to that run loop would.
+enum SpinWrapper {
+    /// The outcome word for a wrapper that spun.
+    static let busyLoop: Outcome = "busy-loop"
+
+    static func run(_ context: VariantContext, withSource: Bool) -> VariantRecord {
+        let duration = spinSeconds(context.options)
+        final class Shared: Sendable {
+            let done = Atomic<Bool>(false)
+            let handle = Mutex<RunLoopHandle?>(nil)
+            let ready = DispatchSemaphore(value: 0)
+            let finished = DispatchSemaphore(value: 0)
+            let result = Mutex<(passes: Int, wall: Seconds, cpu: Seconds?, runnable: Seconds?, portMissing: Bool)?>(nil)
+        }
+        let shared = Shared()
+        NamedThread.start("rl.spin") {
+            var port: SocketPort?
+            if withSource {
+                port = SocketPort(tcpPort: 0)
+                if let port { RunLoop.current.add(port, forMode: .default) }
+            }
+            shared.handle.withLock { $0 = .current }
+            shared.ready.signal()
+            let start = MonotonicClock.now()
+            let cpuStart = CPUTime.currentThread()
+            let runnableStart = RunnableTime.currentThread()
+            var passes = 0
+            while !shared.done.load(ordering: .acquiring) {
+                _ = RunLoop.current.run(mode: .default, before: .distantFuture)
+                passes += 1
+            }
+            let wall = MonotonicClock.now() - start
+            let cpu = CPUTime.currentThread().flatMap { end in cpuStart.map { end - $0 } }
+            let runnable = RunnableTime.currentThread().flatMap { end in runnableStart.map { end.total - $0.total } }
+            if let port { RunLoop.current.remove(port, forMode: .default); port.invalidate() }
+            shared.result.withLock { $0 = (passes, wall, cpu, runnable, withSource && port == nil) }
+            shared.finished.signal()
+        }
+        shared.ready.wait()
+        // The "request": it finishes after `duration`, then ends the waiting loop's pass.
+        MonotonicClock.sleep(for: duration)
+        shared.done.store(true, ordering: .releasing)
+        if let handle = shared.handle.withLock({ $0 }) { CFRunLoopStop(handle.cf) }
+        guard shared.finished.wait(timeout: .now() + .seconds(5)) == .success,
+              let r = shared.result.withLock({ $0 }) else {
+            return VariantRecord(outcome: .deadlock, evidence: "the wrapper did not return within 5 s of its request finishing")
+        }
+        if r.portMissing { return VariantRecord(outcome: .failed, evidence: "no socket port could be made") }
+        context.progress.advance()
+
+        var metrics = Metrics()
+        metrics["wall_s"] = r.wall
+        metrics["passes"] = Double(r.passes)
+        metrics["passes_per_s"] = Double(r.passes) / r.wall
+        if let cpu = r.cpu {
+            metrics["cpu_s"] = cpu
+            metrics["cpu_per_wall"] = cpu / r.wall
+        }
+        if let runnable = r.runnable { metrics["runnable_per_wall"] = min(runnable / r.wall, 1) }
+        // More than a thousand passes a second is nothing but returning at once.
+        let spun = Double(r.passes) / r.wall > 1000
+        let cpuText = r.cpu.map { "\(Format.decimal($0 / r.wall, places: 2)) CPU-s per s" } ?? "CPU time unknown"
+        let evidence = "\(passes(r.passes)) of run(mode:before:) in \(Format.seconds(r.wall)); \(cpuText)"
+        return VariantRecord(outcome: spun ? busyLoop : .completed, metrics: metrics, evidence: evidence)
+    }
+
+    /// How long the wrapper waits for its request.
+    static func spinSeconds(_ options: ParsedOptions) -> Seconds { min(options.double("timeout"), 0.5) }
+
+    static func passes(_ n: Int) -> String {
+        if n >= 1_000_000 { return "\(Format.decimal(Double(n) / 1e6, places: 2))M passes" }
+        if n >= 10_000 { return "\(n / 1000)k passes" }
+        return n == 1 ? "1 pass" : "\(n) passes"
+    }
+}

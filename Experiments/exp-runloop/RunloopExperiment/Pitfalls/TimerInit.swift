@@ -1,0 +1,78 @@
+import CoreFoundation
+import Foundation
+import LabHarness
+import Synchronization
+
+/// When does a one-shot timer first fire, by constructor? Each is added to a fresh run loop on
+/// its own thread, all at once, with the same interval.
+///
+/// On Linux `Timer(timeInterval:repeats:block:)` sets its first fire date to "now" instead of
+/// now + interval (swift-corelibs-foundation issue 4712), so it fires at once; a timeout built
+/// on it times out immediately. `Timer(fire:interval:repeats:block:)` and
+/// `Timer.scheduledTimer(withTimeInterval:repeats:block:)` wait their interval.
+enum TimerInit {
+    /// The outcome word for "the `timeInterval:` constructor fired long before its interval".
+    static let firesEarly: Outcome = "fires-early"
+
+    enum Constructor: String, CaseIterable, Sendable {
+        case timeInterval = "time_interval_init"
+        case fireDate = "fire_date_init"
+        case scheduled = "scheduled"
+
+        var label: String {
+            switch self {
+            case .timeInterval: "Timer(timeInterval:)"
+            case .fireDate: "Timer(fire:)"
+            case .scheduled: "scheduledTimer"
+            }
+        }
+    }
+
+    /// The interval every timer is given.
+    static func interval(_ options: ParsedOptions) -> Seconds { min(options.double("timeout"), 0.5) }
+
+    static func run(_ context: VariantContext) -> VariantRecord {
+        let interval = interval(context.options)
+        let delays = Mutex<[Constructor: Seconds]>([:])
+        let group = DispatchGroup()
+        for constructor in Constructor.allCases {
+            group.enter()
+            NamedThread.start("rl.timer") {
+                let start = MonotonicClock.now()
+                let block: @Sendable (Timer) -> Void = { _ in
+                    let delay = MonotonicClock.now() - start
+                    delays.withLock { $0[constructor] = delay }
+                    CFRunLoopStop(CFRunLoopGetCurrent())
+                }
+                switch constructor {
+                case .timeInterval:
+                    RunLoop.current.add(Timer(timeInterval: interval, repeats: false, block: block), forMode: .default)
+                case .fireDate:
+                    RunLoop.current.add(Timer(fire: Date(timeIntervalSinceNow: interval), interval: 0, repeats: false, block: block),
+                                        forMode: .default)
+                case .scheduled:
+                    _ = Timer.scheduledTimer(withTimeInterval: interval, repeats: false, block: block)
+                }
+                CFRunLoopRun()
+                group.leave()
+            }
+        }
+        guard group.wait(timeout: .now() + .milliseconds(Int((3 * interval + 2) * 1000))) == .success else {
+            return VariantRecord(outcome: .deadlock, evidence: "a timer never fired")
+        }
+        context.progress.advance()
+        let measured = delays.withLock { $0 }
+        var metrics = Metrics()
+        metrics["interval_ms"] = interval * 1000
+        for c in Constructor.allCases { metrics["first_fire.\(c.rawValue)_ms"] = (measured[c] ?? .nan) * 1000 }
+        let early = (measured[.timeInterval] ?? 0) < 0.5 * interval
+        let othersOnTime = [Constructor.fireDate, .scheduled].allSatisfy { (measured[$0] ?? 0) >= 0.9 * interval }
+        let text = Constructor.allCases.map { "\($0.label) \(Format.seconds(measured[$0] ?? .nan))" }.joined(separator: ", ")
+        let outcome: Outcome
+        if early && othersOnTime { outcome = firesEarly }
+        else if !early && othersOnTime { outcome = .completed }
+        else { outcome = .failed }
+        return VariantRecord(outcome: outcome, metrics: metrics,
+                             evidence: "first fire of a \(Format.seconds(interval)) timer: \(text)")
+    }
+}

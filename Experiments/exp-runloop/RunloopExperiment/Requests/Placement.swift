@@ -1,0 +1,90 @@
+import Foundation
+import LabHarness
+
+/// Where a request's run loop lives: the question the seed asks.
+public enum Placement: String, Sendable, CaseIterable {
+    /// A block on the global concurrent queue runs the run loop (the seed's second way). The
+    /// block holds a pool thread for the whole timeout, and it waits behind everything queued
+    /// before it, including the callers that are waiting for it.
+    case globalQueue = "global-queue"
+    /// A new `Thread` per request runs the run loop (the seed's first way).
+    case dedicatedThread = "dedicated-thread"
+    /// One long-lived run-loop thread serves every request's timer (AFNetworking 2.x).
+    case sharedThread = "shared-thread"
+    /// An `OperationQueue` with `maxConcurrentOperationCount` 300 runs the run loop (the seed's
+    /// commented-out third way). Operation queues dispatch onto the same global pool.
+    case operationQueue = "operation-queue"
+    /// `globalQueue` with the seed's double guard, `run(until: timeout + 5 s)`.
+    case runUntilDate = "run-until-date"
+    /// `dedicatedThread` as the seed wrote it: a port, `RunLoop.run()` and `CFRunLoopStop`.
+    case literalRun = "literal-run"
+
+    /// Whether each request gets a run loop of its own (and so a thread for its timeout).
+    var runLoopPerRequest: Bool { self != .sharedThread }
+}
+
+/// The machinery a trial's requests share: the shared thread, the operation queue.
+final class PlacementRuntime: Sendable {
+    let placement: Placement
+    let timeout: Seconds
+    let log: RequestLog
+    let gauge: RunLoopThreadGauge
+    private let shared: SharedRunLoopThread?
+    private let operations: OperationQueue?
+
+    /// The guard the seed suggests adding to the timeout in `run(until:)`.
+    static let guardSeconds: Seconds = 5
+
+    init(_ placement: Placement, timeout: Seconds, log: RequestLog) throws {
+        self.placement = placement
+        self.timeout = timeout
+        self.log = log
+        gauge = RunLoopThreadGauge()
+        switch placement {
+        case .sharedThread:
+            guard let thread = SharedRunLoopThread.start(gauge: gauge) else { throw SetupError("no socket port for the shared run loop") }
+            shared = thread
+            operations = nil
+        case .operationQueue:
+            let queue = OperationQueue()
+            queue.maxConcurrentOperationCount = 300
+            shared = nil
+            operations = queue
+        default:
+            shared = nil
+            operations = nil
+        }
+    }
+
+    /// Starts request `index`'s timeout on its run loop; `onTimeout` runs when its timer fires.
+    func launch(_ index: Int, onTimeout: @escaping @Sendable () -> Void) {
+        let (timeout, log, gauge) = (self.timeout, self.log, self.gauge)
+        let work: @Sendable (TimeoutRunLoop.Style) -> Void = { style in
+            TimeoutRunLoop.run(index, timeout: timeout, style: style, log: log, gauge: gauge, onTimeout: onTimeout)
+        }
+        switch placement {
+        case .globalQueue:
+            DispatchQueue.global().async { work(.untilStopped) }
+        case .runUntilDate:
+            DispatchQueue.global().async { work(.untilDate(guardSeconds: PlacementRuntime.guardSeconds)) }
+        case .dedicatedThread:
+            NamedThread.start("rl.request") { work(.untilStopped) }
+        case .literalRun:
+            NamedThread.start("rl.request") { work(.forever) }
+        case .operationQueue:
+            operations?.addOperation { work(.untilStopped) }
+        case .sharedThread:
+            shared?.schedule(at: MonotonicClock.now() + timeout, onArmed: { log.mark(index, .armed) }, onFire: {
+                log.mark(index, .fired)
+                onTimeout()
+            })
+        }
+    }
+
+    func stop() { shared?.stop() }
+}
+
+struct SetupError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

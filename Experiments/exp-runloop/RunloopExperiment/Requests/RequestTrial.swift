@@ -1,0 +1,168 @@
+import Foundation
+import LabHarness
+
+/// One trial of the request experiment: `requests` callers of one kind, each waiting for a
+/// `timeout` timer on a run loop placed one way, measured step by step.
+///
+/// A trial with no completion for 3 × timeout is a deadlock: it ends there with what it
+/// measured, and (in a child process) the blocked threads die with the process.
+enum RequestTrial {
+    static func run(_ context: VariantContext, placement: Placement, caller: CallerKind) throws -> VariantRecord {
+        let count = context.options.int("tasks")
+        let timeout = context.options.double("timeout")
+        let sampler = ThreadSampler(interval: 0.02)
+        sampler.start()
+        let baseline = ThreadCensus.count() ?? 0
+        let log = RequestLog(count: count)
+        let runtime = try PlacementRuntime(placement, timeout: timeout, log: log)
+        let client = RequestClient(runtime: runtime, progress: context.progress)
+
+        Callers.launch(caller, count: count, client: client)
+        let stallWindow = 3 * timeout
+        let waited = context.progress.wait(forAtLeast: count, stallWindow: stallWindow,
+                                           budget: RunloopTiming.bodyBudget(requests: count, timeout: timeout))
+        let endedAt = MonotonicClock.now()
+        let threadsAtEnd = ThreadCensus.threads()
+        // Per-request run loops should return right after their timers fire; give them a moment,
+        // then count the ones that did not (the seed's `run()` never does).
+        if placement.runLoopPerRequest, waited.reached {
+            let settle = endedAt + min(0.5, max(0.1, timeout))
+            while log.count(.released) < log.count(.fired), MonotonicClock.now() < settle {
+                MonotonicClock.sleep(for: 0.01)
+            }
+        }
+        let unreturned = placement.runLoopPerRequest ? log.count(.fired) - log.count(.released) : 0
+        let timeline = sampler.stop()
+        runtime.stop()
+
+        let times = log.snapshot()
+        var metrics = RequestMetrics.compute(times, timeout: timeout, endedAt: endedAt)
+        metrics["threads.peak"] = Double(timeline.peak)
+        metrics["threads.baseline"] = Double(baseline)
+        metrics["runloop_threads.peak"] = Double(runtime.gauge.peak)
+        if placement.runLoopPerRequest { metrics["runloops.unreturned"] = Double(unreturned) }
+
+        let origin = timeline.startedAt
+        let lateness: [[Double]] = times.compactMap { t in
+            guard let started = t.started, let fired = t.fired else { return nil }
+            return [Decimals.round(started - origin, 4), Decimals.round((fired - started - timeout) * 1000, 3)]
+        }
+        let series = ["lateness_ms": lateness.sorted { $0[0] < $1[0] }, "threads": timeline.series()]
+
+        let outcome: Outcome
+        let evidence: String
+        let started = times.filter { $0.started != nil }.count
+        let armed = times.filter { $0.armed != nil }.count
+        switch waited {
+        case .reached:
+            if unreturned > 0 {
+                outcome = .leaked
+                evidence = "\(unreturned) of \(count) run loops still running \(Format.seconds(MonotonicClock.now() - endedAt)) after the last timer stopped them (\(ThreadCensus.describe(ThreadCensus.threads())))"
+            } else {
+                outcome = .completed
+                evidence = "\(count) of \(count) requests done; \(caller.phrase) queued up to \(Format.seconds(metrics["caller_delay.max_s"] ?? 0)) before starting, at most \(Format.count(metrics["in_flight.peak"] ?? 0)) in flight"
+            }
+        case .stalled(let value, _, let detectedAt):
+            outcome = .deadlock
+            metrics["stall.detected_s"] = detectedAt - context.startedAt
+            evidence = "no request finished for \(Format.seconds(stallWindow)) (3 × timeout): \(value) of \(count) done, \(started) callers started, \(armed) timers armed; \(ThreadCensus.describe(threadsAtEnd))"
+        case .outOfBudget(let value):
+            outcome = .timedOut
+            evidence = "still going when the trial's budget ran out: \(value) of \(count) done"
+        }
+        return VariantRecord(outcome: outcome, metrics: metrics, evidence: evidence, series: series)
+    }
+}
+
+/// The contract's metrics from the requests' times.
+enum RequestMetrics {
+    static func compute(_ times: [RequestTimes], timeout: Seconds, endedAt: Seconds) -> Metrics {
+        var m = Metrics()
+        let done = times.filter { $0.woke != nil }
+        m["total"] = Double(times.count)
+        m["completed"] = Double(done.count)
+        m["fired"] = Double(times.filter { $0.fired != nil }.count)
+        // "Saw its timeout": the caller woke within twice the timeout of starting to wait.
+        m["timely"] = Double(times.filter { t in
+            guard let s = t.started, let w = t.woke else { return false }
+            return w - s <= 2 * timeout
+        }.count)
+        let firstStart = times.compactMap(\.started).min()
+        let lastWake = times.compactMap(\.woke).max()
+        if let firstStart {
+            // First request started to last request done; for an unfinished run, to its end.
+            let end = done.count == times.count ? (lastWake ?? endedAt) : endedAt
+            m["wall_s"] = end - firstStart
+        }
+        // A request still waiting when the trial ended waited at least until then: its wait
+        // (and its timer's lateness, once its deadline has passed) enters the percentiles as a
+        // lower bound, and the `.censored` count says how many did. With any censored sample,
+        // every percentile is a lower bound too ("≥" in the table): a deadlocked variant still
+        // reports how long its callers had waited, rather than nothing.
+        var waits: [Double] = [], waitsCensored = 0
+        var lateness: [Double] = [], latenessCensored = 0
+        for t in times {
+            guard let s = t.started else { continue }
+            if let w = t.woke { waits.append(w - s) } else { waits.append(endedAt - s); waitsCensored += 1 }
+            if let f = t.fired { lateness.append(f - (s + timeout)) }
+            else { lateness.append(max(0, endedAt - (s + timeout))); latenessCensored += 1 }
+        }
+        if let w = LatencySummary(waits) {
+            m["wait.p50_s"] = w.p50
+            m["wait.p99_s"] = w.p99
+            m["wait.max_s"] = w.max
+            m["wait.censored"] = Double(waitsCensored)
+        }
+        if let l = LatencySummary(lateness) {
+            m["lateness.p50_ms"] = l.p50 * 1000
+            m["lateness.p99_ms"] = l.p99 * 1000
+            m["lateness.max_ms"] = l.max * 1000
+            m["lateness.censored"] = Double(latenessCensored)
+        }
+        let armDelays = times.compactMap { t -> Double? in
+            guard let s = t.started, let a = t.armed else { return nil }
+            return a - s
+        }
+        if let a = LatencySummary(armDelays) {
+            m["arm_delay.p50_s"] = a.p50
+            m["arm_delay.max_s"] = a.max
+        }
+        // How long callers sat in their queue before running at all; for the ones that never
+        // ran, a lower bound as above.
+        var callerDelays: [Double] = [], callersCensored = 0
+        for t in times {
+            guard let q = t.submitted else { continue }
+            if let s = t.started { callerDelays.append(s - q) } else { callerDelays.append(endedAt - q); callersCensored += 1 }
+        }
+        if let c = LatencySummary(callerDelays) {
+            m["caller_delay.max_s"] = c.max
+            m["caller_delay.censored"] = Double(callersCensored)
+        }
+        m["callers.started"] = Double(times.filter { $0.started != nil }.count)
+        m["in_flight.peak"] = Double(inFlightPeak(times))
+        return m
+    }
+
+    /// The most callers waiting at once (started, not yet woken).
+    static func inFlightPeak(_ times: [RequestTimes]) -> Int {
+        var edges: [(Seconds, Int)] = []
+        for t in times {
+            guard let s = t.started else { continue }
+            edges.append((s, 1))
+            if let w = t.woke { edges.append((w, -1)) }
+        }
+        edges.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+        var now = 0, peak = 0
+        for (_, d) in edges { now += d; peak = max(peak, now) }
+        return peak
+    }
+}
+
+/// Fixed decimal places for series points, so JSON stays readable.
+enum Decimals {
+    static func round(_ value: Double, _ places: Int) -> Double {
+        var scale = 1.0
+        for _ in 0..<places { scale *= 10 }
+        return (value * scale).rounded() / scale
+    }
+}

@@ -1,0 +1,42 @@
+import LabHarness
+
+/// Rough durations, for scheduling child trials (longest first), the progress line and budgets.
+///
+/// The only slow thing in this experiment is the global queue's pool when its threads are
+/// blocked: on Linux it starts with about three workers and adds about one per second
+/// (see the design brief's measured facts). Everything else takes about one timeout.
+enum RunloopTiming {
+    /// Seconds for `items` blocking work items of `hold` seconds each to get through a pool
+    /// that starts with 3 workers and adds one per second.
+    static func throttledPool(items: Int, hold: Seconds) -> Seconds {
+        var t = 0.0, done = 0.0
+        let step = 0.05
+        while done < Double(items), t < 600 {
+            done += (3 + t) * step / hold
+            t += step
+        }
+        return t + hold
+    }
+
+    /// Expected duration of a request trial.
+    static func estimate(_ placement: Placement, caller: CallerKind, requests: Int, timeout: Seconds) -> Seconds {
+        let blocked = caller == .global
+        switch placement {
+        case .globalQueue, .operationQueue:
+            // Behind blocked callers the run loops never start: deadlock after 3 × timeout.
+            // Without them, the run loops themselves queue on the pool.
+            return blocked ? 3 * timeout : throttledPool(items: requests, hold: timeout)
+        case .runUntilDate:
+            // The guard holds each pool thread until timeout + 5 s, not just the timeout.
+            return blocked ? 3 * timeout : throttledPool(items: requests, hold: timeout + PlacementRuntime.guardSeconds)
+        case .dedicatedThread, .sharedThread, .literalRun:
+            return blocked ? throttledPool(items: requests, hold: timeout) : timeout
+        }
+    }
+
+    /// How long a request trial waits for its requests before calling it a day (stalls end it
+    /// much sooner): four times the worst estimate, and at least 10 s.
+    static func bodyBudget(requests: Int, timeout: Seconds) -> Seconds {
+        max(10, 4 * throttledPool(items: requests, hold: timeout + PlacementRuntime.guardSeconds))
+    }
+}

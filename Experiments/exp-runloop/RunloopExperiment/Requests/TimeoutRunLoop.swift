@@ -1,0 +1,72 @@
+import CoreFoundation
+import Foundation
+import LabHarness
+
+/// A `CFRunLoop` reference that may cross threads.
+///
+/// `CFRunLoopStop`, `CFRunLoopWakeUp` and `CFRunLoopPerformBlock` are documented as safe to call
+/// from any thread; that is how one thread tells another's run loop to do something.
+struct RunLoopHandle: @unchecked Sendable {
+    let cf: CFRunLoop
+
+    static var current: RunLoopHandle { RunLoopHandle(cf: CFRunLoopGetCurrent()) }
+}
+
+/// The seed's `Foo`: on the calling thread, arm a one-shot timeout timer on this thread's run
+/// loop and run the loop until the timer ends it. The thread is busy for the whole timeout:
+/// that is what makes *where* this runs matter.
+enum TimeoutRunLoop {
+    /// How the run loop is run, and so whether `CFRunLoopStop` from the timer ends it.
+    enum Style: Sendable {
+        /// `CFRunLoopRun()`: returns when the timer calls `CFRunLoopStop`. The timer alone keeps
+        /// the loop alive until then, so no port is needed (and on Linux there is no mach port).
+        case untilStopped
+        /// The seed's "double guard": a port, the timer, and `RunLoop.run(until: timeout + guard)`.
+        /// `run(until:)` calls `run(mode:before:)` over and over until the date, and
+        /// `CFRunLoopStop` only ends the current pass: with the port in place the loop holds its
+        /// thread until the guard date, long after the timer fired.
+        case untilDate(guardSeconds: Seconds)
+        /// The seed as written: a port, the timer, and `RunLoop.run()`. `run()` never returns
+        /// after `CFRunLoopStop` (Foundation's documentation says as much), so the thread runs
+        /// its loop forever.
+        case forever
+    }
+
+    /// Runs request `index`; calls `onTimeout` on this thread when the timer fires, after the
+    /// timer has stopped the loop. Returns when the run loop returns (never, for `.forever`).
+    static func run(_ index: Int, timeout: Seconds, style: Style, log: RequestLog, gauge: RunLoopThreadGauge,
+                    onTimeout: @escaping @Sendable () -> Void) {
+        gauge.enter()
+        defer { gauge.leave() }
+        let runLoop = RunLoop.current
+        var port: SocketPort?
+        if case .untilStopped = style {} else {
+            // Linux has no NSMachPort and `Port()` traps; a socket port is the portable way to
+            // give a run loop a source that never fires.
+            port = SocketPort(tcpPort: 0)
+            if let port { runLoop.add(port, forMode: .default) }
+        }
+        // `Timer(fire:interval:repeats:block:)`, not `Timer(timeInterval:repeats:block:)`: on
+        // Linux the latter fires at once (see the timer-init variant).
+        let timer = Timer(fire: Date(timeIntervalSinceNow: timeout), interval: 0, repeats: false) { _ in
+            log.mark(index, .fired)
+            CFRunLoopStop(CFRunLoopGetCurrent())
+            onTimeout()
+        }
+        runLoop.add(timer, forMode: .default)
+        log.mark(index, .armed)
+        switch style {
+        case .untilStopped:
+            CFRunLoopRun()
+        case .untilDate(let guardSeconds):
+            runLoop.run(until: Date(timeIntervalSinceNow: timeout + guardSeconds))
+        case .forever:
+            runLoop.run()
+        }
+        if let port {
+            runLoop.remove(port, forMode: .default)
+            port.invalidate()
+        }
+        log.mark(index, .released)
+    }
+}
