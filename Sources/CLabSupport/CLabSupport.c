@@ -5,6 +5,29 @@
 #include <unistd.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+long clab_task_dir_thread_count(int fd) {
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_nlink < 2) return -1;
+    return (long)st.st_nlink - 2;
+}
+
+long clab_status_thread_count(int fd) {
+    char buffer[4096];
+    ssize_t n = pread(fd, buffer, sizeof buffer - 1, 0);
+    if (n <= 0) return -1;
+    buffer[n] = 0;
+    const char *p = strstr(buffer, "\nThreads:");
+    if (!p) return -1;
+    p += 9;
+    while (*p == ' ' || *p == '\t') p++;
+    if (*p < '0' || *p > '9') return -1;
+    long value = 0;
+    while (*p >= '0' && *p <= '9') value = value * 10 + (*p++ - '0');
+    return value;
+}
 
 int clab_open_pseudo_terminal(int *primary, int *secondary) {
     int p = posix_openpt(O_RDWR | O_NOCTTY);

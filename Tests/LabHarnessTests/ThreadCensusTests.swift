@@ -1,4 +1,5 @@
 import Foundation
+import CLabSupport
 @testable import LabHarness
 import Synchronization
 import XCTest
@@ -164,6 +165,22 @@ final class ProcStatParsingTests: XCTestCase {
 
     /// The sampler's allocation-free reader agrees with the census, even for a comm that
     /// holds spaces and parentheses.
+    /// The sampler's fast count (the link count of /proc/self/task) is the process's thread
+    /// count, here with 50 extra threads parked.
+    func testTheTaskDirectoryLinkCountIsTheThreadCount() throws {
+        #if os(Linux)
+        let fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY)
+        defer { close(fd) }
+        let parked = ParkedThreads(50, name: "census.link")
+        var agreed = false
+        for _ in 0..<20 where !agreed {
+            agreed = clab_task_dir_thread_count(fd) == ThreadCensus.threads().count
+        }
+        parked.release()
+        XCTAssertTrue(agreed)
+        #endif
+    }
+
     func testTheFastReaderAgreesWithTheCensus() throws {
         #if os(Linux)
         let sampler = ThreadSampler(interval: 0.002)

@@ -10,7 +10,8 @@ import XCTest
 final class InterruptTests: XCTestCase {
     func testCtrlCWritesWhatFinishedAndLeavesNoProcess() throws {
         let catalog = LabCatalog.standard
-        try XCTSkipIf(catalog.entries.count < 2, "needs two experiments in the catalog")
+        XCTAssertGreaterThanOrEqual(catalog.entries.count, 2, "the test interrupts the second experiment")
+        guard catalog.entries.count >= 2 else { return }
         let first = catalog.entries[0].command, second = catalog.entries[1].command
         let lab = try BuiltProducts.executable("lab")
         let directory = try temporaryDirectory("interrupt")

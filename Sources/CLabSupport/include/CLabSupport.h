@@ -20,6 +20,16 @@ int clab_set_current_thread_name(const char *name);
 /// The calling thread's kernel id (Linux TID); 0 where unknown.
 long clab_current_thread_id(void);
 
+/// The `Threads:` value of an open `/proc/.../status` descriptor, re-read from offset 0; -1 on
+/// failure. The thread sampler's whole per-sample work, in C so that it touches as little code
+/// and memory as possible after each sleep (on a VM, cold caches are most of a sample's cost).
+long clab_status_thread_count(int fd);
+
+/// The thread count of the process whose `/proc/PID/task` directory `fd` is open on, from the
+/// directory's link count (Linux's procfs reports 2 plus the number of threads; see
+/// `proc_task_getattr` in fs/proc/base.c): one `fstat`, no text to generate. -1 on failure.
+long clab_task_dir_thread_count(int fd);
+
 /// Opens a pseudo-terminal pair (for tests of terminal detection). Returns 0 and sets both
 /// descriptors, or -1.
 int clab_open_pseudo_terminal(int *primary, int *secondary);

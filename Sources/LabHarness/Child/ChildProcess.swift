@@ -172,6 +172,9 @@ public enum ChildProcess {
             }
             if status == nil, let s = reap(pid, block: false) {
                 status = s
+                // terminateAll() signals the group itself, so the child may be gone before
+                // this loop saw the interrupt: it was still interrupted, not crashed.
+                if killReason == nil && interrupting.load(ordering: .relaxed) { killReason = .interrupt }
                 if drainUntil == nil {
                     killGroup(pid, leaderUnreaped: false)
                     drainUntil = MonotonicClock.now() + 0.5
@@ -184,7 +187,11 @@ public enum ChildProcess {
         // Reap. A child that closed its streams but lives on still answers to the budget.
         while status == nil {
             if killReason != nil { status = reap(pid, block: true); break }
-            if let s = reap(pid, block: false) { status = s; break }
+            if let s = reap(pid, block: false) {
+                status = s
+                if interrupting.load(ordering: .relaxed) { killReason = .interrupt }
+                break
+            }
             enforceLimits(at: MonotonicClock.now())
             if killReason == nil { MonotonicClock.sleep(for: 0.005) }
         }

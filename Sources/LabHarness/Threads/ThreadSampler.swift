@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import CLabSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -100,6 +101,8 @@ public final class ThreadSampler: Sendable {
     public let interval: Seconds
     private let state = Mutex(State())
     private let stopping = Atomic<Bool>(false)
+    private let latestCount = Atomic<Int>(0)
+    private let peakCount = Atomic<Int>(0)
     private let finished = DispatchSemaphore(value: 0)
 
     private struct State {
@@ -108,9 +111,11 @@ public final class ThreadSampler: Sendable {
         var startedAt: Seconds = 0
         var samples: [ThreadSample] = []
         var samplerCPU: Seconds?
-        var latest = 0
-        var peak = 0
     }
+
+    /// Samples kept on the sampler thread between publications: the lock is taken once per
+    /// batch, not once per sample.
+    private static let batch = 64
 
     /// - Parameter interval: seconds between samples, at least 0.0005.
     public init(interval: Seconds = 0.01) {
@@ -149,7 +154,7 @@ public final class ThreadSampler: Sendable {
         return timeline
     }
 
-    /// The timeline recorded so far (the sampler may still be running).
+    /// The timeline published so far: while the sampler runs it lags by up to 64 samples.
     public var timeline: ThreadTimeline {
         state.withLock { s in
             ThreadTimeline(interval: interval, startedAt: s.startedAt, samples: s.samples, samplerCPU: s.samplerCPU)
@@ -157,9 +162,9 @@ public final class ThreadSampler: Sendable {
     }
 
     /// The most recent count.
-    public var latest: Int { state.withLock { $0.latest } }
+    public var latest: Int { latestCount.load(ordering: .relaxed) }
     /// The highest count so far.
-    public var peakSoFar: Int { state.withLock { $0.peak } }
+    public var peakSoFar: Int { peakCount.load(ordering: .relaxed) }
 
     /// Runs `body` while sampling and returns its result with the timeline.
     public static func record<T>(interval: Seconds = 0.01, _ body: () throws -> T) rethrows -> (result: T, timeline: ThreadTimeline) {
@@ -172,34 +177,38 @@ public final class ThreadSampler: Sendable {
 
     private func run(ready: DispatchSemaphore) {
         #if os(Linux)
-        // One descriptor for the whole run: each sample is a single pread of the status file.
-        let statusFD = open("/proc/self/status", O_RDONLY | O_CLOEXEC)
-        defer { if statusFD >= 0 { close(statusFD) } }
-        let countThreads = { statusFD >= 0 ? ProcStat.threadCount(statusFD: statusFD) : ThreadCensus.count() }
-        #else
-        let countThreads = { ThreadCensus.count() }
+        let counter = FastThreadCounter()
+        defer { counter.close() }
         #endif
         let cpuAtStart = CPUTime.currentThread()
         let start = MonotonicClock.now()
         state.withLock { $0.startedAt = start }
+        var pending: [ThreadSample] = []
+        pending.reserveCapacity(ThreadSampler.batch)
         var next = start
+        var peak = 0
         var signalled = false
         while true {
             // Stop is checked before sampling so the loop never sleeps past a stop request
             // by more than one interval.
             let stopNow = stopping.load(ordering: .acquiring)
-            let raw = countThreads() ?? 0
-            let count = Swift.max(raw - 1, 0)
-            let t = MonotonicClock.now() - start
-            state.withLock { s in
-                s.samples.append(ThreadSample(t: t, count: count))
-                s.latest = count
-                if count > s.peak { s.peak = count }
-            }
+            #if os(Linux)
+            let raw = counter.count()
+            #else
+            let raw = ThreadCensus.count()
+            #endif
+            let now = MonotonicClock.now()
+            let count = Swift.max((raw ?? 0) - 1, 0)
+            pending.append(ThreadSample(t: now - start, count: count))
+            latestCount.store(count, ordering: .relaxed)
+            if count > peak { peak = count; peakCount.store(count, ordering: .relaxed) }
             if !signalled { signalled = true; ready.signal() }
+            if pending.count >= ThreadSampler.batch || stopNow {
+                state.withLock { $0.samples.append(contentsOf: pending) }
+                pending.removeAll(keepingCapacity: true)
+            }
             if stopNow { break }
             next += interval
-            let now = MonotonicClock.now()
             if next < now { next = now }   // fell behind (a loaded machine): skip, do not burst
             MonotonicClock.sleep(until: next)
         }
@@ -209,3 +218,44 @@ public final class ThreadSampler: Sendable {
         finished.signal()
     }
 }
+
+#if os(Linux)
+/// The cheapest way this kernel offers to count the process's threads, chosen once.
+///
+/// Each sample costs a wake-up plus this read. Measured on the lab's 2-core VM with a C loop
+/// waking every 10 ms: the bare wake-up costs 0.41-0.61 % of a core; adding an `fstat` of
+/// `/proc/self/task` (whose link count is 2 plus the threads) 0.48-0.78 %; adding a read of
+/// `/proc/self/status` 0.84-1.12 %; a read of `/proc/self/stat`, which sums every thread's
+/// CPU time, grows with the threads. The link count is checked against `status` once, and
+/// `status` is used instead should a kernel ever disagree.
+struct FastThreadCounter {
+    private let taskFD: Int32
+    private let statusFD: Int32
+    private let useLinkCount: Bool
+
+    init() {
+        taskFD = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        statusFD = open("/proc/self/status", O_RDONLY | O_CLOEXEC)
+        var agree = false
+        if taskFD >= 0 && statusFD >= 0 {
+            // Threads may start or stop between the two reads: a few tries settle it.
+            for _ in 0..<5 where !agree {
+                agree = clab_task_dir_thread_count(taskFD) == clab_status_thread_count(statusFD)
+            }
+        }
+        useLinkCount = agree
+    }
+
+    func count() -> Int? {
+        let value = useLinkCount ? clab_task_dir_thread_count(taskFD)
+            : (statusFD >= 0 ? clab_status_thread_count(statusFD) : -1)
+        return value >= 0 ? value : ThreadCensus.count()
+    }
+
+    /// Closes the descriptors (the sampler calls it when its loop ends).
+    func close() {
+        if taskFD >= 0 { _ = Glibc.close(taskFD) }
+        if statusFD >= 0 { _ = Glibc.close(statusFD) }
+    }
+}
+#endif
