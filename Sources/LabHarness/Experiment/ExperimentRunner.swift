@@ -109,8 +109,9 @@ public enum ExperimentRunner {
     }
 
     static func runBody(_ variant: Variant, options: ParsedOptions, inChild: Bool,
-                        progress: ProgressCounter = ProgressCounter()) -> VariantRecord {
-        let context = VariantContext(variant: variant.name, options: options, inChild: inChild, progress: progress)
+                        progress: ProgressCounter = ProgressCounter(), selector: [String] = []) -> VariantRecord {
+        let context = VariantContext(variant: variant.name, options: options, inChild: inChild, progress: progress,
+                                     selector: selector)
         do {
             return try variant.body(context)
         } catch {

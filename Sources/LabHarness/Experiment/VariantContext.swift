@@ -10,13 +10,24 @@ public final class VariantContext: Sendable {
     public let startedAt: Seconds
     /// Whether this trial runs in a child process (so it may block, leak or trap on purpose).
     public let inChild: Bool
+    /// The arguments that select this experiment in its executable (empty for `exp-NAME`,
+    /// `["NAME"]` when `lab` hosts it): what a trial needs to launch its own program again.
+    public let selector: [String]
 
-    public init(variant: String, options: ParsedOptions, inChild: Bool, progress: ProgressCounter = ProgressCounter()) {
+    public init(variant: String, options: ParsedOptions, inChild: Bool, progress: ProgressCounter = ProgressCounter(),
+                selector: [String] = []) {
         self.variant = variant
         self.options = options
         self.inChild = inChild
         self.progress = progress
+        self.selector = selector
         startedAt = MonotonicClock.now()
+    }
+
+    /// The executable and arguments that run this experiment's program again with `arguments`
+    /// (for a trial that needs a process of its own, such as one that traps on purpose).
+    public func relaunch(_ arguments: [String]) -> (executable: String, arguments: [String]) {
+        (ChildProcess.currentExecutablePath(), selector + arguments)
     }
 
     public var quick: Bool { options.quick }

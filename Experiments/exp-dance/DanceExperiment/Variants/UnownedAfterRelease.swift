@@ -47,8 +47,8 @@ enum UnownedAfterRelease {
             return VariantRecord(outcome: .failed, evidence: "\(name) traps on purpose: run it in a child process (the default)")
         }
         let grace = context.options.double("grace")
-        let spec = ChildSpec(executable: ChildProcess.currentExecutablePath(),
-                             arguments: ["--child-variant", name, "--trap-stage", "--grace", String(grace)],
+        let command = context.relaunch(["--child-variant", name, "--trap-stage", "--grace", String(grace)])
+        let spec = ChildSpec(executable: command.executable, arguments: command.arguments,
                              environment: ["SWIFT_BACKTRACE": "enable=no"],
                              budget: 10 + grace)
         let run: ChildRun
