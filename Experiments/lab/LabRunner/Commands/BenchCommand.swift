@@ -1,5 +1,6 @@
 import Foundation
 import LabHarness
+import Synchronization
 
 /// `lab bench`: what the harness itself costs, measured here and now. These are the figures the
 /// README quotes; run it as `swift run -c release lab bench` (debug builds are several times
@@ -44,6 +45,8 @@ public enum BenchCommand {
             log("sampler at \(Format.seconds(interval))...")
             figures.append(samplerShare(interval: interval))
         }
+        log("bare wake-ups at 10 ms...")
+        figures.append(wakeFloor(interval: 0.01))
         log("stall detection...")
         figures.append(stallDetection())
         log("child start-up...")
@@ -67,6 +70,28 @@ public enum BenchCommand {
         return Figure(name: "sampler CPU at \(Format.seconds(interval)) interval", value: share, unit: "% of one core",
                       target: target, met: target == nil ? nil : share < 1,
                       detail: "\(timeline.samples.count) samples in \(Format.seconds(timeline.duration))")
+    }
+
+    /// A thread that only wakes every `interval`: the floor under any sampler at that interval
+    /// on this machine (on a VM, the wake-up itself is most of the sampler's cost).
+    static func wakeFloor(interval: Double) -> Figure {
+        let share = Mutex<Double>(0)
+        let done = DispatchSemaphore(value: 0)
+        NamedThread.start("lab.wake-only") {
+            let cpu = CPUTime.currentThread() ?? .nan
+            let start = MonotonicClock.now()
+            var next = start
+            while MonotonicClock.now() - start < 2 {
+                next += interval
+                MonotonicClock.sleep(until: next)
+            }
+            let value = ((CPUTime.currentThread() ?? .nan) - cpu) / (MonotonicClock.now() - start) * 100
+            share.withLock { $0 = value }
+            done.signal()
+        }
+        done.wait()
+        return Figure(name: "a thread that only wakes every \(Format.seconds(interval)) (the floor)", value: share.withLock { $0 },
+                      unit: "% of one core", target: nil, met: nil, detail: "what waking alone costs here, for comparison with the sampler")
     }
 
     /// A counter advances, then stops; the watchdog (window 0.5 s) must notice within the window
