@@ -54,9 +54,11 @@ final class RunloopFindingsTests: XCTestCase {
             XCTAssertEqual(v.outcome, .deadlock, "\(name): \(v.evidence ?? "")")
             XCTAssertLessThanOrEqual(v["timely"] ?? 99, 2, "\(name): at most one request in ten saw its timeout in time")
             XCTAssertLessThan(v["callers.started"] ?? 99, 20, "\(name): the pool did not even start every caller")
-            // The callers that did start were all still waiting when the trial gave up, at least
-            // 3 × timeout after they started: their waits are reported as lower bounds.
-            XCTAssertEqual(v["wait.censored"], v["callers.started"], name)
+            // The callers that did start were still waiting when the trial gave up, at least
+            // 3 × timeout after they started (their waits are reported as lower bounds), unless
+            // one squeezed through first: on a loaded machine a thread the pool added can reach
+            // an operation's run loop before the deadlock is declared.
+            XCTAssertEqual((v["wait.censored"] ?? 0) + (v["completed"] ?? 0), v["callers.started"], name)
             XCTAssertGreaterThanOrEqual(v["wait.p50_s"] ?? 0, 2 * timeout, name)
         }
     }
