@@ -1,5 +1,6 @@
 import Foundation
 import LabHarness
+import Synchronization
 import XCTest
 
 final class ChildProcessTests: XCTestCase {
@@ -101,6 +102,26 @@ final class ChildProcessTests: XCTestCase {
         XCTAssertEqual(run.outcome, .completed)
         XCTAssertTrue(run.stdout.hasPrefix(String(repeating: "x", count: 1000)))
         XCTAssertTrue(run.stdout.contains("[99000 more bytes dropped]"), String(run.stdout.suffix(80)))
+    }
+
+    /// The process table sees a running child with its parent and command line, and nothing of
+    /// it once it has been reaped.
+    func testTheProcessTableSeesChildrenUntilTheyAreReaped() throws {
+        #if os(Linux)
+        let seen = Atomic<Bool>(false)
+        let run = try ChildProcess.run(ChildSpec(executable: fixture(), arguments: ["block"], budget: 1, onStart: { pid in
+            let deadline = MonotonicClock.now() + 0.8
+            while MonotonicClock.now() < deadline {
+                if ProcessTable.children().contains(where: { $0.pid == pid && $0.commandLine.hasSuffix("lab-fixture block") }) {
+                    seen.store(true, ordering: .relaxed)
+                    return
+                }
+                MonotonicClock.sleep(for: 0.01)
+            }
+        }))
+        XCTAssertTrue(seen.load(ordering: .relaxed))
+        XCTAssertFalse(ProcessTable.all().contains { $0.pid == run.pid })
+        #endif
     }
 
     func testAMissingExecutableThrows() {

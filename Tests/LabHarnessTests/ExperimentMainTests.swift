@@ -98,7 +98,7 @@ final class ExperimentMainTests: XCTestCase {
         XCTAssertTrue(run.stderr.contains("interrupted"), run.stderr)
         XCTAssertTrue(run.stdout.contains("sleepy"), run.stdout)
         XCTAssertTrue(childTrials(of: run.pid).isEmpty)
-        XCTAssertTrue(allProcesses().filter { $0.cmdline.contains("--child-variant") && $0.cmdline.contains("sleepy") }.isEmpty,
+        XCTAssertTrue(ProcessTable.all().filter { $0.commandLine.contains("--child-variant") && $0.commandLine.contains("sleepy") }.isEmpty,
                       "a sleepy child trial survived")
     }
 }
@@ -114,28 +114,7 @@ final class PidBox: Sendable {
 
 import Synchronization
 
-struct ProcessEntry { var pid: Int32; var ppid: Int32; var cmdline: String }
-
-/// Every process visible in /proc, with its parent and command line.
-func allProcesses() -> [ProcessEntry] {
-    #if os(Linux)
-    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-    return entries.compactMap { name in
-        guard let pid = Int32(name),
-              let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return nil }
-        let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
-        let ppid = fields.count > 1 ? Int32(fields[1]) ?? 0 : 0
-        let raw = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
-        let cmdline = String(decoding: raw.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
-        return ProcessEntry(pid: pid, ppid: ppid, cmdline: cmdline)
-    }
-    #else
-    return []
-    #endif
-}
-
 /// Child trials (`--child-variant`) whose parent is `pid`.
-func childTrials(of pid: Int32) -> [ProcessEntry] {
-    allProcesses().filter { $0.ppid == pid && $0.cmdline.contains("--child-variant") }
+func childTrials(of pid: Int32) -> [ProcessTable.Entry] {
+    ProcessTable.children(of: pid).filter { $0.commandLine.contains("--child-variant") }
 }

@@ -25,7 +25,7 @@ final class InterruptTests: XCTestCase {
             let deadline = MonotonicClock.now() + 60
             while MonotonicClock.now() < deadline {
                 let pid = labPid.load(ordering: .acquiring)
-                if pid != 0, processes().contains(where: { $0.ppid == pid && $0.cmdline.contains(" \(second) --json") }) {
+                if pid != 0, ProcessTable.children(of: pid).contains(where: { $0.commandLine.contains(" \(second) --json") }) {
                     MonotonicClock.sleep(for: 0.3)
                     kill(pid, SIGINT)
                     pressed.store(true, ordering: .releasing)
@@ -48,33 +48,12 @@ final class InterruptTests: XCTestCase {
 
         // Nothing the run started is left: not the experiment, not its trials.
         let deadline = MonotonicClock.now() + 3
-        var leftovers = processes().filter { $0.cmdline.hasPrefix(lab + " ") }
+        var leftovers = ProcessTable.all().filter { $0.commandLine.hasPrefix(lab + " ") }
         while !leftovers.isEmpty && MonotonicClock.now() < deadline {
             MonotonicClock.sleep(for: 0.05)
-            leftovers = processes().filter { $0.cmdline.hasPrefix(lab + " ") }
+            leftovers = ProcessTable.all().filter { $0.commandLine.hasPrefix(lab + " ") }
         }
-        XCTAssertEqual(leftovers.map(\.cmdline), [])
+        XCTAssertEqual(leftovers.map(\.commandLine), [])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), ["results.json"], "no temporary files")
     }
-}
-
-struct ProcessRow { var pid: Int32; var ppid: Int32; var cmdline: String }
-
-/// Every live process (zombies included) with its parent and command line.
-func processes() -> [ProcessRow] {
-    #if os(Linux)
-    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-    return entries.compactMap { name in
-        guard let pid = Int32(name),
-              let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return nil }
-        let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
-        let ppid = fields.count > 1 ? Int32(fields[1]) ?? 0 : 0
-        let raw = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
-        let cmdline = String(decoding: raw.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
-        return ProcessRow(pid: pid, ppid: ppid, cmdline: cmdline)
-    }
-    #else
-    return []
-    #endif
 }

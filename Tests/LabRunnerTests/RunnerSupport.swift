@@ -19,21 +19,9 @@ func temporaryDirectory(_ name: String) throws -> URL {
     return url
 }
 
-/// Processes whose parent is this test process, other than zombies already reaped: the runner
-/// must leave none behind.
+/// Processes whose parent is this test process: the runner must leave none behind.
 func childrenOfThisProcess() -> [Int32] {
-    #if os(Linux)
-    let me = getpid()
-    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-    return entries.compactMap { name -> Int32? in
-        guard let pid = Int32(name), let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return nil }
-        let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
-        return fields.count > 1 && Int32(fields[1]) == me ? pid : nil
-    }
-    #else
-    return []
-    #endif
+    ProcessTable.children().map(\.pid)
 }
 
 /// Canned reports with every kind of chart data, for the page and chart tests.

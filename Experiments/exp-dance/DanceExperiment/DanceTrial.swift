@@ -49,6 +49,17 @@ extension DanceTrial {
     /// owner: `cut` clears it (through a weak reference, returning false when the owner is
     /// already gone), then the release is awaited. The verdict stays the leak measured before;
     /// this adds `released_after_break` (0/1) and `release_after_break_s`.
+    /// After the owner's scope: waits out the grace period and, if the owner outlived it (a
+    /// leak), records `grace-over` and breaks the cycle with `cut`. Returns the break's metrics,
+    /// empty when the owner was released in time.
+    public func settle(breakingCycleWith cut: () -> Bool) -> Metrics {
+        lifetime.scopeClosed()
+        lifetime.waitForRelease(within: grace)
+        guard lifetime.releasedWithinGrace == false else { return Metrics() }
+        log.record("grace-over")
+        return breakCycle(cut)
+    }
+
     public func breakCycle(_ cut: () -> Bool) -> Metrics {
         var metrics = Metrics()
         let brokenAt = MonotonicClock.now()

@@ -24,7 +24,8 @@ public struct ChildSpec: Sendable {
     public var outputLimit: Int
     /// Called (on the thread running the child) with each progress value the child reports.
     public var onProgress: (@Sendable (Int) -> Void)?
-    /// Called with the child's pid as soon as it is running (to signal it, for example).
+    /// Called with the child's pid as soon as it is running (to signal it, for example), on the
+    /// thread that runs the child and before its output is read: keep it short.
     public var onStart: (@Sendable (Int32) -> Void)?
 
     public init(executable: String, arguments: [String] = [], environment: [String: String] = [:],

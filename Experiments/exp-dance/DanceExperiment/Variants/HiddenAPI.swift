@@ -93,17 +93,10 @@ enum HiddenAPI {
             leftBehind = screen
             trial.lifetime.endScope(of: screen)
         }
-        trial.lifetime.scopeClosed()
-        trial.lifetime.waitForRelease(within: trial.grace)
-
-        var extra = Metrics()
-        if trial.lifetime.releasedWithinGrace == false {
-            trial.log.record("grace-over")
-            extra = trial.breakCycle {
-                guard let screen = leftBehind else { return false }
-                screen.clearBarButtonAction()
-                return true
-            }
+        let extra = trial.settle {
+            guard let screen = leftBehind else { return false }
+            screen.clearBarButtonAction()
+            return true
         }
         let evidence = "the stored action holds the screen (\(trial.probe.onceStored?.description ?? "?") once stored); "
             + trial.releaseSummary + DanceTrial.breakSummary(extra, what: "the stored action")

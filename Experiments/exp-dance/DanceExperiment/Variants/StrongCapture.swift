@@ -37,17 +37,10 @@ enum StrongCapture {
             leftBehind = ticker
             trial.lifetime.endScope(of: ticker)
         }
-        trial.lifetime.scopeClosed()
-        trial.lifetime.waitForRelease(within: trial.grace)
-
-        var extra = Metrics()
-        if trial.lifetime.releasedWithinGrace == false {
-            trial.log.record("grace-over")
-            extra = trial.breakCycle {
-                guard let ticker = leftBehind else { return false }
-                ticker.onTick = nil
-                return true
-            }
+        let extra = trial.settle {
+            guard let ticker = leftBehind else { return false }
+            ticker.onTick = nil
+            return true
         }
         let evidence = "the stored handler holds the ticker (\(trial.probe.onceStored?.description ?? "?") once stored); "
             + trial.releaseSummary + DanceTrial.breakSummary(extra, what: "onTick")
