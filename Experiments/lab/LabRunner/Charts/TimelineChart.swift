@@ -14,7 +14,7 @@ struct TimelineChart {
     var logarithmic = false
 
     func render() -> SVGCanvas {
-        let width = 760.0, plotLeft = 64.0, plotRight = 200.0, plotTop = 40.0, plotHeight = 260.0
+        let width = 820.0, plotLeft = 64.0, plotRight = 260.0, plotTop = 40.0, plotHeight = 260.0
         let height = plotTop + plotHeight + 56
         let plotWidth = width - plotLeft - plotRight
         var svg = SVGCanvas(width: width, height: height, title: title)
