@@ -1,6 +1,5 @@
 import Foundation
 import LabHarness
-import Synchronization
 import XCTest
 
 final class ThreadSamplerTests: XCTestCase {
@@ -50,7 +49,7 @@ final class ThreadSamplerTests: XCTestCase {
         var samplerShares: [Double] = []
         var floorShares: [Double] = []
         for _ in 0..<3 {
-            floorShares.append(wakeOnlyShare(interval: 0.01, for: 0.6))
+            floorShares.append(ThreadSampler.wakeUpFloor(interval: 0.01, for: 0.6))
             let sampler = ThreadSampler(interval: 0.01)
             sampler.start()
             MonotonicClock.sleep(for: 0.6)
@@ -63,27 +62,6 @@ final class ThreadSamplerTests: XCTestCase {
         if best >= 0.01 {
             XCTAssertLessThan(best - floor, 0.003, "the sampler used \(percent(samplerShares)) of a core, the bare wake-ups \(percent(floorShares))")
         }
-    }
-
-    /// The CPU share of a thread that only wakes every `interval` seconds: the floor under any
-    /// sampler at that interval on this machine.
-    private func wakeOnlyShare(interval: Double, for duration: Double) -> Double {
-        let result = Mutex<Double>(0)
-        let done = DispatchSemaphore(value: 0)
-        NamedThread.start("test.wake-only") {
-            let cpu = CPUTime.currentThread() ?? 0
-            let start = MonotonicClock.now()
-            var next = start
-            while MonotonicClock.now() - start < duration {
-                next += interval
-                MonotonicClock.sleep(until: next)
-            }
-            let share = ((CPUTime.currentThread() ?? 0) - cpu) / (MonotonicClock.now() - start)
-            result.withLock { $0 = share }
-            done.signal()
-        }
-        done.wait()
-        return result.withLock { $0 }
     }
 
     func testGrowthRateOfAKnownLine() {

@@ -28,7 +28,7 @@ public struct LabDocument: Sendable, Codable, Equatable {
         self.platform = platform
         self.complete = complete
         self.quick = quick
-        self.elapsedSeconds = Metrics.roundForReport(elapsedSeconds)
+        self.elapsedSeconds = Metrics.round(elapsedSeconds)
         self.experiments = experiments
         self.failures = failures
     }
@@ -95,13 +95,4 @@ public struct ExperimentFailure: Sendable, Codable, Equatable {
 
 public enum LabVersion {
     public static let current = "0.1.0"
-}
-
-extension Metrics {
-    /// The rounding metrics get, for figures kept outside a metrics map.
-    static func roundForReport(_ value: Double) -> Double {
-        var m = Metrics()
-        m["x"] = value
-        return m["x"] ?? value
-    }
 }

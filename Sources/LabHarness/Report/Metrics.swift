@@ -49,8 +49,9 @@ public struct Metrics: Sendable, Equatable, Sequence, ExpressibleByDictionaryLit
     /// As a plain dictionary (for encoding with sorted keys).
     public var dictionary: [String: Double] { values }
 
-    /// Six significant digits: enough for any measurement the lab makes.
-    static func round(_ value: Double) -> Double {
+    /// Six significant digits: enough for any measurement the lab makes. Public so that figures
+    /// kept outside a metrics map are rounded the same way.
+    public static func round(_ value: Double) -> Double {
         guard value != 0, value.isFinite else { return value }
         if value == value.rounded(), abs(value) < 1e15 { return value }
         let magnitude = (abs(value)).log10Floor

@@ -112,14 +112,9 @@ struct ProcStat {
     var state: ThreadState
     var threadCount: Int
 
-    /// The `Threads:` line of an open `/proc/.../status` descriptor (the thread sampler's hot
-    /// path; the reading and parsing are in C, see `clab_status_thread_count`).
-    ///
-    /// Why `status` and not `stat` (whose field 20 holds the same number): generating `stat`
-    /// sums the CPU time of every thread, so it costs more as threads multiply, exactly when a
-    /// pool flood is being sampled; `status` reads a counter. Measured on the lab's 2-core VM
-    /// (C, 10 ms wake-ups): 75 µs of CPU per wake-up with `stat` at 20 threads, 99 µs at 300;
-    /// 57 µs and 56 µs with `status`; 28 µs for the bare wake-up.
+    /// The `Threads:` line of an open `/proc/.../status` descriptor, read and parsed in C
+    /// (`clab_status_thread_count`). The thread sampler checks its fast count against this and
+    /// falls back on it; see `FastThreadCounter` for what each source costs.
     static func threadCount(statusFD fd: Int32) -> Int? {
         let value = clab_status_thread_count(fd)
         return value >= 0 ? value : nil

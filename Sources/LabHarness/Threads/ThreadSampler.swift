@@ -175,6 +175,29 @@ public final class ThreadSampler: Sendable {
         return (result, sampler.stop())
     }
 
+    /// The CPU share (a fraction of one core) of a thread that only wakes every `interval`
+    /// seconds for `duration` seconds: the floor under any sampler at that interval on this
+    /// machine (on a VM the wake-up itself is most of a sample's cost). NaN where the platform
+    /// keeps no per-thread CPU time.
+    public static func wakeUpFloor(interval: Seconds, for duration: Seconds) -> Double {
+        let result = Mutex<Double>(.nan)
+        let done = DispatchSemaphore(value: 0)
+        NamedThread.start("lab.wake-only") {
+            let cpu = CPUTime.currentThread() ?? .nan
+            let start = MonotonicClock.now()
+            var next = start
+            while MonotonicClock.now() - start < duration {
+                next += interval
+                MonotonicClock.sleep(until: next)
+            }
+            let share = ((CPUTime.currentThread() ?? .nan) - cpu) / (MonotonicClock.now() - start)
+            result.withLock { $0 = share }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0 }
+    }
+
     private func run(ready: DispatchSemaphore) {
         #if os(Linux)
         let counter = FastThreadCounter()
@@ -240,16 +263,18 @@ struct FastThreadCounter {
         if taskFD >= 0 && statusFD >= 0 {
             // Threads may start or stop between the two reads: a few tries settle it.
             for _ in 0..<5 where !agree {
-                agree = clab_task_dir_thread_count(taskFD) == clab_status_thread_count(statusFD)
+                agree = clab_task_dir_thread_count(taskFD) == ProcStat.threadCount(statusFD: statusFD) ?? -1
             }
         }
         useLinkCount = agree
     }
 
     func count() -> Int? {
-        let value = useLinkCount ? clab_task_dir_thread_count(taskFD)
-            : (statusFD >= 0 ? clab_status_thread_count(statusFD) : -1)
-        return value >= 0 ? value : ThreadCensus.count()
+        if useLinkCount {
+            let value = clab_task_dir_thread_count(taskFD)
+            if value >= 0 { return value }
+        }
+        return (statusFD >= 0 ? ProcStat.threadCount(statusFD: statusFD) : nil) ?? ThreadCensus.count()
     }
 
     /// Closes the descriptors (the sampler calls it when its loop ends).

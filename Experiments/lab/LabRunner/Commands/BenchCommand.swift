@@ -1,6 +1,5 @@
 import Foundation
 import LabHarness
-import Synchronization
 
 /// `lab bench`: what the harness itself costs, measured here and now. These are the figures the
 /// README quotes; run it as `swift run -c release lab bench` (debug builds are several times
@@ -75,22 +74,8 @@ public enum BenchCommand {
     /// A thread that only wakes every `interval`: the floor under any sampler at that interval
     /// on this machine (on a VM, the wake-up itself is most of the sampler's cost).
     static func wakeFloor(interval: Double) -> Figure {
-        let share = Mutex<Double>(0)
-        let done = DispatchSemaphore(value: 0)
-        NamedThread.start("lab.wake-only") {
-            let cpu = CPUTime.currentThread() ?? .nan
-            let start = MonotonicClock.now()
-            var next = start
-            while MonotonicClock.now() - start < 2 {
-                next += interval
-                MonotonicClock.sleep(until: next)
-            }
-            let value = ((CPUTime.currentThread() ?? .nan) - cpu) / (MonotonicClock.now() - start) * 100
-            share.withLock { $0 = value }
-            done.signal()
-        }
-        done.wait()
-        return Figure(name: "a thread that only wakes every \(Format.seconds(interval)) (the floor)", value: share.withLock { $0 },
+        let share = ThreadSampler.wakeUpFloor(interval: interval, for: 2) * 100
+        return Figure(name: "a thread that only wakes every \(Format.seconds(interval)) (the floor)", value: share,
                       unit: "% of one core", target: nil, met: nil, detail: "what waking alone costs here, for comparison with the sampler")
     }
 
