@@ -14,7 +14,8 @@ public struct LoopbackServerCounts: Sendable, Equatable, Codable {
     public var bytesSent = 0
     /// Clients that went away before the last byte of the body was sent. The server notices
     /// when a write fails (`EPIPE`, `ECONNRESET`) or the socket reports hang-up or error; a
-    /// client that left during the header delay is noticed when the headers are sent.
+    /// client that left during the header delay is noticed when the headers are sent. A client
+    /// that stays connected but reads nothing for the server's idle limit (30 s) counts here too.
     public var clientsDisconnectedMidBody = 0
     /// Responses cut short because `stop()` was called while they were in progress.
     public var responsesStopped = 0
