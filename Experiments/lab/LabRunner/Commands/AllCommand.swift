@@ -98,7 +98,7 @@ public enum AllCommand {
             + (document.failures.isEmpty ? "" : "; \(document.failures.count) left no report")
             + " · \(Format.seconds(document.elapsedSeconds))" + (document.complete ? "" : " · INCOMPLETE")
         let good = verdicts.reproduced == verdicts.applicable && verdicts.applicable > 0 && document.failures.isEmpty && document.complete
-        let nothing = verdicts.applicable == 0 ? "\n" + style.red("no finding was judged: nothing ran that could reproduce one") : ""
+        let nothing = verdicts.applicable == 0 && document.failures.isEmpty ? "\n" + style.red("no finding was judged: nothing ran that could reproduce one") : ""
         return lines.joined(separator: "\n") + "\n\n" + (good ? style.green(footer) : style.red(footer)) + nothing + "\n"
     }
 }
