@@ -77,4 +77,17 @@ final class CommandLineTests: XCTestCase {
         XCTAssertFalse(help.contains("--child-variant"), "internal flags stay out of --help")
         XCTAssertFalse(help.contains("--inner-stage"), "an experiment's hidden flags stay out of --help too")
     }
+
+    func testEchoedValuesAreEscapedAndCutToEightyCharacters() {
+        let long = String(repeating: "9", count: 100_000)
+        for arguments in [["--tasks", "12\nsecond line"], ["--tasks", long], ["--caller", "a\u{1B}[31mred"], ["--variant", "a,b\nc"],
+                          ["--bogus\nflag"], ["stray\rword"], ["--timeout", long]] {
+            guard let text = message(arguments) else { XCTFail("\(arguments) was accepted"); continue }
+            XCTAssertFalse(text.contains("\n") || text.contains("\r") || text.contains("\u{1B}"), "escaped: \(text)")
+            XCTAssertLessThan(text.count, 300, "cut: \(text.prefix(120))")
+        }
+        XCTAssertEqual(UsageError.echo("a\nb"), "a\\nb")
+        XCTAssertEqual(UsageError.echo(long).count, 81, "80 characters and an ellipsis")
+        XCTAssertEqual(UsageError.echo("plain value"), "plain value")
+    }
 }

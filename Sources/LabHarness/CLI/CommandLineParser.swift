@@ -22,7 +22,7 @@ public struct CommandLineParser: Sendable {
             let argument = arguments[index]
             index += 1
             guard argument.hasPrefix("--"), argument.count > 2 else {
-                throw UsageError("unexpected argument '\(argument)' (flags start with --; see --help)")
+                throw UsageError("unexpected argument '\(UsageError.echo(argument))' (flags start with --; see --help)")
             }
             var name = String(argument.dropFirst(2))
             var inlineValue: String?
@@ -32,7 +32,7 @@ public struct CommandLineParser: Sendable {
             }
             guard let spec = flags.first(where: { $0.name == name }) else {
                 let visible = flags.filter { !$0.hidden }.map { "--\($0.name)" }.joined(separator: ", ")
-                throw UsageError("unknown flag '--\(name)' (valid flags: \(visible))")
+                throw UsageError("unknown flag '--\(UsageError.echo(name))' (valid flags: \(visible))")
             }
             guard given[name] == nil else { throw UsageError("--\(name) is given twice") }
             if case .toggle = spec.kind {
@@ -68,27 +68,27 @@ public struct CommandLineParser: Sendable {
         case .integer(let range, let defaultValue, let quickValue):
             guard let raw else { return .integer(quick ? (quickValue ?? defaultValue) : defaultValue) }
             guard let n = Int(raw.trimmingCharacters(in: .whitespaces)) else {
-                throw UsageError("--\(spec.name) takes \(spec.rangeText), not '\(raw)'")
+                throw UsageError("--\(spec.name) takes \(spec.rangeText), not '\(UsageError.echo(raw))'")
             }
-            guard range.contains(n) else { throw UsageError("--\(spec.name) \(raw) is out of range: \(spec.rangeText)") }
+            guard range.contains(n) else { throw UsageError("--\(spec.name) \(UsageError.echo(raw)) is out of range: \(spec.rangeText)") }
             return .integer(n)
         case .decimal(let range, let defaultValue, let quickValue, _):
             guard let raw else { return .decimal(quick ? (quickValue ?? defaultValue) : defaultValue) }
             guard let d = Double(raw.trimmingCharacters(in: .whitespaces)), d.isFinite else {
-                throw UsageError("--\(spec.name) takes \(spec.rangeText), not '\(raw)'")
+                throw UsageError("--\(spec.name) takes \(spec.rangeText), not '\(UsageError.echo(raw))'")
             }
-            guard range.contains(d) else { throw UsageError("--\(spec.name) \(raw) is out of range: \(spec.rangeText)") }
+            guard range.contains(d) else { throw UsageError("--\(spec.name) \(UsageError.echo(raw)) is out of range: \(spec.rangeText)") }
             return .decimal(d)
         case .choice(let choices, let defaultValue):
             guard let raw else { return .word(defaultValue) }
-            guard choices.contains(raw) else { throw UsageError("--\(spec.name): unknown value '\(raw)' (valid: \(choices.joined(separator: ", ")))") }
+            guard choices.contains(raw) else { throw UsageError("--\(spec.name): unknown value '\(UsageError.echo(raw))' (valid: \(choices.joined(separator: ", ")))") }
             return .word(raw)
         case .list(let choices):
             guard let raw else { return .list([]) }
             let items = raw.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-            if items.contains(where: \.isEmpty) { throw UsageError("--\(spec.name) has an empty name in '\(raw)' (valid: \(choices.joined(separator: ", ")))") }
+            if items.contains(where: \.isEmpty) { throw UsageError("--\(spec.name) has an empty name in '\(UsageError.echo(raw))' (valid: \(choices.joined(separator: ", ")))") }
             for item in items where !choices.contains(item) {
-                throw UsageError("--\(spec.name): unknown name '\(item)' (valid: \(choices.joined(separator: ", ")))")
+                throw UsageError("--\(spec.name): unknown name '\(UsageError.echo(item))' (valid: \(choices.joined(separator: ", ")))")
             }
             var seen = Set<String>()
             return .list(items.filter { seen.insert($0).inserted })

@@ -22,6 +22,7 @@ public enum ExperimentMain {
     ///   - program: the name used in messages (default: the experiment's executable name).
     public static func run(_ definition: ExperimentDefinition, arguments: [String] = Array(CommandLine.arguments.dropFirst()),
                            childPrefix: [String] = [], program: String? = nil) -> Never {
+        ChildHandshake.bindIfStartedByLab()
         let program = program ?? definition.executable
         let options: ParsedOptions
         do {
@@ -38,6 +39,10 @@ public enum ExperimentMain {
             exit(0)
         }
         if options.wasGiven("child-variant") {
+            guard ChildHandshake.startedByLab else {
+                Terminal.writeError(ChildHandshake.refusal(program: program, what: "--child-variant"))
+                exit(UsageError.exitStatus)
+            }
             runChildTrial(definition, options: options, selector: childPrefix)
         }
 
@@ -122,7 +127,7 @@ final class ProgressReporter: Sendable {
     }
 }
 
-/// Turns Ctrl-C (SIGINT) and SIGTERM into an orderly stop: running children are killed and
+/// Turns Ctrl-C (SIGINT), SIGTERM and SIGHUP (a closed terminal) into an orderly stop: running children are killed and
 /// reaped, the run finishes with what it has (marked `interrupted`), and the program exits 130.
 /// A second Ctrl-C exits at once.
 public final class InterruptHandler: Sendable {
@@ -133,7 +138,7 @@ public final class InterruptHandler: Sendable {
 
     public static func install() -> InterruptHandler {
         let handler = InterruptHandler()
-        for sig in [SIGINT, SIGTERM] {
+        for sig in [SIGINT, SIGTERM, SIGHUP] {
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: DispatchQueue(label: "lab.interrupt"))
             source.setEventHandler {

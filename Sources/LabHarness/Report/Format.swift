@@ -22,6 +22,9 @@ public enum Format {
         var scale = 1.0
         for _ in 0..<max(places, 0) { scale *= 10 }
         let scaled = (abs(value) * scale).rounded()
+        // Past 2^53 a Double holds no fraction worth printing, and past Int.max the conversion
+        // below would trap: such values keep Swift's own exact rendering (`1e+300`).
+        guard scaled < Format.exactLimit else { return String(value) }
         let whole = Int(scaled / scale)
         let sign = value < 0 && scaled != 0 ? "-" : ""
         guard places > 0 else { return sign + String(whole) }
@@ -33,6 +36,7 @@ public enum Format {
     /// A count: `300`, or `12 345` is not used; plain digits keep columns aligned.
     public static func count(_ value: Double) -> String {
         guard value.isFinite else { return "—" }
+        guard abs(value) < Format.exactLimit else { return String(value) }
         return value == value.rounded() ? String(Int(value)) : decimal(value, places: 1)
     }
 
@@ -45,13 +49,17 @@ public enum Format {
     /// The shortest plain rendering, up to six significant digits: `0.01`, `2.5`, `300`.
     public static func number(_ value: Double) -> String {
         guard value.isFinite else { return "—" }
-        if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
+        if value == value.rounded(), abs(value) < Format.exactLimit { return String(Int(value)) }
         for places in 1...9 {
             let text = decimal(value, places: places)
             if let back = Double(text), abs(back - value) <= abs(value) * 1e-6 { return text }
         }
         return String(value)
     }
+
+    /// Magnitudes from here up are printed in Swift's own notation, never converted to `Int`
+    /// (2^53: the first whole number a Double cannot tell from its neighbour).
+    public static let exactLimit: Double = 9_007_199_254_740_992
 
     /// A multiplier: `12.3×`.
     public static func times(_ value: Double) -> String {

@@ -56,7 +56,10 @@ public struct Metrics: Sendable, Equatable, Sequence, ExpressibleByDictionaryLit
         if value == value.rounded(), abs(value) < 1e15 { return value }
         let magnitude = (abs(value)).log10Floor
         let scale = pow10(5 - magnitude)
-        return (value * scale).rounded() / scale
+        // Near the ends of Double's range the scale itself overflows (to infinity or zero) and
+        // the quotient would be NaN, which JSON cannot hold: such values stay as they are.
+        let rounded = (value * scale).rounded() / scale
+        return rounded.isFinite ? rounded : value
     }
 
     private static func pow10(_ n: Int) -> Double {

@@ -43,7 +43,7 @@ struct Axis {
 
     func label(_ value: Double) -> String {
         if value == 0 { return "0" }
-        if abs(value) >= 1 && value == value.rounded() { return String(Int(value)) }
+        // Format.number prints whole numbers without a fraction and never converts past Int.
         return Format.number(value)
     }
 }

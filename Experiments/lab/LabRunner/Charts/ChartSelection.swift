@@ -15,6 +15,7 @@ enum ChartSelection {
     static func charts(for report: ExperimentReport) -> [Chart] {
         var charts: [Chart] = []
         let name = report.experiment
+        let stem = FileSlug.make(name)   // chart file names come from this, never from the raw name
 
         let threadLines = report.variants.compactMap { v -> TimelineChart.Line? in
             guard let points = v.series?["threads"], points.count >= 2 else { return nil }
@@ -22,7 +23,7 @@ enum ChartSelection {
         }
         if !threadLines.isEmpty {
             let chart = TimelineChart(title: "\(name): threads over time", yLabel: "threads", lines: threadLines)
-            charts.append(Chart(id: "\(name)-threads", title: chart.title, svg: chart.render()))
+            charts.append(Chart(id: "\(stem)-threads", title: chart.title, svg: chart.render()))
         }
 
         let probeLines = report.variants.compactMap { v -> TimelineChart.Line? in
@@ -32,18 +33,19 @@ enum ChartSelection {
         if !probeLines.isEmpty {
             let chart = TimelineChart(title: "\(name): probe latency (ms, log scale)", yLabel: "ms before a probe started",
                                       lines: probeLines, logarithmic: true)
-            charts.append(Chart(id: "\(name)-probes", title: chart.title, svg: chart.render()))
+            charts.append(Chart(id: "\(stem)-probes", title: chart.title, svg: chart.render()))
         }
 
         let rows = report.variants.compactMap { v -> DistributionChart.Row? in
             guard let points = v.series?["lateness_ms"] else { return nil }
             let values = points.compactMap { $0.last }.map { max($0, 0.001) }
-            let total = Int(v.metrics["total"] ?? Double(values.count))
-            return DistributionChart.Row(name: v.name, values: values, missing: max(total - values.count, 0))
+            // The document was range-checked on reading; the clamp keeps the conversion total anyway.
+            let total = min(max(v.metrics["total"] ?? Double(values.count), 0), Double(Int32.max))
+            return DistributionChart.Row(name: v.name, values: values, missing: max(Int(total) - values.count, 0))
         }
         if !rows.isEmpty {
             let chart = DistributionChart(title: "\(name): how late each timeout timer fired", unit: "ms", rows: rows)
-            charts.append(Chart(id: "\(name)-lateness", title: chart.title, svg: chart.render()))
+            charts.append(Chart(id: "\(stem)-lateness", title: chart.title, svg: chart.render()))
         }
 
         let lanes = report.variants.compactMap { v -> EventTimelineChart.Lane? in
@@ -56,7 +58,7 @@ enum ChartSelection {
         }
         if !lanes.isEmpty {
             let chart = EventTimelineChart(title: "\(name): events and releases over time", lanes: lanes)
-            charts.append(Chart(id: "\(name)-events", title: chart.title, svg: chart.render()))
+            charts.append(Chart(id: "\(stem)-events", title: chart.title, svg: chart.render()))
         }
         return charts
     }

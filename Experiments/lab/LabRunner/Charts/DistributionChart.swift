@@ -11,6 +11,10 @@ struct DistributionChart {
         var missing: Int
     }
 
+    /// Dots drawn per row at most; past it an even sample of the sorted values is drawn
+    /// (the percentile marks and the count still use every value).
+    static let dotLimit = 1000
+
     var title: String
     var unit: String
     var rows: [Row]
@@ -30,14 +34,17 @@ struct DistributionChart {
             svg.line(x(tick), top - 4, x(tick), bottom, stroke: Palette.grid)
             svg.text(x(tick), bottom + 16, tickLabel(tick), anchor: .middle, size: 11, fill: Palette.axis)
         }
-        svg.text(left + plotWidth / 2, bottom + 36, "lateness (log scale); each dot is one item; | marks p50 and p99", anchor: .middle, size: 12, fill: Palette.axis)
+        let sampled = rows.contains { $0.values.count > DistributionChart.dotLimit }
+        svg.text(left + plotWidth / 2, bottom + 36, "lateness (log scale); each dot is one item"
+                 + (sampled ? " (an even sample of \(DistributionChart.dotLimit) per row)" : "") + "; | marks p50 and p99",
+                 anchor: .middle, size: 12, fill: Palette.axis)
 
         for (index, row) in rows.enumerated() {
             let cy = top + Double(index) * rowHeight + rowHeight / 2
             svg.text(left - 8, cy + 4, row.name, anchor: .end, size: 12)
             svg.line(left, cy, left + plotWidth, cy, stroke: Palette.grid)
             // Deterministic jitter spreads dots vertically so dense clusters stay readable.
-            for (i, v) in row.values.enumerated() {
+            for (i, v) in Downsample.spread(row.values, limit: DistributionChart.dotLimit).enumerated() {
                 let jitter = Double((i * 7919) % 13) - 6
                 svg.circle(x(v), cy + jitter, r: 2.2, fill: Palette.colour(index), opacity: 0.55,
                            tooltip: "\(row.name): \(Format.number(v.rounded(toPlaces: 3))) \(unit)")

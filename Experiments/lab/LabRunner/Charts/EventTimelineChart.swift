@@ -10,6 +10,9 @@ struct EventTimelineChart {
         var note: String?
     }
 
+    /// Events drawn per lane at most: their labels overlap long before this.
+    static let eventLimit = 60
+
     var title: String
     var lanes: [Lane]
 
@@ -32,14 +35,18 @@ struct EventTimelineChart {
             let cy = top + Double(index) * laneHeight + laneHeight / 2
             svg.text(left - 8, cy + 4, lane.name, anchor: .end, size: 12)
             svg.line(left, cy, left + plotWidth, cy, stroke: "#bbb", width: 2)
-            for (i, event) in lane.events.enumerated() {
+            let shown = Downsample.evenly(lane.events, limit: EventTimelineChart.eventLimit)
+            for (i, event) in shown.enumerated() {
                 let colour = colourFor(event.label)
                 svg.circle(x(event.t), cy, r: 5, fill: colour, tooltip: "\(event.label) at \(Format.seconds(event.t))" + (event.thread.map { " on \($0)" } ?? ""))
                 // Alternate labels above and below the lane so neighbours do not collide.
                 let labelY = i % 2 == 0 ? cy - 10 : cy + 19
                 svg.text(x(event.t), labelY, event.label, anchor: .middle, size: 10, fill: colour)
             }
-            if let note = lane.note {
+            let hidden = lane.events.count - shown.count
+            let notes = [lane.note, hidden > 0 ? "\(hidden) more not drawn" : nil].compactMap { $0 }
+            if !notes.isEmpty {
+                let note = notes.joined(separator: "; ")
                 svg.polygon([(left + plotWidth, cy - 5), (left + plotWidth + 9, cy), (left + plotWidth, cy + 5)], fill: "#b00")
                 svg.text(left + plotWidth + 14, cy + 4, note, size: 11, fill: "#b00")
             }

@@ -20,7 +20,7 @@ struct SVGCanvas {
     /// The `<svg>` element alone, for inlining in HTML.
     var element: String {
         var lines = ["<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(n(width))\" height=\"\(n(height))\" viewBox=\"0 0 \(n(width)) \(n(height))\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\" role=\"img\">",
-                     "<title>\(escape(title))</title>",
+                     "<title>\(escape(SVGCanvas.cut(title, to: 200)))</title>",
                      "<rect x=\"0\" y=\"0\" width=\"\(n(width))\" height=\"\(n(height))\" fill=\"#ffffff\"/>"]
         lines += body
         lines.append("</svg>")
@@ -37,7 +37,7 @@ struct SVGCanvas {
 
     mutating func circle(_ cx: Double, _ cy: Double, r: Double, fill: String, opacity: Double = 1, tooltip: String? = nil) {
         let open = "<circle cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"\(n(r))\" fill=\"\(fill)\"\(opacity < 1 ? " fill-opacity=\"\(n(opacity))\"" : "")"
-        if let tooltip { body.append(open + "><title>\(escape(tooltip))</title></circle>") } else { body.append(open + "/>") }
+        if let tooltip { body.append(open + "><title>\(escape(SVGCanvas.cut(tooltip, to: 200)))</title></circle>") } else { body.append(open + "/>") }
     }
 
     mutating func polyline(_ points: [(Double, Double)], stroke: String, width w: Double = 2) {
@@ -53,18 +53,25 @@ struct SVGCanvas {
 
     enum Anchor: String { case start, middle, end }
 
+    /// Text a chart shows is cut to what fits on it: a 100 kB name drawn on every dot of a
+    /// chart would make a page of gigabytes.
+    static func cut(_ text: String, to limit: Int) -> String {
+        text.count <= limit ? text : String(text.prefix(limit - 1)) + "…"
+    }
+
     mutating func text(_ x: Double, _ y: Double, _ content: String, anchor: Anchor = .start, size: Double = 12,
                        fill: String = "#222", bold: Bool = false, rotate: Double? = nil) {
         var attributes = "x=\"\(n(x))\" y=\"\(n(y))\" text-anchor=\"\(anchor.rawValue)\" font-size=\"\(n(size))\" fill=\"\(fill)\""
         if bold { attributes += " font-weight=\"bold\"" }
         if let rotate { attributes += " transform=\"rotate(\(n(rotate)) \(n(x)) \(n(y)))\"" }
-        body.append("<text \(attributes)>\(escape(content))</text>")
+        body.append("<text \(attributes)>\(escape(SVGCanvas.cut(content, to: 120)))</text>")
     }
 
-    /// A number for an attribute: at most two decimals, no exponent.
+    /// A number for an attribute: at most two decimals, no exponent. Coordinates are clamped
+    /// to ±1e6 (far outside any canvas) so no value can overflow the conversion to `Int`.
     private func n(_ value: Double) -> String {
         guard value.isFinite else { return "0" }
-        let rounded = (value * 100).rounded() / 100
+        let rounded = (min(max(value, -1e6), 1e6) * 100).rounded() / 100
         if rounded == rounded.rounded() { return String(Int(rounded)) }
         return String(format2: rounded)
     }

@@ -44,7 +44,8 @@ struct TimelineChart {
 
         for (index, line) in lines.enumerated() {
             var steps: [(Double, Double)] = []
-            for (i, p) in line.points.enumerated() {
+            let drawn = Downsample.line(line.points, columns: Int(plotWidth), fraction: xAxis.fraction)
+            for (i, p) in drawn.enumerated() {
                 if i > 0 { steps.append((x(p.t), steps.last!.1)) }   // step: hold the last value until now
                 steps.append((x(p.t), y(p.value)))
             }

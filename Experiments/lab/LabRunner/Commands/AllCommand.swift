@@ -8,11 +8,17 @@ public enum AllCommand {
         public var document: LabDocument
         public var interrupted: Bool
 
-        /// 0 when every applicable finding reproduced and every experiment reported, 1 when not,
-        /// 130 when interrupted.
+        public init(document: LabDocument, interrupted: Bool) {
+            self.document = document
+            self.interrupted = interrupted
+        }
+
+        /// 0 when every applicable finding reproduced and every experiment reported, 1 when not
+        /// (or when no finding was judged at all: "0 of 0" proves nothing), 130 when interrupted.
         public var exitStatus: Int32 {
             if interrupted { return 130 }
             let ok = document.failures.isEmpty && document.experiments.allSatisfy(\.allReproduced)
+                && Verdicts(document).applicable > 0
             return ok ? 0 : 1
         }
     }
@@ -91,7 +97,8 @@ public enum AllCommand {
         let footer = "\(verdicts.reproduced) of \(verdicts.applicable) findings reproduced in \(document.experiments.count) experiments"
             + (document.failures.isEmpty ? "" : "; \(document.failures.count) left no report")
             + " · \(Format.seconds(document.elapsedSeconds))" + (document.complete ? "" : " · INCOMPLETE")
-        let good = verdicts.reproduced == verdicts.applicable && document.failures.isEmpty && document.complete
-        return lines.joined(separator: "\n") + "\n\n" + (good ? style.green(footer) : style.red(footer)) + "\n"
+        let good = verdicts.reproduced == verdicts.applicable && verdicts.applicable > 0 && document.failures.isEmpty && document.complete
+        let nothing = verdicts.applicable == 0 && document.failures.isEmpty ? "\n" + style.red("no finding was judged: nothing ran that could reproduce one") : ""
+        return lines.joined(separator: "\n") + "\n\n" + (good ? style.green(footer) : style.red(footer)) + nothing + "\n"
     }
 }

@@ -5,6 +5,8 @@ import LabHarness
 /// (`lab runloop --quick` is `exp-runloop --quick`).
 public enum LabCommandLine {
     public static func main(catalog: LabCatalog, arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
+        // Started by another lab process (`lab all`, `lab bench`): die with it, whatever kills it.
+        ChildHandshake.bindIfStartedByLab()
         let command = arguments.first ?? "list"
         let rest = Array(arguments.dropFirst())
         switch command {
@@ -14,9 +16,21 @@ public enum LabCommandLine {
         case "bench": exit(bench(catalog, rest))
         case "bench-child":
             // The trivial child whose launch `lab bench` times: it reports and exits.
+            guard ChildHandshake.startedByLab else {
+                Terminal.writeError(ChildHandshake.refusal(program: "lab", what: "bench-child"))
+                exit(64)
+            }
+            guard rest.isEmpty else {
+                Terminal.writeError("lab bench-child: takes no arguments, not '\(UsageError.echo(rest[0]))'\n")
+                exit(64)
+            }
             ChildProtocol.sendResult(#"{"outcome":"completed","metrics":{},"series":{},"events":[]}"#)
             exit(0)
         case "help", "--help", "-h":
+            guard rest.isEmpty || rest == ["--help"] else {
+                Terminal.writeError("lab help: takes no arguments, not '\(UsageError.echo(rest[0]))' (try: lab COMMAND --help)\n")
+                exit(64)
+            }
             Terminal.writeOutput(help(catalog))
             exit(0)
         default:
@@ -24,12 +38,18 @@ public enum LabCommandLine {
                 ExperimentMain.run(entry.definition, arguments: rest, childPrefix: [entry.command], program: "lab \(entry.command)")
             }
             let names = catalog.entries.map(\.command).joined(separator: ", ")
-            Terminal.writeError("lab: unknown command or experiment '\(command)' (valid: list, all, report, bench, help, \(names))\n")
+            Terminal.writeError("lab: unknown command or experiment '\(UsageError.echo(command))' (valid: list, all, report, bench, help, \(names))\n")
             exit(64)
         }
     }
 
+    /// The command's options, or `nil` after printing why not (exit 64). `--help` (or `-h`)
+    /// anywhere prints the command's usage instead and exits 0.
     static func parse(_ flags: [FlagSpec], _ arguments: [String], command: String) -> ParsedOptions? {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            Terminal.writeOutput(usage(command, flags))
+            exit(0)
+        }
         do {
             return try CommandLineParser(program: "lab \(command)", flags: flags).parse(arguments)
         } catch let error as UsageError {
@@ -38,6 +58,26 @@ public enum LabCommandLine {
             Terminal.writeError("lab \(command): \(error)\n")
         }
         return nil
+    }
+
+    /// `lab COMMAND --help`: the command's line from `lab help` and its flags.
+    static func usage(_ command: String, _ flags: [FlagSpec]) -> String {
+        let synopsis: [String: String] = [
+            "list": "the experiments, with the question each answers",
+            "all": "run every experiment (each in its own child process) and print one table of findings;\n"
+                + "  exit 0 only when every applicable finding reproduced, 1 when not, 130 on Ctrl-C",
+            "report": "index.html, results.md and SVG charts from a results file",
+            "bench": "the harness's own costs (run with `swift run -c release`)",
+        ]
+        var lines = ["usage: lab \(command)" + (flags.isEmpty ? "" : " [flags]"), "  " + (synopsis[command] ?? ""), ""]
+        let names = flags.map { "--\($0.name)" + ($0.valueName.isEmpty ? "" : " \($0.valueName)") }
+        let width = names.map(\.count).max() ?? 0
+        for (name, flag) in zip(names, flags) {
+            lines.append("  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + flag.help)
+        }
+        lines.append("  " + "--help".padding(toLength: width, withPad: " ", startingAt: 0) + "  print this help and exit")
+        lines += ["", "exit status: 0 success, 64 bad usage, 66 no input file, 73 cannot create output", ""]
+        return lines.joined(separator: "\n")
     }
 
     static func list(_ catalog: LabCatalog, _ arguments: [String]) -> Int32 {
@@ -90,10 +130,7 @@ public enum LabCommandLine {
         ]
         guard let options = parse(flags, arguments, command: "all") else { return 64 }
         let jsonURL = options.text("json").map { URL(fileURLWithPath: $0) }
-        if let url = jsonURL, !directoryIsWritable(url.deletingLastPathComponent()) {
-            Terminal.writeError("lab all: cannot create '\(url.path)': its directory is missing or not writable\n")
-            return 73
-        }
+        if let url = jsonURL, let refusal = refusal(url, command: "all") { return refusal }
         let interrupt = InterruptHandler.install()
         let status = RunStatus(title: "lab all" + (options.quick ? " --quick" : ""))
         let line = ProgressLine { status.line() }
@@ -106,7 +143,7 @@ public enum LabCommandLine {
             do {
                 try AtomicFile.write(result.document.jsonData(), to: url)
             } catch {
-                Terminal.writeError("lab all: cannot write '\(url.path)': \(error.localizedDescription)\n")
+                Terminal.writeError("lab all: \((error as? AtomicFile.Refusal)?.description ?? UsageError.echo(error.localizedDescription))\n")
                 exitStatus = 73
             }
         }
@@ -137,7 +174,7 @@ public enum LabCommandLine {
             Terminal.writeError("lab report: \(failure.message)\n")
             return failure.status
         } catch {
-            Terminal.writeError("lab report: \(error)\n")
+            Terminal.writeError("lab report: \(UsageError.echo("\(error)"))\n")
             return 73
         }
     }
@@ -146,26 +183,28 @@ public enum LabCommandLine {
         let flags: [FlagSpec] = [.text("json", valueName: "FILE", help: "also write the figures as JSON to FILE")]
         guard let options = parse(flags, arguments, command: "bench") else { return 64 }
         let jsonURL = options.text("json").map { URL(fileURLWithPath: $0) }
-        if let url = jsonURL, !directoryIsWritable(url.deletingLastPathComponent()) {
-            Terminal.writeError("lab bench: cannot create '\(url.path)': its directory is missing or not writable\n")
-            return 73
-        }
+        if let url = jsonURL, let refusal = refusal(url, command: "bench") { return refusal }
         let result = BenchCommand.run(launcher: .hosted, catalog: catalog) { Terminal.writeError("  \($0)\n") }
         Terminal.writeOutput(BenchCommand.render(result, style: Style(enabled: Terminal.colourAllowed(fd: 1))))
         if let url = jsonURL {
             do {
                 try AtomicFile.write(ExperimentReport.encoder(pretty: true).encode(result), to: url)
             } catch {
-                Terminal.writeError("lab bench: cannot write '\(url.path)': \(error.localizedDescription)\n")
+                Terminal.writeError("lab bench: \((error as? AtomicFile.Refusal)?.description ?? UsageError.echo(error.localizedDescription))\n")
                 return 73
             }
         }
         return 0
     }
 
-    static func directoryIsWritable(_ url: URL) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
-            && FileManager.default.isWritableFile(atPath: url.path)
+    /// Exit 73 with one line when `url` cannot take the command's output (see
+    /// `AtomicFile.checkTarget`); checked before any work starts, so a long run is never
+    /// wasted on an output it cannot write.
+    static func refusal(_ url: URL, command: String) -> Int32? {
+        do { try AtomicFile.checkTarget(url) } catch {
+            Terminal.writeError("lab \(command): \(error)\n")
+            return 73
+        }
+        return nil
     }
 }

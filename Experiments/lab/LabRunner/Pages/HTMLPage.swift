@@ -3,7 +3,10 @@ import LabHarness
 /// `index.html`: one self-contained page (inline CSS and SVG; no script, no network) with, per
 /// experiment, its question, the verdict on each finding, a table of variants and its charts.
 enum HTMLPage {
-    static func render(_ document: LabDocument, catalog: LabCatalog, source: String) -> String {
+    /// `charts` holds each experiment's charts, in the order of `document.experiments`
+    /// (computed once by the caller, which also writes them as files).
+    static func render(_ document: LabDocument, catalog: LabCatalog, source: String, charts: [[Chart]]? = nil) -> String {
+        let charts = charts ?? document.experiments.map(ChartSelection.charts(for:))
         var html: [String] = []
         html.append("""
         <!DOCTYPE html>
@@ -37,7 +40,7 @@ enum HTMLPage {
         html.append("<p><strong>\(summary.reproduced) of \(summary.applicable)</strong> applicable findings reproduced.</p>")
         html.append("<ul>" + document.experiments.map { "<li><a href=\"#\(escape($0.experiment))\">\(escape($0.experiment))</a></li>" }.joined() + "</ul>")
 
-        for report in document.experiments {
+        for (position, report) in document.experiments.enumerated() {
             let entry = catalog.entry(named: report.experiment)
             html.append("<h2 id=\"\(escape(report.experiment))\">\(escape(entry?.definition.executable ?? report.experiment))</h2>")
             if let question = entry?.definition.question { html.append("<p class=\"question\">\(escape(question))</p>") }
@@ -66,7 +69,7 @@ enum HTMLPage {
             }
             html.append("</table>")
 
-            for chart in ChartSelection.charts(for: report) {
+            for chart in charts[position] {
                 html.append("<figure id=\"\(escape(chart.id))\">\n\(chart.svg.element)<figcaption><a href=\"charts/\(escape(chart.id)).svg\">\(escape(chart.title))</a></figcaption></figure>")
             }
         }
