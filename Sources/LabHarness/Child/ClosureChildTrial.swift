@@ -20,7 +20,9 @@ public enum ClosureChildTrial {
 
     /// In the child, at the requested site: binds the child to its parent, makes stdout
     /// unbuffered (so output before a hang or crash reaches the parent), runs `body`, and exits
-    /// 0 when it returns, 1 when it throws. Never returns.
+    /// 0 when it returns, 1 when it throws. Never returns. It exits through `exit`, not `_exit`,
+    /// so that exit handlers run: a harness failure the body could not record
+    /// (`UnattendedFailure`) turns the status non-zero.
     public static func runBodyAndExit(_ body: () throws -> Void) -> Never {
         ChildLifeline.bindToParent()
         do {
@@ -32,6 +34,6 @@ public enum ClosureChildTrial {
         }
         ChildProtocol.sendResult("returned")
         fflush(nil)
-        _exit(0)
+        exit(0)
     }
 }
