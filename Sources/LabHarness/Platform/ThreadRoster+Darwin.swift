@@ -17,14 +17,8 @@ extension ThreadRoster {
         var found = ""
         forEachThread { port in
             guard found.isEmpty, identity(of: port) == id else { return }
-            var info = thread_extended_info_data_t()
-            var size = mach_msg_type_number_t(MemoryLayout<thread_extended_info_data_t>.size / MemoryLayout<natural_t>.size)
-            let ok = withUnsafeMutablePointer(to: &info) {
-                $0.withMemoryRebound(to: integer_t.self, capacity: Int(size)) {
-                    thread_info(port, thread_flavor_t(THREAD_EXTENDED_INFO), $0, &size)
-                }
-            } == KERN_SUCCESS
-            if ok {
+            let info: thread_extended_info_data_t? = threadInfo(port, flavor: THREAD_EXTENDED_INFO)
+            if let info {
                 found = withUnsafeBytes(of: info.pth_name) { raw in
                     String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
                 }
@@ -44,14 +38,19 @@ extension ThreadRoster {
 
     /// The kernel's unique thread id for `port`, or the port name when the kernel does not say.
     private static func identity(of port: thread_act_t) -> UInt64 {
-        var info = thread_identifier_info_data_t()
-        var size = mach_msg_type_number_t(MemoryLayout<thread_identifier_info_data_t>.size / MemoryLayout<natural_t>.size)
-        let ok = withUnsafeMutablePointer(to: &info) {
-            $0.withMemoryRebound(to: integer_t.self, capacity: Int(size)) {
-                thread_info(port, thread_flavor_t(THREAD_IDENTIFIER_INFO), $0, &size)
-            }
-        } == KERN_SUCCESS
-        return ok ? info.thread_id : UInt64(port)
+        let info: thread_identifier_info_data_t? = threadInfo(port, flavor: THREAD_IDENTIFIER_INFO)
+        return info?.thread_id ?? UInt64(port)
+    }
+
+    /// `thread_info` of `flavor` for `port`, read into the struct `T` that flavor fills.
+    private static func threadInfo<T>(_ port: thread_act_t, flavor: Int32) -> T? {
+        let words = MemoryLayout<T>.size / MemoryLayout<natural_t>.size
+        let buffer = UnsafeMutablePointer<integer_t>.allocate(capacity: words)
+        buffer.initialize(repeating: 0, count: words)
+        defer { buffer.deallocate() }
+        var size = mach_msg_type_number_t(words)
+        guard thread_info(port, thread_flavor_t(flavor), buffer, &size) == KERN_SUCCESS else { return nil }
+        return UnsafeRawPointer(buffer).loadUnaligned(as: T.self)
     }
 
     /// Calls `body` with each thread port of this task, then releases the ports and the list.
