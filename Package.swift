@@ -30,6 +30,7 @@ let package = Package(
     products: [
         .library(name: "LabHarness", targets: ["LabHarness"]),
         .library(name: "LabHarnessXCTest", targets: ["LabHarnessXCTest"]),
+        .library(name: "LabHarnessTesting", targets: ["LabHarnessTesting"]),
     ] + experiments.map { .executable(name: $0.executable, targets: [$0.executable]) } + [
         .executable(name: "lab", targets: ["lab"]),
     ],
@@ -38,7 +39,11 @@ let package = Package(
         .target(name: "CLabSupport", path: "Sources/CLabSupport"),
         .target(name: "LabHarness", dependencies: ["CLabSupport"], path: "Sources/LabHarness"),
         // XCTest assertions built on the harness, for the lab's tests and for library authors.
-        .target(name: "LabHarnessXCTest", dependencies: ["LabHarness"], path: "Sources/LabHarnessXCTest"),
+        .target(name: "LabHarnessXCTest", dependencies: ["LabHarness", "LabHarnessRecording"], path: "Sources/LabHarnessXCTest"),
+        // Swift Testing assertions and traits: the same checks, recorded as `Issue`s.
+        .target(name: "LabHarnessTesting", dependencies: ["LabHarness", "LabHarnessRecording"], path: "Sources/LabHarnessTesting"),
+        // How both record a failure in whichever framework runs the caller (never dropped).
+        .target(name: "LabHarnessRecording", dependencies: ["LabHarness"], path: "Sources/LabHarnessRecording"),
 
         // The runner: lists, runs and reports every experiment, and hosts each of them.
         .target(name: "LabRunner", dependencies: ["LabHarness"] + experiments.map { .target(name: $0.module) },
@@ -52,6 +57,7 @@ let package = Package(
         .executableTarget(name: "lab-fixture", dependencies: ["LabHarness", "LabFixtureKit"], path: "Tests/LabFixture"),
         .testTarget(name: "LabHarnessTests", dependencies: ["LabHarness", "LabHarnessXCTest", "CLabSupport", "lab-fixture"],
                     path: "Tests/LabHarnessTests"),
+        .testTarget(name: "LabHarnessTestingTests", dependencies: ["LabHarnessTesting"], path: "Tests/LabHarnessTestingTests"),
     ] + experiments.flatMap { experiment($0.executable, module: $0.module, tests: $0.tests) },
     swiftLanguageModes: [.v6]
 )

@@ -131,4 +131,166 @@ final class XCTestHelperTests: XCTestCase {
         XCTAssertEqual(probe.first?.value, "hello")
         XCTAssertEqual(probe.first?.isMainThread, false)
     }
+
+    // MARK: Where failures land
+
+    func testAFailureIsRecordedAtTheCallersFileLineAndColumn() {
+        let recorder = LabHarness.RecordingReporter()
+        let line = #line + 1
+        assertNotReleased(after: 0.05, reporter: recorder.reporter) { Node() }
+        let site = recorder.failures.first?.site
+        XCTAssertEqual(site?.line, line)
+        XCTAssertEqual(site?.column, 26, "#column as a default argument is the column of the call's opening parenthesis")
+        XCTAssertEqual(site?.fileID, "LabHarnessTests/XCTestHelperTests.swift")
+        XCTAssertTrue(site?.filePath.hasSuffix("Tests/LabHarnessTests/XCTestHelperTests.swift") ?? false)
+        XCTAssertNotNil(site?.staticFilePath, "XCTFail needs the StaticString path")
+    }
+
+    /// A reporter closure that captures a plain local array (not Sendable) works in
+    /// single-threaded use.
+    func testAnUncheckedReporterMayCaptureLocalState() {
+        var seen: [String] = []
+        let reporter = FailureReporter.unchecked { message, _ in seen.append(message) }
+        assertNotReleased(after: 0.02, reporter: reporter) { Node() }
+        XCTAssertEqual(seen.count, 1)
+        XCTAssertTrue(seen[0].hasPrefix("Node was released"), seen[0])
+    }
+
+    // MARK: Duration and async
+
+    func testEveryWaitTakesADurationOrSeconds() {
+        let recorder = LabHarness.RecordingReporter()
+        assertReleased(within: .milliseconds(300), reporter: recorder.reporter) { () -> Node in
+            let node = Node()
+            node.next = node
+            return node
+        }
+        XCTAssertTrue(recorder.messages.first?.hasPrefix("Node was not released within 300 ms") ?? false, "\(recorder.messages)")
+        let start = MonotonicClock.now()
+        assertCalledExactlyOnce(within: .seconds(1), grace: .milliseconds(20), reporter: recorder.reporter) { (done: @escaping @Sendable () -> Void) in
+            done()
+        }
+        XCTAssertLessThan(MonotonicClock.now() - start, 1, "the grace is 20 ms, not 20 s")
+        XCTAssertEqual(recorder.messages.count, 1)
+        XCTAssertNil(assertCompletes(within: .milliseconds(50), reporter: recorder.reporter) { MonotonicClock.sleep(for: 1) })
+        XCTAssertEqual(recorder.messages.last?.hasPrefix("did not complete within 50 ms"), true)
+    }
+
+    private final class Resource: Sendable {}
+
+    func testAsyncReleaseAndThreadPeakOverloads() async {
+        let recorder = LabHarness.RecordingReporter()
+        let took = await assertReleased(within: 1.0, reporter: recorder.reporter) { () async -> Resource in
+            await Task.yield()
+            return Resource()
+        }
+        XCTAssertNotNil(took)
+        await assertThreadPeak(staysUnder: 3, reporter: recorder.reporter) {
+            let parked = ParkedThreads(3, name: "async.parked")
+            try? await Task.sleep(nanoseconds: 20_000_000)
+            parked.release()
+        }
+        XCTAssertEqual(recorder.messages.count, 1)
+        XCTAssertTrue(recorder.messages.first?.contains("3 × async.parked") ?? false, "\(recorder.messages)")
+    }
+
+    // MARK: Main queue
+
+    /// Runs `attempt` up to three times: a wait that blocks the main thread fails every time,
+    /// while one stall of a loaded machine cannot fail all three.
+    private func passesOnceInThree(_ attempt: () -> Bool) -> Bool {
+        for _ in 0..<3 where attempt() { return true }
+        return false
+    }
+
+    func testAnObjectReleasedByAMainQueueBlockIsSeenWithin50Milliseconds() {
+        XCTAssertTrue(Thread.isMainThread, "XCTest runs tests on the main thread")
+        XCTAssertTrue(passesOnceInThree {
+            let recorder = LabHarness.RecordingReporter()
+            assertReleased(within: .milliseconds(50), reporter: recorder.reporter) { () -> Resource in
+                let resource = Resource()
+                DispatchQueue.main.async { withExtendedLifetime(resource) {} }
+                return resource
+            }
+            return recorder.messages.isEmpty
+        })
+    }
+
+    func testAHandlerDeliveredOnTheMainQueueIsSeenWithin50Milliseconds() {
+        XCTAssertTrue(passesOnceInThree {
+            let recorder = LabHarness.RecordingReporter()
+            let call = assertCalledExactlyOnce(within: .milliseconds(50), grace: .milliseconds(10), reporter: recorder.reporter) { (done: @escaping @Sendable () -> Void) in
+                DispatchQueue.main.async { done() }
+            }
+            return recorder.messages.isEmpty && call?.isMainThread == true
+        })
+    }
+
+    /// A second call delivered on the main queue during the grace period is counted too.
+    func testASecondMainQueueCallDuringTheGraceIsCounted() {
+        let recorder = LabHarness.RecordingReporter()
+        assertCalledExactlyOnce(within: 1.0, grace: .milliseconds(300), reporter: recorder.reporter) { (done: @escaping @Sendable () -> Void) in
+            DispatchQueue.main.async { done() }
+            DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(20)) { done() }
+        }
+        XCTAssertEqual(recorder.messages, ["the callback was called 2 times; it must be called exactly once"])
+    }
+
+    func testAssertCompletesOnTheMainThreadLetsTheBlockUseTheMainQueue() {
+        let recorder = LabHarness.RecordingReporter()
+        let took = assertCompletes(within: 1.0, reporter: recorder.reporter) {
+            let done = DispatchSemaphore(value: 0)
+            DispatchQueue.main.async { done.signal() }
+            done.wait()
+        }
+        XCTAssertNotNil(took, "\(recorder.messages)")
+    }
+
+    func testLeakCheckWaitsWithTheMainQueueDraining() {
+        let recorder = LabHarness.RecordingReporter()
+        let check = LeakCheck()
+        let resource = check.track(Resource(), "held by the main queue")
+        DispatchQueue.main.async { withExtendedLifetime(resource) {} }
+        _ = consume resource
+        check.assertAllReleased(within: 1.0, reporter: recorder.reporter)
+        XCTAssertEqual(recorder.messages, [])
+    }
+
+    // MARK: Threads by identity
+
+    func testThreadsAddedAreCountedByIdentityAndNamed() {
+        for _ in 0..<50 { NamedThread.start("lab.brief") {} }
+        let recorder = LabHarness.RecordingReporter()
+        var parked: ParkedThreads?
+        assertThreadPeak(staysUnder: 20, reporter: recorder.reporter) {
+            parked = ParkedThreads(20, name: "lab.parked")
+        }
+        parked?.release()
+        XCTAssertEqual(recorder.messages.count, 1)
+        XCTAssertTrue(recorder.messages.first?.hasPrefix("the block added 20 threads: 20 × lab.parked") ?? false, "\(recorder.messages)")
+    }
+
+    func testThreadsThatExistedBeforeTheBlockAreNotCounted() {
+        let before = ParkedThreads(5, name: "lab.before")
+        let recorder = LabHarness.RecordingReporter()
+        let watch = NewThreadWatch()
+        watch.start()
+        before.release()   // threads ending during the block are not new
+        let late = ParkedThreads(2, name: "lab.late")
+        let appeared = watch.stop()
+        late.release()
+        XCTAssertEqual(appeared.filter { $0.name == "lab.before" }.count, 0)
+        XCTAssertEqual(appeared.filter { $0.name == "lab.late" }.count, 2)
+        XCTAssertEqual(NewThreadWatch.summary(appeared.filter { $0.name == "lab.late" }), "2 threads: 2 × lab.late")
+        XCTAssertEqual(recorder.messages, [])
+    }
+
+    func testTotalCountingComparesTheProcessPeak() {
+        let recorder = LabHarness.RecordingReporter()
+        let total = ThreadCensus.count() ?? 0
+        assertThreadPeak(staysUnder: total + 50, counting: .total, reporter: recorder.reporter) {}
+        XCTAssertEqual(recorder.messages, [])
+        assertThreadPeak(staysUnder: 1, counting: .total, reporter: recorder.reporter) {}
+        XCTAssertTrue(recorder.messages.first?.hasPrefix("the process peaked at") ?? false, "\(recorder.messages)")
+    }
 }

@@ -36,10 +36,13 @@ public final class CallProbe<Value: Sendable>: Sendable {
     public var all: [Call] { calls.withLock { $0 } }
     public var first: Call? { calls.withLock { $0.first } }
 
-    /// Waits until at least one call has arrived, up to `timeout` seconds; true if one did.
+    /// Waits until at least one call has arrived, up to `timeout` seconds; true if one did. On
+    /// the main thread the main run loop turns meanwhile, so a callback delivered with
+    /// `DispatchQueue.main.async` arrives (see `MainQueueFriendlyWait`).
     @discardableResult
     public func waitForCall(within timeout: Seconds) -> Bool {
         if count > 0 { return true }
+        if Thread.isMainThread { return MainQueueFriendlyWait.until(within: timeout) { count > 0 } }
         let deadline = MonotonicClock.now() + timeout
         while count == 0 {
             let left = deadline - MonotonicClock.now()
@@ -49,9 +52,16 @@ public final class CallProbe<Value: Sendable>: Sendable {
         return true
     }
 
-    /// Waits `duration` seconds so that late extra calls are counted.
+    /// The async form: suspends between checks instead of blocking the thread.
+    @discardableResult
+    public func waitForCall(within timeout: Seconds) async -> Bool {
+        await MainQueueFriendlyWait.until(within: timeout) { count > 0 }
+    }
+
+    /// Waits `duration` seconds so that late extra calls are counted (turning the main run loop
+    /// when on the main thread, so late calls delivered on the main queue are counted too).
     public func settle(for duration: Seconds) {
-        MonotonicClock.sleep(for: duration)
+        MainQueueFriendlyWait.pass(duration)
     }
 }
 

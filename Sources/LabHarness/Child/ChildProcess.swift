@@ -17,8 +17,9 @@ public struct ChildSpec: Sendable {
     public var environment: [String: String]
     /// Wall-clock budget in seconds: past it the child and its process group are killed.
     public var budget: Seconds
-    /// If set, the child is killed as soon as it has reported no progress for this long
-    /// (see `ChildProtocol`); that is a deadlock.
+    /// If set, the child is killed as soon as it has reported no progress for this long since
+    /// its last report (see `ChildProtocol`); that is a deadlock. The window opens at the
+    /// child's first progress report: a child that never reports is bounded by its budget only.
     public var stallWindow: Seconds?
     /// Bytes kept of each of stdout and stderr; the rest is counted and dropped.
     public var outputLimit: Int
@@ -155,7 +156,7 @@ public enum ChildProcess {
             guard killReason == nil, status == nil else { return }
             if interrupting.load(ordering: .relaxed) { terminate(.interrupt, at: now) }
             else if now - start >= spec.budget { terminate(.budget, at: now) }
-            else if let window = spec.stallWindow, now - (out.lastProgressAt ?? start) >= window { terminate(.stall, at: now) }
+            else if let window = spec.stallWindow, let since = out.lastProgressAt, now - since >= window { terminate(.stall, at: now) }
         }
 
         while !open.isEmpty {

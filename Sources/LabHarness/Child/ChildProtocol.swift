@@ -67,8 +67,10 @@ public enum ChildLifeline {
     /// The environment variable through which `ChildProcess` tells a child its parent's pid.
     public static let parentVariable = "LAB_PARENT_PID"
 
-    /// Call first thing in a child. Exits at once if the parent is already gone.
+    /// Call first thing in a child. Exits at once if the parent is already gone. Also makes
+    /// stdout unbuffered, so what the child printed before a hang or a crash reaches the parent.
     public static func bindToParent() {
+        StandardOutput.makeUnbuffered()
         guard let text = ProcessInfo.processInfo.environment[parentVariable], let parent = Int32(text) else { return }
         #if os(Linux)
         _ = clab_set_parent_death_signal(SIGKILL)

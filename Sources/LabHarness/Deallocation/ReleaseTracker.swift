@@ -89,15 +89,18 @@ public final class ReleaseTracker: Sendable {
         return labels.filter(isAlive).sorted()
     }
 
-    /// Blocks until the object is released or `timeout` seconds pass; true when released.
+    /// Waits until the object is released or `timeout` seconds pass; true when released. On the
+    /// main thread the main run loop keeps turning meanwhile, so an object whose last owner is
+    /// a main-queue block is seen going (see `MainQueueFriendlyWait`).
     @discardableResult
     public func waitUntilReleased(_ label: String, within timeout: Seconds) -> Bool {
-        let deadline = MonotonicClock.now() + timeout
-        while isAlive(label) {
-            if MonotonicClock.now() >= deadline { return false }
-            MonotonicClock.sleep(for: 0.001)
-        }
-        return true
+        MainQueueFriendlyWait.until(within: timeout) { !isAlive(label) }
+    }
+
+    /// The async form: suspends between checks instead of blocking the thread.
+    @discardableResult
+    public func waitUntilReleased(_ label: String, within timeout: Seconds) async -> Bool {
+        await MainQueueFriendlyWait.until(within: timeout) { !isAlive(label) }
     }
 
     /// Monotonic release time, when known.

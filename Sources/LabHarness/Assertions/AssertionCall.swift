@@ -1,0 +1,20 @@
+/// One call of an assertion: where it was written, the caller's extra message, and where its
+/// failure goes. The assertions in `HarnessAssertions` report through it, so `LabHarnessXCTest`
+/// and `LabHarnessTesting` differ only in the reporter and site they build.
+public struct AssertionCall: Sendable {
+    public var reporter: FailureReporter
+    public var site: FailureSite
+    /// The caller's own words, appended to the failure after a colon.
+    public var message: String
+
+    public init(reporter: FailureReporter, site: FailureSite, message: String = "") {
+        self.reporter = reporter
+        self.site = site
+        self.message = message
+    }
+
+    /// Records `text` (plus the caller's message) at the caller's site.
+    public func fail(_ text: String) {
+        reporter.record(message.isEmpty ? text : "\(text): \(message)", site)
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+
+/// The harness's assertions, independent of any test framework: each one measures, and on a
+/// failure reports once through its `AssertionCall`. `LabHarnessXCTest` and `LabHarnessTesting`
+/// wrap these under the same names; call them directly only to build a wrapper of your own.
+///
+/// Every wait here keeps the main queue draining when it runs on the main thread (see
+/// `MainQueueFriendlyWait`), and async forms suspend instead of blocking.
+public enum HarnessAssertions {
+    static let label = "object"
+
+    // MARK: Release
+
+    /// The object `make` returns must be released within `timeout` once `make`'s references are
+    /// gone. Returns the seconds it took, `nil` on failure.
+    public static func released<T: AnyObject>(within timeout: Seconds, _ call: AssertionCall, _ make: () -> T) -> Seconds? {
+        let tracker = ReleaseTracker()
+        do {
+            let object = make()
+            tracker.track(object, label)
+        }
+        tracker.markScopeEnd(label)
+        return releaseVerdict(tracker, released: tracker.waitUntilReleased(label, within: timeout), timeout: timeout,
+                              T.self, "of its last outside reference going away (a retain cycle, or something still holds it)", call)
+    }
+
+    /// `released(within:_:_:)` for an object made by async code; waits without blocking.
+    public static func released<T: AnyObject>(within timeout: Seconds, _ call: AssertionCall, _ make: () async -> T) async -> Seconds? {
+        let tracker = ReleaseTracker()
+        do {
+            let object = await make()
+            tracker.track(object, label)
+        }
+        tracker.markScopeEnd(label)
+        let released = await tracker.waitUntilReleased(label, within: timeout)
+        return releaseVerdict(tracker, released: released, timeout: timeout,
+                              T.self, "of its last outside reference going away (a retain cycle, or something still holds it)", call)
+    }
+
+    /// `object` must be released within `timeout` after this sets it to `nil`.
+    public static func released<T: AnyObject>(_ object: inout T?, within timeout: Seconds, _ call: AssertionCall) -> Seconds? {
+        guard let strong = object else { return 0 }
+        let tracker = ReleaseTracker()
+        tracker.track(strong, label)
+        _ = consume strong
+        object = nil
+        tracker.markScopeEnd(label)
+        return releaseVerdict(tracker, released: tracker.waitUntilReleased(label, within: timeout), timeout: timeout,
+                              T.self, "after its last reference here was dropped", call)
+    }
+
+    private static func releaseVerdict<T>(_ tracker: ReleaseTracker, released: Bool, timeout: Seconds, _ type: T.Type,
+                                          _ when: String, _ call: AssertionCall) -> Seconds? {
+        guard released else {
+            call.fail("\(T.self) was not released within \(Format.seconds(timeout)) \(when)")
+            return nil
+        }
+        return max(0, tracker.releaseDelay(label) ?? 0)
+    }
+
+    /// The object `make` returns must still be alive `duration` later: documents a leak on
+    /// purpose. True when it stayed.
+    public static func notReleased<T: AnyObject>(after duration: Seconds, _ call: AssertionCall, _ make: () -> T) -> Bool {
+        let tracker = ReleaseTracker()
+        do {
+            let object = make()
+            tracker.track(object, label)
+        }
+        if tracker.waitUntilReleased(label, within: duration) {
+            call.fail("\(T.self) was released, but it was expected to stay alive (leak) for \(Format.seconds(duration))")
+            return false
+        }
+        return true
+    }
+
+    /// Every object tracked by `check` must be gone within `timeout`; one failure names them all.
+    public static func allReleased(_ check: LeakCheck, within timeout: Seconds, _ call: AssertionCall) {
+        let alive = check.survivors(within: timeout)
+        if !alive.isEmpty {
+            call.fail("still alive after \(Format.seconds(timeout)): \(alive.map(\.label).joined(separator: ", "))")
+        }
+    }
+
+    // MARK: Completion
+
+    /// `block` must finish within `timeout`. It runs on a thread of its own; when it overruns,
+    /// the failure is reported and that thread is abandoned (a thread cannot be killed).
+    public static func completes(within timeout: Seconds, _ call: AssertionCall, _ block: @escaping @Sendable () -> Void) -> Seconds? {
+        let done = DispatchSemaphore(value: 0)
+        let start = MonotonicClock.now()
+        let finishedAt = ResultBox<Seconds>()
+        NamedThread.start("lab.completes") {
+            block()
+            finishedAt.set(MonotonicClock.now())
+            done.signal()
+        }
+        let finished: Bool
+        if Thread.isMainThread {
+            finished = MainQueueFriendlyWait.until(within: timeout) { finishedAt.get() != nil }
+        } else {
+            finished = done.wait(timeout: .now() + .nanoseconds(Int(timeout * 1e9))) == .success
+        }
+        guard finished, let end = finishedAt.get() else {
+            call.fail("did not complete within \(Format.seconds(timeout)); its thread is left running")
+            return nil
+        }
+        return end - start
+    }
+
+    /// `operation` must finish within `timeout`. It runs in a task of its own; when it overruns,
+    /// the failure is reported and the task is cancelled and abandoned.
+    public static func completes(within timeout: Seconds, _ call: AssertionCall, _ operation: @escaping @Sendable () async -> Void) async -> Seconds? {
+        let start = MonotonicClock.now()
+        let finishedAt = ResultBox<Seconds>()
+        let task = Task {
+            await operation()
+            finishedAt.set(MonotonicClock.now())
+        }
+        _ = await MainQueueFriendlyWait.until(within: timeout) { finishedAt.get() != nil }
+        guard let end = finishedAt.get() else {
+            task.cancel()
+            call.fail("did not complete within \(Format.seconds(timeout)); its task was cancelled and abandoned")
+            return nil
+        }
+        return end - start
+    }
+
+    // MARK: Threads
+
+    /// While `block` runs, the threads it adds (by identity, see `NewThreadWatch`) or the total
+    /// must stay under `limit`. Returns the sampled thread-count timeline, for charts.
+    public static func threadPeak(staysUnder limit: Int, counting: ThreadCounting, interval: Seconds,
+                                  _ call: AssertionCall, _ block: () throws -> Void) rethrows -> ThreadTimeline {
+        let measurement = ThreadPeakMeasurement(interval: interval)
+        do { try block() } catch {
+            _ = measurement.finish()
+            throw error
+        }
+        let (timeline, appeared) = measurement.finish()
+        threadVerdict(limit: limit, counting: counting, timeline: timeline, appeared: appeared, call)
+        return timeline
+    }
+
+    /// `threadPeak` for an async body.
+    public static func threadPeak(staysUnder limit: Int, counting: ThreadCounting, interval: Seconds,
+                                  _ call: AssertionCall, _ block: () async throws -> Void) async rethrows -> ThreadTimeline {
+        let measurement = ThreadPeakMeasurement(interval: interval)
+        do { try await block() } catch {
+            _ = measurement.finish()
+            throw error
+        }
+        let (timeline, appeared) = measurement.finish()
+        threadVerdict(limit: limit, counting: counting, timeline: timeline, appeared: appeared, call)
+        return timeline
+    }
+
+    /// Reports when the measured count reaches `limit`; the message names the new threads.
+    static func threadVerdict(limit: Int, counting: ThreadCounting, timeline: ThreadTimeline,
+                              appeared: [NewThreadWatch.Appeared], _ call: AssertionCall) {
+        switch counting {
+        case .added where appeared.count >= limit:
+            call.fail("the block added \(NewThreadWatch.summary(appeared)); the limit was under \(limit) (threads are counted process-wide)")
+        case .total where timeline.peak >= limit:
+            call.fail("the process peaked at \(timeline.peak) threads while the block ran; the limit was under \(limit)")
+        default:
+            break
+        }
+    }
+
+    // MARK: Callbacks
+
+    /// The callback handed to `start` must be called once within `timeout`, and not again within
+    /// `grace` after that. Returns the first call, `nil` when there was none.
+    public static func calledExactlyOnce<Value: Sendable>(within timeout: Seconds, grace: Seconds, _ call: AssertionCall,
+                                                          _ start: (@escaping @Sendable (Value) -> Void) -> Void) -> CallProbe<Value>.Call? {
+        let probe = CallProbe<Value>()
+        start(probe.callback)
+        return exactlyOnceVerdict(probe, arrived: probe.waitForCall(within: timeout), timeout: timeout, grace: grace, call)
+    }
+
+    /// `calledExactlyOnce` for an async `start`; waits without blocking.
+    public static func calledExactlyOnce<Value: Sendable>(within timeout: Seconds, grace: Seconds, _ call: AssertionCall,
+                                                          _ start: (@escaping @Sendable (Value) -> Void) async -> Void) async -> CallProbe<Value>.Call? {
+        let probe = CallProbe<Value>()
+        await start(probe.callback)
+        let arrived = await probe.waitForCall(within: timeout)
+        if arrived { try? await Task.sleep(nanoseconds: UInt64(grace * 1e9)) }
+        return exactlyOnceVerdict(probe, arrived: arrived, timeout: timeout, grace: arrived ? 0 : grace, call)
+    }
+
+    private static func exactlyOnceVerdict<Value>(_ probe: CallProbe<Value>, arrived: Bool, timeout: Seconds, grace: Seconds,
+                                                  _ call: AssertionCall) -> CallProbe<Value>.Call? {
+        guard arrived else {
+            call.fail("the callback was never called within \(Format.seconds(timeout))")
+            return nil
+        }
+        probe.settle(for: grace)
+        if probe.count > 1 {
+            call.fail("the callback was called \(probe.count) times; it must be called exactly once")
+        }
+        return probe.first
+    }
+}

@@ -1,0 +1,45 @@
+import Synchronization
+
+/// Tracks objects during a test and checks they all went: `track` what the code under test
+/// creates, then assert them all released (`assertAllReleased` in `tearDown`, or the
+/// `.leakChecked` trait in Swift Testing, which does it when the test ends).
+public final class LeakCheck: Sendable {
+    /// One tracked object still alive at the check, and where it was tracked.
+    public struct Survivor: Sendable {
+        public var label: String
+        public var site: FailureSite?
+    }
+
+    private let tracker = ReleaseTracker()
+    private let entries = Mutex<[(label: String, site: FailureSite?)]>([])
+
+    public init() {}
+
+    /// Tracks `object` weakly under `label` (default: its type and a number); returns it for
+    /// chaining. `site` is where it was tracked, for reporting a survivor at that line.
+    @discardableResult
+    public func track<T: AnyObject>(_ object: T, _ label: String? = nil, site: FailureSite? = nil) -> T {
+        let name = entries.withLock { list in
+            let name = label ?? "\(T.self)#\(list.count + 1)"
+            list.append((name, site))
+            return name
+        }
+        tracker.track(object, name)
+        return object
+    }
+
+    /// The tracked objects still alive after waiting up to `timeout` for all of them (turning
+    /// the main run loop meanwhile when on the main thread).
+    public func survivors(within timeout: Seconds) -> [Survivor] {
+        let list = entries.withLock { $0 }
+        MainQueueFriendlyWait.until(within: timeout) { list.allSatisfy { !tracker.isAlive($0.label) } }
+        return list.filter { tracker.isAlive($0.label) }.map { Survivor(label: $0.label, site: $0.site) }
+    }
+
+    /// `survivors(within:)` without blocking the thread.
+    public func survivors(within timeout: Seconds) async -> [Survivor] {
+        let list = entries.withLock { $0 }
+        _ = await MainQueueFriendlyWait.until(within: timeout) { list.allSatisfy { !tracker.isAlive($0.label) } }
+        return list.filter { tracker.isAlive($0.label) }.map { Survivor(label: $0.label, site: $0.site) }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// Waiting that never starves the main queue.
+///
+/// Test frameworks run test bodies on the main thread (XCTest always). Code under test that
+/// finishes its work in `DispatchQueue.main.async` needs the main thread's run loop to turn,
+/// which it cannot while a helper sleeps or waits on a semaphore there. On the main thread
+/// these waits run the main run loop in short slices instead, so main-queue blocks and timers
+/// run while the condition is polled; elsewhere they sleep in short slices.
+public enum MainQueueFriendlyWait {
+    /// Longest slice between two checks of the condition.
+    static let slice: Seconds = 0.002
+
+    /// Waits until `condition` holds or `timeout` seconds pass; true when it held.
+    @discardableResult
+    public static func until(within timeout: Seconds, _ condition: () -> Bool) -> Bool {
+        let deadline = MonotonicClock.now() + timeout
+        while !condition() {
+            let left = deadline - MonotonicClock.now()
+            if left <= 0 { return condition() }
+            pause(upTo: min(left, slice))
+        }
+        return true
+    }
+
+    /// Lets `duration` seconds pass, turning the main run loop meanwhile when on the main thread.
+    public static func pass(_ duration: Seconds) {
+        let deadline = MonotonicClock.now() + duration
+        while true {
+            let left = deadline - MonotonicClock.now()
+            if left <= 0 { return }
+            pause(upTo: min(left, slice))
+        }
+    }
+
+    /// One slice: the main run loop for at most `seconds` on the main thread (it returns as soon
+    /// as it has handled a source, such as a main-queue block), else a plain sleep.
+    static func pause(upTo seconds: Seconds) {
+        guard Thread.isMainThread else {
+            MonotonicClock.sleep(for: seconds)
+            return
+        }
+        let start = MonotonicClock.now()
+        let handled = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: seconds))
+        // The run loop returns at once when it has nothing to wait on (inside a main-queue
+        // block, for example, where the main queue cannot be drained again): sleep instead of
+        // spinning.
+        if !handled && MonotonicClock.now() - start < seconds / 4 { MonotonicClock.sleep(for: seconds / 2) }
+    }
+
+    /// The async form: polls with `Task.sleep`, which gives the executor back between checks
+    /// (so a `@MainActor` test leaves the main actor free for the code it waits for).
+    public static func until(within timeout: Seconds, _ condition: () -> Bool) async -> Bool {
+        let deadline = MonotonicClock.now() + timeout
+        while !condition() {
+            let left = deadline - MonotonicClock.now()
+            if left <= 0 { return condition() }
+            try? await Task.sleep(nanoseconds: UInt64(min(left, slice) * 1e9))
+        }
+        return true
+    }
+}

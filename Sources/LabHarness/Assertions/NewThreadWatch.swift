@@ -1,0 +1,95 @@
+import Foundation
+import Synchronization
+
+/// Which threads appeared while a block ran: every thread seen during the watch whose identity
+/// was not in the process when the watch began (see `ThreadRoster`).
+///
+/// A watcher thread lists the process's threads every `interval` seconds and once more when
+/// the watch stops, so a thread that starts and ends between two listings is missed; the
+/// count is a lower bound, exact for threads that live at least one interval. The watcher
+/// itself exists before the baseline is taken, so it never counts.
+public final class NewThreadWatch: Sendable {
+    /// One thread that appeared, with the name it had when last seen.
+    public struct Appeared: Sendable, Equatable {
+        public var id: UInt64
+        public var name: String
+    }
+
+    /// Threads whose name is read again at each listing (a thread is named after it starts,
+    /// and on Linux starts with its creator's name); beyond that the first name seen is kept.
+    static let renameLimit = 256
+
+    private let interval: Seconds
+    private let state = Mutex<State>(State())
+    private let stopping = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private let ready = DispatchSemaphore(value: 0)
+
+    private struct State {
+        var baseline: Set<UInt64> = []
+        var appeared: [UInt64: String] = [:]
+        var order: [UInt64] = []
+    }
+
+    public init(interval: Seconds = 0.002) {
+        self.interval = interval
+    }
+
+    /// Starts the watcher thread and takes the baseline once it runs.
+    public func start() {
+        NamedThread.start("lab.threadwatch") { [self] in
+            let baseline = ThreadRoster.identities()
+            state.withLock { $0.baseline = baseline }
+            ready.signal()
+            while !stopping.load(ordering: .acquiring) {
+                look()
+                MonotonicClock.sleep(for: interval)
+            }
+            finished.signal()
+        }
+        ready.wait()
+    }
+
+    /// Stops watching after one last listing; returns the threads that appeared, in the order
+    /// they were first seen.
+    @discardableResult
+    public func stop() -> [Appeared] {
+        look()
+        if !stopping.exchange(true, ordering: .acquiringAndReleasing) { finished.wait() }
+        return appeared
+    }
+
+    /// The threads seen so far that were not there at the start.
+    public var appeared: [Appeared] {
+        state.withLock { s in s.order.map { Appeared(id: $0, name: s.appeared[$0] ?? "") } }
+    }
+
+    private func look() {
+        let now = ThreadRoster.identities()
+        let (baseline, known) = state.withLock { ($0.baseline, $0.appeared) }
+        var updates: [UInt64: String] = [:]
+        for id in now where !baseline.contains(id) {
+            if known[id] == nil || known.count <= Self.renameLimit {
+                let name = ThreadRoster.name(of: id)
+                if !name.isEmpty || known[id] == nil { updates[id] = name }
+            }
+        }
+        guard !updates.isEmpty else { return }
+        state.withLock { s in
+            for (id, name) in updates.sorted(by: { $0.key < $1.key }) {
+                if s.appeared[id] == nil { s.order.append(id) }
+                s.appeared[id] = name
+            }
+        }
+    }
+
+    /// `20 threads: 18 × lab.worker, 2 × (unnamed)`: how many of each name, most first.
+    public static func summary(_ threads: [Appeared]) -> String {
+        var counts: [String: Int] = [:]
+        for thread in threads { counts[thread.name.isEmpty ? "(unnamed)" : thread.name, default: 0] += 1 }
+        let parts = counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+            .map { "\($0.value) × \($0.key)" }
+        let noun = threads.count == 1 ? "thread" : "threads"
+        return "\(threads.count) \(noun)" + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", "))
+    }
+}

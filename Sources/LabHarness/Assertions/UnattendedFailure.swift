@@ -1,0 +1,21 @@
+import Foundation
+import Synchronization
+
+/// The last resort for a failure no test framework can take (an assertion called outside any
+/// test, or from a thread the framework does not know): one line on stderr, and the process
+/// exits non-zero at its end even if everything else passed. A failure is never dropped.
+public enum UnattendedFailure {
+    private static let installed = Atomic<Bool>(false)
+
+    /// Prints the failure and makes sure the process will not exit 0.
+    public static func report(_ message: String, at site: FailureSite) {
+        let line = "\(site): error: LabHarness assertion failed with no test to record it: \(message)\n"
+        FileHandle.standardError.write(Data(line.utf8))
+        if !installed.exchange(true, ordering: .acquiringAndReleasing) {
+            atexit {
+                fflush(nil)
+                _exit(1)
+            }
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import LabHarness
+import Testing
+import XCTest
+
+/// Records a harness failure in whichever test framework is running the caller, so that no
+/// failure is dropped whichever module's assertion a test calls:
+///
+/// 1. inside a Swift Testing test (`Test.current` is set): an `Issue` at the caller's
+///    `SourceLocation`;
+/// 2. otherwise inside an XCTest test: `XCTFail` at the caller's file and line (or the running
+///    test case's `recordFailure` when the site has no static path);
+/// 3. otherwise: one line on stderr, and the process exits non-zero (`UnattendedFailure`).
+///
+/// XCTest has no public "current test", so the running test case is learnt from an observer
+/// installed by the first assertion call. Until that observer has seen a test start, a test
+/// binary's main thread (where XCTest runs its tests) counts as inside a test; a failure that
+/// XCTest then does not pass to its observers also goes to stderr.
+public enum FrameworkRecording {
+    /// Installs the XCTest observer; every assertion calls it on entry, so the observer sees the
+    /// next test start.
+    public static func prepare() {
+        XCTestTracker.installIfNeeded()
+    }
+
+    /// Records `message` at `site` in the framework running the caller (see the type's doc).
+    public static func record(_ message: String, at site: FailureSite) {
+        if Test.current != nil {
+            Issue.record(Comment(rawValue: message),
+                         sourceLocation: SourceLocation(fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column))
+            return
+        }
+        XCTestTracker.installIfNeeded()
+        switch XCTestTracker.state {
+        case .running(let reference):
+            recordInXCTest(message, at: site, in: reference.testCase)
+        case .unknown where Thread.isMainThread && runsInTestBinary:
+            let before = XCTestTracker.failuresSeen
+            recordInXCTest(message, at: site, in: nil)
+            if XCTestTracker.failuresSeen == before && !XCTestTracker.hasSeenATest {
+                // Either a test case swallowed the failure on purpose (a test of tests), or no
+                // test is running: say so where a person will see it, without failing the run.
+                let line = "\(site): note: LabHarness recorded a failure through XCTFail before seeing any XCTest test start: \(message)\n"
+                FileHandle.standardError.write(Data(line.utf8))
+            }
+        default:
+            UnattendedFailure.report(message, at: site)
+        }
+    }
+
+    private static func recordInXCTest(_ message: String, at site: FailureSite, in testCase: XCTestCase?) {
+        if let path = site.staticFilePath {
+            XCTFail(message, file: path, line: UInt(site.line))
+        } else if let testCase {
+            testCase.recordFailure(withDescription: message, inFile: site.filePath, atLine: site.line, expected: true)
+        } else {
+            XCTFail("\(site): \(message)")
+        }
+    }
+
+    /// Whether this process is a test bundle (`…PackageTests.xctest` on Linux, run by `xctest`
+    /// on Darwin), where XCTest may be running tests on the main thread.
+    static let runsInTestBinary: Bool = {
+        let path = CommandLine.arguments.first ?? ""
+        return path.hasSuffix(".xctest") || path.hasSuffix("/xctest") || Bundle.allBundles.contains { $0.bundlePath.hasSuffix(".xctest") }
+    }()
+}

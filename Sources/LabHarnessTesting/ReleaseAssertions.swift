@@ -1,0 +1,55 @@
+import Testing
+
+/// Records an issue at the caller's line unless the object `make` returns is released within
+/// `timeout` once `make`'s own references are gone. Returns the seconds it took to go (`nil`
+/// on failure). On the main thread the wait keeps the main queue draining.
+///
+/// ```swift
+/// @Test func controllerIsReleased() {
+///     assertReleased(within: .milliseconds(500)) { Controller().started() }
+/// }
+/// ```
+@discardableResult
+public func assertReleased<T: AnyObject>(within timeout: some WaitTime = 1.0, _ message: @autoclosure () -> String = "",
+                                         reporter: FailureReporter = .swiftTesting,
+                                         sourceLocation: SourceLocation = #_sourceLocation,
+                                         _ make: () -> T) -> Double? {
+    HarnessAssertions.released(within: timeout.labSeconds, assertionCall(reporter, message(), sourceLocation), make)
+}
+
+/// `assertReleased(within:)` for an object made by async code; the wait suspends instead of
+/// blocking (use it in `@MainActor` tests, so the main actor stays free).
+@discardableResult
+public func assertReleased<T: AnyObject>(within timeout: some WaitTime = 1.0, _ message: @autoclosure () -> String = "",
+                                         reporter: FailureReporter = .swiftTesting,
+                                         sourceLocation: SourceLocation = #_sourceLocation,
+                                         _ make: () async -> T) async -> Double? {
+    await HarnessAssertions.released(within: timeout.labSeconds, assertionCall(reporter, message(), sourceLocation), make)
+}
+
+/// Records an issue unless `object` is released within `timeout` after this sets it to `nil`.
+@discardableResult
+public func assertReleased<T: AnyObject>(_ object: inout T?, within timeout: some WaitTime = 1.0,
+                                         _ message: @autoclosure () -> String = "",
+                                         reporter: FailureReporter = .swiftTesting,
+                                         sourceLocation: SourceLocation = #_sourceLocation) -> Double? {
+    HarnessAssertions.released(&object, within: timeout.labSeconds, assertionCall(reporter, message(), sourceLocation))
+}
+
+/// Records an issue unless the object `make` returns is still alive `after` the given time:
+/// documents a leak on purpose.
+@discardableResult
+public func assertNotReleased<T: AnyObject>(after duration: some WaitTime = 0.2, _ message: @autoclosure () -> String = "",
+                                            reporter: FailureReporter = .swiftTesting,
+                                            sourceLocation: SourceLocation = #_sourceLocation,
+                                            _ make: () -> T) -> Bool {
+    HarnessAssertions.notReleased(after: duration.labSeconds, assertionCall(reporter, message(), sourceLocation), make)
+}
+
+extension LeakCheck {
+    /// Records one issue naming every tracked object still alive after `timeout`.
+    public func assertAllReleased(within timeout: some WaitTime = 1.0, reporter: FailureReporter = .swiftTesting,
+                                  sourceLocation: SourceLocation = #_sourceLocation) {
+        HarnessAssertions.allReleased(self, within: timeout.labSeconds, assertionCall(reporter, "", sourceLocation))
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import XCTest
+
+extension XCTestCase {
+    /// Runs `body` in a fresh copy of this test process and asserts how it ends, so code that
+    /// deadlocks or traps is measured instead of hanging or killing the test run.
+    ///
+    /// The test binary is relaunched, filtered to the current test, with an environment
+    /// variable naming this call site; the copy runs the test from the top (its `setUp` and the
+    /// lines before this call too), runs `body` when it reaches this call, and exits. The
+    /// parent classifies the end as `ChildProcess` does: `completed` (the body returned),
+    /// `failed` (it threw), `crashed` (a trap or a signal), `deadlock` (killed at `budget`
+    /// without having reported progress, or after `stallWindow` without progress once it had),
+    /// `timedOut` (still reporting progress at its budget). The child's stdout is unbuffered,
+    /// and its output up to the hang or crash is in the returned run.
+    ///
+    /// ```swift
+    /// func testLockOrderDeadlocks() {
+    ///     assertInChildProcess(expecting: .deadlock, budget: 2) { transferBothWays() }
+    /// }
+    /// ```
+    @discardableResult
+    public func assertInChildProcess(expecting expected: ChildOutcome, budget: some WaitTime = 10.0,
+                                     stallWindow: Double? = nil, _ message: @autoclosure () -> String = "",
+                                     reporter: FailureReporter = .xctest,
+                                     file: StaticString = #filePath, line: UInt = #line,
+                                     fileID: StaticString = #fileID, column: UInt = #column,
+                                     _ body: () throws -> Void) -> ChildRun? {
+        let call = assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column)
+        let site = ClosureChildTrial.siteKey(call.site)
+        if let requested = ClosureChildTrial.requestedSite {
+            // In a child: run this site's body, skip every other site.
+            if requested == site { ClosureChildTrial.runBodyAndExit(body) }
+            return nil
+        }
+        let (testClass, method) = currentTestIdentity()
+        let command = TestBinaryRelaunch.command(testClass: testClass, method: method)
+        let spec = ChildSpec(executable: command.executable, arguments: command.arguments,
+                             environment: [ClosureChildTrial.siteVariable: site],
+                             budget: budget.labSeconds, stallWindow: stallWindow)
+        let run: ChildRun
+        do {
+            run = try ChildProcess.run(spec)
+        } catch {
+            call.fail("could not relaunch the test binary for a child trial: \(error)")
+            return nil
+        }
+        if run.outcome != expected {
+            call.fail("expected the child to end \(expected.rawValue), it ended \(run.outcome.rawValue) after \(Format.seconds(run.wall)) (\(run.evidence))"
+                      + Self.outputTail(run))
+        } else if expected == .completed, run.resultPayload != "returned" {
+            call.fail("the child exited 0 without running the body (the relaunched test did not reach this line)" + Self.outputTail(run))
+        }
+        return run
+    }
+
+    /// `Module.Class` and the test method, from XCTest's name (`-[Class method]` on Darwin,
+    /// `Class.method` on Linux).
+    private func currentTestIdentity() -> (testClass: String, method: String) {
+        let qualified = String(reflecting: type(of: self))
+        var method = name
+        if method.hasPrefix("-[") && method.hasSuffix("]") {
+            method = String(method.dropFirst(2).dropLast())
+            method = method.split(separator: " ").last.map(String.init) ?? method
+        } else if let dot = method.lastIndex(of: ".") {
+            method = String(method[method.index(after: dot)...])
+        }
+        return (qualified, method)
+    }
+
+    private static func outputTail(_ run: ChildRun) -> String {
+        let err = run.stderr.split(separator: "\n").suffix(3).joined(separator: " | ")
+        return err.isEmpty ? "" : "; stderr ends: \(err)"
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+
+/// Something that downloads and calls back: the code under test. `LeakyDownloader` stores a
+/// closure that captures itself (a retain cycle); `TidyDownloader` captures itself weakly.
+public protocol Downloader: AnyObject {
+    func start()
+}
+
+public final class LeakyDownloader: Downloader {
+    private var onFinish: (() -> Void)?
+    public private(set) var finished = false
+
+    public init() {}
+
+    public func start() {
+        onFinish = { self.finished = true }   // self keeps the closure, the closure keeps self
+    }
+}
+
+public final class TidyDownloader: Downloader {
+    private var onFinish: (() -> Void)?
+    public private(set) var finished = false
+
+    public init() {}
+
+    public func start() {
+        onFinish = { [weak self] in self?.finished = true }
+    }
+}

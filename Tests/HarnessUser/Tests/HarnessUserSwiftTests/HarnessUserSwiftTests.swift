@@ -1,0 +1,96 @@
+import Foundation
+import HarnessUserKit
+import LabHarnessTesting
+import Synchronization
+import Testing
+
+/// The harness's Swift Testing assertions and traits on this package's code. Verdicts that must
+/// be failures run inside `withKnownIssue`, whose matcher checks the issue's text and that its
+/// source location is the user's own line.
+///
+/// Thread counts are process-wide and Swift Testing runs suites in parallel, so the whole
+/// target is one `.serialized` suite (its nested suites included): no other test's threads
+/// can land in a thread test's count.
+@Suite(.serialized) struct HarnessUserSwiftTests {
+    /// Runs `body`, expecting one issue at `line` of this file that contains `text`.
+    static func expectOneIssue(atLine line: Int, containing text: String,
+                               sourceLocation: SourceLocation = #_sourceLocation, _ body: () -> Void) {
+        let matched = Mutex(0)
+        withKnownIssue {
+            body()
+        } matching: { issue in
+            let here = issue.sourceLocation?.fileID == "HarnessUserSwiftTests/HarnessUserSwiftTests.swift" && issue.sourceLocation?.line == line
+            let says = issue.comments.contains { $0.rawValue.contains(text) }
+            if here && says { matched.withLock { $0 += 1 } }
+            return here && says
+        }
+        #expect(matched.withLock { $0 } == 1, sourceLocation: sourceLocation)
+    }
+
+    @Test func aTidyDownloaderIsReleased() {
+        #expect(assertReleased(within: 1) { () -> TidyDownloader in
+            let downloader = TidyDownloader()
+            downloader.start()
+            return downloader
+        } != nil)
+    }
+
+    @Test func aLeakyDownloaderIsRecordedAtThisLine() {
+        Self.expectOneIssue(atLine: #line + 1, containing: "LeakyDownloader was not released within 200 ms") {
+            assertReleased(within: .milliseconds(200)) { () -> LeakyDownloader in
+                let downloader = LeakyDownloader()
+                downloader.start()
+                return downloader
+            }
+        }
+    }
+
+    @Test(.leakChecked) func aTidyDownloaderPassesTheLeakCheck() {
+        LeakChecked.track(TidyDownloader(), "tidy").start()
+    }
+
+    @Test func aCarefulLoaderCallsBackOnce() {
+        assertCalledExactlyOnce(within: 1, grace: .milliseconds(100)) { (done: @escaping @Sendable (Result<String, LoadError>) -> Void) in
+            CarefulLoader.load(id: 3, completion: done)
+        }
+    }
+
+    @Test func aSloppyLoaderIsRecordedForCallingTwice() {
+        Self.expectOneIssue(atLine: #line + 1, containing: "called 2 times") {
+            assertCalledExactlyOnce(within: 1, grace: .milliseconds(100)) { (done: @escaping @Sendable (Result<String, LoadError>) -> Void) in
+                SloppyLoader.load(id: -1, completion: done)
+            }
+        }
+    }
+
+    @Test func aMainQueueHandlerArrives() async {
+        let took = await assertCompletes(within: 2) {
+            await withCheckedContinuation { continuation in
+                MainQueuePresenter().present { _ in continuation.resume() }
+            }
+        }
+        #expect(took != nil)
+    }
+
+    @Test func aTrapEndsAnExitTestWithAFailure() async {
+        await #expect(processExitsWith: .failure) {
+            let ids: [Int] = []
+            print(ids[0])
+        }
+    }
+}
+
+extension HarnessUserSwiftTests {
+    /// The thread tests, serialized with everything else in the target.
+    @Suite struct Threads {
+        @Test(.threadBudget(added: 4)) func aFrugalFetcherStaysInItsBudget() {
+            FrugalFetcher.fetchAll(count: 16, latency: 0.02)
+        }
+
+        @Test func aHungryFetcherIsRecordedCountingItsThreads() {
+            HarnessUserSwiftTests.expectOneIssue(atLine: #line + 1, containing: "the limit was under 16") {
+                assertThreadPeak(staysUnder: 16) { HungryFetcher.fetchAll(count: 16, latency: 0.2) }
+            }
+        }
+    }
+}

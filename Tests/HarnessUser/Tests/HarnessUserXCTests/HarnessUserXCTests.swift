@@ -1,0 +1,135 @@
+import Foundation
+import HarnessUserKit
+import LabHarnessXCTest
+import XCTest
+
+/// The harness's XCTest assertions on this package's code. Tests named `…Fails…` check a
+/// verdict that must be a failure: the failure XCTest is asked to record is captured (not
+/// recorded) and its message, file and line are checked.
+final class HarnessUserXCTests: XCTestCase {
+    private struct Captured {
+        var description: String
+        var file: String
+        var line: Int
+    }
+
+    private var captured: [Captured] = []
+    private var capturing = false
+
+    override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool) {
+        if capturing {
+            captured.append(Captured(description: description, file: filePath, line: lineNumber))
+        } else {
+            super.recordFailure(withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
+        }
+    }
+
+    /// Runs `body` capturing failures; then checks there was exactly one, at `line` of this
+    /// file, containing `text`.
+    private func expectOneFailure(atLine line: Int, containing text: String, file: StaticString = #filePath,
+                                  callerLine: UInt = #line, _ body: () -> Void) {
+        captured = []
+        capturing = true
+        body()
+        capturing = false
+        XCTAssertEqual(captured.count, 1, "\(captured)", file: file, line: callerLine)
+        guard let failure = captured.first else { return }
+        XCTAssertEqual(failure.line, line, "the failure points at the user's line", file: file, line: callerLine)
+        XCTAssertTrue(failure.file.hasSuffix("HarnessUserXCTests/HarnessUserXCTests.swift"), failure.file, file: file, line: callerLine)
+        XCTAssertTrue(failure.description.contains(text), failure.description, file: file, line: callerLine)
+    }
+
+    // MARK: Leaks
+
+    func testATidyDownloaderIsReleased() {
+        assertReleased(within: 1) { () -> TidyDownloader in
+            let downloader = TidyDownloader()
+            downloader.start()
+            return downloader
+        }
+    }
+
+    func testALeakyDownloaderFailsAtThisLine() {
+        expectOneFailure(atLine: #line + 1, containing: "LeakyDownloader was not released within 200 ms") {
+            assertReleased(within: .milliseconds(200)) { () -> LeakyDownloader in
+                let downloader = LeakyDownloader()
+                downloader.start()
+                return downloader
+            }
+        }
+    }
+
+    func testALeakyDownloaderStaysAliveOnPurpose() {
+        assertNotReleased(after: .milliseconds(100)) { () -> LeakyDownloader in
+            let downloader = LeakyDownloader()
+            downloader.start()
+            return downloader
+        }
+    }
+
+    // MARK: Threads
+
+    func testAFrugalFetcherAddsAtMostAFewThreads() {
+        assertThreadPeak(staysUnder: 4) { FrugalFetcher.fetchAll(count: 16, latency: 0.02) }
+    }
+
+    func testAHungryFetcherFailsCountingItsThreads() {
+        // Sixteen threads live 200 ms each: all sixteen are counted, whatever ran before.
+        expectOneFailure(atLine: #line + 1, containing: "the block added 16 threads") {
+            assertThreadPeak(staysUnder: 16) { HungryFetcher.fetchAll(count: 16, latency: 0.2) }
+        }
+    }
+
+    // MARK: Callbacks
+
+    func testACarefulLoaderCallsBackOnce() {
+        assertCalledExactlyOnce(within: 1, grace: .milliseconds(100)) { (done: @escaping @Sendable (Result<String, LoadError>) -> Void) in
+            CarefulLoader.load(id: -1, completion: done)
+        }
+    }
+
+    func testASloppyLoaderFailsForCallingTwice() {
+        expectOneFailure(atLine: #line + 1, containing: "called 2 times") {
+            assertCalledExactlyOnce(within: 1, grace: .milliseconds(100)) { (done: @escaping @Sendable (Result<String, LoadError>) -> Void) in
+                SloppyLoader.load(id: -1, completion: done)
+            }
+        }
+    }
+
+    // MARK: Main queue
+
+    func testAMainQueueHandlerIsSeenWhileTheTestHoldsTheMainThread() {
+        XCTAssertTrue(Thread.isMainThread)
+        let call = assertCalledExactlyOnce(within: 1, grace: .milliseconds(20)) { (done: @escaping @Sendable (String) -> Void) in
+            MainQueuePresenter().present(done)
+        }
+        XCTAssertEqual(call?.value, "shown")
+        XCTAssertEqual(call?.isMainThread, true)
+    }
+
+    func testAPresenterHeldByTheMainQueueIsReleased() {
+        assertReleased(within: 1) { () -> MainQueuePresenter in
+            let presenter = MainQueuePresenter()
+            presenter.present { _ in }
+            return presenter
+        }
+    }
+
+    // MARK: Hangs and traps, in a child process
+
+    func testALockOrderInversionDeadlocksInAChild() {
+        let run = assertInChildProcess(expecting: .deadlock, budget: 2) {
+            print("transferring")
+            LockOrder.transferBothWays()
+        }
+        XCTAssertTrue(run?.stdout.contains("transferring") ?? false)
+    }
+
+    func testATrapIsACrashInAChild() {
+        let run = assertInChildProcess(expecting: .crashed, budget: 20) {
+            let ids: [Int] = []
+            print("first id: \(ids[0])")
+        }
+        XCTAssertTrue(run?.stderr.contains("Index out of range") ?? false)
+    }
+}

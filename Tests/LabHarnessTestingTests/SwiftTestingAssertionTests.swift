@@ -1,0 +1,109 @@
+import Foundation
+import LabHarnessTesting
+import Synchronization
+import Testing
+
+/// The Swift Testing front end: each assertion passes on good code and, on bad code, records
+/// an issue at the caller's source location (checked with `withKnownIssue` and a matcher on
+/// the issue's line).
+@Suite struct SwiftTestingAssertionTests {
+    final class Cycle {
+        var me: Cycle?
+        static func make() -> Cycle {
+            let cycle = Cycle()
+            cycle.me = cycle
+            return cycle
+        }
+    }
+
+    final class Plain: Sendable {}
+
+    /// Expects exactly one issue from `body`, recorded at `line` of this file, whose text
+    /// contains `text`.
+    static func expectOneIssue(atLine line: Int, containing text: String, _ body: () -> Void) {
+        let matched = Mutex(0)
+        withKnownIssue {
+            body()
+        } matching: { issue in
+            let here = issue.sourceLocation?.line == line && issue.sourceLocation?.fileID == "LabHarnessTestingTests/SwiftTestingAssertionTests.swift"
+            let says = issue.comments.contains { $0.rawValue.contains(text) }
+            if here && says { matched.withLock { $0 += 1 } }
+            return here && says
+        }
+        #expect(matched.withLock { $0 } == 1)
+    }
+
+    @Test func aLeakIsRecordedAtTheCallersLine() {
+        Self.expectOneIssue(atLine: #line + 1, containing: "Cycle was not released within 100 ms") {
+            assertReleased(within: .milliseconds(100)) { Cycle.make() }
+        }
+    }
+
+    @Test func aReleasedObjectPasses() {
+        #expect(assertReleased(within: 1) { Plain() } != nil)
+        var plain: Plain? = Plain()
+        #expect(assertReleased(&plain) != nil)
+    }
+
+    @Test func aDocumentedLeakPassesAndAReleaseFails() {
+        #expect(assertNotReleased(after: .milliseconds(50)) { Cycle.make() })
+        Self.expectOneIssue(atLine: #line + 1, containing: "expected to stay alive") {
+            assertNotReleased(after: .milliseconds(50)) { Plain() }
+        }
+    }
+
+    @Test func anOverrunIsRecordedPromptly() {
+        let start = MonotonicClock.now()
+        Self.expectOneIssue(atLine: #line + 1, containing: "did not complete within 50 ms") {
+            assertCompletes(within: .milliseconds(50)) { MonotonicClock.sleep(for: 1) }
+        }
+        #expect(MonotonicClock.now() - start < 0.9)
+    }
+
+    @Test func anAsyncOverrunIsRecorded() async {
+        let matched = Mutex(0)
+        await withKnownIssue {
+            await assertCompletes(within: .milliseconds(50)) { try? await Task.sleep(nanoseconds: 2_000_000_000) }
+        } matching: { issue in
+            let ok = issue.comments.contains { $0.rawValue.contains("did not complete within 50 ms") }
+            if ok { matched.withLock { $0 += 1 } }
+            return ok
+        }
+        #expect(matched.withLock { $0 } == 1)
+    }
+
+    @Test func aDoubleCallIsRecordedAndASingleCallPasses() {
+        #expect(assertCalledExactlyOnce(grace: .milliseconds(20)) { (done: @escaping @Sendable (Int) -> Void) in done(1) }?.value == 1)
+        Self.expectOneIssue(atLine: #line + 1, containing: "called 2 times") {
+            assertCalledExactlyOnce(within: 1, grace: .milliseconds(100)) { (done: @escaping @Sendable () -> Void) in
+                done()
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(10)) { done() }
+            }
+        }
+    }
+
+    @Test func aLeakCheckNamesItsSurvivors() {
+        let check = LeakCheck()
+        let kept = check.track(Cycle.make(), "kept")
+        Self.expectOneIssue(atLine: #line + 1, containing: "still alive after 100 ms: kept") {
+            check.assertAllReleased(within: .milliseconds(100))
+        }
+        kept.me = nil
+    }
+
+    @Test func anAsyncReleaseSuspendsInsteadOfBlocking() async {
+        let took = await assertReleased(within: .milliseconds(500)) { () async -> Plain in
+            await Task.yield()
+            return Plain()
+        }
+        #expect(took != nil)
+    }
+
+    /// Exit tests, the toolchain's way to run code that traps in a child process, work here.
+    @Test func exitTestsAreAvailableForCodeThatTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let values: [Int] = []
+            _ = values[1]
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import LabHarness
+import LabHarnessXCTest
+import XCTest
+
+/// `assertInChildProcess`: the test binary relaunched for one closure, so a deadlock or a trap
+/// is measured, with the child's output up to that moment kept. Each body below runs only in
+/// the child; the checks after each call run only in the parent.
+final class ChildTrialTests: XCTestCase {
+    func testABodyThatDeadlocksIsKilledAtItsBudgetAndClassifiedDeadlock() throws {
+        let start = MonotonicClock.now()
+        let run = try XCTUnwrap(assertInChildProcess(expecting: .deadlock, budget: 2) {
+            print("before the hang")
+            DispatchSemaphore(value: 0).wait()
+        })
+        XCTAssertEqual(run.outcome, .deadlock)
+        XCTAssertTrue(run.killedByHarness)
+        XCTAssertTrue(run.stdout.contains("before the hang"), "output up to the hang is kept: \(run.stdout.suffix(300))")
+        XCTAssertLessThan(MonotonicClock.now() - start, 2 + 5, "the budget, plus a relaunch and the drain")
+    }
+
+    func testABodyThatTrapsIsClassifiedCrashedWithItsMessage() throws {
+        let run = try XCTUnwrap(assertInChildProcess(expecting: .crashed, budget: 20) {
+            print("about to trap")
+            let values: [Int] = []
+            _ = values[values.count]   // index out of range: a trap
+        })
+        XCTAssertEqual(run.outcome, .crashed)
+        XCTAssertFalse(run.killedByHarness)
+        XCTAssertTrue(run.stdout.contains("about to trap"), run.stdout.suffix(300).description)
+        XCTAssertTrue(run.stderr.contains("Index out of range"), run.stderr.suffix(500).description)
+    }
+
+    func testABodyThatReturnsCompletes() throws {
+        let run = try XCTUnwrap(assertInChildProcess(expecting: .completed, budget: 20) {
+            print("done")
+        })
+        XCTAssertEqual(run.resultPayload, "returned")
+        XCTAssertTrue(run.stdout.contains("done"))
+    }
+
+    /// A quiet child that never reports progress is not cut off by a stall window: the window
+    /// opens at the first progress report.
+    func testAQuietHealthyChildWithAStallWindowCompletes() throws {
+        let run = try XCTUnwrap(assertInChildProcess(expecting: .completed, budget: 20, stallWindow: 0.2) {
+            Thread.sleep(forTimeInterval: 0.8)
+        })
+        XCTAssertGreaterThanOrEqual(run.wall, 0.8)
+    }
+
+    /// An outcome other than the expected one fails at the caller's line, with the evidence.
+    func testAnUnexpectedOutcomeFailsAtTheCallersLine() {
+        let recorder = LabHarness.RecordingReporter()
+        let line = #line + 1
+        let run = assertInChildProcess(expecting: .completed, budget: 1.5, reporter: recorder.reporter) {
+            DispatchSemaphore(value: 0).wait()
+        }
+        XCTAssertEqual(run?.outcome, .deadlock)
+        XCTAssertEqual(recorder.failures.count, 1)
+        XCTAssertEqual(recorder.failures.first?.site.line, line)
+        XCTAssertTrue(recorder.messages.first?.contains("expected the child to end completed, it ended deadlock") ?? false, "\(recorder.messages)")
+    }
+
+    /// A failure no framework can record is not dropped: it is printed, and the process exits 1.
+    func testAFailureWithNoTestToRecordItFailsTheProcess() throws {
+        let run = try XCTUnwrap(assertInChildProcess(expecting: .failed, budget: 20) {
+            UnattendedFailure.report("a leak nobody asked about", at: FailureSite(fileID: "M/F.swift", filePath: "/x/F.swift", line: 7, column: 3))
+        })
+        XCTAssertEqual(run.exitCode, 1)
+        XCTAssertTrue(run.stderr.contains("/x/F.swift:7:3: error: LabHarness assertion failed with no test to record it: a leak nobody asked about"),
+                      run.stderr.suffix(500).description)
+    }
+}
