@@ -12,8 +12,11 @@ public struct StackGroup: Sendable, Equatable {
         return first > 0 ? StackGroup.bare(frames[first - 1]) : StackGroup.bare(frames[first])
     }
 
-    /// The frames that name lab or user code, innermost first, with their `file:line`.
-    public var userFrames: [String] { frames.filter { !StackGroup.isLibraryFrame($0) && !$0.contains("+0x") } }
+    /// The frames that name lab or user code, innermost first, with their `file:line`
+    /// (compiler-made thunks left out).
+    public var userFrames: [String] {
+        frames.filter { !StackGroup.isLibraryFrame($0) && !$0.contains("+0x") && $0 != "??" && !$0.contains("thunk") }
+    }
 
     /// `6 threads (lab.caller): waiting in OS_dispatch_semaphore.wait() ← Callers.global ← …`:
     /// the runtime noise trimmed to the blocking call and at most `depth` user frames.
@@ -22,11 +25,39 @@ public struct StackGroup: Sendable, Equatable {
         let who = names.count <= 2 ? names.joined(separator: ", ") : "\(names[0]), \(names[1]), …"
         let count = threads.count == 1 ? "1 thread" : "\(threads.count) threads"
         guard !frames.isEmpty else { return "\(count) (\(who)): no stack" }
-        var chain = [blockingCall ?? "?"]
+        var chain = [StackGroup.short(blockingCall ?? "?")]
         let user = userFrames.filter { StackGroup.bare($0) != blockingCall }
-        chain += user.prefix(depth)
+        for (index, frame) in user.prefix(depth).enumerated() {
+            let place = StackGroup.place(frame)
+            chain.append(StackGroup.short(StackGroup.bare(frame)) + (index == 0 && place != nil ? " (\(place!))" : ""))
+        }
         if user.count > depth { chain.append("…") }
         return "\(count) (\(who)): in " + chain.joined(separator: " ← ")
+    }
+
+    /// A demangled Swift name cut to what a reader needs: `static RunloopExperiment.Callers
+    /// .launch(_:count:client:) -> ()` reads `Callers.launch`, a closure `closure in Callers.launch`.
+    public static func short(_ symbol: String) -> String {
+        var name = symbol
+        var prefix = ""
+        if name.hasPrefix("closure"), let range = name.range(of: " in ") {
+            prefix = "closure in "
+            name = String(name[range.upperBound...])
+        }
+        if name.hasPrefix("variable initialization expression of ") { name.removeFirst("variable initialization expression of ".count) }
+        if name.hasPrefix("static ") { name.removeFirst("static ".count) }
+        if let open = name.firstIndex(of: "("), open != name.startIndex { name = String(name[..<open]) }
+        if let colon = name.range(of: " : ") { name = String(name[..<colon.lowerBound]) }
+        let parts = name.split(separator: ".")
+        if parts.count > 2 { name = parts.dropFirst().joined(separator: ".") }
+        return prefix + name
+    }
+
+    /// The `file:line` of a frame, if it has one.
+    static func place(_ frame: String) -> String? {
+        guard frame.hasSuffix(")"), !isLibraryFrame(frame), let open = frame.range(of: " (", options: .backwards) else { return nil }
+        let inside = frame[open.upperBound..<frame.index(before: frame.endIndex)]
+        return inside.contains(".swift:") || inside.contains(".c:") ? String(inside) : nil
     }
 
     /// Folds `stacks` by identical frames; the largest groups first, then by first tid.

@@ -33,6 +33,7 @@ enum MarkdownPage {
             for v in report.variants {
                 md.append("| `\(v.name)` | \(v.outcome) |" + columns.map { " \(cell($0.value(v))) |" }.joined())
             }
+            md.append(contentsOf: StackPageSection.markdown(report))
             let charts = ChartSelection.charts(for: report)
             if !charts.isEmpty {
                 md.append("")
