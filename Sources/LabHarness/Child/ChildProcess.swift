@@ -85,8 +85,9 @@ public struct ChildRun: Sendable {
     /// One line that explains the outcome: the first fatal-error line of a crash, the thread
     /// states of a deadlock, the exit status of a failure.
     public var evidence: String
-    /// Every thread's stack just before the harness killed it for a stall or at its budget.
-    public var stacks: StackSnapshot? = nil
+    /// Every thread's return addresses just before the harness killed it for a stall or at its
+    /// budget; `stacks` names them.
+    public var rawStacks: RawStacks? = nil
 }
 
 public enum ChildProcessError: Error, CustomStringConvertible {
@@ -139,7 +140,7 @@ public enum ChildProcess {
         var open: [Int32] = [outPipe.read, errPipe.read]
         var killReason: KillReason?
         var threadsAtKill: [ThreadInfo] = []
-        var stacks: StackSnapshot?
+        var stacks: RawStacks?
         var status: Int32?
         // Once the child has ended or been killed, what is left in the pipes is read until
         // this instant at the latest (a grandchild could otherwise hold them open).
@@ -150,7 +151,7 @@ public enum ChildProcess {
             #if os(Linux)
             threadsAtKill = ThreadCensus.threads(pid: pid)
             #endif
-            if reason != .interrupt { stacks = StackCapture.capture(pid: pid) }
+            if reason != .interrupt { stacks = StackCapture.captureRaw(pid: pid) }
             killGroup(pid, leaderUnreaped: true)
             drainUntil = MonotonicClock.now() + 1
         }

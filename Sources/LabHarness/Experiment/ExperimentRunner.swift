@@ -136,7 +136,7 @@ public enum ExperimentRunner {
             outcome = .failed
             evidence = "the child exited 0 without writing a result" + (run.stderr.isEmpty ? "" : ": \(run.stderr.split(separator: "\n").last ?? "")")
         }
-        return VariantRecord(outcome: outcome, metrics: metrics, evidence: evidence, stacks: run.stacks?.threads)
+        return StackEvidence.attach(run.stacks, to: VariantRecord(outcome: outcome, metrics: metrics, evidence: evidence))
     }
 
     // MARK: - Trials into one report

@@ -16,38 +16,49 @@ public enum StackCapture {
     /// Seconds naming the frames may take.
     public static let symbolBudget: Seconds = 1.0
 
-    /// A snapshot of process `pid`, which must still be alive (and not yet killed).
-    public static func capture(pid: Int32, symbolizer: StackSymbolizer = StackSymbolizer()) -> StackSnapshot {
+    /// The raw stacks of process `pid`, which must still be alive (and not yet killed): the
+    /// part that needs the process. Naming the frames (`RawStacks.named()`) can wait until
+    /// after it is gone.
+    public static func captureRaw(pid: Int32) -> RawStacks {
         #if os(Linux)
-        return linuxCapture(pid: pid, skipping: nil, symbolizer: symbolizer)
+        return linuxCapture(pid: pid, skipping: nil)
         #else
-        return .unavailable("stack snapshots need Linux's tgkill and /proc", threads: ThreadCensus.threads(pid: pid))
+        return RawStacks(threads: ThreadCensus.threads(pid: pid), note: unsupported)
         #endif
     }
 
-    /// A snapshot of this process's threads, except the calling one.
+    /// A named snapshot of process `pid`.
+    public static func capture(pid: Int32, symbolizer: StackSymbolizer = StackSymbolizer()) -> StackSnapshot {
+        captureRaw(pid: pid).named(symbolizer: symbolizer)
+    }
+
+    /// A named snapshot of this process's threads, except the calling one.
     public static func captureOwn(symbolizer: StackSymbolizer = StackSymbolizer()) -> StackSnapshot {
         #if os(Linux)
         guard clab_stacks_install() == 0 else { return .unavailable("cannot install the SIGPROF handler") }
-        return linuxCapture(pid: getpid(), skipping: Int(clab_current_thread_id()), symbolizer: symbolizer)
+        return linuxCapture(pid: getpid(), skipping: Int(clab_current_thread_id())).named(symbolizer: symbolizer)
         #else
-        return .unavailable("stack snapshots need Linux's tgkill and /proc", threads: ThreadCensus.threads())
+        return RawStacks(threads: ThreadCensus.threads(), note: unsupported).named(symbolizer: symbolizer)
         #endif
     }
 
+    static let unsupported = "stacks unavailable: snapshots need Linux's tgkill and /proc"
+
     #if os(Linux)
-    private static func linuxCapture(pid: Int32, skipping me: Int?, symbolizer: StackSymbolizer) -> StackSnapshot {
+    private static func linuxCapture(pid: Int32, skipping me: Int?) -> RawStacks {
         let start = MonotonicClock.now()
         let threads = ThreadCensus.threads(pid: pid).filter { $0.id != me }
-        func elapsed() -> Seconds { MonotonicClock.now() - start }
-        guard !threads.isEmpty else { return .unavailable("the process was already gone", seconds: elapsed()) }
+        func raw(_ note: String?, _ answers: [Int: [UInt]] = [:], _ maps: ProcessMaps = ProcessMaps(mappings: [])) -> RawStacks {
+            RawStacks(threads: threads, answers: answers, maps: maps, note: note, seconds: MonotonicClock.now() - start)
+        }
+        guard !threads.isEmpty else { return raw("stacks unavailable: the process was already gone") }
         guard catchesStackSignal(pid: pid) else {
-            return .unavailable("the process does not answer stack requests (no SIGPROF handler)", threads: threads, seconds: elapsed())
+            return raw("stacks unavailable: the process does not answer stack requests (no SIGPROF handler)")
         }
         let path = "/tmp/lab-stacks-\(pid)"
         unlink(path)
         let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return .unavailable("cannot create \(path)", threads: threads, seconds: elapsed()) }
+        guard fd >= 0 else { return raw("stacks unavailable: cannot create \(path)") }
         close(fd)
         defer { unlink(path) }
 
@@ -62,20 +73,9 @@ public enum StackCapture {
             MonotonicClock.sleep(for: 0.005)
         }
         let maps = ProcessMaps.read(pid: pid)
-        let named = symbolizer.name(answers, maps: maps, budget: symbolBudget)
-        var stacks: [ThreadStack] = []
-        for thread in threads {
-            stacks.append(ThreadStack(thread: thread.name, tid: thread.id, state: thread.state?.rawValue ?? "?",
-                                      frames: named.frames[thread.id] ?? []))
-        }
-        var notes: [String] = []
         let silent = threads.count - answers.count
-        if answers.isEmpty {
-            return StackSnapshot(threads: stacks, note: "stacks unavailable: no thread answered within \(Format.seconds(answerBudget))", seconds: elapsed())
-        }
-        if silent > 0 { notes.append("\(silent) of \(threads.count) threads did not answer (SIGPROF blocked)") }
-        if let note = named.note { notes.append(note) }
-        return StackSnapshot(threads: stacks, note: notes.isEmpty ? nil : "stacks: " + notes.joined(separator: "; "), seconds: elapsed())
+        if answers.isEmpty { return raw("stacks unavailable: no thread answered within \(Format.seconds(answerBudget))") }
+        return raw(silent > 0 ? "stacks: \(silent) of \(threads.count) threads did not answer (SIGPROF blocked)" : nil, answers, maps)
     }
 
     /// Whether `SigCgt` in `/proc/PID/status` has the stack signal's bit: sending SIGPROF to a

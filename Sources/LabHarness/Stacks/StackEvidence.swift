@@ -9,21 +9,23 @@ public enum StackEvidence {
         outcome == .deadlock || outcome == .stalled
     }
 
-    /// `run` with `snapshot` attached and its note (if any) appended to the evidence.
-    static func attach(_ snapshot: StackSnapshot?, to run: ChildRun) -> ChildRun {
-        guard let snapshot else { return run }
+    /// `run` with `raw` attached and its note (if any) appended to the evidence.
+    static func attach(_ raw: RawStacks?, to run: ChildRun) -> ChildRun {
+        guard let raw else { return run }
         var run = run
-        run.stacks = snapshot
-        if let note = snapshot.note { run.evidence += "; " + note }
+        run.rawStacks = raw
+        if let note = raw.note { run.evidence += "; " + note }
         return run
     }
 
-    /// `record` with `snapshot`'s threads as its `stacks` and its note in the evidence.
+    /// `record` with `snapshot`'s threads as its `stacks` and its note in the evidence (a note
+    /// the record's evidence already carries is not repeated).
     public static func attach(_ snapshot: StackSnapshot?, to record: VariantRecord) -> VariantRecord {
         guard let snapshot, record.stacks == nil else { return record }
         var record = record
         if !snapshot.threads.isEmpty { record.stacks = snapshot.threads }
-        if let note = snapshot.note { record.evidence = (record.evidence.map { $0 + "; " } ?? "") + note }
+        let fresh = (snapshot.note ?? "").components(separatedBy: "; ").filter { !$0.isEmpty && record.evidence?.contains($0) != true }
+        if !fresh.isEmpty { record.evidence = (record.evidence.map { $0 + "; " } ?? "") + fresh.joined(separator: "; ") }
         return record
     }
 
