@@ -11,6 +11,7 @@
 //   lab-fixture group-grandchild    spawns "lab-fixture block" in this group, prints its pid, blocks
 //   lab-fixture lifeline-block      binds to its parent (dies with it), prints its pid, blocks
 //   lab-fixture park K              parks K extra threads, prints the thread count, exits
+//   lab-fixture block-named K       parks K threads and the main thread in fixtureWaitsAtTheGate()
 //   lab-fixture --...               the fixture experiment (see FixtureExperiment.swift)
 import Foundation
 import LabHarness
@@ -23,6 +24,11 @@ let argument = arguments.count > 1 ? arguments[1] : ""
 func blockForever() -> Never {
     let never = DispatchSemaphore(value: 0)
     while true { never.wait() }
+}
+
+/// Blocks the calling thread for good, in a frame a stack snapshot can name.
+@inline(never) func fixtureWaitsAtTheGate(_ gate: DispatchSemaphore) -> Never {
+    while true { gate.wait() }
 }
 
 func say(_ text: String) {
@@ -41,6 +47,15 @@ case "exit":
     exit(Int32(argument) ?? 1)
 case "block":
     blockForever()
+case "block-named":
+    let gate = DispatchSemaphore(value: 0)
+    for _ in 0..<(Int(argument) ?? 0) {
+        let thread = Thread { fixtureWaitsAtTheGate(gate) }
+        thread.stackSize = 256 * 1024
+        thread.start()
+    }
+    say("parked")
+    fixtureWaitsAtTheGate(gate)
 case "progress-then-block":
     for i in 1...(Int(argument) ?? 3) { ChildProtocol.sendProgress(i); MonotonicClock.sleep(for: 0.01) }
     blockForever()

@@ -1,6 +1,8 @@
 #ifndef CLAB_SUPPORT_H
 #define CLAB_SUPPORT_H
 
+#include "CLabStackResponder.h"
+
 /// Asks the kernel to send `signal` to this process when the thread that spawned it exits
 /// (Linux `PR_SET_PDEATHSIG`). Returns 0 on success, -1 where unsupported or on error.
 /// Swift cannot call the variadic `prctl` directly, hence this shim.

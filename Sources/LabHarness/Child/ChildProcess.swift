@@ -86,6 +86,9 @@ public struct ChildRun: Sendable {
     /// One line that explains the outcome: the first fatal-error line of a crash, the thread
     /// states of a deadlock, the exit status of a failure.
     public var evidence: String
+    /// Every thread's return addresses just before the harness killed it for a stall or at its
+    /// budget; `stacks` names them.
+    public var rawStacks: RawStacks? = nil
 }
 
 public enum ChildProcessError: Error, CustomStringConvertible {
@@ -138,6 +141,7 @@ public enum ChildProcess {
         var open: [Int32] = [outPipe.read, errPipe.read]
         var killReason: KillReason?
         var threadsAtKill: [ThreadInfo] = []
+        var stacks: RawStacks?
         var status: Int32?
         // Once the child has ended or been killed, what is left in the pipes is read until
         // this instant at the latest (a grandchild could otherwise hold them open).
@@ -148,8 +152,9 @@ public enum ChildProcess {
             #if os(Linux)
             threadsAtKill = ThreadCensus.threads(pid: pid)
             #endif
+            if reason != .interrupt { stacks = StackCapture.captureRaw(pid: pid) }
             killGroup(pid, leaderUnreaped: true)
-            drainUntil = now + 1
+            drainUntil = MonotonicClock.now() + 1
         }
 
         func enforceLimits(at now: Seconds) {
@@ -204,8 +209,8 @@ public enum ChildProcess {
         out.finish()
         err.finish()
 
-        return classify(pid: pid, status: status ?? 0, killReason: killReason, wall: wall,
-                        out: out, err: err, start: start, spec: spec, threadsAtKill: threadsAtKill)
+        return StackEvidence.attach(stacks, to: classify(pid: pid, status: status ?? 0, killReason: killReason, wall: wall,
+                                                         out: out, err: err, start: start, spec: spec, threadsAtKill: threadsAtKill))
     }
 
     /// Kills every child this process is running (and their groups) and marks their runs

@@ -113,7 +113,7 @@ public enum ExperimentRunner {
         let context = VariantContext(variant: variant.name, options: options, inChild: inChild, progress: progress,
                                      selector: selector)
         do {
-            return try variant.body(context)
+            return StackEvidence.attachOwn(to: try variant.body(context), inChild: inChild)
         } catch {
             return VariantRecord(outcome: .failed, evidence: "\(error)")
         }
@@ -136,7 +136,7 @@ public enum ExperimentRunner {
             outcome = .failed
             evidence = "the child exited 0 without writing a result" + (run.stderr.isEmpty ? "" : ": \(run.stderr.split(separator: "\n").last ?? "")")
         }
-        return VariantRecord(outcome: outcome, metrics: metrics, evidence: evidence)
+        return StackEvidence.attach(run.stacks, to: VariantRecord(outcome: outcome, metrics: metrics, evidence: evidence))
     }
 
     // MARK: - Trials into one report
@@ -171,6 +171,7 @@ public enum ExperimentRunner {
                              trials: records.count > 1 ? Dictionary(counts.map { ($0.key.rawValue, $0.value) }, uniquingKeysWith: +) : nil,
                              metrics: metrics, evidence: representative.evidence,
                              series: representative.series.isEmpty ? nil : representative.series,
-                             events: representative.events.isEmpty ? nil : representative.events)
+                             events: representative.events.isEmpty ? nil : representative.events,
+                             stacks: representative.stacks)
     }
 }

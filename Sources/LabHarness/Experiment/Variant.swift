@@ -69,13 +69,16 @@ public struct VariantRecord: Sendable, Equatable, Codable {
     public var evidence: String?
     public var series: [String: [[Double]]]
     public var events: [TimedEvent]
+    /// Every thread's stack, for a deadlock or a stall (see `StackEvidence`).
+    public var stacks: [ThreadStack]?
 
     public init(outcome: Outcome, metrics: Metrics = Metrics(), evidence: String? = nil,
-                series: [String: [[Double]]] = [:], events: [TimedEvent] = []) {
+                series: [String: [[Double]]] = [:], events: [TimedEvent] = [], stacks: [ThreadStack]? = nil) {
         self.outcome = outcome
         self.metrics = metrics
         self.evidence = evidence
         self.series = series
         self.events = events
+        self.stacks = stacks
     }
 }

@@ -54,7 +54,8 @@ public struct TimedEvent: Sendable, Equatable, Codable {
 /// extensions that the lab runner draws from: `grade` of the outcome, `trials` (outcome counts
 /// when a variant ran more than once), `evidence` (one line that explains the outcome),
 /// `series` (named lists of points, such as the thread timeline `[[t, count], ...]`), and
-/// `events` (a timeline of labelled events).
+/// `events` (a timeline of labelled events), `stacks` (every thread's stack when the variant was
+/// declared deadlocked or stalled, innermost frame first).
 public struct VariantReport: Sendable, Equatable, Codable {
     public var name: String
     public var outcome: Outcome
@@ -64,10 +65,11 @@ public struct VariantReport: Sendable, Equatable, Codable {
     public var evidence: String?
     public var series: [String: [[Double]]]?
     public var events: [TimedEvent]?
+    public var stacks: [ThreadStack]?
 
     public init(name: String, outcome: Outcome, grade: Grade? = nil, trials: [String: Int]? = nil,
                 metrics: Metrics = Metrics(), evidence: String? = nil,
-                series: [String: [[Double]]]? = nil, events: [TimedEvent]? = nil) {
+                series: [String: [[Double]]]? = nil, events: [TimedEvent]? = nil, stacks: [ThreadStack]? = nil) {
         self.name = name
         self.outcome = outcome
         self.grade = grade
@@ -76,6 +78,7 @@ public struct VariantReport: Sendable, Equatable, Codable {
         self.evidence = evidence
         self.series = series
         self.events = events
+        self.stacks = stacks
     }
 
     /// A metric by name.

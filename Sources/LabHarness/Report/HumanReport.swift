@@ -16,6 +16,7 @@ public enum HumanReport {
                                + "   [\(report.platform.os), \(report.platform.cpus) cpus, swift \(report.platform.swift)]"))
         lines.append("")
         lines.append(contentsOf: table(report, definition: definition, style: style))
+        lines.append(contentsOf: StackSection.lines(report, style: style))
 
         for section in definition.extraSections(report) where !section.isEmpty {
             lines.append("")

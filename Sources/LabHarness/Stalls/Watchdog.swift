@@ -13,6 +13,9 @@ public struct StallReport: Sendable, Equatable {
     public var window: Seconds
     /// The process's threads and their states at detection time.
     public var threads: [ThreadInfo]
+    /// Every other thread's stack at detection time, when the watchdog was asked for them
+    /// (`capturesStacks`); its note says when the platform gives none.
+    public var stacks: StackSnapshot? = nil
 
     /// How long after the last progress the stall was noticed (window plus detection delay).
     public var detectionDelay: Seconds { detectedAt - lastProgressAt }
@@ -37,14 +40,19 @@ public final class Watchdog: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let reports = Mutex<[StallReport]>([])
     private let started = Atomic<Bool>(false)
+    private let capturesStacks: Bool
 
     /// - Parameters:
     ///   - counter: the progress to watch.
     ///   - window: seconds without progress that make a stall (at least 0.01).
+    ///   - capturesStacks: take every thread's stack when a stall is declared (up to about 2 s
+    ///     on the watchdog's thread, before `onStall`; see `StackCapture`).
     ///   - onStall: called on the watchdog's thread with what it saw.
-    public init(counter: ProgressCounter, window: Seconds, onStall: @escaping @Sendable (StallReport) -> Void = { _ in }) {
+    public init(counter: ProgressCounter, window: Seconds, capturesStacks: Bool = false,
+                onStall: @escaping @Sendable (StallReport) -> Void = { _ in }) {
         self.counter = counter
         self.window = Swift.max(window, 0.01)
+        self.capturesStacks = capturesStacks
         self.onStall = onStall
     }
 
@@ -81,7 +89,8 @@ public final class Watchdog: Sendable {
             } else if !reported && now - seenAt >= window {
                 reported = true
                 let report = StallReport(progress: current, lastProgressAt: seenAt, detectedAt: now,
-                                         window: window, threads: ThreadCensus.threads())
+                                         window: window, threads: ThreadCensus.threads(),
+                                         stacks: capturesStacks ? StackCapture.captureOwn() : nil)
                 reports.withLock { $0.append(report) }
                 onStall(report)
             }

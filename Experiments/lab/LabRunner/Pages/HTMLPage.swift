@@ -68,6 +68,7 @@ enum HTMLPage {
                 html.append(row + "</tr>")
             }
             html.append("</table>")
+            html.append(contentsOf: StackPageSection.html(report))
 
             for chart in charts[position] {
                 html.append("<figure id=\"\(escape(chart.id))\">\n\(chart.svg.element)<figcaption><a href=\"charts/\(escape(chart.id)).svg\">\(escape(chart.title))</a></figcaption></figure>")

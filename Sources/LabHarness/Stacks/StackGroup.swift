@@ -1,0 +1,92 @@
+/// Threads whose stacks are the same, folded into one entry of a grouped view.
+public struct StackGroup: Sendable, Equatable {
+    /// The threads, in tid order.
+    public var threads: [ThreadStack]
+    /// Their common frames, innermost first.
+    public var frames: [String]
+
+    /// The call the threads are blocked in: the library frame called by the first frame that
+    /// names lab or user code (or the innermost frame when there is no library frame).
+    public var blockingCall: String? {
+        guard let first = StackGroup.firstUserFrame(frames) else { return frames.first.map(StackGroup.bare) }
+        return first > 0 ? StackGroup.bare(frames[first - 1]) : StackGroup.bare(frames[first])
+    }
+
+    /// The frames that name lab or user code, innermost first, with their `file:line`
+    /// (compiler-made thunks left out).
+    public var userFrames: [String] {
+        frames.filter { !StackGroup.isLibraryFrame($0) && !$0.contains("+0x") && $0 != "??" && !$0.contains("thunk") }
+    }
+
+    /// `6 threads (lab.caller): waiting in OS_dispatch_semaphore.wait() ← Callers.global ← …`:
+    /// the runtime noise trimmed to the blocking call and at most `depth` user frames.
+    public func summary(depth: Int = 3) -> String {
+        let names = Array(Set(threads.map(\.thread))).sorted()
+        let who = names.count <= 2 ? names.joined(separator: ", ") : "\(names[0]), \(names[1]), …"
+        let count = threads.count == 1 ? "1 thread" : "\(threads.count) threads"
+        guard !frames.isEmpty else { return "\(count) (\(who)): no stack" }
+        var chain = [StackGroup.short(blockingCall ?? "?")]
+        let user = userFrames.filter { StackGroup.bare($0) != blockingCall }
+        for (index, frame) in user.prefix(depth).enumerated() {
+            let place = StackGroup.place(frame)
+            chain.append(StackGroup.short(StackGroup.bare(frame)) + (index == 0 && place != nil ? " (\(place!))" : ""))
+        }
+        if user.count > depth { chain.append("…") }
+        return "\(count) (\(who)): in " + chain.joined(separator: " ← ")
+    }
+
+    /// A demangled Swift name cut to what a reader needs: `static RunloopExperiment.Callers
+    /// .launch(_:count:client:) -> ()` reads `Callers.launch`, a closure `closure in Callers.launch`.
+    public static func short(_ symbol: String) -> String {
+        var name = symbol
+        var prefix = ""
+        if name.hasPrefix("closure"), let range = name.range(of: " in ") {
+            prefix = "closure in "
+            name = String(name[range.upperBound...])
+        }
+        if name.hasPrefix("variable initialization expression of ") { name.removeFirst("variable initialization expression of ".count) }
+        if name.hasPrefix("static ") { name.removeFirst("static ".count) }
+        if let open = name.firstIndex(of: "("), open != name.startIndex { name = String(name[..<open]) }
+        if let colon = name.range(of: " : ") { name = String(name[..<colon.lowerBound]) }
+        let parts = name.split(separator: ".")
+        if parts.count > 2 { name = parts.dropFirst().joined(separator: ".") }
+        return prefix + name
+    }
+
+    /// The `file:line` of a frame, if it has one.
+    static func place(_ frame: String) -> String? {
+        guard frame.hasSuffix(")"), !isLibraryFrame(frame), let open = frame.range(of: " (", options: .backwards) else { return nil }
+        let inside = frame[open.upperBound..<frame.index(before: frame.endIndex)]
+        return inside.contains(".swift:") || inside.contains(".c:") ? String(inside) : nil
+    }
+
+    /// Folds `stacks` by identical frames; the largest groups first, then by first tid.
+    public static func fold(_ stacks: [ThreadStack]) -> [StackGroup] {
+        var order: [[String]] = []
+        var members: [[String]: [ThreadStack]] = [:]
+        for stack in stacks.sorted(by: { $0.tid < $1.tid }) {
+            if members[stack.frames] == nil { order.append(stack.frames) }
+            members[stack.frames, default: []].append(stack)
+        }
+        let groups = order.map { StackGroup(threads: members[$0]!, frames: $0) }
+        return groups.enumerated().sorted { a, b in
+            a.element.threads.count != b.element.threads.count ? a.element.threads.count > b.element.threads.count : a.offset < b.offset
+        }.map(\.element)
+    }
+
+    /// A frame of the system or the Swift runtime (`symbol (in libdispatch.so)`), or one that
+    /// nothing named.
+    public static func isLibraryFrame(_ frame: String) -> Bool {
+        frame.hasSuffix(")") && frame.contains(" (in ")
+    }
+
+    static func firstUserFrame(_ frames: [String]) -> Int? {
+        frames.firstIndex { !isLibraryFrame($0) && !$0.contains("+0x") && $0 != "??" }
+    }
+
+    /// The symbol alone, without `(file:line)` or `(in image)`.
+    public static func bare(_ frame: String) -> String {
+        guard frame.hasSuffix(")"), let open = frame.range(of: " (", options: .backwards) else { return frame }
+        return String(frame[..<open.lowerBound])
+    }
+}

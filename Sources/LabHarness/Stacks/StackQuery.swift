@@ -1,0 +1,20 @@
+/// Questions a finding asks of a snapshot, answered from the frames.
+extension Array where Element == ThreadStack {
+    /// The threads that have a frame containing `callee` with a frame containing `caller`
+    /// further out (any depth), e.g. `waiting(in: "DispatchSemaphore", calledFrom: "globalCaller")`.
+    public func waiting(in callee: String, calledFrom caller: String) -> [ThreadStack] {
+        filter { stack in
+            guard let inner = stack.frames.firstIndex(where: { $0.contains(callee) }) else { return false }
+            return stack.frames[(inner + 1)...].contains { $0.contains(caller) }
+        }
+    }
+
+    /// A clause a finding can quote: `6 threads wait in DispatchSemaphore.wait called from
+    /// Callers.globalCaller`, or `nil` when none does.
+    public func whereClause(in callee: String, calledFrom caller: String) -> String? {
+        let found = waiting(in: callee, calledFrom: caller)
+        guard !found.isEmpty else { return nil }
+        let names = Set(found.map(\.thread)).sorted().prefix(2).joined(separator: ", ")
+        return "\(found.count) thread\(found.count == 1 ? "" : "s") (\(names)) wait in \(callee) called from \(caller)"
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+
+/// Names the raw return addresses of a snapshot: `symbol (file:line)` from `addr2line` (one run
+/// per image, each within the time left), Swift symbols demangled by the runtime's own
+/// `swift_demangle`. Frames of system libraries read `symbol (in libdispatch.so)`; an address
+/// nothing names reads `image+0xOFFSET`.
+///
+/// The handler that took the stack and the signal trampoline are dropped; every later frame but the first is a return address, so the line
+/// looked up is the one of the call (address - 1).
+public struct StackSymbolizer: Sendable {
+    /// The `addr2line` to run; `nil` leaves every frame as `image+0xOFFSET`.
+    public var tool: String?
+
+    public init(tool: String? = StackSymbolizer.findTool()) {
+        self.tool = tool
+    }
+
+    /// `addr2line` on the PATH or in `/usr/bin` (binutils, which the Swift toolchain needs for
+    /// linking on Linux).
+    public static func findTool() -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let dirs = path.split(separator: ":").map(String.init) + ["/usr/bin", "/bin"]
+        return dirs.map { $0 + "/addr2line" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    public struct Named: Sendable {
+        public var frames: [Int: [String]]
+        /// One line when some frames could not be named.
+        public var note: String?
+    }
+
+    public func name(_ answers: [Int: [UInt]], maps: ProcessMaps, budget: Seconds) -> Named {
+        let start = MonotonicClock.now()
+        // Which address to look up for every raw frame, by image.
+        var lookups: [String: Set<UInt>] = [:]
+        var plan: [Int: [(path: String, relative: UInt)?]] = [:]
+        var absolute: [String: Bool] = [:]
+        for (tid, raw) in answers {
+            plan[tid] = raw.enumerated().map { index, address -> (path: String, relative: UInt)? in
+                guard let (path, relative) = maps.locate(index == 0 ? address : address &- 1) else { return nil }
+                if absolute[path] == nil { absolute[path] = Self.isExecutable(path) }
+                let key = absolute[path]! ? (index == 0 ? address : address &- 1) : relative
+                lookups[path, default: []].insert(key)
+                return (path, key)
+            }
+        }
+        var names: [String: [UInt: (symbol: String?, line: String?)]] = [:]
+        var failures: [String] = []
+        if let tool {
+            // The executable first: its frames are the ones that name lab and user code.
+            let images = lookups.keys.sorted { a, b in Self.isSystem(a) == Self.isSystem(b) ? a < b : !Self.isSystem(a) }
+            for image in images {
+                let left = budget - (MonotonicClock.now() - start)
+                guard left > 0.05 else { failures.append("no time left to name \((image as NSString).lastPathComponent)"); continue }
+                if let found = Self.run(tool, image: image, addresses: Array(lookups[image]!), budget: left) {
+                    names[image] = found
+                } else {
+                    failures.append("addr2line failed on \((image as NSString).lastPathComponent)")
+                }
+            }
+        } else {
+            failures.append("no addr2line found, frames are image+offset")
+        }
+
+        var frames: [Int: [String]] = [:]
+        for (tid, entries) in plan {
+            var labels: [String] = []
+            for entry in entries {
+                guard let entry else { labels.append("??"); continue }
+                let image = (entry.path as NSString).lastPathComponent
+                let found = names[entry.path]?[entry.relative]
+                guard let symbol = found?.symbol else {
+                    labels.append("\(image)+0x\(String(entry.relative, radix: 16))")
+                    continue
+                }
+                if Self.isSystem(entry.path) { labels.append("\(symbol) (in \(image))") }
+                else if let line = found?.line { labels.append("\(symbol) (\(line))") }
+                else { labels.append(symbol) }
+            }
+            // Drop the handler's own frame and the signal trampoline after it (which the symbol
+            // table names after its neighbour, `__restore_rt` having no symbol of its own).
+            if let handler = labels.firstIndex(where: { $0.hasPrefix("clab_stacks_handler") }) {
+                labels.removeFirst(min(labels.count, handler + 2))
+            }
+            frames[tid] = labels
+        }
+        return Named(frames: frames, note: failures.isEmpty ? nil : failures.joined(separator: "; "))
+    }
+
+    /// Images of the system and the Swift runtime: their frames are the noise a summary trims.
+    public static func isSystem(_ path: String) -> Bool {
+        if path.hasPrefix("/lib/") || path.hasPrefix("/lib64/") || path.hasPrefix("/usr/lib") { return true }
+        return path.contains("/usr/lib/swift/")
+    }
+
+    /// A non-position-independent executable (ELF `ET_EXEC`): its addresses are absolute.
+    static func isExecutable(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let header = handle.readData(ofLength: 18)
+        return header.count == 18 && header[16] == 2 && header[17] == 0
+    }
+
+    /// `addr2line -f -e IMAGE ADDR...`: two lines per address, the function (`??` when unknown)
+    /// and `file:line` (`??:0` or `??:?` when unknown).
+    static func run(_ tool: String, image: String, addresses: [UInt], budget: Seconds) -> [UInt: (symbol: String?, line: String?)]? {
+        let arguments = ["-f", "-e", image] + addresses.map { "0x" + String($0, radix: 16) }
+        guard let result = try? ChildProcess.run(ChildSpec(executable: tool, arguments: arguments, budget: budget)),
+              result.outcome == .completed else { return nil }
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var named: [UInt: (symbol: String?, line: String?)] = [:]
+        for (index, address) in addresses.enumerated() where 2 * index + 1 < lines.count {
+            let function = lines[2 * index]
+            let place = lines[2 * index + 1].split(separator: " ").first.map(String.init) ?? ""
+            let symbol = function == "??" || function.isEmpty ? nil : SwiftDemangler.demangle(function)
+            var line: String?
+            if !place.hasPrefix("??"), let colon = place.lastIndex(of: ":"), place[place.index(after: colon)...] != "0",
+               place[place.index(after: colon)...] != "?" {
+                line = (String(place[..<colon]) as NSString).lastPathComponent + String(place[colon...])
+            }
+            named[address] = (symbol, line)
+        }
+        return named
+    }
+}

@@ -1,0 +1,23 @@
+import Foundation
+
+/// Swift symbol names made readable by the runtime's own `swift_demangle`, looked up once in
+/// the running process (every Swift program has the runtime loaded). Names it does not know
+/// are returned unchanged.
+public enum SwiftDemangler {
+    private typealias Demangle = @convention(c) (UnsafePointer<CChar>?, Int, UnsafeMutablePointer<CChar>?,
+                                                 UnsafeMutablePointer<Int>?, UInt32) -> UnsafeMutablePointer<CChar>?
+
+    /// A C function pointer found once; calling it from any thread is safe.
+    private static let function: Demangle? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "swift_demangle") else { return nil }
+        return unsafeBitCast(symbol, to: Demangle.self)
+    }()
+
+    public static func demangle(_ name: String) -> String {
+        guard name.hasPrefix("$s") || name.hasPrefix("_T") || name.hasPrefix("$S"), let function else { return name }
+        let utf8 = Array(name.utf8CString)
+        guard let result = utf8.withUnsafeBufferPointer({ function($0.baseAddress, name.utf8.count, nil, nil, 0) }) else { return name }
+        defer { free(result) }
+        return String(cString: result)
+    }
+}

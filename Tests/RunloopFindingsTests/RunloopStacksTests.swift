@@ -1,0 +1,36 @@
+import Foundation
+import LabHarness
+import LabHarnessXCTest
+import RunloopExperiment
+import XCTest
+
+/// The stacks behind the two deadlocks of exp-runloop, as `--json` carries them: where the
+/// main thread and the pool's workers were when the harness declared the deadlock.
+final class RunloopStacksTests: XCTestCase {
+    func testTheDeadlocksShowWhereTheMainThreadAndTheWorkersWait() throws {
+        #if !os(Linux)
+        throw XCTSkip("stack snapshots are taken on Linux only")
+        #else
+        let report = try ExperimentRunner.run(runloopExperiment,
+                                              arguments: ["--tasks", "20", "--timeout", "0.2", "--variant", "sync-semaphore-main,global-queue"],
+                                              executable: BuiltProducts.executable("exp-runloop"))
+        let main = try XCTUnwrap(report.variant("sync-semaphore-main"))
+        XCTAssertEqual(main.outcome, .deadlock)
+        let mainStacks = try XCTUnwrap(main.stacks, main.evidence ?? "")
+        let waiting = mainStacks.waiting(in: "_dispatch_semaphore_wait", calledFrom: "MainThreadWrapper.semaphore")
+        XCTAssertEqual(waiting.count, 1, "\(mainStacks)")
+        XCTAssertEqual(waiting.first?.thread, "exp-runloop", "the main thread carries the program's name")
+
+        let global = try XCTUnwrap(report.variant("global-queue"))
+        XCTAssertEqual(global.outcome, .deadlock)
+        let started = Int(global["callers.started"] ?? 0) - Int(global["completed"] ?? 0)
+        let callers = global.threadsWaiting(in: "_dispatch_semaphore_wait", calledFrom: "RequestClient.callBlocking")
+        XCTAssertGreaterThanOrEqual(callers, 1, global.evidence ?? "")
+        // Every caller that started and did not finish is in its wait (one more may have started
+        // between the verdict and the snapshot, when the pool added a thread).
+        XCTAssertGreaterThanOrEqual(callers, started, "\(global.stackGroups.map { $0.summary() })")
+        XCTAssertLessThanOrEqual(callers, started + 1, "\(global.stackGroups.map { $0.summary() })")
+        XCTAssertTrue(global.whereClause(in: "_dispatch_semaphore_wait", calledFrom: "RequestClient.callBlocking")?.contains("default-qos") == true)
+        #endif
+    }
+}
