@@ -51,7 +51,8 @@ final class CallbackFindingsTests: XCTestCase {
         assertReproduced(report, "callback.completion-handler-frees-library")
         let v = report.variant("completion-handler")
         let latency = try XCTUnwrap(v?.metrics["latency_s"])
-        XCTAssertLessThan(try XCTUnwrap(v?.metrics["library.held_s"]), 0.2 * latency)
+        // Plus the worst stall a same-moment control thread saw: one can land on the hold.
+        XCTAssertLessThan(try XCTUnwrap(v?.metrics["library.held_s"]), 0.2 * latency + (v?.metrics[StallWatch.worstMetric] ?? 0) / 1000)
         XCTAssertEqual(queue("app looks up", in: v), "app.profiles")
         XCTAssertEqual(queue("app calls the fetchProfiles handler", in: v), "app.profiles")
         XCTAssertEqual(queue("library is back on its queue", in: v), "chat.library")
@@ -95,7 +96,8 @@ final class CallbackFindingsTests: XCTestCase {
         let patience = try XCTUnwrap(v.metrics["patience_s"])
         let detected = try XCTUnwrap(v.metrics["stall.detected_after_s"])
         XCTAssertGreaterThanOrEqual(detected, patience * 0.99, "not before the patience ran out")
-        XCTAssertLessThan(detected, patience + 0.5, "detected within its window, not hung")
+        XCTAssertLessThan(detected, patience + 0.5 + (v.metrics[StallWatch.worstMetric] ?? 0) / 1000,
+                          "detected within its window (plus what a machine stall added), not hung")
         XCTAssertTrue(v.evidence?.contains("was not called within") ?? false, v.evidence ?? "")
         XCTAssertLessThan(index("app returns early and never calls the handler", in: v), index("library gives up", in: v))
     }

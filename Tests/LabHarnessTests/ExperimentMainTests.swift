@@ -43,6 +43,21 @@ final class ExperimentMainTests: XCTestCase {
         XCTAssertTrue(run.stdout.contains("0 of 1 findings reproduced"), run.stdout)
     }
 
+    /// As in jcstress, an observed forbidden outcome fails the run even when no finding reads
+    /// the variant, and the summary names it.
+    func testAForbiddenOutcomeExitsOneAndIsNamed() throws {
+        let run = try runFixture(["--variant", "ok,forbidden"])
+        XCTAssertEqual(run.exitCode, 1, "every finding reproduced, but a variant ended forbidden: \(run.stdout)")
+        XCTAssertTrue(run.stdout.contains("1 of 1 findings reproduced"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("forbidden outcome: forbidden ended failed (the variant broke its own contract)"), run.stdout)
+        let json = try runFixture(["--json", "--variant", "ok,forbidden"])
+        XCTAssertEqual(json.exitCode, 1, json.stderr)
+        let report = try ExperimentReport.decode(Data(json.stdout.utf8))
+        XCTAssertTrue(report.allReproduced)
+        XCTAssertEqual(report.forbiddenVariants.map(\.name), ["forbidden"])
+        XCTAssertFalse(report.passed)
+    }
+
     func testFindingsWhoseVariantsDidNotRunAreNotEvaluated() throws {
         let run = try runFixture(["--variant", "leak"])
         XCTAssertEqual(run.exitCode, 0, run.stdout)

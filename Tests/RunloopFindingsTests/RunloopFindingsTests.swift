@@ -72,7 +72,10 @@ final class RunloopFindingsTests: XCTestCase {
         let v = try variant(report, "dedicated-thread")
         XCTAssertEqual(v.outcome, .completed, v.evidence ?? "")
         XCTAssertEqual(v["fired"], 30)
-        XCTAssertLessThanOrEqual(v["lateness.p99_ms"] ?? .infinity, 50)
+        // Judged beyond a same-moment control thread: a stall of the whole machine delays the
+        // control as much as the timers, and is taken off.
+        XCTAssertLessThanOrEqual(v["lateness.excess.p99_ms"] ?? .infinity, 50)
+        XCTAssertLessThanOrEqual(v["lateness.excess.p99_ms"] ?? .infinity, v["lateness.p99_ms"] ?? 0, "the excess is a part of the raw lateness")
         XCTAssertGreaterThan(v["runloop_threads.peak"] ?? 0, 10, "about one run-loop thread per request in flight")
         XCTAssertEqual(v["runloops.unreturned"], 0, "CFRunLoopRun returns once the timer stops it")
     }
@@ -104,8 +107,9 @@ final class RunloopFindingsTests: XCTestCase {
         for placement in ["dedicated-thread", "shared-thread"] {
             let blocked = try variant(report, placement), free = try variant(report, "\(placement)@async")
             let blockedWall = try XCTUnwrap(blocked["wall_s"]), freeWall = try XCTUnwrap(free["wall_s"])
-            XCTAssertGreaterThanOrEqual(blockedWall, 3 * freeWall, "\(placement): blocked callers stretch the run")
-            XCTAssertLessThanOrEqual(freeWall, 1.5 * timeout, "\(placement): async callers take about one timeout")
+            let freeNet = freeWall - (free["wall.control_delay_s"] ?? 0)
+            XCTAssertGreaterThanOrEqual(blockedWall, 3 * freeNet, "\(placement): blocked callers stretch the run")
+            XCTAssertLessThanOrEqual(freeNet, 1.5 * timeout, "\(placement): async callers take about one timeout, without what machine stalls took")
             XCTAssertLessThan(blocked["in_flight.peak"] ?? 99, 20, "\(placement): the pool let only some callers in at once")
             XCTAssertEqual(free["in_flight.peak"], 20, "\(placement): every async caller waited at once")
         }
@@ -156,7 +160,8 @@ final class RunloopFindingsTests: XCTestCase {
         #if os(Linux)
         assertReproduced(report, finding.id)
         XCTAssertEqual(v.outcome, "fires-early")
-        XCTAssertLessThan(v["first_fire.time_interval_init_ms"] ?? .infinity, 0.5 * interval)
+        XCTAssertLessThan(v["first_fire.time_interval_init.excess_ms"] ?? .infinity, 0.5 * interval,
+                          "beyond what a machine stall added, judged by a same-moment control")
         #else
         XCTAssertFalse(finding.applicable)
         #endif

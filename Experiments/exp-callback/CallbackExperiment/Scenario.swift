@@ -36,6 +36,9 @@ final class Scenario: Sendable {
     let knobs: CallbackKnobs
     let steps: StepLog
     let app: AppProfiles
+    /// The same-moment control the timing verdicts subtract: how long a thread that depends
+    /// on no queue was held up by the machine during the trial (`control.stall_max_ms`).
+    let control = StallWatch()
 
     init(_ context: VariantContext) {
         self.context = context
@@ -109,7 +112,10 @@ final class Scenario: Sendable {
     }
 
     func record(_ outcome: Outcome, _ metrics: Metrics, _ evidence: String) -> VariantRecord {
-        VariantRecord(outcome: outcome, metrics: metrics, evidence: evidence, events: steps.events)
+        control.stop()
+        var metrics = metrics
+        metrics.merge(control.metrics)
+        return VariantRecord(outcome: outcome, metrics: metrics, evidence: evidence, events: steps.events)
     }
 
     /// A scenario whose expected event never came: it did not hang (every wait has a

@@ -3,7 +3,8 @@ import LabHarness
 /// How each finding is judged from what its variants measured. Every verdict rests on
 /// orderings and on counts (reference-count changes, alive or not at a given moment), never on
 /// how fast a loaded machine happened to be; the times are quoted, not judged, except against
-/// the delay they must exceed.
+/// the delay they must exceed, and a gap that must stay short is judged without what a
+/// same-moment control thread lost to the machine.
 enum DanceVerdicts {
     static func strongCaptureLeaks(_ inputs: FindingInputs) -> Verdict {
         let v = inputs["strong-capture"]
@@ -42,17 +43,21 @@ enum DanceVerdicts {
         let times = events.filter { HeapStackDelayed.seedOrder.contains($0.label) }.map(\.t)
         let gap = v.metrics["completion1_after_completion2_s"]
         let afterCompletion1 = v.metrics["deinit_after_completion1_s"]
+        let machineDelay = v.metrics["deinit_after_completion1.control_delay_s"] ?? 0
         let pending = CapturedReference.delta(v.metrics, moment: "pending")
         let stored = CapturedReference.delta(v.metrics, moment: "stored")
         // dispatch_after never fires early; 2 % covers the two clocks being read a moment apart.
         let waited = (gap ?? 0) >= 0.98 * delay
         let reproduced = v.outcome == .completed && order == HeapStackDelayed.seedOrder && times == times.sorted()
-            && waited && (afterCompletion1 ?? .infinity) < delay / 2
+            && waited && (afterCompletion1 ?? .infinity) - machineDelay < delay / 2
             && v.metrics["alive_at_scope_exit"] == 1 && v.metrics["alive_mid_delay"] == 1
             && (pending?.strong ?? 0) >= 1 && stored == .zero
         var summary = "order " + (order.isEmpty ? "(no events)" : order.joined(separator: " → "))
         if let gap { summary += "; completion1 \(Format.seconds(gap)) after completion2 (delay \(Format.seconds(delay)))" }
-        if let afterCompletion1 { summary += ", deinit \(Format.seconds(afterCompletion1)) after completion1" }
+        if let afterCompletion1 {
+            summary += ", deinit \(Format.seconds(afterCompletion1)) after completion1"
+            if machineDelay >= 0.005 { summary += " (\(Format.seconds(machineDelay)) of it a stall a same-moment control saw too)" }
+        }
         summary += "; foo alive at scope exit: \(yesNo(v.metrics["alive_at_scope_exit"])), half way through the delay: \(yesNo(v.metrics["alive_mid_delay"]))"
         summary += "; the pending block held \(pending?.description ?? "?"), the stored completions \(stored.map(\.description) ?? "?")"
         return Verdict(reproduced, summary)

@@ -13,7 +13,8 @@ import Darwin
 /// - `--child-variant NAME` (internal): run one trial here, on the main thread, and write its
 ///   record as a `@lab:result` line; the parent does the rest;
 /// - otherwise: run the plan, print the report (`--json`: JSON on stdout, text on stderr) and
-///   exit 0 when every applicable finding reproduced, 1 when one did not, 130 on Ctrl-C.
+///   exit 0 when every applicable finding reproduced and no variant ended with a forbidden
+///   outcome, 1 when one did not or one did, 130 on Ctrl-C.
 public enum ExperimentMain {
     /// - Parameters:
     ///   - arguments: the command line without the program name.
@@ -64,7 +65,7 @@ public enum ExperimentMain {
             Terminal.writeError("\(program): interrupted; the report above is incomplete\n")
             exit(130)
         }
-        exit(report.allReproduced ? 0 : 1)
+        exit(report.passed ? 0 : 1)
     }
 
     /// Child mode: one trial on the main thread (some variants need it: the main queue only

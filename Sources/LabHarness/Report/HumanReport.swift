@@ -34,7 +34,17 @@ public enum HumanReport {
         if let elapsed { footer += " in \(Format.seconds(elapsed))" }
         lines.append("")
         lines.append(reproduced == applicable.count ? style.green(footer) : style.red(footer))
+        lines.append(contentsOf: forbiddenLines(report, definition: definition, style: style))
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// One line per variant that ended forbidden, with what its declaration says that outcome
+    /// means: such a run exits 1 even when every finding reproduced.
+    static func forbiddenLines(_ report: ExperimentReport, definition: ExperimentDefinition, style: Style) -> [String] {
+        report.forbiddenVariants.map { v in
+            let meaning = definition.variant(named: v.name)?.expectations.meaning(of: v.outcome) ?? "an outcome the variant does not declare"
+            return style.red("forbidden outcome: \(v.name) ended \(v.outcome) (\(meaning))")
+        }
     }
 
     /// The variant table: `variant`, `outcome`, then the experiment's columns.
@@ -106,7 +116,7 @@ public enum HelpText {
             lines.append("      \(f.claim)")
         }
         lines.append("")
-        lines.append("exit status: 0 every applicable finding reproduced, 1 one did not, 64 bad usage")
+        lines.append("exit status: 0 every applicable finding reproduced and no variant ended forbidden, 1 one did not or one did, 64 bad usage")
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -42,6 +42,8 @@ enum DelegateCompletion {
         }
         m["wall_s"] = context.elapsed()
         let events = logs.flatMap(\.events)   // the allow sync, then the cancel sync
+        s.control.stop()
+        m.merge(s.control.metrics)
         return VariantRecord(outcome: .completed, metrics: m, evidence: evidence.joined(separator: "; "), events: events)
     }
 

@@ -48,6 +48,8 @@ enum HeapStackDelayed {
     static func run(_ context: VariantContext) -> VariantRecord {
         let trial = DanceTrial(context, owner: "foo")
         let delay = trial.delay
+        // The machine's own stalls meanwhile, so the deinit's gap can be judged without them.
+        let control = StallWatch()
         do {
             // The seed's `__autoreleasing Foo *foo = [Foo new];` in a scope that ends at once.
             let foo = Foo(delay: delay, log: trial.log, lifetime: trial.lifetime.tag(), probe: trial.probe)
@@ -66,7 +68,12 @@ enum HeapStackDelayed {
         let c2 = trial.log.instant(of: "completion2"), c1 = trial.log.instant(of: "completion1")
         let gone = trial.lifetime.tracker.releasedAt(trial.lifetime.label)
         if let c2, let c1 { extra["completion1_after_completion2_s"] = c1 - c2 }
-        if let c1, let gone, trial.lifetime.releasedWithinGrace == true { extra["deinit_after_completion1_s"] = gone - c1 }
+        control.stop()
+        if let c1, let gone, trial.lifetime.releasedWithinGrace == true {
+            extra["deinit_after_completion1_s"] = gone - c1
+            extra["deinit_after_completion1.control_delay_s"] = control.delay(from: c1, to: gone)
+        }
+        extra.merge(control.metrics)
 
         let order = trial.log.events.map(\.label).filter(HeapStackDelayed.seedOrder.contains)
         var evidence = "order " + order.joined(separator: " → ")

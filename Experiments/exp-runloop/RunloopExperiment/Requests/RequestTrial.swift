@@ -12,6 +12,7 @@ enum RequestTrial {
         let timeout = context.options.double("timeout")
         let sampler = ThreadSampler(interval: 0.02)
         sampler.start()
+        let control = StallWatch()
         let baseline = ThreadCensus.count() ?? 0
         let log = RequestLog(count: count)
         let runtime = try PlacementRuntime(placement, timeout: timeout, log: log)
@@ -33,10 +34,12 @@ enum RequestTrial {
         }
         let unreturned = placement.runLoopPerRequest ? log.count(.fired) - log.count(.released) : 0
         let timeline = sampler.stop()
+        control.stop()
         runtime.stop()
 
         let times = log.snapshot()
-        var metrics = RequestMetrics.compute(times, timeout: timeout, endedAt: endedAt)
+        var metrics = RequestMetrics.compute(times, timeout: timeout, endedAt: endedAt, control: control.delay)
+        metrics.merge(control.metrics)
         metrics["threads.peak"] = Double(timeline.peak)
         metrics["threads.baseline"] = Double(baseline)
         metrics["runloop_threads.peak"] = Double(runtime.gauge.peak)
@@ -76,7 +79,11 @@ enum RequestTrial {
 
 /// The contract's metrics from the requests' times.
 enum RequestMetrics {
-    static func compute(_ times: [RequestTimes], timeout: Seconds, endedAt: Seconds) -> Metrics {
+    /// `control` gives the same-moment delay of a control thread over an interval (see
+    /// `StallWatch`); with it, each timer's lateness minus the machine's own at that moment
+    /// becomes `lateness.excess.*`, the part the placement is responsible for.
+    static func compute(_ times: [RequestTimes], timeout: Seconds, endedAt: Seconds,
+                        control: (Seconds, Seconds) -> Seconds = { _, _ in 0 }) -> Metrics {
         var m = Metrics()
         let done = times.filter { $0.woke != nil }
         m["total"] = Double(times.count)
@@ -93,6 +100,9 @@ enum RequestMetrics {
             // First request started to last request done; for an unfinished run, to its end.
             let end = done.count == times.count ? (lastWake ?? endedAt) : endedAt
             m["wall_s"] = end - firstStart
+            // The part of that wall time the machine itself took (a control thread was held
+            // up as long): what a stall added, not the placement or the callers.
+            m["wall.control_delay_s"] = control(firstStart, end)
         }
         // A request still waiting when the trial ended waited at least until then: its wait
         // (and its timer's lateness, once its deadline has passed) enters the percentiles as a
@@ -100,12 +110,15 @@ enum RequestMetrics {
         // every percentile is a lower bound too ("≥" in the table): a deadlocked variant still
         // reports how long its callers had waited, rather than nothing.
         var waits: [Double] = [], waitsCensored = 0
-        var lateness: [Double] = [], latenessCensored = 0
+        var lateness: [Double] = [], latenessCensored = 0, excess: [Double] = []
         for t in times {
             guard let s = t.started else { continue }
             if let w = t.woke { waits.append(w - s) } else { waits.append(endedAt - s); waitsCensored += 1 }
-            if let f = t.fired { lateness.append(f - (s + timeout)) }
-            else { lateness.append(max(0, endedAt - (s + timeout))); latenessCensored += 1 }
+            let due = s + timeout
+            let end = t.fired ?? max(due, endedAt)
+            if t.fired == nil { latenessCensored += 1 }
+            lateness.append(t.fired.map { $0 - due } ?? (end - due))
+            excess.append(max(0, end - due - control(due, end)))
         }
         if let w = LatencySummary(waits) {
             m["wait.p50_s"] = w.p50
@@ -118,6 +131,11 @@ enum RequestMetrics {
             m["lateness.p99_ms"] = l.p99 * 1000
             m["lateness.max_ms"] = l.max * 1000
             m["lateness.censored"] = Double(latenessCensored)
+        }
+        if let e = LatencySummary(excess) {
+            m["lateness.excess.p50_ms"] = e.p50 * 1000
+            m["lateness.excess.p99_ms"] = e.p99 * 1000
+            m["lateness.excess.max_ms"] = e.max * 1000
         }
         let armDelays = times.compactMap { t -> Double? in
             guard let s = t.started, let a = t.armed else { return nil }
