@@ -109,8 +109,12 @@ struct ProbeWindow {
             metrics["growth.threads_per_s"] = rate
         }
 
-        let idleSummary = LatencySummary(idle)
-        if let idleSummary { metrics.merge(idleSummary.metrics(prefix: "idle", unit: "_ms", scale: 1000)) }
+        if let raw = LatencySummary(idle.waits) { metrics.merge(raw.metrics(prefix: "idle", unit: "_ms", scale: 1000)) }
+        let idleSummary = LatencySummary(idle.net)
+        if let idleSummary {
+            metrics["idle.net.p50_ms"] = idleSummary.p50 * 1000
+            metrics["idle.net.p99_ms"] = idleSummary.p99 * 1000
+        }
         let waits = probes.waits(at: end)
         let probeSummary = LatencySummary(waits.probe)
         if let probeSummary { metrics.merge(probeSummary.metrics(prefix: "probe", unit: "_ms", scale: 1000)) }
