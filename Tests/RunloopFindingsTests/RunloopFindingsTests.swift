@@ -19,10 +19,12 @@ import XCTest
 final class RunloopFindingsTests: XCTestCase {
     let timeout = 0.2
 
-    /// Runs exp-runloop with `arguments` plus the scaled-down request count and timeout.
+    /// Runs exp-runloop with `arguments` plus the scaled-down request count and timeout (also
+    /// the pitfalls' request and interval).
     func run(_ arguments: [String], requests: Int = 30, timeout: Double? = nil) throws -> ExperimentReport {
         try ExperimentRunner.run(runloopExperiment,
-                                 arguments: ["--tasks", String(requests), "--timeout", String(timeout ?? self.timeout)] + arguments,
+                                 arguments: ["--tasks", String(requests), "--timeout", String(timeout ?? self.timeout),
+                                             "--request", String(timeout ?? self.timeout), "--interval", String(timeout ?? self.timeout)] + arguments,
                                  executable: BuiltProducts.executable("exp-runloop"))
     }
 
@@ -30,8 +32,8 @@ final class RunloopFindingsTests: XCTestCase {
     let threeTrials = ["--trials", "3"]
     let fiveTrialsInTurn = ["--trials", "5", "--jobs", "1"]
 
-    func variant(_ report: ExperimentReport, _ name: String, file: StaticString = #filePath, line: UInt = #line) throws -> VariantReport {
-        try XCTUnwrap(report.variant(name), "\(name) did not run", file: file, line: line)
+    func variant(_ report: ExperimentReport, _ name: RunloopVariant, file: StaticString = #filePath, line: UInt = #line) throws -> VariantReport {
+        try XCTUnwrap(report.variant(name), "\(name.rawValue) did not run", file: file, line: line)
     }
 
     func assertReproduced(_ report: ExperimentReport, _ id: String, file: StaticString = #filePath, line: UInt = #line) {
@@ -49,7 +51,7 @@ final class RunloopFindingsTests: XCTestCase {
     func testGlobalQueueMissesTimeouts() throws {
         let report = try run(["--variant", "global-queue,run-until-date,operation-queue"], requests: 20)
         assertReproduced(report, "runloop.global-queue-misses-timeouts")
-        for name in ["global-queue", "run-until-date", "operation-queue"] {
+        for name in [RunloopVariant.globalQueue, .runUntilDate, .operationQueue] {
             let v = try variant(report, name)
             XCTAssertEqual(v.outcome, .deadlock, "\(name): \(v.evidence ?? "")")
             XCTAssertLessThanOrEqual(v["timely"] ?? 99, 2, "\(name): at most one request in ten saw its timeout in time")
@@ -58,8 +60,8 @@ final class RunloopFindingsTests: XCTestCase {
             // 3 × timeout after they started (their waits are reported as lower bounds), unless
             // one squeezed through first: on a loaded machine a thread the pool added can reach
             // an operation's run loop before the deadlock is declared.
-            XCTAssertEqual((v["wait.censored"] ?? 0) + (v["completed"] ?? 0), v["callers.started"], name)
-            XCTAssertGreaterThanOrEqual(v["wait.p50_s"] ?? 0, 2 * timeout, name)
+            XCTAssertEqual((v["wait.censored"] ?? 0) + (v["completed"] ?? 0), v["callers.started"], name.rawValue)
+            XCTAssertGreaterThanOrEqual(v["wait.p50_s"] ?? 0, 2 * timeout, name.rawValue)
         }
     }
 
@@ -69,7 +71,7 @@ final class RunloopFindingsTests: XCTestCase {
     func testDedicatedThreadHonorsTimeouts() throws {
         let report = try run(["--variant", "dedicated-thread", "--caller", "thread"] + fiveTrialsInTurn)
         assertReproduced(report, "runloop.dedicated-thread-honors-timeouts")
-        let v = try variant(report, "dedicated-thread")
+        let v = try variant(report, .dedicatedThread)
         XCTAssertEqual(v.outcome, .completed, v.evidence ?? "")
         XCTAssertEqual(v["fired"], 30)
         // Judged beyond a same-moment control thread: a stall of the whole machine delays the
@@ -87,7 +89,7 @@ final class RunloopFindingsTests: XCTestCase {
     func testSharedThreadScales() throws {
         let report = try run(["--variant", "shared-thread,dedicated-thread", "--caller", "async"] + fiveTrialsInTurn)
         assertReproduced(report, "runloop.shared-thread-scales")
-        let shared = try variant(report, "shared-thread"), dedicated = try variant(report, "dedicated-thread")
+        let shared = try variant(report, .sharedThread), dedicated = try variant(report, .dedicatedThread)
         XCTAssertEqual(shared.outcome, .completed, shared.evidence ?? "")
         XCTAssertEqual(shared["runloop_threads.peak"], 1)
         XCTAssertGreaterThanOrEqual(dedicated["runloop_threads.peak"] ?? 0, 10 * (shared["runloop_threads.peak"] ?? 1))
@@ -104,8 +106,8 @@ final class RunloopFindingsTests: XCTestCase {
         let report = try run(["--variant", "dedicated-thread,dedicated-thread@async,shared-thread,shared-thread@async",
                               "--jobs", "2"] + threeTrials, requests: 20)
         assertReproduced(report, "runloop.blocked-callers-throttle")
-        for placement in ["dedicated-thread", "shared-thread"] {
-            let blocked = try variant(report, placement), free = try variant(report, "\(placement)@async")
+        for placement in [RunloopVariant.dedicatedThread, .sharedThread] {
+            let blocked = try variant(report, placement), free = try variant(report, placement.withAsyncCallers)
             let blockedWall = try XCTUnwrap(blocked["wall_s"]), freeWall = try XCTUnwrap(free["wall_s"])
             let freeNet = freeWall - (free["wall.control_delay_s"] ?? 0)
             XCTAssertGreaterThanOrEqual(blockedWall, 3 * freeNet, "\(placement): blocked callers stretch the run")
@@ -123,7 +125,7 @@ final class RunloopFindingsTests: XCTestCase {
     func testNoSourceSpins() throws {
         let report = try run(["--variant", "spin-no-source,spin-with-source"])
         assertReproduced(report, "runloop.no-source-spins")
-        let spin = try variant(report, "spin-no-source"), calm = try variant(report, "spin-with-source")
+        let spin = try variant(report, .spinNoSource), calm = try variant(report, .spinWithSource)
         XCTAssertEqual(spin.outcome, "busy-loop")
         XCTAssertEqual(calm.outcome, .completed)
         XCTAssertGreaterThan(spin["passes"] ?? 0, 1000 * (calm["passes"] ?? .infinity))
@@ -139,7 +141,7 @@ final class RunloopFindingsTests: XCTestCase {
     func testSemaphoreSyncDeadlocksMain() throws {
         let report = try run(["--variant", "sync-semaphore-main,sync-runloop-main"])
         assertReproduced(report, "runloop.semaphore-sync-deadlocks-main")
-        let semaphore = try variant(report, "sync-semaphore-main"), runLoop = try variant(report, "sync-runloop-main")
+        let semaphore = try variant(report, .syncSemaphoreMain), runLoop = try variant(report, .syncRunloopMain)
         XCTAssertEqual(semaphore.outcome, .deadlock)
         XCTAssertEqual(semaphore["steps"], 1, "the request finished and queued its completion, which never ran")
         XCTAssertEqual(runLoop.outcome, .completed)
@@ -153,7 +155,7 @@ final class RunloopFindingsTests: XCTestCase {
     func testLinuxTimerInitFiresImmediately() throws {
         let report = try run(["--variant", "timer-init"], timeout: 0.5)
         let finding = try XCTUnwrap(report.finding("runloop.linux-timer-init-fires-immediately"))
-        let v = try variant(report, "timer-init")
+        let v = try variant(report, .timerInit)
         let interval = try XCTUnwrap(v["interval_ms"])
         XCTAssertGreaterThanOrEqual(v["first_fire.fire_date_init_ms"] ?? 0, 0.9 * interval)
         XCTAssertGreaterThanOrEqual(v["first_fire.scheduled_ms"] ?? 0, 0.9 * interval)
@@ -173,7 +175,7 @@ final class RunloopFindingsTests: XCTestCase {
     /// request leaves its thread running an empty run loop. Callers still wake, from the timer.
     func testLiteralRunLeaksItsThreads() throws {
         let report = try run(["--variant", "literal-run", "--caller", "async"], requests: 10)
-        let v = try variant(report, "literal-run")
+        let v = try variant(report, .literalRun)
         XCTAssertEqual(v.outcome, .leaked, v.evidence ?? "")
         XCTAssertEqual(v["completed"], 10, "every caller woke")
         XCTAssertEqual(v["runloops.unreturned"], 10, "no run() returned")
@@ -197,7 +199,7 @@ final class RunloopFindingsTests: XCTestCase {
             let finding = try XCTUnwrap(report.finding(id))
             XCTAssertTrue(finding.reproduced || !finding.applicable, "\(id): \(finding.summary)")
         }
-        let dedicated = try variant(report, "dedicated-thread")
+        let dedicated = try variant(report, .dedicatedThread)
         XCTAssertEqual(dedicated.outcome, .completed, dedicated.evidence ?? "")
         XCTAssertEqual(dedicated.series?["lateness_ms"]?.count, 40, "one point per timer that fired")
         XCTAssertFalse(dedicated.series?["threads"]?.isEmpty ?? true)

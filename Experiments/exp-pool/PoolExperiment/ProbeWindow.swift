@@ -126,7 +126,7 @@ struct ProbeWindow {
         metrics["wall_s"] = end - ledger.origin
 
         var series = probes.series(at: end)
-        series["threads"] = timeline.series()
+        series[SeriesKey.threads] = timeline.series()
         series["started"] = ledger.startedSeries()
         return Result(metrics: metrics, series: series,
                       idleP99Ms: (idleSummary?.p99 ?? .nan) * 1000, excessP99Ms: (excessSummary?.p99 ?? .nan) * 1000,

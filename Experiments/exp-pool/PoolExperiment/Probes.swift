@@ -79,7 +79,7 @@ final class ProbeLog: Sendable {
             else { unstarted.append([t, (end - p.submitted) * 1000]) }
             if let c = p.controlStarted { control.append([t, (c - p.controlSubmitted) * 1000]) }
         }
-        var series = ["probe_ms": started, "control_ms": control]
+        var series = [SeriesKey.probeWait: started, "control_ms": control]
         if !unstarted.isEmpty { series["probe_unstarted_ms"] = unstarted }
         return series
     }

@@ -26,15 +26,15 @@ func callerSection(_ report: ExperimentReport) -> String? {
     let timeout = report.parameters["timeout_s"]?.number ?? 1
     let caller = report.parameters["caller"].map(\.description) ?? "global"
     var lines: [String] = []
-    for placement in ["dedicated-thread", "shared-thread"] {
-        guard let blocked = report.variant(placement), let free = report.variant("\(placement)@async"),
+    for placement in [RunloopVariant.dedicatedThread, .sharedThread] {
+        guard let blocked = report.variant(placement), let free = report.variant(placement.withAsyncCallers),
               let blockedWall = blocked["wall_s"], let freeWall = free["wall_s"] else { continue }
-        lines.append("  \(pad(placement, 17)) \(pad(Format.seconds(blockedWall), 7)) with \(caller) callers   \(pad(Format.seconds(freeWall), 7)) with async callers")
+        lines.append("  \(pad(placement.rawValue, 17)) \(pad(Format.seconds(blockedWall), 7)) with \(caller) callers   \(pad(Format.seconds(freeWall), 7)) with async callers")
     }
     if !lines.isEmpty {
         lines.insert("same run loops, different callers (all requests, first start to last done):", at: 0)
     }
-    let bar: VariantReport? = report.variant("shared-thread@async") ?? (caller == "async" ? report.variant("shared-thread") : nil)
+    let bar: VariantReport? = report.variant(RunloopVariant.sharedThreadAsync) ?? (caller == "async" ? report.variant(RunloopVariant.sharedThread) : nil)
     if let bar, let wall = bar["wall_s"], let p99 = bar["lateness.p99_ms"] {
         let ratio = wall / timeout
         let met = ratio <= 1.05 && bar["completed"] == bar["total"] && p99 < 10
@@ -58,8 +58,8 @@ func callerSection(_ report: ExperimentReport) -> String? {
 /// whole story of its 20-odd seconds.
 func threadChart(_ report: ExperimentReport) -> String? {
     let caller = report.parameters["caller"].map(\.description) ?? "global"
-    guard caller == "global", let v = report.variant("dedicated-thread"),
-          let points = v.series?["threads"], points.count >= 2, let last = points.last?[0], last >= 2 else { return nil }
+    guard caller == "global", let v = report.variant(RunloopVariant.dedicatedThread),
+          let points = v.series?[SeriesKey.threads], points.count >= 2, let last = points.last?[0], last >= 2 else { return nil }
     let chart = TextChart.timeline(points.map { (x: $0[0], y: $0[1]) }, width: 56, height: 5)
     let perSecond = v["in_flight.peak"].map { "at most \(Format.count($0)) callers in flight" } ?? ""
     var lines = ["threads in dedicated-thread (\(Format.count(v["total"] ?? 0)) callers blocked on the global queue; \(perSecond)):"]

@@ -100,10 +100,14 @@ public enum HelpText {
         let common = definition.allFlags.filter { flag in !flag.hidden && !definition.flags.contains { $0.name == flag.name } }
         lines.append(contentsOf: flagLines(common))
         lines.append("")
-        lines.append("variants (default run: \(definition.variants.filter(\.includedByDefault).count == definition.variants.count ? "all" : "all but those marked *")):")
+        // The default run is what the experiment's plan gives with every flag at its default
+        // (a plan may add variants that are not included by default), not just the flags.
+        let planned = (try? definition.parser.parse([])).map { Set(definition.defaultPlan($0, definition.variants)) }
+            ?? Set(definition.variants.filter(\.includedByDefault).map(\.name))
+        lines.append("variants (default run: \(definition.variants.allSatisfy { planned.contains($0.name) } ? "all" : "all but those marked *")):")
         let vWidth = definition.variants.map { $0.name.count }.max() ?? 0
         for v in definition.variants {
-            let star = v.includedByDefault ? " " : "*"
+            let star = planned.contains(v.name) ? " " : "*"
             lines.append("  \(pad(v.name, to: vWidth))\(star) \(v.summary)")
             for e in v.expectations {
                 lines.append("  \(String(repeating: " ", count: vWidth + 2))  \(e.grade.rawValue) \(e.outcome): \(e.meaning)")

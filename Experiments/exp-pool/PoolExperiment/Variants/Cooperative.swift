@@ -49,7 +49,7 @@ enum Cooperative {
         metrics["threads.peak"] = Double(timeline.peak)
         metrics["wall_s"] = wall
         return VariantRecord(outcome: finished == count ? .completed : .stalled, metrics: metrics,
-                             series: ["threads": timeline.series(), "started": ledger.startedSeries()])
+                             series: [SeriesKey.threads: timeline.series(), "started": ledger.startedSeries()])
     }
 
     /// Blocks the calling thread as a synchronous API would: a semaphore nobody signals, with a

@@ -18,7 +18,7 @@ enum SpinWrapper {
     static let busyLoop: Outcome = "busy-loop"
 
     static func run(_ context: VariantContext, withSource: Bool) -> VariantRecord {
-        let duration = spinSeconds(context.options)
+        let duration = RunloopParameters(context.options).interval
         final class Shared: Sendable {
             let done = Atomic<Bool>(false)
             let handle = Mutex<RunLoopHandle?>(nil)
@@ -77,9 +77,6 @@ enum SpinWrapper {
         let evidence = "\(passes(r.passes)) of run(mode:before:) in \(Format.seconds(r.wall)); \(cpuText)"
         return VariantRecord(outcome: spun ? busyLoop : .completed, metrics: metrics, evidence: evidence)
     }
-
-    /// How long the wrapper waits for its request.
-    static func spinSeconds(_ options: ParsedOptions) -> Seconds { min(options.double("timeout"), 0.5) }
 
     static func passes(_ n: Int) -> String {
         if n >= 1_000_000 { return "\(Format.decimal(Double(n) / 1e6, places: 2))M passes" }

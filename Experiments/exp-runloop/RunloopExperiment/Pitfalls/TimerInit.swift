@@ -28,11 +28,8 @@ enum TimerInit {
         }
     }
 
-    /// The interval every timer is given.
-    static func interval(_ options: ParsedOptions) -> Seconds { min(options.double("timeout"), 0.5) }
-
     static func run(_ context: VariantContext) -> VariantRecord {
-        let interval = interval(context.options)
+        let interval = RunloopParameters(context.options).interval
         let delays = Mutex<[Constructor: Seconds]>([:])
         let control = StallWatch()
         let armedAt = MonotonicClock.now()

@@ -4,12 +4,14 @@ import LabHarness
 /// One trial of the request experiment: `requests` callers of one kind, each waiting for a
 /// `timeout` timer on a run loop placed one way, measured step by step.
 ///
-/// A trial with no completion for 3 × timeout is a deadlock: it ends there with what it
-/// measured, and (in a child process) the blocked threads die with the process.
+/// A trial with no completion for its deadlock window (`RunloopParameters.deadlockAfter`
+/// timeouts) is a deadlock: it ends there with what it measured, and (in a child process) the
+/// blocked threads die with the process.
 enum RequestTrial {
     static func run(_ context: VariantContext, placement: Placement, caller: CallerKind) throws -> VariantRecord {
-        let count = context.options.int("tasks")
-        let timeout = context.options.double("timeout")
+        let parameters = RunloopParameters(context.options)
+        let count = parameters.tasks
+        let timeout = parameters.timeout
         let sampler = ThreadSampler(interval: 0.02)
         sampler.start()
         let control = StallWatch()
@@ -19,9 +21,9 @@ enum RequestTrial {
         let client = RequestClient(runtime: runtime, progress: context.progress)
 
         Callers.launch(caller, count: count, client: client)
-        let stallWindow = 3 * timeout
+        let stallWindow = parameters.deadlockWindow
         let waited = context.progress.wait(forAtLeast: count, stallWindow: stallWindow,
-                                           budget: RunloopTiming.bodyBudget(requests: count, timeout: timeout))
+                                           budget: parameters.requestBodyBudget)
         let endedAt = MonotonicClock.now()
         let threadsAtEnd = ThreadCensus.threads()
         // Per-request run loops should return right after their timers fire; give them a moment,
@@ -50,7 +52,7 @@ enum RequestTrial {
             guard let started = t.started, let fired = t.fired else { return nil }
             return [Decimals.round(started - origin, 4), Decimals.round((fired - started - timeout) * 1000, 3)]
         }
-        let series = ["lateness_ms": lateness.sorted { $0[0] < $1[0] }, "threads": timeline.series()]
+        let series = [SeriesKey.lateness: lateness.sorted { $0[0] < $1[0] }, SeriesKey.threads: timeline.series()]
 
         let outcome: Outcome
         let evidence: String
@@ -68,7 +70,7 @@ enum RequestTrial {
         case .stalled(let value, _, let detectedAt):
             outcome = .deadlock
             metrics["stall.detected_s"] = detectedAt - context.startedAt
-            evidence = "no request finished for \(Format.seconds(stallWindow)) (3 × timeout): \(value) of \(count) done, \(started) callers started, \(armed) timers armed; \(ThreadCensus.describe(threadsAtEnd))"
+            evidence = "no request finished for \(Format.seconds(stallWindow)) (\(Format.decimal(RunloopParameters.deadlockAfter, places: 0)) × timeout): \(value) of \(count) done, \(started) callers started, \(armed) timers armed; \(ThreadCensus.describe(threadsAtEnd))"
         case .outOfBudget(let value):
             outcome = .timedOut
             evidence = "still going when the trial's budget ran out: \(value) of \(count) done"

@@ -17,7 +17,7 @@ enum ChartSelection {
         let name = report.experiment
 
         let threadLines = report.variants.compactMap { v -> TimelineChart.Line? in
-            guard let points = v.series?["threads"], points.count >= 2 else { return nil }
+            guard let points = v.series?[SeriesKey.threads], points.count >= 2 else { return nil }
             return TimelineChart.Line(name: v.name, points: points.compactMap { p in p.count >= 2 ? (p[0], p[1]) : nil })
         }
         if !threadLines.isEmpty {
@@ -26,7 +26,7 @@ enum ChartSelection {
         }
 
         let probeLines = report.variants.compactMap { v -> TimelineChart.Line? in
-            guard let points = v.series?["probe_ms"], !points.isEmpty else { return nil }
+            guard let points = v.series?[SeriesKey.probeWait], !points.isEmpty else { return nil }
             return TimelineChart.Line(name: v.name, points: points.compactMap { p in p.count >= 2 ? (p[0], max(p[1], 0.001)) : nil })
         }
         if !probeLines.isEmpty {
@@ -36,7 +36,7 @@ enum ChartSelection {
         }
 
         let rows = report.variants.compactMap { v -> DistributionChart.Row? in
-            guard let points = v.series?["lateness_ms"] else { return nil }
+            guard let points = v.series?[SeriesKey.lateness] else { return nil }
             let values = points.compactMap { $0.last }.map { max($0, 0.001) }
             let total = Int(v.metrics["total"] ?? Double(values.count))
             return DistributionChart.Row(name: v.name, values: values, missing: max(total - values.count, 0))
