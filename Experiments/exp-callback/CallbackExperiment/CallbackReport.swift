@@ -28,7 +28,7 @@ private func contract(_ v: VariantReport) -> String {
     if let allow = m["allow.handler.calls"], let cancel = m["cancel.handler.calls"] {
         return "once per sync (\(Format.count(allow)), \(Format.count(cancel)))"
     }
-    if v.name == "sync-return" { return "no handler" }
+    if v.name == CallbackVariant.syncReturn.rawValue { return "no handler" }
     if let calls = m["handler.calls"] { return calls == 1 ? "called once" : "called \(Format.count(calls))×" }
     return "—"
 }

@@ -7,14 +7,14 @@ import LabHarness
 /// same-moment control thread lost to the machine.
 enum DanceVerdicts {
     static func strongCaptureLeaks(_ inputs: FindingInputs) -> Verdict {
-        let v = inputs["strong-capture"]
+        let v = inputs[DanceVariant.strongCapture]
         let stored = CapturedReference.delta(v.metrics, moment: "stored")
         let reproduced = v.outcome == .leaked && v.metrics["released"] == 0 && (stored?.strong ?? 0) >= 1
         return Verdict(reproduced, "ticker \(aliveOrReleased(v)); its handler held \(captureStory(v))" + cycleBreak(v, "onTick"))
     }
 
     static func weakStrongReleases(_ inputs: FindingInputs) -> Verdict {
-        let v = inputs["weak-strong"]
+        let v = inputs[DanceVariant.weakStrong]
         let stored = CapturedReference.delta(v.metrics, moment: "stored")
         let reproduced = v.outcome == .completed && v.metrics["alive_at_scope_exit"] == 0
             && v.metrics["delayed.found_nil"] == 1 && stored?.strong == 0
@@ -27,7 +27,7 @@ enum DanceVerdicts {
     }
 
     static func heapStackReleases(_ inputs: FindingInputs) -> Verdict {
-        let v = inputs["heap-stack"]
+        let v = inputs[DanceVariant.heapStack]
         let created = CapturedReference.delta(v.metrics, moment: "created")
         let stored = CapturedReference.delta(v.metrics, moment: "stored")
         let reproduced = v.outcome == .completed && v.metrics["alive_at_scope_exit"] == 0
@@ -36,7 +36,7 @@ enum DanceVerdicts {
     }
 
     static func heapStackDelayedOrder(_ inputs: FindingInputs) -> Verdict {
-        let v = inputs["heap-stack-delayed"]
+        let v = inputs[DanceVariant.heapStackDelayed]
         let delay = inputs.options.double("delay")
         let events = v.events ?? []
         let order = events.map(\.label).filter(HeapStackDelayed.seedOrder.contains)
@@ -64,7 +64,7 @@ enum DanceVerdicts {
     }
 
     static func hiddenAPICycle(_ inputs: FindingInputs) -> Verdict {
-        let cycle = inputs["hidden-api-cycle"], fixed = inputs["hidden-api-fixed"]
+        let cycle = inputs[DanceVariant.hiddenAPICycle], fixed = inputs[DanceVariant.hiddenAPIFixed]
         let cycleHeld = CapturedReference.delta(cycle.metrics, moment: "stored")
         let fixedHeld = CapturedReference.delta(fixed.metrics, moment: "stored")
         let reproduced = cycle.outcome == .leaked && (cycleHeld?.strong ?? 0) >= 1
@@ -74,7 +74,7 @@ enum DanceVerdicts {
     }
 
     static func unownedTraps(_ inputs: FindingInputs) -> Verdict {
-        let v = inputs[UnownedAfterRelease.name]
+        let v = inputs[DanceVariant.unownedAfterRelease]
         let stored = CapturedReference.delta(v.metrics, moment: "stored")
         let message = v.evidence.map { String($0.split(separator: ";").first ?? "") } ?? ""
         let reproduced = v.outcome == .crashed && message.contains("unowned reference") && v.metrics["released"] == 1

@@ -1,6 +1,18 @@
 import Foundation
 import LabHarness
 
+/// exp-pool's variants by name: the declaration, the verdicts, the report and the tests all
+/// refer to these cases, so a rename fails to compile instead of showing "—".
+public enum PoolVariant: String, CaseIterable, VariantName {
+    case globalFlood = "global-flood"
+    case gated
+    case serialQueue = "serial-queue"
+    case overcommitFlood = "overcommit-flood"
+    case nonBlocking = "non-blocking"
+    case cooperativeBlocking = "cooperative-blocking"
+    case cooperativeSleep = "cooperative-sleep"
+}
+
 /// The experiment's knobs, read once from the parsed options so every variant sees the same
 /// numbers (a child gets them back through its arguments).
 struct PoolParameters: Sendable {
@@ -18,7 +30,8 @@ struct PoolParameters: Sendable {
     var findCap: Bool
     var cores: Int
 
-    /// Probes run every 100 ms, as the issue asks: often enough to feel like a user tapping.
+    /// Probes run every 100 ms: often enough to feel like a user tapping, sparse enough that
+    /// the probes themselves do not load the pool.
     let probeInterval: Seconds = 0.1
     /// Sequential probes on the idle pool before the work starts (after a warm-up probe). The
     /// flood's finding compares p99s, so it takes a hundred (its p99 is then not simply the
@@ -54,6 +67,17 @@ struct PoolParameters: Sendable {
 
     /// What a flood-style child may take: idle probes, the watch, draining late probes, slack.
     var watchBudget: Seconds { Seconds(floodIdleProbes) * idleSpacing + 3 + duration + 2 * block + 15 }
+
+    /// The variants that watch a pool while work runs: budget for the watch, progress counted
+    /// in blocks started. A variant's own estimate (and a flood's longer budget) is set where
+    /// it is declared.
+    static let watchLimits = TrialLimits(budget: { PoolParameters($0).watchBudget },
+                                         estimate: { PoolParameters($0).duration + 0.3 },
+                                         progressTotal: { PoolParameters($0).tasks }, progressMetric: "blocks.started")
+
+    /// The Swift-concurrency variants: progress counted in tasks started.
+    static let cooperativeLimits = TrialLimits(progressTotal: { PoolParameters($0).cooperativeTasks },
+                                               progressMetric: "blocks.started")
 }
 
 /// The default gate: one slot fewer than the cores (at least one).

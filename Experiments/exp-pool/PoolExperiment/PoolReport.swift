@@ -16,7 +16,7 @@ enum PoolReport {
     /// The flood's thread count over time as a step chart, with the blocks and the probes'
     /// wait underneath: the staircase is the point of the experiment.
     static func sections(_ report: ExperimentReport) -> [String] {
-        guard let flood = report.variant("global-flood"), let threads = flood.series?[SeriesKey.threads], threads.count >= 2 else {
+        guard let flood = report.variant(PoolVariant.globalFlood), let threads = flood.series?[SeriesKey.threads], threads.count >= 2 else {
             return []
         }
         let m = flood.metrics

@@ -134,16 +134,6 @@ struct ProbeWindow {
     }
 }
 
-/// The outcomes of the probing variants.
-public extension Outcome {
-    /// Probes kept starting about as fast as on the idle pool.
-    static let responsive: Outcome = "responsive"
-    /// Probes waited far longer than on the idle pool: the pool was busy with the work.
-    static let starved: Outcome = "starved"
-    /// `--find-cap`: the thread count stopped rising while blocks were still waiting.
-    static let capped: Outcome = "capped"
-}
-
 extension ProbeWindow.Result {
     /// `responsive` or `starved`, by the rule in `Responsiveness`.
     var probeOutcome: Outcome {

@@ -73,14 +73,14 @@ public let runloopExperiment = ExperimentDefinition(
         ], includedByDefault: false),
         Variant(RunloopVariant.spinNoSource, summary: "a wrapper spins run(mode:before:) on a thread whose run loop has no source",
                 expect: [
-                    OutcomeExpectation(SpinWrapper.busyLoop, .expected, "run(mode:before:) returned at once on every pass: a busy loop"),
+                    OutcomeExpectation(.busyLoop, .expected, "run(mode:before:) returned at once on every pass: a busy loop"),
                     OutcomeExpectation(.completed, .forbidden, "the loop slept without a source: not how Foundation behaves"),
                 ],
                 limits: RunloopParameters.pitfallLimits) { SpinWrapper.run($0, withSource: false) },
         Variant(RunloopVariant.spinWithSource, summary: "the same wrapper after adding a SocketPort to the run loop",
                 expect: [
                     OutcomeExpectation(.completed, .expected, "each pass slept until the request finished"),
-                    OutcomeExpectation(SpinWrapper.busyLoop, .forbidden, "the port did not keep the run loop asleep"),
+                    OutcomeExpectation(.busyLoop, .forbidden, "the port did not keep the run loop asleep"),
                 ],
                 limits: RunloopParameters.pitfallLimits) { SpinWrapper.run($0, withSource: true) },
         Variant(RunloopVariant.syncSemaphoreMain, summary: "the main thread waits on a semaphore for a completion delivered on the main queue",
@@ -100,7 +100,7 @@ public let runloopExperiment = ExperimentDefinition(
         Variant(RunloopVariant.timerInit, summary: "first-fire delay of each Timer constructor, same interval",
                 expect: [
                     OutcomeExpectation(.completed, .expected, "every constructor waited its interval (Darwin)"),
-                    OutcomeExpectation(TimerInit.firesEarly, .interesting, "Timer(timeInterval:) fired at once (swift-corelibs-foundation #4712, Linux)"),
+                    OutcomeExpectation(.firesEarly, .interesting, "Timer(timeInterval:) fired at once (swift-corelibs-foundation #4712, Linux)"),
                 ],
                 limits: RunloopParameters.pitfallLimits, body: TimerInit.run),
     ],
@@ -141,6 +141,14 @@ public let runloopExperiment = ExperimentDefinition(
         return plan
     }
 )
+
+/// The outcomes exp-runloop defines.
+public extension Outcome {
+    /// A wrapper's `run(mode:before:)` returned at once on every pass: it spun.
+    static let busyLoop: Outcome = "busy-loop"
+    /// `Timer(timeInterval:)` fired long before its interval (half of it, net of machine stalls).
+    static let firesEarly: Outcome = "fires-early"
+}
 
 /// A variant that times out `--tasks` requests with their run loops placed one way. The
 /// `@async` variants always have async callers; the others have the callers `--caller` says.

@@ -47,19 +47,19 @@ enum AsyncBridge {
             taskProgress.advance()
         }
         let marker = "leaked its continuation"
-        let warning = capture.waitForLine(containing: marker, within: s.knobs.deadline)
+        let warning = capture.waitForLine(containing: marker, within: s.parameters.deadline)
         if let warning {
             s.steps.record("runtime warns on stderr: \(marker)", at: warning.at,
                            place: ExecutionPlace(queue: "stderr", thread: "Swift runtime", isMainThread: false))
         }
         // Then watch the task for the library's patience: does it ever continue?
-        let watched = taskProgress.wait(forAtLeast: 1, stallWindow: s.knobs.patience, budget: s.knobs.patience)
+        let watched = taskProgress.wait(forAtLeast: 1, stallWindow: s.parameters.patience, budget: s.parameters.patience)
         capture.end()
 
         var m = s.metrics(library, rendered: nil)
         m["warning.captured"] = warning == nil ? 0 : 1
         m["task.finished"] = watched.reached ? 1 : 0
-        m["patience_s"] = s.knobs.patience
+        m["patience_s"] = s.parameters.patience
         if let warning, let dropped = s.steps.first("app returns early") {
             m["warning.after_drop_s"] = warning.at - s.steps.startedAt - dropped.t
             m["task.suspended_for_s"] = MonotonicClock.now() - s.steps.startedAt - dropped.t
@@ -78,7 +78,7 @@ enum AsyncBridge {
     /// If this function returns, the runtime did not catch it.
     static func double(_ context: VariantContext) -> VariantRecord {
         let s = Scenario(context)
-        let library = s.library(.completionHandler(s.app.twice(gap: s.knobs.secondCallGap)))
+        let library = s.library(.completionHandler(s.app.twice(gap: s.parameters.secondCallGap)))
         let finished = ProgressCounter()
         s.steps.record("app starts a task that awaits the profiles")
         Task.detached { [steps = s.steps] in

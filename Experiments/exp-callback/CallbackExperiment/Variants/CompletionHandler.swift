@@ -9,7 +9,7 @@ enum CompletionHandler {
         let s = Scenario(context)
         let library = s.library(.completionHandler(s.app.onAppQueue))
         let rendered = s.open(on: library)
-        s.sendIncomingMessage(to: library, after: s.knobs.incomingAfter)
+        s.sendIncomingMessage(to: library, after: s.parameters.incomingAfter)
         guard s.wait(until: { rendered.count > 0 && !library.incomingDelays.isEmpty }) else {
             return s.failed("the conversation or the incoming message did not show", library)
         }

@@ -10,18 +10,18 @@ enum DelegateCompletion {
     static func run(_ context: VariantContext) -> VariantRecord {
         let s = Scenario(context)
         var m = Metrics()
-        m["latency_s"] = s.knobs.latency
+        m["latency_s"] = s.parameters.latency
         var evidence: [String] = []
         var logs: [StepLog] = []
         for decision in [HistoryDisposition.allow, .cancel] {
             let steps = StepLog(startedAt: context.startedAt, progress: context.progress, prefix: "\(decision.rawValue) · ")
             logs.append(steps)
             let library = s.library(.completionHandler(s.app.onAppQueue), steps: steps)
-            let delegate = DecidingDelegate(decision: decision, thinking: s.knobs.decisionDelay, steps: steps)
+            let delegate = DecidingDelegate(decision: decision, thinking: s.parameters.decisionDelay, steps: steps)
             steps.record("app starts a history sync")
             library.syncHistory(of: .sample, delegate: delegate)
             guard s.wait(until: { delegate.end != nil }) else {
-                return s.record(.failed, m, "the \(decision.rawValue) sync did not end within \(Format.seconds(s.knobs.deadline))")
+                return s.record(.failed, m, "the \(decision.rawValue) sync did not end within \(Format.seconds(s.parameters.deadline))")
             }
             let key = decision.rawValue
             m["\(key).messages"] = Double(delegate.messages)

@@ -12,11 +12,11 @@ enum ForgottenHandler {
         guard s.wait(until: { rendered.count > 0 }) else {
             // The library waited past its own patience: that is the hang it exists to prevent.
             var m = s.metrics(library, rendered: rendered)
-            m["patience_s"] = s.knobs.patience
-            return s.record(.deadlock, m, "the library was still waiting for the handler after \(Format.seconds(s.knobs.deadline))")
+            m["patience_s"] = s.parameters.patience
+            return s.record(.deadlock, m, "the library was still waiting for the handler after \(Format.seconds(s.parameters.deadline))")
         }
         var m = s.metrics(library, rendered: rendered)
-        m["patience_s"] = s.knobs.patience
+        m["patience_s"] = s.parameters.patience
         if let handed = s.steps.first("library hands the app"), let gaveUp = s.steps.first("library gives up") {
             m["stall.detected_after_s"] = gaveUp.t - handed.t
         }

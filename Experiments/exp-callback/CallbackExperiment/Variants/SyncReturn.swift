@@ -8,7 +8,7 @@ enum SyncReturn {
         let s = Scenario(context)
         let library = s.library(.returning(s.app.returning))
         let rendered = s.open(on: library)
-        s.sendIncomingMessage(to: library, after: s.knobs.incomingAfter)
+        s.sendIncomingMessage(to: library, after: s.parameters.incomingAfter)
         guard s.wait(until: { rendered.count > 0 && !library.incomingDelays.isEmpty }) else {
             return s.failed("the conversation or the incoming message did not show", library)
         }

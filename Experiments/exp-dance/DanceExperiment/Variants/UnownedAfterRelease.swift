@@ -37,7 +37,7 @@ final class Badge {
 /// traps. The child reports `crashed` with the grandchild's first fatal-error line (the
 /// runtime's own message, picked out by the harness's `ChildRun.evidence`) and its events.
 enum UnownedAfterRelease {
-    static let name = "unowned-after-release"
+    static let name = DanceVariant.unownedAfterRelease.rawValue
     /// Prefix of the line on which the grandchild hands over its measurements before the trap.
     static let partialPrefix = "dance-partial "
 

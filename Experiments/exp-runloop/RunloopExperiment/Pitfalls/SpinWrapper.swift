@@ -14,8 +14,6 @@ import Synchronization
 /// core from the other trials for long), then stops the waiting loop's current pass, as a
 /// completion delivered to that run loop would.
 enum SpinWrapper {
-    /// The outcome word for a wrapper that spun.
-    static let busyLoop: Outcome = "busy-loop"
 
     static func run(_ context: VariantContext, withSource: Bool) -> VariantRecord {
         let duration = RunloopParameters(context.options).interval
@@ -75,7 +73,7 @@ enum SpinWrapper {
         let spun = Double(r.passes) / r.wall > 1000
         let cpuText = r.cpu.map { "\(Format.decimal($0 / r.wall, places: 2)) CPU-s per s" } ?? "CPU time unknown"
         let evidence = "\(passes(r.passes)) of run(mode:before:) in \(Format.seconds(r.wall)); \(cpuText)"
-        return VariantRecord(outcome: spun ? busyLoop : .completed, metrics: metrics, evidence: evidence)
+        return VariantRecord(outcome: spun ? .busyLoop : .completed, metrics: metrics, evidence: evidence)
     }
 
     static func passes(_ n: Int) -> String {

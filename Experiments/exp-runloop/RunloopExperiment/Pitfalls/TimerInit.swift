@@ -11,8 +11,6 @@ import Synchronization
 /// on it times out immediately. `Timer(fire:interval:repeats:block:)` and
 /// `Timer.scheduledTimer(withTimeInterval:repeats:block:)` wait their interval.
 enum TimerInit {
-    /// The outcome word for "the `timeInterval:` constructor fired long before its interval".
-    static let firesEarly: Outcome = "fires-early"
 
     enum Constructor: String, CaseIterable, Sendable {
         case timeInterval = "time_interval_init"
@@ -75,7 +73,7 @@ enum TimerInit {
         let othersOnTime = [Constructor.fireDate, .scheduled].allSatisfy { (measured[$0] ?? 0) >= 0.9 * interval }
         let text = Constructor.allCases.map { "\($0.label) \(Format.seconds(measured[$0] ?? .nan))" }.joined(separator: ", ")
         let outcome: Outcome
-        if early && othersOnTime { outcome = firesEarly }
+        if early && othersOnTime { outcome = .firesEarly }
         else if !early && othersOnTime { outcome = .completed }
         else { outcome = .failed }
         return VariantRecord(outcome: outcome, metrics: metrics,

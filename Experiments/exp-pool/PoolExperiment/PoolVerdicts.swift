@@ -9,7 +9,7 @@ enum PoolVerdicts {
     static let slowGrowthLimit = 5.0
 
     static func globalQueueIsBounded(_ inputs: FindingInputs) -> Verdict {
-        let flood = inputs["global-flood"]
+        let flood = inputs[PoolVariant.globalFlood]
         let m = flood.metrics
         guard let tasks = m["tasks"], let atOnce = m["running.max"], let before = m["threads.before"],
               let peak = m["threads.peak"] else {
@@ -38,7 +38,7 @@ enum PoolVerdicts {
     }
 
     static func floodStarvesUnrelatedWork(_ inputs: FindingInputs) -> Verdict {
-        let m = inputs["global-flood"].metrics
+        let m = inputs[PoolVariant.globalFlood].metrics
         guard let p50 = m["probe.p50_ms"], let p99 = m["probe.p99_ms"], let idle50 = m["idle.p50_ms"],
               let idle99 = m["idle.p99_ms"] else {
             return Verdict(false, "global-flood measured no probes")
@@ -56,7 +56,7 @@ enum PoolVerdicts {
     }
 
     static func gateKeepsLatency(_ inputs: FindingInputs) -> Verdict {
-        let m = inputs["gated"].metrics
+        let m = inputs[PoolVariant.gated].metrics
         guard let p99 = m["probe.p99_ms"], let excess99 = m["excess.p99_ms"], let rawIdle99 = m["idle.p99_ms"],
               let added = m["threads.added"], let gate = m["gate"] else {
             return Verdict(false, "gated measured no probes")
@@ -75,7 +75,7 @@ enum PoolVerdicts {
     }
 
     static func timersHoldNoThreads(_ inputs: FindingInputs) -> Verdict {
-        let nb = inputs["non-blocking"]
+        let nb = inputs[PoolVariant.nonBlocking]
         let m = nb.metrics
         guard let tasks = m["tasks"], let fired = m["blocks.started"], let added = m["threads.added"],
               let peak = m["threads.peak"] else {
@@ -91,8 +91,8 @@ enum PoolVerdicts {
     }
 
     static func cooperativePoolIsCoreWide(_ inputs: FindingInputs) -> Verdict {
-        let blocking = inputs["cooperative-blocking"].metrics
-        let sleeping = inputs["cooperative-sleep"].metrics
+        let blocking = inputs[PoolVariant.cooperativeBlocking].metrics
+        let sleeping = inputs[PoolVariant.cooperativeSleep].metrics
         guard let cores = blocking["cores"], let n = blocking["tasks"], let atOnce = blocking["running.max"],
               let sleepN = sleeping["tasks"], let sleepAtOnce = sleeping["running.max"] else {
             return Verdict(false, "the cooperative variants measured nothing")

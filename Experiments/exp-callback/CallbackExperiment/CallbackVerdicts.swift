@@ -1,107 +1,9 @@
 import LabHarness
 
-/// The findings of exp-callback. Ids are part of the lab's contract. Every threshold is a
-/// ratio of the lookup's latency with a wide margin; a limit that a delay must stay under also
-/// allows the worst stall a control thread in the same process saw (`CallbackVerdicts.stall`),
+/// How each finding of exp-callback is judged from what its variant measured. Every
+/// threshold is a ratio of the lookup's latency with a wide margin; a limit that a delay must
+/// stay under also allows the worst stall a control thread in the same process saw (`stall`),
 /// so a loaded machine does not flip them.
-let callbackFindings: [Finding] = [
-    Finding("callback.sync-return-blocks-library",
-            claim: "With a return-value provider the app's lookup runs on the library's queue and holds it for the lookup's whole latency.",
-            needs: ["sync-return"]) { inputs in
-        let v = inputs["sync-return"]
-        let latency = v.metrics["latency_s"] ?? .nan
-        let held = v.metrics["library.held_s"] ?? 0
-        let waited = v.metrics["incoming.delay_s"] ?? 0
-        let onLibrary = v.metrics["lookup.on_library_queue"] == 1
-        let ok = v.outcome == .completed && onLibrary && held >= 0.9 * latency && waited >= 0.5 * latency
-        return Verdict(ok, "the lookup ran on \(onLibrary ? ChatLibrary.queueLabel : "another queue") and held it \(Format.seconds(held)) of a \(Format.seconds(latency)) lookup (\(percent(held, latency))); a message that arrived meanwhile waited \(Format.seconds(waited))")
-    },
-    Finding("callback.completion-handler-frees-library",
-            claim: "With a completion handler the library's queue is held for near zero time; the result arrives on the app's queue and the library hops back to its own.",
-            needs: ["completion-handler"]) { inputs in
-        let v = inputs["completion-handler"]
-        let latency = v.metrics["latency_s"] ?? .nan
-        let held = v.metrics["library.held_s"] ?? .infinity
-        let waited = v.metrics["incoming.delay_s"] ?? .infinity
-        let arrivedOnApp = v.metrics["handler.on_app_queue"] == 1
-        let renderedOnLibrary = v.metrics["render.on_library_queue"] == 1
-        let stall = CallbackVerdicts.stall(v)
-        let ok = v.outcome == .completed && held < 0.2 * latency + stall && waited < 0.25 * latency + stall && arrivedOnApp && renderedOnLibrary
-        return Verdict(ok, "the library's queue was held \(Format.seconds(held)) of a \(Format.seconds(latency)) lookup (\(percent(held, latency))\(CallbackVerdicts.stallNote(stall))); a message that arrived meanwhile waited \(Format.seconds(waited)); the handler came on \(arrivedOnApp ? AppProfiles.queueLabel : "another queue") and the library rendered on \(renderedOnLibrary ? ChatLibrary.queueLabel : "another queue")")
-    },
-    Finding("callback.callback-runs-on-library-queue",
-            claim: "A callback runs where the library's work ended, on the library's queue, not on the thread that asked; the app hops to the main queue itself.",
-            needs: ["callback"]) { inputs in
-        let v = inputs["callback"]
-        let fromMain = v.metrics["caller.on_main_thread"] == 1
-        let onLibrary = v.metrics["callback.on_library_queue"] == 1
-        let onMain = v.metrics["callback.on_main_thread"] == 1
-        let uiOnMain = v.metrics["ui.on_main_thread"] == 1
-        let ok = v.outcome == .completed && fromMain && onLibrary && !onMain && uiOnMain
-        return Verdict(ok, "asked from the main thread; the callback ran on \(onLibrary ? ChatLibrary.queueLabel : "another queue")\(onMain ? " on the main thread" : ", off the main thread"); the hop to the main queue took \(v.metrics["hop_s"].map(Format.seconds) ?? "—")")
-    },
-    Finding("callback.delegate-completion-gates-work",
-            claim: "A delegate's completion handler gates the work: nothing happens before the decision, .allow delivers everything, .cancel ends the work at once and cleanly.",
-            needs: ["delegate-completion"]) { inputs in
-        let v = inputs["delegate-completion"]
-        let total = Double(Conversation.sample.messages.count)
-        let allowed = v.metrics["allow.messages"] ?? -1
-        let cancelledMessages = v.metrics["cancel.messages"] ?? -1
-        let early = (v.metrics["allow.messages_before_decision"] ?? 1) + (v.metrics["cancel.messages_before_decision"] ?? 1)
-        let cancelEnd = v.metrics["cancel.end_after_decision_s"] ?? .infinity
-        let latency = v.metrics["latency_s"] ?? 1
-        let ok = v.outcome == .completed && allowed == total && v.metrics["allow.finished"] == 1
-            && cancelledMessages == 0 && v.metrics["cancel.cancelled"] == 1 && early == 0
-            && cancelEnd < max(0.25, latency) + CallbackVerdicts.stall(v)
-        return Verdict(ok, "allow: \(Format.count(allowed)) of \(Format.count(total)) messages after a \(seconds(v.metrics["allow.decision_after_s"])) decision; cancel: \(Format.count(cancelledMessages)) messages, ended \(seconds(cancelEnd)) after the decision\(CallbackVerdicts.stallNote(CallbackVerdicts.stall(v))); \(Format.count(early)) messages before any decision")
-    },
-    Finding("callback.forgotten-handler-stalls",
-            claim: "A completion handler that is never called stalls the operation; the library's watchdog detects it within its patience and reports it instead of waiting forever.",
-            needs: ["forgotten-handler"]) { inputs in
-        let v = inputs["forgotten-handler"]
-        let patience = v.metrics["patience_s"] ?? .nan
-        let detected = v.metrics["stall.detected_after_s"] ?? .infinity
-        let calls = v.metrics["handler.calls"] ?? -1
-        let stall = CallbackVerdicts.stall(v)
-        let ok = v.outcome == .stalled && calls == 0 && detected >= patience * 0.99 && detected <= patience + 0.5 + stall
-            && v.metrics["rendered.ids_only"] == 1
-        return Verdict(ok, "\(Format.count(calls)) handler calls; the library reported the stall \(seconds(detected)) after handing the handler out (patience \(seconds(patience))\(CallbackVerdicts.stallNote(stall))) and rendered with user ids; outcome \(v.outcome)")
-    },
-    Finding("callback.double-call-detected",
-            claim: "A completion handler called twice is caught by the library's once-guard: the second call is reported and ignored, the work happens once.",
-            needs: ["double-call"]) { inputs in
-        let v = inputs["double-call"]
-        let calls = v.metrics["handler.calls"] ?? 0
-        let ignored = v.metrics["handler.ignored"] ?? 0
-        let renders = v.metrics["callback.calls"] ?? 0
-        let ok = v.outcome == .completed && calls == 2 && ignored == 1 && renders == 1
-        return Verdict(ok, "\(Format.count(calls)) handler calls, \(Format.count(ignored)) ignored and reported (\(seconds(v.metrics["second_call_after_s"])) apart); the conversation was rendered \(Format.count(renders)) time\(renders == 1 ? "" : "s")")
-    },
-    Finding("callback.continuation-misuse-detected",
-            claim: "Checked continuations enforce exactly-once at run time: a leaked one makes the runtime warn on stderr while its task stays suspended; one resumed twice traps.",
-            needs: ["async-leak", "async-double"]) { inputs in
-        let leak = inputs["async-leak"]
-        let double = inputs["async-double"]
-        let warned = leak.metrics["warning.captured"] == 1 && (leak.evidence ?? "").contains("leaked its continuation")
-        let stuck = leak.metrics["task.finished"] == 0
-        let trapped = double.outcome == .crashed && (double.evidence ?? "").contains("more than once")
-        let ok = leak.outcome == .leaked && warned && stuck && trapped
-        let leakText = warned ? "leak warned \(seconds(leak.metrics["warning.after_drop_s"])) after the handler was dropped, task still suspended after \(seconds(leak.metrics["task.suspended_for_s"]))" : "no leak warning captured (\(leak.outcome))"
-        let doubleText = trapped ? "double resume \(double.outcome): \(misuseMessage(double.evidence ?? ""))" : "double resume ended \(double.outcome)"
-        return Verdict(ok, "\(leakText); \(doubleText)")
-    },
-]
-
-private func percent(_ part: Double, _ whole: Double) -> String {
-    guard whole > 0, part.isFinite else { return "—" }
-    let ratio = part / whole
-    if ratio < 0.0001 { return "under 0.01%" }
-    return Format.decimal(100 * ratio, places: ratio < 0.01 ? 2 : 0) + "%"
-}
-
-private func seconds(_ value: Double?) -> String { value.map(Format.seconds) ?? "—" }
-
-/// What the timing limits of exp-callback allow for a loaded machine.
 enum CallbackVerdicts {
     /// The worst delay of the variant's control thread, in seconds (0 when not measured): a
     /// stall that long can land on any one measured delay, so an upper limit allows it.
@@ -113,4 +15,91 @@ enum CallbackVerdicts {
     static func stallNote(_ stall: Seconds) -> String {
         stall >= 0.005 ? "; a same-moment control was held up \(Format.seconds(stall)) at worst" : ""
     }
+
+    static func syncReturnBlocksLibrary(_ inputs: FindingInputs) -> Verdict {
+        let v = inputs[CallbackVariant.syncReturn]
+        let latency = v.metrics["latency_s"] ?? .nan
+        let held = v.metrics["library.held_s"] ?? 0
+        let waited = v.metrics["incoming.delay_s"] ?? 0
+        let onLibrary = v.metrics["lookup.on_library_queue"] == 1
+        let ok = v.outcome == .completed && onLibrary && held >= 0.9 * latency && waited >= 0.5 * latency
+        return Verdict(ok, "the lookup ran on \(onLibrary ? ChatLibrary.queueLabel : "another queue") and held it \(Format.seconds(held)) of a \(Format.seconds(latency)) lookup (\(percent(held, latency))); a message that arrived meanwhile waited \(Format.seconds(waited))")
+    }
+
+    static func completionHandlerFreesLibrary(_ inputs: FindingInputs) -> Verdict {
+        let v = inputs[CallbackVariant.completionHandler]
+        let latency = v.metrics["latency_s"] ?? .nan
+        let held = v.metrics["library.held_s"] ?? .infinity
+        let waited = v.metrics["incoming.delay_s"] ?? .infinity
+        let arrivedOnApp = v.metrics["handler.on_app_queue"] == 1
+        let renderedOnLibrary = v.metrics["render.on_library_queue"] == 1
+        let stall = CallbackVerdicts.stall(v)
+        let ok = v.outcome == .completed && held < 0.2 * latency + stall && waited < 0.25 * latency + stall && arrivedOnApp && renderedOnLibrary
+        return Verdict(ok, "the library's queue was held \(Format.seconds(held)) of a \(Format.seconds(latency)) lookup (\(percent(held, latency))\(CallbackVerdicts.stallNote(stall))); a message that arrived meanwhile waited \(Format.seconds(waited)); the handler came on \(arrivedOnApp ? AppProfiles.queueLabel : "another queue") and the library rendered on \(renderedOnLibrary ? ChatLibrary.queueLabel : "another queue")")
+    }
+
+    static func callbackRunsOnLibraryQueue(_ inputs: FindingInputs) -> Verdict {
+        let v = inputs[CallbackVariant.callback]
+        let fromMain = v.metrics["caller.on_main_thread"] == 1
+        let onLibrary = v.metrics["callback.on_library_queue"] == 1
+        let onMain = v.metrics["callback.on_main_thread"] == 1
+        let uiOnMain = v.metrics["ui.on_main_thread"] == 1
+        let ok = v.outcome == .completed && fromMain && onLibrary && !onMain && uiOnMain
+        return Verdict(ok, "asked from the main thread; the callback ran on \(onLibrary ? ChatLibrary.queueLabel : "another queue")\(onMain ? " on the main thread" : ", off the main thread"); the hop to the main queue took \(v.metrics["hop_s"].map(Format.seconds) ?? "—")")
+    }
+
+    static func delegateCompletionGatesWork(_ inputs: FindingInputs) -> Verdict {
+        let v = inputs[CallbackVariant.delegateCompletion]
+        let total = Double(Conversation.sample.messages.count)
+        let allowed = v.metrics["allow.messages"] ?? -1
+        let cancelledMessages = v.metrics["cancel.messages"] ?? -1
+        let early = (v.metrics["allow.messages_before_decision"] ?? 1) + (v.metrics["cancel.messages_before_decision"] ?? 1)
+        let cancelEnd = v.metrics["cancel.end_after_decision_s"] ?? .infinity
+        let latency = v.metrics["latency_s"] ?? 1
+        let ok = v.outcome == .completed && allowed == total && v.metrics["allow.finished"] == 1
+            && cancelledMessages == 0 && v.metrics["cancel.cancelled"] == 1 && early == 0
+            && cancelEnd < max(0.25, latency) + CallbackVerdicts.stall(v)
+        return Verdict(ok, "allow: \(Format.count(allowed)) of \(Format.count(total)) messages after a \(seconds(v.metrics["allow.decision_after_s"])) decision; cancel: \(Format.count(cancelledMessages)) messages, ended \(seconds(cancelEnd)) after the decision\(CallbackVerdicts.stallNote(CallbackVerdicts.stall(v))); \(Format.count(early)) messages before any decision")
+    }
+
+    static func forgottenHandlerStalls(_ inputs: FindingInputs) -> Verdict {
+        let v = inputs[CallbackVariant.forgottenHandler]
+        let patience = v.metrics["patience_s"] ?? .nan
+        let detected = v.metrics["stall.detected_after_s"] ?? .infinity
+        let calls = v.metrics["handler.calls"] ?? -1
+        let stall = CallbackVerdicts.stall(v)
+        let ok = v.outcome == .stalled && calls == 0 && detected >= patience * 0.99 && detected <= patience + 0.5 + stall
+            && v.metrics["rendered.ids_only"] == 1
+        return Verdict(ok, "\(Format.count(calls)) handler calls; the library reported the stall \(seconds(detected)) after handing the handler out (patience \(seconds(patience))\(CallbackVerdicts.stallNote(stall))) and rendered with user ids; outcome \(v.outcome)")
+    }
+
+    static func doubleCallDetected(_ inputs: FindingInputs) -> Verdict {
+        let v = inputs[CallbackVariant.doubleCall]
+        let calls = v.metrics["handler.calls"] ?? 0
+        let ignored = v.metrics["handler.ignored"] ?? 0
+        let renders = v.metrics["callback.calls"] ?? 0
+        let ok = v.outcome == .completed && calls == 2 && ignored == 1 && renders == 1
+        return Verdict(ok, "\(Format.count(calls)) handler calls, \(Format.count(ignored)) ignored and reported (\(seconds(v.metrics["second_call_after_s"])) apart); the conversation was rendered \(Format.count(renders)) time\(renders == 1 ? "" : "s")")
+    }
+
+    static func continuationMisuseDetected(_ inputs: FindingInputs) -> Verdict {
+        let leak = inputs[CallbackVariant.asyncLeak]
+        let double = inputs[CallbackVariant.asyncDouble]
+        let warned = leak.metrics["warning.captured"] == 1 && (leak.evidence ?? "").contains("leaked its continuation")
+        let stuck = leak.metrics["task.finished"] == 0
+        let trapped = double.outcome == .crashed && (double.evidence ?? "").contains("more than once")
+        let ok = leak.outcome == .leaked && warned && stuck && trapped
+        let leakText = warned ? "leak warned \(seconds(leak.metrics["warning.after_drop_s"])) after the handler was dropped, task still suspended after \(seconds(leak.metrics["task.suspended_for_s"]))" : "no leak warning captured (\(leak.outcome))"
+        let doubleText = trapped ? "double resume \(double.outcome): \(misuseMessage(double.evidence ?? ""))" : "double resume ended \(double.outcome)"
+        return Verdict(ok, "\(leakText); \(doubleText)")
+    }
 }
+
+private func percent(_ part: Double, _ whole: Double) -> String {
+    guard whole > 0, part.isFinite else { return "—" }
+    let ratio = part / whole
+    if ratio < 0.0001 { return "under 0.01%" }
+    return Format.decimal(100 * ratio, places: ratio < 0.01 ? 2 : 0) + "%"
+}
+
+private func seconds(_ value: Double?) -> String { value.map(Format.seconds) ?? "—" }
