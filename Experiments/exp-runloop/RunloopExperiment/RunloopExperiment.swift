@@ -139,7 +139,8 @@ public let runloopExperiment = ExperimentDefinition(
             plan.insert(contentsOf: [RunloopVariant.dedicatedThreadAsync, .sharedThreadAsync].map(\.rawValue), at: at + 1)
         }
         return plan
-    }
+    },
+    performanceBar: RunloopBar.bar
 )
 
 /// The outcomes exp-runloop defines.
