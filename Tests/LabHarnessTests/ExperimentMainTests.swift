@@ -58,6 +58,24 @@ final class ExperimentMainTests: XCTestCase {
         XCTAssertFalse(report.passed)
     }
 
+    /// Measure, then trap: the parent's record of a child that trapped keeps what the child
+    /// handed over in its checkpoint, behind the runtime's message.
+    func testACheckpointIsMergedIntoTheRecordOfACrashedChild() throws {
+        let run = try runFixture(["--json", "--variant", "measure-then-trap"])
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        let report = try ExperimentReport.decode(Data(run.stdout.utf8))
+        let v = try XCTUnwrap(report.variant("measure-then-trap"))
+        XCTAssertEqual(v.outcome, .crashed)
+        XCTAssertEqual(v.grade, .expected)
+        XCTAssertEqual(v.metrics["measured"], 42)
+        XCTAssertNotNil(v.metrics["signal"], "the signal that ended the child")
+        XCTAssertEqual(v.events?.map(\.label), ["checkpoint"])
+        XCTAssertEqual(v.series?["steps"]?.count, 1)
+        let evidence = try XCTUnwrap(v.evidence)
+        XCTAssertTrue(evidence.contains("Fatal error: fixture variant trapped after its checkpoint"), evidence)
+        XCTAssertTrue(evidence.hasSuffix("; measured 42 before the trap"), evidence)
+    }
+
     func testFindingsWhoseVariantsDidNotRunAreNotEvaluated() throws {
         let run = try runFixture(["--variant", "leak"])
         XCTAssertEqual(run.exitCode, 0, run.stdout)

@@ -37,10 +37,7 @@ private func contract(_ v: VariantReport) -> String {
 func stepSections(_ report: ExperimentReport) -> [String] {
     var lines: [String] = ["steps (t from the trial's start · queue · thread)"]
     for v in report.variants {
-        guard let events = v.events, !events.isEmpty else {
-            if v.outcome == .crashed { lines.append("  \(v.name): crashed before it could report its steps: \(misuseMessage(v.evidence ?? ""))") }
-            continue
-        }
+        guard let events = v.events, !events.isEmpty else { continue }
         lines.append("  \(v.name)")
         let width = min(events.map { $0.label.count }.max() ?? 0, 70)
         for e in events {

@@ -27,7 +27,6 @@ public let danceExperiment = ExperimentDefinition(
                  help: "how long the seed's dispatch_after waits before completion1 (and the weak-strong retry)"),
         .seconds("grace", default: 0.5, quick: 0.25, range: 0.05...30,
                  help: "how long an owner may outlive its scope before it counts as leaked"),
-        .toggle("trap-stage", help: "internal: the unowned-after-release process that traps", hidden: true),
     ],
     variants: [
         Variant(DanceVariant.strongCapture, summary: "a closure stored on the owner captures self strongly",

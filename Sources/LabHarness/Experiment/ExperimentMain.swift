@@ -39,7 +39,7 @@ public enum ExperimentMain {
             exit(0)
         }
         if options.wasGiven("child-variant") {
-            runChildTrial(definition, options: options, selector: childPrefix)
+            runChildTrial(definition, options: options)
         }
 
         let interrupt = InterruptHandler.install()
@@ -72,7 +72,7 @@ public enum ExperimentMain {
     /// runs when the main thread lets it), progress lines from a reporter thread, the result as
     /// JSON, then `_exit` so that threads the trial left blocked on purpose cannot hold the
     /// process open.
-    static func runChildTrial(_ definition: ExperimentDefinition, options: ParsedOptions, selector: [String]) -> Never {
+    static func runChildTrial(_ definition: ExperimentDefinition, options: ParsedOptions) -> Never {
         ChildLifeline.bindToParent()
         let name = options.string("child-variant")
         guard let variant = definition.variant(named: name) else {
@@ -82,7 +82,7 @@ public enum ExperimentMain {
         let progress = ProgressCounter()
         let reporter = ProgressReporter(counter: progress)
         reporter.start()
-        let record = ExperimentRunner.runBody(variant, options: options, inChild: true, progress: progress, selector: selector)
+        let record = ExperimentRunner.runBody(variant, options: options, inChild: true, progress: progress)
         reporter.stop()
         let payload = (try? JSONEncoder().encode(record)).map { String(decoding: $0, as: UTF8.self) }
             ?? #"{"outcome":"failed","metrics":{},"evidence":"the result could not be encoded","series":{},"events":[]}"#

@@ -80,6 +80,11 @@ enum AsyncBridge {
         let s = Scenario(context)
         let library = s.library(.completionHandler(s.app.twice(gap: s.parameters.secondCallGap)))
         let finished = ProgressCounter()
+        // Measure, then trap: after every step the harness holds the steps so far, so the
+        // report shows what led to the trap.
+        s.steps.onEachStep { [s] in
+            context.checkpoint(VariantRecord(outcome: .crashed, metrics: ["latency_s": s.parameters.latency], events: s.steps.events))
+        }
         s.steps.record("app starts a task that awaits the profiles")
         Task.detached { [steps = s.steps] in
             steps.record("task calls await library.profiles(for:)")
