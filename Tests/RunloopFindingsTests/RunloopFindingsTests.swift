@@ -60,8 +60,11 @@ final class RunloopFindingsTests: XCTestCase {
             // 3 × timeout after they started (their waits are reported as lower bounds), unless
             // one squeezed through first: on a loaded machine a thread the pool added can reach
             // an operation's run loop before the deadlock is declared.
+            // With two cores the pool starts two callers, so one that squeezed through is half
+            // of them: judge the callers still waiting (at least one), not the median of all.
             XCTAssertEqual((v["wait.censored"] ?? 0) + (v["completed"] ?? 0), v["callers.started"], name.rawValue)
-            XCTAssertGreaterThanOrEqual(v["wait.p50_s"] ?? 0, 2 * timeout, name.rawValue)
+            XCTAssertGreaterThan(v["wait.censored"] ?? 0, 0, "\(name.rawValue): a caller was still waiting")
+            XCTAssertGreaterThanOrEqual(v["wait.max_s"] ?? 0, 2 * timeout, name.rawValue)
         }
     }
 
