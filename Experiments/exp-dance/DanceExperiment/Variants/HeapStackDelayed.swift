@@ -59,14 +59,18 @@ enum HeapStackDelayed {
         trial.lifetime.scopeClosed()
         let start = trial.log.instant(of: "completion2") ?? MonotonicClock.now()
         // Half way through the delay: the pending block should be the one thing keeping foo alive.
-        MainLoop.wait(until: start + delay / 2) { false }
-        let aliveMidDelay = trial.lifetime.isAlive
+        let midpoint = start + delay / 2
+        MainLoop.wait(until: midpoint) { false }
+        let aliveAtCheck = trial.lifetime.isAlive
         trial.lifetime.waitForRelease(within: trial.grace, from: start + delay)
 
-        var extra = Metrics()
-        extra["alive_mid_delay"] = aliveMidDelay ? 1 : 0
         let c2 = trial.log.instant(of: "completion2"), c1 = trial.log.instant(of: "completion1")
         let gone = trial.lifetime.tracker.releasedAt(trial.lifetime.label)
+        // Alive half way through the delay, judged from the release's own timestamp when there
+        // is one: a machine stall that held the check past completion1 cannot turn the answer.
+        let aliveMidDelay = gone.map { $0 > midpoint } ?? aliveAtCheck
+        var extra = Metrics()
+        extra["alive_mid_delay"] = aliveMidDelay ? 1 : 0
         if let c2, let c1 { extra["completion1_after_completion2_s"] = c1 - c2 }
         control.stop()
         if let c1, let gone, trial.lifetime.releasedWithinGrace == true {
