@@ -44,6 +44,50 @@ public struct CallbackParameters: Sendable {
     /// variant gives its own estimate.
     static func limits(estimate: @escaping @Sendable (CallbackParameters) -> Seconds) -> TrialLimits {
         TrialLimits(budget: { CallbackParameters($0).budget }, stallWindow: { CallbackParameters($0).stallWindow },
-                    estimate: { estimate(CallbackParameters($0)) }, progressMetric: "steps")
+                    estimate: { estimate(CallbackParameters($0)) }, progressMetric: CallbackMetric.steps)
     }
+}
+
+/// The metric keys exp-callback records and reads back in its verdicts and report, spelled once.
+/// They are the JSON contract's names (`metrics` in schema 1); a rename here changes the JSON.
+enum CallbackMetric {
+    static let allowDecisionAfterS = "allow.decision_after_s"
+    static let allowFinished = "allow.finished"
+    static let allowHandlerCalls = "allow.handler.calls"
+    static let allowMessages = "allow.messages"
+    static let allowMessagesBeforeDecision = "allow.messages_before_decision"
+    static let awaitS = "await_s"
+    static let callbackCalls = "callback.calls"
+    static let callbackOnLibraryQueue = "callback.on_library_queue"
+    static let callbackOnMainThread = "callback.on_main_thread"
+    static let callerOnMainThread = "caller.on_main_thread"
+    static let cancelCancelled = "cancel.cancelled"
+    static let cancelEndAfterDecisionS = "cancel.end_after_decision_s"
+    static let cancelHandlerCalls = "cancel.handler.calls"
+    static let cancelMessages = "cancel.messages"
+    static let cancelMessagesBeforeDecision = "cancel.messages_before_decision"
+    static let continuedOnAppQueue = "continued.on_app_queue"
+    static let handlerCalls = "handler.calls"
+    static let handlerIgnored = "handler.ignored"
+    static let handlerNeverCalled = "handler.never_called"
+    static let handlerOnAppQueue = "handler.on_app_queue"
+    static let hopS = "hop_s"
+    static let incomingDelayS = "incoming.delay_s"
+    static let latencyS = "latency_s"
+    static let libraryHeldS = "library.held_s"
+    static let lookupOnAppQueue = "lookup.on_app_queue"
+    static let lookupOnLibraryQueue = "lookup.on_library_queue"
+    static let patienceS = "patience_s"
+    static let renderOnLibraryQueue = "render.on_library_queue"
+    static let renderedIdsOnly = "rendered.ids_only"
+    static let resumeOnAppQueue = "resume.on_app_queue"
+    static let secondCallAfterS = "second_call_after_s"
+    static let stallDetectedAfterS = "stall.detected_after_s"
+    static let steps = "steps"
+    static let taskFinished = "task.finished"
+    static let taskSuspendedForS = "task.suspended_for_s"
+    static let uiOnMainThread = "ui.on_main_thread"
+    static let wallS = "wall_s"
+    static let warningAfterDropS = "warning.after_drop_s"
+    static let warningCaptured = "warning.captured"
 }

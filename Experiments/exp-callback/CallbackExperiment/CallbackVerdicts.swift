@@ -18,21 +18,21 @@ enum CallbackVerdicts {
 
     static func syncReturnBlocksLibrary(_ inputs: FindingInputs) -> Verdict {
         let v = inputs[CallbackVariant.syncReturn]
-        let latency = v.metrics["latency_s"] ?? .nan
-        let held = v.metrics["library.held_s"] ?? 0
-        let waited = v.metrics["incoming.delay_s"] ?? 0
-        let onLibrary = v.metrics["lookup.on_library_queue"] == 1
+        let latency = v.metrics[CallbackMetric.latencyS] ?? .nan
+        let held = v.metrics[CallbackMetric.libraryHeldS] ?? 0
+        let waited = v.metrics[CallbackMetric.incomingDelayS] ?? 0
+        let onLibrary = v.metrics[CallbackMetric.lookupOnLibraryQueue] == 1
         let ok = v.outcome == .completed && onLibrary && held >= 0.9 * latency && waited >= 0.5 * latency
         return Verdict(ok, "the lookup ran on \(onLibrary ? ChatLibrary.queueLabel : "another queue") and held it \(Format.seconds(held)) of a \(Format.seconds(latency)) lookup (\(percent(held, latency))); a message that arrived meanwhile waited \(Format.seconds(waited))")
     }
 
     static func completionHandlerFreesLibrary(_ inputs: FindingInputs) -> Verdict {
         let v = inputs[CallbackVariant.completionHandler]
-        let latency = v.metrics["latency_s"] ?? .nan
-        let held = v.metrics["library.held_s"] ?? .infinity
-        let waited = v.metrics["incoming.delay_s"] ?? .infinity
-        let arrivedOnApp = v.metrics["handler.on_app_queue"] == 1
-        let renderedOnLibrary = v.metrics["render.on_library_queue"] == 1
+        let latency = v.metrics[CallbackMetric.latencyS] ?? .nan
+        let held = v.metrics[CallbackMetric.libraryHeldS] ?? .infinity
+        let waited = v.metrics[CallbackMetric.incomingDelayS] ?? .infinity
+        let arrivedOnApp = v.metrics[CallbackMetric.handlerOnAppQueue] == 1
+        let renderedOnLibrary = v.metrics[CallbackMetric.renderOnLibraryQueue] == 1
         let stall = CallbackVerdicts.stall(v)
         let ok = v.outcome == .completed && held < 0.2 * latency + stall && waited < 0.25 * latency + stall && arrivedOnApp && renderedOnLibrary
         return Verdict(ok, "the library's queue was held \(Format.seconds(held)) of a \(Format.seconds(latency)) lookup (\(percent(held, latency))\(CallbackVerdicts.stallNote(stall))); a message that arrived meanwhile waited \(Format.seconds(waited)); the handler came on \(arrivedOnApp ? AppProfiles.queueLabel : "another queue") and the library rendered on \(renderedOnLibrary ? ChatLibrary.queueLabel : "another queue")")
@@ -40,56 +40,56 @@ enum CallbackVerdicts {
 
     static func callbackRunsOnLibraryQueue(_ inputs: FindingInputs) -> Verdict {
         let v = inputs[CallbackVariant.callback]
-        let fromMain = v.metrics["caller.on_main_thread"] == 1
-        let onLibrary = v.metrics["callback.on_library_queue"] == 1
-        let onMain = v.metrics["callback.on_main_thread"] == 1
-        let uiOnMain = v.metrics["ui.on_main_thread"] == 1
+        let fromMain = v.metrics[CallbackMetric.callerOnMainThread] == 1
+        let onLibrary = v.metrics[CallbackMetric.callbackOnLibraryQueue] == 1
+        let onMain = v.metrics[CallbackMetric.callbackOnMainThread] == 1
+        let uiOnMain = v.metrics[CallbackMetric.uiOnMainThread] == 1
         let ok = v.outcome == .completed && fromMain && onLibrary && !onMain && uiOnMain
-        return Verdict(ok, "asked from the main thread; the callback ran on \(onLibrary ? ChatLibrary.queueLabel : "another queue")\(onMain ? " on the main thread" : ", off the main thread"); the hop to the main queue took \(v.metrics["hop_s"].map(Format.seconds) ?? "—")")
+        return Verdict(ok, "asked from the main thread; the callback ran on \(onLibrary ? ChatLibrary.queueLabel : "another queue")\(onMain ? " on the main thread" : ", off the main thread"); the hop to the main queue took \(v.metrics[CallbackMetric.hopS].map(Format.seconds) ?? "—")")
     }
 
     static func delegateCompletionGatesWork(_ inputs: FindingInputs) -> Verdict {
         let v = inputs[CallbackVariant.delegateCompletion]
         let total = Double(Conversation.sample.messages.count)
-        let allowed = v.metrics["allow.messages"] ?? -1
-        let cancelledMessages = v.metrics["cancel.messages"] ?? -1
-        let early = (v.metrics["allow.messages_before_decision"] ?? 1) + (v.metrics["cancel.messages_before_decision"] ?? 1)
-        let cancelEnd = v.metrics["cancel.end_after_decision_s"] ?? .infinity
-        let latency = v.metrics["latency_s"] ?? 1
-        let ok = v.outcome == .completed && allowed == total && v.metrics["allow.finished"] == 1
-            && cancelledMessages == 0 && v.metrics["cancel.cancelled"] == 1 && early == 0
+        let allowed = v.metrics[CallbackMetric.allowMessages] ?? -1
+        let cancelledMessages = v.metrics[CallbackMetric.cancelMessages] ?? -1
+        let early = (v.metrics[CallbackMetric.allowMessagesBeforeDecision] ?? 1) + (v.metrics[CallbackMetric.cancelMessagesBeforeDecision] ?? 1)
+        let cancelEnd = v.metrics[CallbackMetric.cancelEndAfterDecisionS] ?? .infinity
+        let latency = v.metrics[CallbackMetric.latencyS] ?? 1
+        let ok = v.outcome == .completed && allowed == total && v.metrics[CallbackMetric.allowFinished] == 1
+            && cancelledMessages == 0 && v.metrics[CallbackMetric.cancelCancelled] == 1 && early == 0
             && cancelEnd < max(0.25, latency) + CallbackVerdicts.stall(v)
-        return Verdict(ok, "allow: \(Format.count(allowed)) of \(Format.count(total)) messages after a \(seconds(v.metrics["allow.decision_after_s"])) decision; cancel: \(Format.count(cancelledMessages)) messages, ended \(seconds(cancelEnd)) after the decision\(CallbackVerdicts.stallNote(CallbackVerdicts.stall(v))); \(Format.count(early)) messages before any decision")
+        return Verdict(ok, "allow: \(Format.count(allowed)) of \(Format.count(total)) messages after a \(seconds(v.metrics[CallbackMetric.allowDecisionAfterS])) decision; cancel: \(Format.count(cancelledMessages)) messages, ended \(seconds(cancelEnd)) after the decision\(CallbackVerdicts.stallNote(CallbackVerdicts.stall(v))); \(Format.count(early)) messages before any decision")
     }
 
     static func forgottenHandlerStalls(_ inputs: FindingInputs) -> Verdict {
         let v = inputs[CallbackVariant.forgottenHandler]
-        let patience = v.metrics["patience_s"] ?? .nan
-        let detected = v.metrics["stall.detected_after_s"] ?? .infinity
-        let calls = v.metrics["handler.calls"] ?? -1
+        let patience = v.metrics[CallbackMetric.patienceS] ?? .nan
+        let detected = v.metrics[CallbackMetric.stallDetectedAfterS] ?? .infinity
+        let calls = v.metrics[CallbackMetric.handlerCalls] ?? -1
         let stall = CallbackVerdicts.stall(v)
         let ok = v.outcome == .stalled && calls == 0 && detected >= patience * 0.99 && detected <= patience + 0.5 + stall
-            && v.metrics["rendered.ids_only"] == 1
+            && v.metrics[CallbackMetric.renderedIdsOnly] == 1
         return Verdict(ok, "\(Format.count(calls)) handler calls; the library reported the stall \(seconds(detected)) after handing the handler out (patience \(seconds(patience))\(CallbackVerdicts.stallNote(stall))) and rendered with user ids; outcome \(v.outcome)")
     }
 
     static func doubleCallDetected(_ inputs: FindingInputs) -> Verdict {
         let v = inputs[CallbackVariant.doubleCall]
-        let calls = v.metrics["handler.calls"] ?? 0
-        let ignored = v.metrics["handler.ignored"] ?? 0
-        let renders = v.metrics["callback.calls"] ?? 0
+        let calls = v.metrics[CallbackMetric.handlerCalls] ?? 0
+        let ignored = v.metrics[CallbackMetric.handlerIgnored] ?? 0
+        let renders = v.metrics[CallbackMetric.callbackCalls] ?? 0
         let ok = v.outcome == .completed && calls == 2 && ignored == 1 && renders == 1
-        return Verdict(ok, "\(Format.count(calls)) handler calls, \(Format.count(ignored)) ignored and reported (\(seconds(v.metrics["second_call_after_s"])) apart); the conversation was rendered \(Format.count(renders)) time\(renders == 1 ? "" : "s")")
+        return Verdict(ok, "\(Format.count(calls)) handler calls, \(Format.count(ignored)) ignored and reported (\(seconds(v.metrics[CallbackMetric.secondCallAfterS])) apart); the conversation was rendered \(Format.count(renders)) time\(renders == 1 ? "" : "s")")
     }
 
     static func continuationMisuseDetected(_ inputs: FindingInputs) -> Verdict {
         let leak = inputs[CallbackVariant.asyncLeak]
         let double = inputs[CallbackVariant.asyncDouble]
-        let warned = leak.metrics["warning.captured"] == 1 && (leak.evidence ?? "").contains("leaked its continuation")
-        let stuck = leak.metrics["task.finished"] == 0
+        let warned = leak.metrics[CallbackMetric.warningCaptured] == 1 && (leak.evidence ?? "").contains("leaked its continuation")
+        let stuck = leak.metrics[CallbackMetric.taskFinished] == 0
         let trapped = double.outcome == .crashed && (double.evidence ?? "").contains("more than once")
         let ok = leak.outcome == .leaked && warned && stuck && trapped
-        let leakText = warned ? "leak warned \(seconds(leak.metrics["warning.after_drop_s"])) after the handler was dropped, task still suspended after \(seconds(leak.metrics["task.suspended_for_s"]))" : "no leak warning captured (\(leak.outcome))"
+        let leakText = warned ? "leak warned \(seconds(leak.metrics[CallbackMetric.warningAfterDropS])) after the handler was dropped, task still suspended after \(seconds(leak.metrics[CallbackMetric.taskSuspendedForS]))" : "no leak warning captured (\(leak.outcome))"
         let doubleText = trapped ? "double resume \(double.outcome): \(misuseMessage(double.evidence ?? ""))" : "double resume ended \(double.outcome)"
         return Verdict(ok, "\(leakText); \(doubleText)")
     }

@@ -72,15 +72,15 @@ final class Scenario: Sendable {
     /// The metrics every library scenario reports.
     func metrics(_ library: ChatLibrary, rendered: CallProbe<Rendering>?) -> Metrics {
         var m = Metrics()
-        m["latency_s"] = parameters.latency
-        if let held = library.heldTimes.max() { m["library.held_s"] = held }
-        if let delay = library.incomingDelays.first { m["incoming.delay_s"] = delay }
-        m["handler.calls"] = Double(library.handlerCalls)
-        m["handler.ignored"] = Double(library.diagnostics.filter { $0.kind == .calledAgain }.count)
-        m["handler.never_called"] = Double(library.diagnostics.filter { $0.kind == .neverCalled }.count)
-        if let rendered { m["callback.calls"] = Double(rendered.count) }
-        m["steps"] = Double(steps.all.count)
-        m["wall_s"] = context.elapsed()
+        m[CallbackMetric.latencyS] = parameters.latency
+        if let held = library.heldTimes.max() { m[CallbackMetric.libraryHeldS] = held }
+        if let delay = library.incomingDelays.first { m[CallbackMetric.incomingDelayS] = delay }
+        m[CallbackMetric.handlerCalls] = Double(library.handlerCalls)
+        m[CallbackMetric.handlerIgnored] = Double(library.diagnostics.filter { $0.kind == .calledAgain }.count)
+        m[CallbackMetric.handlerNeverCalled] = Double(library.diagnostics.filter { $0.kind == .neverCalled }.count)
+        if let rendered { m[CallbackMetric.callbackCalls] = Double(rendered.count) }
+        m[CallbackMetric.steps] = Double(steps.all.count)
+        m[CallbackMetric.wallS] = context.elapsed()
         return m
     }
 

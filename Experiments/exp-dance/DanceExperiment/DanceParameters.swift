@@ -36,3 +36,21 @@ public struct DanceParameters: Sendable {
     static let trapLimits = TrialLimits(budget: { 20 + DanceParameters($0).grace },
                                         estimate: { DanceParameters($0).grace + 0.3 })
 }
+
+/// The metric keys exp-dance records and reads back in its verdicts and report, spelled once.
+/// They are the JSON contract's names (`metrics` in schema 1); a rename here changes the JSON.
+enum DanceMetric {
+    static let aliveAtScopeExit = "alive_at_scope_exit"
+    static let aliveMidDelay = "alive_mid_delay"
+    static let completion1AfterCompletion2S = "completion1_after_completion2_s"
+    static let deinitAfterCompletion1ControlDelayS = "deinit_after_completion1.control_delay_s"
+    static let deinitAfterCompletion1S = "deinit_after_completion1_s"
+    static let delayedFoundNil = "delayed.found_nil"
+    static let delayedRanAfterScopeS = "delayed.ran_after_scope_s"
+    static let graceS = "grace_s"
+    static let releaseAfterBreakS = "release_after_break_s"
+    static let releaseAfterScopeS = "release_after_scope_s"
+    static let released = "released"
+    static let releasedAfterBreak = "released_after_break"
+    static let signal = "signal"
+}

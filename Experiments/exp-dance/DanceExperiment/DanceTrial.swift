@@ -66,18 +66,18 @@ extension DanceTrial {
         guard cut() else { return metrics }   // the release may happen inside `cut`
         log.record("cycle-broken", at: brokenAt)
         let released = lifetime.waitForRelease(within: grace)
-        metrics["released_after_break"] = released ? 1 : 0
+        metrics[DanceMetric.releasedAfterBreak] = released ? 1 : 0
         if released, let at = lifetime.tracker.releasedAt(lifetime.label) {
-            metrics["release_after_break_s"] = at - brokenAt
+            metrics[DanceMetric.releaseAfterBreakS] = at - brokenAt
         }
         return metrics
     }
 
     /// "clearing the stored closure released it 9 µs later", from `breakCycle`'s metrics.
     public static func breakSummary(_ metrics: Metrics, what: String) -> String {
-        guard let released = metrics["released_after_break"] else { return "" }
+        guard let released = metrics[DanceMetric.releasedAfterBreak] else { return "" }
         if released == 1 {
-            return "; clearing \(what) then released it \(metrics["release_after_break_s"].map(Format.seconds) ?? "?") later"
+            return "; clearing \(what) then released it \(metrics[DanceMetric.releaseAfterBreakS].map(Format.seconds) ?? "?") later"
         }
         return "; it stayed alive even after \(what) was cleared"
     }

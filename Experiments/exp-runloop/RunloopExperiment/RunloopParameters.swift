@@ -93,7 +93,7 @@ struct RunloopParameters: Sendable {
                         let p = RunloopParameters(o)
                         return RunloopTiming.estimate(placement, caller: fixed ?? p.caller, requests: p.tasks, timeout: p.timeout)
                     },
-                    progressTotal: { RunloopParameters($0).tasks }, progressMetric: "completed")
+                    progressTotal: { RunloopParameters($0).tasks }, progressMetric: RunloopMetric.completed)
     }
 
     /// The pitfalls that time one short interval.
@@ -104,5 +104,49 @@ struct RunloopParameters: Sendable {
     static let wrapperLimits = TrialLimits(budget: { 4 * RunloopParameters($0).request + 5 },
                                            stallWindow: { RunloopParameters($0).wrapperDeadlockWindow },
                                            estimate: { RunloopParameters($0).request + 0.2 },
-                                           progressTotal: { _ in MainThreadWrapper.steps }, progressMetric: "steps")
+                                           progressTotal: { _ in MainThreadWrapper.steps }, progressMetric: RunloopMetric.steps)
+}
+
+/// The metric keys exp-runloop records and reads back in its verdicts and report, spelled once.
+/// They are the JSON contract's names (`metrics` in schema 1); a rename here changes the JSON.
+enum RunloopMetric {
+    static let armDelayMaxS = "arm_delay.max_s"
+    static let armDelayP50S = "arm_delay.p50_s"
+    static let callerDelayCensored = "caller_delay.censored"
+    static let callerDelayMaxS = "caller_delay.max_s"
+    static let callersStarted = "callers.started"
+    static let completed = "completed"
+    static let cpuPerWall = "cpu_per_wall"
+    static let cpuS = "cpu_s"
+    static let fired = "fired"
+    static let firstFireFireDateInitMs = "first_fire.fire_date_init_ms"
+    static let firstFireScheduledMs = "first_fire.scheduled_ms"
+    static let firstFireTimeIntervalInitExcessMs = "first_fire.time_interval_init.excess_ms"
+    static let firstFireTimeIntervalInitMs = "first_fire.time_interval_init_ms"
+    static let inFlightPeak = "in_flight.peak"
+    static let intervalMs = "interval_ms"
+    static let latenessCensored = "lateness.censored"
+    static let latenessExcessMaxMs = "lateness.excess.max_ms"
+    static let latenessExcessP50Ms = "lateness.excess.p50_ms"
+    static let latenessExcessP99Ms = "lateness.excess.p99_ms"
+    static let latenessMaxMs = "lateness.max_ms"
+    static let latenessP50Ms = "lateness.p50_ms"
+    static let latenessP99Ms = "lateness.p99_ms"
+    static let passes = "passes"
+    static let passesPerS = "passes_per_s"
+    static let runloopThreadsPeak = "runloop_threads.peak"
+    static let runloopsUnreturned = "runloops.unreturned"
+    static let runnablePerWall = "runnable_per_wall"
+    static let stallDetectedS = "stall.detected_s"
+    static let steps = "steps"
+    static let threadsBaseline = "threads.baseline"
+    static let threadsPeak = "threads.peak"
+    static let timely = "timely"
+    static let total = "total"
+    static let waitCensored = "wait.censored"
+    static let waitMaxS = "wait.max_s"
+    static let waitP50S = "wait.p50_s"
+    static let waitP99S = "wait.p99_s"
+    static let wallControlDelayS = "wall.control_delay_s"
+    static let wallS = "wall_s"
 }

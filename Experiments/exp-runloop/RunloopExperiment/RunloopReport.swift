@@ -2,11 +2,11 @@ import LabHarness
 
 /// The terminal table: few columns, a unit on every number, readable from the back of a room.
 let runloopColumns: [ReportColumn] = [
-    .ratio("done", "completed", of: "total"),
-    .seconds("wall", "wall_s"),
-    ReportColumn("wait p50") { v in atLeast(v, "wait.censored", v["wait.p50_s"].map(Format.seconds)) },
-    ReportColumn("late p99") { v in atLeast(v, "lateness.censored", v["lateness.p99_ms"].map(Format.milliseconds)) },
-    .count("threads", "threads.peak"),
+    .ratio("done", RunloopMetric.completed, of: RunloopMetric.total),
+    .seconds("wall", RunloopMetric.wallS),
+    ReportColumn("wait p50") { v in atLeast(v, RunloopMetric.waitCensored, v[RunloopMetric.waitP50S].map(Format.seconds)) },
+    ReportColumn("late p99") { v in atLeast(v, RunloopMetric.latenessCensored, v[RunloopMetric.latenessP99Ms].map(Format.milliseconds)) },
+    .count("threads", RunloopMetric.threadsPeak),
 ]
 
 /// A percentile that includes requests still waiting at the end is only a lower bound: `≥ 3.00 s`.
@@ -28,18 +28,18 @@ func callerSection(_ report: ExperimentReport) -> String? {
     var lines: [String] = []
     for placement in [RunloopVariant.dedicatedThread, .sharedThread] {
         guard let blocked = report.variant(placement), let free = report.variant(placement.withAsyncCallers),
-              let blockedWall = blocked["wall_s"], let freeWall = free["wall_s"] else { continue }
+              let blockedWall = blocked[RunloopMetric.wallS], let freeWall = free[RunloopMetric.wallS] else { continue }
         lines.append("  \(pad(placement.rawValue, 17)) \(pad(Format.seconds(blockedWall), 7)) with \(caller) callers   \(pad(Format.seconds(freeWall), 7)) with async callers")
     }
     if !lines.isEmpty {
         lines.insert("same run loops, different callers (all requests, first start to last done):", at: 0)
     }
     let bar: VariantReport? = report.variant(RunloopVariant.sharedThreadAsync) ?? (caller == "async" ? report.variant(RunloopVariant.sharedThread) : nil)
-    if let bar, let wall = bar["wall_s"], let p99 = bar["lateness.p99_ms"] {
+    if let bar, let wall = bar[RunloopMetric.wallS], let p99 = bar[RunloopMetric.latenessP99Ms] {
         let ratio = wall / timeout
         let met = RunloopBar.figures(bar, timeout: timeout).allSatisfy(\.met)
         if !lines.isEmpty { lines.append("") }
-        let figures = "\(Format.count(bar["total"] ?? 0)) requests done in \(Format.seconds(wall)) = \(Format.decimal(ratio, places: 3)) × timeout, timer lateness p99 \(Format.milliseconds(p99))"
+        let figures = "\(Format.count(bar[RunloopMetric.total] ?? 0)) requests done in \(Format.seconds(wall)) = \(Format.decimal(ratio, places: 3)) × timeout, timer lateness p99 \(Format.milliseconds(p99))"
         if report.variants.count == 1 {
             lines.append("performance bar (shared-thread, async callers): \(RunloopBar.targets)")
             lines.append("  \(figures)   \(met ? "met" : "MISSED")")
@@ -69,15 +69,15 @@ enum RunloopBar {
 
     /// The bar's figures from the variant that measured it.
     static func figures(_ v: VariantReport, timeout: Seconds) -> [PerformanceBar.Figure] {
-        guard let wall = v["wall_s"] else { return [] }
+        guard let wall = v[RunloopMetric.wallS] else { return [] }
         let ratio = wall / timeout
-        let all = v["completed"] == v["total"]
-        var figures = [PerformanceBar.Figure(name: "best runloop variant (shared-thread, async callers, \(Format.count(v["total"] ?? 0)) requests): total / timeout",
+        let all = v[RunloopMetric.completed] == v[RunloopMetric.total]
+        var figures = [PerformanceBar.Figure(name: "best runloop variant (shared-thread, async callers, \(Format.count(v[RunloopMetric.total] ?? 0)) requests): total / timeout",
                                              value: ratio, unit: "×", target: "<= 1.05", met: ratio <= 1.05 && all,
                                              detail: "\(Format.seconds(wall)) for a \(Format.seconds(timeout)) timeout; outcome \(v.outcome)")]
-        if let p99 = v["lateness.p99_ms"] {
+        if let p99 = v[RunloopMetric.latenessP99Ms] {
             figures.append(PerformanceBar.Figure(name: "its timers' p99 lateness", value: p99, unit: "ms", target: "< 10 ms", met: p99 < 10,
-                                                 detail: "max \(v["lateness.max_ms"].map(Format.milliseconds) ?? "—")"))
+                                                 detail: "max \(v[RunloopMetric.latenessMaxMs].map(Format.milliseconds) ?? "—")"))
         }
         return figures
     }
@@ -90,8 +90,8 @@ func threadChart(_ report: ExperimentReport) -> String? {
     guard caller == "global", let v = report.variant(RunloopVariant.dedicatedThread),
           let points = v.series?[SeriesKey.threads], points.count >= 2, let last = points.last?[0], last >= 2 else { return nil }
     let chart = TextChart.timeline(points.map { (x: $0[0], y: $0[1]) }, width: 56, height: 5)
-    let perSecond = v["in_flight.peak"].map { "at most \(Format.count($0)) callers in flight" } ?? ""
-    var lines = ["threads in dedicated-thread (\(Format.count(v["total"] ?? 0)) callers blocked on the global queue; \(perSecond)):"]
+    let perSecond = v[RunloopMetric.inFlightPeak].map { "at most \(Format.count($0)) callers in flight" } ?? ""
+    var lines = ["threads in dedicated-thread (\(Format.count(v[RunloopMetric.total] ?? 0)) callers blocked on the global queue; \(perSecond)):"]
     lines += chart.map { "  " + $0 }
     return lines.joined(separator: "\n")
 }

@@ -20,14 +20,14 @@ enum RunloopVerdicts {
     static func globalQueueMissesTimeouts(_ inputs: FindingInputs) -> Verdict {
         let v = inputs[RunloopVariant.globalQueue]
         let timeout = RunloopParameters(inputs.options).timeout
-        let total = v["total"] ?? 0
-        let timely = v["timely"] ?? 0
+        let total = v[RunloopMetric.total] ?? 0
+        let timely = v[RunloopMetric.timely] ?? 0
         var text = "\(Format.count(timely)) of \(Format.count(total)) saw their \(Format.seconds(timeout)) timeout within \(Format.seconds(2 * timeout))"
         if v.outcome == .deadlock {
-            text += ": after \(Format.seconds(RunloopParameters.deadlockAfter * timeout)) without a completion, \(Format.count(v["callers.started"] ?? 0)) callers had started and \(Format.count(v["fired"] ?? 0)) timers fired (deadlock, \(Format.count(v["threads.peak"] ?? 0)) threads)"
-        } else if let late = v["lateness.p50_ms"] {
-            let bound = (v["lateness.censored"] ?? 0) > 0 ? "at least " : ""
-            text += "; the timers fired \(bound)\(Format.seconds(late / 1000)) late (p50), \(bound)\(Format.seconds((v["lateness.max_ms"] ?? 0) / 1000)) at worst"
+            text += ": after \(Format.seconds(RunloopParameters.deadlockAfter * timeout)) without a completion, \(Format.count(v[RunloopMetric.callersStarted] ?? 0)) callers had started and \(Format.count(v[RunloopMetric.fired] ?? 0)) timers fired (deadlock, \(Format.count(v[RunloopMetric.threadsPeak] ?? 0)) threads)"
+        } else if let late = v[RunloopMetric.latenessP50Ms] {
+            let bound = (v[RunloopMetric.latenessCensored] ?? 0) > 0 ? "at least " : ""
+            text += "; the timers fired \(bound)\(Format.seconds(late / 1000)) late (p50), \(bound)\(Format.seconds((v[RunloopMetric.latenessMaxMs] ?? 0) / 1000)) at worst"
         }
         // Wide margin: at most one request in ten on time.
         return Verdict(total > 0 && timely <= 0.1 * total, text)
@@ -35,28 +35,28 @@ enum RunloopVerdicts {
 
     static func dedicatedThreadHonorsTimeouts(_ inputs: FindingInputs) -> Verdict {
         let v = inputs[RunloopVariant.dedicatedThread]
-        let total = v["total"] ?? 0, fired = v["fired"] ?? 0
-        guard let p99 = v["lateness.p99_ms"], let excess = v["lateness.excess.p99_ms"] else {
+        let total = v[RunloopMetric.total] ?? 0, fired = v[RunloopMetric.fired] ?? 0
+        guard let p99 = v[RunloopMetric.latenessP99Ms], let excess = v[RunloopMetric.latenessExcessP99Ms] else {
             return Verdict(false, "dedicated-thread ended \(v.outcome) with no timer fired: \(v.evidence ?? "")")
         }
-        let text = "\(Format.count(fired)) of \(Format.count(total)) timers fired, p99 \(Format.milliseconds(p99)) late (max \(Format.milliseconds(v["lateness.max_ms"] ?? 0))), "
+        let text = "\(Format.count(fired)) of \(Format.count(total)) timers fired, p99 \(Format.milliseconds(p99)) late (max \(Format.milliseconds(v[RunloopMetric.latenessMaxMs] ?? 0))), "
             + RunloopVerdicts.beyondControl(v, excessP99: excess)
-            + ", on up to \(Format.count(v["runloop_threads.peak"] ?? 0)) run-loop threads at once"
+            + ", on up to \(Format.count(v[RunloopMetric.runloopThreadsPeak] ?? 0)) run-loop threads at once"
         return Verdict(fired == total && RunloopVerdicts.onTime(excessP99: excess), text)
     }
 
     static func sharedThreadScales(_ inputs: FindingInputs) -> Verdict {
         let v = inputs[RunloopVariant.sharedThread]
-        let total = v["total"] ?? 0, fired = v["fired"] ?? 0
-        let loops = v["runloop_threads.peak"] ?? 0
-        guard let p99 = v["lateness.p99_ms"], let excess = v["lateness.excess.p99_ms"] else {
+        let total = v[RunloopMetric.total] ?? 0, fired = v[RunloopMetric.fired] ?? 0
+        let loops = v[RunloopMetric.runloopThreadsPeak] ?? 0
+        guard let p99 = v[RunloopMetric.latenessP99Ms], let excess = v[RunloopMetric.latenessExcessP99Ms] else {
             return Verdict(false, "shared-thread ended \(v.outcome) with no timer fired: \(v.evidence ?? "")")
         }
         var text = "\(Format.count(fired)) of \(Format.count(total)) timers fired on \(Format.count(loops)) run-loop thread, p99 \(Format.milliseconds(p99)) late, "
             + RunloopVerdicts.beyondControl(v, excessP99: excess)
         // The thread-per-request cost is clearest without blocked callers throttling it.
         for other in [RunloopVariant.dedicatedThreadAsync, .dedicatedThread] {
-            if let theirs = inputs.ran(other)?["runloop_threads.peak"] {
+            if let theirs = inputs.ran(other)?[RunloopMetric.runloopThreadsPeak] {
                 text += " (\(other.rawValue) needed \(Format.count(theirs)) at once)"
                 break
             }
@@ -75,26 +75,26 @@ enum RunloopVerdicts {
         var holds = true
         for placement in [RunloopVariant.dedicatedThread, .sharedThread] {
             guard let blocked = inputs.ran(placement), let free = inputs.ran(placement.withAsyncCallers) else { continue }
-            total = blocked["total"] ?? 0
-            let blockedWall = blocked["wall_s"] ?? .nan, freeWall = free["wall_s"] ?? .nan
+            total = blocked[RunloopMetric.total] ?? 0
+            let blockedWall = blocked[RunloopMetric.wallS] ?? .nan, freeWall = free[RunloopMetric.wallS] ?? .nan
             // The async run's wall time without what machine stalls took from it (a control
             // thread in the same process was held up that long): stalls neither make it look
             // slower than one timeout nor shrink the stretch.
-            let freeNet = freeWall - (free["wall.control_delay_s"] ?? 0)
-            let p50 = blocked["lateness.excess.p50_ms"] ?? .infinity, worst = blocked["lateness.excess.max_ms"] ?? .infinity
+            let freeNet = freeWall - (free[RunloopMetric.wallControlDelayS] ?? 0)
+            let p50 = blocked[RunloopMetric.latenessExcessP50Ms] ?? .infinity, worst = blocked[RunloopMetric.latenessExcessMaxMs] ?? .infinity
             // "Every timer on time" as far as the total is concerned: the typical timer is on
             // time beyond its same-moment control, and even the latest one explains less than
             // a tenth of the stretch.
-            let onTime = blocked["fired"] == total && RunloopVerdicts.onTime(excessP99: p50) && worst / 1000 < (blockedWall - freeNet) / 10
+            let onTime = blocked[RunloopMetric.fired] == total && RunloopVerdicts.onTime(excessP99: p50) && worst / 1000 < (blockedWall - freeNet) / 10
             // "Stretch": at least twice the async run (it is about twenty times at the seed's size).
             let stretched = blockedWall >= 2 * freeNet
-            let aboutOneTimeout = free["completed"] == free["total"] && freeNet <= 1.5 * timeout
+            let aboutOneTimeout = free[RunloopMetric.completed] == free[RunloopMetric.total] && freeNet <= 1.5 * timeout
             holds = holds && onTime && stretched && aboutOneTimeout
-            typicalLate = max(typicalLate, blocked["lateness.p50_ms"] ?? .infinity)
-            worstLate = max(worstLate, blocked["lateness.max_ms"] ?? .infinity)
+            typicalLate = max(typicalLate, blocked[RunloopMetric.latenessP50Ms] ?? .infinity)
+            worstLate = max(worstLate, blocked[RunloopMetric.latenessMaxMs] ?? .infinity)
             typicalExcess = max(typicalExcess, p50)
             worstExcess = max(worstExcess, worst)
-            mostInFlight = max(mostInFlight, blocked["in_flight.peak"] ?? 0)
+            mostInFlight = max(mostInFlight, blocked[RunloopMetric.inFlightPeak] ?? 0)
             blockedText.append("\(Format.seconds(blockedWall)) (\(placement.rawValue))")
             let stall = freeWall - freeNet >= 0.005 ? " (\(Format.seconds(freeNet)) without the \(Format.seconds(freeWall - freeNet)) a control thread lost to the machine)" : ""
             freeText.append("\(Format.seconds(freeWall)) = \(Format.decimal(freeWall / timeout, places: 2)) × timeout\(stall)")
@@ -105,41 +105,41 @@ enum RunloopVerdicts {
 
     static func noSourceSpins(_ inputs: FindingInputs) -> Verdict {
         let spin = inputs[RunloopVariant.spinNoSource], calm = inputs[RunloopVariant.spinWithSource]
-        guard let spinCPU = spin["cpu_per_wall"], let calmCPU = calm["cpu_per_wall"] else {
+        guard let spinCPU = spin[RunloopMetric.cpuPerWall], let calmCPU = calm[RunloopMetric.cpuPerWall] else {
             return Verdict(false, "CPU time was not measured: \(spin.evidence ?? "") / \(calm.evidence ?? "")")
         }
         // On a loaded machine a spinning thread gets only its share of a core; the time it
         // spent runnable (on a CPU or waiting for one) shows it would have used all of it.
-        let runnable = spin["runnable_per_wall"]
+        let runnable = spin[RunloopMetric.runnablePerWall]
         let busy = spinCPU >= 0.5 || (runnable ?? 0) >= 0.9
         let quiet = calmCPU <= 0.05
-        var text = "no source: \(SpinWrapper.passes(Int(spin["passes"] ?? 0))), \(Format.decimal(spinCPU, places: 2)) CPU-s per s"
+        var text = "no source: \(SpinWrapper.passes(Int(spin[RunloopMetric.passes] ?? 0))), \(Format.decimal(spinCPU, places: 2)) CPU-s per s"
         if let runnable { text += " (runnable \(Format.decimal(runnable * 100, places: 0)) % of the time)" }
-        text += "; SocketPort: \(SpinWrapper.passes(Int(calm["passes"] ?? 0))), \(Format.decimal(calmCPU, places: 3)) CPU-s per s"
+        text += "; SocketPort: \(SpinWrapper.passes(Int(calm[RunloopMetric.passes] ?? 0))), \(Format.decimal(calmCPU, places: 3)) CPU-s per s"
         return Verdict(busy && quiet, text)
     }
 
     static func semaphoreSyncDeadlocksMain(_ inputs: FindingInputs) -> Verdict {
         let sem = inputs[RunloopVariant.syncSemaphoreMain], loop = inputs[RunloopVariant.syncRunloopMain]
-        let steps = Format.count(sem["steps"] ?? 0)
+        let steps = Format.count(sem[RunloopMetric.steps] ?? 0)
         let semText = sem.outcome == .deadlock
-            ? "semaphore: deadlock at step \(steps) of \(MainThreadWrapper.steps) (the completion sat on the main queue; killed after \(Format.seconds(sem["wall_s"] ?? .nan)))"
+            ? "semaphore: deadlock at step \(steps) of \(MainThreadWrapper.steps) (the completion sat on the main queue; killed after \(Format.seconds(sem[RunloopMetric.wallS] ?? .nan)))"
             : "semaphore: \(sem.outcome) (\(sem.evidence ?? ""))"
         let loopText = loop.outcome == .completed
-            ? "run loop: returned in \(Format.seconds(loop["wall_s"] ?? .nan)) after \(SpinWrapper.passes(Int(loop["passes"] ?? 0)))"
+            ? "run loop: returned in \(Format.seconds(loop[RunloopMetric.wallS] ?? .nan)) after \(SpinWrapper.passes(Int(loop[RunloopMetric.passes] ?? 0)))"
             : "run loop: \(loop.outcome) (\(loop.evidence ?? ""))"
         return Verdict(sem.outcome == .deadlock && loop.outcome == .completed, "\(semText); \(loopText)")
     }
 
     static func linuxTimerInitFiresImmediately(_ inputs: FindingInputs) -> Verdict {
         let v = inputs[RunloopVariant.timerInit]
-        let interval = v["interval_ms"] ?? .nan
-        let early = v["first_fire.time_interval_init_ms"] ?? .nan
+        let interval = v[RunloopMetric.intervalMs] ?? .nan
+        let early = v[RunloopMetric.firstFireTimeIntervalInitMs] ?? .nan
         // What a machine stall added to that first fire is taken off (a control thread in the
         // same process was held up as long), so a stall cannot make "at once" look late.
-        let earlyNet = v["first_fire.time_interval_init.excess_ms"] ?? early
-        let fire = v["first_fire.fire_date_init_ms"] ?? .nan
-        let scheduled = v["first_fire.scheduled_ms"] ?? .nan
+        let earlyNet = v[RunloopMetric.firstFireTimeIntervalInitExcessMs] ?? early
+        let fire = v[RunloopMetric.firstFireFireDateInitMs] ?? .nan
+        let scheduled = v[RunloopMetric.firstFireScheduledMs] ?? .nan
         let text = "a \(Format.milliseconds(interval)) timer first fired after \(Format.milliseconds(early)) with Timer(timeInterval:)\(early - earlyNet >= 5 ? " (\(Format.milliseconds(earlyNet)) beyond a same-moment control)" : ""), \(Format.milliseconds(fire)) with Timer(fire:), \(Format.milliseconds(scheduled)) with scheduledTimer"
         // "At once" against "after the interval": half the interval tells them apart with the widest margin.
         return Verdict(earlyNet < 0.5 * interval && fire >= 0.9 * interval && scheduled >= 0.9 * interval, text)

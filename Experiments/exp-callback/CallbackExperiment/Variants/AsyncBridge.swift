@@ -22,12 +22,12 @@ enum AsyncBridge {
             return s.failed("the awaiting task did not finish", library)
         }
         var m = s.metrics(library, rendered: nil)
-        m["task.finished"] = 1
+        m[CallbackMetric.taskFinished] = 1
         let resumed = s.steps.first("app calls the handler")
         let continued = s.steps.first("app gets")
-        if let started = s.steps.first("task calls await"), let continued { m["await_s"] = continued.t - started.t }
-        m["resume.on_app_queue"] = resumed?.place.queue == AppProfiles.queueLabel ? 1 : 0
-        m["continued.on_app_queue"] = continued?.place.queue == AppProfiles.queueLabel ? 1 : 0
+        if let started = s.steps.first("task calls await"), let continued { m[CallbackMetric.awaitS] = continued.t - started.t }
+        m[CallbackMetric.resumeOnAppQueue] = resumed?.place.queue == AppProfiles.queueLabel ? 1 : 0
+        m[CallbackMetric.continuedOnAppQueue] = continued?.place.queue == AppProfiles.queueLabel ? 1 : 0
         return s.record(.completed, m,
                         "resumed from \(s.place("app calls the handler")); the task went on on \(s.place("app gets"))")
     }
@@ -57,12 +57,12 @@ enum AsyncBridge {
         capture.end()
 
         var m = s.metrics(library, rendered: nil)
-        m["warning.captured"] = warning == nil ? 0 : 1
-        m["task.finished"] = watched.reached ? 1 : 0
-        m["patience_s"] = s.parameters.patience
+        m[CallbackMetric.warningCaptured] = warning == nil ? 0 : 1
+        m[CallbackMetric.taskFinished] = watched.reached ? 1 : 0
+        m[CallbackMetric.patienceS] = s.parameters.patience
         if let warning, let dropped = s.steps.first("app returns early") {
-            m["warning.after_drop_s"] = warning.at - s.steps.startedAt - dropped.t
-            m["task.suspended_for_s"] = MonotonicClock.now() - s.steps.startedAt - dropped.t
+            m[CallbackMetric.warningAfterDropS] = warning.at - s.steps.startedAt - dropped.t
+            m[CallbackMetric.taskSuspendedForS] = MonotonicClock.now() - s.steps.startedAt - dropped.t
         }
         let outcome: Outcome
         switch (warning != nil, watched.reached) {
@@ -83,7 +83,7 @@ enum AsyncBridge {
         // Measure, then trap: after every step the harness holds the steps so far, so the
         // report shows what led to the trap.
         s.steps.onEachStep { [s] in
-            context.checkpoint(VariantRecord(outcome: .crashed, metrics: ["latency_s": s.parameters.latency], events: s.steps.events))
+            context.checkpoint(VariantRecord(outcome: .crashed, metrics: [CallbackMetric.latencyS: s.parameters.latency], events: s.steps.events))
         }
         s.steps.record("app starts a task that awaits the profiles")
         Task.detached { [steps = s.steps] in
@@ -95,7 +95,7 @@ enum AsyncBridge {
         // The trap, if it comes, ends the process during this wait.
         _ = s.wait(until: { false })
         var m = s.metrics(library, rendered: nil)
-        m["task.finished"] = finished.value > 0 ? 1 : 0
+        m[CallbackMetric.taskFinished] = finished.value > 0 ? 1 : 0
         return s.record(.completed, m, "the continuation was resumed twice and the process went on")
     }
 }

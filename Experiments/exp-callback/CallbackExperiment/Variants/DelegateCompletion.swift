@@ -10,7 +10,7 @@ enum DelegateCompletion {
     static func run(_ context: VariantContext) -> VariantRecord {
         let s = Scenario(context)
         var m = Metrics()
-        m["latency_s"] = s.parameters.latency
+        m[CallbackMetric.latencyS] = s.parameters.latency
         var evidence: [String] = []
         var logs: [StepLog] = []
         for decision in [HistoryDisposition.allow, .cancel] {
@@ -40,7 +40,7 @@ enum DelegateCompletion {
             m["\(key).messages_before_decision"] = Double(early)
             evidence.append("\(key): \(delegate.messages) messages, ended \(delegate.end.map(describe) ?? "never")")
         }
-        m["wall_s"] = context.elapsed()
+        m[CallbackMetric.wallS] = context.elapsed()
         let events = logs.flatMap(\.events)   // the allow sync, then the cancel sync
         s.control.stop()
         m.merge(s.control.metrics)

@@ -18,7 +18,7 @@ enum DoubleCall {
         var m = s.metrics(library, rendered: rendered)
         if let first = s.steps.first("app calls the fetchProfiles handler"),
            let second = s.steps.first("app calls the fetchProfiles handler again") {
-            m["second_call_after_s"] = second.t - first.t
+            m[CallbackMetric.secondCallAfterS] = second.t - first.t
         }
         let ignored = library.diagnostics.first { $0.kind == .calledAgain }
         let outcome: Outcome = rendered.count == 1 ? .completed : .renderedTwice

@@ -13,7 +13,7 @@ enum SyncReturn {
             return s.failed("the conversation or the incoming message did not show", library)
         }
         var m = s.metrics(library, rendered: rendered)
-        m["lookup.on_library_queue"] = s.ran("app looks up", on: ChatLibrary.queueLabel)
+        m[CallbackMetric.lookupOnLibraryQueue] = s.ran("app looks up", on: ChatLibrary.queueLabel)
         let held = library.heldTimes.max() ?? 0
         let waited = library.incomingDelays.first ?? 0
         return s.record(.completed, m,

@@ -70,19 +70,19 @@ enum HeapStackDelayed {
         // is one: a machine stall that held the check past completion1 cannot turn the answer.
         let aliveMidDelay = gone.map { $0 > midpoint } ?? aliveAtCheck
         var extra = Metrics()
-        extra["alive_mid_delay"] = aliveMidDelay ? 1 : 0
-        if let c2, let c1 { extra["completion1_after_completion2_s"] = c1 - c2 }
+        extra[DanceMetric.aliveMidDelay] = aliveMidDelay ? 1 : 0
+        if let c2, let c1 { extra[DanceMetric.completion1AfterCompletion2S] = c1 - c2 }
         control.stop()
         if let c1, let gone, trial.lifetime.releasedWithinGrace == true {
-            extra["deinit_after_completion1_s"] = gone - c1
-            extra["deinit_after_completion1.control_delay_s"] = control.delay(from: c1, to: gone)
+            extra[DanceMetric.deinitAfterCompletion1S] = gone - c1
+            extra[DanceMetric.deinitAfterCompletion1ControlDelayS] = control.delay(from: c1, to: gone)
         }
         extra.merge(control.metrics)
 
         let order = trial.log.events.map(\.label).filter(HeapStackDelayed.seedOrder.contains)
         var evidence = "order " + order.joined(separator: " → ")
-        if let gap = extra["completion1_after_completion2_s"] { evidence += "; completion1 \(Format.seconds(gap)) after completion2" }
-        if let after = extra["deinit_after_completion1_s"] { evidence += ", deinit \(Format.seconds(after)) after completion1" }
+        if let gap = extra[DanceMetric.completion1AfterCompletion2S] { evidence += "; completion1 \(Format.seconds(gap)) after completion2" }
+        if let after = extra[DanceMetric.deinitAfterCompletion1S] { evidence += ", deinit \(Format.seconds(after)) after completion1" }
         evidence += "; the pending block held foo (\(trial.probe.whilePending?.description ?? "?")), the stored completions "
             + (trial.probe.onceStored.map { $0 == .zero ? "nothing" : $0.description } ?? "?")
             + "; " + trial.releaseSummary

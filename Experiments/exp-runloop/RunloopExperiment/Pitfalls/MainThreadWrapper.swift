@@ -65,11 +65,11 @@ enum MainThreadWrapper {
 
     private static func record(wall: Seconds, passes: Int?, progress: ProgressCounter) -> VariantRecord {
         var metrics = Metrics()
-        metrics["total"] = 1
-        metrics["completed"] = 1
-        metrics["steps"] = Double(progress.value)
-        metrics["wall_s"] = wall
-        if let passes { metrics["passes"] = Double(passes) }
+        metrics[RunloopMetric.total] = 1
+        metrics[RunloopMetric.completed] = 1
+        metrics[RunloopMetric.steps] = Double(progress.value)
+        metrics[RunloopMetric.wallS] = wall
+        if let passes { metrics[RunloopMetric.passes] = Double(passes) }
         let how = passes.map { " after \(SpinWrapper.passes($0)) of the main run loop" } ?? ""
         return VariantRecord(outcome: .completed, metrics: metrics,
                              evidence: "the wrapper returned in \(Format.seconds(wall))\(how)")

@@ -61,14 +61,14 @@ enum SpinWrapper {
         context.progress.advance()
 
         var metrics = Metrics()
-        metrics["wall_s"] = r.wall
-        metrics["passes"] = Double(r.passes)
-        metrics["passes_per_s"] = Double(r.passes) / r.wall
+        metrics[RunloopMetric.wallS] = r.wall
+        metrics[RunloopMetric.passes] = Double(r.passes)
+        metrics[RunloopMetric.passesPerS] = Double(r.passes) / r.wall
         if let cpu = r.cpu {
-            metrics["cpu_s"] = cpu
-            metrics["cpu_per_wall"] = cpu / r.wall
+            metrics[RunloopMetric.cpuS] = cpu
+            metrics[RunloopMetric.cpuPerWall] = cpu / r.wall
         }
-        if let runnable = r.runnable { metrics["runnable_per_wall"] = min(runnable / r.wall, 1) }
+        if let runnable = r.runnable { metrics[RunloopMetric.runnablePerWall] = min(runnable / r.wall, 1) }
         // More than a thousand passes a second is nothing but returning at once.
         let spun = Double(r.passes) / r.wall > 1000
         let cpuText = r.cpu.map { "\(Format.decimal($0 / r.wall, places: 2)) CPU-s per s" } ?? "CPU time unknown"

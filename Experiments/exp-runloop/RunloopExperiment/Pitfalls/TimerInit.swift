@@ -65,9 +65,9 @@ enum TimerInit {
         let earlyDelay = measured[.timeInterval] ?? 0
         let earlyNet = earlyDelay - control.delay(from: armedAt, to: armedAt + earlyDelay)
         var metrics = Metrics()
-        metrics["interval_ms"] = interval * 1000
+        metrics[RunloopMetric.intervalMs] = interval * 1000
         for c in Constructor.allCases { metrics["first_fire.\(c.rawValue)_ms"] = (measured[c] ?? .nan) * 1000 }
-        metrics["first_fire.time_interval_init.excess_ms"] = measured[.timeInterval] == nil ? nil : earlyNet * 1000
+        metrics[RunloopMetric.firstFireTimeIntervalInitExcessMs] = measured[.timeInterval] == nil ? nil : earlyNet * 1000
         metrics.merge(control.metrics)
         let early = earlyNet < 0.5 * interval
         let othersOnTime = [Constructor.fireDate, .scheduled].allSatisfy { (measured[$0] ?? 0) >= 0.9 * interval }
