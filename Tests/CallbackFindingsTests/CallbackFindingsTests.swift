@@ -37,7 +37,7 @@ final class CallbackFindingsTests: XCTestCase {
     func testSyncReturnBlocksLibrary() throws {
         let report = try run("sync-return")
         assertReproduced(report, "callback.sync-return-blocks-library")
-        let v = report.variant("sync-return")
+        let v = report.variant(CallbackVariant.syncReturn)
         let latency = try XCTUnwrap(v?.metrics["latency_s"])
         XCTAssertEqual(latency, 0.25)
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(v?.metrics["library.held_s"]), 0.9 * latency, "held for the whole lookup")
@@ -49,9 +49,10 @@ final class CallbackFindingsTests: XCTestCase {
     func testCompletionHandlerFreesLibrary() throws {
         let report = try run("completion-handler")
         assertReproduced(report, "callback.completion-handler-frees-library")
-        let v = report.variant("completion-handler")
+        let v = report.variant(CallbackVariant.completionHandler)
         let latency = try XCTUnwrap(v?.metrics["latency_s"])
-        XCTAssertLessThan(try XCTUnwrap(v?.metrics["library.held_s"]), 0.2 * latency)
+        // Plus the worst stall a same-moment control thread saw: one can land on the hold.
+        XCTAssertLessThan(try XCTUnwrap(v?.metrics["library.held_s"]), 0.2 * latency + (v?.metrics[StallWatch.worstMetric] ?? 0) / 1000)
         XCTAssertEqual(queue("app looks up", in: v), "app.profiles")
         XCTAssertEqual(queue("app calls the fetchProfiles handler", in: v), "app.profiles")
         XCTAssertEqual(queue("library is back on its queue", in: v), "chat.library")
@@ -65,7 +66,7 @@ final class CallbackFindingsTests: XCTestCase {
     func testCallbackRunsOnLibraryQueue() throws {
         let report = try run("callback")
         assertReproduced(report, "callback.callback-runs-on-library-queue")
-        let v = report.variant("callback")
+        let v = report.variant(CallbackVariant.callback)
         XCTAssertEqual(queue("app opens the conversation", in: v), "com.apple.main-thread")
         XCTAssertEqual(queue("app gets the rendered conversation", in: v), "chat.library")
         XCTAssertEqual(queue("app updates its UI", in: v), "com.apple.main-thread")
@@ -75,7 +76,7 @@ final class CallbackFindingsTests: XCTestCase {
     func testDelegateCompletionGatesWork() throws {
         let report = try run("delegate-completion")
         assertReproduced(report, "callback.delegate-completion-gates-work")
-        let v = report.variant("delegate-completion")
+        let v = report.variant(CallbackVariant.delegateCompletion)
         XCTAssertEqual(v?.metrics["allow.messages"], 4)
         XCTAssertEqual(v?.metrics["cancel.messages"], 0)
         XCTAssertEqual(v?.metrics["allow.handler.calls"], 1)
@@ -89,13 +90,14 @@ final class CallbackFindingsTests: XCTestCase {
     func testForgottenHandlerStalls() throws {
         let report = try run("forgotten-handler")
         assertReproduced(report, "callback.forgotten-handler-stalls")
-        let v = try XCTUnwrap(report.variant("forgotten-handler"))
+        let v = try XCTUnwrap(report.variant(CallbackVariant.forgottenHandler))
         XCTAssertEqual(v.outcome, .stalled, "reported by the library, not killed by the harness")
         XCTAssertEqual(v.grade, .expected)
         let patience = try XCTUnwrap(v.metrics["patience_s"])
         let detected = try XCTUnwrap(v.metrics["stall.detected_after_s"])
         XCTAssertGreaterThanOrEqual(detected, patience * 0.99, "not before the patience ran out")
-        XCTAssertLessThan(detected, patience + 0.5, "detected within its window, not hung")
+        XCTAssertLessThan(detected, patience + 0.5 + (v.metrics[StallWatch.worstMetric] ?? 0) / 1000,
+                          "detected within its window (plus what a machine stall added), not hung")
         XCTAssertTrue(v.evidence?.contains("was not called within") ?? false, v.evidence ?? "")
         XCTAssertLessThan(index("app returns early and never calls the handler", in: v), index("library gives up", in: v))
     }
@@ -103,7 +105,7 @@ final class CallbackFindingsTests: XCTestCase {
     func testDoubleCallDetected() throws {
         let report = try run("double-call")
         assertReproduced(report, "callback.double-call-detected")
-        let v = report.variant("double-call")
+        let v = report.variant(CallbackVariant.doubleCall)
         XCTAssertEqual(v?.metrics["handler.calls"], 2)
         XCTAssertEqual(v?.metrics["callback.calls"], 1)
         XCTAssertTrue(v?.evidence?.contains("called a second time") ?? false, v?.evidence ?? "")
@@ -113,16 +115,16 @@ final class CallbackFindingsTests: XCTestCase {
     func testContinuationMisuseDetected() throws {
         let report = try run("async-bridge,async-leak,async-double")
         assertReproduced(report, "callback.continuation-misuse-detected")
-        let bridge = report.variant("async-bridge")
+        let bridge = report.variant(CallbackVariant.asyncBridge)
         XCTAssertEqual(bridge?.outcome, .completed)
         XCTAssertEqual(bridge?.metrics["resume.on_app_queue"], 1)
         XCTAssertEqual(bridge?.metrics["continued.on_app_queue"], 0, "after await the task runs on the runtime's executor")
-        let leak = try XCTUnwrap(report.variant("async-leak"))
+        let leak = try XCTUnwrap(report.variant(CallbackVariant.asyncLeak))
         XCTAssertEqual(leak.outcome, .leaked)
         XCTAssertTrue(leak.evidence?.hasPrefix("SWIFT TASK CONTINUATION MISUSE") ?? false, leak.evidence ?? "")
         XCTAssertEqual(leak.metrics["task.finished"], 0)
         XCTAssertNil(leak.events?.first { $0.label.contains("after await") }, "the task never continued")
-        let double = try XCTUnwrap(report.variant("async-double"))
+        let double = try XCTUnwrap(report.variant(CallbackVariant.asyncDouble))
         XCTAssertEqual(double.outcome, .crashed)
         XCTAssertTrue(double.evidence?.contains("tried to resume its continuation more than once") ?? false, double.evidence ?? "")
     }
@@ -130,7 +132,7 @@ final class CallbackFindingsTests: XCTestCase {
     func testLatencyFlagSetsTheLookupTime() throws {
         let report = try run("sync-return", ["--latency", "0.5"])
         XCTAssertEqual(report.parameters["latency_s"], .number(0.5))
-        let held = try XCTUnwrap(report.variant("sync-return")?.metrics["library.held_s"])
+        let held = try XCTUnwrap(report.variant(CallbackVariant.syncReturn)?.metrics["library.held_s"])
         XCTAssertGreaterThanOrEqual(held, 0.45)
         XCTAssertLessThan(held, 5, "a 0.5 s lookup, not some other figure")
     }

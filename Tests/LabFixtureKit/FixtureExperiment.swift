@@ -3,7 +3,8 @@ import LabHarness
 
 /// A tiny experiment with outcomes known in advance, to test `ExperimentMain` and the runner
 /// end to end: one variant completes, one deadlocks on its main thread, one traps, one leaks
-/// on purpose, and one finding does not apply anywhere.
+/// on purpose, one measures and then traps, one ends with an outcome it forbids (no finding reads it), and one finding does
+/// not apply anywhere.
 public let fixtureExperiment = ExperimentDefinition(
     name: "fixture",
     executable: "lab-fixture",
@@ -52,6 +53,20 @@ public let fixtureExperiment = ExperimentDefinition(
                 expect: [OutcomeExpectation(.leaked, .interesting, "reported by the variant")],
                 includedByDefault: false) { _ in
             VariantRecord(outcome: .leaked, metrics: ["alive": 1])
+        },
+        Variant("measure-then-trap", summary: "hands what it measured to the harness, then traps",
+                expect: [OutcomeExpectation(.crashed, .expected, "the trap ended the child after its checkpoint")],
+                includedByDefault: false) { context in
+            context.checkpoint(VariantRecord(outcome: .crashed, metrics: ["measured": 42], evidence: "measured 42 before the trap",
+                                             series: ["steps": [[0, 1]]], events: [TimedEvent(t: 0, label: "checkpoint")]))
+            fatalError("fixture variant trapped after its checkpoint")
+        },
+        Variant("forbidden", summary: "ends with an outcome its declaration forbids; no finding reads it",
+                isolation: .inProcess,
+                expect: [OutcomeExpectation(.completed, .expected, "what a correct variant would do"),
+                         OutcomeExpectation(.failed, .forbidden, "the variant broke its own contract")],
+                includedByDefault: false) { _ in
+            VariantRecord(outcome: .failed, evidence: "failed on purpose")
         },
     ],
     findings: [

@@ -43,6 +43,39 @@ final class ExperimentMainTests: XCTestCase {
         XCTAssertTrue(run.stdout.contains("0 of 1 findings reproduced"), run.stdout)
     }
 
+    /// As in jcstress, an observed forbidden outcome fails the run even when no finding reads
+    /// the variant, and the summary names it.
+    func testAForbiddenOutcomeExitsOneAndIsNamed() throws {
+        let run = try runFixture(["--variant", "ok,forbidden"])
+        XCTAssertEqual(run.exitCode, 1, "every finding reproduced, but a variant ended forbidden: \(run.stdout)")
+        XCTAssertTrue(run.stdout.contains("1 of 1 findings reproduced"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("forbidden outcome: forbidden ended failed (the variant broke its own contract)"), run.stdout)
+        let json = try runFixture(["--json", "--variant", "ok,forbidden"])
+        XCTAssertEqual(json.exitCode, 1, json.stderr)
+        let report = try ExperimentReport.decode(Data(json.stdout.utf8))
+        XCTAssertTrue(report.allReproduced)
+        XCTAssertEqual(report.forbiddenVariants.map(\.name), ["forbidden"])
+        XCTAssertFalse(report.passed)
+    }
+
+    /// Measure, then trap: the parent's record of a child that trapped keeps what the child
+    /// handed over in its checkpoint, behind the runtime's message.
+    func testACheckpointIsMergedIntoTheRecordOfACrashedChild() throws {
+        let run = try runFixture(["--json", "--variant", "measure-then-trap"])
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        let report = try ExperimentReport.decode(Data(run.stdout.utf8))
+        let v = try XCTUnwrap(report.variant("measure-then-trap"))
+        XCTAssertEqual(v.outcome, .crashed)
+        XCTAssertEqual(v.grade, .expected)
+        XCTAssertEqual(v.metrics["measured"], 42)
+        XCTAssertNotNil(v.metrics["signal"], "the signal that ended the child")
+        XCTAssertEqual(v.events?.map(\.label), ["checkpoint"])
+        XCTAssertEqual(v.series?["steps"]?.count, 1)
+        let evidence = try XCTUnwrap(v.evidence)
+        XCTAssertTrue(evidence.contains("Fatal error: fixture variant trapped after its checkpoint"), evidence)
+        XCTAssertTrue(evidence.hasSuffix("; measured 42 before the trap"), evidence)
+    }
+
     func testFindingsWhoseVariantsDidNotRunAreNotEvaluated() throws {
         let run = try runFixture(["--variant", "leak"])
         XCTAssertEqual(run.exitCode, 0, run.stdout)

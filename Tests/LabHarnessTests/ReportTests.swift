@@ -18,7 +18,7 @@ final class ReportTests: XCTestCase {
                                      summary: "0 of 300")])
     }
 
-    /// Schema 1 as the design brief shows it, with keys sorted so the same run gives the same bytes.
+    /// Schema 1 as the README shows it, with keys sorted so the same run gives the same bytes.
     func testSchemaOneJSON() throws {
         let data = try sampleReport().jsonData(pretty: false)
         let text = String(decoding: data, as: UTF8.self)

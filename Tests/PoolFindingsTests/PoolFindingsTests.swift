@@ -25,7 +25,7 @@ final class PoolFindingsTests: XCTestCase {
     func testGlobalQueueIsBounded() throws {
         let report = try run("global-flood")
         assertReproduced(report, "pool.global-queue-is-bounded")
-        let m = try XCTUnwrap(report.variant("global-flood")).metrics
+        let m = try XCTUnwrap(report.variant(PoolVariant.globalFlood)).metrics
         let tasks = try XCTUnwrap(m["tasks"]), block = try XCTUnwrap(m["block_s"])
         XCTAssertLessThan(try XCTUnwrap(m["running.max"]), tasks, "a thread per block would have run every block at once")
         if let last = m["blocks.last_start_s"] {
@@ -34,14 +34,14 @@ final class PoolFindingsTests: XCTestCase {
             XCTAssertLessThan(try XCTUnwrap(m["blocks.started"]), tasks, "blocks still waiting when the watch ended")
         }
         XCTAssertLessThanOrEqual(m["growth.threads_per_s"] ?? 0, 5, "the pool grows by about one thread a second, not per block")
-        XCTAssertGreaterThan(report.variant("global-flood")?.series?["threads"]?.count ?? 0, 10, "the thread timeline is in the report")
+        XCTAssertGreaterThan(report.variant(PoolVariant.globalFlood)?.series?["threads"]?.count ?? 0, 10, "the thread timeline is in the report")
     }
 
     /// A tiny block queued behind the flood waits for seconds; on the idle pool it waits microseconds.
     func testFloodStarvesUnrelatedWork() throws {
         let report = try run("global-flood")
         assertReproduced(report, "pool.flood-starves-unrelated-work")
-        let flood = try XCTUnwrap(report.variant("global-flood"))
+        let flood = try XCTUnwrap(report.variant(PoolVariant.globalFlood))
         XCTAssertEqual(flood.outcome, .starved)
         let m = flood.metrics
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(m["probe.p50_ms"]), 10 * (try XCTUnwrap(m["idle.p50_ms"])))
@@ -54,8 +54,8 @@ final class PoolFindingsTests: XCTestCase {
     func testGateKeepsLatency() throws {
         let report = try run("gated,global-flood")
         assertReproduced(report, "pool.gate-keeps-latency")
-        let gated = try XCTUnwrap(report.variant("gated")).metrics
-        let flood = try XCTUnwrap(report.variant("global-flood")).metrics
+        let gated = try XCTUnwrap(report.variant(PoolVariant.gated)).metrics
+        let flood = try XCTUnwrap(report.variant(PoolVariant.globalFlood)).metrics
         // Excess: a probe's wait beyond its same-moment control, so a stall of the whole machine
         // does not count against the gate.
         XCTAssertLessThan(try XCTUnwrap(gated["excess.p99_ms"]), try XCTUnwrap(flood["probe.p50_ms"]),
@@ -68,7 +68,7 @@ final class PoolFindingsTests: XCTestCase {
     func testTimersHoldNoThreads() throws {
         let report = try run("non-blocking")
         assertReproduced(report, "pool.timers-hold-no-threads")
-        let timers = try XCTUnwrap(report.variant("non-blocking"))
+        let timers = try XCTUnwrap(report.variant(PoolVariant.nonBlocking))
         XCTAssertEqual(timers.outcome, .completed)
         XCTAssertEqual(timers.metrics["blocks.started"], timers.metrics["tasks"], "every timer fired")
         XCTAssertLessThanOrEqual(try XCTUnwrap(timers.metrics["threads.added"]),
@@ -80,8 +80,8 @@ final class PoolFindingsTests: XCTestCase {
     func testCooperativePoolIsCoreWide() throws {
         let report = try run("cooperative-blocking,cooperative-sleep")
         assertReproduced(report, "pool.cooperative-pool-is-core-wide")
-        let blocking = try XCTUnwrap(report.variant("cooperative-blocking")).metrics
-        let sleeping = try XCTUnwrap(report.variant("cooperative-sleep")).metrics
+        let blocking = try XCTUnwrap(report.variant(PoolVariant.cooperativeBlocking)).metrics
+        let sleeping = try XCTUnwrap(report.variant(PoolVariant.cooperativeSleep)).metrics
         XCTAssertEqual(blocking["running.max"], Double(ProcessInfo.processInfo.activeProcessorCount))
         XCTAssertEqual(sleeping["running.max"], sleeping["tasks"])
         // Blocking tasks start in waves, one hold apart; sleeping ones all start before the first ends.

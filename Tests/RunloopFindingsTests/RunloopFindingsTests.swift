@@ -2,6 +2,7 @@ import Foundation
 import LabHarness
 import LabHarnessXCTest
 import RunloopExperiment
+import Synchronization
 import XCTest
 
 /// What happens to a request that blocks its caller until a timeout timer on some run loop
@@ -19,10 +20,12 @@ import XCTest
 final class RunloopFindingsTests: XCTestCase {
     let timeout = 0.2
 
-    /// Runs exp-runloop with `arguments` plus the scaled-down request count and timeout.
+    /// Runs exp-runloop with `arguments` plus the scaled-down request count and timeout (also
+    /// the pitfalls' request and interval).
     func run(_ arguments: [String], requests: Int = 30, timeout: Double? = nil) throws -> ExperimentReport {
         try ExperimentRunner.run(runloopExperiment,
-                                 arguments: ["--tasks", String(requests), "--timeout", String(timeout ?? self.timeout)] + arguments,
+                                 arguments: ["--tasks", String(requests), "--timeout", String(timeout ?? self.timeout),
+                                             "--request", String(timeout ?? self.timeout), "--interval", String(timeout ?? self.timeout)] + arguments,
                                  executable: BuiltProducts.executable("exp-runloop"))
     }
 
@@ -30,8 +33,8 @@ final class RunloopFindingsTests: XCTestCase {
     let threeTrials = ["--trials", "3"]
     let fiveTrialsInTurn = ["--trials", "5", "--jobs", "1"]
 
-    func variant(_ report: ExperimentReport, _ name: String, file: StaticString = #filePath, line: UInt = #line) throws -> VariantReport {
-        try XCTUnwrap(report.variant(name), "\(name) did not run", file: file, line: line)
+    func variant(_ report: ExperimentReport, _ name: RunloopVariant, file: StaticString = #filePath, line: UInt = #line) throws -> VariantReport {
+        try XCTUnwrap(report.variant(name), "\(name.rawValue) did not run", file: file, line: line)
     }
 
     func assertReproduced(_ report: ExperimentReport, _ id: String, file: StaticString = #filePath, line: UInt = #line) {
@@ -49,7 +52,7 @@ final class RunloopFindingsTests: XCTestCase {
     func testGlobalQueueMissesTimeouts() throws {
         let report = try run(["--variant", "global-queue,run-until-date,operation-queue"], requests: 20)
         assertReproduced(report, "runloop.global-queue-misses-timeouts")
-        for name in ["global-queue", "run-until-date", "operation-queue"] {
+        for name in [RunloopVariant.globalQueue, .runUntilDate, .operationQueue] {
             let v = try variant(report, name)
             XCTAssertEqual(v.outcome, .deadlock, "\(name): \(v.evidence ?? "")")
             XCTAssertLessThanOrEqual(v["timely"] ?? 99, 2, "\(name): at most one request in ten saw its timeout in time")
@@ -58,8 +61,11 @@ final class RunloopFindingsTests: XCTestCase {
             // 3 × timeout after they started (their waits are reported as lower bounds), unless
             // one squeezed through first: on a loaded machine a thread the pool added can reach
             // an operation's run loop before the deadlock is declared.
-            XCTAssertEqual((v["wait.censored"] ?? 0) + (v["completed"] ?? 0), v["callers.started"], name)
-            XCTAssertGreaterThanOrEqual(v["wait.p50_s"] ?? 0, 2 * timeout, name)
+            // With two cores the pool starts two callers, so one that squeezed through is half
+            // of them: judge the callers still waiting (at least one), not the median of all.
+            XCTAssertEqual((v["wait.censored"] ?? 0) + (v["completed"] ?? 0), v["callers.started"], name.rawValue)
+            XCTAssertGreaterThan(v["wait.censored"] ?? 0, 0, "\(name.rawValue): a caller was still waiting")
+            XCTAssertGreaterThanOrEqual(v["wait.max_s"] ?? 0, 2 * timeout, name.rawValue)
         }
     }
 
@@ -69,12 +75,49 @@ final class RunloopFindingsTests: XCTestCase {
     func testDedicatedThreadHonorsTimeouts() throws {
         let report = try run(["--variant", "dedicated-thread", "--caller", "thread"] + fiveTrialsInTurn)
         assertReproduced(report, "runloop.dedicated-thread-honors-timeouts")
-        let v = try variant(report, "dedicated-thread")
+        let v = try variant(report, .dedicatedThread)
         XCTAssertEqual(v.outcome, .completed, v.evidence ?? "")
         XCTAssertEqual(v["fired"], 30)
-        XCTAssertLessThanOrEqual(v["lateness.p99_ms"] ?? .infinity, 50)
+        // Judged beyond a same-moment control thread: a stall of the whole machine delays the
+        // control as much as the timers, and is taken off.
+        XCTAssertLessThanOrEqual(v["lateness.excess.p99_ms"] ?? .infinity, 50)
+        XCTAssertLessThanOrEqual(v["lateness.excess.p99_ms"] ?? .infinity, v["lateness.p99_ms"] ?? 0, "the excess is a part of the raw lateness")
         XCTAssertGreaterThan(v["runloop_threads.peak"] ?? 0, 10, "about one run-loop thread per request in flight")
         XCTAssertEqual(v["runloops.unreturned"], 0, "CFRunLoopRun returns once the timer stops it")
+    }
+
+    /// A stall of the whole process is the machine's, not the placement's: the child is
+    /// stopped (SIGSTOP) for 300 ms while its timers come due, so every timer fires late by up
+    /// to that much, and the verdict still holds, because the control thread in the same
+    /// process was held up just as long at the same moment. (With the old absolute rule, "p99
+    /// within 50 ms", this run was NOT REPRODUCED: 113 and 148 ms late.)
+    func testAStallOfTheWholeProcessDoesNotFlipTheTimingVerdict() throws {
+        let result = Mutex<ExperimentReport?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let executable = try BuiltProducts.executable("exp-runloop")
+        Thread.detachNewThread {
+            let arguments = ["--variant", "dedicated-thread", "--caller", "async", "--tasks", "30", "--timeout", "1"]
+            result.withLock { $0 = try? ExperimentRunner.run(runloopExperiment, arguments: arguments, executable: executable) }
+            done.signal()
+        }
+        // The child appears within a moment; its timers come due about 1 s after it starts.
+        var child: ProcessTable.Entry?
+        let giveUp = MonotonicClock.now() + 5
+        while child == nil, MonotonicClock.now() < giveUp {
+            child = ProcessTable.children().first { $0.commandLine.contains("--child-variant dedicated-thread") }
+            if child == nil { MonotonicClock.sleep(for: 0.005) }
+        }
+        let pid = try XCTUnwrap(child?.pid, "the child trial did not start")
+        MonotonicClock.sleep(for: 0.85)
+        kill(pid, SIGSTOP)
+        MonotonicClock.sleep(for: 0.3)
+        kill(pid, SIGCONT)
+        XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+        let report = try XCTUnwrap(result.withLock { $0 })
+        let v = try variant(report, .dedicatedThread)
+        XCTAssertGreaterThanOrEqual(v[StallWatch.worstMetric] ?? 0, 250, "the control saw the stop")
+        assertReproduced(report, "runloop.dedicated-thread-honors-timeouts")
+        XCTAssertLessThanOrEqual(v["lateness.excess.p99_ms"] ?? .infinity, 50)
     }
 
     /// One long-lived thread, kept alive by a port, runs every request's timer: the requests
@@ -84,7 +127,7 @@ final class RunloopFindingsTests: XCTestCase {
     func testSharedThreadScales() throws {
         let report = try run(["--variant", "shared-thread,dedicated-thread", "--caller", "async"] + fiveTrialsInTurn)
         assertReproduced(report, "runloop.shared-thread-scales")
-        let shared = try variant(report, "shared-thread"), dedicated = try variant(report, "dedicated-thread")
+        let shared = try variant(report, .sharedThread), dedicated = try variant(report, .dedicatedThread)
         XCTAssertEqual(shared.outcome, .completed, shared.evidence ?? "")
         XCTAssertEqual(shared["runloop_threads.peak"], 1)
         XCTAssertGreaterThanOrEqual(dedicated["runloop_threads.peak"] ?? 0, 10 * (shared["runloop_threads.peak"] ?? 1))
@@ -101,11 +144,12 @@ final class RunloopFindingsTests: XCTestCase {
         let report = try run(["--variant", "dedicated-thread,dedicated-thread@async,shared-thread,shared-thread@async",
                               "--jobs", "2"] + threeTrials, requests: 20)
         assertReproduced(report, "runloop.blocked-callers-throttle")
-        for placement in ["dedicated-thread", "shared-thread"] {
-            let blocked = try variant(report, placement), free = try variant(report, "\(placement)@async")
+        for placement in [RunloopVariant.dedicatedThread, .sharedThread] {
+            let blocked = try variant(report, placement), free = try variant(report, placement.withAsyncCallers)
             let blockedWall = try XCTUnwrap(blocked["wall_s"]), freeWall = try XCTUnwrap(free["wall_s"])
-            XCTAssertGreaterThanOrEqual(blockedWall, 3 * freeWall, "\(placement): blocked callers stretch the run")
-            XCTAssertLessThanOrEqual(freeWall, 1.5 * timeout, "\(placement): async callers take about one timeout")
+            let freeNet = freeWall - (free["wall.control_delay_s"] ?? 0)
+            XCTAssertGreaterThanOrEqual(blockedWall, 3 * freeNet, "\(placement): blocked callers stretch the run")
+            XCTAssertLessThanOrEqual(freeNet, 1.5 * timeout, "\(placement): async callers take about one timeout, without what machine stalls took")
             XCTAssertLessThan(blocked["in_flight.peak"] ?? 99, 20, "\(placement): the pool let only some callers in at once")
             XCTAssertEqual(free["in_flight.peak"], 20, "\(placement): every async caller waited at once")
         }
@@ -119,7 +163,7 @@ final class RunloopFindingsTests: XCTestCase {
     func testNoSourceSpins() throws {
         let report = try run(["--variant", "spin-no-source,spin-with-source"])
         assertReproduced(report, "runloop.no-source-spins")
-        let spin = try variant(report, "spin-no-source"), calm = try variant(report, "spin-with-source")
+        let spin = try variant(report, .spinNoSource), calm = try variant(report, .spinWithSource)
         XCTAssertEqual(spin.outcome, "busy-loop")
         XCTAssertEqual(calm.outcome, .completed)
         XCTAssertGreaterThan(spin["passes"] ?? 0, 1000 * (calm["passes"] ?? .infinity))
@@ -135,7 +179,7 @@ final class RunloopFindingsTests: XCTestCase {
     func testSemaphoreSyncDeadlocksMain() throws {
         let report = try run(["--variant", "sync-semaphore-main,sync-runloop-main"])
         assertReproduced(report, "runloop.semaphore-sync-deadlocks-main")
-        let semaphore = try variant(report, "sync-semaphore-main"), runLoop = try variant(report, "sync-runloop-main")
+        let semaphore = try variant(report, .syncSemaphoreMain), runLoop = try variant(report, .syncRunloopMain)
         XCTAssertEqual(semaphore.outcome, .deadlock)
         XCTAssertEqual(semaphore["steps"], 1, "the request finished and queued its completion, which never ran")
         XCTAssertEqual(runLoop.outcome, .completed)
@@ -149,26 +193,24 @@ final class RunloopFindingsTests: XCTestCase {
     func testLinuxTimerInitFiresImmediately() throws {
         let report = try run(["--variant", "timer-init"], timeout: 0.5)
         let finding = try XCTUnwrap(report.finding("runloop.linux-timer-init-fires-immediately"))
-        let v = try variant(report, "timer-init")
+        let v = try variant(report, .timerInit)
         let interval = try XCTUnwrap(v["interval_ms"])
         XCTAssertGreaterThanOrEqual(v["first_fire.fire_date_init_ms"] ?? 0, 0.9 * interval)
         XCTAssertGreaterThanOrEqual(v["first_fire.scheduled_ms"] ?? 0, 0.9 * interval)
-        #if os(Linux)
+        guard PlatformInfo.current.isLinux else { return XCTAssertFalse(finding.applicable) }
         assertReproduced(report, finding.id)
-        XCTAssertEqual(v.outcome, "fires-early")
-        XCTAssertLessThan(v["first_fire.time_interval_init_ms"] ?? .infinity, 0.5 * interval)
-        #else
-        XCTAssertFalse(finding.applicable)
-        #endif
+        XCTAssertEqual(v.outcome, .firesEarly)
+        XCTAssertLessThan(v["first_fire.time_interval_init.excess_ms"] ?? .infinity, 0.5 * interval,
+                          "beyond what a machine stall added, judged by a same-moment control")
     }
 
-    /// Not a finding of the issue but a trap in the seed's own code: `RunLoop.run()` calls
+    /// Not one of the lab's findings but a trap in the seed's own code: `RunLoop.run()` calls
     /// `run(mode:before:)` again and again, and `CFRunLoopStop` ends only the current pass. With
     /// a port keeping the run loop non-empty (the seed adds one), `run()` never returns: every
     /// request leaves its thread running an empty run loop. Callers still wake, from the timer.
     func testLiteralRunLeaksItsThreads() throws {
         let report = try run(["--variant", "literal-run", "--caller", "async"], requests: 10)
-        let v = try variant(report, "literal-run")
+        let v = try variant(report, .literalRun)
         XCTAssertEqual(v.outcome, .leaked, v.evidence ?? "")
         XCTAssertEqual(v["completed"], 10, "every caller woke")
         XCTAssertEqual(v["runloops.unreturned"], 10, "no run() returned")
@@ -192,7 +234,7 @@ final class RunloopFindingsTests: XCTestCase {
             let finding = try XCTUnwrap(report.finding(id))
             XCTAssertTrue(finding.reproduced || !finding.applicable, "\(id): \(finding.summary)")
         }
-        let dedicated = try variant(report, "dedicated-thread")
+        let dedicated = try variant(report, .dedicatedThread)
         XCTAssertEqual(dedicated.outcome, .completed, dedicated.evidence ?? "")
         XCTAssertEqual(dedicated.series?["lateness_ms"]?.count, 40, "one point per timer that fired")
         XCTAssertFalse(dedicated.series?["threads"]?.isEmpty ?? true)

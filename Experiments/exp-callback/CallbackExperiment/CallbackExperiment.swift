@@ -1,7 +1,8 @@
 import LabHarness
 
 /// exp-callback, declared: the flags, the variants with the outcomes each expects, the
-/// findings (in CallbackFindings.swift) and how the report reads (CallbackReport.swift).
+/// findings with their claims (judged in CallbackVerdicts.swift) and how the report reads
+/// (CallbackReport.swift).
 ///
 /// Every variant runs the same small chat library (ChatLibrary/) against a different app
 /// (App/ProfileProviders.swift), in a child process of its own: two of them trap or leave a
@@ -26,56 +27,79 @@ public let callbackExperiment = ExperimentDefinition(
                  help: "how long the app's simulated profile lookup takes"),
     ],
     variants: [
-        Variant("sync-return", summary: "the provider returns the profiles; the library waits on its own queue",
+        Variant(CallbackVariant.syncReturn, summary: "the provider returns the profiles; the library waits on its own queue",
                 expect: [OutcomeExpectation(.completed, .expected, "the lookup ran on the library's queue and held it for its whole length")],
-                budget: budget, stallWindow: stallWindow, estimate: { latency($0) * 1.1 }, progressMetric: "steps",
+                limits: CallbackParameters.limits { $0.latency * 1.1 },
                 body: SyncReturn.run),
-        Variant("callback", summary: "the library calls the app back when its own work is done",
+        Variant(CallbackVariant.callback, summary: "the library calls the app back when its own work is done",
                 expect: [OutcomeExpectation(.completed, .expected, "the callback ran where the library's work ended, on its queue")],
-                budget: budget, stallWindow: stallWindow, estimate: { _ in 0.2 }, progressMetric: "steps",
+                limits: CallbackParameters.limits { _ in 0.2 },
                 body: Callback.run),
-        Variant("completion-handler", summary: "the provider gets a handler, looks up on the app's queue, calls it from there",
+        Variant(CallbackVariant.completionHandler, summary: "the provider gets a handler, looks up on the app's queue, calls it from there",
                 expect: [OutcomeExpectation(.completed, .expected, "the library's queue stayed free; the result hopped back to it")],
-                budget: budget, stallWindow: stallWindow, estimate: { latency($0) * 1.1 }, progressMetric: "steps",
+                limits: CallbackParameters.limits { $0.latency * 1.1 },
                 body: CompletionHandler.run),
-        Variant("delegate-completion", summary: "a delegate's completion handler allows or cancels a history download",
+        Variant(CallbackVariant.delegateCompletion, summary: "a delegate's completion handler allows or cancels a history download",
                 expect: [OutcomeExpectation(.completed, .expected, "both syncs ended: allow delivered everything, cancel nothing")],
-                budget: budget, stallWindow: stallWindow, estimate: { latency($0) * 0.6 + 0.2 }, progressMetric: "steps",
+                limits: CallbackParameters.limits { $0.latency * 0.6 + 0.2 },
                 body: DelegateCompletion.run),
-        Variant("forgotten-handler", summary: "the app never calls the handler; the library's watchdog steps in",
+        Variant(CallbackVariant.forgottenHandler, summary: "the app never calls the handler; the library's watchdog steps in",
                 expect: [OutcomeExpectation(.stalled, .expected, "the library detected the missing call within its patience and reported it"),
                          OutcomeExpectation(.deadlock, .forbidden, "the library waited forever for a call that never came"),
                          OutcomeExpectation(.completed, .forbidden, "the library went on without noticing the missing call")],
-                budget: budget, stallWindow: stallWindow, estimate: { patience($0) + 0.2 }, progressMetric: "steps",
+                limits: CallbackParameters.limits { $0.patience + 0.2 },
                 body: ForgottenHandler.run),
-        Variant("double-call", summary: "the app calls the handler twice; the library's once-guard catches the second",
+        Variant(CallbackVariant.doubleCall, summary: "the app calls the handler twice; the library's once-guard catches the second",
                 expect: [OutcomeExpectation(.completed, .expected, "one rendering; the second call was ignored and reported"),
-                         OutcomeExpectation("rendered-twice", .forbidden, "the second call got through the once-guard")],
-                budget: budget, stallWindow: stallWindow, estimate: { latency($0) * 1.3 + 0.1 }, progressMetric: "steps",
+                         OutcomeExpectation(.renderedTwice, .forbidden, "the second call got through the once-guard")],
+                limits: CallbackParameters.limits { $0.latency * 1.3 + 0.1 },
                 body: DoubleCall.run),
-        Variant("async-bridge", summary: "the provider behind await, through withCheckedContinuation, resumed once",
+        Variant(CallbackVariant.asyncBridge, summary: "the provider behind await, through withCheckedContinuation, resumed once",
                 expect: [OutcomeExpectation(.completed, .expected, "the task resumed once and went on after the await")],
-                budget: budget, stallWindow: stallWindow, estimate: { latency($0) * 1.1 }, progressMetric: "steps",
+                limits: CallbackParameters.limits { $0.latency * 1.1 },
                 body: AsyncBridge.bridge),
-        Variant("async-leak", summary: "the continuation's handler is dropped without a call",
+        Variant(CallbackVariant.asyncLeak, summary: "the continuation's handler is dropped without a call",
                 expect: [OutcomeExpectation(.leaked, .expected, "the runtime warned on stderr; the task never went on"),
                          OutcomeExpectation(.stalled, .interesting, "the task never went on, and the runtime said nothing"),
                          OutcomeExpectation(.completed, .forbidden, "a never-resumed continuation let its task go on")],
-                budget: budget, stallWindow: stallWindow, estimate: { latency($0) + patience($0) }, progressMetric: "steps",
+                limits: CallbackParameters.limits { $0.latency + $0.patience },
                 body: AsyncBridge.leak),
-        Variant("async-double", summary: "the continuation is resumed twice",
+        Variant(CallbackVariant.asyncDouble, summary: "the continuation is resumed twice",
                 expect: [OutcomeExpectation(.crashed, .expected, "the second resume trapped the process"),
                          OutcomeExpectation(.completed, .forbidden, "the second resume went unnoticed")],
-                budget: budget, stallWindow: stallWindow, estimate: { latency($0) * 1.3 + 0.1 }, progressMetric: "steps",
+                limits: CallbackParameters.limits { $0.latency * 1.3 + 0.1 },
                 body: AsyncBridge.double),
     ],
-    findings: callbackFindings,
+    findings: [
+        Finding("callback.sync-return-blocks-library",
+                claim: "With a return-value provider the app's lookup runs on the library's queue and holds it for the lookup's whole latency.",
+                needs: [CallbackVariant.syncReturn], evaluate: CallbackVerdicts.syncReturnBlocksLibrary),
+        Finding("callback.completion-handler-frees-library",
+                claim: "With a completion handler the library's queue is held for near zero time; the result arrives on the app's queue and the library hops back to its own.",
+                needs: [CallbackVariant.completionHandler], evaluate: CallbackVerdicts.completionHandlerFreesLibrary),
+        Finding("callback.callback-runs-on-library-queue",
+                claim: "A callback runs where the library's work ended, on the library's queue, not on the thread that asked; the app hops to the main queue itself.",
+                needs: [CallbackVariant.callback], evaluate: CallbackVerdicts.callbackRunsOnLibraryQueue),
+        Finding("callback.delegate-completion-gates-work",
+                claim: "A delegate's completion handler gates the work: nothing happens before the decision, .allow delivers everything, .cancel ends the work at once and cleanly.",
+                needs: [CallbackVariant.delegateCompletion], evaluate: CallbackVerdicts.delegateCompletionGatesWork),
+        Finding("callback.forgotten-handler-stalls",
+                claim: "A completion handler that is never called stalls the operation; the library's watchdog detects it within its patience and reports it instead of waiting forever.",
+                needs: [CallbackVariant.forgottenHandler], evaluate: CallbackVerdicts.forgottenHandlerStalls),
+        Finding("callback.double-call-detected",
+                claim: "A completion handler called twice is caught by the library's once-guard: the second call is reported and ignored, the work happens once.",
+                needs: [CallbackVariant.doubleCall], evaluate: CallbackVerdicts.doubleCallDetected),
+        Finding("callback.continuation-misuse-detected",
+                claim: "Checked continuations enforce exactly-once at run time: a leaked one makes the runtime warn on stderr while its task stays suspended; one resumed twice traps.",
+                needs: [CallbackVariant.asyncLeak, .asyncDouble], evaluate: CallbackVerdicts.continuationMisuseDetected),
+    ],
     columns: callbackColumns,
     defaultJobs: 3,
     extraSections: stepSections
 )
 
-private func latency(_ options: ParsedOptions) -> Seconds { CallbackKnobs(options).latency }
-private func patience(_ options: ParsedOptions) -> Seconds { CallbackKnobs(options).patience }
-private func budget(_ options: ParsedOptions) -> Seconds { CallbackKnobs(options).budget }
-private func stallWindow(_ options: ParsedOptions) -> Seconds? { CallbackKnobs(options).stallWindow }
+/// The outcome exp-callback defines.
+public extension Outcome {
+    /// The once-guard let a second completion-handler call through: the conversation was rendered twice.
+    static let renderedTwice: Outcome = "rendered-twice"
+}

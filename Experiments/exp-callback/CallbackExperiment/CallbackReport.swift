@@ -2,8 +2,8 @@ import LabHarness
 
 /// The terminal table's columns after `variant` and `outcome`.
 let callbackColumns: [ReportColumn] = [
-    .seconds("library held", "library.held_s"),
-    .seconds("msg waited", "incoming.delay_s"),
+    .seconds("library held", CallbackMetric.libraryHeldS),
+    .seconds("msg waited", CallbackMetric.incomingDelayS),
     ReportColumn("result came on") { resultQueue($0) },
     ReportColumn("handler contract") { contract($0) },
 ]
@@ -19,17 +19,17 @@ private func contract(_ v: VariantReport) -> String {
     let m = v.metrics
     if v.outcome == .crashed { return "trapped: resumed twice" }
     if v.outcome == .leaked { return "leaked: runtime warning" }
-    if let never = m["handler.never_called"], never > 0 {
-        return "never called; reported at \(m["stall.detected_after_s"].map(Format.seconds) ?? "—")"
+    if let never = m[CallbackMetric.handlerNeverCalled], never > 0 {
+        return "never called; reported at \(m[CallbackMetric.stallDetectedAfterS].map(Format.seconds) ?? "—")"
     }
-    if let ignored = m["handler.ignored"], ignored > 0 {
-        return "called \(Format.count(m["handler.calls"] ?? 0))×, \(Format.count(ignored)) ignored"
+    if let ignored = m[CallbackMetric.handlerIgnored], ignored > 0 {
+        return "called \(Format.count(m[CallbackMetric.handlerCalls] ?? 0))×, \(Format.count(ignored)) ignored"
     }
-    if let allow = m["allow.handler.calls"], let cancel = m["cancel.handler.calls"] {
+    if let allow = m[CallbackMetric.allowHandlerCalls], let cancel = m[CallbackMetric.cancelHandlerCalls] {
         return "once per sync (\(Format.count(allow)), \(Format.count(cancel)))"
     }
-    if v.name == "sync-return" { return "no handler" }
-    if let calls = m["handler.calls"] { return calls == 1 ? "called once" : "called \(Format.count(calls))×" }
+    if v.name == CallbackVariant.syncReturn.rawValue { return "no handler" }
+    if let calls = m[CallbackMetric.handlerCalls] { return calls == 1 ? "called once" : "called \(Format.count(calls))×" }
     return "—"
 }
 
@@ -37,10 +37,7 @@ private func contract(_ v: VariantReport) -> String {
 func stepSections(_ report: ExperimentReport) -> [String] {
     var lines: [String] = ["steps (t from the trial's start · queue · thread)"]
     for v in report.variants {
-        guard let events = v.events, !events.isEmpty else {
-            if v.outcome == .crashed { lines.append("  \(v.name): crashed before it could report its steps: \(misuseMessage(v.evidence ?? ""))") }
-            continue
-        }
+        guard let events = v.events, !events.isEmpty else { continue }
         lines.append("  \(v.name)")
         let width = min(events.map { $0.label.count }.max() ?? 0, 70)
         for e in events {

@@ -2,50 +2,26 @@ import Dispatch
 import Foundation
 import LabHarness
 
-/// The experiment's numbers, derived from its flags.
-public struct CallbackKnobs: Sendable {
-    /// Seconds the app's profile lookup takes (`--latency`).
-    public var latency: Seconds
-
-    public init(latency: Seconds) { self.latency = latency }
-    public init(_ options: ParsedOptions) { latency = options.double("latency") }
-
-    /// How long the library waits for a completion handler before it goes on without it.
-    /// Twice the lookup plus a quarter second: a well-behaved app is never cut off, even on a
-    /// loaded machine, and a forgetful one is caught in a few seconds at most.
-    public var patience: Seconds { 2 * latency + 0.25 }
-    /// How long the delegate thinks before it decides.
-    public var decisionDelay: Seconds { latency / 4 }
-    /// When an incoming message arrives during the lookup.
-    public var incomingAfter: Seconds { latency / 4 }
-    /// How long after the first call the double-calling app calls again.
-    public var secondCallGap: Seconds { max(0.02, latency / 5) }
-    /// The longest any scenario waits for something that should happen.
-    public var deadline: Seconds { latency + patience + 1.5 }
-    /// A child trial's budget: generous; a trial that needs it has failed anyway.
-    public var budget: Seconds { 2 * deadline + 5 }
-    /// The harness kills a child that takes no step for this long: only a library that waits
-    /// forever gets there (its own watchdog fires after `patience`).
-    public var stallWindow: Seconds { patience + latency + 2 }
-}
-
-/// What every variant shares: the knobs, a step log tied to the trial's progress, the app's
+/// What every variant shares: the parameters, a step log tied to the trial's progress, the app's
 /// provider and helpers to wait and measure.
 final class Scenario: Sendable {
     let context: VariantContext
-    let knobs: CallbackKnobs
+    let parameters: CallbackParameters
     let steps: StepLog
     let app: AppProfiles
+    /// The same-moment control the timing verdicts subtract: how long a thread that depends
+    /// on no queue was held up by the machine during the trial (`control.stall_max_ms`).
+    let control = StallWatch()
 
     init(_ context: VariantContext) {
         self.context = context
-        knobs = CallbackKnobs(context.options)
+        parameters = CallbackParameters(context.options)
         steps = StepLog(startedAt: context.startedAt, progress: context.progress)
-        app = AppProfiles(latency: knobs.latency, steps: steps)
+        app = AppProfiles(latency: parameters.latency, steps: steps)
     }
 
     func library(_ source: ChatLibrary.ProfileSource, steps: StepLog? = nil) -> ChatLibrary {
-        ChatLibrary(source: source, patience: knobs.patience, steps: steps ?? self.steps)
+        ChatLibrary(source: source, patience: parameters.patience, steps: steps ?? self.steps)
     }
 
     /// Opens the sample conversation on `library` with a callback that records where it ran.
@@ -70,7 +46,7 @@ final class Scenario: Sendable {
     /// Waits until `condition` holds, up to the scenario's deadline; on the main thread it
     /// keeps the main run loop (and so the main queue) turning meanwhile.
     func wait(until condition: () -> Bool) -> Bool {
-        let end = MonotonicClock.now() + knobs.deadline
+        let end = MonotonicClock.now() + parameters.deadline
         while !condition() {
             if MonotonicClock.now() >= end { return false }
             if Thread.isMainThread {
@@ -96,26 +72,29 @@ final class Scenario: Sendable {
     /// The metrics every library scenario reports.
     func metrics(_ library: ChatLibrary, rendered: CallProbe<Rendering>?) -> Metrics {
         var m = Metrics()
-        m["latency_s"] = knobs.latency
-        if let held = library.heldTimes.max() { m["library.held_s"] = held }
-        if let delay = library.incomingDelays.first { m["incoming.delay_s"] = delay }
-        m["handler.calls"] = Double(library.handlerCalls)
-        m["handler.ignored"] = Double(library.diagnostics.filter { $0.kind == .calledAgain }.count)
-        m["handler.never_called"] = Double(library.diagnostics.filter { $0.kind == .neverCalled }.count)
-        if let rendered { m["callback.calls"] = Double(rendered.count) }
-        m["steps"] = Double(steps.all.count)
-        m["wall_s"] = context.elapsed()
+        m[CallbackMetric.latencyS] = parameters.latency
+        if let held = library.heldTimes.max() { m[CallbackMetric.libraryHeldS] = held }
+        if let delay = library.incomingDelays.first { m[CallbackMetric.incomingDelayS] = delay }
+        m[CallbackMetric.handlerCalls] = Double(library.handlerCalls)
+        m[CallbackMetric.handlerIgnored] = Double(library.diagnostics.filter { $0.kind == .calledAgain }.count)
+        m[CallbackMetric.handlerNeverCalled] = Double(library.diagnostics.filter { $0.kind == .neverCalled }.count)
+        if let rendered { m[CallbackMetric.callbackCalls] = Double(rendered.count) }
+        m[CallbackMetric.steps] = Double(steps.all.count)
+        m[CallbackMetric.wallS] = context.elapsed()
         return m
     }
 
     func record(_ outcome: Outcome, _ metrics: Metrics, _ evidence: String) -> VariantRecord {
-        VariantRecord(outcome: outcome, metrics: metrics, evidence: evidence, events: steps.events)
+        control.stop()
+        var metrics = metrics
+        metrics.merge(control.metrics)
+        return VariantRecord(outcome: outcome, metrics: metrics, evidence: evidence, events: steps.events)
     }
 
     /// A scenario whose expected event never came: it did not hang (every wait has a
     /// deadline), it failed to measure.
     func failed(_ what: String, _ library: ChatLibrary? = nil) -> VariantRecord {
         let m = library.map { metrics($0, rendered: nil) } ?? Metrics()
-        return record(.failed, m, "\(what) within \(Format.seconds(knobs.deadline))")
+        return record(.failed, m, "\(what) within \(Format.seconds(parameters.deadline))")
     }
 }

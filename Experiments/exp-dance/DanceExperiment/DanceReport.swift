@@ -5,11 +5,11 @@ import LabHarness
 enum DanceReport {
     static let columns: [ReportColumn] = [
         ReportColumn("captured") { CapturedReference.text($0.metrics) },
-        ReportColumn("alive after scope") { DanceVerdicts.yesNo($0.metrics["alive_at_scope_exit"]) },
+        ReportColumn("alive after scope") { DanceVerdicts.yesNo($0.metrics[DanceMetric.aliveAtScopeExit]) },
         ReportColumn("released") { v in
-            switch v.metrics["released"] {
-            case 1?: return v.metrics["release_after_scope_s"].map { "after " + Format.seconds($0) } ?? "yes"
-            case 0?: return "no (\(v.metrics["grace_s"].map(Format.seconds) ?? "?") grace)"
+            switch v.metrics[DanceMetric.released] {
+            case 1?: return v.metrics[DanceMetric.releaseAfterScopeS].map { "after " + Format.seconds($0) } ?? "yes"
+            case 0?: return "no (\(v.metrics[DanceMetric.graceS].map(Format.seconds) ?? "?") grace)"
             default: return "—"
             }
         },
@@ -22,14 +22,14 @@ enum DanceReport {
     /// One bar per variant: how long the owner outlived its scope, to scale.
     static func releaseBars(_ report: ExperimentReport, width: Int = 40) -> String {
         let rows = report.variants.compactMap { v -> (String, Double, String)? in
-            switch v.metrics["released"] {
+            switch v.metrics[DanceMetric.released] {
             case 1?:
-                guard let delay = v.metrics["release_after_scope_s"] else { return nil }
+                guard let delay = v.metrics[DanceMetric.releaseAfterScopeS] else { return nil }
                 let tail = v.outcome == .crashed ? ", then the trap" : ""
                 return (v.name, delay, "D " + Format.seconds(delay) + tail)
             case 0?:
-                guard let grace = v.metrics["grace_s"] else { return nil }
-                let broken = v.metrics["released_after_break"] == 1 ? "; released once the stored closure was cleared" : ""
+                guard let grace = v.metrics[DanceMetric.graceS] else { return nil }
+                let broken = v.metrics[DanceMetric.releasedAfterBreak] == 1 ? "; released once the stored closure was cleared" : ""
                 return (v.name, grace, "… still alive after \(Format.seconds(grace)): leaked\(broken)")
             default:
                 return nil

@@ -16,9 +16,9 @@ public final class DanceTrial {
     }
 
     /// `--delay`: the seed's two seconds before `completion1`.
-    public var delay: Seconds { context.options.double("delay") }
+    public var delay: Seconds { DanceParameters(context.options).delay }
     /// `--grace`: how long an owner may outlive its scope before it counts as leaked.
-    public var grace: Seconds { context.options.double("grace") }
+    public var grace: Seconds { DanceParameters(context.options).grace }
 
     /// `completed` when the owner was released within its grace period, `leaked` when the
     /// tracker still saw it alive at the end of it.
@@ -45,10 +45,6 @@ public final class DanceTrial {
 }
 
 extension DanceTrial {
-    /// After a measured leak, shows that the stored closure was the only thing holding the
-    /// owner: `cut` clears it (through a weak reference, returning false when the owner is
-    /// already gone), then the release is awaited. The verdict stays the leak measured before;
-    /// this adds `released_after_break` (0/1) and `release_after_break_s`.
     /// After the owner's scope: waits out the grace period and, if the owner outlived it (a
     /// leak), records `grace-over` and breaks the cycle with `cut`. Returns the break's metrics,
     /// empty when the owner was released in time.
@@ -60,24 +56,28 @@ extension DanceTrial {
         return breakCycle(cut)
     }
 
+    /// After a measured leak, shows that the stored closure was the only thing holding the
+    /// owner: `cut` clears it (through a weak reference, returning false when the owner is
+    /// already gone), then the release is awaited. The verdict stays the leak measured before;
+    /// this adds `released_after_break` (0/1) and `release_after_break_s`.
     public func breakCycle(_ cut: () -> Bool) -> Metrics {
         var metrics = Metrics()
         let brokenAt = MonotonicClock.now()
         guard cut() else { return metrics }   // the release may happen inside `cut`
         log.record("cycle-broken", at: brokenAt)
         let released = lifetime.waitForRelease(within: grace)
-        metrics["released_after_break"] = released ? 1 : 0
+        metrics[DanceMetric.releasedAfterBreak] = released ? 1 : 0
         if released, let at = lifetime.tracker.releasedAt(lifetime.label) {
-            metrics["release_after_break_s"] = at - brokenAt
+            metrics[DanceMetric.releaseAfterBreakS] = at - brokenAt
         }
         return metrics
     }
 
     /// "clearing the stored closure released it 9 µs later", from `breakCycle`'s metrics.
     public static func breakSummary(_ metrics: Metrics, what: String) -> String {
-        guard let released = metrics["released_after_break"] else { return "" }
+        guard let released = metrics[DanceMetric.releasedAfterBreak] else { return "" }
         if released == 1 {
-            return "; clearing \(what) then released it \(metrics["release_after_break_s"].map(Format.seconds) ?? "?") later"
+            return "; clearing \(what) then released it \(metrics[DanceMetric.releaseAfterBreakS].map(Format.seconds) ?? "?") later"
         }
         return "; it stayed alive even after \(what) was cleared"
     }

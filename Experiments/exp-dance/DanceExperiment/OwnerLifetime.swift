@@ -70,11 +70,11 @@ public final class OwnerLifetime {
     public var metrics: Metrics {
         var metrics = Metrics()
         if let releasedWithinGrace {
-            metrics["released"] = releasedWithinGrace ? 1 : 0
-            if releasedWithinGrace, let delay = releaseAfterScope { metrics["release_after_scope_s"] = delay }
+            metrics[DanceMetric.released] = releasedWithinGrace ? 1 : 0
+            if releasedWithinGrace, let delay = releaseAfterScope { metrics[DanceMetric.releaseAfterScopeS] = delay }
         }
-        if let grace { metrics["grace_s"] = grace }
-        if let aliveAtScopeExit { metrics["alive_at_scope_exit"] = aliveAtScopeExit ? 1 : 0 }
+        if let grace { metrics[DanceMetric.graceS] = grace }
+        if let aliveAtScopeExit { metrics[DanceMetric.aliveAtScopeExit] = aliveAtScopeExit ? 1 : 0 }
         return metrics
     }
 }

@@ -41,7 +41,7 @@ public let poolExperiment = ExperimentDefinition(
                 reportKey: "find_cap"),
     ],
     variants: [
-        Variant("global-flood", summary: "every block blocks a global-queue thread (the seed)",
+        Variant(PoolVariant.globalFlood, summary: "every block blocks a global-queue thread (the seed)",
                 expect: [
                     OutcomeExpectation(.starved, .expected, "probes waited behind the flood: the pool is bounded"),
                     OutcomeExpectation(.capped, .expected, "--find-cap: the thread count stopped rising with blocks still waiting"),
@@ -49,88 +49,87 @@ public let poolExperiment = ExperimentDefinition(
                     OutcomeExpectation(.completed, .interesting, "--find-cap: every block got a thread (fewer blocks than the cap)"),
                     OutcomeExpectation(.timedOut, .interesting, "--find-cap: still rising when its budget ran out"),
                 ],
-                budget: { $0.bool("find-cap") ? PoolParameters.capBudget + 60 : PoolParameters($0).watchBudget + $0.double("block") },
-                estimate: { $0.bool("find-cap") ? 270 : $0.double("duration") + 1.7 },
-                progressTotal: { PoolParameters($0).tasks }, progressMetric: "blocks.started",
+                limits: PoolParameters.watchLimits
+                    .budgeted { $0.bool("find-cap") ? PoolParameters.capBudget + 60 : PoolParameters($0).watchBudget + $0.double("block") }
+                    .estimating { $0.bool("find-cap") ? 270 : $0.double("duration") + 1.7 },
                 body: GlobalFlood.run),
-        Variant("gated", summary: "the same blocks, at most --gate of them in the pool at once",
+        Variant(PoolVariant.gated, summary: "the same blocks, at most --gate of them in the pool at once",
                 expect: [
                     OutcomeExpectation(.responsive, .expected, "probes started about as fast as on the idle pool"),
                     OutcomeExpectation(.starved, .interesting, "the gate filled the pool (a gate as wide as Linux's default pool)"),
                 ],
-                budget: { PoolParameters($0).watchBudget },
-                estimate: { $0.double("duration") + 0.3 },
-                progressTotal: { PoolParameters($0).tasks }, progressMetric: "blocks.started",
-                body: Gated.run),
-        Variant("serial-queue", summary: "the same blocks on their own serial queue; probes on the global queue",
+                limits: PoolParameters.watchLimits, body: Gated.run),
+        Variant(PoolVariant.serialQueue, summary: "the same blocks on their own serial queue; probes on the global queue",
                 expect: [
                     OutcomeExpectation(.responsive, .expected, "the work waits for itself, not for the global pool"),
                     OutcomeExpectation(.starved, .forbidden, "a serial queue's work starved the global queue"),
                 ],
-                budget: { PoolParameters($0).watchBudget },
-                estimate: { $0.double("duration") + 0.3 },
-                progressTotal: { PoolParameters($0).tasks }, progressMetric: "blocks.started",
-                body: SerialQueue.run),
-        Variant("overcommit-flood", summary: "each block on its own serial queue (the overcommit pool); not in the default run",
+                limits: PoolParameters.watchLimits, body: SerialQueue.run),
+        Variant(PoolVariant.overcommitFlood, summary: "each block on its own serial queue (the overcommit pool); not in the default run",
                 expect: [
                     OutcomeExpectation(.responsive, .expected, "a thread per block at once, up to 255; the default pool stays free"),
                     OutcomeExpectation(.starved, .interesting, "probes waited although the flood used another pool"),
                 ],
                 includedByDefault: false,
-                budget: { PoolParameters($0).watchBudget + $0.double("block") },
-                estimate: { $0.double("block") + 2 },
-                progressTotal: { PoolParameters($0).tasks }, progressMetric: "blocks.started",
+                limits: PoolParameters.watchLimits.budgeted { PoolParameters($0).watchBudget + $0.double("block") }
+                    .estimating { $0.double("block") + 2 },
                 body: OvercommitFlood.run),
-        Variant("non-blocking", summary: "the same delays as asyncAfter timers: no thread held while waiting",
+        Variant(PoolVariant.nonBlocking, summary: "the same delays as asyncAfter timers: no thread held while waiting",
                 expect: [
                     OutcomeExpectation(.completed, .expected, "every delay elapsed and its handler ran"),
                     OutcomeExpectation(.stalled, .forbidden, "some timers never fired"),
                 ],
-                budget: { PoolParameters($0).watchBudget },
-                estimate: { $0.double("block") + 0.3 },
-                progressTotal: { PoolParameters($0).tasks }, progressMetric: "blocks.started",
-                body: NonBlocking.run),
-        Variant("cooperative-blocking", summary: "Swift tasks that block their thread (a semaphore wait)",
+                limits: PoolParameters.watchLimits.estimating { $0.double("block") + 0.3 }, body: NonBlocking.run),
+        Variant(PoolVariant.cooperativeBlocking, summary: "Swift tasks that block their thread (a semaphore wait)",
                 expect: [
                     OutcomeExpectation(.completed, .expected, "all finished, one wave of `cores` tasks at a time"),
                     OutcomeExpectation(.stalled, .interesting, "not all finished within their budget"),
                 ],
-                budget: { Seconds(PoolParameters($0).cooperativeTasks) * PoolParameters($0).cooperativeHold + 15 },
-                estimate: { $0.double("block") + 0.3 },
-                progressTotal: { PoolParameters($0).cooperativeTasks }, progressMetric: "blocks.started",
+                limits: PoolParameters.cooperativeLimits
+                    .budgeted { Seconds(PoolParameters($0).cooperativeTasks) * PoolParameters($0).cooperativeHold + 15 }
+                    .estimating { $0.double("block") + 0.3 },
                 body: { Cooperative.run($0, .blockThread) }),
-        Variant("cooperative-sleep", summary: "the same Swift tasks with await Task.sleep",
+        Variant(PoolVariant.cooperativeSleep, summary: "the same Swift tasks with await Task.sleep",
                 expect: [
                     OutcomeExpectation(.completed, .expected, "all finished together"),
                     OutcomeExpectation(.stalled, .forbidden, "sleeping tasks did not finish"),
                 ],
-                budget: { PoolParameters($0).cooperativeHold + 15 },
-                estimate: { $0.double("block") / 4 + 0.3 },
-                progressTotal: { PoolParameters($0).cooperativeTasks }, progressMetric: "blocks.started",
+                limits: PoolParameters.cooperativeLimits.budgeted { PoolParameters($0).cooperativeHold + 15 }
+                    .estimating { $0.double("block") / 4 + 0.3 },
                 body: { Cooperative.run($0, .suspend) }),
     ],
     findings: [
         Finding("pool.global-queue-is-bounded",
                 claim: "blocks outnumber threads: the pool grows slowly (about one thread a second) and, given minutes (--find-cap), stops at a cap",
-                needs: ["global-flood"], evaluate: PoolVerdicts.globalQueueIsBounded),
+                needs: [PoolVariant.globalFlood], evaluate: PoolVerdicts.globalQueueIsBounded),
         Finding("pool.flood-starves-unrelated-work",
                 claim: "probe latency under the flood is at least 10 x the idle latency, at p50 and at p99",
-                needs: ["global-flood"], evaluate: PoolVerdicts.floodStarvesUnrelatedWork),
+                needs: [PoolVariant.globalFlood], evaluate: PoolVerdicts.floodStarvesUnrelatedWork),
         Finding("pool.gate-keeps-latency",
-                claim: "behind a gate, probe p99 stays within 2 x idle (floor: one 60 Hz frame) and the threads stay near the gate's width",
-                needs: ["gated"], evaluate: PoolVerdicts.gateKeepsLatency),
+                claim: "behind a gate, probe p99 beyond its same-moment control stays within 2 x idle (floor: 100 ms) and the threads stay near the gate's width",
+                needs: [PoolVariant.gated], evaluate: PoolVerdicts.gateKeepsLatency),
         Finding("pool.timers-hold-no-threads",
                 claim: "the same delays as timers all elapse while the thread count stays flat",
-                needs: ["non-blocking"], evaluate: PoolVerdicts.timersHoldNoThreads),
+                needs: [PoolVariant.nonBlocking], evaluate: PoolVerdicts.timersHoldNoThreads),
         Finding("pool.cooperative-pool-is-core-wide",
                 claim: "at most one blocking task per core runs at once; with await Task.sleep they all proceed",
-                needs: ["cooperative-blocking", "cooperative-sleep"], evaluate: PoolVerdicts.cooperativePoolIsCoreWide),
+                needs: [PoolVariant.cooperativeBlocking, .cooperativeSleep], evaluate: PoolVerdicts.cooperativePoolIsCoreWide),
     ],
     columns: PoolReport.columns,
     defaultJobs: 2,
     extraSections: PoolReport.sections,
     defaultPlan: { options, variants in
         // The cap search takes minutes and floods on its own.
-        options.bool("find-cap") ? ["global-flood"] : variants.filter(\.includedByDefault).map(\.name)
+        options.bool("find-cap") ? [PoolVariant.globalFlood.rawValue] : variants.filter(\.includedByDefault).map(\.name)
     }
 )
+
+/// The outcomes exp-pool defines, for its probing variants.
+public extension Outcome {
+    /// Probes kept starting about as fast as on the idle pool.
+    static let responsive: Outcome = "responsive"
+    /// Probes waited far longer than on the idle pool: the pool was busy with the work.
+    static let starved: Outcome = "starved"
+    /// `--find-cap`: the thread count stopped rising while blocks were still waiting.
+    static let capped: Outcome = "capped"
+}

@@ -1,6 +1,18 @@
 import Foundation
 import LabHarness
 
+/// exp-pool's variants by name: the declaration, the verdicts, the report and the tests all
+/// refer to these cases, so a rename fails to compile instead of showing "—".
+public enum PoolVariant: String, CaseIterable, VariantName {
+    case globalFlood = "global-flood"
+    case gated
+    case serialQueue = "serial-queue"
+    case overcommitFlood = "overcommit-flood"
+    case nonBlocking = "non-blocking"
+    case cooperativeBlocking = "cooperative-blocking"
+    case cooperativeSleep = "cooperative-sleep"
+}
+
 /// The experiment's knobs, read once from the parsed options so every variant sees the same
 /// numbers (a child gets them back through its arguments).
 struct PoolParameters: Sendable {
@@ -18,7 +30,8 @@ struct PoolParameters: Sendable {
     var findCap: Bool
     var cores: Int
 
-    /// Probes run every 100 ms, as the issue asks: often enough to feel like a user tapping.
+    /// Probes run every 100 ms: often enough to feel like a user tapping, sparse enough that
+    /// the probes themselves do not load the pool.
     let probeInterval: Seconds = 0.1
     /// Sequential probes on the idle pool before the work starts (after a warm-up probe). The
     /// flood's finding compares p99s, so it takes a hundred (its p99 is then not simply the
@@ -54,6 +67,17 @@ struct PoolParameters: Sendable {
 
     /// What a flood-style child may take: idle probes, the watch, draining late probes, slack.
     var watchBudget: Seconds { Seconds(floodIdleProbes) * idleSpacing + 3 + duration + 2 * block + 15 }
+
+    /// The variants that watch a pool while work runs: budget for the watch, progress counted
+    /// in blocks started. A variant's own estimate (and a flood's longer budget) is set where
+    /// it is declared.
+    static let watchLimits = TrialLimits(budget: { PoolParameters($0).watchBudget },
+                                         estimate: { PoolParameters($0).duration + 0.3 },
+                                         progressTotal: { PoolParameters($0).tasks }, progressMetric: PoolMetric.blocksStarted)
+
+    /// The Swift-concurrency variants: progress counted in tasks started.
+    static let cooperativeLimits = TrialLimits(progressTotal: { PoolParameters($0).cooperativeTasks },
+                                               progressMetric: PoolMetric.blocksStarted)
 }
 
 /// The default gate: one slot fewer than the cores (at least one).
@@ -61,3 +85,38 @@ struct PoolParameters: Sendable {
 /// On Linux the default-priority pool has exactly `cores` workers until its monitor adds one,
 /// once a second; a gate as wide as the cores fills it, and unrelated work waits for the monitor.
 let defaultGateWidth = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
+
+/// The metric keys exp-pool records and reads back in its verdicts and report, spelled once.
+/// They are the JSON contract's names (`metrics` in schema 1); a rename here changes the JSON.
+enum PoolMetric {
+    static let blockS = "block_s"
+    static let blocksLastStartS = "blocks.last_start_s"
+    static let blocksStarted = "blocks.started"
+    static let capReachedS = "cap.reached_s"
+    static let capThreads = "cap.threads"
+    static let capWorkers = "cap.workers"
+    static let controlP99Ms = "control.p99_ms"
+    static let cores = "cores"
+    static let excessP99Ms = "excess.p99_ms"
+    static let finished = "finished"
+    static let gate = "gate"
+    static let growthThreadsPerS = "growth.threads_per_s"
+    static let holdS = "hold_s"
+    static let idleNetP50Ms = "idle.net.p50_ms"
+    static let idleNetP99Ms = "idle.net.p99_ms"
+    static let idleP50Ms = "idle.p50_ms"
+    static let idleP99Ms = "idle.p99_ms"
+    static let latenessP99Ms = "lateness.p99_ms"
+    static let probeCount = "probe.count"
+    static let probeP50Ms = "probe.p50_ms"
+    static let probeP99Ms = "probe.p99_ms"
+    static let probeUnstarted = "probe.unstarted"
+    static let runningMax = "running.max"
+    static let tasks = "tasks"
+    static let threadsAdded = "threads.added"
+    static let threadsBefore = "threads.before"
+    static let threadsFinal = "threads.final"
+    static let threadsPeak = "threads.peak"
+    static let wallS = "wall_s"
+    static let watchS = "watch_s"
+}

@@ -3,29 +3,29 @@ import LabHarness
 /// The terminal report's pieces: the table's columns and the flood's thread chart.
 enum PoolReport {
     static let columns: [ReportColumn] = [
-        .ratio("started", "blocks.started", of: "tasks"),
-        .count("at once", "running.max"),
-        .count("threads", "threads.peak"),
-        .decimal("+thr/s", "growth.threads_per_s", places: 1),
-        ReportColumn("probe p50") { $0.metrics["probe.p50_ms"].map(PoolVerdicts.ms) ?? "—" },
-        ReportColumn("probe p99") { $0.metrics["probe.p99_ms"].map(PoolVerdicts.ms) ?? "—" },
-        ReportColumn("excess p99") { $0.metrics["excess.p99_ms"].map(PoolVerdicts.ms) ?? "—" },
-        ReportColumn("idle p99") { $0.metrics["idle.p99_ms"].map(PoolVerdicts.ms) ?? "—" },
+        .ratio("started", PoolMetric.blocksStarted, of: PoolMetric.tasks),
+        .count("at once", PoolMetric.runningMax),
+        .count("threads", PoolMetric.threadsPeak),
+        .decimal("+thr/s", PoolMetric.growthThreadsPerS, places: 1),
+        ReportColumn("probe p50") { $0.metrics[PoolMetric.probeP50Ms].map(PoolVerdicts.ms) ?? "—" },
+        ReportColumn("probe p99") { $0.metrics[PoolMetric.probeP99Ms].map(PoolVerdicts.ms) ?? "—" },
+        ReportColumn("excess p99") { $0.metrics[PoolMetric.excessP99Ms].map(PoolVerdicts.ms) ?? "—" },
+        ReportColumn("idle p99") { $0.metrics[PoolMetric.idleP99Ms].map(PoolVerdicts.ms) ?? "—" },
     ]
 
     /// The flood's thread count over time as a step chart, with the blocks and the probes'
     /// wait underneath: the staircase is the point of the experiment.
     static func sections(_ report: ExperimentReport) -> [String] {
-        guard let flood = report.variant("global-flood"), let threads = flood.series?["threads"], threads.count >= 2 else {
+        guard let flood = report.variant(PoolVariant.globalFlood), let threads = flood.series?[SeriesKey.threads], threads.count >= 2 else {
             return []
         }
         let m = flood.metrics
-        var lines = ["  global-flood: threads of the process while \(Format.count(m["tasks"] ?? 0)) blocks wait for the pool"]
+        var lines = ["  global-flood: threads of the process while \(Format.count(m[PoolMetric.tasks] ?? 0)) blocks wait for the pool"]
         lines += TextChart.timeline(threads.map { (x: $0[0], y: $0[1]) }, width: 56, height: 8).map { "    " + $0 }
-        if let p50 = m["probe.p50_ms"], let idle = m["idle.p50_ms"] {
+        if let p50 = m[PoolMetric.probeP50Ms], let idle = m[PoolMetric.idleP50Ms] {
             lines.append("    a probe waited \(PoolVerdicts.ms(p50)) (p50) for a thread; on the idle pool, \(PoolVerdicts.ms(idle))")
         }
-        if let workers = m["cap.workers"], let cap = m["cap.threads"] {
+        if let workers = m[PoolMetric.capWorkers], let cap = m[PoolMetric.capThreads] {
             lines.append("    cap: \(Format.count(workers)) busy workers, \(Format.count(cap)) threads in all")
         }
         return [lines.joined(separator: "\n")]

@@ -82,15 +82,15 @@ struct ProbeWindow {
         let timeline = sampler.stop()
 
         var metrics = Metrics()
-        metrics["tasks"] = Double(expected)
-        metrics["blocks.started"] = Double(ledger.started)
-        metrics["running.max"] = Double(ledger.maxRunning)
-        if ledger.started >= expected, let last = ledger.lastStart { metrics["blocks.last_start_s"] = last }
-        metrics["watch_s"] = watchEnd - ledger.origin
-        metrics["threads.before"] = Double(timeline.first)
-        metrics["threads.peak"] = Double(timeline.peak)
-        metrics["threads.added"] = Double(timeline.peak - timeline.first)
-        metrics["threads.final"] = Double(timeline.final)
+        metrics[PoolMetric.tasks] = Double(expected)
+        metrics[PoolMetric.blocksStarted] = Double(ledger.started)
+        metrics[PoolMetric.runningMax] = Double(ledger.maxRunning)
+        if ledger.started >= expected, let last = ledger.lastStart { metrics[PoolMetric.blocksLastStartS] = last }
+        metrics[PoolMetric.watchS] = watchEnd - ledger.origin
+        metrics[PoolMetric.threadsBefore] = Double(timeline.first)
+        metrics[PoolMetric.threadsPeak] = Double(timeline.peak)
+        metrics[PoolMetric.threadsAdded] = Double(timeline.peak - timeline.first)
+        metrics[PoolMetric.threadsFinal] = Double(timeline.final)
         // Growth while blocks were still waiting: after the last one started the pool has no
         // reason to grow.
         let growthEnd = ledger.started >= expected ? (ledger.lastStart ?? timeline.duration) : timeline.duration
@@ -98,46 +98,40 @@ struct ProbeWindow {
             // Growth up to the moment the count reached its peak, and the cap itself when the
             // count stopped rising with work still waiting.
             let reached = timeline.firstTime(reaching: timeline.peak) ?? timeline.duration
-            metrics["cap.reached_s"] = reached
-            if let rate = timeline.growthRate(in: 0...max(reached, 0.05)) { metrics["growth.threads_per_s"] = rate }
+            metrics[PoolMetric.capReachedS] = reached
+            if let rate = timeline.growthRate(in: 0...max(reached, 0.05)) { metrics[PoolMetric.growthThreadsPerS] = rate }
             if plateau && ledger.started < expected {
-                metrics["cap.threads"] = Double(timeline.peak)
+                metrics[PoolMetric.capThreads] = Double(timeline.peak)
                 // Each started block holds its worker for good, so this counts the workers.
-                metrics["cap.workers"] = Double(ledger.started)
+                metrics[PoolMetric.capWorkers] = Double(ledger.started)
             }
         } else if let rate = timeline.growthRate(in: 0...max(growthEnd, 0.05)) {
-            metrics["growth.threads_per_s"] = rate
+            metrics[PoolMetric.growthThreadsPerS] = rate
         }
 
-        let idleSummary = LatencySummary(idle)
-        if let idleSummary { metrics.merge(idleSummary.metrics(prefix: "idle", unit: "_ms", scale: 1000)) }
+        if let raw = LatencySummary(idle.waits) { metrics.merge(raw.metrics(prefix: "idle", unit: "_ms", scale: 1000)) }
+        let idleSummary = LatencySummary(idle.net)
+        if let idleSummary {
+            metrics[PoolMetric.idleNetP50Ms] = idleSummary.p50 * 1000
+            metrics[PoolMetric.idleNetP99Ms] = idleSummary.p99 * 1000
+        }
         let waits = probes.waits(at: end)
         let probeSummary = LatencySummary(waits.probe)
         if let probeSummary { metrics.merge(probeSummary.metrics(prefix: "probe", unit: "_ms", scale: 1000)) }
         if let control = LatencySummary(waits.control) { metrics.merge(control.metrics(prefix: "control", unit: "_ms", scale: 1000)) }
         let excessSummary = LatencySummary(waits.excess)
         if let excessSummary { metrics.merge(excessSummary.metrics(prefix: "excess", unit: "_ms", scale: 1000)) }
-        metrics["probe.count"] = Double(waits.probe.count)
-        metrics["probe.unstarted"] = Double(waits.unstarted)
-        metrics["wall_s"] = end - ledger.origin
+        metrics[PoolMetric.probeCount] = Double(waits.probe.count)
+        metrics[PoolMetric.probeUnstarted] = Double(waits.unstarted)
+        metrics[PoolMetric.wallS] = end - ledger.origin
 
         var series = probes.series(at: end)
-        series["threads"] = timeline.series()
+        series[SeriesKey.threads] = timeline.series()
         series["started"] = ledger.startedSeries()
         return Result(metrics: metrics, series: series,
                       idleP99Ms: (idleSummary?.p99 ?? .nan) * 1000, excessP99Ms: (excessSummary?.p99 ?? .nan) * 1000,
                       ledger: ledger, plateau: plateau && ledger.started < expected)
     }
-}
-
-/// The outcomes of the probing variants.
-public extension Outcome {
-    /// Probes kept starting about as fast as on the idle pool.
-    static let responsive: Outcome = "responsive"
-    /// Probes waited far longer than on the idle pool: the pool was busy with the work.
-    static let starved: Outcome = "starved"
-    /// `--find-cap`: the thread count stopped rising while blocks were still waiting.
-    static let capped: Outcome = "capped"
 }
 
 extension ProbeWindow.Result {

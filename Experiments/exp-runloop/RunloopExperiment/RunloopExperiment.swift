@@ -16,7 +16,8 @@ public let runloopExperiment = ExperimentDefinition(
     global queue waiting on a semaphore) for each run-loop placement, the same placements again with \
     async callers for comparison, and the run-loop pitfalls. Each variant runs in its own process, \
     several at once: blocked threads cost no CPU, and every process has its own dispatch pool. \
-    A variant with no completion for 3 x timeout is a deadlock. The default run takes about 23 s, \
+    A variant with no completion for \(Int(RunloopParameters.deadlockAfter)) x timeout is a deadlock. The pitfalls have their own \
+    durations (--request, --interval). The default run takes about 23 s, \
     because that is how long the global queue's pool needs to get 300 blocked callers through \
     (it adds about one thread per second); --quick shows the same findings in a few seconds.
     """,
@@ -24,9 +25,13 @@ public let runloopExperiment = ExperimentDefinition(
         .integer("tasks", default: 300, quick: 40, range: 1...1000,
                  help: "requests (tasks), each with its own caller (the seed: 300)"),
         .seconds("timeout", default: 1, quick: 0.25, range: 0.05...10,
-                 help: "each request's timeout timer (the seed: 1 s)"),
+                 help: "each request's timeout timer (the seed: 1 s); no completion for \(Int(RunloopParameters.deadlockAfter)) timeouts is a deadlock"),
         .choice("caller", CallerKind.allCases.map(\.rawValue), default: CallerKind.global.rawValue,
                 help: "who waits: a global-queue block on a semaphore (the seed), a thread each, or an async task each"),
+        .seconds("request", default: 1, quick: 0.25, range: 0.05...10,
+                 help: "how long the main-thread wrappers' request takes (sync-*-main); no step for \(Int(RunloopParameters.deadlockAfter)) of them is a deadlock"),
+        .seconds("interval", default: 0.5, quick: 0.25, range: 0.05...5,
+                 help: "the pitfalls' timer interval (timer-init) and how long the spinning wrapper waits (spin-*)"),
     ],
     variants: [
         requestVariant(.globalQueue, summary: "the run loop runs in a block on the global queue (the seed's second way)", expect: [
@@ -53,11 +58,11 @@ public let runloopExperiment = ExperimentDefinition(
             OutcomeExpectation(.completed, .expected, "every timer fired on time, on one thread"),
             OutcomeExpectation(.deadlock, .forbidden, "the shared thread does not depend on the pool"),
         ]),
-        requestVariant(.dedicatedThread, caller: .async, summary: "dedicated-thread with async callers (added to the default run when --caller is global)", expect: [
+        requestVariant(.dedicatedThreadAsync, summary: "dedicated-thread with async callers (added to the default run when --caller is global)", expect: [
             OutcomeExpectation(.completed, .expected, "all requests done in about one timeout"),
             OutcomeExpectation(.deadlock, .forbidden, "nothing here waits for the pool"),
         ], includedByDefault: false),
-        requestVariant(.sharedThread, caller: .async, summary: "shared-thread with async callers: the performance bar (added like the one above)", expect: [
+        requestVariant(.sharedThreadAsync, summary: "shared-thread with async callers: the performance bar (added like the one above)", expect: [
             OutcomeExpectation(.completed, .expected, "all requests done in about one timeout, on one run-loop thread"),
             OutcomeExpectation(.deadlock, .forbidden, "nothing here waits for the pool"),
         ], includedByDefault: false),
@@ -66,52 +71,63 @@ public let runloopExperiment = ExperimentDefinition(
             OutcomeExpectation(.completed, .interesting, "run() returned after the stop: this Foundation differs from Linux and Darwin"),
             OutcomeExpectation(.deadlock, .forbidden, "callers wake from the timer, whatever the run loop does next"),
         ], includedByDefault: false),
-        Variant("spin-no-source", summary: "a wrapper spins run(mode:before:) on a thread whose run loop has no source",
+        Variant(RunloopVariant.spinNoSource, summary: "a wrapper spins run(mode:before:) on a thread whose run loop has no source",
                 expect: [
-                    OutcomeExpectation(SpinWrapper.busyLoop, .expected, "run(mode:before:) returned at once on every pass: a busy loop"),
+                    OutcomeExpectation(.busyLoop, .expected, "run(mode:before:) returned at once on every pass: a busy loop"),
                     OutcomeExpectation(.completed, .forbidden, "the loop slept without a source: not how Foundation behaves"),
                 ],
-                budget: { _ in 10 }, estimate: { SpinWrapper.spinSeconds($0) + 0.1 }) { context in
-            SpinWrapper.run(context, withSource: false)
-        },
-        Variant("spin-with-source", summary: "the same wrapper after adding a SocketPort to the run loop",
+                limits: RunloopParameters.pitfallLimits) { SpinWrapper.run($0, withSource: false) },
+        Variant(RunloopVariant.spinWithSource, summary: "the same wrapper after adding a SocketPort to the run loop",
                 expect: [
                     OutcomeExpectation(.completed, .expected, "each pass slept until the request finished"),
-                    OutcomeExpectation(SpinWrapper.busyLoop, .forbidden, "the port did not keep the run loop asleep"),
+                    OutcomeExpectation(.busyLoop, .forbidden, "the port did not keep the run loop asleep"),
                 ],
-                budget: { _ in 10 }, estimate: { SpinWrapper.spinSeconds($0) + 0.1 }) { context in
-            SpinWrapper.run(context, withSource: true)
-        },
-        Variant("sync-semaphore-main", summary: "the main thread waits on a semaphore for a completion delivered on the main queue",
+                limits: RunloopParameters.pitfallLimits) { SpinWrapper.run($0, withSource: true) },
+        Variant(RunloopVariant.syncSemaphoreMain, summary: "the main thread waits on a semaphore for a completion delivered on the main queue",
                 expect: [
                     OutcomeExpectation(.deadlock, .expected, "the completion is queued for the main thread, which is blocked waiting for it"),
                     OutcomeExpectation(.completed, .forbidden, "the main queue ran while the main thread was blocked"),
                 ],
-                budget: { 4 * $0.double("timeout") + 5 }, stallWindow: { 3 * $0.double("timeout") },
-                estimate: { 4 * $0.double("timeout") + 0.2 }, progressTotal: { _ in MainThreadWrapper.steps },
-                progressMetric: "steps") { context in
-            MainThreadWrapper.semaphore(context)
-        },
-        Variant("sync-runloop-main", summary: "the main thread runs its run loop until the completion has run",
+                limits: RunloopParameters.wrapperLimits.estimating { 4 * RunloopParameters($0).request + 0.2 },
+                body: MainThreadWrapper.semaphore),
+        Variant(RunloopVariant.syncRunloopMain, summary: "the main thread runs its run loop until the completion has run",
                 expect: [
                     OutcomeExpectation(.completed, .expected, "the run loop drained the main queue, the completion ran, the wrapper returned"),
                     OutcomeExpectation(.deadlock, .forbidden, "the main run loop did not run the main queue"),
                 ],
-                budget: { 4 * $0.double("timeout") + 5 }, stallWindow: { 3 * $0.double("timeout") },
-                estimate: { $0.double("timeout") + 0.1 }, progressTotal: { _ in MainThreadWrapper.steps },
-                progressMetric: "steps") { context in
-            MainThreadWrapper.runLoop(context)
-        },
-        Variant("timer-init", summary: "first-fire delay of each Timer constructor, same interval",
+                limits: RunloopParameters.wrapperLimits.estimating { RunloopParameters($0).request + 0.1 },
+                body: MainThreadWrapper.runLoop),
+        Variant(RunloopVariant.timerInit, summary: "first-fire delay of each Timer constructor, same interval",
                 expect: [
                     OutcomeExpectation(.completed, .expected, "every constructor waited its interval (Darwin)"),
-                    OutcomeExpectation(TimerInit.firesEarly, .interesting, "Timer(timeInterval:) fired at once (swift-corelibs-foundation #4712, Linux)"),
+                    OutcomeExpectation(.firesEarly, .interesting, "Timer(timeInterval:) fired at once (swift-corelibs-foundation #4712, Linux)"),
                 ],
-                budget: { _ in 10 }, estimate: { TimerInit.interval($0) + 0.1 }) { context in
-            TimerInit.run(context)
-        },
+                limits: RunloopParameters.pitfallLimits, body: TimerInit.run),
     ],
-    findings: runloopFindings,
+    findings: [
+        Finding("runloop.global-queue-misses-timeouts",
+                claim: "with run loops on the global queue and callers blocked on it, requests see their timeout far too late or never",
+                needs: [RunloopVariant.globalQueue], evaluate: RunloopVerdicts.globalQueueMissesTimeouts),
+        Finding("runloop.dedicated-thread-honors-timeouts",
+                claim: "with a thread per run loop every timer fires within 50 ms of its deadline (p99), beyond what a same-moment control thread was held up",
+                needs: [RunloopVariant.dedicatedThread], evaluate: RunloopVerdicts.dedicatedThreadHonorsTimeouts),
+        Finding("runloop.shared-thread-scales",
+                claim: "one run loop thread serves all requests' timers on time (as above), adding one thread, not one per request",
+                needs: [RunloopVariant.sharedThread], evaluate: RunloopVerdicts.sharedThreadScales),
+        Finding("runloop.blocked-callers-throttle",
+                claim: "callers blocked on the global queue stretch the total time even when every timer is on time; async callers finish all requests in about one timeout",
+                needs: [RunloopVariant.dedicatedThread, .dedicatedThreadAsync], evaluate: RunloopVerdicts.blockedCallersThrottle),
+        Finding("runloop.no-source-spins",
+                claim: "no source means a busy loop (CPU >= 0.5 s per wall second); a source brings it near zero",
+                needs: [RunloopVariant.spinNoSource, .spinWithSource], evaluate: RunloopVerdicts.noSourceSpins),
+        Finding("runloop.semaphore-sync-deadlocks-main",
+                claim: "the semaphore wrapper on the main thread deadlocks; the run loop wrapper completes",
+                needs: [RunloopVariant.syncSemaphoreMain, .syncRunloopMain], evaluate: RunloopVerdicts.semaphoreSyncDeadlocksMain),
+        Finding("runloop.linux-timer-init-fires-immediately",
+                claim: "Timer(timeInterval:repeats:block:) fires at once on Linux, not after its interval",
+                needs: [RunloopVariant.timerInit], appliesWhen: { $0.isLinux },
+                notApplicableReason: "Darwin's Foundation waits the interval", evaluate: RunloopVerdicts.linuxTimerInitFiresImmediately),
+    ],
     columns: runloopColumns,
     defaultJobs: 4,
     extraSections: runloopSections,
@@ -119,31 +135,29 @@ public let runloopExperiment = ExperimentDefinition(
         var plan = variants.filter(\.includedByDefault).map(\.name)
         // The caller comparison: with the seed's callers, run the on-time placements again
         // with async callers, right after them.
-        if callerKind(options) == .global, let at = plan.firstIndex(of: Placement.sharedThread.rawValue) {
-            plan.insert(contentsOf: ["dedicated-thread@async", "shared-thread@async"], at: at + 1)
+        if RunloopParameters(options).caller == .global, let at = plan.firstIndex(of: RunloopVariant.sharedThread.rawValue) {
+            plan.insert(contentsOf: [RunloopVariant.dedicatedThreadAsync, .sharedThreadAsync].map(\.rawValue), at: at + 1)
         }
         return plan
-    }
+    },
+    performanceBar: RunloopBar.bar
 )
 
-/// The `--caller` option.
-func callerKind(_ options: ParsedOptions) -> CallerKind {
-    CallerKind(rawValue: options.string("caller")) ?? .global
+/// The outcomes exp-runloop defines.
+public extension Outcome {
+    /// A wrapper's `run(mode:before:)` returned at once on every pass: it spun.
+    static let busyLoop: Outcome = "busy-loop"
+    /// `Timer(timeInterval:)` fired long before its interval (half of it, net of machine stalls).
+    static let firesEarly: Outcome = "fires-early"
 }
 
-/// A variant that times out `--tasks` requests with their run loops placed one way. With
-/// `caller`, its callers are always of that kind (`NAME@caller`); otherwise `--caller` decides.
-func requestVariant(_ placement: Placement, caller fixed: CallerKind? = nil, summary: String,
-                    expect: [OutcomeExpectation], includedByDefault: Bool = true) -> Variant {
-    let name = fixed.map { "\(placement.rawValue)@\($0.rawValue)" } ?? placement.rawValue
+/// A variant that times out `--tasks` requests with their run loops placed one way. The
+/// `@async` variants always have async callers; the others have the callers `--caller` says.
+func requestVariant(_ name: RunloopVariant, summary: String, expect: [OutcomeExpectation],
+                    includedByDefault: Bool = true) -> Variant {
+    let (placement, fixed) = name.request
     return Variant(name, summary: summary, expect: expect, includedByDefault: includedByDefault,
-                   budget: { o in RunloopTiming.bodyBudget(requests: o.int("tasks"), timeout: o.double("timeout")) + 10 },
-                   stallWindow: { o in 3 * o.double("timeout") + 5 },
-                   estimate: { o in
-                       RunloopTiming.estimate(placement, caller: fixed ?? callerKind(o), requests: o.int("tasks"),
-                                              timeout: o.double("timeout"))
-                   },
-                   progressTotal: { $0.int("tasks") }, progressMetric: "completed") { context in
-        try RequestTrial.run(context, placement: placement, caller: fixed ?? callerKind(context.options))
+                   limits: RunloopParameters.requestLimits(placement, caller: fixed)) { context in
+        try RequestTrial.run(context, placement: placement, caller: fixed ?? RunloopParameters(context.options).caller)
     }
 }

@@ -11,6 +11,10 @@ import Darwin
 /// - `@lab:progress N` — the child's progress counter is now N. The parent uses the time of the
 ///   last such line to tell a stuck child (deadlock) from a slow one.
 /// - `@lab:result PAYLOAD` — the trial's measured result (JSON), written once, last.
+/// - `@lab:checkpoint PAYLOAD` — what the trial measured so far (JSON), written before a step
+///   that may end the process (a trap on purpose). If no result follows, the parent merges the
+///   last checkpoint into the record it builds from the process's end. Checkpoint lines stay
+///   in the child's standard output, where the parent finds them (`lastCheckpoint(in:)`).
 ///
 /// Every other line is ordinary output and is kept as such.
 public enum ChildProtocol {
@@ -20,6 +24,7 @@ public enum ChildProtocol {
     public enum Message: Equatable, Sendable {
         case progress(Int)
         case result(String)
+        case checkpoint(String)
     }
 
     public static func parse(_ line: String) -> Message? {
@@ -31,13 +36,30 @@ public enum ChildProtocol {
         if body.hasPrefix("result ") {
             return .result(String(body.dropFirst("result ".count)))
         }
+        if body.hasPrefix("checkpoint ") {
+            return .checkpoint(String(body.dropFirst("checkpoint ".count)))
+        }
         return nil
+    }
+
+    /// The payload of the last checkpoint line in a child's standard output, if any.
+    public static func lastCheckpoint(in output: String) -> String? {
+        output.split(separator: "\n").reversed().lazy.compactMap { line -> String? in
+            if case .checkpoint(let payload)? = parse(String(line)) { return payload }
+            return nil
+        }.first
     }
 
     /// Writes a progress line straight to file descriptor 1 (no stdio buffering, so the parent
     /// sees it at once, even if the process dies right after).
     public static func sendProgress(_ value: Int) {
         writeLine("\(prefix)progress \(value)")
+    }
+
+    /// Writes a checkpoint line straight to file descriptor 1, so it is out before the process
+    /// can die. `payload` must not contain a newline.
+    public static func sendCheckpoint(_ payload: String) {
+        writeLine("\(prefix)checkpoint \(payload)")
     }
 
     /// Writes the result line. `payload` must not contain a newline.

@@ -44,8 +44,8 @@ struct OutputCollector {
             case .result(let payload)?:
                 result = payload
                 return
-            case nil:
-                break
+            case .checkpoint?, nil:
+                break   // a checkpoint stays in the output, where the runner looks for it
             }
         }
         let room = limit - kept.count

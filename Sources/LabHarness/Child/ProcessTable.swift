@@ -1,6 +1,6 @@
 import Foundation
 
-/// The processes of the machine, as `/proc` lists them (Linux), for checking that nothing a run
+/// The processes of the machine, as the kernel lists them (`/proc` on Linux), for checking that nothing a run
 /// started is left behind.
 public enum ProcessTable {
     public struct Entry: Sendable, Equatable {
@@ -12,24 +12,9 @@ public enum ProcessTable {
         public var commandLine: String
     }
 
-    /// Every process visible in `/proc`; empty where there is no `/proc`.
+    /// Every process the kernel shows; empty where it shows none (see `PlatformSeam`).
     public static func all() -> [Entry] {
-        #if os(Linux)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return names.compactMap { name in
-            guard let pid = Int32(name),
-                  let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return nil }
-            let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
-            guard fields.count > 1, let state = fields[0].first, let parent = Int32(fields[1]) else { return nil }
-            let raw = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
-            let commandLine = String(decoding: raw.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
-                .trimmingCharacters(in: .whitespaces)
-            return Entry(pid: pid, parent: parent, state: state, commandLine: commandLine)
-        }
-        #else
-        return []
-        #endif
+        HostPlatform.processes()
     }
 
     /// The processes whose parent is `pid` (this process by default).

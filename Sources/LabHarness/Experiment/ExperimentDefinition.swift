@@ -59,6 +59,8 @@ public struct ExperimentDefinition: Sendable {
     /// The variants a run covers when `--variant` is not given; by default every variant that
     /// is `includedByDefault`. The options allow plans that depend on flags.
     public var defaultPlan: @Sendable (ParsedOptions, [Variant]) -> [String]
+    /// The experiment's performance target, if it sets one (`lab bench` measures it).
+    public var performanceBar: PerformanceBar?
 
     public init(name: String, executable: String, question: String, about: String,
                 flags: [FlagSpec], variants: [Variant], findings: [Finding],
@@ -66,7 +68,8 @@ public struct ExperimentDefinition: Sendable {
                 extraSections: @escaping @Sendable (ExperimentReport) -> [String] = { _ in [] },
                 defaultPlan: @escaping @Sendable (ParsedOptions, [Variant]) -> [String] = { _, variants in
                     variants.filter(\.includedByDefault).map(\.name)
-                }) {
+                },
+                performanceBar: PerformanceBar? = nil) {
         self.name = name
         self.executable = executable
         self.question = question
@@ -78,6 +81,7 @@ public struct ExperimentDefinition: Sendable {
         self.defaultJobs = defaultJobs
         self.extraSections = extraSections
         self.defaultPlan = defaultPlan
+        self.performanceBar = performanceBar
     }
 
     public func variant(named name: String) -> Variant? { variants.first { $0.name == name } }

@@ -1,10 +1,5 @@
 import Foundation
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The `main` of every experiment executable: `ExperimentMain.run(myExperiment)`.
 ///
@@ -13,7 +8,8 @@ import Darwin
 /// - `--child-variant NAME` (internal): run one trial here, on the main thread, and write its
 ///   record as a `@lab:result` line; the parent does the rest;
 /// - otherwise: run the plan, print the report (`--json`: JSON on stdout, text on stderr) and
-///   exit 0 when every applicable finding reproduced, 1 when one did not, 130 on Ctrl-C.
+///   exit 0 when every applicable finding reproduced and no variant ended with a forbidden
+///   outcome, 1 when one did not or one did, 130 on Ctrl-C.
 public enum ExperimentMain {
     /// - Parameters:
     ///   - arguments: the command line without the program name.
@@ -43,7 +39,7 @@ public enum ExperimentMain {
                 Terminal.writeError(ChildHandshake.refusal(program: program, what: "--child-variant"))
                 exit(UsageError.exitStatus)
             }
-            runChildTrial(definition, options: options, selector: childPrefix)
+            runChildTrial(definition, options: options)
         }
 
         let interrupt = InterruptHandler.install()
@@ -69,14 +65,14 @@ public enum ExperimentMain {
             Terminal.writeError("\(program): interrupted; the report above is incomplete\n")
             exit(130)
         }
-        exit(report.allReproduced ? 0 : 1)
+        exit(report.passed ? 0 : 1)
     }
 
     /// Child mode: one trial on the main thread (some variants need it: the main queue only
     /// runs when the main thread lets it), progress lines from a reporter thread, the result as
     /// JSON, then `_exit` so that threads the trial left blocked on purpose cannot hold the
     /// process open.
-    static func runChildTrial(_ definition: ExperimentDefinition, options: ParsedOptions, selector: [String]) -> Never {
+    static func runChildTrial(_ definition: ExperimentDefinition, options: ParsedOptions) -> Never {
         ChildLifeline.bindToParent()
         let name = options.string("child-variant")
         guard let variant = definition.variant(named: name) else {
@@ -86,7 +82,7 @@ public enum ExperimentMain {
         let progress = ProgressCounter()
         let reporter = ProgressReporter(counter: progress)
         reporter.start()
-        let record = ExperimentRunner.runBody(variant, options: options, inChild: true, progress: progress, selector: selector)
+        let record = ExperimentRunner.runBody(variant, options: options, inChild: true, progress: progress)
         reporter.stop()
         let payload = (try? JSONEncoder().encode(record)).map { String(decoding: $0, as: UTF8.self) }
             ?? #"{"outcome":"failed","metrics":{},"evidence":"the result could not be encoded","series":{},"events":[]}"#

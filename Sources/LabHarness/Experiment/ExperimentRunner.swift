@@ -109,9 +109,8 @@ public enum ExperimentRunner {
     }
 
     static func runBody(_ variant: Variant, options: ParsedOptions, inChild: Bool,
-                        progress: ProgressCounter = ProgressCounter(), selector: [String] = []) -> VariantRecord {
-        let context = VariantContext(variant: variant.name, options: options, inChild: inChild, progress: progress,
-                                     selector: selector)
+                        progress: ProgressCounter = ProgressCounter()) -> VariantRecord {
+        let context = VariantContext(variant: variant.name, options: options, inChild: inChild, progress: progress)
         do {
             return StackEvidence.attachOwn(to: try variant.body(context), inChild: inChild)
         } catch {
@@ -120,15 +119,19 @@ public enum ExperimentRunner {
     }
 
     /// The record of a child trial: its own result when it wrote one, otherwise what the
-    /// harness saw (the outcome of the process, its progress, the evidence).
+    /// harness saw (the outcome of the process, its progress, the evidence), merged into the
+    /// child's last checkpoint when it wrote one (measure, then trap).
     static func record(from run: ChildRun, variant: Variant) -> VariantRecord {
         if let payload = run.resultPayload,
            let record = try? JSONDecoder().decode(VariantRecord.self, from: Data(payload.utf8)) {
             return record
         }
-        var metrics = Metrics()
+        let checkpoint = ChildProtocol.lastCheckpoint(in: run.stdout)
+            .flatMap { try? JSONDecoder().decode(VariantRecord.self, from: Data($0.utf8)) }
+        var metrics = checkpoint?.metrics ?? Metrics()
         if let name = variant.progressMetric { metrics[name] = Double(run.progress ?? 0) }
-        metrics["wall_s"] = run.wall
+        if metrics["wall_s"] == nil { metrics["wall_s"] = run.wall }
+        if run.outcome == .crashed, let signal = run.signal { metrics["signal"] = Double(signal) }
         if run.killedByHarness, !run.threadsAtKill.isEmpty { metrics["threads.at_kill"] = Double(run.threadsAtKill.count) }
         var outcome = Outcome(run.outcome)
         var evidence = run.evidence
@@ -136,7 +139,9 @@ public enum ExperimentRunner {
             outcome = .failed
             evidence = "the child exited 0 without writing a result" + (run.stderr.isEmpty ? "" : ": \(run.stderr.split(separator: "\n").last ?? "")")
         }
-        return StackEvidence.attach(run.stacks, to: VariantRecord(outcome: outcome, metrics: metrics, evidence: evidence))
+        if let story = checkpoint?.evidence { evidence += "; \(story)" }
+        return StackEvidence.attach(run.stacks, to: VariantRecord(outcome: outcome, metrics: metrics, evidence: evidence,
+                                                                  series: checkpoint?.series ?? [:], events: checkpoint?.events ?? []))
     }
 
     // MARK: - Trials into one report

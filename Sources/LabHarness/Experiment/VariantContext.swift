@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a variant's body gets: its options, a progress counter the harness watches, and its
 /// start time.
 public final class VariantContext: Sendable {
@@ -10,24 +12,23 @@ public final class VariantContext: Sendable {
     public let startedAt: Seconds
     /// Whether this trial runs in a child process (so it may block, leak or trap on purpose).
     public let inChild: Bool
-    /// The arguments that select this experiment in its executable (empty for `exp-NAME`,
-    /// `["NAME"]` when `lab` hosts it): what a trial needs to launch its own program again.
-    public let selector: [String]
 
-    public init(variant: String, options: ParsedOptions, inChild: Bool, progress: ProgressCounter = ProgressCounter(),
-                selector: [String] = []) {
+    public init(variant: String, options: ParsedOptions, inChild: Bool, progress: ProgressCounter = ProgressCounter()) {
         self.variant = variant
         self.options = options
         self.inChild = inChild
         self.progress = progress
-        self.selector = selector
         startedAt = MonotonicClock.now()
     }
 
-    /// The executable and arguments that run this experiment's program again with `arguments`
-    /// (for a trial that needs a process of its own, such as one that traps on purpose).
-    public func relaunch(_ arguments: [String]) -> (executable: String, arguments: [String]) {
-        (ChildProcess.currentExecutablePath(), selector + arguments)
+    /// Measure, then trap: hands `record` (what the trial measured so far, with the outcome it
+    /// expects) to the parent before a step that may end the process. If the process then dies
+    /// without a result, the parent's record is this one with the outcome and evidence of the
+    /// process's end put in front (`crashed`, the runtime's message). A later checkpoint
+    /// replaces an earlier one; in-process trials, which must not trap, ignore it.
+    public func checkpoint(_ record: VariantRecord) {
+        guard inChild, let data = try? JSONEncoder().encode(record) else { return }
+        ChildProtocol.sendCheckpoint(String(decoding: data, as: UTF8.self))
     }
 
     public var quick: Bool { options.quick }

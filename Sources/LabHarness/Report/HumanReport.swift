@@ -35,7 +35,17 @@ public enum HumanReport {
         if let elapsed { footer += " in \(Format.seconds(elapsed))" }
         lines.append("")
         lines.append(reproduced == applicable.count ? style.green(footer) : style.red(footer))
+        lines.append(contentsOf: forbiddenLines(report, definition: definition, style: style))
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// One line per variant that ended forbidden, with what its declaration says that outcome
+    /// means: such a run exits 1 even when every finding reproduced.
+    static func forbiddenLines(_ report: ExperimentReport, definition: ExperimentDefinition, style: Style) -> [String] {
+        report.forbiddenVariants.map { v in
+            let meaning = definition.variant(named: v.name)?.expectations.meaning(of: v.outcome) ?? "an outcome the variant does not declare"
+            return style.red("forbidden outcome: \(v.name) ended \(v.outcome) (\(meaning))")
+        }
     }
 
     /// The variant table: `variant`, `outcome`, then the experiment's columns.
@@ -91,10 +101,14 @@ public enum HelpText {
         let common = definition.allFlags.filter { flag in !flag.hidden && !definition.flags.contains { $0.name == flag.name } }
         lines.append(contentsOf: flagLines(common))
         lines.append("")
-        lines.append("variants (default run: \(definition.variants.filter(\.includedByDefault).count == definition.variants.count ? "all" : "all but those marked *")):")
+        // The default run is what the experiment's plan gives with every flag at its default
+        // (a plan may add variants that are not included by default), not just the flags.
+        let planned = (try? definition.parser.parse([])).map { Set(definition.defaultPlan($0, definition.variants)) }
+            ?? Set(definition.variants.filter(\.includedByDefault).map(\.name))
+        lines.append("variants (default run: \(definition.variants.allSatisfy { planned.contains($0.name) } ? "all" : "all but those marked *")):")
         let vWidth = definition.variants.map { $0.name.count }.max() ?? 0
         for v in definition.variants {
-            let star = v.includedByDefault ? " " : "*"
+            let star = planned.contains(v.name) ? " " : "*"
             lines.append("  \(pad(v.name, to: vWidth))\(star) \(v.summary)")
             for e in v.expectations {
                 lines.append("  \(String(repeating: " ", count: vWidth + 2))  \(e.grade.rawValue) \(e.outcome): \(e.meaning)")
@@ -107,7 +121,7 @@ public enum HelpText {
             lines.append("      \(f.claim)")
         }
         lines.append("")
-        lines.append("exit status: 0 every applicable finding reproduced, 1 one did not, 64 bad usage")
+        lines.append("exit status: 0 every applicable finding reproduced and no variant ended forbidden, 1 one did not or one did, 64 bad usage")
         return lines.joined(separator: "\n") + "\n"
     }
 

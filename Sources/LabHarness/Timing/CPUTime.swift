@@ -1,20 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// CPU time consumed, in seconds: how much work a measurement cost, as opposed to how long it took.
 public enum CPUTime {
     /// User plus system CPU time of the whole process (`getrusage(RUSAGE_SELF)`).
     public static func process() -> Seconds {
-        var usage = rusage()
-        #if canImport(Glibc)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        #else
-        getrusage(RUSAGE_SELF, &usage)
-        #endif
-        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+        HostPlatform.processCPUTime()
     }
 
     /// User plus system CPU time of the calling thread (`CLOCK_THREAD_CPUTIME_ID`), or `nil`
@@ -23,10 +13,6 @@ public enum CPUTime {
         var ts = timespec()
         guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 else { return nil }
         return Seconds(ts.tv_sec) + Seconds(ts.tv_nsec) / 1_000_000_000
-    }
-
-    private static func seconds(_ tv: timeval) -> Seconds {
-        Seconds(tv.tv_sec) + Seconds(tv.tv_usec) / 1_000_000
     }
 }
 

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// Seconds, as a `Double`. The lab reports times in seconds (and milliseconds for lateness), so
 /// one plain unit keeps arithmetic and JSON simple.
@@ -25,26 +21,12 @@ public enum MonotonicClock {
     /// that interrupt the sleep. Sleeping to an absolute deadline keeps periodic loops from
     /// drifting by the time each iteration took.
     public static func sleep(until deadline: Seconds) {
-        #if canImport(Glibc)
-        var ts = timespec()
-        ts.tv_sec = Int(deadline.rounded(.down))
-        ts.tv_nsec = Int((deadline - deadline.rounded(.down)) * 1_000_000_000)
-        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
-        #else
-        let remaining = deadline - now()
-        if remaining > 0 { sleep(for: remaining) }
-        #endif
+        HostPlatform.sleep(untilMonotonic: deadline)
     }
 
     /// Sleeps the calling thread for `duration` seconds (a no-op for zero or less).
     public static func sleep(for duration: Seconds) {
         guard duration > 0 else { return }
-        #if canImport(Glibc)
-        sleep(until: now() + duration)
-        #else
-        var ts = timespec(tv_sec: Int(duration), tv_nsec: Int((duration - duration.rounded(.down)) * 1e9))
-        var rest = timespec()
-        while nanosleep(&ts, &rest) == -1 && errno == EINTR { ts = rest }
-        #endif
+        HostPlatform.sleep(forSeconds: duration)
     }
 }

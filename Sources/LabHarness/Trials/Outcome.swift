@@ -1,7 +1,8 @@
 /// How one run of a variant ended.
 ///
-/// The lab's common outcomes are predefined; an experiment may define its own word (for
-/// example `throttled`) and document it. Outcomes are compared by name.
+/// The lab's common outcomes are predefined; an experiment defines its own words as `Outcome`
+/// constants in its declaration (exp-pool's `starved`, exp-runloop's `busy-loop`) and says what
+/// each means in its variants' expectations. Outcomes are compared by name.
 public struct Outcome: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
     public var rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }

@@ -1,10 +1,5 @@
 import Foundation
 import LabHarness
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Where code is running right now: the dispatch queue's label and the kernel thread.
 ///
@@ -37,30 +32,13 @@ public struct ExecutionPlace: Sendable, Equatable, Codable {
 
     private typealias GetLabel = @convention(c) (OpaquePointer?) -> UnsafePointer<CChar>?
     private static let labelFunction: GetLabel? = {
-        // RTLD_DEFAULT: search every loaded library, libdispatch included. It is a null
-        // handle on glibc and (void *)-2 on Darwin; Swift imports neither macro.
-        #if canImport(Glibc)
-        let handle: UnsafeMutableRawPointer? = nil
-        #else
-        let handle = UnsafeMutableRawPointer(bitPattern: -2)
-        #endif
-        guard let symbol = dlsym(handle, "dispatch_queue_get_label") else { return nil }
+        // Search every loaded library, libdispatch included.
+        guard let symbol = dlsym(HostPlatform.searchAllLibraries, "dispatch_queue_get_label") else { return nil }
         return unsafeBitCast(symbol, to: GetLabel.self)
     }()
 
     /// The kernel's id for the calling thread (Linux TID); on Darwin the pthread id.
     public static func currentThreadID() -> UInt64 {
-        #if os(Linux)
-        // /proc/thread-self links to "<pid>/task/<tid>".
-        var buffer = [CChar](repeating: 0, count: 64)
-        let n = readlink("/proc/thread-self", &buffer, buffer.count - 1)
-        guard n > 0 else { return 0 }
-        let text = String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return text.split(separator: "/").last.flatMap { UInt64($0) } ?? 0
-        #else
-        var id: UInt64 = 0
-        pthread_threadid_np(nil, &id)
-        return id
-        #endif
+        HostPlatform.currentThreadID()
     }
 }

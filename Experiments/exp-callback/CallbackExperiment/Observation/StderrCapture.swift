@@ -1,11 +1,6 @@
 import Foundation
 import LabHarness
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Captures what this process writes to its standard error (fd 2) for a while, with the time
 /// each piece arrived, then puts fd 2 back and passes the captured text on to it.

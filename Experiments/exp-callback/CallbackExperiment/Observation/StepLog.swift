@@ -20,6 +20,7 @@ public final class StepLog: Sendable {
     public let prefix: String
     private let steps = Mutex<[Step]>([])
     private let progress: ProgressCounter?
+    private let afterEachStep = Mutex<(@Sendable () -> Void)?>(nil)
 
     public init(startedAt: Seconds = MonotonicClock.now(), progress: ProgressCounter? = nil, prefix: String = "") {
         self.startedAt = startedAt
@@ -39,7 +40,14 @@ public final class StepLog: Sendable {
         let step = Step(t: instant - startedAt, label: prefix + label, place: place)
         steps.withLock { $0.append(step) }
         progress?.advance()
+        afterEachStep.withLock { $0 }?()
         return step
+    }
+
+    /// Calls `hook` after every step from now on (a scenario that may trap hands its steps so
+    /// far to the harness this way).
+    public func onEachStep(_ hook: @escaping @Sendable () -> Void) {
+        afterEachStep.withLock { $0 = hook }
     }
 
     /// The steps in time order.

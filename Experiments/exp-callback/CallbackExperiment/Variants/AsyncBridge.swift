@@ -22,12 +22,12 @@ enum AsyncBridge {
             return s.failed("the awaiting task did not finish", library)
         }
         var m = s.metrics(library, rendered: nil)
-        m["task.finished"] = 1
+        m[CallbackMetric.taskFinished] = 1
         let resumed = s.steps.first("app calls the handler")
         let continued = s.steps.first("app gets")
-        if let started = s.steps.first("task calls await"), let continued { m["await_s"] = continued.t - started.t }
-        m["resume.on_app_queue"] = resumed?.place.queue == AppProfiles.queueLabel ? 1 : 0
-        m["continued.on_app_queue"] = continued?.place.queue == AppProfiles.queueLabel ? 1 : 0
+        if let started = s.steps.first("task calls await"), let continued { m[CallbackMetric.awaitS] = continued.t - started.t }
+        m[CallbackMetric.resumeOnAppQueue] = resumed?.place.queue == AppProfiles.queueLabel ? 1 : 0
+        m[CallbackMetric.continuedOnAppQueue] = continued?.place.queue == AppProfiles.queueLabel ? 1 : 0
         return s.record(.completed, m,
                         "resumed from \(s.place("app calls the handler")); the task went on on \(s.place("app gets"))")
     }
@@ -47,22 +47,22 @@ enum AsyncBridge {
             taskProgress.advance()
         }
         let marker = "leaked its continuation"
-        let warning = capture.waitForLine(containing: marker, within: s.knobs.deadline)
+        let warning = capture.waitForLine(containing: marker, within: s.parameters.deadline)
         if let warning {
             s.steps.record("runtime warns on stderr: \(marker)", at: warning.at,
                            place: ExecutionPlace(queue: "stderr", thread: "Swift runtime", isMainThread: false))
         }
         // Then watch the task for the library's patience: does it ever continue?
-        let watched = taskProgress.wait(forAtLeast: 1, stallWindow: s.knobs.patience, budget: s.knobs.patience)
+        let watched = taskProgress.wait(forAtLeast: 1, stallWindow: s.parameters.patience, budget: s.parameters.patience)
         capture.end()
 
         var m = s.metrics(library, rendered: nil)
-        m["warning.captured"] = warning == nil ? 0 : 1
-        m["task.finished"] = watched.reached ? 1 : 0
-        m["patience_s"] = s.knobs.patience
+        m[CallbackMetric.warningCaptured] = warning == nil ? 0 : 1
+        m[CallbackMetric.taskFinished] = watched.reached ? 1 : 0
+        m[CallbackMetric.patienceS] = s.parameters.patience
         if let warning, let dropped = s.steps.first("app returns early") {
-            m["warning.after_drop_s"] = warning.at - s.steps.startedAt - dropped.t
-            m["task.suspended_for_s"] = MonotonicClock.now() - s.steps.startedAt - dropped.t
+            m[CallbackMetric.warningAfterDropS] = warning.at - s.steps.startedAt - dropped.t
+            m[CallbackMetric.taskSuspendedForS] = MonotonicClock.now() - s.steps.startedAt - dropped.t
         }
         let outcome: Outcome
         switch (warning != nil, watched.reached) {
@@ -78,8 +78,13 @@ enum AsyncBridge {
     /// If this function returns, the runtime did not catch it.
     static func double(_ context: VariantContext) -> VariantRecord {
         let s = Scenario(context)
-        let library = s.library(.completionHandler(s.app.twice(gap: s.knobs.secondCallGap)))
+        let library = s.library(.completionHandler(s.app.twice(gap: s.parameters.secondCallGap)))
         let finished = ProgressCounter()
+        // Measure, then trap: after every step the harness holds the steps so far, so the
+        // report shows what led to the trap.
+        s.steps.onEachStep { [s] in
+            context.checkpoint(VariantRecord(outcome: .crashed, metrics: [CallbackMetric.latencyS: s.parameters.latency], events: s.steps.events))
+        }
         s.steps.record("app starts a task that awaits the profiles")
         Task.detached { [steps = s.steps] in
             steps.record("task calls await library.profiles(for:)")
@@ -90,7 +95,7 @@ enum AsyncBridge {
         // The trap, if it comes, ends the process during this wait.
         _ = s.wait(until: { false })
         var m = s.metrics(library, rendered: nil)
-        m["task.finished"] = finished.value > 0 ? 1 : 0
+        m[CallbackMetric.taskFinished] = finished.value > 0 ? 1 : 0
         return s.record(.completed, m, "the continuation was resumed twice and the process went on")
     }
 }

@@ -27,11 +27,11 @@ enum Callback {
         var m = s.metrics(library, rendered: rendered)
         let callback = s.steps.first("app gets the rendered")
         let ui = s.steps.first("app updates its UI")
-        m["caller.on_main_thread"] = opener.isMainThread ? 1 : 0
-        m["callback.on_library_queue"] = callback?.place.queue == ChatLibrary.queueLabel ? 1 : 0
-        m["callback.on_main_thread"] = callback?.place.isMainThread == true ? 1 : 0
-        m["ui.on_main_thread"] = ui?.place.isMainThread == true ? 1 : 0
-        if let callback, let ui { m["hop_s"] = ui.t - callback.t }
+        m[CallbackMetric.callerOnMainThread] = opener.isMainThread ? 1 : 0
+        m[CallbackMetric.callbackOnLibraryQueue] = callback?.place.queue == ChatLibrary.queueLabel ? 1 : 0
+        m[CallbackMetric.callbackOnMainThread] = callback?.place.isMainThread == true ? 1 : 0
+        m[CallbackMetric.uiOnMainThread] = ui?.place.isMainThread == true ? 1 : 0
+        if let callback, let ui { m[CallbackMetric.hopS] = ui.t - callback.t }
         return s.record(.completed, m,
                         "opened from \(opener.queue) (\(opener.thread)); the callback ran on \(s.place("app gets the rendered")); the UI update on \(s.place("app updates its UI"))")
     }

@@ -9,16 +9,16 @@ enum CompletionHandler {
         let s = Scenario(context)
         let library = s.library(.completionHandler(s.app.onAppQueue))
         let rendered = s.open(on: library)
-        s.sendIncomingMessage(to: library, after: s.knobs.incomingAfter)
+        s.sendIncomingMessage(to: library, after: s.parameters.incomingAfter)
         guard s.wait(until: { rendered.count > 0 && !library.incomingDelays.isEmpty }) else {
             return s.failed("the conversation or the incoming message did not show", library)
         }
         var m = s.metrics(library, rendered: rendered)
-        m["lookup.on_app_queue"] = s.ran("app looks up", on: AppProfiles.queueLabel)
-        m["handler.on_app_queue"] = s.ran("app calls the fetchProfiles handler", on: AppProfiles.queueLabel)
-        m["render.on_library_queue"] = s.ran("library renders", on: ChatLibrary.queueLabel)
+        m[CallbackMetric.lookupOnAppQueue] = s.ran("app looks up", on: AppProfiles.queueLabel)
+        m[CallbackMetric.handlerOnAppQueue] = s.ran("app calls the fetchProfiles handler", on: AppProfiles.queueLabel)
+        m[CallbackMetric.renderOnLibraryQueue] = s.ran("library renders", on: ChatLibrary.queueLabel)
         if let call = s.steps.first("app calls the fetchProfiles handler"), let back = s.steps.first("library is back") {
-            m["hop_s"] = back.t - call.t
+            m[CallbackMetric.hopS] = back.t - call.t
         }
         let held = library.heldTimes.max() ?? 0
         return s.record(.completed, m,

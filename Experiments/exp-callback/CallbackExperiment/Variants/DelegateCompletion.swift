@@ -10,18 +10,18 @@ enum DelegateCompletion {
     static func run(_ context: VariantContext) -> VariantRecord {
         let s = Scenario(context)
         var m = Metrics()
-        m["latency_s"] = s.knobs.latency
+        m[CallbackMetric.latencyS] = s.parameters.latency
         var evidence: [String] = []
         var logs: [StepLog] = []
         for decision in [HistoryDisposition.allow, .cancel] {
             let steps = StepLog(startedAt: context.startedAt, progress: context.progress, prefix: "\(decision.rawValue) · ")
             logs.append(steps)
             let library = s.library(.completionHandler(s.app.onAppQueue), steps: steps)
-            let delegate = DecidingDelegate(decision: decision, thinking: s.knobs.decisionDelay, steps: steps)
+            let delegate = DecidingDelegate(decision: decision, thinking: s.parameters.decisionDelay, steps: steps)
             steps.record("app starts a history sync")
             library.syncHistory(of: .sample, delegate: delegate)
             guard s.wait(until: { delegate.end != nil }) else {
-                return s.record(.failed, m, "the \(decision.rawValue) sync did not end within \(Format.seconds(s.knobs.deadline))")
+                return s.record(.failed, m, "the \(decision.rawValue) sync did not end within \(Format.seconds(s.parameters.deadline))")
             }
             let key = decision.rawValue
             m["\(key).messages"] = Double(delegate.messages)
@@ -40,8 +40,10 @@ enum DelegateCompletion {
             m["\(key).messages_before_decision"] = Double(early)
             evidence.append("\(key): \(delegate.messages) messages, ended \(delegate.end.map(describe) ?? "never")")
         }
-        m["wall_s"] = context.elapsed()
+        m[CallbackMetric.wallS] = context.elapsed()
         let events = logs.flatMap(\.events)   // the allow sync, then the cancel sync
+        s.control.stop()
+        m.merge(s.control.metrics)
         return VariantRecord(outcome: .completed, metrics: m, evidence: evidence.joined(separator: "; "), events: events)
     }
 

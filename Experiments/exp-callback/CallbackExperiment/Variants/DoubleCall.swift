@@ -6,7 +6,7 @@ import LabHarness
 enum DoubleCall {
     static func run(_ context: VariantContext) -> VariantRecord {
         let s = Scenario(context)
-        let library = s.library(.completionHandler(s.app.twice(gap: s.knobs.secondCallGap)))
+        let library = s.library(.completionHandler(s.app.twice(gap: s.parameters.secondCallGap)))
         let rendered = s.open(on: library)
         // Both calls made, and the library reacted to the second: ignored it, or (without a
         // working guard) rendered again.
@@ -14,14 +14,14 @@ enum DoubleCall {
             return s.failed("the conversation or the second handler call did not come", library)
         }
         // Room for a second rendering to show up, if the guard let the second call through.
-        MonotonicClock.sleep(for: s.knobs.secondCallGap)
+        MonotonicClock.sleep(for: s.parameters.secondCallGap)
         var m = s.metrics(library, rendered: rendered)
         if let first = s.steps.first("app calls the fetchProfiles handler"),
            let second = s.steps.first("app calls the fetchProfiles handler again") {
-            m["second_call_after_s"] = second.t - first.t
+            m[CallbackMetric.secondCallAfterS] = second.t - first.t
         }
         let ignored = library.diagnostics.first { $0.kind == .calledAgain }
-        let outcome: Outcome = rendered.count == 1 ? .completed : "rendered-twice"
+        let outcome: Outcome = rendered.count == 1 ? .completed : .renderedTwice
         return s.record(outcome, m, ignored?.message ?? "no second call was reported; the conversation was rendered \(rendered.count) times")
     }
 }

@@ -12,16 +12,16 @@ enum ForgottenHandler {
         guard s.wait(until: { rendered.count > 0 }) else {
             // The library waited past its own patience: that is the hang it exists to prevent.
             var m = s.metrics(library, rendered: rendered)
-            m["patience_s"] = s.knobs.patience
-            return s.record(.deadlock, m, "the library was still waiting for the handler after \(Format.seconds(s.knobs.deadline))")
+            m[CallbackMetric.patienceS] = s.parameters.patience
+            return s.record(.deadlock, m, "the library was still waiting for the handler after \(Format.seconds(s.parameters.deadline))")
         }
         var m = s.metrics(library, rendered: rendered)
-        m["patience_s"] = s.knobs.patience
+        m[CallbackMetric.patienceS] = s.parameters.patience
         if let handed = s.steps.first("library hands the app"), let gaveUp = s.steps.first("library gives up") {
-            m["stall.detected_after_s"] = gaveUp.t - handed.t
+            m[CallbackMetric.stallDetectedAfterS] = gaveUp.t - handed.t
         }
         let idsOnly = rendered.first?.value.names == .idsOnly
-        m["rendered.ids_only"] = idsOnly ? 1 : 0
+        m[CallbackMetric.renderedIdsOnly] = idsOnly ? 1 : 0
         let report = library.diagnostics.first { $0.kind == .neverCalled }
         let outcome: Outcome = report != nil && idsOnly ? .stalled : .completed
         return s.record(outcome, m, report?.message ?? "the library rendered without reporting a stall")

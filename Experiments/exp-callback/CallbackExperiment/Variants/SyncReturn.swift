@@ -8,12 +8,12 @@ enum SyncReturn {
         let s = Scenario(context)
         let library = s.library(.returning(s.app.returning))
         let rendered = s.open(on: library)
-        s.sendIncomingMessage(to: library, after: s.knobs.incomingAfter)
+        s.sendIncomingMessage(to: library, after: s.parameters.incomingAfter)
         guard s.wait(until: { rendered.count > 0 && !library.incomingDelays.isEmpty }) else {
             return s.failed("the conversation or the incoming message did not show", library)
         }
         var m = s.metrics(library, rendered: rendered)
-        m["lookup.on_library_queue"] = s.ran("app looks up", on: ChatLibrary.queueLabel)
+        m[CallbackMetric.lookupOnLibraryQueue] = s.ran("app looks up", on: ChatLibrary.queueLabel)
         let held = library.heldTimes.max() ?? 0
         let waited = library.incomingDelays.first ?? 0
         return s.record(.completed, m,

@@ -48,6 +48,8 @@ enum HeapStackDelayed {
     static func run(_ context: VariantContext) -> VariantRecord {
         let trial = DanceTrial(context, owner: "foo")
         let delay = trial.delay
+        // The machine's own stalls meanwhile, so the deinit's gap can be judged without them.
+        let control = StallWatch()
         do {
             // The seed's `__autoreleasing Foo *foo = [Foo new];` in a scope that ends at once.
             let foo = Foo(delay: delay, log: trial.log, lifetime: trial.lifetime.tag(), probe: trial.probe)
@@ -57,21 +59,30 @@ enum HeapStackDelayed {
         trial.lifetime.scopeClosed()
         let start = trial.log.instant(of: "completion2") ?? MonotonicClock.now()
         // Half way through the delay: the pending block should be the one thing keeping foo alive.
-        MainLoop.wait(until: start + delay / 2) { false }
-        let aliveMidDelay = trial.lifetime.isAlive
+        let midpoint = start + delay / 2
+        MainLoop.wait(until: midpoint) { false }
+        let aliveAtCheck = trial.lifetime.isAlive
         trial.lifetime.waitForRelease(within: trial.grace, from: start + delay)
 
-        var extra = Metrics()
-        extra["alive_mid_delay"] = aliveMidDelay ? 1 : 0
         let c2 = trial.log.instant(of: "completion2"), c1 = trial.log.instant(of: "completion1")
         let gone = trial.lifetime.tracker.releasedAt(trial.lifetime.label)
-        if let c2, let c1 { extra["completion1_after_completion2_s"] = c1 - c2 }
-        if let c1, let gone, trial.lifetime.releasedWithinGrace == true { extra["deinit_after_completion1_s"] = gone - c1 }
+        // Alive half way through the delay, judged from the release's own timestamp when there
+        // is one: a machine stall that held the check past completion1 cannot turn the answer.
+        let aliveMidDelay = gone.map { $0 > midpoint } ?? aliveAtCheck
+        var extra = Metrics()
+        extra[DanceMetric.aliveMidDelay] = aliveMidDelay ? 1 : 0
+        if let c2, let c1 { extra[DanceMetric.completion1AfterCompletion2S] = c1 - c2 }
+        control.stop()
+        if let c1, let gone, trial.lifetime.releasedWithinGrace == true {
+            extra[DanceMetric.deinitAfterCompletion1S] = gone - c1
+            extra[DanceMetric.deinitAfterCompletion1ControlDelayS] = control.delay(from: c1, to: gone)
+        }
+        extra.merge(control.metrics)
 
         let order = trial.log.events.map(\.label).filter(HeapStackDelayed.seedOrder.contains)
         var evidence = "order " + order.joined(separator: " → ")
-        if let gap = extra["completion1_after_completion2_s"] { evidence += "; completion1 \(Format.seconds(gap)) after completion2" }
-        if let after = extra["deinit_after_completion1_s"] { evidence += ", deinit \(Format.seconds(after)) after completion1" }
+        if let gap = extra[DanceMetric.completion1AfterCompletion2S] { evidence += "; completion1 \(Format.seconds(gap)) after completion2" }
+        if let after = extra[DanceMetric.deinitAfterCompletion1S] { evidence += ", deinit \(Format.seconds(after)) after completion1" }
         evidence += "; the pending block held foo (\(trial.probe.whilePending?.description ?? "?")), the stored completions "
             + (trial.probe.onceStored.map { $0 == .zero ? "nothing" : $0.description } ?? "?")
             + "; " + trial.releaseSummary

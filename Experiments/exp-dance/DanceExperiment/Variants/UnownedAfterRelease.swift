@@ -31,47 +31,17 @@ final class Badge {
 
 /// `unowned-after-release`: an `[unowned self]` handler called after its owner is gone.
 ///
-/// The trap would end the process before it could report what led to it, so the trial runs
-/// in two processes: the harness's child launches itself once more with `--trap-stage`; that
-/// grandchild subscribes, releases the badge, writes what it measured on stdout, then posts and
-/// traps. The child reports `crashed` with the grandchild's first fatal-error line (the
-/// runtime's own message, picked out by the harness's `ChildRun.evidence`) and its events.
+/// The trap ends the process before it could report what led to it, so the trial measures
+/// first (subscribe, release the badge, wait for the release), hands that to the harness as a
+/// checkpoint, then lets the bus post. The harness reports `crashed` with the runtime's own
+/// message (the first fatal-error line) in front of the checkpoint's evidence, metrics and
+/// events.
 enum UnownedAfterRelease {
-    static let name = "unowned-after-release"
-    /// Prefix of the line on which the grandchild hands over its measurements before the trap.
-    static let partialPrefix = "dance-partial "
-
     static func run(_ context: VariantContext) -> VariantRecord {
-        if context.options.bool("trap-stage") { return trapStage(context) }
         guard context.inChild else {
-            return VariantRecord(outcome: .failed, evidence: "\(name) traps on purpose: run it in a child process (the default)")
+            return VariantRecord(outcome: .failed,
+                                 evidence: "\(context.variant) traps on purpose: run it in a child process (the default)")
         }
-        let grace = context.options.double("grace")
-        let command = context.relaunch(["--child-variant", name, "--trap-stage", "--grace", String(grace)])
-        let spec = ChildSpec(executable: command.executable, arguments: command.arguments,
-                             environment: ["SWIFT_BACKTRACE": "enable=no"],
-                             budget: 10 + grace)
-        let run: ChildRun
-        do { run = try ChildProcess.run(spec) } catch {
-            return VariantRecord(outcome: .failed, evidence: "could not launch the trap stage: \(error)")
-        }
-        // It did not trap: its own record says so.
-        if let payload = run.resultPayload,
-           let record = try? JSONDecoder().decode(VariantRecord.self, from: Data(payload.utf8)) {
-            return record
-        }
-        let partial = run.stdout.split(separator: "\n")
-            .first { $0.hasPrefix(partialPrefix) }
-            .flatMap { try? JSONDecoder().decode(VariantRecord.self, from: Data($0.dropFirst(partialPrefix.count).utf8)) }
-        var metrics = partial?.metrics ?? Metrics()
-        if let signal = run.signal { metrics["signal"] = Double(signal) }
-        let story = partial?.evidence.map { "; \($0)" } ?? "; the trap stage reported nothing before it ended"
-        return VariantRecord(outcome: Outcome(rawValue: run.outcome.rawValue), metrics: metrics,
-                             evidence: run.evidence + story, events: partial?.events ?? [])
-    }
-
-    /// The grandchild: subscribe, release, hand over the measurements, post, trap.
-    static func trapStage(_ context: VariantContext) -> VariantRecord {
         let trial = DanceTrial(context, owner: "badge")
         let bus = EventBus()
         do {
@@ -91,9 +61,7 @@ enum UnownedAfterRelease {
 
         let before = "the handler held the badge unowned (\(trial.probe.onceStored?.description ?? "?") once stored); "
             + trial.releaseSummary + "; then the bus posted"
-        if let data = try? JSONEncoder().encode(trial.record(.crashed, evidence: before)) {
-            FileHandle.standardOutput.write(Data((partialPrefix + String(decoding: data, as: UTF8.self) + "\n").utf8))
-        }
+        context.checkpoint(trial.record(.crashed, evidence: before))
         bus.post()   // reads an unowned reference to a released badge: the runtime traps here
         return trial.record(.completed, evidence: before + ", and nothing trapped")
     }

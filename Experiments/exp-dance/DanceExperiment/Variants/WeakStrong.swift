@@ -72,8 +72,8 @@ enum WeakStrong {
         var retryNote = "the retry never ran"
         if let ran = trial.log.instant(of: "retry-found-nil") ?? trial.log.instant(of: "retry-ran") {
             let foundNil = trial.log.contains("retry-found-nil")
-            extra["delayed.found_nil"] = foundNil ? 1 : 0
-            if let end = trial.log.instant(of: "scope-end") { extra["delayed.ran_after_scope_s"] = ran - end }
+            extra[DanceMetric.delayedFoundNil] = foundNil ? 1 : 0
+            if let end = trial.log.instant(of: "scope-end") { extra[DanceMetric.delayedRanAfterScopeS] = ran - end }
             retryNote = "the retry ran \(Format.seconds(ran - scheduledAt)) after it was scheduled and " + (foundNil ? "found nil" : "found the uploader alive")
         }
         let evidence = "the closures hold the uploader weakly (\(trial.probe.onceStored?.description ?? "?") stored, "

@@ -38,18 +38,18 @@ enum Cooperative {
         let timeline = sampler.stop()
 
         var metrics = Metrics()
-        metrics["tasks"] = Double(count)
-        metrics["hold_s"] = hold
-        metrics["cores"] = Double(p.cores)
-        metrics["blocks.started"] = Double(ledger.started)
-        metrics["finished"] = Double(finished)
-        metrics["running.max"] = Double(ledger.maxRunning)
-        if let last = ledger.lastStart { metrics["blocks.last_start_s"] = last }
-        metrics["threads.before"] = Double(timeline.first)
-        metrics["threads.peak"] = Double(timeline.peak)
-        metrics["wall_s"] = wall
+        metrics[PoolMetric.tasks] = Double(count)
+        metrics[PoolMetric.holdS] = hold
+        metrics[PoolMetric.cores] = Double(p.cores)
+        metrics[PoolMetric.blocksStarted] = Double(ledger.started)
+        metrics[PoolMetric.finished] = Double(finished)
+        metrics[PoolMetric.runningMax] = Double(ledger.maxRunning)
+        if let last = ledger.lastStart { metrics[PoolMetric.blocksLastStartS] = last }
+        metrics[PoolMetric.threadsBefore] = Double(timeline.first)
+        metrics[PoolMetric.threadsPeak] = Double(timeline.peak)
+        metrics[PoolMetric.wallS] = wall
         return VariantRecord(outcome: finished == count ? .completed : .stalled, metrics: metrics,
-                             series: ["threads": timeline.series(), "started": ledger.startedSeries()])
+                             series: [SeriesKey.threads: timeline.series(), "started": ledger.startedSeries()])
     }
 
     /// Blocks the calling thread as a synchronous API would: a semaphore nobody signals, with a

@@ -42,6 +42,6 @@ enum Gated {
         // The gated work need not finish within the window; the queue lives until the watch ends
         // and the child exits soon after.
         withExtendedLifetime(operations) {}
-        return result.record(extra: ["block_s": p.block, "gate": Double(p.gate)])
+        return result.record(extra: [PoolMetric.blockS: p.block, PoolMetric.gate: Double(p.gate)])
     }
 }

@@ -33,14 +33,14 @@ enum GlobalFlood {
                 }
             }
         }
-        guard p.findCap else { return result.record(extra: ["block_s": p.block]) }
+        guard p.findCap else { return result.record(extra: [PoolMetric.blockS: p.block]) }
 
         let m = result.metrics
         let outcome: Outcome = result.plateau ? .capped : result.ledger.started >= p.tasks ? .completed : .timedOut
         let evidence: String
         switch outcome {
         case .capped:
-            evidence = "flat at \(Format.count(m["threads.peak"] ?? 0)) threads for \(Format.seconds(PoolParameters.capPlateau)) "
+            evidence = "flat at \(Format.count(m[PoolMetric.threadsPeak] ?? 0)) threads for \(Format.seconds(PoolParameters.capPlateau)) "
                 + "with \(p.tasks - result.ledger.started) blocks still waiting"
         case .completed:
             evidence = "all \(p.tasks) blocks got a thread before the count stopped rising: no cap in sight"

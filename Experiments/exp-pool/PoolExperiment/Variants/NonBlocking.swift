@@ -17,7 +17,7 @@ enum NonBlocking {
                 }
             }
         }
-        var extra: Metrics = ["block_s": p.block]
+        var extra: Metrics = [PoolMetric.blockS: p.block]
         if let lateness = LatencySummary(result.ledger.lateness) {
             extra.merge(lateness.metrics(prefix: "lateness", unit: "_ms", scale: 1000))
         }

@@ -22,9 +22,9 @@ enum OvercommitFlood {
                 }
             }
         }
-        var record = result.record(extra: ["block_s": p.block])
+        var record = result.record(extra: [PoolMetric.blockS: p.block])
         // The count jumps at once and then stays flat: a slope through that says nothing.
-        record.metrics["growth.threads_per_s"] = nil
+        record.metrics[PoolMetric.growthThreadsPerS] = nil
         return record
     }
 }

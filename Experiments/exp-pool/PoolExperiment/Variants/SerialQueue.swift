@@ -21,6 +21,6 @@ enum SerialQueue {
                 }
             }
         }
-        return result.record(extra: ["block_s": p.block])
+        return result.record(extra: [PoolMetric.blockS: p.block])
     }
 }

@@ -36,7 +36,7 @@ enum MainThreadWrapper {
         }
         let start = MonotonicClock.now()
         let done = DispatchSemaphore(value: 0)
-        startRequest(duration: context.options.double("timeout"), progress: context.progress) { done.signal() }
+        startRequest(duration: RunloopParameters(context.options).request, progress: context.progress) { done.signal() }
         done.wait()   // the deadlock is the point: the completion that signals this needs this thread
         context.progress.advance()
         return record(wall: MonotonicClock.now() - start, passes: nil, progress: context.progress)
@@ -49,7 +49,7 @@ enum MainThreadWrapper {
         }
         let start = MonotonicClock.now()
         let done = Atomic<Bool>(false)
-        startRequest(duration: context.options.double("timeout"), progress: context.progress) {
+        startRequest(duration: RunloopParameters(context.options).request, progress: context.progress) {
             done.store(true, ordering: .releasing)
         }
         var passes = 0
@@ -65,11 +65,11 @@ enum MainThreadWrapper {
 
     private static func record(wall: Seconds, passes: Int?, progress: ProgressCounter) -> VariantRecord {
         var metrics = Metrics()
-        metrics["total"] = 1
-        metrics["completed"] = 1
-        metrics["steps"] = Double(progress.value)
-        metrics["wall_s"] = wall
-        if let passes { metrics["passes"] = Double(passes) }
+        metrics[RunloopMetric.total] = 1
+        metrics[RunloopMetric.completed] = 1
+        metrics[RunloopMetric.steps] = Double(progress.value)
+        metrics[RunloopMetric.wallS] = wall
+        if let passes { metrics[RunloopMetric.passes] = Double(passes) }
         let how = passes.map { " after \(SpinWrapper.passes($0)) of the main run loop" } ?? ""
         return VariantRecord(outcome: .completed, metrics: metrics,
                              evidence: "the wrapper returned in \(Format.seconds(wall))\(how)")

@@ -2,7 +2,7 @@ import Foundation
 import LabHarness
 
 /// How much of its time a thread wanted a CPU: time on a CPU plus time waiting in the run
-/// queue for one (Linux `/proc/thread-self/schedstat`).
+/// queue for one (Linux keeps it in `/proc/thread-self/schedstat`; see `PlatformSeam`).
 ///
 /// CPU time alone understates a busy loop on a loaded machine: a spinning thread that shares
 /// two cores with two other busy processes gets about two thirds of a core. Runnable time does
@@ -14,13 +14,6 @@ struct RunnableTime: Sendable {
 
     /// The calling thread's figures so far; `nil` where the platform does not keep them.
     static func currentThread() -> RunnableTime? {
-        #if os(Linux)
-        guard let text = try? String(contentsOfFile: "/proc/thread-self/schedstat", encoding: .utf8) else { return nil }
-        let fields = text.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        guard fields.count >= 2 else { return nil }
-        return RunnableTime(onCPU: fields[0] / 1e9, waiting: fields[1] / 1e9)
-        #else
-        return nil
-        #endif
+        HostPlatform.currentThreadRunnableTime().map { RunnableTime(onCPU: $0.onCPU, waiting: $0.waiting) }
     }
 }

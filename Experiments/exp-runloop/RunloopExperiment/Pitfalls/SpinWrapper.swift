@@ -14,11 +14,9 @@ import Synchronization
 /// core from the other trials for long), then stops the waiting loop's current pass, as a
 /// completion delivered to that run loop would.
 enum SpinWrapper {
-    /// The outcome word for a wrapper that spun.
-    static let busyLoop: Outcome = "busy-loop"
 
     static func run(_ context: VariantContext, withSource: Bool) -> VariantRecord {
-        let duration = spinSeconds(context.options)
+        let duration = RunloopParameters(context.options).interval
         final class Shared: Sendable {
             let done = Atomic<Bool>(false)
             let handle = Mutex<RunLoopHandle?>(nil)
@@ -63,23 +61,20 @@ enum SpinWrapper {
         context.progress.advance()
 
         var metrics = Metrics()
-        metrics["wall_s"] = r.wall
-        metrics["passes"] = Double(r.passes)
-        metrics["passes_per_s"] = Double(r.passes) / r.wall
+        metrics[RunloopMetric.wallS] = r.wall
+        metrics[RunloopMetric.passes] = Double(r.passes)
+        metrics[RunloopMetric.passesPerS] = Double(r.passes) / r.wall
         if let cpu = r.cpu {
-            metrics["cpu_s"] = cpu
-            metrics["cpu_per_wall"] = cpu / r.wall
+            metrics[RunloopMetric.cpuS] = cpu
+            metrics[RunloopMetric.cpuPerWall] = cpu / r.wall
         }
-        if let runnable = r.runnable { metrics["runnable_per_wall"] = min(runnable / r.wall, 1) }
+        if let runnable = r.runnable { metrics[RunloopMetric.runnablePerWall] = min(runnable / r.wall, 1) }
         // More than a thousand passes a second is nothing but returning at once.
         let spun = Double(r.passes) / r.wall > 1000
         let cpuText = r.cpu.map { "\(Format.decimal($0 / r.wall, places: 2)) CPU-s per s" } ?? "CPU time unknown"
         let evidence = "\(passes(r.passes)) of run(mode:before:) in \(Format.seconds(r.wall)); \(cpuText)"
-        return VariantRecord(outcome: spun ? busyLoop : .completed, metrics: metrics, evidence: evidence)
+        return VariantRecord(outcome: spun ? .busyLoop : .completed, metrics: metrics, evidence: evidence)
     }
-
-    /// How long the wrapper waits for its request.
-    static func spinSeconds(_ options: ParsedOptions) -> Seconds { min(options.double("timeout"), 0.5) }
 
     static func passes(_ n: Int) -> String {
         if n >= 1_000_000 { return "\(Format.decimal(Double(n) / 1e6, places: 2))M passes" }

@@ -11,8 +11,6 @@ import Synchronization
 /// on it times out immediately. `Timer(fire:interval:repeats:block:)` and
 /// `Timer.scheduledTimer(withTimeInterval:repeats:block:)` wait their interval.
 enum TimerInit {
-    /// The outcome word for "the `timeInterval:` constructor fired long before its interval".
-    static let firesEarly: Outcome = "fires-early"
 
     enum Constructor: String, CaseIterable, Sendable {
         case timeInterval = "time_interval_init"
@@ -28,12 +26,11 @@ enum TimerInit {
         }
     }
 
-    /// The interval every timer is given.
-    static func interval(_ options: ParsedOptions) -> Seconds { min(options.double("timeout"), 0.5) }
-
     static func run(_ context: VariantContext) -> VariantRecord {
-        let interval = interval(context.options)
+        let interval = RunloopParameters(context.options).interval
         let delays = Mutex<[Constructor: Seconds]>([:])
+        let control = StallWatch()
+        let armedAt = MonotonicClock.now()
         let group = DispatchGroup()
         for constructor in Constructor.allCases {
             group.enter()
@@ -58,18 +55,25 @@ enum TimerInit {
             }
         }
         guard group.wait(timeout: .now() + .milliseconds(Int((3 * interval + 2) * 1000))) == .success else {
+            control.stop()
             return VariantRecord(outcome: .deadlock, evidence: "a timer never fired")
         }
         context.progress.advance()
+        control.stop()
         let measured = delays.withLock { $0 }
+        // The early constructor's first fire without what a machine stall added to it.
+        let earlyDelay = measured[.timeInterval] ?? 0
+        let earlyNet = earlyDelay - control.delay(from: armedAt, to: armedAt + earlyDelay)
         var metrics = Metrics()
-        metrics["interval_ms"] = interval * 1000
+        metrics[RunloopMetric.intervalMs] = interval * 1000
         for c in Constructor.allCases { metrics["first_fire.\(c.rawValue)_ms"] = (measured[c] ?? .nan) * 1000 }
-        let early = (measured[.timeInterval] ?? 0) < 0.5 * interval
+        metrics[RunloopMetric.firstFireTimeIntervalInitExcessMs] = measured[.timeInterval] == nil ? nil : earlyNet * 1000
+        metrics.merge(control.metrics)
+        let early = earlyNet < 0.5 * interval
         let othersOnTime = [Constructor.fireDate, .scheduled].allSatisfy { (measured[$0] ?? 0) >= 0.9 * interval }
         let text = Constructor.allCases.map { "\($0.label) \(Format.seconds(measured[$0] ?? .nan))" }.joined(separator: ", ")
         let outcome: Outcome
-        if early && othersOnTime { outcome = firesEarly }
+        if early && othersOnTime { outcome = .firesEarly }
         else if !early && othersOnTime { outcome = .completed }
         else { outcome = .failed }
         return VariantRecord(outcome: outcome, metrics: metrics,

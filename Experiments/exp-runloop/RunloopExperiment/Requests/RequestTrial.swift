@@ -4,23 +4,26 @@ import LabHarness
 /// One trial of the request experiment: `requests` callers of one kind, each waiting for a
 /// `timeout` timer on a run loop placed one way, measured step by step.
 ///
-/// A trial with no completion for 3 × timeout is a deadlock: it ends there with what it
-/// measured, and (in a child process) the blocked threads die with the process.
+/// A trial with no completion for its deadlock window (`RunloopParameters.deadlockAfter`
+/// timeouts) is a deadlock: it ends there with what it measured, and (in a child process) the
+/// blocked threads die with the process.
 enum RequestTrial {
     static func run(_ context: VariantContext, placement: Placement, caller: CallerKind) throws -> VariantRecord {
-        let count = context.options.int("tasks")
-        let timeout = context.options.double("timeout")
+        let parameters = RunloopParameters(context.options)
+        let count = parameters.tasks
+        let timeout = parameters.timeout
         let sampler = ThreadSampler(interval: 0.02)
         sampler.start()
+        let control = StallWatch()
         let baseline = ThreadCensus.count() ?? 0
         let log = RequestLog(count: count)
         let runtime = try PlacementRuntime(placement, timeout: timeout, log: log)
         let client = RequestClient(runtime: runtime, progress: context.progress)
 
         Callers.launch(caller, count: count, client: client)
-        let stallWindow = 3 * timeout
+        let stallWindow = parameters.deadlockWindow
         let waited = context.progress.wait(forAtLeast: count, stallWindow: stallWindow,
-                                           budget: RunloopTiming.bodyBudget(requests: count, timeout: timeout))
+                                           budget: parameters.requestBodyBudget)
         let endedAt = MonotonicClock.now()
         let threadsAtEnd = ThreadCensus.threads()
         // Per-request run loops should return right after their timers fire; give them a moment,
@@ -33,21 +36,23 @@ enum RequestTrial {
         }
         let unreturned = placement.runLoopPerRequest ? log.count(.fired) - log.count(.released) : 0
         let timeline = sampler.stop()
+        control.stop()
         runtime.stop()
 
         let times = log.snapshot()
-        var metrics = RequestMetrics.compute(times, timeout: timeout, endedAt: endedAt)
-        metrics["threads.peak"] = Double(timeline.peak)
-        metrics["threads.baseline"] = Double(baseline)
-        metrics["runloop_threads.peak"] = Double(runtime.gauge.peak)
-        if placement.runLoopPerRequest { metrics["runloops.unreturned"] = Double(unreturned) }
+        var metrics = RequestMetrics.compute(times, timeout: timeout, endedAt: endedAt, control: control.delay)
+        metrics.merge(control.metrics)
+        metrics[RunloopMetric.threadsPeak] = Double(timeline.peak)
+        metrics[RunloopMetric.threadsBaseline] = Double(baseline)
+        metrics[RunloopMetric.runloopThreadsPeak] = Double(runtime.gauge.peak)
+        if placement.runLoopPerRequest { metrics[RunloopMetric.runloopsUnreturned] = Double(unreturned) }
 
         let origin = timeline.startedAt
         let lateness: [[Double]] = times.compactMap { t in
             guard let started = t.started, let fired = t.fired else { return nil }
             return [Decimals.round(started - origin, 4), Decimals.round((fired - started - timeout) * 1000, 3)]
         }
-        let series = ["lateness_ms": lateness.sorted { $0[0] < $1[0] }, "threads": timeline.series()]
+        let series = [SeriesKey.lateness: lateness.sorted { $0[0] < $1[0] }, SeriesKey.threads: timeline.series()]
 
         let outcome: Outcome
         let evidence: String
@@ -60,12 +65,12 @@ enum RequestTrial {
                 evidence = "\(unreturned) of \(count) run loops still running \(Format.seconds(MonotonicClock.now() - endedAt)) after the last timer stopped them (\(ThreadCensus.describe(ThreadCensus.threads())))"
             } else {
                 outcome = .completed
-                evidence = "\(count) of \(count) requests done; \(caller.phrase) queued up to \(Format.seconds(metrics["caller_delay.max_s"] ?? 0)) before starting, at most \(Format.count(metrics["in_flight.peak"] ?? 0)) in flight"
+                evidence = "\(count) of \(count) requests done; \(caller.phrase) queued up to \(Format.seconds(metrics[RunloopMetric.callerDelayMaxS] ?? 0)) before starting, at most \(Format.count(metrics[RunloopMetric.inFlightPeak] ?? 0)) in flight"
             }
         case .stalled(let value, _, let detectedAt):
             outcome = .deadlock
-            metrics["stall.detected_s"] = detectedAt - context.startedAt
-            evidence = "no request finished for \(Format.seconds(stallWindow)) (3 × timeout): \(value) of \(count) done, \(started) callers started, \(armed) timers armed; \(ThreadCensus.describe(threadsAtEnd))"
+            metrics[RunloopMetric.stallDetectedS] = detectedAt - context.startedAt
+            evidence = "no request finished for \(Format.seconds(stallWindow)) (\(Format.decimal(RunloopParameters.deadlockAfter, places: 0)) × timeout): \(value) of \(count) done, \(started) callers started, \(armed) timers armed; \(ThreadCensus.describe(threadsAtEnd))"
         case .outOfBudget(let value):
             outcome = .timedOut
             evidence = "still going when the trial's budget ran out: \(value) of \(count) done"
@@ -76,14 +81,18 @@ enum RequestTrial {
 
 /// The contract's metrics from the requests' times.
 enum RequestMetrics {
-    static func compute(_ times: [RequestTimes], timeout: Seconds, endedAt: Seconds) -> Metrics {
+    /// `control` gives the same-moment delay of a control thread over an interval (see
+    /// `StallWatch`); with it, each timer's lateness minus the machine's own at that moment
+    /// becomes `lateness.excess.*`, the part the placement is responsible for.
+    static func compute(_ times: [RequestTimes], timeout: Seconds, endedAt: Seconds,
+                        control: (Seconds, Seconds) -> Seconds = { _, _ in 0 }) -> Metrics {
         var m = Metrics()
         let done = times.filter { $0.woke != nil }
-        m["total"] = Double(times.count)
-        m["completed"] = Double(done.count)
-        m["fired"] = Double(times.filter { $0.fired != nil }.count)
+        m[RunloopMetric.total] = Double(times.count)
+        m[RunloopMetric.completed] = Double(done.count)
+        m[RunloopMetric.fired] = Double(times.filter { $0.fired != nil }.count)
         // "Saw its timeout": the caller woke within twice the timeout of starting to wait.
-        m["timely"] = Double(times.filter { t in
+        m[RunloopMetric.timely] = Double(times.filter { t in
             guard let s = t.started, let w = t.woke else { return false }
             return w - s <= 2 * timeout
         }.count)
@@ -92,7 +101,10 @@ enum RequestMetrics {
         if let firstStart {
             // First request started to last request done; for an unfinished run, to its end.
             let end = done.count == times.count ? (lastWake ?? endedAt) : endedAt
-            m["wall_s"] = end - firstStart
+            m[RunloopMetric.wallS] = end - firstStart
+            // The part of that wall time the machine itself took (a control thread was held
+            // up as long): what a stall added, not the placement or the callers.
+            m[RunloopMetric.wallControlDelayS] = control(firstStart, end)
         }
         // A request still waiting when the trial ended waited at least until then: its wait
         // (and its timer's lateness, once its deadline has passed) enters the percentiles as a
@@ -100,32 +112,40 @@ enum RequestMetrics {
         // every percentile is a lower bound too ("≥" in the table): a deadlocked variant still
         // reports how long its callers had waited, rather than nothing.
         var waits: [Double] = [], waitsCensored = 0
-        var lateness: [Double] = [], latenessCensored = 0
+        var lateness: [Double] = [], latenessCensored = 0, excess: [Double] = []
         for t in times {
             guard let s = t.started else { continue }
             if let w = t.woke { waits.append(w - s) } else { waits.append(endedAt - s); waitsCensored += 1 }
-            if let f = t.fired { lateness.append(f - (s + timeout)) }
-            else { lateness.append(max(0, endedAt - (s + timeout))); latenessCensored += 1 }
+            let due = s + timeout
+            let end = t.fired ?? max(due, endedAt)
+            if t.fired == nil { latenessCensored += 1 }
+            lateness.append(t.fired.map { $0 - due } ?? (end - due))
+            excess.append(max(0, end - due - control(due, end)))
         }
         if let w = LatencySummary(waits) {
-            m["wait.p50_s"] = w.p50
-            m["wait.p99_s"] = w.p99
-            m["wait.max_s"] = w.max
-            m["wait.censored"] = Double(waitsCensored)
+            m[RunloopMetric.waitP50S] = w.p50
+            m[RunloopMetric.waitP99S] = w.p99
+            m[RunloopMetric.waitMaxS] = w.max
+            m[RunloopMetric.waitCensored] = Double(waitsCensored)
         }
         if let l = LatencySummary(lateness) {
-            m["lateness.p50_ms"] = l.p50 * 1000
-            m["lateness.p99_ms"] = l.p99 * 1000
-            m["lateness.max_ms"] = l.max * 1000
-            m["lateness.censored"] = Double(latenessCensored)
+            m[RunloopMetric.latenessP50Ms] = l.p50 * 1000
+            m[RunloopMetric.latenessP99Ms] = l.p99 * 1000
+            m[RunloopMetric.latenessMaxMs] = l.max * 1000
+            m[RunloopMetric.latenessCensored] = Double(latenessCensored)
+        }
+        if let e = LatencySummary(excess) {
+            m[RunloopMetric.latenessExcessP50Ms] = e.p50 * 1000
+            m[RunloopMetric.latenessExcessP99Ms] = e.p99 * 1000
+            m[RunloopMetric.latenessExcessMaxMs] = e.max * 1000
         }
         let armDelays = times.compactMap { t -> Double? in
             guard let s = t.started, let a = t.armed else { return nil }
             return a - s
         }
         if let a = LatencySummary(armDelays) {
-            m["arm_delay.p50_s"] = a.p50
-            m["arm_delay.max_s"] = a.max
+            m[RunloopMetric.armDelayP50S] = a.p50
+            m[RunloopMetric.armDelayMaxS] = a.max
         }
         // How long callers sat in their queue before running at all; for the ones that never
         // ran, a lower bound as above.
@@ -135,11 +155,11 @@ enum RequestMetrics {
             if let s = t.started { callerDelays.append(s - q) } else { callerDelays.append(endedAt - q); callersCensored += 1 }
         }
         if let c = LatencySummary(callerDelays) {
-            m["caller_delay.max_s"] = c.max
-            m["caller_delay.censored"] = Double(callersCensored)
+            m[RunloopMetric.callerDelayMaxS] = c.max
+            m[RunloopMetric.callerDelayCensored] = Double(callersCensored)
         }
-        m["callers.started"] = Double(times.filter { $0.started != nil }.count)
-        m["in_flight.peak"] = Double(inFlightPeak(times))
+        m[RunloopMetric.callersStarted] = Double(times.filter { $0.started != nil }.count)
+        m[RunloopMetric.inFlightPeak] = Double(inFlightPeak(times))
         return m
     }
 

@@ -4,7 +4,7 @@ import LabHarness
 ///
 /// The only slow thing in this experiment is the global queue's pool when its threads are
 /// blocked: on Linux it starts with about three workers and adds about one per second
-/// (see the design brief's measured facts). Everything else takes about one timeout.
+/// (measured by exp-pool's global-flood). Everything else takes about one timeout.
 enum RunloopTiming {
     /// Seconds for `items` blocking work items of `hold` seconds each to get through a pool
     /// that starts with 3 workers and adds one per second.
@@ -23,20 +23,16 @@ enum RunloopTiming {
         let blocked = caller == .global
         switch placement {
         case .globalQueue, .operationQueue:
-            // Behind blocked callers the run loops never start: deadlock after 3 × timeout.
+            // Behind blocked callers the run loops never start: a deadlock, declared after the
+            // deadlock window.
             // Without them, the run loops themselves queue on the pool.
-            return blocked ? 3 * timeout : throttledPool(items: requests, hold: timeout)
+            return blocked ? RunloopParameters.deadlockAfter * timeout : throttledPool(items: requests, hold: timeout)
         case .runUntilDate:
             // The guard holds each pool thread until timeout + 5 s, not just the timeout.
-            return blocked ? 3 * timeout : throttledPool(items: requests, hold: timeout + PlacementRuntime.guardSeconds)
+            return blocked ? RunloopParameters.deadlockAfter * timeout
+                : throttledPool(items: requests, hold: timeout + PlacementRuntime.guardSeconds)
         case .dedicatedThread, .sharedThread, .literalRun:
             return blocked ? throttledPool(items: requests, hold: timeout) : timeout
         }
-    }
-
-    /// How long a request trial waits for its requests before calling it a day (stalls end it
-    /// much sooner): four times the worst estimate, and at least 10 s.
-    static func bodyBudget(requests: Int, timeout: Seconds) -> Seconds {
-        max(10, 4 * throttledPool(items: requests, hold: timeout + PlacementRuntime.guardSeconds))
     }
 }

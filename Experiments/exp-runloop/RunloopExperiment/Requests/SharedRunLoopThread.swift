@@ -68,13 +68,8 @@ final class SharedRunLoopThread: Sendable {
         CFRunLoopWakeUp(handle.cf)
     }
 
-    /// The default mode as `CFRunLoopPerformBlock` takes it (a plain `CFString` on Linux, a
-    /// wrapped one on Darwin).
-    #if canImport(Darwin)
-    private static var defaultMode: CFTypeRef { CFRunLoopMode.defaultMode.rawValue }
-    #else
-    private static var defaultMode: CFTypeRef { kCFRunLoopDefaultMode }
-    #endif
+    /// The default mode as `CFRunLoopPerformBlock` takes it (it differs between platforms).
+    private static var defaultMode: CFTypeRef { HostPlatform.defaultRunLoopMode }
 
     /// Ends the thread (waits a second at most).
     func stop() {

@@ -18,7 +18,7 @@ enum ChartSelection {
         let stem = FileSlug.make(name)   // chart file names come from this, never from the raw name
 
         let threadLines = report.variants.compactMap { v -> TimelineChart.Line? in
-            guard let points = v.series?["threads"], points.count >= 2 else { return nil }
+            guard let points = v.series?[SeriesKey.threads], points.count >= 2 else { return nil }
             return TimelineChart.Line(name: v.name, points: points.compactMap { p in p.count >= 2 ? (p[0], p[1]) : nil })
         }
         if !threadLines.isEmpty {
@@ -27,7 +27,7 @@ enum ChartSelection {
         }
 
         let probeLines = report.variants.compactMap { v -> TimelineChart.Line? in
-            guard let points = v.series?["probe_ms"], !points.isEmpty else { return nil }
+            guard let points = v.series?[SeriesKey.probeWait], !points.isEmpty else { return nil }
             return TimelineChart.Line(name: v.name, points: points.compactMap { p in p.count >= 2 ? (p[0], max(p[1], 0.001)) : nil })
         }
         if !probeLines.isEmpty {
@@ -37,7 +37,7 @@ enum ChartSelection {
         }
 
         let rows = report.variants.compactMap { v -> DistributionChart.Row? in
-            guard let points = v.series?["lateness_ms"] else { return nil }
+            guard let points = v.series?[SeriesKey.lateness] else { return nil }
             let values = points.compactMap { $0.last }.map { max($0, 0.001) }
             // The document was range-checked on reading; the clamp keeps the conversion total anyway.
             let total = min(max(v.metrics["total"] ?? Double(values.count), 0), Double(Int32.max))

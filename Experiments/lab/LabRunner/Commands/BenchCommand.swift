@@ -9,7 +9,7 @@ public enum BenchCommand {
         public var name: String
         public var value: Double
         public var unit: String
-        /// The target, in words, if the issue set one.
+        /// The target, in words, if the figure has one.
         public var target: String?
         public var met: Bool?
         public var detail: String
@@ -52,9 +52,10 @@ public enum BenchCommand {
         figures.append(childStartup(launcher: launcher))
         log("tracked objects...")
         figures.append(trackingCost())
-        if let runloop = catalog.entry(named: "runloop") {
-            log("runloop shared-thread with async callers (300 requests)...")
-            figures.append(contentsOf: bestRunloop(launcher: launcher, entry: runloop))
+        for entry in catalog.entries {
+            guard let bar = entry.definition.performanceBar else { continue }
+            log("\(entry.definition.name): \(bar.title)...")
+            figures.append(contentsOf: measure(bar, launcher: launcher, entry: entry))
         }
         return Result(optimized: isOptimizedBuild, figures: figures)
     }
@@ -136,26 +137,17 @@ public enum BenchCommand {
                       detail: "\(Format.decimal(checkCost / Double(count) * 1e6, places: 2)) µs per is-alive check; \(alive) of \(count) alive while held")
     }
 
-    /// The best runloop variant at the seed's size: total time as a ratio of the timeout.
-    static func bestRunloop(launcher: Launcher, entry: LabEntry) -> [Figure] {
-        let arguments = launcher.selector(entry) + ["--json", "--caller", "async", "--variant", "shared-thread", "--tasks", "300", "--timeout", "1"]
-        guard let run = try? ChildProcess.run(ChildSpec(executable: launcher.executable, arguments: arguments, budget: 60)),
-              let report = try? ExperimentReport.decode(Data(run.stdout.utf8)),
-              let variant = report.variants.first,
-              let wall = variant.metrics["wall_s"] else {
-            return [Figure(name: "best runloop variant, total time / timeout", value: .nan, unit: "×", target: "<= 1.05",
-                           met: false, detail: "the runloop run did not report")]
+    /// An experiment's performance bar, measured on a run of its own.
+    static func measure(_ bar: PerformanceBar, launcher: Launcher, entry: LabEntry) -> [Figure] {
+        let arguments = launcher.selector(entry) + ["--json"] + bar.arguments
+        let report = (try? ChildProcess.run(ChildSpec(executable: launcher.executable, arguments: arguments, budget: 60)))
+            .flatMap { try? ExperimentReport.decode(Data($0.stdout.utf8)) }
+        let figures = report.map(bar.judge) ?? []
+        guard !figures.isEmpty else {
+            return [Figure(name: "\(entry.definition.name): \(bar.title)", value: .nan, unit: "", target: "a report",
+                           met: false, detail: "the \(entry.definition.name) run did not report")]
         }
-        let timeout = report.parameters["timeout_s"]?.number ?? 1
-        let ratio = wall / timeout
-        var figures = [Figure(name: "best runloop variant (shared-thread, async callers, 300 requests): total / timeout",
-                              value: ratio, unit: "×", target: "<= 1.05", met: ratio <= 1.05,
-                              detail: "\(Format.seconds(wall)) for a \(Format.seconds(timeout)) timeout; outcome \(variant.outcome)")]
-        if let p99 = variant.metrics["lateness.p99_ms"] {
-            figures.append(Figure(name: "its timers' p99 lateness", value: p99, unit: "ms", target: "< 10 ms", met: p99 < 10,
-                                  detail: "max \(variant.metrics["lateness.max_ms"].map(Format.milliseconds) ?? "—")"))
-        }
-        return figures
+        return figures.map { Figure(name: $0.name, value: $0.value, unit: $0.unit, target: $0.target, met: $0.met, detail: $0.detail) }
     }
 
     public static func render(_ result: Result, style: Style) -> String {

@@ -1,0 +1,152 @@
+import LabHarness
+
+/// exp-runloop's variants by name: the declaration, the verdicts, the report and the tests
+/// all refer to these cases, so a rename fails to compile instead of showing "—".
+public enum RunloopVariant: String, CaseIterable, VariantName {
+    case globalQueue = "global-queue"
+    case runUntilDate = "run-until-date"
+    case operationQueue = "operation-queue"
+    case dedicatedThread = "dedicated-thread"
+    case sharedThread = "shared-thread"
+    /// The caller comparison: the on-time placements with async callers whatever `--caller` says.
+    case dedicatedThreadAsync = "dedicated-thread@async"
+    case sharedThreadAsync = "shared-thread@async"
+    case literalRun = "literal-run"
+    case spinNoSource = "spin-no-source"
+    case spinWithSource = "spin-with-source"
+    case syncSemaphoreMain = "sync-semaphore-main"
+    case syncRunloopMain = "sync-runloop-main"
+    case timerInit = "timer-init"
+
+    /// The same placement with async callers (itself for the others).
+    public var withAsyncCallers: RunloopVariant {
+        switch self {
+        case .dedicatedThread: .dedicatedThreadAsync
+        case .sharedThread: .sharedThreadAsync
+        default: self
+        }
+    }
+
+    /// A request variant's placement and, for the `@async` ones, its fixed callers. The
+    /// pitfalls are not request variants; asking for theirs is a programming error.
+    var request: (placement: Placement, caller: CallerKind?) {
+        switch self {
+        case .globalQueue: (.globalQueue, nil)
+        case .runUntilDate: (.runUntilDate, nil)
+        case .operationQueue: (.operationQueue, nil)
+        case .dedicatedThread: (.dedicatedThread, nil)
+        case .sharedThread: (.sharedThread, nil)
+        case .dedicatedThreadAsync: (.dedicatedThread, .async)
+        case .sharedThreadAsync: (.sharedThread, .async)
+        case .literalRun: (.literalRun, nil)
+        case .spinNoSource, .spinWithSource, .syncSemaphoreMain, .syncRunloopMain, .timerInit:
+            preconditionFailure("\(rawValue) is not a request variant")
+        }
+    }
+}
+
+/// exp-runloop's options, read once, and the limits of its trials. Each flag means one thing:
+/// `--timeout` is the requests' timeout timer; the pitfalls have flags of their own.
+struct RunloopParameters: Sendable {
+    /// Requests, each with its own caller (the seed: 300).
+    var tasks: Int
+    /// Each request's timeout timer (the seed: 1 s).
+    var timeout: Seconds
+    /// Who waits for a request.
+    var caller: CallerKind
+    /// How long the main-thread wrappers' request takes.
+    var request: Seconds
+    /// The pitfalls' timer interval (timer-init) and how long the spinning wrapper waits.
+    var interval: Seconds
+
+    init(_ options: ParsedOptions) {
+        tasks = options.int("tasks")
+        timeout = options.double("timeout")
+        caller = CallerKind(rawValue: options.string("caller")) ?? .global
+        request = options.double("request")
+        interval = options.double("interval")
+    }
+
+    /// The deadlock rule: a request trial with no completion for this many timeouts (or a
+    /// wrapper with no step for this many request durations) is a deadlock. Three: a request
+    /// done late by a whole timeout is still seen to complete, and stalls of a loaded machine
+    /// (under a second) do not reach it at the seed's timeout.
+    static let deadlockAfter = 3.0
+
+    /// The request trials' no-completion window.
+    var deadlockWindow: Seconds { RunloopParameters.deadlockAfter * timeout }
+    /// The main-thread wrappers' no-step window.
+    var wrapperDeadlockWindow: Seconds { RunloopParameters.deadlockAfter * request }
+
+    /// How long a request trial waits for its requests before calling it a day (stalls end it
+    /// much sooner): four times the worst estimate, and at least 10 s.
+    var requestBodyBudget: Seconds {
+        max(10, 4 * RunloopTiming.throttledPool(items: tasks, hold: timeout + PlacementRuntime.guardSeconds))
+    }
+
+    /// Request variants: the harness kills a child a little after the trial's own deadlock
+    /// rule or budget would have ended it.
+    static func requestLimits(_ placement: Placement, caller fixed: CallerKind?) -> TrialLimits {
+        TrialLimits(budget: { RunloopParameters($0).requestBodyBudget + 10 },
+                    stallWindow: { RunloopParameters($0).deadlockWindow + 5 },
+                    estimate: { o in
+                        let p = RunloopParameters(o)
+                        return RunloopTiming.estimate(placement, caller: fixed ?? p.caller, requests: p.tasks, timeout: p.timeout)
+                    },
+                    progressTotal: { RunloopParameters($0).tasks }, progressMetric: RunloopMetric.completed)
+    }
+
+    /// The pitfalls that time one short interval.
+    static let pitfallLimits = TrialLimits(budget: { _ in 10 }, estimate: { RunloopParameters($0).interval + 0.1 })
+
+    /// The main-thread wrappers: the harness ends a wrapper that takes no step for the
+    /// deadlock window.
+    static let wrapperLimits = TrialLimits(budget: { 4 * RunloopParameters($0).request + 5 },
+                                           stallWindow: { RunloopParameters($0).wrapperDeadlockWindow },
+                                           estimate: { RunloopParameters($0).request + 0.2 },
+                                           progressTotal: { _ in MainThreadWrapper.steps }, progressMetric: RunloopMetric.steps)
+}
+
+/// The metric keys exp-runloop records and reads back in its verdicts and report, spelled once.
+/// They are the JSON contract's names (`metrics` in schema 1); a rename here changes the JSON.
+enum RunloopMetric {
+    static let armDelayMaxS = "arm_delay.max_s"
+    static let armDelayP50S = "arm_delay.p50_s"
+    static let callerDelayCensored = "caller_delay.censored"
+    static let callerDelayMaxS = "caller_delay.max_s"
+    static let callersStarted = "callers.started"
+    static let completed = "completed"
+    static let cpuPerWall = "cpu_per_wall"
+    static let cpuS = "cpu_s"
+    static let fired = "fired"
+    static let firstFireFireDateInitMs = "first_fire.fire_date_init_ms"
+    static let firstFireScheduledMs = "first_fire.scheduled_ms"
+    static let firstFireTimeIntervalInitExcessMs = "first_fire.time_interval_init.excess_ms"
+    static let firstFireTimeIntervalInitMs = "first_fire.time_interval_init_ms"
+    static let inFlightPeak = "in_flight.peak"
+    static let intervalMs = "interval_ms"
+    static let latenessCensored = "lateness.censored"
+    static let latenessExcessMaxMs = "lateness.excess.max_ms"
+    static let latenessExcessP50Ms = "lateness.excess.p50_ms"
+    static let latenessExcessP99Ms = "lateness.excess.p99_ms"
+    static let latenessMaxMs = "lateness.max_ms"
+    static let latenessP50Ms = "lateness.p50_ms"
+    static let latenessP99Ms = "lateness.p99_ms"
+    static let passes = "passes"
+    static let passesPerS = "passes_per_s"
+    static let runloopThreadsPeak = "runloop_threads.peak"
+    static let runloopsUnreturned = "runloops.unreturned"
+    static let runnablePerWall = "runnable_per_wall"
+    static let stallDetectedS = "stall.detected_s"
+    static let steps = "steps"
+    static let threadsBaseline = "threads.baseline"
+    static let threadsPeak = "threads.peak"
+    static let timely = "timely"
+    static let total = "total"
+    static let waitCensored = "wait.censored"
+    static let waitMaxS = "wait.max_s"
+    static let waitP50S = "wait.p50_s"
+    static let waitP99S = "wait.p99_s"
+    static let wallControlDelayS = "wall.control_delay_s"
+    static let wallS = "wall_s"
+}

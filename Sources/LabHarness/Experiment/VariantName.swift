@@ -1,0 +1,51 @@
+/// A variant's name as a type: an experiment lists its variants in one enum (`String` raw
+/// values are the names on the command line and in JSON), and declarations, verdicts, reports
+/// and tests refer to the cases. A renamed variant then fails to compile everywhere it is read,
+/// instead of showing "—" in a table.
+public protocol VariantName: RawRepresentable, Sendable, Hashable where RawValue == String {}
+
+extension Variant {
+    /// A variant declared by its typed name, with its trial limits from `limits` (see
+    /// `TrialLimits`; by default the harness's standard limits).
+    public init<Name: VariantName>(_ name: Name,
+                                   summary: String,
+                                   isolation: Isolation = .childProcess,
+                                   expect expectations: [OutcomeExpectation],
+                                   includedByDefault: Bool = true,
+                                   limits: TrialLimits = .standard,
+                                   body: @escaping @Sendable (VariantContext) throws -> VariantRecord) {
+        self.init(name.rawValue, summary: summary, isolation: isolation, expect: expectations,
+                  includedByDefault: includedByDefault, budget: limits.budget, stallWindow: limits.stallWindow,
+                  estimate: limits.estimate, progressTotal: limits.progressTotal,
+                  progressMetric: limits.progressMetric, body: body)
+    }
+}
+
+extension Finding {
+    /// A finding over typed variant names.
+    public init<Name: VariantName>(_ id: String, claim: String, needs: [Name],
+                                   appliesWhen applies: @escaping @Sendable (PlatformInfo) -> Bool = { _ in true },
+                                   notApplicableReason: String = "",
+                                   evaluate: @escaping @Sendable (FindingInputs) -> Verdict) {
+        self.init(id, claim: claim, needs: needs.map(\.rawValue), appliesWhen: applies,
+                  notApplicableReason: notApplicableReason, evaluate: evaluate)
+    }
+
+    /// `Finding.outcome(_:claim:variant:is:)` over a typed variant name.
+    public static func outcome<Name: VariantName>(_ id: String, claim: String, variant: Name, is expected: Outcome) -> Finding {
+        outcome(id, claim: claim, variant: variant.rawValue, is: expected)
+    }
+}
+
+extension FindingInputs {
+    /// The report of a variant the finding declared in `needs`.
+    public subscript<Name: VariantName>(variant: Name) -> VariantReport { self[variant.rawValue] }
+
+    /// The report of a variant the finding may use when it ran (`nil` when it did not).
+    public func ran<Name: VariantName>(_ variant: Name) -> VariantReport? { variants[variant.rawValue] }
+}
+
+extension ExperimentReport {
+    /// The report of a variant, by typed name.
+    public func variant<Name: VariantName>(_ name: Name) -> VariantReport? { variant(name.rawValue) }
+}

@@ -1,0 +1,30 @@
+import CoreFoundation
+import Foundation
+
+/// What the lab asks of the operating system beyond what Foundation and Dispatch give alike on
+/// every platform: the few calls whose spelling or existence differs between Linux and Darwin.
+///
+/// Each platform answers in one file of this folder (`LinuxPlatform.swift`,
+/// `DarwinPlatform.swift`), and `HostPlatform` names the one this build runs on, so a Mac user
+/// who finds a Darwin difference reads and fixes one short file. Requirements are static: the
+/// clock's sleep sits in hot loops, and a type chosen at compile time costs nothing to call.
+public protocol PlatformSeam {
+    /// Sleeps the calling thread until the monotonic clock reaches `deadline`, through signals.
+    static func sleep(untilMonotonic deadline: Seconds)
+    /// Sleeps the calling thread for `duration` seconds, through signals.
+    static func sleep(forSeconds duration: Seconds)
+    /// User plus system CPU time of the whole process.
+    static func processCPUTime() -> Seconds
+    /// Every process the kernel shows this one; empty where it shows none.
+    static func processes() -> [ProcessTable.Entry]
+    /// How long the calling thread has been on a CPU and waiting in a run queue for one;
+    /// `nil` where the kernel does not keep it.
+    static func currentThreadRunnableTime() -> (onCPU: Seconds, waiting: Seconds)?
+    /// The kernel's id for the calling thread.
+    static func currentThreadID() -> UInt64
+    /// The handle that makes `dlsym` search every loaded library (C's `RTLD_DEFAULT`, which
+    /// Swift does not import).
+    static var searchAllLibraries: UnsafeMutableRawPointer? { get }
+    /// The run loop's default mode as `CFRunLoopPerformBlock` takes it.
+    static var defaultRunLoopMode: CFTypeRef { get }
+}
