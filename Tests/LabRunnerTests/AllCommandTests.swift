@@ -30,6 +30,17 @@ final class AllCommandTests: XCTestCase {
         XCTAssertTrue(AllCommand.table(result.document, style: Style(enabled: false)).contains("NOT REPRODUCED"))
     }
 
+    /// A variant that ends with an outcome its declaration forbids fails `lab all` too, even
+    /// when every finding reproduced and no finding reads that variant; the table names it.
+    func testAForbiddenOutcomeMakesTheExitStatusOneAndIsNamed() throws {
+        let (catalog, launcher) = try fixtureSetup(extra: ["--variant", "ok,forbidden"])
+        let result = AllCommand.run(catalog: catalog, launcher: launcher, quick: true)
+        XCTAssertEqual(result.exitStatus, 1)
+        XCTAssertTrue(result.document.experiments.allSatisfy(\.allReproduced))
+        let table = AllCommand.table(result.document, style: Style(enabled: false))
+        XCTAssertTrue(table.contains("forbidden outcome: fixture forbidden ended failed"), table)
+    }
+
     /// An experiment that crashes leaves no report: the run is incomplete, the failure is in
     /// the table with its evidence, and the exit status is 1.
     func testAnExperimentThatLeavesNoReportIsAFailure() throws {

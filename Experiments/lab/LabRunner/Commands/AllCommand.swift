@@ -13,11 +13,12 @@ public enum AllCommand {
             self.interrupted = interrupted
         }
 
-        /// 0 when every applicable finding reproduced and every experiment reported, 1 when not
-        /// (or when no finding was judged at all: "0 of 0" proves nothing), 130 when interrupted.
+        /// 0 when every applicable finding reproduced, no variant ended with a forbidden outcome
+        /// and every experiment reported; 1 when not (or when no finding was judged at all:
+        /// "0 of 0" proves nothing); 130 when interrupted.
         public var exitStatus: Int32 {
             if interrupted { return 130 }
-            let ok = document.failures.isEmpty && document.experiments.allSatisfy(\.allReproduced)
+            let ok = document.failures.isEmpty && document.experiments.allSatisfy(\.passed)
                 && Verdicts(document).applicable > 0
             return ok ? 0 : 1
         }
@@ -97,8 +98,14 @@ public enum AllCommand {
         let footer = "\(verdicts.reproduced) of \(verdicts.applicable) findings reproduced in \(document.experiments.count) experiments"
             + (document.failures.isEmpty ? "" : "; \(document.failures.count) left no report")
             + " · \(Format.seconds(document.elapsedSeconds))" + (document.complete ? "" : " · INCOMPLETE")
-        let good = verdicts.reproduced == verdicts.applicable && verdicts.applicable > 0 && document.failures.isEmpty && document.complete
+        // A forbidden outcome fails the run even when no finding reads its variant.
+        let forbidden = document.experiments.flatMap { experiment in
+            experiment.forbiddenVariants.map { style.red("forbidden outcome: \(experiment.experiment) \($0.name) ended \($0.outcome)") }
+        }
+        let good = verdicts.reproduced == verdicts.applicable && verdicts.applicable > 0 && document.failures.isEmpty
+            && document.complete && forbidden.isEmpty
         let nothing = verdicts.applicable == 0 && document.failures.isEmpty ? "\n" + style.red("no finding was judged: nothing ran that could reproduce one") : ""
-        return lines.joined(separator: "\n") + "\n\n" + (good ? style.green(footer) : style.red(footer)) + nothing + "\n"
+        let forbiddenText = forbidden.isEmpty ? "" : "\n" + forbidden.joined(separator: "\n")
+        return lines.joined(separator: "\n") + "\n\n" + (good ? style.green(footer) : style.red(footer)) + forbiddenText + nothing + "\n"
     }
 }
