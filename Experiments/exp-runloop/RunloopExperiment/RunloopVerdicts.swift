@@ -17,6 +17,21 @@ enum RunloopVerdicts {
         return "beyond a same-moment control p99 \(Format.milliseconds(excessP99)) (limit \(Format.milliseconds(onTimeLimitMs))\(stall))"
     }
 
+    /// The frame every semaphore wait of this experiment blocks in, as the stacks name it. The
+    /// Swift overlay's `DispatchSemaphore.wait` tail-calls libdispatch, so its own frame never
+    /// shows; libdispatch's slow path does (`_dispatch_semaphore_wait_slow`).
+    static let semaphoreWaitFrame = "_dispatch_semaphore_wait"
+
+    /// Where the stacks taken at the kill put the waiting threads: "; stacks: 6 threads
+    /// (lab.caller) wait in _dispatch_semaphore_wait called from RequestClient.callBlocking".
+    /// Empty when no stacks were taken (the variant's evidence says why); said plainly when the
+    /// stacks do not show the wait the finding explains.
+    static func stackClause(_ v: VariantReport, waitingIn caller: String) -> String {
+        guard let stacks = v.stacks, !stacks.isEmpty else { return "" }
+        if let clause = v.whereClause(in: semaphoreWaitFrame, calledFrom: caller) { return "; stacks: \(clause)" }
+        return "; the stacks show no thread waiting in a semaphore called from \(caller)"
+    }
+
     static func globalQueueMissesTimeouts(_ inputs: FindingInputs) -> Verdict {
         let v = inputs[RunloopVariant.globalQueue]
         let timeout = RunloopParameters(inputs.options).timeout
@@ -25,6 +40,7 @@ enum RunloopVerdicts {
         var text = "\(Format.count(timely)) of \(Format.count(total)) saw their \(Format.seconds(timeout)) timeout within \(Format.seconds(2 * timeout))"
         if v.outcome == .deadlock {
             text += ": after \(Format.seconds(RunloopParameters.deadlockAfter * timeout)) without a completion, \(Format.count(v[RunloopMetric.callersStarted] ?? 0)) callers had started and \(Format.count(v[RunloopMetric.fired] ?? 0)) timers fired (deadlock, \(Format.count(v[RunloopMetric.threadsPeak] ?? 0)) threads)"
+            text += stackClause(v, waitingIn: "\(RequestClient.self).callBlocking")
         } else if let late = v[RunloopMetric.latenessP50Ms] {
             let bound = (v[RunloopMetric.latenessCensored] ?? 0) > 0 ? "at least " : ""
             text += "; the timers fired \(bound)\(Format.seconds(late / 1000)) late (p50), \(bound)\(Format.seconds((v[RunloopMetric.latenessMaxMs] ?? 0) / 1000)) at worst"
@@ -124,6 +140,7 @@ enum RunloopVerdicts {
         let steps = Format.count(sem[RunloopMetric.steps] ?? 0)
         let semText = sem.outcome == .deadlock
             ? "semaphore: deadlock at step \(steps) of \(MainThreadWrapper.steps) (the completion sat on the main queue; killed after \(Format.seconds(sem[RunloopMetric.wallS] ?? .nan)))"
+                + stackClause(sem, waitingIn: "\(MainThreadWrapper.self).semaphore")
             : "semaphore: \(sem.outcome) (\(sem.evidence ?? ""))"
         let loopText = loop.outcome == .completed
             ? "run loop: returned in \(Format.seconds(loop[RunloopMetric.wallS] ?? .nan)) after \(SpinWrapper.passes(Int(loop[RunloopMetric.passes] ?? 0)))"
