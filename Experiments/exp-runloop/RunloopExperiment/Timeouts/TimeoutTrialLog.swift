@@ -10,8 +10,10 @@ final class TimeoutTrialLog: @unchecked Sendable {   // unchecked: disjoint writ
     private let fired: UnsafeMutableBufferPointer<Double>
     private let woke: UnsafeMutableBufferPointer<Double>
     private let done = Atomic<Int>(0)
-    /// Threads callers ran on (kernel ids), so they are not counted as the design's.
-    private let callerThreads = Mutex(Set<Int>())
+    /// The threads each caller started and woke on (kernel ids, 0 unknown), so they are not
+    /// counted as the design's. Columns rather than a shared set: no lock on the callers' path.
+    private let startThread: UnsafeMutableBufferPointer<Int>
+    private let wakeThread: UnsafeMutableBufferPointer<Int>
 
     init(count: Int) {
         self.count = count
@@ -21,29 +23,35 @@ final class TimeoutTrialLog: @unchecked Sendable {   // unchecked: disjoint writ
             return b
         }
         started = column(); fired = column(); woke = column()
+        startThread = .allocate(capacity: count)
+        startThread.initialize(repeating: 0)
+        wakeThread = .allocate(capacity: count)
+        wakeThread.initialize(repeating: 0)
     }
 
     deinit {
         started.deallocate(); fired.deallocate(); woke.deallocate()
+        startThread.deallocate(); wakeThread.deallocate()
     }
 
-    func markStarted(_ i: Int, at t: Seconds) { started[i] = t; noteCallerThread() }
+    func markStarted(_ i: Int, at t: Seconds) {
+        started[i] = t
+        startThread[i] = KernelThreadID.current() ?? 0
+    }
 
     func markDone(_ i: Int, outcome: RaceOutcome) {
         woke[i] = MonotonicClock.now()
         if case .timedOut(let at) = outcome { fired[i] = at }
-        noteCallerThread()
+        wakeThread[i] = KernelThreadID.current() ?? 0
         done.wrappingAdd(1, ordering: .releasing)
     }
 
     var finished: Int { done.load(ordering: .acquiring) }
 
-    private func noteCallerThread() {
-        guard let tid = KernelThreadID.current() else { return }
-        callerThreads.withLock { _ = $0.insert(tid) }
+    var callerThreadIDs: Set<Int> {
+        _ = finished
+        return Set(startThread).union(wakeThread).subtracting([0])
     }
-
-    var callerThreadIDs: Set<Int> { callerThreads.withLock { $0 } }
 
     /// Reads after `finished` reached `count` (or the trial gave up: unfinished entries are NaN).
 
