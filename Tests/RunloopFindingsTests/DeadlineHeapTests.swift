@@ -54,6 +54,19 @@ final class DeadlineHeapTests: XCTestCase {
         XCTAssertNil(heap.remove(handles[1]), "an entry that already came out cannot be removed")
     }
 
+    /// Slots are reused: the handle of an entry that already came out must not remove the
+    /// entry that took its place.
+    func testAStaleHandleNeverRemovesTheEntryThatReusedItsPlace() {
+        var heap = DeadlineHeap<String>()
+        let old = heap.insert("old", deadline: 1)
+        XCTAssertEqual(heap.popEarliest()?.payload, "old")
+        let new = heap.insert("new", deadline: 2)
+        XCTAssertNil(heap.remove(old))
+        XCTAssertEqual(heap.count, 1)
+        XCTAssertEqual(heap.remove(new), "new")
+        XCTAssertTrue(heap.isEmpty)
+    }
+
     func testPopDueTakesExactlyTheEntriesDueByTheInstant() {
         var heap = DeadlineHeap<Int>()
         for i in 0..<100 { _ = heap.insert(i, deadline: Double(i)) }
