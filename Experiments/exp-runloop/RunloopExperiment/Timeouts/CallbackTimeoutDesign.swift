@@ -1,0 +1,42 @@
+import LabHarness
+
+/// A design that keeps timeouts as callbacks: arm one for a deadline, cancel it if the request
+/// completes first. `race` comes for free: a continuation resumed by whichever side gets there
+/// first.
+public protocol CallbackTimeoutDesign: TimeoutDesign {
+    associatedtype Token: Sendable
+
+    /// Arms a timeout for the monotonic instant `deadline`; `onFire` runs once, on the
+    /// design's own thread or queue, no earlier than `deadline`, with the instant it ran.
+    /// Callable from any thread.
+    func arm(at deadline: Seconds, onFire: @escaping @Sendable (_ firedAt: Seconds) -> Void) -> Token
+
+    /// Cancels a timeout that has not fired; `true` if it is now certain never to fire, `false`
+    /// if it fired already (or is firing) or the design cannot take timers back.
+    @discardableResult
+    func cancel(_ token: Token) -> Bool
+}
+
+extension CallbackTimeoutDesign {
+    public func race(deadline: Seconds, request: (@Sendable () async -> Void)?) async -> RaceOutcome {
+        // Whichever side claims first resumes the continuation, so it resumes once even when
+        // the timeout fires while the request is completing.
+        let state = RaceState()
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<RaceOutcome, Never>) in
+            let token = arm(at: deadline) { firedAt in
+                if state.claim() { continuation.resume(returning: .timedOut(firedAt: firedAt)) }
+            }
+            guard let request else { return }
+            state.keep(Task {
+                await request()
+                if state.claim() {
+                    cancel(token)
+                    continuation.resume(returning: .completed)
+                }
+            })
+        }
+        // The timeout won: the request is abandoned.
+        if case .timedOut = outcome { state.cancelRequest() }
+        return outcome
+    }
+}

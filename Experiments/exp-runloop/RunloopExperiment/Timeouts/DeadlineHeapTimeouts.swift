@@ -1,0 +1,144 @@
+import CoreFoundation
+import Foundation
+import LabHarness
+import Synchronization
+
+/// `deadline-heap`: one long-lived run-loop thread, like `shared-thread`'s, but with ONE run-loop
+/// timer for every request. The pending deadlines live in a `DeadlineHeap`; the timer is set for
+/// the earliest, and when it fires it wakes every request that is due in one pass, then is set
+/// for the next earliest.
+///
+/// Arming is a lock and a heap insert on the caller's thread (O(log n)); the run loop only hears
+/// about it when the new deadline is earlier than the one the timer is set for, which for
+/// requests that all take the same timeout happens once per burst. Compare `shared-thread`,
+/// which hands every request to the run loop (a performed block and a wake-up) and inserts one
+/// `CFRunLoopTimer` per request into the run loop's sorted timer list.
+public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
+    public typealias Token = DeadlineHeap<@Sendable (Seconds) -> Void>.Handle
+
+    /// What the run-loop thread and the callers share.
+    private struct Pending {
+        var heap = DeadlineHeap<@Sendable (Seconds) -> Void>()
+        /// The deadline the run-loop timer is set for (or about to be); +∞ when idle.
+        var armedFor = Seconds.infinity
+    }
+
+    /// What only the run-loop thread touches after start.
+    // `Timer` is not Sendable; it is created, set and invalidated on the run-loop thread only.
+    private final class LoopState: @unchecked Sendable {
+        var timer: Timer?
+    }
+
+    private let pending = Mutex(Pending())
+    private let loop = LoopState()
+    private let ready = DispatchSemaphore(value: 0)
+    private let exited = DispatchSemaphore(value: 0)
+    private let stopping = Atomic<Bool>(false)
+    private let handle = Mutex<RunLoopHandle?>(nil)
+
+    public var name: TimeoutDesignName { .deadlineHeap }
+
+    private init() {}
+
+    /// Starts the thread and returns once its run loop and timer exist.
+    public static func start(threadName: String = "rl.heap") -> DeadlineHeapTimeouts? {
+        let design = DeadlineHeapTimeouts()
+        NamedThread.start(threadName) { design.runLoopBody() }
+        design.ready.wait()
+        return design.handle.withLock({ $0 }) == nil ? nil : design
+    }
+
+    private func runLoopBody() {
+        let runLoop = RunLoop.current
+        // Repeating with a huge interval so CoreFoundation never invalidates it after a firing;
+        // every firing sets its next date explicitly. `Timer(fire:interval:repeats:block:)`
+        // because `Timer(timeInterval:repeats:block:)` fires at once on Linux.
+        //
+        // The timer also keeps the run loop alive: a mode with a timer in it is not empty, so
+        // `run(mode:before:)` waits instead of returning at once. No port is needed, and a
+        // `SocketPort` would cost a thread: CFSocket on Linux watches its sockets from a
+        // manager thread of its own (which is why `shared-thread` shows two threads).
+        let timer = Timer(fire: .distantFuture, interval: 1e9, repeats: true) { [self] _ in fireDue() }
+        runLoop.add(timer, forMode: .default)
+        loop.timer = timer
+        handle.withLock { $0 = .current }
+        ready.signal()
+        while !stopping.load(ordering: .acquiring) {
+            _ = runLoop.run(mode: .default, before: .distantFuture)
+        }
+        timer.invalidate()
+        loop.timer = nil
+        exited.signal()
+    }
+
+    public func arm(at deadline: Seconds, onFire: @escaping @Sendable (Seconds) -> Void) -> Token {
+        let (token, earlier) = pending.withLock { p in
+            let token = p.heap.insert(onFire, deadline: deadline)
+            guard deadline < p.armedFor else { return (token, false) }
+            p.armedFor = deadline
+            return (token, true)
+        }
+        if earlier, let cf = handle.withLock({ $0?.cf }) {
+            // Only the run-loop thread sets its timer: ask it, and wake it so it does so now.
+            CFRunLoopPerformBlock(cf, RunLoopModes.defaultMode) { [self] in resetTimer() }
+            CFRunLoopWakeUp(cf)
+        }
+        return token
+    }
+
+    @discardableResult
+    public func cancel(_ token: Token) -> Bool {
+        // The timer may stay set for this deadline; firing then finds nothing due and re-arms.
+        pending.withLock { $0.heap.remove(token) } != nil
+    }
+
+    /// Sets the timer for the earliest pending deadline. Run-loop thread only.
+    private func resetTimer() {
+        let earliest = pending.withLock { p in
+            p.armedFor = p.heap.earliestDeadline ?? .infinity
+            return p.armedFor
+        }
+        setTimer(for: earliest)
+    }
+
+    /// How close the next deadline must be for a pass to wait for it on the CPU rather than go
+    /// back to the run loop. Sleeping on the run-loop timer costs a kernel timer reset, the
+    /// timer slack (50 µs by default on Linux) and, on a busy machine, waiting for a core again
+    /// after the wake-up (milliseconds when the callers just woken hold both cores). Within a
+    /// flood of deadlines a few microseconds apart, staying on the core keeps the pass on time;
+    /// the cost is CPU for at most this long after each request due.
+    static let spinWindow: Seconds = 0.001
+
+    /// The timer's one pass: takes every due request out under the lock, wakes them outside it
+    /// (callers keep arming meanwhile), and goes on while more requests come due within
+    /// `spinWindow`. Then sets the timer for the next earliest. A firing a little early finds
+    /// nothing due and just re-arms, so no request is woken before its deadline.
+    private func fireDue() {
+        var next = Seconds.infinity
+        while true {
+            let (due, earliest) = pending.withLock { p in
+                let due = p.heap.popDue(by: MonotonicClock.now())
+                p.armedFor = p.heap.earliestDeadline ?? .infinity
+                return (due, p.armedFor)
+            }
+            next = earliest
+            for entry in due { entry.payload(MonotonicClock.now()) }
+            if due.isEmpty, next - MonotonicClock.now() > DeadlineHeapTimeouts.spinWindow { break }
+            if stopping.load(ordering: .relaxed) { break }
+        }
+        setTimer(for: next)
+    }
+
+    private func setTimer(for deadline: Seconds) {
+        guard let timer = loop.timer else { return }
+        timer.fireDate = deadline.isFinite ? Date(timeIntervalSinceNow: deadline - MonotonicClock.now()) : .distantFuture
+    }
+
+    public func stop() {
+        guard let cf = handle.withLock({ $0?.cf }) else { return }
+        stopping.store(true, ordering: .releasing)
+        CFRunLoopStop(cf)
+        CFRunLoopWakeUp(cf)
+        _ = exited.wait(timeout: .now() + .seconds(2))
+    }
+}

@@ -1,0 +1,28 @@
+import LabHarness
+
+/// `shared-thread` seen through the timeout-design interface: the existing shared run-loop
+/// thread, one run-loop `Timer` per request. It keeps no reference to the timers it adds, so a
+/// timeout cannot be taken back: a request that completes first leaves its timer to fire
+/// later, and the race ignores it.
+public final class SharedThreadTimeouts: CallbackTimeoutDesign {
+    public typealias Token = Void
+
+    private let thread: SharedRunLoopThread
+
+    public var name: TimeoutDesignName { .sharedThread }
+
+    private init(thread: SharedRunLoopThread) { self.thread = thread }
+
+    public static func start() -> SharedThreadTimeouts? {
+        SharedRunLoopThread.start(name: "rl.shared", gauge: RunLoopThreadGauge()).map(SharedThreadTimeouts.init)
+    }
+
+    public func arm(at deadline: Seconds, onFire: @escaping @Sendable (Seconds) -> Void) {
+        thread.schedule(at: deadline, onArmed: {}, onFire: { onFire(MonotonicClock.now()) })
+    }
+
+    @discardableResult
+    public func cancel(_ token: Void) -> Bool { false }
+
+    public func stop() { thread.stop() }
+}

@@ -1,0 +1,22 @@
+/// The ways of keeping many requests' timeouts, by the name a placement and a sweep use.
+public enum TimeoutDesignName: String, Sendable, CaseIterable {
+    /// One run-loop thread, one run-loop `Timer` per request (the existing `shared-thread`).
+    case sharedThread = "shared-thread"
+    /// The same kind of run-loop thread, one run-loop timer re-armed for the earliest deadline
+    /// of a min-heap of pending requests.
+    case deadlineHeap = "deadline-heap"
+    /// No run loop: a `DispatchSourceTimer` per request on one serial queue.
+    case dispatchTimer = "dispatch-timer"
+    /// No run loop and no thread of its own: a child task sleeping until the deadline.
+    case taskSleep = "task-sleep"
+
+    /// Starts the design; `nil` if it could not start (no port for a run-loop thread).
+    public func start() -> (any TimeoutDesign)? {
+        switch self {
+        case .sharedThread: SharedThreadTimeouts.start()
+        case .deadlineHeap: DeadlineHeapTimeouts.start()
+        case .dispatchTimer: DispatchTimerTimeouts()
+        case .taskSleep: TaskSleepTimeouts()
+        }
+    }
+}

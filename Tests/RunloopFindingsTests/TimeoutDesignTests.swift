@@ -1,0 +1,152 @@
+import Foundation
+import LabHarness
+import RunloopExperiment
+import Synchronization
+import XCTest
+
+/// The timeout designs behind `deadline-heap`, `dispatch-timer`, `task-sleep` and
+/// `shared-thread`, at a small count: every request that times out is woken exactly once and
+/// never before its deadline, and a request that completes first is not woken by its timeout.
+///
+/// Nothing here judges how late a timeout fired: on a loaded two-core machine any absolute
+/// limit can be crossed by a stall. "Never early" is exact (the monotonic clock), "exactly
+/// once" is a count, and every wait has a budget far beyond a stall.
+final class TimeoutDesignTests: XCTestCase {
+    let count = 200
+    let timeout = 0.2
+
+    /// Per request: how many times its timeout fired, and the first fire time (NaN before).
+    final class Fires: Sendable {
+        let state: Mutex<(counts: [Int], firstAt: [Double])>
+        init(count: Int) { state = Mutex((Array(repeating: 0, count: count), Array(repeating: .nan, count: count))) }
+        func record(_ i: Int, at t: Seconds) {
+            state.withLock { s in
+                s.counts[i] += 1
+                if s.firstAt[i].isNaN { s.firstAt[i] = t }
+            }
+        }
+        var counts: [Int] { state.withLock { $0.counts } }
+        var firstAt: [Double] { state.withLock { $0.firstAt } }
+    }
+
+    /// Waits until `expected` timeouts fired (10 s at most), then a little longer so a second
+    /// firing of any of them would be seen.
+    func waitForFires(_ fires: Fires, expected: Int) {
+        let limit = MonotonicClock.now() + 10
+        while fires.counts.reduce(0, +) < expected, MonotonicClock.now() < limit { MonotonicClock.sleep(for: 0.01) }
+        MonotonicClock.sleep(for: timeout)
+    }
+
+    /// Arms `count` timeouts with deadlines spread over 50 ms, cancels those `cancelled` picks
+    /// right away, and checks what fired.
+    func checkCallbackDesign<D: CallbackTimeoutDesign>(_ design: D, cancelled: (Int) -> Bool,
+                                                       file: StaticString = #filePath, line: UInt = #line) {
+        defer { design.stop() }
+        let fires = Fires(count: count)
+        let base = MonotonicClock.now() + timeout
+        let deadlines = (0..<count).map { base + Double($0 % 50) / 1000 }
+        var tokens: [D.Token] = []
+        for i in 0..<count { tokens.append(design.arm(at: deadlines[i]) { at in fires.record(i, at: at) }) }
+        var cancelledCount = 0
+        for i in 0..<count where cancelled(i) {
+            XCTAssertTrue(design.cancel(tokens[i]), "\(design.name.rawValue): request \(i) cancelled before its deadline", file: file, line: line)
+            cancelledCount += 1
+        }
+        waitForFires(fires, expected: count - cancelledCount)
+        let counts = fires.counts, firstAt = fires.firstAt
+        let name = design.name.rawValue
+        let kept = (0..<count).filter { !cancelled($0) }
+        let firedAfterCancel = (0..<count).filter { cancelled($0) && counts[$0] > 0 }
+        let notOnce = kept.filter { counts[$0] != 1 }
+        let early = kept.filter { firstAt[$0] < deadlines[$0] }
+        XCTAssertEqual(firedAfterCancel, [], "\(name): requests that completed early must not be woken by their timeout", file: file, line: line)
+        XCTAssertEqual(notOnce, [], "\(name): requests not woken exactly once (counts \(notOnce.prefix(5).map { counts[$0] }))", file: file, line: line)
+        XCTAssertEqual(early, [], "\(name): requests woken before their deadline, by \(early.prefix(5).map { deadlines[$0] - firstAt[$0] }) s", file: file, line: line)
+        let cancellableAfterFiring = kept.filter { design.cancel(tokens[$0]) }
+        XCTAssertEqual(cancellableAfterFiring, [], "\(name): a fired timeout cannot be cancelled", file: file, line: line)
+    }
+
+    func testDeadlineHeapFiresEveryTimeoutOnceAndNeverEarly() throws {
+        checkCallbackDesign(try XCTUnwrap(DeadlineHeapTimeouts.start()), cancelled: { _ in false })
+    }
+
+    func testDeadlineHeapNeverFiresATimeoutCancelledByAnEarlyCompletion() throws {
+        checkCallbackDesign(try XCTUnwrap(DeadlineHeapTimeouts.start()), cancelled: { $0 % 3 == 0 })
+    }
+
+    func testDispatchTimerFiresEveryTimeoutOnceAndNeverEarly() {
+        checkCallbackDesign(DispatchTimerTimeouts(), cancelled: { _ in false })
+    }
+
+    func testDispatchTimerNeverFiresATimeoutCancelledByAnEarlyCompletion() {
+        checkCallbackDesign(DispatchTimerTimeouts(), cancelled: { $0 % 3 == 0 })
+    }
+
+    /// The whole trial, as a sweep point runs it: async callers, every request timing out.
+    func checkTrial(_ design: TimeoutDesignName, file: StaticString = #filePath, line: UInt = #line) throws {
+        let result = try XCTUnwrap(TimeoutTrial.run(design, requests: count, timeout: timeout, budget: 20),
+                                   "\(design.rawValue) did not start", file: file, line: line)
+        let m = result.metrics
+        XCTAssertTrue(result.finished, "\(design.rawValue): every request ended within the budget", file: file, line: line)
+        XCTAssertEqual(m[.timedOut], Double(count), "\(design.rawValue): every request was woken by its timeout", file: file, line: line)
+        XCTAssertEqual(m[.early], 0, "\(design.rawValue): no request was woken before its deadline", file: file, line: line)
+        XCTAssertEqual(result.lateness.filter { !$0.isNaN }.count, count, file: file, line: line)
+        for metric in [TimeoutMetric.latenessP50, .latenessP99, .latenessMax, .wallPerTimeout, .issue, .threadsAdded, .cpu] {
+            XCTAssertNotNil(m[metric], "\(design.rawValue): \(metric.rawValue) measured", file: file, line: line)
+        }
+        XCTAssertGreaterThanOrEqual(m[.wallPerTimeout] ?? 0, 1, "\(design.rawValue): the last request waited its whole timeout", file: file, line: line)
+    }
+
+    func testEveryDesignWakesEachOfTwoHundredRequestsOnceAndNeverEarly() throws {
+        for design in TimeoutDesignName.allCases { try checkTrial(design) }
+    }
+
+    /// Half the requests complete after 10 ms, long before a 1.5 s timeout (only a stall of
+    /// most of that could reorder them): those end as completed, the rest time out, none early.
+    func testRequestsThatCompleteFirstAreNotWokenByTheirTimeout() throws {
+        for design in TimeoutDesignName.allCases {
+            let result = try XCTUnwrap(TimeoutTrial.run(design, requests: count, timeout: 1.5,
+                                                        completeAfter: { $0 % 2 == 0 ? 0.01 : nil }, budget: 20))
+            XCTAssertTrue(result.finished, design.rawValue)
+            XCTAssertEqual(result.metrics[.completed], Double(count / 2), "\(design.rawValue): early completions won their race")
+            XCTAssertEqual(result.metrics[.timedOut], Double(count / 2), "\(design.rawValue): the others timed out")
+            XCTAssertEqual(result.metrics[.early], 0, design.rawValue)
+        }
+    }
+
+    /// Threads the design created are counted, the callers' are not: the run-loop designs add
+    /// their own thread, `task-sleep` has none of its own.
+    func testThreadsAddedCountTheDesignsOwnThreadsOnly() throws {
+        let heap = try XCTUnwrap(TimeoutTrial.run(.deadlineHeap, requests: count, timeout: timeout, budget: 20))
+        XCTAssertTrue(heap.addedThreadNames.contains("rl.heap"), "the heap's run-loop thread: \(heap.addedThreadNames)")
+        XCTAssertEqual(heap.metrics[.threadsAdded], Double(heap.addedThreadNames.count))
+        let sleep = try XCTUnwrap(TimeoutTrial.run(.taskSleep, requests: count, timeout: timeout, budget: 20))
+        XCTAssertFalse(sleep.addedThreadNames.contains("rl.heap"))
+        XCTAssertLessThan(sleep.metrics[.threadsAdded] ?? 99, heap.metrics[.threadsAdded] ?? 0,
+                          "task-sleep starts no thread of its own: \(sleep.addedThreadNames) vs \(heap.addedThreadNames)")
+    }
+
+    func testPeakResidentMemoryIsReadFromTheStatusHighWaterMark() throws {
+        XCTAssertEqual(ProcessMemory.parseStatusField("VmHWM:", in: "Name:\tx\nVmPeak:\t  999 kB\nVmHWM:\t   12345 kB\n"), 12345)
+        XCTAssertNil(ProcessMemory.parseStatusField("VmHWM:", in: "Name:\tx\n"))
+        #if os(Linux)
+        let peak = try XCTUnwrap(ProcessMemory.peakResidentMB())
+        let now = try XCTUnwrap(ProcessMemory.currentResidentMB())
+        XCTAssertGreaterThanOrEqual(peak, now, "the high-water mark is at least what is resident now")
+        XCTAssertGreaterThan(peak, 1)
+        #endif
+    }
+
+    func testKernelThreadIDNamesAThreadTheCensusLists() throws {
+        #if os(Linux)
+        let mine = try XCTUnwrap(KernelThreadID.current())
+        XCTAssertEqual(KernelThreadID.current(), mine, "the same thread keeps its id")
+        XCTAssertTrue(ThreadCensus.threads().map(\.id).contains(mine))
+        let other = Mutex<Int?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread { other.withLock { $0 = KernelThreadID.current() }; done.signal() }
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertNotEqual(try XCTUnwrap(other.withLock { $0 }), mine)
+        #endif
+    }
+}
