@@ -80,7 +80,7 @@ public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
         }
         if earlier, let cf = handle.withLock({ $0?.cf }) {
             // Only the run-loop thread sets its timer: ask it, and wake it so it does so now.
-            CFRunLoopPerformBlock(cf, RunLoopModes.defaultMode) { [self] in resetTimer() }
+            CFRunLoopPerformBlock(cf, HostPlatform.defaultRunLoopMode) { [self] in resetTimer() }
             CFRunLoopWakeUp(cf)
         }
         return token
