@@ -62,7 +62,7 @@ final class ExperimentMainTests: XCTestCase {
     /// handed over in its checkpoint, behind the runtime's message.
     func testACheckpointIsMergedIntoTheRecordOfACrashedChild() throws {
         let run = try runFixture(["--json", "--variant", "measure-then-trap"])
-        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        XCTAssertEqual(run.exitCode, 1, "no finding reads this variant, so the run judged nothing: \(run.stderr)")
         let report = try ExperimentReport.decode(Data(run.stdout.utf8))
         let v = try XCTUnwrap(report.variant("measure-then-trap"))
         XCTAssertEqual(v.outcome, .crashed)
@@ -76,10 +76,13 @@ final class ExperimentMainTests: XCTestCase {
         XCTAssertTrue(evidence.hasSuffix("; measured 42 before the trap"), evidence)
     }
 
-    func testFindingsWhoseVariantsDidNotRunAreNotEvaluated() throws {
+    /// A `--variant` subset that covers no finding's needs judges nothing: the report says so
+    /// and the run exits 1, because "0 of 0 reproduced" proves nothing.
+    func testARunThatJudgesNoFindingSaysSoAndExitsOne() throws {
         let run = try runFixture(["--variant", "leak"])
-        XCTAssertEqual(run.exitCode, 0, run.stdout)
+        XCTAssertEqual(run.exitCode, 1, run.stdout)
         XCTAssertTrue(run.stdout.contains("not evaluated"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("no finding was judged"), run.stdout)
     }
 
     func testTrialsAreCounted() throws {

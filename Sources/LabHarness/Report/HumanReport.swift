@@ -34,7 +34,10 @@ public enum HumanReport {
         var footer = "\(reproduced) of \(applicable.count) findings reproduced"
         if let elapsed { footer += " in \(Format.seconds(elapsed))" }
         lines.append("")
-        lines.append(reproduced == applicable.count ? style.green(footer) : style.red(footer))
+        lines.append(reproduced == applicable.count && !report.judgedNothing ? style.green(footer) : style.red(footer))
+        if report.judgedNothing {
+            lines.append(style.red("no finding was judged: the variants that ran cover none of the findings' needs (exit 1); --help lists what each finding needs"))
+        }
         lines.append(contentsOf: forbiddenLines(report, definition: definition, style: style))
         return lines.joined(separator: "\n") + "\n"
     }
@@ -117,11 +120,11 @@ public enum HelpText {
         lines.append("")
         lines.append("findings:")
         for f in definition.findings {
-            lines.append("  \(f.id)")
+            lines.append("  \(f.id)   (needs \(f.needs.joined(separator: ", ")))")
             lines.append("      \(f.claim)")
         }
         lines.append("")
-        lines.append("exit status: 0 every applicable finding reproduced and no variant ended forbidden, 1 one did not or one did, 64 bad usage")
+        lines.append("exit status: 0 every applicable finding reproduced and no variant ended forbidden, 1 one did not or one did (or the variants run judged no finding), 64 bad usage")
         return lines.joined(separator: "\n") + "\n"
     }
 
