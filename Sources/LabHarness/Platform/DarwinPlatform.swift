@@ -43,7 +43,8 @@ public enum DarwinPlatform: PlatformSeam {
     /// A wrapped `CFString` here.
     public static var defaultRunLoopMode: CFTypeRef { CFRunLoopMode.defaultMode.rawValue }
 
-    /// `task_threads` on the current task only: another process's task port is not given out.
+    /// `task_threads` on the current task only (another process's task port needs privileges a
+    /// test run does not have).
     public static func threadCount(pid: Int32?) -> Int? {
         guard pid == nil || pid == getpid() else { return nil }
         return DarwinThreads.count()
