@@ -4,17 +4,9 @@ import Foundation
 /// of the package), so tests can launch them as child processes.
 public enum BuiltProducts {
     /// The directory holding the package's built products.
+    /// (Where that is differs between Linux and Darwin: `TestBundleLocation` knows.)
     public static var directory: URL {
-        #if os(Linux)
-        // The test bundle is itself an executable in the products directory.
-        return URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        #else
-        // On Darwin the tests run inside an .xctest bundle within the products directory.
-        if let bundle = Bundle.allBundles.first(where: { $0.bundlePath.hasSuffix(".xctest") }) {
-            return bundle.bundleURL.deletingLastPathComponent()
-        }
-        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        #endif
+        TestBundleLocation.productsDirectory
     }
 
     /// The path of the built executable `name`; throws (failing the test, never skipping it)

@@ -1,4 +1,6 @@
 import Foundation
+// URLSession is in FoundationNetworking on Linux and in Foundation itself on Darwin: every Linux program
+// imports it this way, and no harness file can re-export it without linking it into every lab binary.
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

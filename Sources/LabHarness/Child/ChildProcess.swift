@@ -1,11 +1,6 @@
 import Foundation
 import Synchronization
 import CLabSupport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// What to launch as a child trial, and how long it may take.
 public struct ChildSpec: Sendable {
@@ -149,9 +144,8 @@ public enum ChildProcess {
 
         func terminate(_ reason: KillReason, at now: Seconds) {
             killReason = reason
-            #if os(Linux)
+            // Empty where the platform cannot look at another process's threads (Darwin).
             threadsAtKill = ThreadCensus.threads(pid: pid)
-            #endif
             if reason != .interrupt { stacks = StackCapture.captureRaw(pid: pid) }
             killGroup(pid, leaderUnreaped: true)
             drainUntil = MonotonicClock.now() + 1
@@ -229,11 +223,7 @@ public enum ChildProcess {
 
     /// The absolute path of the running executable (for relaunching oneself as a child).
     public static func currentExecutablePath() -> String {
-        #if os(Linux)
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        if n > 0 { return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) }
-        #endif
+        if let path = HostPlatform.executablePathFromKernel() { return path }
         if let path = Bundle.main.executablePath { return path }
         return URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
     }
@@ -256,13 +246,8 @@ public enum ChildProcess {
     }
 
     private static func spawn(_ spec: ChildSpec, stdout: Int32, stderr: Int32) throws -> Int32 {
-        #if os(Linux)
-        var actions = posix_spawn_file_actions_t()
-        var attributes = posix_spawnattr_t()
-        #else
-        var actions: posix_spawn_file_actions_t?
-        var attributes: posix_spawnattr_t?
-        #endif
+        var actions = SpawnHandles.fileActions()
+        var attributes = SpawnHandles.attributes()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)

@@ -1,10 +1,4 @@
 import Foundation
-import CLabSupport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The line protocol a child trial speaks to its parent on standard output.
 ///
@@ -94,14 +88,7 @@ public enum ChildLifeline {
     public static func bindToParent() {
         StandardOutput.makeUnbuffered()
         guard let text = ProcessInfo.processInfo.environment[parentVariable], let parent = Int32(text) else { return }
-        #if os(Linux)
-        _ = clab_set_parent_death_signal(SIGKILL)
-        #else
-        NamedThread.start("lab.lifeline") {
-            while getppid() == parent { MonotonicClock.sleep(for: 0.1) }
-            _exit(70)
-        }
-        #endif
+        HostPlatform.dieWithParent(parent)
         if getppid() != parent { _exit(70) }
     }
 }

@@ -43,6 +43,31 @@ public enum DarwinPlatform: PlatformSeam {
     /// A wrapped `CFString` here.
     public static var defaultRunLoopMode: CFTypeRef { CFRunLoopMode.defaultMode.rawValue }
 
+    /// `task_threads` on the current task only (another process's task port needs privileges a
+    /// test run does not have).
+    public static func threadCount(pid: Int32?) -> Int? {
+        guard pid == nil || pid == getpid() else { return nil }
+        return DarwinThreads.count()
+    }
+
+    /// `task_threads` and `thread_info` on the current task only.
+    public static func threads(pid: Int32?) -> [ThreadInfo] {
+        guard pid == nil || pid == getpid() else { return [] }
+        return DarwinThreads.describe()
+    }
+
+    /// No `/proc/self/exe`: `Bundle.main` answers instead.
+    public static func executablePathFromKernel() -> String? { nil }
+
+    /// No parent-death signal: a watcher thread polls `getppid()` and exits 70 once the parent
+    /// is gone (the child is then re-parented, so the id changes).
+    public static func dieWithParent(_ parent: Int32) {
+        NamedThread.start("lab.lifeline") {
+            while getppid() == parent { MonotonicClock.sleep(for: 0.1) }
+            _exit(70)
+        }
+    }
+
     private static func seconds(_ tv: timeval) -> Seconds {
         Seconds(tv.tv_sec) + Seconds(tv.tv_usec) / 1_000_000
     }

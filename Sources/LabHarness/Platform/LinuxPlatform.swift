@@ -1,4 +1,5 @@
 #if os(Linux)
+import CLabSupport
 import CoreFoundation
 import Foundation
 
@@ -62,6 +63,30 @@ public enum LinuxPlatform: PlatformSeam {
 
     /// A plain `CFString` here.
     public static var defaultRunLoopMode: CFTypeRef { kCFRunLoopDefaultMode }
+
+    /// Field 20 (`num_threads`) of `/proc/PID/stat`: one small read however many threads.
+    public static func threadCount(pid: Int32?) -> Int? {
+        let path = pid.map { "/proc/\($0)/stat" } ?? "/proc/self/stat"
+        return ProcStat.read(path: path)?.threadCount
+    }
+
+    /// `/proc/PID/task/*/{stat,comm}`, for any process this user may read.
+    public static func threads(pid: Int32?) -> [ThreadInfo] {
+        ProcStat.threads(inTaskDirectory: pid.map { "/proc/\($0)/task" } ?? "/proc/self/task")
+    }
+
+    /// The target of `/proc/self/exe`.
+    public static func executablePathFromKernel() -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `PR_SET_PDEATHSIG`: the kernel sends `SIGKILL` when the parent's spawning thread exits.
+    public static func dieWithParent(_ parent: Int32) {
+        _ = clab_set_parent_death_signal(SIGKILL)
+    }
 
     private static func seconds(_ tv: timeval) -> Seconds {
         Seconds(tv.tv_sec) + Seconds(tv.tv_usec) / 1_000_000

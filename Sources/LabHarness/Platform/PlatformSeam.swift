@@ -27,4 +27,16 @@ public protocol PlatformSeam {
     static var searchAllLibraries: UnsafeMutableRawPointer? { get }
     /// The run loop's default mode as `CFRunLoopPerformBlock` takes it.
     static var defaultRunLoopMode: CFTypeRef { get }
+    /// The number of threads of process `pid` (this process when `nil`); `nil` when the
+    /// process is gone or the platform cannot look at it.
+    static func threadCount(pid: Int32?) -> Int?
+    /// Every thread of process `pid` (this process when `nil`) with its name and state; empty
+    /// when the process is gone or the platform cannot look at it.
+    static func threads(pid: Int32?) -> [ThreadInfo]
+    /// The running executable's absolute path as the kernel knows it, or `nil` where it has
+    /// no cheap answer (callers then ask `Bundle` and `argv[0]`).
+    static func executablePathFromKernel() -> String?
+    /// Arranges for this child process to die when its parent `parent` does, so a trial that
+    /// hangs on purpose never outlives a parent that was killed.
+    static func dieWithParent(_ parent: Int32)
 }

@@ -19,9 +19,10 @@ public struct StackGroup: Sendable, Equatable {
     }
 
     /// `6 threads (lab.caller): waiting in OS_dispatch_semaphore.wait() ← Callers.global ← …`:
-    /// the runtime noise trimmed to the blocking call and at most `depth` user frames.
+    /// the runtime noise trimmed to the blocking call and at most `depth` user frames. Threads
+    /// are named by `ThreadLabel.readable` (libdispatch's pool workers as `dispatch worker`).
     public func summary(depth: Int = 3) -> String {
-        let names = Array(Set(threads.map(\.thread))).sorted()
+        let names = Array(Set(threads.map { ThreadLabel.readable($0.thread) })).sorted()
         let who = names.count <= 2 ? names.joined(separator: ", ") : "\(names[0]), \(names[1]), …"
         let count = threads.count == 1 ? "1 thread" : "\(threads.count) threads"
         guard !frames.isEmpty else { return "\(count) (\(who)): no stack" }

@@ -1,9 +1,5 @@
 import Foundation
 import Synchronization
-import CLabSupport
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// One point of a thread-count timeline.
 public struct ThreadSample: Sendable, Equatable, Codable {
@@ -199,10 +195,8 @@ public final class ThreadSampler: Sendable {
     }
 
     private func run(ready: DispatchSemaphore) {
-        #if os(Linux)
         let counter = FastThreadCounter()
         defer { counter.close() }
-        #endif
         let cpuAtStart = CPUTime.currentThread()
         let start = MonotonicClock.now()
         state.withLock { $0.startedAt = start }
@@ -215,11 +209,7 @@ public final class ThreadSampler: Sendable {
             // Stop is checked before sampling so the loop never sleeps past a stop request
             // by more than one interval.
             let stopNow = stopping.load(ordering: .acquiring)
-            #if os(Linux)
             let raw = counter.count()
-            #else
-            let raw = ThreadCensus.count()
-            #endif
             let now = MonotonicClock.now()
             let count = Swift.max((raw ?? 0) - 1, 0)
             pending.append(ThreadSample(t: now - start, count: count))
@@ -241,46 +231,3 @@ public final class ThreadSampler: Sendable {
         finished.signal()
     }
 }
-
-#if os(Linux)
-/// The cheapest way this kernel offers to count the process's threads, chosen once.
-///
-/// Each sample costs a wake-up plus this read. Measured on the lab's 2-core VM with a C loop
-/// waking every 10 ms: the bare wake-up costs 0.41-0.61 % of a core; adding an `fstat` of
-/// `/proc/self/task` (whose link count is 2 plus the threads) 0.48-0.78 %; adding a read of
-/// `/proc/self/status` 0.84-1.12 %; a read of `/proc/self/stat`, which sums every thread's
-/// CPU time, grows with the threads. The link count is checked against `status` once, and
-/// `status` is used instead should a kernel ever disagree.
-struct FastThreadCounter {
-    private let taskFD: Int32
-    private let statusFD: Int32
-    private let useLinkCount: Bool
-
-    init() {
-        taskFD = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        statusFD = open("/proc/self/status", O_RDONLY | O_CLOEXEC)
-        var agree = false
-        if taskFD >= 0 && statusFD >= 0 {
-            // Threads may start or stop between the two reads: a few tries settle it.
-            for _ in 0..<5 where !agree {
-                agree = clab_task_dir_thread_count(taskFD) == ProcStat.threadCount(statusFD: statusFD) ?? -1
-            }
-        }
-        useLinkCount = agree
-    }
-
-    func count() -> Int? {
-        if useLinkCount {
-            let value = clab_task_dir_thread_count(taskFD)
-            if value >= 0 { return value }
-        }
-        return (statusFD >= 0 ? ProcStat.threadCount(statusFD: statusFD) : nil) ?? ThreadCensus.count()
-    }
-
-    /// Closes the descriptors (the sampler calls it when its loop ends).
-    func close() {
-        if taskFD >= 0 { _ = Glibc.close(taskFD) }
-        if statusFD >= 0 { _ = Glibc.close(statusFD) }
-    }
-}
-#endif
