@@ -12,9 +12,7 @@ final class StackSnapshotTests: XCTestCase {
     }
 
     func testADeadlockedChildYieldsAStackNamingItsBlockingFunction() throws {
-        #if !os(Linux)
-        throw XCTSkip("stack snapshots are taken on Linux only")
-        #else
+        try XCTSkipUnless(PlatformInfo.current.isLinux, "stack snapshots are taken on Linux only")
         let run = try blockedChild(threads: 3)
         XCTAssertEqual(run.outcome, .deadlock)
         let snapshot = try XCTUnwrap(run.stacks)
@@ -29,7 +27,6 @@ final class StackSnapshotTests: XCTestCase {
         let groups = StackGroup.fold(snapshot.threads)
         XCTAssertEqual(groups.first?.threads.count, 3, groups.map { $0.summary() }.joined(separator: "\n"))
         XCTAssertTrue(groups.first?.summary().contains("fixtureWaitsAtTheGate") == true)
-        #endif
     }
 
     func testAChildThatDoesNotAnswerIsStillADeadlockWithAOneLineNote() throws {
@@ -42,9 +39,10 @@ final class StackSnapshotTests: XCTestCase {
     }
 
     func testWithoutASymbolizerFramesAreImageOffsetsAndTheNoteSaysSo() {
-        #if !os(Linux)
-        XCTAssertFalse(StackCapture.captureOwn().hasFrames)
-        #else
+        guard PlatformInfo.current.isLinux else {
+            XCTAssertFalse(StackCapture.captureOwn().hasFrames)
+            return
+        }
         let parked = Gate()
         parked.park()
         defer { parked.release() }
@@ -53,13 +51,10 @@ final class StackSnapshotTests: XCTestCase {
         let frames = snapshot.threads.flatMap(\.frames)
         XCTAssertFalse(frames.isEmpty)
         XCTAssertTrue(frames.allSatisfy { $0.contains("+0x") || $0 == "??" }, "\(frames.prefix(5))")
-        #endif
     }
 
     func testAWatchdogStallReportCarriesTheStacksOfTheStuckThread() throws {
-        #if !os(Linux)
-        throw XCTSkip("stack snapshots are taken on Linux only")
-        #else
+        try XCTSkipUnless(PlatformInfo.current.isLinux, "stack snapshots are taken on Linux only")
         let parked = Gate()
         parked.park()
         defer { parked.release() }
@@ -72,7 +67,6 @@ final class StackSnapshotTests: XCTestCase {
         let stacks = try XCTUnwrap(watchdog.stalls.first?.stacks)
         XCTAssertEqual(stacks.threads.waiting(in: "wait", calledFrom: ".hold()").count, 1,
                        (stacks.note ?? "") + stacks.threads.map { "\($0.thread) \($0.tid): \($0.frames)" }.joined(separator: "\n"))
-        #endif
     }
 
     func testAVariantReportAnswersWhereItsThreadsWaited() {
@@ -124,9 +118,7 @@ private final class Gate: Sendable {
 /// threads (exp-pool's flood parks up to 255 workers) is snapshotted 10 times.
 final class StackSnapshotTimingTests: XCTestCase {
     func testASnapshotOf260ParkedThreadsStaysWithinItsBudget() throws {
-        #if !os(Linux)
-        throw XCTSkip("stack snapshots are taken on Linux only")
-        #else
+        try XCTSkipUnless(PlatformInfo.current.isLinux, "stack snapshots are taken on Linux only")
         let pid = Mutex<Int32>(0)
         let done = DispatchSemaphore(value: 0)
         let result = Mutex<ChildRun?>(nil)
@@ -158,6 +150,5 @@ final class StackSnapshotTimingTests: XCTestCase {
         XCTAssertEqual(StackGroup.fold(snapshot.threads).first?.threads.count, 259)
         // Bounded by construction (answers within 0.8 s, names within 1 s), whatever the load.
         XCTAssertLessThanOrEqual(named.max() ?? 99, StackCapture.answerBudget + StackCapture.symbolBudget + 0.3)
-        #endif
     }
 }

@@ -14,7 +14,7 @@ extension Array where Element == ThreadStack {
     public func whereClause(in callee: String, calledFrom caller: String) -> String? {
         let found = waiting(in: callee, calledFrom: caller)
         guard !found.isEmpty else { return nil }
-        let names = Set(found.map(\.thread)).sorted().prefix(2).joined(separator: ", ")
+        let names = Set(found.map { ThreadLabel.readable($0.thread) }).sorted().prefix(2).joined(separator: ", ")
         return "\(found.count) thread\(found.count == 1 ? "" : "s") (\(names)) wait in \(callee) called from \(caller)"
     }
 }
