@@ -22,12 +22,12 @@ public struct TimeScale: Sendable, Equatable {
     }
 
     /// Round ends within a decade: close enough together that the longest bar always fills at
-    /// least 4/5 of the axis.
+    /// least three quarters of the axis.
     static let steps: [Double] = [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10]
 
     /// Where `t` falls on the axis, from 0 to 1 (clamped).
     public func fraction(_ t: Seconds) -> Double { min(max(t / end, 0), 1) }
 
     /// `t` in the scale's unit with its unit: `10 µs`, `2.5 ms`, `2 s`.
-    public func label(_ t: Seconds) -> String { Format.number(t / secondsPerUnit) + " " + unit }
+    public func label(_ t: Seconds) -> String { Format.number(Metrics.round(t / secondsPerUnit)) + " " + unit }
 }
