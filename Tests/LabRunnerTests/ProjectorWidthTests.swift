@@ -14,17 +14,18 @@ final class ProjectorWidthTests: XCTestCase {
         return plain.unicodeScalars.filter { $0.properties.generalCategory != .nonspacingMark }.count
     }
 
-    /// Runs `executable --quick` with `COLUMNS` set and returns its terminal report.
-    func quickReport(_ executable: String, columns: Int) throws -> String {
-        let run = try ChildProcess.run(ChildSpec(executable: BuiltProducts.executable(executable), arguments: ["--quick"],
+    /// Runs `lab NAME --quick` (the experiment `exp-NAME --quick` runs) with `COLUMNS` set and
+    /// returns its terminal report.
+    func quickReport(_ command: String, columns: Int) throws -> String {
+        let run = try ChildProcess.run(ChildSpec(executable: BuiltProducts.executable("lab"), arguments: [command, "--quick"],
                                                  environment: ["COLUMNS": String(columns), "SWIFT_BACKTRACE": "enable=no"],
                                                  budget: 120))
-        XCTAssertTrue(run.exitCode == 0 || run.exitCode == 1, "\(executable) --quick: \(run.outcome) \(run.evidence)")
+        XCTAssertTrue(run.exitCode == 0 || run.exitCode == 1, "\(command) --quick: \(run.outcome) \(run.evidence)")
         return run.stdout
     }
 
     func testEveryExperimentsQuickReportFitsAHundredColumns() throws {
-        for executable in ["exp-callback", "exp-dance", "exp-pool", "exp-runloop"] {
+        for executable in LabCatalog.standard.entries.map(\.command) {
             let report = try quickReport(executable, columns: 100)
             XCTAssertTrue(report.contains("findings reproduced"), "\(executable) printed no report:\n\(report)")
             for line in report.split(separator: "\n") {

@@ -129,7 +129,7 @@ public enum LabCommandLine {
             .toggle("quick", help: "scaled-down runs"),
             .text("json", valueName: "FILE", help: "also write every report, as one JSON document, to FILE"),
             FlagSpec("only", .list(catalog.entries.map(\.command)), help: "run only these experiments"),
-            .toggle("charts", help: "after the table, each experiment's own sections: its text charts, timelines and step lists"),
+            .toggle("charts", help: "then each experiment's text charts (its report's own sections)"),
         ]
         guard let options = parse(flags, arguments, command: "all") else { return 64 }
         let jsonURL = options.text("json").map { URL(fileURLWithPath: $0) }
