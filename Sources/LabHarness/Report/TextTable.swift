@@ -25,11 +25,15 @@ public struct TextTable: Sendable {
         self.hasHeader = hasHeader
     }
 
+    /// A text column keeps at least this many columns (or its longest cell, if shorter): a
+    /// narrower one would read a word a line, and folding the table reads better.
+    public static let textRoom = 16
+
     /// Right-aligned cells up to this wide are values with their unit and stay on one line.
     public static let wholeValueWidth = 12
 
-    /// The narrowest each column can be: its longest word, or a right-aligned value whole
-    /// (the header's words may still wrap).
+    /// The narrowest each column can be: a right-aligned value whole, else its longest word or
+    /// `textRoom`, whichever is wider (the header's words may still wrap).
     func floors() -> [Int] {
         let count = rows.map(\.count).max() ?? 0
         return (0..<count).map { c in
@@ -37,7 +41,9 @@ public struct TextTable: Sendable {
                 guard c < row.count else { return 0 }
                 let width = displayWidth(row[c])
                 if (r > 0 || !hasHeader) && rightAligned.contains(c) && width <= TextTable.wholeValueWidth { return width }
-                return row[c].split(separator: " ").map { displayWidth(String($0)) }.max() ?? 0
+                let word = row[c].split(separator: " ").map { displayWidth(String($0)) }.max() ?? 0
+                // A sentence squeezed narrower than this reads a word a line: fold instead.
+                return r > 0 || !hasHeader ? max(word, min(width, TextTable.textRoom)) : word
             }.max() ?? 0
         }
     }
