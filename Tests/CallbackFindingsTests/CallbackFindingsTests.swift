@@ -34,6 +34,11 @@ final class CallbackFindingsTests: XCTestCase {
         v?.events?.first { $0.label.contains(text) }?.thread?.components(separatedBy: " · ").first
     }
 
+    /// A provider that returns its answer makes the library wait for it, and it waits on its own
+    /// queue: the app's 0.25 s lookup runs on `chat.library` and holds it the whole time, so a
+    /// message arriving meanwhile is shown only after the return value came back. Measured: the
+    /// queue each step ran on, the library's hold against the lookup's latency, and the order of
+    /// the steps. It holds because a synchronous call cannot return before its callee does.
     func testSyncReturnBlocksLibrary() throws {
         let report = try run("sync-return")
         assertReproduced(report, "callback.sync-return-blocks-library")
@@ -46,6 +51,12 @@ final class CallbackFindingsTests: XCTestCase {
         XCTAssertLessThan(index("library has the return value", in: v), index("library shows an incoming message", in: v))
     }
 
+    /// Handing the app a completion handler frees the library at once: the app moves its lookup
+    /// to its own queue and returns, the library's queue is held for microseconds (under a fifth
+    /// of the lookup even with a machine stall added), an incoming message is shown before the
+    /// lookup ends, and the library hops back to `chat.library` when the handler is called.
+    /// Measured: the hold, the queue of each step and their order. It holds because the library
+    /// no longer waits for an answer: it waits for a call.
     func testCompletionHandlerFreesLibrary() throws {
         let report = try run("completion-handler")
         assertReproduced(report, "callback.completion-handler-frees-library")
@@ -63,6 +74,11 @@ final class CallbackFindingsTests: XCTestCase {
         XCTAssertLessThan(index("app calls the fetchProfiles handler", in: v), index("library is back on its queue", in: v))
     }
 
+    /// A callback runs where the library's work ended, not where the request came from: asked
+    /// from the main thread, the app's callback runs on `chat.library`, and updating the UI needs
+    /// the app's own hop to the main queue, which comes after it. Measured: the queue of each
+    /// step and their order. It holds because calling a closure never changes threads: only a
+    /// dispatch to a queue does.
     func testCallbackRunsOnLibraryQueue() throws {
         let report = try run("callback")
         assertReproduced(report, "callback.callback-runs-on-library-queue")
@@ -73,6 +89,11 @@ final class CallbackFindingsTests: XCTestCase {
         XCTAssertLessThan(index("app gets the rendered conversation", in: v), index("app updates its UI", in: v))
     }
 
+    /// A delegate method with a decision handler gates the library's work on the app's answer:
+    /// nothing is downloaded before the decision, `.allow` delivers all 4 messages, `.cancel`
+    /// none, and each handler is called exactly once, from the app's own queue. Measured: message
+    /// and handler counts per decision, the queue of the decision, the order of the steps. It
+    /// holds because the library continues only from inside the handler the app calls.
     func testDelegateCompletionGatesWork() throws {
         let report = try run("delegate-completion")
         assertReproduced(report, "callback.delegate-completion-gates-work")
@@ -87,6 +108,12 @@ final class CallbackFindingsTests: XCTestCase {
         XCTAssertLessThan(index("cancel · app calls the decision handler", in: v), index("cancel · app's delegate learns the sync ended: cancelled", in: v))
     }
 
+    /// A completion handler the app never calls leaves the operation waiting forever unless the
+    /// library watches for it: the library's watchdog reports the stall after its patience (not
+    /// before, and not much later, a machine stall allowed for) and renders without profiles.
+    /// Measured: the outcome the library reported (`stalled`, not a harness kill), when it was
+    /// detected against the patience, the evidence, the order of the steps. It holds because no
+    /// one but the library's own timer can notice a call that never comes.
     func testForgottenHandlerStalls() throws {
         let report = try run("forgotten-handler")
         assertReproduced(report, "callback.forgotten-handler-stalls")
@@ -102,6 +129,10 @@ final class CallbackFindingsTests: XCTestCase {
         XCTAssertLessThan(index("app returns early and never calls the handler", in: v), index("library gives up", in: v))
     }
 
+    /// A completion handler called twice is caught by the library's once-guard: the second call
+    /// is reported and ignored on the caller's own thread, and the conversation is rendered once.
+    /// Measured: handler calls against callback calls, the evidence, the queue of the refusal.
+    /// It holds because the guard claims the handler under a lock before it does any work.
     func testDoubleCallDetected() throws {
         let report = try run("double-call")
         assertReproduced(report, "callback.double-call-detected")
@@ -112,6 +143,12 @@ final class CallbackFindingsTests: XCTestCase {
         XCTAssertEqual(queue("library ignores call 2", in: v), "app.retry", "refused on the caller's own thread")
     }
 
+    /// Swift's checked continuations check exactly-once at run time: the bridge resumes once and
+    /// the task continues on the runtime's executor (not the app's queue); a continuation
+    /// dropped without a resume makes the runtime warn on stderr while its task stays suspended;
+    /// one resumed twice traps. Measured: outcomes, the runtime's own messages, where the task
+    /// resumed and continued. It holds because a `CheckedContinuation` counts its resumes and
+    /// warns in its deinit when it was never resumed.
     func testContinuationMisuseDetected() throws {
         let report = try run("async-bridge,async-leak,async-double")
         assertReproduced(report, "callback.continuation-misuse-detected")
@@ -127,13 +164,5 @@ final class CallbackFindingsTests: XCTestCase {
         let double = try XCTUnwrap(report.variant(CallbackVariant.asyncDouble))
         XCTAssertEqual(double.outcome, .crashed)
         XCTAssertTrue(double.evidence?.contains("tried to resume its continuation more than once") ?? false, double.evidence ?? "")
-    }
-
-    func testLatencyFlagSetsTheLookupTime() throws {
-        let report = try run("sync-return", ["--latency", "0.5"])
-        XCTAssertEqual(report.parameters["latency_s"], .number(0.5))
-        let held = try XCTUnwrap(report.variant(CallbackVariant.syncReturn)?.metrics["library.held_s"])
-        XCTAssertGreaterThanOrEqual(held, 0.45)
-        XCTAssertLessThan(held, 5, "a 0.5 s lookup, not some other figure")
     }
 }

@@ -91,14 +91,4 @@ final class PoolFindingsTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(blocking["blocks.last_start_s"]), 0.9 * (waves - 1) * hold)
         XCTAssertLessThan(try XCTUnwrap(sleeping["blocks.last_start_s"]), try XCTUnwrap(sleeping["hold_s"]))
     }
-
-    /// The cap search takes minutes, so it runs only when asked for.
-    func testFindCapIsNotInTheDefaultRun() throws {
-        let plain = try poolExperiment.parser.parse([])
-        XCTAssertEqual(poolExperiment.defaultPlan(plain, poolExperiment.variants),
-                       ["global-flood", "gated", "serial-queue", "non-blocking", "cooperative-blocking", "cooperative-sleep"])
-        XCTAssertFalse(plain.bool("find-cap"))
-        let capped = try poolExperiment.parser.parse(["--find-cap"])
-        XCTAssertEqual(poolExperiment.defaultPlan(capped, poolExperiment.variants), ["global-flood"])
-    }
 }

@@ -33,18 +33,15 @@ private func contract(_ v: VariantReport) -> String {
     return "—"
 }
 
-/// One block per variant: each step, when, on which queue and thread.
+/// One block per variant: each step, when, on which queue and thread, fitted to the report's
+/// width (a long step or place wraps within its column).
 func stepSections(_ report: ExperimentReport) -> [String] {
     var lines: [String] = ["steps (t from the trial's start · queue · thread)"]
     for v in report.variants {
         guard let events = v.events, !events.isEmpty else { continue }
         lines.append("  \(v.name)")
-        let width = min(events.map { $0.label.count }.max() ?? 0, 70)
-        for e in events {
-            let label = e.label.count > width ? String(e.label.prefix(width - 1)) + "…" : e.label
-            let time = Format.decimal(e.t, places: 3)
-            lines.append("    \(String(repeating: " ", count: max(0, 7 - time.count)))\(time) s  \(label)\(String(repeating: " ", count: width - label.count))  \(e.thread ?? "")")
-        }
+        let rows = events.map { e in [Format.decimal(e.t, places: 3) + " s", e.label, e.thread ?? ""] }
+        lines += TextTable(rows: rows, rightAligned: [0], lead: "    ", hasHeader: false).render(width: ReportWidth.current)
     }
     return [lines.joined(separator: "\n")]
 }

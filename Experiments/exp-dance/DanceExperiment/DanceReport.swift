@@ -19,8 +19,11 @@ enum DanceReport {
         [releaseBars(report), eventLines(report)]
     }
 
-    /// One bar per variant: how long the owner outlived its scope, to scale.
-    static func releaseBars(_ report: ExperimentReport, width: Int = 40) -> String {
+    /// One bar per variant: how long the owner outlived its scope, on a scale chosen from the
+    /// longest time shown (`TimeScale`) and labelled underneath, so microsecond releases read as
+    /// microseconds. The bars take what the report's width leaves after the names and notes, at
+    /// most `width` columns.
+    static func releaseBars(_ report: ExperimentReport, width: Int = 40, columns: Int = ReportWidth.current) -> String {
         let rows = report.variants.compactMap { v -> (String, Double, String)? in
             switch v.metrics[DanceMetric.released] {
             case 1?:
@@ -36,13 +39,19 @@ enum DanceReport {
             }
         }
         guard !rows.isEmpty else { return "" }
-        let longest = max(rows.map(\.1).max() ?? 0, 1e-9)
+        let scale = TimeScale(longest: rows.map(\.1).max() ?? 0)
         let nameWidth = rows.map(\.0.count).max() ?? 0
-        var lines = ["owner alive after its scope ended (█ alive, D deinit)"]
+        // Room for the bar: what is left beside the name and a short note, 10 columns at least.
+        let barWidth = max(10, min(width, columns - nameWidth - 4 - 14))
+        var lines = ["owner alive after its scope ended (█ alive, D deinit; scale 0 to \(scale.label(scale.end)))"]
         for (name, seconds, note) in rows {
-            let bar = String(repeating: "█", count: Int((seconds / longest * Double(width)).rounded()))
+            let bar = String(repeating: "█", count: Int((scale.fraction(seconds) * Double(barWidth)).rounded()))
             lines.append("  " + name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + " │" + bar + note)
         }
+        let left = "0", right = scale.label(scale.end)
+        lines.append(String(repeating: " ", count: nameWidth + 3) + "└" + String(repeating: "─", count: max(barWidth - 1, 0)) + "┘")
+        lines.append(String(repeating: " ", count: nameWidth + 3) + left
+                     + String(repeating: " ", count: max(1, barWidth + 1 - left.count - right.count)) + right)
         return lines.joined(separator: "\n")
     }
 
@@ -54,8 +63,10 @@ enum DanceReport {
         }
         guard !rows.isEmpty else { return "" }
         let nameWidth = rows.map(\.0.count).max() ?? 0
-        return (["events (t since the variant started)"] + rows.map { name, text in
-            "  " + name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  " + text
+        let indent = String(repeating: " ", count: nameWidth + 4)
+        return (["events (t since the variant started)"] + rows.flatMap { name, text in
+            TextWrap.wrap("  " + name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  " + text,
+                          width: ReportWidth.current, indent: indent)
         }).joined(separator: "\n")
     }
 }

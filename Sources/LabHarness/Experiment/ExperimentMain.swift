@@ -52,7 +52,8 @@ public enum ExperimentMain {
 
         let humanFD: Int32 = options.json ? 2 : 1
         let style = Style(enabled: Terminal.colourAllowed(fd: humanFD))
-        let text = HumanReport.render(report, definition: definition, elapsed: elapsed, style: style)
+        let text = HumanReport.render(report, definition: definition, elapsed: elapsed, style: style,
+                                      width: Terminal.width(fd: humanFD))
         if options.json {
             Terminal.writeError(text)
             if let data = try? report.jsonData(pretty: true) {

@@ -2,32 +2,33 @@
 /// and one verdict line per finding. Built to be read off a projector: few columns, units on
 /// every number, verdicts in words as well as colour.
 public enum HumanReport {
+    /// The report as text, every line wrapped to `width` columns (default: `Terminal.width()`,
+    /// which honours `COLUMNS`); see `TextWrap` for how lines break.
     public static func render(_ report: ExperimentReport, definition: ExperimentDefinition,
-                              elapsed: Seconds? = nil, style: Style = Style(enabled: false)) -> String {
+                              elapsed: Seconds? = nil, style: Style = Style(enabled: false), width: Int? = nil) -> String {
+        let width = width ?? Terminal.width(fd: 1)
         var lines: [String] = []
-        lines.append(style.bold("\(definition.executable): \(definition.question)"))
+        lines += TextWrap.wrap(style.bold("\(definition.executable): \(definition.question)"), width: width, indent: "  ")
         let parameters = definition.allFlags.compactMap { flag -> String? in
             guard let key = flag.reportKey, let value = report.parameters[key],
                   flag.name != "quick", flag.name != "trials" || value.number != 1 else { return nil }
             return "\(flag.name) \(value)" + (flag.reportKey?.hasSuffix("_s") == true ? " s" : "")
         }
         let quick = report.parameters["quick"] == .flag(true) ? " (quick)" : ""
-        lines.append(style.dim(parameters.joined(separator: " · ") + quick
-                               + "   [\(report.platform.os), \(report.platform.cpus) cpus, swift \(report.platform.swift)]"))
+        lines += TextWrap.wrap(style.dim(parameters.joined(separator: " · ") + quick
+                                         + "   [\(report.platform.os), \(report.platform.cpus) cpus, swift \(report.platform.swift)]"),
+                               width: width, indent: "  ")
         lines.append("")
-        lines.append(contentsOf: table(report, definition: definition, style: style))
-        lines.append(contentsOf: StackSection.lines(report, style: style))
-
-        for section in definition.extraSections(report) where !section.isEmpty {
-            lines.append("")
-            lines.append(section)
-        }
+        lines.append(contentsOf: table(report, definition: definition, style: style, width: width))
+        lines.append(contentsOf: StackSection.lines(report, style: style, width: width))
+        lines.append(contentsOf: sections(report, definition: definition, width: width))
 
         lines.append("")
-        lines.append(contentsOf: verdicts(report, style: style))
+        lines.append(contentsOf: verdicts(report, style: style, width: width))
         let skipped = definition.findings.filter { f in !report.findings.contains { $0.id == f.id } }
         if !skipped.isEmpty {
-            lines.append(style.dim("  not evaluated (needs variants that did not run): " + skipped.map(\.id).joined(separator: ", ")))
+            lines += TextWrap.wrap(style.dim("  not evaluated (needs variants that did not run): " + skipped.map(\.id).joined(separator: ", ")),
+                                   width: width)
         }
         let applicable = report.findings.filter(\.applicable)
         let reproduced = applicable.filter(\.reproduced).count
@@ -36,10 +37,23 @@ public enum HumanReport {
         lines.append("")
         lines.append(reproduced == applicable.count && !report.judgedNothing ? style.green(footer) : style.red(footer))
         if report.judgedNothing {
-            lines.append(style.red("no finding was judged: the variants that ran cover none of the findings' needs (exit 1); --help lists what each finding needs"))
+            lines.append(contentsOf: TextWrap.wrap(style.red("no finding was judged: the variants that ran cover none of the findings' needs (exit 1); --help lists what each finding needs"), width: width, indent: "  "))
         }
-        lines.append(contentsOf: forbiddenLines(report, definition: definition, style: style))
+        lines.append(contentsOf: forbiddenLines(report, definition: definition, style: style).flatMap { TextWrap.wrap($0, width: width, indent: "  ") })
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The experiment's own sections (charts, timelines, step lists), each after a blank line,
+    /// drawn for `width` columns (`ReportWidth`) and wrapped to it: a line a section could not
+    /// fit breaks at spaces under its own indent.
+    public static func sections(_ report: ExperimentReport, definition: ExperimentDefinition, width: Int) -> [String] {
+        let sections = ReportWidth.$columns.withValue(width) { definition.extraSections(report) }
+        var lines: [String] = []
+        for section in sections where !section.isEmpty {
+            lines.append("")
+            lines += TextWrap.wrapLines(section, width: width)
+        }
+        return lines
     }
 
     /// One line per variant that ended forbidden, with what its declaration says that outcome
@@ -51,8 +65,10 @@ public enum HumanReport {
         }
     }
 
-    /// The variant table: `variant`, `outcome`, then the experiment's columns.
-    public static func table(_ report: ExperimentReport, definition: ExperimentDefinition, style: Style) -> [String] {
+    /// The variant table: `variant`, `outcome`, then the experiment's columns, fitted to
+    /// `width` (`TextTable`: the widest columns wrap first).
+    public static func table(_ report: ExperimentReport, definition: ExperimentDefinition, style: Style,
+                             width: Int = Terminal.defaultColumns) -> [String] {
         let headers = ["variant", "outcome"] + definition.columns.map(\.header)
         var rows: [[String]] = report.variants.map { v in
             var outcome = v.outcome.rawValue
@@ -62,27 +78,31 @@ public enum HumanReport {
             return [v.name, outcome] + definition.columns.map { $0.value(v) }
         }
         rows.insert(headers, at: 0)
-        let widths = headers.indices.map { i in rows.map { displayWidth($0[i]) }.max() ?? 0 }
-        return rows.enumerated().map { r, row in
-            let cells = row.indices.map { i -> String in
-                let text = pad(row[i], to: widths[i], right: i >= 2)
-                if r == 0 { return style.dim(text) }
-                if i == 1 { return style.grade(text, report.variants[r - 1].grade) }
-                return text
-            }
-            return "  " + cells.joined(separator: "  ")
+        let table = TextTable(rows: rows, rightAligned: Set(2..<headers.count))
+        return table.render(width: width) { r, c, text in
+            if r == 0 { return style.dim(text) }
+            if c == 1 { return style.grade(text, report.variants[r - 1].grade) }
+            return text
         }
     }
 
-    /// One line per finding: mark, id, verdict word, summary.
-    public static func verdicts(_ report: ExperimentReport, style: Style) -> [String] {
-        let width = report.findings.map { displayWidth($0.id) }.max() ?? 0
-        return report.findings.map { f in
+    /// Where a verdict's summary starts when continuation lines align under it: at least this
+    /// many columns must be left for its words, else continuation lines sit just under the id.
+    public static let verdictRoom = 40
+
+    /// One line per finding: mark, id, verdict word, summary; a summary too long for `width`
+    /// continues on lines indented under the finding (under the summary when that leaves
+    /// `verdictRoom` columns, else two columns past the id's start).
+    public static func verdicts(_ report: ExperimentReport, style: Style, width: Int = Terminal.defaultColumns) -> [String] {
+        let idWidth = report.findings.map { displayWidth($0.id) }.max() ?? 0
+        let summaryColumn = 4 + idWidth + 2 + 10 + 2
+        let indent = String(repeating: " ", count: width - summaryColumn >= verdictRoom ? summaryColumn : 6)
+        return report.findings.flatMap { f in
             let (mark, word): (String, String)
             if !f.applicable { (mark, word) = (style.dim("–"), style.dim("n/a       ")) }
             else if f.reproduced { (mark, word) = (style.green("✓"), style.green("reproduced")) }
             else { (mark, word) = (style.red("✗"), style.red("NOT REPRO.")) }
-            return "  \(mark) \(pad(f.id, to: width))  \(word)  \(f.summary)"
+            return TextWrap.wrap("  \(mark) \(pad(f.id, to: idWidth))  \(word)  \(f.summary)", width: width, indent: indent)
         }
     }
 }

@@ -4,19 +4,19 @@ public enum StackSection {
     /// At most this many groups per variant; the rest are counted.
     public static let groupLimit = 4
 
-    public static func lines(_ report: ExperimentReport, style: Style, width: Int = Terminal.width()) -> [String] {
+    public static func lines(_ report: ExperimentReport, style: Style, width: Int = Terminal.width(fd: 1)) -> [String] {
         var lines: [String] = []
         for variant in report.variants {
             guard let stacks = variant.stacks, !stacks.isEmpty else { continue }
             let groups = StackGroup.fold(stacks)
             lines.append("")
-            lines.append(style.bold("where the threads of \(variant.name) were") + style.dim(" (--json: stacks)"))
+            lines += TextWrap.wrap(style.bold("where the threads of \(variant.name) were") + style.dim(" (--json: stacks)"), width: width)
             for group in groups.prefix(groupLimit) {
                 lines.append(contentsOf: wrap(group.summary(), width: width, first: "  ", indent: "      "))
             }
             if groups.count > groupLimit {
                 let rest = groups.dropFirst(groupLimit).reduce(0) { $0 + $1.threads.count }
-                lines.append(style.dim("  and \(rest) more threads in \(groups.count - groupLimit) other stacks"))
+                lines += TextWrap.wrap(style.dim("  and \(rest) more threads in \(groups.count - groupLimit) other stacks"), width: width)
             }
         }
         return lines

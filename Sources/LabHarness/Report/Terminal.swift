@@ -14,12 +14,24 @@ public enum Terminal {
         return true
     }
 
-    /// Columns of the terminal on `fd`, or 100 when unknown.
-    public static func width(fd: Int32 = 2) -> Int {
-        var size = winsize()
-        if ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 20 { return Int(size.ws_col) }
-        return 100
+    /// The width the terminal report is wrapped to: `COLUMNS` when it holds a whole number in
+    /// `usableColumns` (the user's explicit choice, and the only clue when the output is piped),
+    /// else the size of the terminal open on `fd` when that is usable, else `defaultColumns`.
+    public static func width(fd: Int32 = 1, environment: [String: String] = ProcessInfo.processInfo.environment) -> Int {
+        if let text = environment["COLUMNS"], let columns = Int(text.trimmingCharacters(in: .whitespaces)),
+           usableColumns.contains(columns) {
+            return columns
+        }
+        if let columns = TerminalSize.columns(fd: fd), usableColumns.contains(columns) { return columns }
+        return defaultColumns
     }
+
+    /// Widths the report can be laid out in: narrower, a verdict's words no longer fit beside
+    /// its mark; wider is no terminal's.
+    public static let usableColumns = 20...1000
+
+    /// The width when neither `COLUMNS` nor the terminal says: a projector's usual 100 columns.
+    public static let defaultColumns = 100
 
     /// Writes `text` to stderr unbuffered.
     public static func writeError(_ text: String) {

@@ -22,14 +22,17 @@ struct EventTimelineChart {
         let height = top + Double(lanes.count) * laneHeight + 46
         var svg = SVGCanvas(width: width, height: height, title: title)
         svg.text(16, 22, title, size: 15, bold: true)
-        let maxT = max(lanes.flatMap { $0.events.map(\.t) }.max() ?? 0, 1e-3)
+        // The unit follows the data (`TimeScale`): lanes whose events all fall within
+        // microseconds are labelled in µs, not as fractions of a second.
+        let maxT = max(lanes.flatMap { $0.events.map(\.t) }.max() ?? 0, 1e-6)
+        let scale = TimeScale(longest: maxT)
         let axis = Axis.linear(to: maxT)
         func x(_ t: Double) -> Double { left + axis.fraction(t) * plotWidth }
         let bottom = top + Double(lanes.count) * laneHeight
 
         for tick in axis.ticks {
             svg.line(x(tick), top - 6, x(tick), bottom, stroke: Palette.grid)
-            svg.text(x(tick), bottom + 16, axis.label(tick) + " s", anchor: .middle, size: 11, fill: Palette.axis)
+            svg.text(x(tick), bottom + 16, tick == 0 ? "0" : scale.label(tick), anchor: .middle, size: 11, fill: Palette.axis)
         }
         for (index, lane) in lanes.enumerated() {
             let cy = top + Double(index) * laneHeight + laneHeight / 2

@@ -66,7 +66,12 @@ public enum AllCommand {
         return Result(document: document, interrupted: interrupted)
     }
 
-    /// The table `lab all` prints: experiment, finding, verdict, the measured figure.
+    /// The narrowest the `measured` column may get beside the verdicts; on a terminal narrower
+    /// than that leaves, each figure goes on its own lines under its finding.
+    static let measuredRoom = 30
+
+    /// The table `lab all` prints: experiment, finding, verdict, the measured figure, fitted to
+    /// `width` columns when given (the measured figure wraps within its column, `TextTable`).
     public static func table(_ document: LabDocument, style: Style, width: Int? = nil) -> String {
         var rows: [[String]] = [["experiment", "finding", "verdict", "measured"]]
         for report in document.experiments {
@@ -78,21 +83,26 @@ public enum AllCommand {
         for failure in document.failures {
             rows.append([failure.experiment, "(no report)", failure.outcome.uppercased(), failure.evidence])
         }
-        let widths = (0..<3).map { i in rows.map { $0[i].count }.max() ?? 0 }
-        var lines: [String] = []
-        for (r, row) in rows.enumerated() {
-            var summary = row[3]
-            if let width {
-                let room = max(width - widths.reduce(0, +) - 10, 20)
-                if summary.count > room { summary = String(summary.prefix(room - 1)) + "…" }
+        let colour: (Int, Int, String) -> String = { r, c, text in
+            guard r > 0 else { return style.dim(text) }
+            guard c == 2 else { return text }
+            let verdict = rows[r][2]
+            return verdict == "reproduced" ? style.green(text) : (verdict == "n/a" ? style.dim(text) : style.red(text))
+        }
+        let table = TextTable(rows: rows)
+        let widths = table.columnWidths(fitting: width ?? Int.max)
+        var lines: [String]
+        if let width, widths.count == 4, widths[3] < AllCommand.measuredRoom {
+            // Too narrow for the figures beside the verdicts: each goes on lines of its own,
+            // indented under its finding.
+            let left = TextTable(rows: rows.map { Array($0.prefix(3)) }).render(width: Int.max, style: colour)
+            lines = [left[0]]
+            for r in 1..<rows.count {
+                lines.append(left[r])
+                lines += TextWrap.wrap("      " + rows[r][3], width: width, indent: "      ")
             }
-            var verdict = row[2].padding(toLength: widths[2], withPad: " ", startingAt: 0)
-            if r > 0 {
-                verdict = row[2] == "reproduced" ? style.green(verdict) : (row[2] == "n/a" ? style.dim(verdict) : style.red(verdict))
-            }
-            let line = "  " + row[0].padding(toLength: widths[0], withPad: " ", startingAt: 0) + "  "
-                + row[1].padding(toLength: widths[1], withPad: " ", startingAt: 0) + "  " + verdict + "  " + summary
-            lines.append(r == 0 ? style.dim(line) : line)
+        } else {
+            lines = table.render(width: width ?? Int.max, style: colour)
         }
         let verdicts = Verdicts(document)
         let footer = "\(verdicts.reproduced) of \(verdicts.applicable) findings reproduced in \(document.experiments.count) experiments"
@@ -107,5 +117,21 @@ public enum AllCommand {
         let nothing = verdicts.applicable == 0 && document.failures.isEmpty ? "\n" + style.red("no finding was judged: nothing ran that could reproduce one") : ""
         let forbiddenText = forbidden.isEmpty ? "" : "\n" + forbidden.joined(separator: "\n")
         return lines.joined(separator: "\n") + "\n\n" + (good ? style.green(footer) : style.red(footer)) + forbiddenText + nothing + "\n"
+    }
+    /// `lab all --charts`: after the table, each experiment's own sections (its text charts,
+    /// timelines and step lists) drawn from its report exactly as the experiment's terminal
+    /// report draws them, and wrapped to `width` the same way. An experiment that defines no
+    /// sections, or whose report gave them nothing to draw, prints nothing.
+    public static func charts(_ document: LabDocument, catalog: LabCatalog, style: Style, width: Int) -> String {
+        var lines: [String] = []
+        for report in document.experiments {
+            guard let definition = catalog.entry(named: report.experiment)?.definition else { continue }
+            let sections = HumanReport.sections(report, definition: definition, width: width)
+            guard !sections.isEmpty else { continue }
+            lines.append("")
+            lines += TextWrap.wrap(style.bold("\(definition.executable): \(definition.question)"), width: width, indent: "  ")
+            lines += sections
+        }
+        return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
     }
 }

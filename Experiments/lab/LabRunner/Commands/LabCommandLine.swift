@@ -64,7 +64,8 @@ public enum LabCommandLine {
     static func usage(_ command: String, _ flags: [FlagSpec]) -> String {
         let synopsis: [String: String] = [
             "list": "the experiments, with the question each answers",
-            "all": "run every experiment (each in its own child process) and print one table of findings;\n"
+            "all": "run every experiment (each in its own child process) and print one table of findings\n"
+                + "  (with --charts, then each experiment's text charts, as its own report draws them);\n"
                 + "  exit 0 only when every applicable finding reproduced, 1 when not, 130 on Ctrl-C",
             "report": "index.html, results.md and SVG charts from a results file",
             "bench": "the harness's own costs (run with `swift run -c release`)",
@@ -106,9 +107,10 @@ public enum LabCommandLine {
 
         usage:
           lab [list]                          the experiments, with the question each answers
-          lab all [--quick] [--json FILE] [--only NAMES]
+          lab all [--quick] [--charts] [--json FILE] [--only NAMES]
                                               run every experiment (each in its own child process) and
-                                              print one table of findings; exit 0 only when every
+                                              print one table of findings (--charts: then each
+                                              experiment's text charts); exit 0 only when every
                                               applicable finding reproduced, 130 on Ctrl-C
           lab report --from FILE --out DIR    index.html, results.md and SVG charts from a results file
                                               (from `lab all --json FILE` or an experiment's --json)
@@ -127,6 +129,7 @@ public enum LabCommandLine {
             .toggle("quick", help: "scaled-down runs"),
             .text("json", valueName: "FILE", help: "also write every report, as one JSON document, to FILE"),
             FlagSpec("only", .list(catalog.entries.map(\.command)), help: "run only these experiments"),
+            .toggle("charts", help: "then each experiment's text charts (its report's own sections)"),
         ]
         guard let options = parse(flags, arguments, command: "all") else { return 64 }
         let jsonURL = options.text("json").map { URL(fileURLWithPath: $0) }
@@ -148,7 +151,11 @@ public enum LabCommandLine {
             }
         }
         let style = Style(enabled: Terminal.colourAllowed(fd: 1))
-        Terminal.writeOutput(AllCommand.table(result.document, style: style, width: Terminal.isTTY(1) ? Terminal.width(fd: 1) : nil))
+        let width = Terminal.width(fd: 1)
+        Terminal.writeOutput(AllCommand.table(result.document, style: style, width: width))
+        if options.bool("charts") {
+            Terminal.writeOutput(AllCommand.charts(result.document, catalog: catalog, style: style, width: width))
+        }
         if interrupt.fired || result.interrupted {
             Terminal.writeError("lab all: interrupted; " + (jsonURL.map { "'\($0.path)' holds what finished (marked incomplete)" } ?? "the table shows what finished") + "\n")
             return 130

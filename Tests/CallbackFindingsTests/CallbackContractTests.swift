@@ -1,0 +1,30 @@
+import Foundation
+import LabHarness
+import LabHarnessXCTest
+import CallbackExperiment
+import XCTest
+
+/// exp-callback's command-line contract, apart from its findings: what `--latency` accepts and
+/// what it does. (Every experiment's shared contract, bad flags and `--help`, is checked for all
+/// of them at once in `ExperimentContractTests`.)
+final class CallbackContractTests: XCTestCase {
+    /// A lookup time out of its range or not a number: exit 64 and one line naming the range.
+    func testABadLatencyGetsOneLineAndExitSixtyFour() throws {
+        for arguments in [["--latency", "0"], ["--latency", "abc"], ["--latency", "11"]] {
+            let run = try ChildProcess.run(ChildSpec(executable: BuiltProducts.executable("exp-callback"), arguments: arguments, budget: 10))
+            XCTAssertEqual(run.exitCode, 64, "\(arguments): \(run.stderr)")
+            XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, "\(arguments): \(run.stderr)")
+        }
+    }
+
+    /// `--latency` sets the app's lookup time, and the run measures that lookup: with 0.5 s
+    /// the library is held about 0.5 s, not some other figure.
+    func testLatencyFlagSetsTheLookupTime() throws {
+        let report = try ExperimentRunner.run(callbackExperiment, arguments: ["--quick", "--variant", "sync-return", "--latency", "0.5"],
+                                              executable: BuiltProducts.executable("exp-callback"))
+        XCTAssertEqual(report.parameters["latency_s"], .number(0.5))
+        let held = try XCTUnwrap(report.variant(CallbackVariant.syncReturn)?.metrics["library.held_s"])
+        XCTAssertGreaterThanOrEqual(held, 0.45)
+        XCTAssertLessThan(held, 5, "a 0.5 s lookup, not some other figure")
+    }
+}
