@@ -138,7 +138,7 @@ public let runloopExperiment = ExperimentDefinition(
                 claim: "the semaphore wrapper on the main thread deadlocks; the run loop wrapper completes",
                 needs: [RunloopVariant.syncSemaphoreMain, .syncRunloopMain], evaluate: RunloopVerdicts.semaphoreSyncDeadlocksMain),
         Finding("runloop.run-until-date-releases-at-guard",
-                claim: "with callers that give the block a thread, run(until: timeout + guard) releases its thread at about timeout + guard while run() never does; under global callers neither runs (the guard is inside the block that never starts)",
+                claim: "with callers that give the block a thread, run(until: timeout + guard) releases its thread at about timeout + guard while run() never does; under global callers the run-loop blocks never start (at most one in ten does), guard and all",
                 needs: [RunloopVariant.runUntilDate, .runUntilDateThread], evaluate: RunloopVerdicts.runUntilDateReleasesAtGuard),
         Finding("runloop.operation-queue-callers-hold-the-pool",
                 claim: "callers that are operations on an OperationQueue (maxConcurrentOperationCount 300) block pool threads like global-queue callers: run loops on the global queue see their timeouts far too late or never (at most one in ten on time)",
