@@ -61,9 +61,9 @@ public struct CallbackParameters: Sendable {
     }
 
     /// The stall window of the main-thread wrapper: its last step (the server sent everything)
-    /// comes a few tens of milliseconds after the resume; a second and a half without another
-    /// one is three times the worst machine stall measured here.
-    static let syncWrapperStallWindow: Seconds = 1.5
+    /// comes a few tens of milliseconds after the resume; two seconds without another one is
+    /// four times the worst machine stall measured here.
+    static let syncWrapperStallWindow: Seconds = 2
 }
 
 /// The metric keys exp-callback records and reads back in its verdicts and report, spelled once.

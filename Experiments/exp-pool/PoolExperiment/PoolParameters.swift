@@ -108,6 +108,7 @@ enum PoolMetric {
     static let mainWaitReturned = "main_wait.returned"
     static let mainWaitS = "main_wait_s"
     static let spareBlocksWaiting = "spare.blocks_waiting"
+    static let spareControlDelayS = "spare.control_delay_s"
     static let spareGapMaxMs = "spare.gap_max_ms"
     static let spareGapMaxNetMs = "spare.gap_max_net_ms"
     static let spareTicks = "spare.ticks"

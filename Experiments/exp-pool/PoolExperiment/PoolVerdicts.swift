@@ -114,10 +114,12 @@ enum PoolVerdicts {
         }
         let frameMs = MainThread.frame * 1000
         // The pool must really have been exhausted meanwhile (blocks still waiting), and the
-        // heartbeat must have kept coming: most of the frames, no gap over 3 frames net of
-        // what a same-moment control thread lost to the machine.
+        // heartbeat must have kept coming: most of the frames the machine left it (a stall
+        // costs every thread its ticks; the control thread measures how long), and no gap over
+        // 3 frames net of what the control thread lost over the same gap.
         let exhausted = waiting > 0
-        let steady = ticks >= 0.8 * window / MainThread.frame && net <= 3 * frameMs
+        let machine = m[PoolMetric.spareControlDelayS] ?? 0
+        let steady = ticks >= 0.8 * max(0, window - machine) / MainThread.frame && net <= 3 * frameMs
         let stall = m[StallWatch.worstMetric] ?? 0
         return Verdict(exhausted && steady,
                        "while \(Format.count(waiting)) of \(Format.count(tasks)) blocks still waited for a pool thread, the main thread ticked \(Format.count(ticks)) times in \(Format.seconds(window)) "
@@ -133,9 +135,11 @@ enum PoolVerdicts {
               let before = m[PoolMetric.spareGapMaxMs] else {
             return Verdict(false, "main-thread measured no wait (\(v.outcome)\(v.evidence.map { ": \($0)" } ?? ""))")
         }
-        // A freeze a stall cannot fake: the no-tick gap is judged against the heartbeat's own
-        // largest gap earlier in the same run, and against half a second (30 frames).
-        let ok = v.outcome == .frozen && gap >= 500 && gap >= 10 * before
+        // A freeze a stall cannot fake: the no-tick gap is judged against half a second (30
+        // frames) and against the heartbeat's own largest gap earlier in the same run, taken net
+        // of a same-moment control (at least a frame), so a stall then does not raise the bar.
+        let basis = max(m[PoolMetric.spareGapMaxNetMs] ?? before, MainThread.frame * 1000)
+        let ok = v.outcome == .frozen && gap >= 500 && gap >= 10 * basis
         let gaveUp = m[PoolMetric.mainWaitReturned] == 0 ? " (the wait hit its bound: a lower bound)" : ""
         return Verdict(ok, "the main thread waited \(Format.seconds(waited)) for its block on the flooded global queue\(gaveUp): no tick for \(ms(gap)), "
                        + "\(Format.count(frames.rounded(.down))) frames of 16.7 ms missed; before, through the flood, the largest gap was \(ms(before)) (\(Format.times(gap / max(before, 1e-3))))")

@@ -65,6 +65,7 @@ enum MainThread {
         m[PoolMetric.spareGapMaxMs] = spare.largest * 1000
         m[PoolMetric.spareGapMaxNetMs] = spare.largestNet * 1000
         m[PoolMetric.spareBlocksWaiting] = Double(waitingAtSpareEnd)
+        m[PoolMetric.spareControlDelayS] = control.delay(from: floodAt, to: spareEnd)
         m[PoolMetric.mainWaitS] = waitEnd - waitStart
         m[PoolMetric.mainWaitReturned] = returned ? 1 : 0
         m[PoolMetric.freezeGapMaxMs] = frozen.largest * 1000
