@@ -224,7 +224,8 @@ final class RunloopFindingsTests: XCTestCase {
         let report = try ExperimentRunner.run(runloopExperiment, arguments: ["--quick"],
                                               executable: BuiltProducts.executable("exp-runloop"))
         XCTAssertEqual(report.variants.map(\.name), [
-            "global-queue", "run-until-date", "operation-queue", "dedicated-thread", "shared-thread",
+            "global-queue", "run-until-date", "operation-queue", "global-queue@operation-queue", "run-until-date@thread",
+            "dedicated-thread", "shared-thread",
             "dedicated-thread@async", "shared-thread@async", "spin-no-source", "spin-with-source",
             "sync-semaphore-main", "sync-runloop-main", "timer-init",
         ])

@@ -21,6 +21,9 @@ public let callbackExperiment = ExperimentDefinition(
     Every step records its queue and thread. The default lookup takes 1 s, so that a held queue \
     shows as a whole second; the library waits 2 x latency + 0.25 s for a completion handler \
     before it reports a stall.
+    The urlsession-* variants test the same claims on the real API: Foundation's URLSession \
+    against a loopback HTTP server the child starts on 127.0.0.1 (a response paced in timed \
+    pieces), with fixed timings of half a second at most whatever --latency says.
     """,
     flags: [
         .seconds("latency", default: 1.0, quick: 0.25, range: 0.05...10,
@@ -69,6 +72,27 @@ public let callbackExperiment = ExperimentDefinition(
                          OutcomeExpectation(.completed, .forbidden, "the second resume went unnoticed")],
                 limits: CallbackParameters.limits { $0.latency * 1.3 + 0.1 },
                 body: AsyncBridge.double),
+        Variant(CallbackVariant.urlsessionDisposition, summary: "three real data tasks on a loopback server; the delegate answers the response .allow, never, or .cancel",
+                expect: [OutcomeExpectation(.completed, .expected, "the answer gated each task: .allow got the body, the unanswered task got nothing and did not end, .cancel ended at once without a body"),
+                         OutcomeExpectation(.dispositionIgnored, .interesting, "every task got the whole body and completed without error whatever the answer: this Foundation does not wait for the disposition (swift-corelibs-foundation)"),
+                         OutcomeExpectation(.failed, .forbidden, "neither: a task lost bytes or ended in a way no answer explains")],
+                limits: CallbackParameters.urlSessionLimits(estimate: 0.7),
+                body: URLSessionDisposition.run),
+        Variant(CallbackVariant.urlsessionQueues, summary: "asked from the main thread: where a data task's completion handler runs, the hop to main, and async data(from:)",
+                expect: [OutcomeExpectation(.completed, .expected, "every handler ran, every hop landed and the async caller resumed (where: the finding says)")],
+                limits: CallbackParameters.urlSessionLimits(estimate: 0.3),
+                body: URLSessionQueues.run),
+        Variant(CallbackVariant.urlsessionSyncMain, summary: "a semaphore wrapper around a data task, on the main thread, with the main queue as delegate queue",
+                expect: [OutcomeExpectation(.deadlock, .expected, "the handler is queued for the main thread, which waits for it: the wrapper never returns"),
+                         OutcomeExpectation(.completed, .forbidden, "the wrapper returned: the handler ran without the main thread")],
+                limits: CallbackParameters.urlSessionLimits(estimate: 1.6, stallWindow: CallbackParameters.syncWrapperStallWindow),
+                body: URLSessionSyncWrapper.onMain),
+        Variant(CallbackVariant.urlsessionSyncBackground, summary: "the same wrapper with a background delegate queue",
+                expect: [OutcomeExpectation(.completed, .expected, "the handler ran on the background queue and the wrapper returned"),
+                         OutcomeExpectation(.stalled, .forbidden, "the wrapper's bounded wait ran out"),
+                         OutcomeExpectation(.deadlock, .forbidden, "the wrapper never returned")],
+                limits: CallbackParameters.urlSessionLimits(estimate: 0.2),
+                body: URLSessionSyncWrapper.onBackground),
     ],
     findings: [
         Finding("callback.sync-return-blocks-library",
@@ -92,6 +116,22 @@ public let callbackExperiment = ExperimentDefinition(
         Finding("callback.continuation-misuse-detected",
                 claim: "Checked continuations enforce exactly-once at run time: a leaked one makes the runtime warn on stderr while its task stays suspended; one resumed twice traps.",
                 needs: [CallbackVariant.asyncLeak, .asyncDouble], evaluate: CallbackVerdicts.continuationMisuseDetected),
+        Finding("callback.urlsession-completion-on-delegate-queue",
+                claim: "A URLSession data task's completion handler runs on the session's delegate queue (its own serial queue, or the one given), not on the caller's thread; the app hops to the queue it wants; async data(from:) resumes a @MainActor caller on the main thread.",
+                needs: [CallbackVariant.urlsessionQueues], evaluate: CallbackVerdicts.urlSessionCompletionOnDelegateQueue),
+        Finding("callback.urlsession-sync-wrapper-deadlocks-main",
+                claim: "A semaphore wrapper around a data task deadlocks on the main thread when the delegate queue is the main queue (the response has arrived, the handler waits for the blocked thread); with a background delegate queue it returns.",
+                needs: [CallbackVariant.urlsessionSyncMain, .urlsessionSyncBackground], evaluate: CallbackVerdicts.urlSessionSyncWrapperDeadlocksMain),
+        Finding("callback.urlsession-disposition-gates-task",
+                claim: "The response's disposition handler gates a URLSession data task: unanswered, the task receives nothing and does not end; .cancel ends it at once without a body; .allow delivers the body.",
+                needs: [CallbackVariant.urlsessionDisposition], appliesWhen: { !$0.isLinux },
+                notApplicableReason: "swift-corelibs-foundation does not wait for the answer: HTTPURLProtocol.didReceiveResponse lets libcurl's transfer run on (it cannot be paused) and hands the delegate a handler that discards the disposition (see callback.linux-urlsession-ignores-disposition)",
+                evaluate: CallbackVerdicts.urlSessionDispositionGatesTask),
+        Finding("callback.linux-urlsession-ignores-disposition",
+                claim: "On Linux (swift-corelibs-foundation) the disposition is ignored: answered .allow, .cancel or never, a data task receives the whole body and completes without error at the same time.",
+                needs: [CallbackVariant.urlsessionDisposition], appliesWhen: { $0.isLinux },
+                notApplicableReason: "this Foundation is not swift-corelibs-foundation; callback.urlsession-disposition-gates-task judges it",
+                evaluate: CallbackVerdicts.linuxURLSessionIgnoresDisposition),
     ],
     columns: callbackColumns,
     defaultJobs: 3,
@@ -102,4 +142,7 @@ public let callbackExperiment = ExperimentDefinition(
 public extension Outcome {
     /// The once-guard let a second completion-handler call through: the conversation was rendered twice.
     static let renderedTwice: Outcome = "rendered-twice"
+    /// Every data task got its whole body and completed without error whatever its delegate
+    /// answered to the response (or if it never answered): the disposition was not waited for.
+    static let dispositionIgnored: Outcome = "disposition-ignored"
 }

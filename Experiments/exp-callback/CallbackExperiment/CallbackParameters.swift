@@ -12,6 +12,10 @@ public enum CallbackVariant: String, CaseIterable, VariantName {
     case asyncBridge = "async-bridge"
     case asyncLeak = "async-leak"
     case asyncDouble = "async-double"
+    case urlsessionDisposition = "urlsession-disposition"
+    case urlsessionQueues = "urlsession-queues"
+    case urlsessionSyncMain = "urlsession-sync-main"
+    case urlsessionSyncBackground = "urlsession-sync-background"
 }
 
 /// exp-callback's options, read once, the numbers derived from them, and the trial limits.
@@ -46,11 +50,34 @@ public struct CallbackParameters: Sendable {
         TrialLimits(budget: { CallbackParameters($0).budget }, stallWindow: { CallbackParameters($0).stallWindow },
                     estimate: { estimate(CallbackParameters($0)) }, progressMetric: CallbackMetric.steps)
     }
+
+    /// The URLSession variants, which run against the loopback server with fixed timings (a
+    /// response of half a second at most) whatever `--latency` says: a budget no trial needs,
+    /// and a stall window longer than the disposition scenario's own wait, so that only a
+    /// thread stuck for good reaches it.
+    static func urlSessionLimits(estimate: Seconds, stallWindow: Seconds = URLSessionDisposition.window + 1.5) -> TrialLimits {
+        TrialLimits(budget: { _ in 20 }, stallWindow: { _ in stallWindow }, estimate: { _ in estimate },
+                    progressMetric: CallbackMetric.steps)
+    }
+
+    /// The stall window of the main-thread wrapper: its last step (the server sent everything)
+    /// comes a few tens of milliseconds after the resume; two seconds without another one is
+    /// four times the worst machine stall measured here.
+    static let syncWrapperStallWindow: Seconds = 2
 }
 
 /// The metric keys exp-callback records and reads back in its verdicts and report, spelled once.
 /// They are the JSON contract's names (`metrics` in schema 1); a rename here changes the JSON.
 enum CallbackMetric {
+    static let asyncBytes = "async.bytes"
+    static let asyncResumedOnMainThread = "async.resumed_on_main_thread"
+    static let bodyBytes = "body.bytes"
+    static let delegateQueueIsMain = "delegate_queue.is_main"
+    static let scheduledS = "scheduled_s"
+    static let serverCompletedAfterS = "server.completed_after_s"
+    static let windowS = "window_s"
+    static let wrapperBytes = "wrapper.bytes"
+    static let wrapperReturnedAfterS = "wrapper.returned_after_s"
     static let allowDecisionAfterS = "allow.decision_after_s"
     static let allowFinished = "allow.finished"
     static let allowHandlerCalls = "allow.handler.calls"

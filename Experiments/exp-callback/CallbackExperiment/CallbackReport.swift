@@ -29,6 +29,18 @@ private func contract(_ v: VariantReport) -> String {
         return "once per sync (\(Format.count(allow)), \(Format.count(cancel)))"
     }
     if v.name == CallbackVariant.syncReturn.rawValue { return "no handler" }
+    if v.name == CallbackVariant.urlsessionDisposition.rawValue {
+        let full = m[CallbackMetric.bodyBytes] ?? -1
+        let whole = DispositionProbe.Answer.allCases.filter { m["\($0.rawValue).bytes"] == full && m["\($0.rawValue).ended"] == 1 }.count
+        return "\(whole) of 3 answers got the whole body"
+    }
+    if v.name == CallbackVariant.urlsessionQueues.rawValue {
+        let onQueue = m["own.handler.on_delegate_queue"] == 1 && m["given.handler.on_delegate_queue"] == 1
+        return onQueue ? "on the delegate queue" : "off the delegate queue"
+    }
+    if v.name == CallbackVariant.urlsessionSyncMain.rawValue || v.name == CallbackVariant.urlsessionSyncBackground.rawValue {
+        return m[CallbackMetric.wrapperBytes].map { "wrapper returned \(Format.count($0)) bytes" } ?? "wrapper never returned"
+    }
     if let calls = m[CallbackMetric.handlerCalls] { return calls == 1 ? "called once" : "called \(Format.count(calls))×" }
     return "—"
 }

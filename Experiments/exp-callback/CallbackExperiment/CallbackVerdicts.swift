@@ -93,6 +93,97 @@ enum CallbackVerdicts {
         let doubleText = trapped ? "double resume \(double.outcome): \(misuseMessage(double.evidence ?? ""))" : "double resume ended \(double.outcome)"
         return Verdict(ok, "\(leakText); \(doubleText)")
     }
+
+    // MARK: URLSession on the loopback server
+
+    /// Where the first event whose label starts with `label` ran (`queue · thread`), from the
+    /// variant's recorded steps.
+    static func placeOf(_ label: String, in v: VariantReport) -> String {
+        v.events?.first { $0.label.hasPrefix(label) }?.thread ?? "nowhere (it did not happen)"
+    }
+
+    static func urlSessionCompletionOnDelegateQueue(_ inputs: FindingInputs) -> Verdict {
+        let v = inputs[CallbackVariant.urlsessionQueues]
+        let m = v.metrics
+        let fromMain = m[CallbackMetric.callerOnMainThread] == 1
+        var ok = v.outcome == .completed && fromMain && m[CallbackMetric.asyncResumedOnMainThread] == 1
+        var parts: [String] = []
+        for (key, name) in [("own", "session's own queue"), ("given", "given queue app.delegate")] {
+            let onQueue = m["\(key).handler.on_delegate_queue"] == 1, onMain = m["\(key).handler.on_main_thread"] == 1
+            let hopOnMain = m["\(key).hop.on_main_thread"] == 1
+            ok = ok && onQueue && !onMain && hopOnMain
+            parts.append("\(name): the handler ran \(onQueue ? "on the delegate queue" : "off the delegate queue")\(onMain ? " on the main thread" : ", off the main thread") (\(placeOf("\(key) · completion handler", in: v))), the hop to main took \(seconds(m["\(key).hop_s"]))\(hopOnMain ? "" : " and did not land on the main thread")")
+        }
+        let asyncText = m[CallbackMetric.asyncResumedOnMainThread] == 1 ? "on the main thread" : "off the main thread"
+        return Verdict(ok, "asked from \(fromMain ? "the main thread" : "a background thread"); \(parts.joined(separator: "; ")); async data(from:) resumed its @MainActor caller \(asyncText)")
+    }
+
+    static func urlSessionSyncWrapperDeadlocksMain(_ inputs: FindingInputs) -> Verdict {
+        let main = inputs[CallbackVariant.urlsessionSyncMain], background = inputs[CallbackVariant.urlsessionSyncBackground]
+        // The evidence of a deadlock, not merely a slow wrapper: the whole response had arrived
+        // (step 2) and the main thread's stack shows it waiting in the wrapper's semaphore.
+        let served = (main.metrics[CallbackMetric.steps] ?? 0) >= 2
+        let clause = main.whereClause(in: "dispatch_semaphore_wait", calledFrom: "fetchSynchronously")
+        let stacksAgree = main.stacks == nil || clause != nil
+        let mainText: String
+        if main.outcome == .deadlock {
+            let arrived = main.metrics[CallbackMetric.serverCompletedAfterS].map { "the server sent the whole response \(Format.seconds($0)) after the resume, " } ?? (served ? "the server sent the whole response, " : "the server had not sent the whole response, ")
+            mainText = "main queue as delegate queue: \(arrived)then no step for \(Format.seconds(CallbackParameters.syncWrapperStallWindow)): deadlock (\(clause ?? (main.stacks == nil ? "no stacks taken" : "the stacks do not show the wait")))"
+        } else {
+            mainText = "main queue as delegate queue: \(main.outcome) (\(main.evidence ?? ""))"
+        }
+        let bgOK = background.outcome == .completed && background.metrics[CallbackMetric.wrapperBytes] == Double(URLSessionSyncWrapper.response.body.count)
+        let bgText = bgOK ? "background delegate queue: the wrapper returned \(Format.count(background.metrics[CallbackMetric.wrapperBytes] ?? 0)) bytes after \(seconds(background.metrics[CallbackMetric.wrapperReturnedAfterS]))"
+            : "background delegate queue: \(background.outcome) (\(background.evidence ?? ""))"
+        return Verdict(main.outcome == .deadlock && served && stacksAgree && bgOK, "\(mainText); \(bgText)")
+    }
+
+    /// `never: 100,000 of 100,000 bytes, completed without error at 0.51 s`, for each answer.
+    static func dispositionLines(_ v: VariantReport) -> String {
+        let full = v.metrics[CallbackMetric.bodyBytes] ?? 0
+        return DispositionProbe.Answer.allCases.map { a in
+            let m = v.metrics, key = a.rawValue
+            let name = a == .never ? "never answered" : ".\(key)"
+            let end: String
+            if m["\(key).ended"] == 1 {
+                let code = m["\(key).error_code"] ?? 0
+                end = "\(code == 0 ? "completed without error" : "ended with error \(Format.count(code))") at \(seconds(m["\(key).ended_after_s"]))"
+            } else {
+                end = "not ended after \(seconds(m[CallbackMetric.windowS]))"
+            }
+            return "\(name): \(Format.count(m["\(key).bytes"] ?? 0)) of \(Format.count(full)) bytes, \(end)"
+        }.joined(separator: "; ")
+    }
+
+    static func linuxURLSessionIgnoresDisposition(_ inputs: FindingInputs) -> Verdict {
+        let v = inputs[CallbackVariant.urlsessionDisposition]
+        let m = v.metrics
+        let full = m[CallbackMetric.bodyBytes] ?? -1
+        let scheduled = m[CallbackMetric.scheduledS] ?? .nan
+        let stall = CallbackVerdicts.stall(v)
+        let everyAnswerIgnored = DispositionProbe.Answer.allCases.allSatisfy { a in
+            m["\(a.rawValue).asked"] == 1 && m["\(a.rawValue).bytes"] == full && m["\(a.rawValue).ended"] == 1 && m["\(a.rawValue).error_code"] == 0
+        }
+        // "At the same time": the three tasks ran side by side on the same pacing, so each ends
+        // within half the response's length of the allowed one (plus the worst same-moment stall).
+        let allowEnd = m["allow.ended_after_s"] ?? .nan
+        let together = [DispositionProbe.Answer.never, .cancel].allSatisfy { a in
+            guard let end = m["\(a.rawValue).ended_after_s"] else { return false }
+            return abs(end - allowEnd) <= 0.5 * scheduled + stall
+        }
+        return Verdict(v.outcome == .dispositionIgnored && everyAnswerIgnored && together,
+                       "\(dispositionLines(v)) (the server paced the body over \(seconds(scheduled))\(CallbackVerdicts.stallNote(stall))); swift-corelibs-foundation's HTTPURLProtocol does not pause libcurl's transfer for the answer, and the handler it hands the delegate discards the disposition")
+    }
+
+    static func urlSessionDispositionGatesTask(_ inputs: FindingInputs) -> Verdict {
+        let v = inputs[CallbackVariant.urlsessionDisposition]
+        let m = v.metrics
+        let full = m[CallbackMetric.bodyBytes] ?? -1
+        let allowed = m["allow.bytes"] == full && m["allow.ended"] == 1 && m["allow.error_code"] == 0
+        let waited = m["never.asked"] == 1 && m["never.bytes"] == 0 && m["never.ended"] == 0
+        let cancelled = m["cancel.asked"] == 1 && m["cancel.bytes"] == 0 && m["cancel.ended"] == 1 && m["cancel.error_code"] != 0
+        return Verdict(v.outcome == .completed && allowed && waited && cancelled, dispositionLines(v))
+    }
 }
 
 private func percent(_ part: Double, _ whole: Double) -> String {

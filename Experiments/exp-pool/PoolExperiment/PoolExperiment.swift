@@ -97,6 +97,14 @@ public let poolExperiment = ExperimentDefinition(
                 limits: PoolParameters.cooperativeLimits.budgeted { PoolParameters($0).cooperativeHold + 15 }
                     .estimating { $0.double("block") / 4 + 0.3 },
                 body: { Cooperative.run($0, .suspend) }),
+        Variant(PoolVariant.mainThread, summary: "a 60 Hz main-run-loop heartbeat through the flood, then the main thread waits for a block it put on the flooded queue",
+                expect: [
+                    OutcomeExpectation(.frozen, .expected, "the heartbeat kept time through the flood, then stopped for as long as the main thread waited on the pool"),
+                    OutcomeExpectation(.responsive, .interesting, "the main thread's wait was short: the pool had a thread for its block"),
+                    OutcomeExpectation(.starved, .forbidden, "the heartbeat fell behind before the main thread waited on the pool: the flood reached the main thread"),
+                ],
+                limits: PoolParameters.watchLimits.estimating { $0.double("duration") * 0.8 + 0.5 },
+                body: MainThread.run),
     ],
     findings: [
         Finding("pool.global-queue-is-bounded",
@@ -114,6 +122,12 @@ public let poolExperiment = ExperimentDefinition(
         Finding("pool.cooperative-pool-is-core-wide",
                 claim: "at most one blocking task per core runs at once; with await Task.sleep they all proceed",
                 needs: [PoolVariant.cooperativeBlocking, .cooperativeSleep], evaluate: PoolVerdicts.cooperativePoolIsCoreWide),
+        Finding("pool.flood-spares-main-thread",
+                claim: "the main thread is not a pool thread: its 60 Hz heartbeat keeps time while the flood holds every pool thread (largest gap within 3 frames, net of a same-moment control)",
+                needs: [PoolVariant.mainThread], evaluate: PoolVerdicts.floodSparesMainThread),
+        Finding("pool.main-waiting-on-pool-freezes",
+                claim: "a main thread that waits for a block it put on the flooded global queue misses frames for as long as the block waits: at least half a second, and 10 x the largest gap before",
+                needs: [PoolVariant.mainThread], evaluate: PoolVerdicts.mainWaitingOnPoolFreezes),
     ],
     columns: PoolReport.columns,
     defaultJobs: 2,
@@ -132,4 +146,6 @@ public extension Outcome {
     static let starved: Outcome = "starved"
     /// `--find-cap`: the thread count stopped rising while blocks were still waiting.
     static let capped: Outcome = "capped"
+    /// The main thread's heartbeat stopped (10 frames or more) while it waited on the pool.
+    static let frozen: Outcome = "frozen"
 }

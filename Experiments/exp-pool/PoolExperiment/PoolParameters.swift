@@ -11,6 +11,7 @@ public enum PoolVariant: String, CaseIterable, VariantName {
     case nonBlocking = "non-blocking"
     case cooperativeBlocking = "cooperative-blocking"
     case cooperativeSleep = "cooperative-sleep"
+    case mainThread = "main-thread"
 }
 
 /// The experiment's knobs, read once from the parsed options so every variant sees the same
@@ -60,6 +61,11 @@ struct PoolParameters: Sendable {
         cores = ProcessInfo.processInfo.activeProcessorCount
     }
 
+    /// How long `main-thread` watches the main thread's heartbeat through the flood before the
+    /// main thread waits on the pool itself: a quarter of the probes' window, between half a
+    /// second (30 frames) and a second.
+    var spareWindow: Seconds { max(0.5, min(1, duration / 4)) }
+
     /// Swift-concurrency variants: four tasks per core (so blocking ones run in four waves), each
     /// holding a quarter of `--block`, so the blocking variant takes about one block in all.
     var cooperativeTasks: Int { 4 * cores }
@@ -97,6 +103,16 @@ enum PoolMetric {
     static let capWorkers = "cap.workers"
     static let controlP99Ms = "control.p99_ms"
     static let cores = "cores"
+    static let freezeGapMaxFrames = "freeze.gap_max_frames"
+    static let freezeGapMaxMs = "freeze.gap_max_ms"
+    static let mainWaitReturned = "main_wait.returned"
+    static let mainWaitS = "main_wait_s"
+    static let spareBlocksWaiting = "spare.blocks_waiting"
+    static let spareControlDelayS = "spare.control_delay_s"
+    static let spareGapMaxMs = "spare.gap_max_ms"
+    static let spareGapMaxNetMs = "spare.gap_max_net_ms"
+    static let spareTicks = "spare.ticks"
+    static let spareWindowS = "spare.window_s"
     static let excessP99Ms = "excess.p99_ms"
     static let finished = "finished"
     static let gate = "gate"

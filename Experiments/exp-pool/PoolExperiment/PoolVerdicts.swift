@@ -105,6 +105,46 @@ enum PoolVerdicts {
                        + "with await Task.sleep: \(Format.count(sleepAtOnce)) of \(Format.count(sleepN)) at once\(sleepWall)")
     }
 
+    static func floodSparesMainThread(_ inputs: FindingInputs) -> Verdict {
+        let v = inputs[PoolVariant.mainThread]
+        let m = v.metrics
+        guard let ticks = m[PoolMetric.spareTicks], let window = m[PoolMetric.spareWindowS], let gap = m[PoolMetric.spareGapMaxMs],
+              let net = m[PoolMetric.spareGapMaxNetMs], let waiting = m[PoolMetric.spareBlocksWaiting], let tasks = m[PoolMetric.tasks] else {
+            return Verdict(false, "main-thread measured no heartbeat (\(v.outcome)\(v.evidence.map { ": \($0)" } ?? ""))")
+        }
+        let frameMs = MainThread.frame * 1000
+        // The pool must really have been exhausted meanwhile (blocks still waiting), and the
+        // heartbeat must have kept coming: most of the frames the machine left it (a stall
+        // costs every thread its ticks; the control thread measures how long), and no gap over
+        // 3 frames net of what the control thread lost over the same gap.
+        let exhausted = waiting > 0
+        let machine = m[PoolMetric.spareControlDelayS] ?? 0
+        let steady = ticks >= 0.8 * max(0, window - machine) / MainThread.frame && net <= 3 * frameMs
+        let stall = m[StallWatch.worstMetric] ?? 0
+        return Verdict(exhausted && steady,
+                       "while \(Format.count(waiting)) of \(Format.count(tasks)) blocks still waited for a pool thread, the main thread ticked \(Format.count(ticks)) times in \(Format.seconds(window)) "
+                       + "(\(Format.count(window / MainThread.frame)) frames); largest gap \(ms(gap)) (\(Format.decimal(gap / frameMs, places: 1)) frames)"
+                       + (gap - net >= 5 ? ", \(ms(net)) net of a same-moment control" : "")
+                       + (stall >= 5 ? "; the control was held up \(ms(stall)) at worst" : ""))
+    }
+
+    static func mainWaitingOnPoolFreezes(_ inputs: FindingInputs) -> Verdict {
+        let v = inputs[PoolVariant.mainThread]
+        let m = v.metrics
+        guard let waited = m[PoolMetric.mainWaitS], let gap = m[PoolMetric.freezeGapMaxMs], let frames = m[PoolMetric.freezeGapMaxFrames],
+              let before = m[PoolMetric.spareGapMaxMs] else {
+            return Verdict(false, "main-thread measured no wait (\(v.outcome)\(v.evidence.map { ": \($0)" } ?? ""))")
+        }
+        // A freeze a stall cannot fake: the no-tick gap is judged against half a second (30
+        // frames) and against the heartbeat's own largest gap earlier in the same run, taken net
+        // of a same-moment control (at least a frame), so a stall then does not raise the bar.
+        let basis = max(m[PoolMetric.spareGapMaxNetMs] ?? before, MainThread.frame * 1000)
+        let ok = v.outcome == .frozen && gap >= 500 && gap >= 10 * basis
+        let gaveUp = m[PoolMetric.mainWaitReturned] == 0 ? " (the wait hit its bound: a lower bound)" : ""
+        return Verdict(ok, "the main thread waited \(Format.seconds(waited)) for its block on the flooded global queue\(gaveUp): no tick for \(ms(gap)), "
+                       + "\(Format.count(frames.rounded(.down))) frames of 16.7 ms missed; before, through the flood, the largest gap was \(ms(before)) (\(Format.times(gap / max(before, 1e-3))))")
+    }
+
     /// `1 thread`, `3 threads`.
     static func threads(_ n: Double) -> String { "\(Format.count(n)) thread" + (n == 1 ? "" : "s") }
 

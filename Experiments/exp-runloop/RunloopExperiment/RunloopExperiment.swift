@@ -27,7 +27,7 @@ public let runloopExperiment = ExperimentDefinition(
         .seconds("timeout", default: 1, quick: 0.25, range: 0.05...10,
                  help: "each request's timeout timer (the seed: 1 s); no completion for \(Int(RunloopParameters.deadlockAfter)) timeouts is a deadlock"),
         .choice("caller", CallerKind.allCases.map(\.rawValue), default: CallerKind.global.rawValue,
-                help: "who waits: a global-queue block on a semaphore (the seed), a thread each, or an async task each"),
+                help: "who waits: a global-queue block on a semaphore (the seed), a thread each, an async task each, or an operation each on an OperationQueue (the seed's commented-out callers)"),
         .seconds("request", default: 1, quick: 0.25, range: 0.05...10,
                  help: "how long the main-thread wrappers' request takes (sync-*-main); no step for \(Int(RunloopParameters.deadlockAfter)) of them is a deadlock"),
         .seconds("interval", default: 0.5, quick: 0.25, range: 0.05...5,
@@ -45,11 +45,25 @@ public let runloopExperiment = ExperimentDefinition(
             OutcomeExpectation(.leaked, .interesting, "callers woke, but each run loop held its pool thread until the guard date: run(until:) ignores CFRunLoopStop"),
             OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
         ]),
-        requestVariant(.operationQueue, summary: "the run loop runs in an OperationQueue operation (maxConcurrentOperationCount 300)", expect: [
+        // Kept as a placement because it answers a belief of its own: maxConcurrentOperationCount
+        // 300 is a ceiling, not 300 threads; the operations still wait for the global pool.
+        requestVariant(.operationQueue, summary: "the run loop runs in an OperationQueue operation (maxConcurrentOperationCount 300: a ceiling, not threads)", expect: [
             OutcomeExpectation(.deadlock, .expected, "operation queues run on the same global pool: no better than global-queue"),
             OutcomeExpectation(.completed, .interesting, "every caller woke, late: the pool had room"),
             OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
         ]),
+        requestVariant(.globalQueueOperationQueue, summary: "global-queue with the seed's commented-out callers: an operation each on an OperationQueue (maxConcurrentOperationCount 300)", expect: [
+            OutcomeExpectation(.deadlock, .expected, "blocked operations hold pool threads like blocked global-queue blocks: the run loops never start"),
+            OutcomeExpectation(.completed, .interesting, "every caller woke: the operations did not hold the pool the run loops need"),
+            OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
+        ]),
+        Variant(RunloopVariant.runUntilDateThread, summary: "the double guard with thread callers: run(until: timeout + 5 s) beside run(), both on the global queue",
+                expect: [
+                    OutcomeExpectation(.completed, .expected, "run(until:) released its thread at about timeout + guard; run() kept its own"),
+                    OutcomeExpectation(.leaked, .interesting, "run(until:) still held its thread \(Int(GuardRelease.grace)) s past its guard date"),
+                    OutcomeExpectation(.stalled, .forbidden, "a caller never woke: thread callers leave the pool free for the run loops"),
+                ],
+                limits: RunloopParameters.guardLimits, body: GuardRelease.run),
         requestVariant(.dedicatedThread, summary: "a new Thread per request runs its run loop (the seed's first way)", expect: [
             OutcomeExpectation(.completed, .expected, "every timer fired on time; the total time depends on the callers"),
             OutcomeExpectation(.deadlock, .forbidden, "a thread of its own cannot wait behind the pool"),
@@ -123,6 +137,12 @@ public let runloopExperiment = ExperimentDefinition(
         Finding("runloop.semaphore-sync-deadlocks-main",
                 claim: "the semaphore wrapper on the main thread deadlocks; the run loop wrapper completes",
                 needs: [RunloopVariant.syncSemaphoreMain, .syncRunloopMain], evaluate: RunloopVerdicts.semaphoreSyncDeadlocksMain),
+        Finding("runloop.run-until-date-releases-at-guard",
+                claim: "with callers that give the block a thread, run(until: timeout + guard) releases its thread at about timeout + guard while run() never does; under global callers the run-loop blocks never start (at most one in ten does), guard and all",
+                needs: [RunloopVariant.runUntilDate, .runUntilDateThread], evaluate: RunloopVerdicts.runUntilDateReleasesAtGuard),
+        Finding("runloop.operation-queue-callers-hold-the-pool",
+                claim: "callers that are operations on an OperationQueue (maxConcurrentOperationCount 300) block pool threads like global-queue callers: run loops on the global queue see their timeouts far too late or never (at most one in ten on time)",
+                needs: [RunloopVariant.globalQueueOperationQueue], evaluate: RunloopVerdicts.operationQueueCallersHoldThePool),
         Finding("runloop.linux-timer-init-fires-immediately",
                 claim: "Timer(timeInterval:repeats:block:) fires at once on Linux, not after its interval",
                 needs: [RunloopVariant.timerInit], appliesWhen: { $0.isLinux },

@@ -17,6 +17,10 @@ public enum RunloopVariant: String, CaseIterable, VariantName {
     case syncSemaphoreMain = "sync-semaphore-main"
     case syncRunloopMain = "sync-runloop-main"
     case timerInit = "timer-init"
+    /// The seed's double guard with thread callers, beside `run()`: when is the thread released?
+    case runUntilDateThread = "run-until-date@thread"
+    /// The seed's commented-out callers: operations on an OperationQueue, run loops on the global queue.
+    case globalQueueOperationQueue = "global-queue@operation-queue"
 
     /// The same placement with async callers (itself for the others).
     public var withAsyncCallers: RunloopVariant {
@@ -38,8 +42,9 @@ public enum RunloopVariant: String, CaseIterable, VariantName {
         case .sharedThread: (.sharedThread, nil)
         case .dedicatedThreadAsync: (.dedicatedThread, .async)
         case .sharedThreadAsync: (.sharedThread, .async)
+        case .globalQueueOperationQueue: (.globalQueue, .operationQueue)
         case .literalRun: (.literalRun, nil)
-        case .spinNoSource, .spinWithSource, .syncSemaphoreMain, .syncRunloopMain, .timerInit:
+        case .spinNoSource, .spinWithSource, .syncSemaphoreMain, .syncRunloopMain, .timerInit, .runUntilDateThread:
             preconditionFailure("\(rawValue) is not a request variant")
         }
     }
@@ -99,6 +104,11 @@ struct RunloopParameters: Sendable {
     /// The pitfalls that time one short interval.
     static let pitfallLimits = TrialLimits(budget: { _ in 10 }, estimate: { RunloopParameters($0).interval + 0.1 })
 
+    /// `run-until-date@thread`: the guard's whole length, the watch past it, and slack.
+    static let guardLimits = TrialLimits(budget: { RunloopParameters($0).timeout + PlacementRuntime.guardSeconds + GuardRelease.grace + 15 },
+                                         estimate: { RunloopParameters($0).timeout + PlacementRuntime.guardSeconds + 0.6 },
+                                         progressTotal: { _ in 3 })
+
     /// The main-thread wrappers: the harness ends a wrapper that takes no step for the
     /// deadlock window.
     static let wrapperLimits = TrialLimits(budget: { 4 * RunloopParameters($0).request + 5 },
@@ -119,6 +129,12 @@ enum RunloopMetric {
     static let cpuPerWall = "cpu_per_wall"
     static let cpuS = "cpu_s"
     static let fired = "fired"
+    static let guardPromisedS = "guard.promised_s"
+    static let runHeldS = "run.held_s"
+    static let runReleased = "run.released"
+    static let untilDateExcessS = "until_date.excess_s"
+    static let untilDateReleased = "until_date.released"
+    static let untilDateReleasedAfterS = "until_date.released_after_s"
     static let firstFireFireDateInitMs = "first_fire.fire_date_init_ms"
     static let firstFireScheduledMs = "first_fire.scheduled_ms"
     static let firstFireTimeIntervalInitExcessMs = "first_fire.time_interval_init.excess_ms"

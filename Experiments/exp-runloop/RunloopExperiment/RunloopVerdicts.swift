@@ -148,6 +148,47 @@ enum RunloopVerdicts {
         return Verdict(sem.outcome == .deadlock && loop.outcome == .completed, "\(semText); \(loopText)")
     }
 
+    static func runUntilDateReleasesAtGuard(_ inputs: FindingInputs) -> Verdict {
+        let global = inputs[RunloopVariant.runUntilDate], thread = inputs[RunloopVariant.runUntilDateThread]
+        let promised = thread[RunloopMetric.guardPromisedS] ?? .nan
+        // Released at the guard date: not before it (less a scheduling tick), and not more than
+        // half a second after it beyond what a same-moment control thread was held up.
+        let releasedAfter = thread[RunloopMetric.untilDateReleasedAfterS]
+        let atGuard = releasedAfter.map { $0 >= promised - 0.05 } == true && (thread[RunloopMetric.untilDateExcessS] ?? .infinity) <= 0.5
+        let runHeld = thread[RunloopMetric.runReleased] == 0 && (thread[RunloopMetric.runHeldS] ?? 0) >= promised
+        let threadText = "thread callers: both woke at their timeouts; run(until:) "
+            + (releasedAfter.map { "released its thread \(Format.seconds($0)) after arming" } ?? "never released its thread")
+            + " (timeout + guard: \(Format.seconds(promised))), run() "
+            + (runHeld ? "still held its thread after \(Format.seconds(thread[RunloopMetric.runHeldS] ?? 0))" : "returned or was not watched long enough")
+        // The global half holds only where the callers were global-queue blocks (`--caller`).
+        let callers = RunloopParameters(inputs.options).caller
+        var globalOK = true
+        let globalText: String
+        if callers == .global {
+            // The first run-loop blocks may get a thread before the callers fill the pool; the
+            // rest never start. The same margin as global-queue: at most one in ten.
+            let total = global[RunloopMetric.total] ?? 0
+            let started = global[RunloopMetric.runloopThreadsPeak] ?? .infinity
+            globalOK = global.outcome == .deadlock && total > 0 && started <= 0.1 * total
+            globalText = global.outcome == .deadlock
+                ? "global callers: deadlock, \(Format.count(started)) of \(Format.count(total)) run-loop blocks ever started; the guard of the other \(Format.count(total - started)) is inside a block that never ran"
+                : "global callers: \(global.outcome) (\(global.evidence ?? ""))"
+        } else {
+            globalText = "run-until-date ran with \(callers.phrase) (--caller), so the global half is not measured here"
+        }
+        return Verdict(atGuard && runHeld && thread.outcome == .completed && globalOK, "\(threadText); \(globalText)")
+    }
+
+    static func operationQueueCallersHoldThePool(_ inputs: FindingInputs) -> Verdict {
+        let v = inputs[RunloopVariant.globalQueueOperationQueue]
+        let total = v[RunloopMetric.total] ?? 0, timely = v[RunloopMetric.timely] ?? 0
+        let started = v[RunloopMetric.runloopThreadsPeak] ?? 0
+        let timeout = RunloopParameters(inputs.options).timeout
+        // The same wide margin as global-queue: at most one request in ten on time.
+        return Verdict(total > 0 && timely <= 0.1 * total,
+                       "\(Format.count(timely)) of \(Format.count(total)) saw their \(Format.seconds(timeout)) timeout within \(Format.seconds(2 * timeout)); \(v.outcome): \(Format.count(v[RunloopMetric.callersStarted] ?? 0)) operations started and blocked their pool threads, \(Format.count(started)) run-loop blocks ever ran")
+    }
+
     static func linuxTimerInitFiresImmediately(_ inputs: FindingInputs) -> Verdict {
         let v = inputs[RunloopVariant.timerInit]
         let interval = v[RunloopMetric.intervalMs] ?? .nan

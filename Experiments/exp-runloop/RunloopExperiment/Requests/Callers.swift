@@ -10,6 +10,10 @@ public enum CallerKind: String, Sendable, CaseIterable {
     case thread
     /// A task per request that awaits a continuation: no thread is blocked while it waits.
     case async
+    /// An operation per request on an `OperationQueue` with `maxConcurrentOperationCount` 300,
+    /// blocked on a semaphore (the seed's commented-out `NSOperationQueue` in `ViewController`).
+    /// Operations run on the same global pool, so each blocked one holds a pool thread.
+    case operationQueue = "operation-queue"
 
     /// How the report says it.
     var phrase: String {
@@ -17,6 +21,7 @@ public enum CallerKind: String, Sendable, CaseIterable {
         case .global: "global-queue callers"
         case .thread: "thread callers"
         case .async: "async callers"
+        case .operationQueue: "operation-queue callers"
         }
     }
 }
@@ -52,6 +57,14 @@ struct RequestClient: Sendable {
 }
 
 enum Callers {
+    /// The queue of the operation-queue callers, as the seed sets it up. One per process is
+    /// enough: every trial runs in a process of its own.
+    static let operations: OperationQueue = {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 300
+        return queue
+    }()
+
     /// Issues requests `0..<count`, each from its own caller of `kind`, and returns at once.
     static func launch(_ kind: CallerKind, count: Int, client: RequestClient) {
         for index in 0..<count {
@@ -63,6 +76,8 @@ enum Callers {
                 NamedThread.start("rl.caller") { client.callBlocking(index) }
             case .async:
                 Task.detached { await client.callAsync(index) }
+            case .operationQueue:
+                operations.addOperation { client.callBlocking(index) }
             }
         }
     }

@@ -20,7 +20,7 @@ enum RunloopTiming {
 
     /// Expected duration of a request trial.
     static func estimate(_ placement: Placement, caller: CallerKind, requests: Int, timeout: Seconds) -> Seconds {
-        let blocked = caller == .global
+        let blocked = caller == .global || caller == .operationQueue
         switch placement {
         case .globalQueue, .operationQueue:
             // Behind blocked callers the run loops never start: a deadlock, declared after the

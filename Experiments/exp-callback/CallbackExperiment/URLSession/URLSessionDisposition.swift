@@ -1,0 +1,79 @@
+import Foundation
+import LabHarness
+
+/// `urlsession-disposition`: three real data tasks against the loopback server, whose
+/// response comes in timed pieces; each task's delegate answers the response's disposition
+/// handler differently: `.allow`, never, `.cancel`. What each task then did (bytes, end, time)
+/// is the measurement: where the platform waits for the disposition, the task that never got
+/// an answer receives nothing and never ends, and the cancelled one ends at once with no body.
+enum URLSessionDisposition {
+    /// The response: 100,000 bytes in 5 pieces 0.1 s apart after a 0.1 s delay (0.5 s in all),
+    /// long enough that "waited for the answer" and "did not" cannot be confused.
+    static let response = LoopbackResponse(bodySize: 100_000, headerDelay: 0.1, chunkCount: 5, chunkInterval: 0.1)
+
+    /// How long the scenario waits for the tasks: the response's own length three times over,
+    /// plus a second. A task that waits for a disposition that never comes is still waiting then.
+    static var window: Seconds { 3 * response.scheduledDuration + 1 }
+
+    static func run(_ context: VariantContext) throws -> VariantRecord {
+        let control = StallWatch()
+        var servers: [LoopbackServer] = []
+        var sessions: [URLSession] = []
+        var probes: [DispositionProbe] = []
+        let start = MonotonicClock.now()
+        for answer in DispositionProbe.Answer.allCases {
+            let server = try LoopbackServer(response: response)
+            let probe = DispositionProbe(answer: answer, steps: StepLog(startedAt: context.startedAt, progress: context.progress,
+                                                                          prefix: "\(answer.rawValue) · "))
+            let session = URLSession(configuration: .ephemeral, delegate: probe, delegateQueue: nil)
+            probe.steps.record("app resumes a data task")
+            session.dataTask(with: server.url()).resume()
+            servers.append(server)
+            sessions.append(session)
+            probes.append(probe)
+        }
+        let deadline = start + window
+        while !probes.allSatisfy(\.ended), MonotonicClock.now() < deadline {
+            MonotonicClock.sleep(for: 0.005)
+        }
+        let waitedUntil = MonotonicClock.now()
+        for session in sessions { session.invalidateAndCancel() }
+        for server in servers { server.stop(within: 2) }
+        control.stop()
+
+        var m = Metrics()
+        m[CallbackMetric.bodyBytes] = Double(response.body.count)
+        m[CallbackMetric.scheduledS] = response.scheduledDuration
+        m[CallbackMetric.windowS] = window
+        for probe in probes {
+            let r = probe.record
+            let key = probe.answer.rawValue
+            m["\(key).asked"] = r.askedAt == nil ? 0 : 1
+            m["\(key).bytes"] = Double(r.bytes)
+            m["\(key).ended"] = r.endedAt == nil ? 0 : 1
+            m["\(key).error_code"] = Double(r.errorCode ?? 0)
+            if let ended = r.endedAt { m["\(key).ended_after_s"] = ended - start }
+            if let asked = r.askedAt { m["\(key).asked_after_s"] = asked - start }
+        }
+        m[CallbackMetric.wallS] = waitedUntil - start
+        m[CallbackMetric.steps] = Double(context.progress.value)
+        m.merge(control.metrics)
+
+        let full = response.body.count
+        let all = probes.map(\.record)
+        let ignored = all.allSatisfy { $0.askedAt != nil && $0.bytes == full && $0.endedAt != nil && $0.errorCode == nil }
+        let byAnswer = Dictionary(uniqueKeysWithValues: probes.map { ($0.answer, $0.record) })
+        let gated = byAnswer[.allow].map { $0.bytes == full && $0.errorCode == nil } == true
+            && byAnswer[.never].map { $0.endedAt == nil && $0.bytes == 0 } == true
+            && byAnswer[.cancel].map { $0.endedAt != nil && $0.errorCode != nil && $0.bytes == 0 } == true
+        let outcome: Outcome = ignored ? .dispositionIgnored : gated ? .completed : .failed
+        let evidence = probes.map { p -> String in
+            let r = p.record
+            let end = r.endedAt.map { "ended \(r.errorCode.map { "with error \($0)" } ?? "without error") at \(Format.seconds($0 - start))" }
+                ?? "still running at \(Format.seconds(waitedUntil - start))"
+            return "\(p.answer.rawValue): \(Format.count(Double(r.bytes))) of \(Format.count(Double(full))) bytes, \(end)"
+        }.joined(separator: "; ")
+        let events = probes.flatMap { $0.steps.events }.sorted { $0.t < $1.t }
+        return VariantRecord(outcome: outcome, metrics: m, evidence: evidence, events: events)
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import LabHarness
+
+/// The seed's "double guard", `run(until: timeout + 5 s)`, with callers that leave the pool
+/// free (a thread each), so the run-loop blocks on the global queue do get a thread.
+///
+/// Two requests side by side, each run loop in a block on the global queue with a port and the
+/// timeout timer, each caller a thread of its own blocked on a semaphore: request 0 runs its
+/// loop with `run(until:)` and the guard, request 1 with `run()` as the seed wrote it. Both
+/// callers wake when their timers fire. `CFRunLoopStop` ends only the current pass, so
+/// `run(until:)` keeps its thread until the guard date and then returns (what the article
+/// promised: the thread is released), and `run()` never returns.
+///
+/// Progress: each caller that wakes, and the release of request 0.
+enum GuardRelease {
+    static let untilDate = 0
+    static let forever = 1
+    /// How long past the guard date the trial watches for the release before calling it held.
+    static let grace: Seconds = 2
+
+    static func run(_ context: VariantContext) -> VariantRecord {
+        let p = RunloopParameters(context.options)
+        let timeout = p.timeout, guardSeconds = PlacementRuntime.guardSeconds
+        let promised = timeout + guardSeconds
+        let control = StallWatch()
+        let log = RequestLog(count: 2)
+        let gauge = RunLoopThreadGauge()
+        let progress = context.progress
+        for (index, style) in [(untilDate, TimeoutRunLoop.Style.untilDate(guardSeconds: guardSeconds)), (forever, .forever)] {
+            log.mark(index, .submitted)
+            NamedThread.start("rl.caller") {
+                log.mark(index, .started)
+                let done = DispatchSemaphore(value: 0)
+                DispatchQueue.global().async {
+                    TimeoutRunLoop.run(index, timeout: timeout, style: style, log: log, gauge: gauge) { done.signal() }
+                    if index == untilDate { progress.advance() }
+                }
+                done.wait()   // a thread caller: blocks its own thread, not a pool thread
+                log.mark(index, .woke)
+                progress.advance()
+            }
+        }
+        // Watch request 0 until it is released or `grace` past its guard date, then request 1
+        // at least as long after its own arming.
+        let start = MonotonicClock.now()
+        func times(_ i: Int) -> RequestTimes { log.snapshot()[i] }
+        let giveUp = start + promised + grace + 5
+        while MonotonicClock.now() < giveUp {
+            let t = times(untilDate)
+            if t.released != nil { break }
+            if let armed = t.armed, MonotonicClock.now() > armed + promised + grace { break }
+            MonotonicClock.sleep(for: 0.01)
+        }
+        let watchedUntil = max(MonotonicClock.now(), (times(forever).armed ?? start) + promised + 0.5)
+        while MonotonicClock.now() < watchedUntil, times(forever).released == nil { MonotonicClock.sleep(for: 0.01) }
+        control.stop()
+        let end = MonotonicClock.now()
+
+        let a = times(untilDate), b = times(forever)
+        var m = Metrics()
+        m[RunloopMetric.total] = 2
+        m[RunloopMetric.completed] = Double([a, b].filter { $0.woke != nil }.count)
+        m[RunloopMetric.fired] = Double([a, b].filter { $0.fired != nil }.count)
+        m[RunloopMetric.guardPromisedS] = promised
+        if let armed = a.armed, let released = a.released {
+            m[RunloopMetric.untilDateReleasedAfterS] = released - armed
+            m[RunloopMetric.untilDateExcessS] = max(0, released - armed - promised - control.delay(from: armed + promised, to: released))
+        }
+        m[RunloopMetric.untilDateReleased] = a.released == nil ? 0 : 1
+        m[RunloopMetric.runReleased] = b.released == nil ? 0 : 1
+        if let armed = b.armed { m[RunloopMetric.runHeldS] = (b.released ?? end) - armed }
+        m[RunloopMetric.wallS] = end - start
+        m.merge(control.metrics)
+
+        let outcome: Outcome
+        if m[RunloopMetric.completed] != 2 {
+            outcome = .stalled
+        } else if a.released == nil {
+            outcome = .leaked
+        } else {
+            outcome = .completed
+        }
+        let untilText = a.released.flatMap { r in a.armed.map { "run(until:) released its thread \(Format.seconds(r - $0)) after arming" } }
+            ?? "run(until:) still held its thread"
+        let runText = b.released == nil ? "run() still held its thread after \(Format.seconds(m[RunloopMetric.runHeldS] ?? 0))" : "run() returned"
+        return VariantRecord(outcome: outcome, metrics: m,
+                             evidence: "both callers woke at their \(Format.seconds(timeout)) timeouts; \(untilText) (timeout + guard \(Format.seconds(promised))); \(runText)")
+    }
+}
