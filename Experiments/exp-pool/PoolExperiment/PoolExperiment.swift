@@ -28,9 +28,9 @@ public let poolExperiment = ExperimentDefinition(
         """,
     flags: [
         .integer("tasks", default: 20, quick: 8, range: 1...100_000,
-                 help: "blocks submitted at once (the seed: 10000)"),
+                 help: "blocks submitted at once (the article: 10000)"),
         .seconds("block", default: 1, quick: 0.5, range: 0.01...60,
-                 help: "how long each block holds its thread (the seed: sleep(30))"),
+                 help: "how long each block holds its thread (the article: sleep(30))"),
         .seconds("duration", default: 6, quick: 1.5, range: 0.5...600,
                  help: "how long probes run beside the work (the flood stops sooner once every block started)"),
         .integer("gate", default: defaultGateWidth, range: 1...255,
@@ -41,7 +41,7 @@ public let poolExperiment = ExperimentDefinition(
                 reportKey: "find_cap"),
     ],
     variants: [
-        Variant(PoolVariant.globalFlood, summary: "every block blocks a global-queue thread (the seed)",
+        Variant(PoolVariant.globalFlood, summary: "every block blocks a global-queue thread (the article)",
                 expect: [
                     OutcomeExpectation(.starved, .expected, "probes waited behind the flood: the pool is bounded"),
                     OutcomeExpectation(.capped, .expected, "--find-cap: the thread count stopped rising with blocks still waiting"),
