@@ -157,27 +157,12 @@ let scaleFlags: [FlagSpec] = [
 /// The designs that keep many requests' timeouts without a timer per request on the run loop
 /// (async callers only: each caller is a task racing its timeout), and the sweep over all of them.
 let scaleVariants: [Variant] = [
-    Variant(RunloopVariant.deadlineHeap, summary: "shared-thread's run-loop thread with ONE timer, re-armed for the earliest deadline of a min-heap (async callers)",
-            expect: [
-                OutcomeExpectation(.completed, .expected, "every request woken by its timeout, on one run-loop thread, whatever the count"),
-                OutcomeExpectation(.timedOut, .interesting, "still firing when the budget ran out: the heap fell behind"),
-                OutcomeExpectation(.firesEarly, .forbidden, "a request was woken before its deadline"),
-            ],
-            includedByDefault: false, limits: ScaleParameters.designLimits) { try ScaleTrial.run($0, design: .deadlineHeap) },
-    Variant(RunloopVariant.dispatchTimer, summary: "no run loop: a DispatchSourceTimer per request on one serial queue (async callers)",
-            expect: [
-                OutcomeExpectation(.completed, .expected, "every request woken by its timeout; libdispatch keeps the timers, no thread of the design's own"),
-                OutcomeExpectation(.timedOut, .interesting, "still firing when the budget ran out"),
-                OutcomeExpectation(.firesEarly, .forbidden, "a request was woken before its deadline"),
-            ],
-            includedByDefault: false, limits: ScaleParameters.designLimits) { try ScaleTrial.run($0, design: .dispatchTimer) },
-    Variant(RunloopVariant.taskSleep, summary: "no run loop, no thread: a child task sleeping until the deadline races the request (async callers)",
-            expect: [
-                OutcomeExpectation(.completed, .expected, "every request woken by its timeout; the runtime's delayed jobs ride libdispatch's timers"),
-                OutcomeExpectation(.timedOut, .interesting, "still firing when the budget ran out"),
-                OutcomeExpectation(.firesEarly, .forbidden, "a request was woken before its deadline"),
-            ],
-            includedByDefault: false, limits: ScaleParameters.designLimits) { try ScaleTrial.run($0, design: .taskSleep) },
+    designVariant(.deadlineHeap, summary: "shared-thread's run-loop thread with ONE timer, re-armed for the earliest deadline of a min-heap (async callers)",
+                  completed: "every request woken by its timeout, on one run-loop thread, whatever the count"),
+    designVariant(.dispatchTimer, summary: "no run loop: a DispatchSourceTimer per request on one serial queue (async callers)",
+                  completed: "every request woken by its timeout; libdispatch keeps the timers, no thread of the design's own"),
+    designVariant(.taskSleep, summary: "no run loop, no thread: a child task sleeping until the deadline races the request (async callers)",
+                  completed: "every request woken by its timeout; the runtime's delayed jobs ride libdispatch's timers"),
     Variant(RunloopVariant.sweep, summary: "--sweep: each design above and shared-thread at each count, async callers, one process per point",
             expect: [
                 OutcomeExpectation(.completed, .expected, "every point finished: the table and the chart are complete"),
@@ -185,6 +170,21 @@ let scaleVariants: [Variant] = [
             ],
             includedByDefault: false, limits: ScaleParameters.sweepLimits, body: RunloopSweep.run),
 ]
+
+/// A timeout design's variant: `--tasks` async requests racing their timeouts, kept by `name`'s
+/// design. They share their outcomes but for what completing means for each.
+func designVariant(_ name: RunloopVariant, summary: String, completed: String) -> Variant {
+    Variant(name, summary: summary,
+            expect: [
+                OutcomeExpectation(.completed, .expected, completed),
+                OutcomeExpectation(.timedOut, .interesting, "still firing when the budget ran out: the design fell behind"),
+                OutcomeExpectation(.firesEarly, .forbidden, "a request was woken before its deadline"),
+            ],
+            includedByDefault: false, limits: ScaleParameters.designLimits) { context in
+        guard let design = name.timeoutDesign else { throw SetupError("\(name.rawValue) is not a timeout design") }
+        return try ScaleTrial.run(context, design: design)
+    }
+}
 
 /// The findings the sweep evaluates.
 let sweepFindings: [Finding] = [
