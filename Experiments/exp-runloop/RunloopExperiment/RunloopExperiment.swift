@@ -189,7 +189,7 @@ func designVariant(_ name: RunloopVariant, summary: String, completed: String) -
 /// The findings the sweep evaluates.
 let sweepFindings: [Finding] = [
     Finding("runloop.per-request-timers-degrade",
-            claim: "with one run-loop timer per request (shared-thread), p99 lateness grows with the number of requests (≥ 5× over a sweep spanning 100×, beyond a same-moment control) and ends ≥ 5× deadline-heap's on the same kind of thread",
+            claim: "with one run-loop timer per request (shared-thread), p99 lateness grows with the number of requests (≥ 5× over a sweep spanning 100×, beyond a same-moment control)",
             needs: [RunloopVariant.sweep], evaluate: RunloopVerdicts.perRequestTimersDegrade),
     Finding("runloop.deadline-heap-scales",
             claim: "at the sweep's largest count deadline-heap wakes every request on time (p99 within 50 ms of a same-moment control and at least 5× less late than shared-thread), adding at most 2 threads",

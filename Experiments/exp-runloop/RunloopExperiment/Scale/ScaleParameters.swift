@@ -53,6 +53,9 @@ enum ScaleParameters {
             if options.wasGiven("variant") { throw UsageError("--sweep runs every design that does not block on the pool (\(sweptDesigns.map(\.rawValue).joined(separator: ", "))); leave out --variant") }
             if options.wasGiven("tasks") { throw UsageError("--sweep sets the request counts itself; leave out --tasks") }
             if options.wasGiven("caller"), parameters.caller != .async { throw UsageError("--sweep always uses async callers; leave out --caller or give --caller async") }
+            if options.int("trials") > 1, options.int("jobs") > 1 {
+                throw UsageError("--sweep with --trials \(options.int("trials")) would run the sweeps side by side and blur their lateness; add --jobs 1")
+            }
             return
         }
         if options.wasGiven("sweep-point") { throw UsageError("--sweep-point is internal to --sweep's child trials") }
