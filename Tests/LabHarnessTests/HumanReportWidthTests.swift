@@ -75,16 +75,13 @@ final class HumanReportWidthTests: XCTestCase {
 
     /// The ioctl path, on a real pseudo-terminal given a size; `COLUMNS` wins over it.
     func testTheTerminalsSizeIsTheWidthUnlessCOLUMNSSaysOtherwise() throws {
-        #if os(Linux)
         var primary: Int32 = -1, secondary: Int32 = -1
         XCTAssertEqual(clab_open_pseudo_terminal(&primary, &secondary), 0, "a pseudo-terminal")
         defer { close(primary); close(secondary) }
-        var size = winsize(ws_row: 30, ws_col: 72, ws_xpixel: 0, ws_ypixel: 0)
-        XCTAssertEqual(ioctl(secondary, UInt(TIOCSWINSZ), &size), 0)
+        XCTAssertTrue(TerminalSize.resize(fd: secondary, rows: 30, columns: 72))
         XCTAssertEqual(Terminal.width(fd: secondary, environment: [:]), 72)
         XCTAssertEqual(Terminal.width(fd: secondary, environment: ["COLUMNS": "90"]), 90)
         XCTAssertEqual(Terminal.width(fd: secondary, environment: ["COLUMNS": "junk"]), 72)
-        #endif
         // Not a terminal (an invalid descriptor, a pipe): the default.
         XCTAssertEqual(Terminal.width(fd: -1, environment: [:]), Terminal.defaultColumns)
         let pipe = Pipe()

@@ -21,6 +21,12 @@ public enum RunloopVariant: String, CaseIterable, VariantName {
     case runUntilDateThread = "run-until-date@thread"
     /// The seed's commented-out callers: operations on an OperationQueue, run loops on the global queue.
     case globalQueueOperationQueue = "global-queue@operation-queue"
+    /// Timeout designs that do not hand the run loop one timer per request (async callers only).
+    case deadlineHeap = "deadline-heap"
+    case dispatchTimer = "dispatch-timer"
+    case taskSleep = "task-sleep"
+    /// Every design at several request counts, each point in a process of its own (`--sweep`).
+    case sweep
 
     /// The same placement with async callers (itself for the others).
     public var withAsyncCallers: RunloopVariant {
@@ -44,7 +50,8 @@ public enum RunloopVariant: String, CaseIterable, VariantName {
         case .sharedThreadAsync: (.sharedThread, .async)
         case .globalQueueOperationQueue: (.globalQueue, .operationQueue)
         case .literalRun: (.literalRun, nil)
-        case .spinNoSource, .spinWithSource, .syncSemaphoreMain, .syncRunloopMain, .timerInit, .runUntilDateThread:
+        case .spinNoSource, .spinWithSource, .syncSemaphoreMain, .syncRunloopMain, .timerInit, .runUntilDateThread,
+             .deadlineHeap, .dispatchTimer, .taskSleep, .sweep:
             preconditionFailure("\(rawValue) is not a request variant")
         }
     }
@@ -165,4 +172,10 @@ enum RunloopMetric {
     static let waitP99S = "wait.p99_s"
     static let wallControlDelayS = "wall.control_delay_s"
     static let wallS = "wall_s"
+    static let drainS = "drain_s"
+    static let early = "early"
+    static let issueS = "issue_s"
+    static let memoryPeakMb = "memory.peak_mb"
+    static let threadsAdded = "threads.added"
+    static let wallPerTimeout = "wall_per_timeout"
 }

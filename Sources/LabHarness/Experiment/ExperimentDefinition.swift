@@ -61,6 +61,14 @@ public struct ExperimentDefinition: Sendable {
     public var defaultPlan: @Sendable (ParsedOptions, [Variant]) -> [String]
     /// The experiment's performance target, if it sets one (`lab bench` measures it).
     public var performanceBar: PerformanceBar?
+    /// Further performance targets, measured by `lab bench` after `performanceBar`, each on a
+    /// run of its own.
+    public var morePerformanceBars: [PerformanceBar]
+    /// Checks that the flags make sense together, after each was parsed on its own: throws a
+    /// one-line `UsageError` (exit 64) saying what is wrong and what is valid.
+    public var validate: @Sendable (ParsedOptions) throws -> Void
+    /// The report's top-level `sweep` points, read from the variants that ran (`nil`: not a sweep).
+    public var sweepPoints: @Sendable ([VariantReport]) -> [SweepPoint]?
 
     public init(name: String, executable: String, question: String, about: String,
                 flags: [FlagSpec], variants: [Variant], findings: [Finding],
@@ -69,7 +77,10 @@ public struct ExperimentDefinition: Sendable {
                 defaultPlan: @escaping @Sendable (ParsedOptions, [Variant]) -> [String] = { _, variants in
                     variants.filter(\.includedByDefault).map(\.name)
                 },
-                performanceBar: PerformanceBar? = nil) {
+                performanceBar: PerformanceBar? = nil,
+                morePerformanceBars: [PerformanceBar] = [],
+                validate: @escaping @Sendable (ParsedOptions) throws -> Void = { _ in },
+                sweepPoints: @escaping @Sendable ([VariantReport]) -> [SweepPoint]? = { _ in nil }) {
         self.name = name
         self.executable = executable
         self.question = question
@@ -82,6 +93,9 @@ public struct ExperimentDefinition: Sendable {
         self.extraSections = extraSections
         self.defaultPlan = defaultPlan
         self.performanceBar = performanceBar
+        self.morePerformanceBars = morePerformanceBars
+        self.validate = validate
+        self.sweepPoints = sweepPoints
     }
 
     public func variant(named name: String) -> Variant? { variants.first { $0.name == name } }

@@ -23,6 +23,7 @@ public enum ExperimentMain {
         let options: ParsedOptions
         do {
             options = try definition.parser.parse(arguments)
+            try definition.validate(options)
         } catch let error as UsageError {
             Terminal.writeError("\(program): \(error.message)\n")
             exit(UsageError.exitStatus)

@@ -15,6 +15,7 @@ public enum ExperimentRunner {
                            executable: String? = nil, childPrefix: [String] = [],
                            status: RunStatus? = nil) throws -> ExperimentReport {
         let options = try definition.parser.parse(arguments)
+        try definition.validate(options)
         return run(definition, options: options, executable: executable, childPrefix: childPrefix, status: status)
     }
 
@@ -75,7 +76,8 @@ public enum ExperimentRunner {
         let platform = PlatformInfo.current
         let findings = definition.findings.compactMap { $0.report(variants: byName, options: options, platform: platform) }
         return ExperimentReport(experiment: definition.name, platform: platform,
-                                parameters: definition.reportParameters(options), variants: reports, findings: findings)
+                                parameters: definition.reportParameters(options), variants: reports, findings: findings,
+                                sweep: definition.sweepPoints(reports))
     }
 
     /// Runs one trial of `variant` in this process, as a child would (tests use it for variants

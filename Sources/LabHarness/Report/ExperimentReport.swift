@@ -110,17 +110,20 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
     public var parameters: [String: ParameterValue]
     public var variants: [VariantReport]
     public var findings: [FindingReport]
+    /// The points of a sweep, when the run was one (optional in schema 1; absent otherwise).
+    public var sweep: [SweepPoint]?
 
     public static let schemaVersion = 1
 
     public init(experiment: String, platform: PlatformInfo = .current, parameters: [String: ParameterValue],
-                variants: [VariantReport], findings: [FindingReport]) {
+                variants: [VariantReport], findings: [FindingReport], sweep: [SweepPoint]? = nil) {
         schema = ExperimentReport.schemaVersion
         self.experiment = experiment
         self.platform = platform
         self.parameters = parameters
         self.variants = variants
         self.findings = findings
+        self.sweep = sweep
     }
 
     public func variant(_ name: String) -> VariantReport? { variants.first { $0.name == name } }

@@ -27,6 +27,13 @@ public enum TimeoutTrial {
         public var finished: Bool
         /// Kernel names of the threads counted in `threads.added` (empty names as `?`), for evidence.
         public var addedThreadNames: [String]
+        /// Per request: the monotonic instant it was due (NaN if it never started), so a
+        /// lateness can be set against what a same-moment control was held up.
+        public var deadlines: [Double]
+        /// Per request: the monotonic instant the design woke it (NaN if it did not time out).
+        public var firedAt: [Double]
+        /// Monotonic instant the first request was issued.
+        public var issuedAt: Seconds
     }
 
     /// Runs a few detached tasks to completion, so the threads the concurrency runtime starts for
@@ -128,6 +135,7 @@ public enum TimeoutTrial {
         }
         m[.memoryPeak] = ProcessMemory.peakResidentMB()
         return Result(metrics: m, lateness: lateness, finished: finished,
-                      addedThreadNames: added.sorted().map { names[$0] ?? "?" })
+                      addedThreadNames: added.sorted().map { names[$0] ?? "?" },
+                      deadlines: started.map { $0 + timeout }, firedAt: fired, issuedAt: issueStart)
     }
 }

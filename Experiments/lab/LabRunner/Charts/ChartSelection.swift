@@ -60,6 +60,9 @@ enum ChartSelection {
             let chart = EventTimelineChart(title: "\(name): events and releases over time", lanes: lanes)
             charts.append(Chart(id: "\(stem)-events", title: chart.title, svg: chart.render()))
         }
+        if let sweep = report.sweep, let chart = SweepChart.from(sweep, experiment: name) {
+            charts.append(Chart(id: "\(stem)-sweep", title: chart.title, svg: chart.render()))
+        }
         return charts
     }
 }

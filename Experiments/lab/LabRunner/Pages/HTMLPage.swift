@@ -69,6 +69,7 @@ enum HTMLPage {
             }
             html.append("</table>")
             html.append(contentsOf: StackPageSection.html(report))
+            html.append(contentsOf: SweepPageSection.html(report))
 
             for chart in charts[position] {
                 html.append("<figure id=\"\(escape(chart.id))\">\n\(chart.svg.element)<figcaption><a href=\"charts/\(escape(chart.id)).svg\">\(escape(chart.title))</a></figcaption></figure>")

@@ -40,6 +40,7 @@ enum MarkdownPage {
                 md.append("| \(code(v.name)) | \(text(v.outcome.rawValue)) |" + columns.map { " \(text($0.value(v))) |" }.joined())
             }
             md.append(contentsOf: StackPageSection.markdown(report))
+            md.append(contentsOf: SweepPageSection.markdown(report))
             if !charts[position].isEmpty {
                 md.append("")
                 for chart in charts[position] { md.append("![\(text(chart.title))](charts/\(chart.id).svg)") }

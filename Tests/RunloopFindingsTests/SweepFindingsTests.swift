@@ -1,0 +1,127 @@
+import Foundation
+import LabHarness
+import LabHarnessXCTest
+import RunloopExperiment
+import Synchronization
+import XCTest
+
+/// How the timeout designs behave as the number of requests grows, and what `--sweep` reports
+/// about it. Scaled down: 10 and 1000 requests with a 250 ms timeout, where the default sweep
+/// goes to 10,000 with 1 s. The shape is already there at 1000: one run-loop timer per request
+/// is some tens of milliseconds late, a heap of deadlines a few.
+///
+/// Every point of a sweep runs in a child of its own, one at a time. Assertions are ratios
+/// between points of the same sweep, on lateness beyond a same-moment control thread, so a
+/// loaded two-core machine does not flip them. The findings' sweep runs three times and each
+/// point's metrics are the median of the three, as the harness reports repeated trials: one
+/// time slice lost at the wrong moment (a few milliseconds, most of a point's p99 in a debug
+/// build) cannot decide a verdict. The two findings' tests share that one sweep.
+final class SweepFindingsTests: XCTestCase {
+    let timeout = 0.25
+
+    func sweep(_ counts: String, trials: Int = 1) throws -> ExperimentReport {
+        try ExperimentRunner.run(runloopExperiment, arguments: ["--sweep", counts, "--timeout", String(timeout), "--trials", String(trials), "--jobs", "1"],
+                                 executable: BuiltProducts.executable("exp-runloop"))
+    }
+
+    /// The scaled-down sweep both findings are judged on (10 and 1000 requests, three trials),
+    /// run once for the class.
+    static let findingsSweep = Mutex<ExperimentReport?>(nil)
+
+    func findingsReport() throws -> ExperimentReport {
+        if let report = SweepFindingsTests.findingsSweep.withLock({ $0 }) { return report }
+        let report = try sweep("10,1000", trials: 3)
+        SweepFindingsTests.findingsSweep.withLock { $0 = report }
+        return report
+    }
+
+    func point(_ report: ExperimentReport, _ design: RunloopVariant, _ tasks: Int,
+               file: StaticString = #filePath, line: UInt = #line) throws -> SweepPoint {
+        try XCTUnwrap(report.sweep?.first { $0.variant == design.rawValue && $0.tasks == tasks },
+                      "\(design.rawValue) at \(tasks) is not in the sweep", file: file, line: line)
+    }
+
+    func assertReproduced(_ report: ExperimentReport, _ id: String, file: StaticString = #filePath, line: UInt = #line) {
+        guard let finding = report.finding(id) else { return XCTFail("\(id) was not evaluated", file: file, line: line) }
+        XCTAssertTrue(finding.reproduced, "\(id): \(finding.summary)", file: file, line: line)
+    }
+
+    /// One run-loop timer per request (AFNetworking 2.x's shared thread): every request hands
+    /// the run loop a performed block and a `CFRunLoopTimer`, and every firing re-arms the
+    /// kernel timer for the next one. With a thousand requests due within a few milliseconds of
+    /// each other, the last of them fires tens of milliseconds late; with ten, a fraction of a
+    /// millisecond. The same thread with one timer for a heap of deadlines stays within a few
+    /// milliseconds at a thousand: the cost was the bookkeeping, not the thread.
+    func testPerRequestTimersDegrade() throws {
+        let report = try findingsReport()
+        assertReproduced(report, "runloop.per-request-timers-degrade")
+        XCTAssertEqual(report.sweep?.count, 8, "four designs at two counts")
+        let few = try point(report, .sharedThread, 10), many = try point(report, .sharedThread, 1000)
+        XCTAssertEqual(many[RunloopMetricName.completed], 1000, "every request was woken")
+        XCTAssertGreaterThan(many[RunloopMetricName.latenessP99] ?? 0, few[RunloopMetricName.latenessP99] ?? .infinity,
+                             "more requests, later timers")
+    }
+
+    /// The heap keeps deadlines in a min-heap and the run loop one timer, set for the earliest:
+    /// arming is a heap insert, firing wakes every due request in one pass. At the sweep's
+    /// largest count it wakes every request, on time, on the one thread it added, far sooner
+    /// than shared-thread does on the same kind of thread.
+    func testDeadlineHeapScales() throws {
+        let report = try findingsReport()
+        assertReproduced(report, "runloop.deadline-heap-scales")
+        let heap = try point(report, .deadlineHeap, 1000)
+        XCTAssertEqual(heap[RunloopMetricName.completed], 1000)
+        XCTAssertLessThanOrEqual(heap[RunloopMetricName.threadsAdded] ?? .infinity, 2, "one run-loop thread, not one per request")
+        XCTAssertEqual(heap[RunloopMetricName.early], 0, "no request woken before its deadline")
+    }
+
+    /// A sweep that does not span a hundredfold in requests cannot tell a growth from noise: the
+    /// finding says so and is not reproduced, rather than reading a trend into two close points.
+    func testANarrowSweepDoesNotClaimAGrowth() throws {
+        let report = try sweep("100")
+        let finding = try XCTUnwrap(report.finding("runloop.per-request-timers-degrade"))
+        XCTAssertFalse(finding.reproduced, finding.summary)
+        XCTAssertTrue(finding.summary.contains("must span"), finding.summary)
+    }
+
+    /// Blocking callers hold a thread each for the whole timeout, and so do placements with a run
+    /// loop per request: they stop at 1000 requests, and asking for more says why in one line.
+    /// The designs that race async callers against their timeouts need async callers.
+    func testFlagsThatDoNotGoTogetherAreUsageErrors() throws {
+        let cases: [([String], String)] = [
+            (["--tasks", "5000"], "each blocks a thread"),
+            (["--caller", "async", "--tasks", "5000", "--variant", "dedicated-thread"], "a thread per request"),
+            (["--variant", "deadline-heap"], "needs --caller async"),
+            (["--sweep", "10,abc"], "--sweep takes request counts"),
+            (["--sweep", "10", "--caller", "global"], "async callers"),
+            (["--sweep", "10", "--trials", "3"], "--jobs 1"),
+        ]
+        for (arguments, words) in cases {
+            XCTAssertThrowsError(try ExperimentRunner.run(runloopExperiment, arguments: arguments), arguments.joined(separator: " ")) { error in
+                let message = (error as? UsageError)?.message ?? "\(error)"
+                XCTAssertTrue(message.contains(words), "\(arguments.joined(separator: " ")): \(message)")
+                XCTAssertFalse(message.contains("\n"), "one line")
+            }
+        }
+    }
+
+    /// The sweep's points travel in the report's optional `sweep` array and survive a round
+    /// trip through schema-1 JSON; a report without one reads as before.
+    func testTheSweepArrayRoundTripsThroughJSON() throws {
+        let report = ExperimentReport(experiment: "runloop", parameters: [:], variants: [], findings: [],
+                                      sweep: [SweepPoint(variant: "deadline-heap", tasks: 10_000, metrics: ["lateness.p99_ms": 1.5])])
+        let decoded = try ExperimentReport.decode(report.jsonData())
+        XCTAssertEqual(decoded.sweep, report.sweep)
+        let plain = ExperimentReport(experiment: "runloop", parameters: [:], variants: [], findings: [])
+        XCTAssertFalse(String(decoding: try plain.jsonData(), as: UTF8.self).contains("sweep"))
+        XCTAssertNil(try ExperimentReport.decode(plain.jsonData()).sweep)
+    }
+}
+
+/// The metric names the sweep's points carry (exp-runloop's JSON contract).
+enum RunloopMetricName {
+    static let completed = "completed"
+    static let early = "early"
+    static let latenessP99 = "lateness.p99_ms"
+    static let threadsAdded = "threads.added"
+}
