@@ -13,7 +13,7 @@ public let callbackExperiment = ExperimentDefinition(
     question: "Callback or completion handler: who runs the block, on which queue, and how many times?",
     about: """
     A small in-process chat library renders a conversation and asks the app for its users' \
-    profiles, the way the seed's ChatKit does with setFetchProfilesBlock:. Each variant is a \
+    profiles, the way the article's ChatKit does with setFetchProfilesBlock:. Each variant is a \
     different app: one that answers with a return value, one that gets a completion handler and \
     answers from its own queue, one that forgets the handler, one that calls it twice, a URLSession-\
     style delegate whose completion handler allows or cancels the work, and the same provider \

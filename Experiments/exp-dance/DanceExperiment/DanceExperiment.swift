@@ -17,8 +17,8 @@ public let danceExperiment = ExperimentDefinition(
         Each variant builds an owner that stores a closure, lets the owner's scope end, and measures \
         what the closure captured (the owner's strong/weak/unowned reference counts when the closure is \
         created and once it is stored), whether and when the owner was released (ReleaseTracker, exact \
-        deinit times from a LifetimeTag), and the order of events. heap-stack-delayed is the seed's Foo: \
-        completion2 schedules completion1 on the main queue --delay seconds later (2 s, as in the seed). \
+        deinit times from a LifetimeTag), and the order of events. heap-stack-delayed is the article's Foo: \
+        completion2 schedules completion1 on the main queue --delay seconds later (2 s, as in the article). \
         An owner still alive --grace seconds after its scope ended counts as leaked. unowned-after-release \
         traps on purpose, in a child process of its own.
         """,

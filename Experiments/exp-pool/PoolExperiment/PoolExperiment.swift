@@ -8,7 +8,7 @@ public let poolExperiment = ExperimentDefinition(
     executable: "exp-pool",
     question: "Does blocking work on the global queue freeze unrelated work?",
     about: """
-        Floods DispatchQueue.global() with blocks that each hold their thread, as the seed's 10000 \
+        Floods DispatchQueue.global() with blocks that each hold their thread, as the article's 10000 \
         blocks of sleep(30) did, and measures the pool's threads over time and the wait of a tiny \
         probe block submitted every 100 ms, next to the same probes on an idle pool. Every \
         variant runs in its own child process, so each starts on a fresh pool.

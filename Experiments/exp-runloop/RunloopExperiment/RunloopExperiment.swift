@@ -12,7 +12,7 @@ public let runloopExperiment = ExperimentDefinition(
     executable: "exp-runloop",
     question: "Where may a request's run loop live, and who may block waiting for it?",
     about: """
-    With no flags: the seed's parameters (300 requests, 1 s timeout, every caller a block on the \
+    With no flags: the article's parameters (300 requests, 1 s timeout, every caller a block on the \
     global queue waiting on a semaphore) for each run-loop placement, the same placements again with \
     async callers for comparison, and the run-loop pitfalls. Each variant runs in its own process, \
     several at once: blocked threads cost no CPU, and every process has its own dispatch pool. \
@@ -23,23 +23,23 @@ public let runloopExperiment = ExperimentDefinition(
     """,
     flags: [
         .integer("tasks", default: 300, quick: 40, range: 1...ScaleParameters.maxTasks,
-                 help: "requests (tasks), each with its own caller (the seed: 300); at most \(ScaleParameters.blockingCap) with blocking callers or a thread per request"),
+                 help: "requests (tasks), each with its own caller (the article: 300); at most \(ScaleParameters.blockingCap) with blocking callers or a thread per request"),
         .seconds("timeout", default: 1, quick: 0.25, range: 0.05...10,
-                 help: "each request's timeout timer (the seed: 1 s); no completion for \(Int(RunloopParameters.deadlockAfter)) timeouts is a deadlock"),
+                 help: "each request's timeout timer (the article: 1 s); no completion for \(Int(RunloopParameters.deadlockAfter)) timeouts is a deadlock"),
         .choice("caller", CallerKind.allCases.map(\.rawValue), default: CallerKind.global.rawValue,
-                help: "who waits: a global-queue block on a semaphore (the seed), a thread each, an async task each, or an operation each on an OperationQueue (the seed's commented-out callers)"),
+                help: "who waits: a global-queue block on a semaphore (the article), a thread each, an async task each, or an operation each on an OperationQueue (the article's commented-out callers)"),
         .seconds("request", default: 1, quick: 0.25, range: 0.05...10,
                  help: "how long the main-thread wrappers' request takes (sync-*-main); no step for \(Int(RunloopParameters.deadlockAfter)) of them is a deadlock"),
         .seconds("interval", default: 0.5, quick: 0.25, range: 0.05...5,
                  help: "the pitfalls' timer interval (timer-init) and how long the spinning wrapper waits (spin-*)"),
     ] + scaleFlags,
     variants: [
-        requestVariant(.globalQueue, summary: "the run loop runs in a block on the global queue (the seed's second way)", expect: [
+        requestVariant(.globalQueue, summary: "the run loop runs in a block on the global queue (the article's second way)", expect: [
             OutcomeExpectation(.deadlock, .expected, "the run-loop blocks wait for pool threads that the waiting callers hold: no caller wakes"),
             OutcomeExpectation(.completed, .interesting, "every caller woke, late: the pool had room (few requests, or callers that do not block)"),
             OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
         ]),
-        requestVariant(.runUntilDate, summary: "global-queue with the seed's double guard, run(until: timeout + 5 s)", expect: [
+        requestVariant(.runUntilDate, summary: "global-queue with the article's double guard, run(until: timeout + 5 s)", expect: [
             OutcomeExpectation(.deadlock, .expected, "the guard never runs: it is inside the block that never starts"),
             OutcomeExpectation(.completed, .interesting, "every caller woke, late: the pool had room (callers that do not block it)"),
             OutcomeExpectation(.leaked, .interesting, "callers woke, but each run loop held its pool thread until the guard date: run(until:) ignores CFRunLoopStop"),
@@ -52,7 +52,7 @@ public let runloopExperiment = ExperimentDefinition(
             OutcomeExpectation(.completed, .interesting, "every caller woke, late: the pool had room"),
             OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
         ]),
-        requestVariant(.globalQueueOperationQueue, summary: "global-queue with the seed's commented-out callers: an operation each on an OperationQueue (maxConcurrentOperationCount 300)", expect: [
+        requestVariant(.globalQueueOperationQueue, summary: "global-queue with the article's commented-out callers: an operation each on an OperationQueue (maxConcurrentOperationCount 300)", expect: [
             OutcomeExpectation(.deadlock, .expected, "blocked operations hold pool threads like blocked global-queue blocks: the run loops never start"),
             OutcomeExpectation(.completed, .interesting, "every caller woke: the operations did not hold the pool the run loops need"),
             OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
@@ -64,7 +64,7 @@ public let runloopExperiment = ExperimentDefinition(
                     OutcomeExpectation(.stalled, .forbidden, "a caller never woke: thread callers leave the pool free for the run loops"),
                 ],
                 limits: RunloopParameters.guardLimits, body: GuardRelease.run),
-        requestVariant(.dedicatedThread, summary: "a new Thread per request runs its run loop (the seed's first way)", expect: [
+        requestVariant(.dedicatedThread, summary: "a new Thread per request runs its run loop (the article's first way)", expect: [
             OutcomeExpectation(.completed, .expected, "every timer fired on time; the total time depends on the callers"),
             OutcomeExpectation(.deadlock, .forbidden, "a thread of its own cannot wait behind the pool"),
         ]),
@@ -80,7 +80,7 @@ public let runloopExperiment = ExperimentDefinition(
             OutcomeExpectation(.completed, .expected, "all requests done in about one timeout, on one run-loop thread"),
             OutcomeExpectation(.deadlock, .forbidden, "nothing here waits for the pool"),
         ], includedByDefault: false),
-        requestVariant(.literalRun, summary: "dedicated-thread as the seed wrote it: a port, RunLoop.run() and CFRunLoopStop", expect: [
+        requestVariant(.literalRun, summary: "dedicated-thread as the article wrote it: a port, RunLoop.run() and CFRunLoopStop", expect: [
             OutcomeExpectation(.leaked, .expected, "run() ignores CFRunLoopStop: every request leaves its thread running its run loop"),
             OutcomeExpectation(.completed, .interesting, "run() returned after the stop: this Foundation differs from Linux and Darwin"),
             OutcomeExpectation(.deadlock, .forbidden, "callers wake from the timer, whatever the run loop does next"),
