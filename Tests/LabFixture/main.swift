@@ -55,6 +55,9 @@ case "block-named":
         thread.start()
     }
     say("parked")
+    // One progress report opens the parent's stall window, so the parent declares the
+    // deadlock half a second later instead of waiting out its whole budget.
+    ChildProtocol.sendProgress(1)
     fixtureWaitsAtTheGate(gate)
 case "progress-then-block":
     for i in 1...(Int(argument) ?? 3) { ChildProtocol.sendProgress(i); MonotonicClock.sleep(for: 0.01) }
