@@ -49,6 +49,20 @@ final class RunloopFindingsTests: XCTestCase {
     /// timer is armed, no caller wakes, and after 3 × timeout without a completion the trial is
     /// a deadlock. The seed's "double guard" (`run(until:)`) lives inside the block that never
     /// starts, and an `OperationQueue` runs its operations on the same pool: neither helps.
+    /// The global-queue claim is about callers that hold pool threads while they wait. With
+    /// thread callers the run loops get pool threads as the pool grows, and how many timers are
+    /// on time depends on that growth against the request count: no evidence either way. So the
+    /// finding is reported as not applicable to such a run (it never fails it), and a run that
+    /// judged nothing else says so and exits 1.
+    func testTheGlobalQueueClaimIsNotJudgedWithThreadCallers() throws {
+        let report = try run(["--caller", "thread", "--variant", "global-queue"], requests: 10)
+        let finding = try XCTUnwrap(report.finding("runloop.global-queue-misses-timeouts"))
+        XCTAssertFalse(finding.applicable, finding.summary)
+        XCTAssertTrue(finding.summary.contains("leave the pool free"), finding.summary)
+        XCTAssertTrue(report.judgedNothing)
+        XCTAssertFalse(report.passed)
+    }
+
     func testGlobalQueueMissesTimeouts() throws {
         let report = try run(["--variant", "global-queue,run-until-date,operation-queue"], requests: 20)
         assertReproduced(report, "runloop.global-queue-misses-timeouts")

@@ -39,8 +39,8 @@ enum DanceVerdicts {
         let v = inputs[DanceVariant.heapStackDelayed]
         let delay = inputs.options.double("delay")
         let events = v.events ?? []
-        let order = events.map(\.label).filter(HeapStackDelayed.seedOrder.contains)
-        let times = events.filter { HeapStackDelayed.seedOrder.contains($0.label) }.map(\.t)
+        let order = events.map(\.label).filter(HeapStackDelayed.articleOrder.contains)
+        let times = events.filter { HeapStackDelayed.articleOrder.contains($0.label) }.map(\.t)
         let gap = v.metrics[DanceMetric.completion1AfterCompletion2S]
         let afterCompletion1 = v.metrics[DanceMetric.deinitAfterCompletion1S]
         let machineDelay = v.metrics[DanceMetric.deinitAfterCompletion1ControlDelayS] ?? 0
@@ -48,7 +48,7 @@ enum DanceVerdicts {
         let stored = CapturedReference.delta(v.metrics, moment: "stored")
         // dispatch_after never fires early; 2 % covers the two clocks being read a moment apart.
         let waited = (gap ?? 0) >= 0.98 * delay
-        let reproduced = v.outcome == .completed && order == HeapStackDelayed.seedOrder && times == times.sorted()
+        let reproduced = v.outcome == .completed && order == HeapStackDelayed.articleOrder && times == times.sorted()
             && waited && (afterCompletion1 ?? .infinity) - machineDelay < delay / 2
             && v.metrics[DanceMetric.aliveAtScopeExit] == 1 && v.metrics[DanceMetric.aliveMidDelay] == 1
             && (pending?.strong ?? 0) >= 1 && stored == .zero

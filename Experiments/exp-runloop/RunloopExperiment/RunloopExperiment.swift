@@ -121,7 +121,8 @@ public let runloopExperiment = ExperimentDefinition(
     findings: [
         Finding("runloop.global-queue-misses-timeouts",
                 claim: "with run loops on the global queue and callers blocked on it, requests see their timeout far too late or never",
-                needs: [RunloopVariant.globalQueue], evaluate: RunloopVerdicts.globalQueueMissesTimeouts),
+                needs: [RunloopVariant.globalQueue], premiseMissing: RunloopVerdicts.callersLeaveThePoolFree,
+                evaluate: RunloopVerdicts.globalQueueMissesTimeouts),
         Finding("runloop.dedicated-thread-honors-timeouts",
                 claim: "with a thread per run loop every timer fires within 50 ms of its deadline (p99), beyond what a same-moment control thread was held up",
                 needs: [RunloopVariant.dedicatedThread], evaluate: RunloopVerdicts.dedicatedThreadHonorsTimeouts),

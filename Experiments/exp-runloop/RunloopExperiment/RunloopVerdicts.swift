@@ -32,6 +32,16 @@ enum RunloopVerdicts {
         return "; the stacks show no thread waiting in a semaphore called from \(caller)"
     }
 
+    /// The premise of the global-queue claim is callers that hold pool threads while they wait.
+    /// Thread callers wait on threads of their own, so the run loops get pool threads as the
+    /// pool grows and some timers fire on time: how many depends on the pool's growth against
+    /// the request count, which is no evidence for or against the claim.
+    static func callersLeaveThePoolFree(_ options: ParsedOptions) -> String? {
+        let caller = RunloopParameters(options).caller
+        guard caller == .thread else { return nil }
+        return "this run's callers were \(caller.phrase), which leave the pool free; the claim is about callers that block on the global queue (--caller global)"
+    }
+
     static func globalQueueMissesTimeouts(_ inputs: FindingInputs) -> Verdict {
         let v = inputs[RunloopVariant.globalQueue]
         let timeout = RunloopParameters(inputs.options).timeout

@@ -34,8 +34,11 @@ public struct FindingInputs: Sendable {
 /// A claim the experiment checks, with an id that is part of the lab's contract.
 ///
 /// A finding names the variants it needs; it is evaluated only when all of them ran (a run
-/// restricted with `--variant` leaves the others out of the report), and only on platforms
-/// where it applies (elsewhere it is reported with `applicable: false`, which never fails a run).
+/// restricted with `--variant` leaves the others out of the report), only on platforms where it
+/// applies, and only when the run's options fit its premise (a claim about callers that block
+/// the pool says nothing about a run whose callers are threads of their own). Otherwise it is
+/// reported with `applicable: false` and the reason, which never fails a run: judging a claim
+/// whose premise the run did not set up would give a verdict that means nothing, either way.
 public struct Finding: Sendable {
     public var id: String
     /// The claim in one line, for `--help` and reports.
@@ -44,17 +47,21 @@ public struct Finding: Sendable {
     public var applies: @Sendable (PlatformInfo) -> Bool
     /// Said in the report when the finding does not apply.
     public var notApplicableReason: String
+    /// Why this run's options do not set up the claim's premise, or `nil` when they do.
+    public var premiseMissing: @Sendable (ParsedOptions) -> String?
     public var evaluate: @Sendable (FindingInputs) -> Verdict
 
     public init(_ id: String, claim: String, needs: [String],
                 appliesWhen applies: @escaping @Sendable (PlatformInfo) -> Bool = { _ in true },
                 notApplicableReason: String = "",
+                premiseMissing: @escaping @Sendable (ParsedOptions) -> String? = { _ in nil },
                 evaluate: @escaping @Sendable (FindingInputs) -> Verdict) {
         self.id = id
         self.claim = claim
         self.needs = needs
         self.applies = applies
         self.notApplicableReason = notApplicableReason
+        self.premiseMissing = premiseMissing
         self.evaluate = evaluate
     }
 
@@ -74,6 +81,9 @@ public struct Finding: Sendable {
         guard applies(platform) else {
             let reason = notApplicableReason.isEmpty ? "" : ": \(notApplicableReason)"
             return FindingReport(id: id, applicable: false, reproduced: false, summary: "not applicable on \(platform.os)\(reason)")
+        }
+        if let missing = premiseMissing(options) {
+            return FindingReport(id: id, applicable: false, reproduced: false, summary: "not applicable to this run: \(missing)")
         }
         let verdict = evaluate(FindingInputs(variants: variants, options: options, platform: platform))
         return FindingReport(id: id, applicable: true, reproduced: verdict.reproduced, summary: verdict.summary)

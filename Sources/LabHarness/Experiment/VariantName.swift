@@ -26,9 +26,10 @@ extension Finding {
     public init<Name: VariantName>(_ id: String, claim: String, needs: [Name],
                                    appliesWhen applies: @escaping @Sendable (PlatformInfo) -> Bool = { _ in true },
                                    notApplicableReason: String = "",
+                                   premiseMissing: @escaping @Sendable (ParsedOptions) -> String? = { _ in nil },
                                    evaluate: @escaping @Sendable (FindingInputs) -> Verdict) {
         self.init(id, claim: claim, needs: needs.map(\.rawValue), appliesWhen: applies,
-                  notApplicableReason: notApplicableReason, evaluate: evaluate)
+                  notApplicableReason: notApplicableReason, premiseMissing: premiseMissing, evaluate: evaluate)
     }
 
     /// `Finding.outcome(_:claim:variant:is:)` over a typed variant name.

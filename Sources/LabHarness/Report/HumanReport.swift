@@ -37,7 +37,7 @@ public enum HumanReport {
         lines.append("")
         lines.append(reproduced == applicable.count && !report.judgedNothing ? style.green(footer) : style.red(footer))
         if report.judgedNothing {
-            lines.append(contentsOf: TextWrap.wrap(style.red("no finding was judged: the variants that ran cover none of the findings' needs (exit 1); --help lists what each finding needs"), width: width, indent: "  "))
+            lines.append(contentsOf: TextWrap.wrap(style.red("no finding was judged: the variants that ran cover no finding that applies to this run (exit 1); --help lists what each finding needs"), width: width, indent: "  "))
         }
         lines.append(contentsOf: forbiddenLines(report, definition: definition, style: style).flatMap { TextWrap.wrap($0, width: width, indent: "  ") })
         return lines.joined(separator: "\n") + "\n"

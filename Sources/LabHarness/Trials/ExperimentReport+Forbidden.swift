@@ -6,11 +6,11 @@ extension ExperimentReport {
     public var forbiddenVariants: [VariantReport] { variants.filter { $0.grade == .forbidden } }
 
     /// No finding was judged: the variants that ran (a `--variant` subset) cover no finding's
-    /// needs. Such a run proves nothing about the findings, so it does not pass: "0 of 0
-    /// reproduced" must not read as success to a script that checks the exit status. A finding
-    /// that does not apply on this platform still counts as judged (it is reported, and never
-    /// fails a run).
-    public var judgedNothing: Bool { findings.isEmpty }
+    /// needs, or every finding they cover does not apply (on this platform, or to this run's
+    /// options). Such a run proves nothing about the findings, so it does not pass: "0 of 0
+    /// reproduced" must not read as success to a script that checks the exit status. Beside
+    /// a finding that was judged, one that does not apply never fails a run.
+    public var judgedNothing: Bool { !findings.contains(where: \.applicable) }
 
     /// The run passed: at least one finding was judged, every applicable finding reproduced and
     /// no variant ended forbidden. The experiment's exit status is 0 exactly then.

@@ -79,7 +79,7 @@ enum HeapStackDelayed {
         }
         extra.merge(control.metrics)
 
-        let order = trial.log.events.map(\.label).filter(HeapStackDelayed.seedOrder.contains)
+        let order = trial.log.events.map(\.label).filter(HeapStackDelayed.articleOrder.contains)
         var evidence = "order " + order.joined(separator: " → ")
         if let gap = extra[DanceMetric.completion1AfterCompletion2S] { evidence += "; completion1 \(Format.seconds(gap)) after completion2" }
         if let after = extra[DanceMetric.deinitAfterCompletion1S] { evidence += ", deinit \(Format.seconds(after)) after completion1" }
@@ -90,5 +90,5 @@ enum HeapStackDelayed {
     }
 
     /// The seed's printed lines, in its order (`两秒钟后`, "two seconds later", is `after-delay`).
-    static let seedOrder = ["completion2", "after-delay", "completion1", "deinit"]
+    static let articleOrder = ["completion2", "after-delay", "completion1", "deinit"]
 }
