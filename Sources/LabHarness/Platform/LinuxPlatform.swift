@@ -49,13 +49,10 @@ public enum LinuxPlatform: PlatformSeam {
         return (fields[0] / 1e9, fields[1] / 1e9)
     }
 
-    /// The TID: `/proc/thread-self` links to `<pid>/task/<tid>`.
+    /// The TID, from glibc's `gettid()` through the C shim (Swift's Glibc module does not
+    /// import it): one system call, no file to read.
     public static func currentThreadID() -> UInt64 {
-        var buffer = [CChar](repeating: 0, count: 64)
-        let n = readlink("/proc/thread-self", &buffer, buffer.count - 1)
-        guard n > 0 else { return 0 }
-        let text = String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return text.split(separator: "/").last.flatMap { UInt64($0) } ?? 0
+        UInt64(clab_current_thread_id())
     }
 
     /// glibc's `RTLD_DEFAULT` is a null handle.

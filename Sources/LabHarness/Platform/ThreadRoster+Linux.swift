@@ -1,6 +1,5 @@
 #if os(Linux)
 import Foundation
-import CLabSupport
 
 // Linux: every thread is a task under /proc/self/task, named by its kernel thread id (tid).
 // Tids come from the pid counter, which only wraps after pid_max (millions) allocations, so
@@ -17,7 +16,7 @@ extension ThreadRoster {
     }
 
     static func platformCurrentIdentity() -> UInt64 {
-        UInt64(clab_current_thread_id())
+        HostPlatform.currentThreadID()
     }
 }
 #endif
