@@ -10,9 +10,8 @@ import LabHarness
 /// deadline (`started + timeout`) when it starts, so issuing does not count as lateness;
 /// lateness is the instant the design woke the request minus that deadline.
 ///
-/// Threads: the kernel ids present at any of several looks during the trial, minus those
-/// present before the design started, minus every thread a caller ran on, is what the design
-/// itself created. The callers' own machinery starts threads that never run a caller (on Linux
+/// Threads: the threads a `NewThreadWatch` saw appear from just before the design started,
+/// minus every thread a caller ran on, are what the design itself created. The callers' own machinery starts threads that never run a caller (on Linux
 /// the first detached task brings up a dispatch overcommit worker and a spare pool worker
 /// besides the one that runs it), so a few tasks are run first and their threads are part of
 /// "before". Memory is the process's peak resident set, meaningful when the trial runs
@@ -73,16 +72,15 @@ public enum TimeoutTrial {
                     completeAfter: @escaping @Sendable (Int) -> Seconds? = { _ in nil },
                     budget: Seconds? = nil) -> Result? {
         warmUpCallers()
-        let before = Set(ThreadCensus.threads().map(\.id))
-        var names: [Int: String] = [:]
-        func look() -> Set<Int> {
-            let threads = ThreadCensus.threads()
-            for t in threads { names[t.id] = t.name.isEmpty ? "?" : t.name }
-            return Set(threads.map(\.id))
-        }
+        // Threads that appear from here on, listed every 100 ms (its own watcher thread is part
+        // of the baseline); less every thread a caller ran on, they are the design's own.
+        let watch = NewThreadWatch(interval: 0.1)
+        watch.start()
         let cpuStart = CPUTime.process()
-        guard let keeper = design.start() else { return nil }
-        var seen = look()
+        guard let keeper = design.start() else {
+            watch.stop()
+            return nil
+        }
         let log = TimeoutTrialLog(count: requests)
 
         let issueStart = MonotonicClock.now()
@@ -90,19 +88,13 @@ public enum TimeoutTrial {
             let after = completeAfter(i)
             Task.detached { await call(i, keeper: keeper, timeout: timeout, completeAfter: after, log: log) }
         }
-        seen.formUnion(look())
 
-        // Wait for every request, looking at the threads now and then; nothing waits forever.
+        // Wait for every request; nothing waits forever.
         let limit = MonotonicClock.now() + (budget ?? max(10, 4 * timeout + Double(requests) * 1e-4))
-        var nextLook = MonotonicClock.now() + 0.1
         while log.finished < requests, MonotonicClock.now() < limit {
             MonotonicClock.sleep(for: 0.005)
-            if MonotonicClock.now() >= nextLook {
-                seen.formUnion(look())
-                nextLook = MonotonicClock.now() + 0.1
-            }
         }
-        seen.formUnion(look())
+        let appeared = watch.stop()
         let cpu = CPUTime.process() - cpuStart
         let finished = log.finished == requests
         keeper.stop()
@@ -120,7 +112,8 @@ public enum TimeoutTrial {
             .requests: Double(requests), .timedOut: Double(timedOut), .completed: Double(completed),
             .early: Double(early), .cpu: cpu,
         ]
-        let added = seen.subtracting(before).subtracting(log.callerThreadIDs)
+        let callers = log.callerThreadIDs
+        let added = appeared.filter { !callers.contains(Int($0.id)) }.sorted { $0.id < $1.id }
         m[.threadsAdded] = Double(added.count)
         if let summary = LatencySummary(lateness.filter { !$0.isNaN }) {
             m[.latenessP50] = summary.p50 * 1000
@@ -135,7 +128,7 @@ public enum TimeoutTrial {
         }
         m[.memoryPeak] = ProcessMemory.peakResidentMB()
         return Result(metrics: m, lateness: lateness, finished: finished,
-                      addedThreadNames: added.sorted().map { names[$0] ?? "?" },
+                      addedThreadNames: added.map { $0.name.isEmpty ? "?" : $0.name },
                       deadlines: started.map { $0 + timeout }, firedAt: fired, issuedAt: issueStart)
     }
 }
