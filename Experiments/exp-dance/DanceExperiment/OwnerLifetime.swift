@@ -49,7 +49,7 @@ public final class OwnerLifetime {
     /// owner that a pending block keeps alive on purpose).
     @discardableResult
     public func waitForRelease(within grace: Seconds, from due: Seconds = MonotonicClock.now()) -> Bool {
-        let released = MainLoop.wait(until: due + grace) { !tracker.isAlive(label) }
+        let released = MainQueueFriendlyWait.until(deadline: due + grace) { !tracker.isAlive(label) }
         if released, let at = tracker.releasedAt(label), !log.contains("deinit") {
             log.record("deinit", at: at)
         }

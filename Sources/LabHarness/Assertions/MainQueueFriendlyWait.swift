@@ -14,7 +14,13 @@ public enum MainQueueFriendlyWait {
     /// Waits until `condition` holds or `timeout` seconds pass; true when it held.
     @discardableResult
     public static func until(within timeout: Seconds, _ condition: () -> Bool) -> Bool {
-        let deadline = MonotonicClock.now() + timeout
+        until(deadline: MonotonicClock.now() + timeout, condition)
+    }
+
+    /// Waits until `condition` holds or the monotonic clock reaches `deadline`; true when it
+    /// held. For waits measured from an instant already past (a block's due time, say).
+    @discardableResult
+    public static func until(deadline: Seconds, _ condition: () -> Bool) -> Bool {
         while !condition() {
             let left = deadline - MonotonicClock.now()
             if left <= 0 { return condition() }
@@ -25,7 +31,12 @@ public enum MainQueueFriendlyWait {
 
     /// Lets `duration` seconds pass, turning the main run loop meanwhile when on the main thread.
     public static func pass(_ duration: Seconds) {
-        let deadline = MonotonicClock.now() + duration
+        pass(until: MonotonicClock.now() + duration)
+    }
+
+    /// Lets the monotonic clock reach `deadline`, turning the main run loop meanwhile when on
+    /// the main thread.
+    public static func pass(until deadline: Seconds) {
         while true {
             let left = deadline - MonotonicClock.now()
             if left <= 0 { return }

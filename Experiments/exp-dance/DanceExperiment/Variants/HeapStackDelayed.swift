@@ -60,7 +60,7 @@ enum HeapStackDelayed {
         let start = trial.log.instant(of: "completion2") ?? MonotonicClock.now()
         // Half way through the delay: the pending block should be the one thing keeping foo alive.
         let midpoint = start + delay / 2
-        MainLoop.wait(until: midpoint) { false }
+        MainQueueFriendlyWait.pass(until: midpoint)
         let aliveAtCheck = trial.lifetime.isAlive
         trial.lifetime.waitForRelease(within: trial.grace, from: start + delay)
 

@@ -64,7 +64,7 @@ enum WeakStrong {
         trial.lifetime.scopeClosed()
         trial.lifetime.waitForRelease(within: trial.grace)
         // The retry must have run before the record is made: wait for it, with the main queue running.
-        MainLoop.wait(until: scheduledAt + trial.delay + max(trial.grace, 1)) {
+        MainQueueFriendlyWait.until(deadline: scheduledAt + trial.delay + max(trial.grace, 1)) {
             trial.log.contains("retry-found-nil") || trial.log.contains("retry-ran")
         }
 
