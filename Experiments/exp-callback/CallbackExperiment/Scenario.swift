@@ -46,16 +46,7 @@ final class Scenario: Sendable {
     /// Waits until `condition` holds, up to the scenario's deadline; on the main thread it
     /// keeps the main run loop (and so the main queue) turning meanwhile.
     func wait(until condition: () -> Bool) -> Bool {
-        let end = MonotonicClock.now() + parameters.deadline
-        while !condition() {
-            if MonotonicClock.now() >= end { return false }
-            if Thread.isMainThread {
-                _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.005))
-            } else {
-                MonotonicClock.sleep(for: 0.005)
-            }
-        }
-        return true
+        MainQueueFriendlyWait.until(within: parameters.deadline, condition)
     }
 
     /// 1 when the first step starting with `label` ran on `queue`, else 0 (also when absent).
