@@ -105,6 +105,27 @@ final class SweepFindingsTests: XCTestCase {
         }
     }
 
+    /// The run-loop designs' threads ask for real-time priority; without the privilege the
+    /// request is refused, the design runs at normal priority, and the run says so instead of
+    /// passing its figures off as the privileged ones. Run as the unprivileged user `nobody`
+    /// through util-linux's `setpriv`, which needs root to switch users.
+    func testWithoutPrivilegeTheHeapThreadRunsAtNormalPriorityAndSaysSo() throws {
+        let setpriv = "/usr/bin/setpriv"
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: setpriv) else {
+            throw XCTSkip("needs root and util-linux's setpriv to run the experiment as an unprivileged user")
+        }
+        let run = try ChildProcess.run(ChildSpec(
+            executable: setpriv,
+            arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", BuiltProducts.executable("exp-runloop"),
+                        "--caller", "async", "--variant", "deadline-heap", "--tasks", "100", "--timeout", String(timeout), "--json"],
+            budget: 30))
+        let report = try ExperimentReport.decode(Data(run.stdout.utf8))
+        let heap = try XCTUnwrap(report.variants.first { $0.name == RunloopVariant.deadlineHeap.rawValue }, run.stderr)
+        XCTAssertEqual(heap.metrics[RunloopMetricName.completed], 100, "the design still works: \(heap.evidence ?? "")")
+        XCTAssertEqual(heap.metrics[RunloopMetricName.threadsRealtime], 0)
+        XCTAssertTrue(heap.evidence?.contains("normal priority (real-time refused: EPERM") == true, heap.evidence ?? "no evidence")
+    }
+
     /// The sweep's points travel in the report's optional `sweep` array and survive a round
     /// trip through schema-1 JSON; a report without one reads as before.
     func testTheSweepArrayRoundTripsThroughJSON() throws {
@@ -124,4 +145,5 @@ enum RunloopMetricName {
     static let early = "early"
     static let latenessP99 = "lateness.p99_ms"
     static let threadsAdded = "threads.added"
+    static let threadsRealtime = "threads.realtime"
 }

@@ -126,6 +126,30 @@ final class TimeoutDesignTests: XCTestCase {
                           "task-sleep starts no thread of its own: \(sleep.addedThreadNames) vs \(heap.addedThreadNames)")
     }
 
+    /// The two run-loop designs ask for real-time priority for their one thread, so a sweep
+    /// compares their bookkeeping and not their priority; the trial reports what the scheduler
+    /// answered, the same answer a thread of the test process gets. The designs without a thread
+    /// of their own report nothing.
+    func testTheRunLoopDesignsReportThePriorityTheirThreadGot() throws {
+        let expected = Mutex<RealtimePriority.Grant?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        NamedThread.start("probe") {
+            let answer = RealtimePriority.requestForCurrentThread()
+            expected.withLock { $0 = answer }
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 5), .success)
+        let probe = try XCTUnwrap(expected.withLock { $0 })
+        for design in [TimeoutDesignName.sharedThread, .deadlineHeap] {
+            let result = try XCTUnwrap(TimeoutTrial.run(design, requests: 20, timeout: 0.05, budget: 20))
+            XCTAssertEqual(result.threadPriority?.isGranted, probe.isGranted, "\(design.rawValue): \(String(describing: result.threadPriority)) vs \(probe)")
+        }
+        for design in [TimeoutDesignName.dispatchTimer, .taskSleep] {
+            let result = try XCTUnwrap(TimeoutTrial.run(design, requests: 20, timeout: 0.05, budget: 20))
+            XCTAssertNil(result.threadPriority, "\(design.rawValue) has no thread of its own")
+        }
+    }
+
     func testPeakResidentMemoryIsReadFromTheStatusHighWaterMark() throws {
         XCTAssertEqual(ProcessMemory.parseStatusField("VmHWM:", in: "Name:\tx\nVmPeak:\t  999 kB\nVmHWM:\t   12345 kB\n"), 12345)
         XCTAssertNil(ProcessMemory.parseStatusField("VmHWM:", in: "Name:\tx\n"))

@@ -177,5 +177,8 @@ enum RunloopMetric {
     static let issueS = "issue_s"
     static let memoryPeakMb = "memory.peak_mb"
     static let threadsAdded = "threads.added"
+    /// 1 when the design's own thread ran at real-time priority, 0 when that was refused;
+    /// absent for a design without a thread of its own.
+    static let threadsRealtime = "threads.realtime"
     static let wallPerTimeout = "wall_per_timeout"
 }

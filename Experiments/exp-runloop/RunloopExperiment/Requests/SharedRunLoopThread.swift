@@ -16,6 +16,7 @@ final class SharedRunLoopThread: Sendable {
         let exited = DispatchSemaphore(value: 0)
         let stopping = Atomic<Bool>(false)
         let handle = Mutex<RunLoopHandle?>(nil)
+        let grant = Mutex<RealtimePriority.Grant?>(nil)
     }
 
     private let state: State
@@ -27,9 +28,15 @@ final class SharedRunLoopThread: Sendable {
     }
 
     /// Starts the thread and returns once its run loop exists; `nil` if no port could be made.
-    static func start(name: String = "rl.shared", gauge: RunLoopThreadGauge) -> SharedRunLoopThread? {
+    /// With `realtime`, the thread first asks for real-time priority (`RealtimePriority`);
+    /// `priority` then says what the scheduler answered.
+    static func start(name: String = "rl.shared", gauge: RunLoopThreadGauge, realtime: Bool = false) -> SharedRunLoopThread? {
         let state = State()
         NamedThread.start(name) {
+            if realtime {
+                let answer = RealtimePriority.requestForCurrentThread()
+                state.grant.withLock { $0 = answer }
+            }
             // The port keeps the run loop alive between timers; without a source,
             // `run(mode:before:)` would return at once and this loop would spin.
             guard let port = SocketPort(tcpPort: 0) else { state.ready.signal(); return }
@@ -50,6 +57,9 @@ final class SharedRunLoopThread: Sendable {
         guard let handle = state.handle.withLock({ $0 }) else { return nil }
         return SharedRunLoopThread(state: state, handle: handle)
     }
+
+    /// The scheduler's answer when the thread was started with `realtime`; `nil` otherwise.
+    var priority: RealtimePriority.Grant? { state.grant.withLock { $0 } }
 
     /// Arms a one-shot timer on the shared run loop for the monotonic instant `deadline`;
     /// `onFire` runs on the shared thread. Callable from any thread.

@@ -35,6 +35,7 @@ enum ScaleTrial {
         metrics[RunloopMetric.issueS] = m[.issue]
         metrics[RunloopMetric.drainS] = m[.drain]
         metrics[RunloopMetric.threadsAdded] = m[.threadsAdded]
+        if let priority = result.threadPriority { metrics[RunloopMetric.threadsRealtime] = priority.isGranted ? 1 : 0 }
         metrics[RunloopMetric.memoryPeakMb] = m[.memoryPeak]
         metrics[RunloopMetric.cpuS] = m[.cpu]
         if let ratio = m[.wallPerTimeout] {
@@ -69,6 +70,7 @@ enum ScaleTrial {
             evidence = "\(Format.count(fired)) of \(Format.count(total)) requests woken by their \(Format.seconds(timeout)) timeout, p99 \(Format.milliseconds(m[.latenessP99] ?? .nan)) late"
         }
         evidence += "; issuing took \(Format.seconds(m[.issue] ?? .nan)), the design added \(threads)"
+        if let priority = result.threadPriority { evidence += "; its thread ran at \(priority)" }
         return VariantRecord(outcome: outcome, metrics: metrics, evidence: evidence)
     }
 }

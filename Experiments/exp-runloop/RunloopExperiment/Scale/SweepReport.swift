@@ -37,7 +37,23 @@ enum SweepReport {
             lines.append("  " + line(row))
             previous = p.variant
         }
+        if let note = priorityNote(points) { lines.append(note) }
         return lines
+    }
+
+    /// What priority the designs' own threads ran at, since it is part of what was measured.
+    static func priorityNote(_ points: [SweepPoint]) -> String? {
+        let asked = points.filter { $0[RunloopMetric.threadsRealtime] != nil }
+        guard !asked.isEmpty else { return nil }
+        var names: [String] = []
+        for p in asked where !names.contains(p.variant) { names.append(p.variant) }
+        let designs = names.joined(separator: ", ")
+        let refused = asked.filter { $0[RunloopMetric.threadsRealtime] == 0 }.count
+        if refused == 0 { return "  threads of their own (\(designs)): real-time priority (SCHED_FIFO), at every point" }
+        if refused == asked.count {
+            return "  threads of their own (\(designs)): normal priority, real-time was refused (needs root, CAP_SYS_NICE or RLIMIT_RTPRIO)"
+        }
+        return "  threads of their own (\(designs)): real-time priority refused at \(refused) of \(asked.count) points"
     }
 
     /// Letters that mark each design in the chart.

@@ -13,6 +13,10 @@ import Synchronization
 /// requests that all take the same timeout happens once per burst. Compare `shared-thread`,
 /// which hands every request to the run loop (a performed block and a wake-up) and inserts one
 /// `CFRunLoopTimer` per request into the run loop's sorted timer list.
+///
+/// The thread asks for real-time priority (`RealtimePriority`), as `shared-thread`'s does when
+/// it serves a sweep, so the two differ only in their bookkeeping; `threadPriority` says
+/// whether the scheduler agreed.
 public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
     public typealias Token = DeadlineHeap<@Sendable (Seconds) -> Void>.Handle
 
@@ -35,8 +39,11 @@ public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
     private let exited = DispatchSemaphore(value: 0)
     private let stopping = Atomic<Bool>(false)
     private let handle = Mutex<RunLoopHandle?>(nil)
+    private let grant = Mutex<RealtimePriority.Grant?>(nil)
 
     public var name: TimeoutDesignName { .deadlineHeap }
+
+    public var threadPriority: RealtimePriority.Grant? { grant.withLock { $0 } }
 
     private init() {}
 
@@ -49,6 +56,10 @@ public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
     }
 
     private func runLoopBody() {
+        // The thread's one job is to be on time, and it uses little CPU: ask to run ahead of
+        // the callers it wakes (see `RealtimePriority` for what happens without it).
+        let answer = RealtimePriority.requestForCurrentThread()
+        grant.withLock { $0 = answer }
         let runLoop = RunLoop.current
         // Repeating with a huge interval so CoreFoundation never invalidates it after a firing;
         // every firing sets its next date explicitly. `Timer(fire:interval:repeats:block:)`
@@ -101,30 +112,21 @@ public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
         setTimer(for: earliest)
     }
 
-    /// How close the next deadline must be for a pass to wait for it on the CPU rather than go
-    /// back to the run loop. Sleeping on the run-loop timer costs a kernel timer reset, the
-    /// timer slack (50 µs by default on Linux) and, on a busy machine, waiting for a core again
-    /// after the wake-up (milliseconds when the callers just woken hold both cores). Within a
-    /// flood of deadlines a few microseconds apart, staying on the core keeps the pass on time;
-    /// the cost is CPU for at most this long after each request due.
-    static let spinWindow: Seconds = 0.001
-
-    /// The timer's one pass: takes every due request out under the lock, wakes them outside it
-    /// (callers keep arming meanwhile), and goes on while more requests come due within
-    /// `spinWindow`. Then sets the timer for the next earliest. A firing a little early finds
-    /// nothing due and just re-arms, so no request is woken before its deadline.
+    /// The timer's one pass: takes every due request out under the lock and wakes them outside
+    /// it (callers keep arming meanwhile), again until nothing more is due, then sets the timer
+    /// for the next earliest. A firing a little early finds nothing due and just re-arms, so no
+    /// request is woken before its deadline.
     private func fireDue() {
         var next = Seconds.infinity
-        while true {
+        while !stopping.load(ordering: .relaxed) {
             let (due, earliest) = pending.withLock { p in
                 let due = p.heap.popDue(by: MonotonicClock.now())
                 p.armedFor = p.heap.earliestDeadline ?? .infinity
                 return (due, p.armedFor)
             }
             next = earliest
+            if due.isEmpty { break }
             for entry in due { entry.payload(MonotonicClock.now()) }
-            if due.isEmpty, next - MonotonicClock.now() > DeadlineHeapTimeouts.spinWindow { break }
-            if stopping.load(ordering: .relaxed) { break }
         }
         setTimer(for: next)
     }

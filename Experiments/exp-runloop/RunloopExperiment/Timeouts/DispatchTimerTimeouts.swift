@@ -24,6 +24,9 @@ public final class DispatchTimerTimeouts: CallbackTimeoutDesign {
 
     public var name: TimeoutDesignName { .dispatchTimer }
 
+    /// No thread of its own: its timers run on libdispatch's and the pool's threads.
+    public var threadPriority: RealtimePriority.Grant? { nil }
+
     public func arm(at deadline: Seconds, onFire: @escaping @Sendable (Seconds) -> Void) -> Token {
         // `.strict`: no coalescing with other timers beyond the leeway, which is zero.
         let source = DispatchSource.makeTimerSource(flags: .strict, queue: queue)

@@ -4,6 +4,9 @@ import LabHarness
 /// thread, one run-loop `Timer` per request. It keeps no reference to the timers it adds, so a
 /// timeout cannot be taken back: a request that completes first leaves its timer to fire
 /// later, and the race ignores it.
+///
+/// Its thread asks for real-time priority, as `deadline-heap`'s does, so that a sweep compares
+/// the two designs' bookkeeping and not their threads' priority.
 public final class SharedThreadTimeouts: CallbackTimeoutDesign {
     public typealias Token = Void
 
@@ -11,10 +14,12 @@ public final class SharedThreadTimeouts: CallbackTimeoutDesign {
 
     public var name: TimeoutDesignName { .sharedThread }
 
+    public var threadPriority: RealtimePriority.Grant? { thread.priority }
+
     private init(thread: SharedRunLoopThread) { self.thread = thread }
 
     public static func start() -> SharedThreadTimeouts? {
-        SharedRunLoopThread.start(name: "rl.shared", gauge: RunLoopThreadGauge()).map(SharedThreadTimeouts.init)
+        SharedRunLoopThread.start(name: "rl.shared", gauge: RunLoopThreadGauge(), realtime: true).map(SharedThreadTimeouts.init)
     }
 
     public func arm(at deadline: Seconds, onFire: @escaping @Sendable (Seconds) -> Void) {

@@ -7,6 +7,9 @@ import LabHarness
 public struct TaskSleepTimeouts: TimeoutDesign {
     public var name: TimeoutDesignName { .taskSleep }
 
+    /// No thread of its own: its timers run on libdispatch's and the pool's threads.
+    public var threadPriority: RealtimePriority.Grant? { nil }
+
     public init(tolerance: Duration? = .zero) { self.tolerance = tolerance }
 
     /// Tolerance handed to `Task.sleep`; `nil` lets the runtime choose.

@@ -21,6 +21,10 @@ public protocol TimeoutDesign: Sendable {
     /// the race is cancelled.
     func race(deadline: Seconds, request: (@Sendable () async -> Void)?) async -> RaceOutcome
 
+    /// What the scheduler answered when the design's own thread asked for real-time priority;
+    /// `nil` for a design without a thread of its own (it runs on threads it does not own).
+    var threadPriority: RealtimePriority.Grant? { get }
+
     /// Ends what the design started (threads, queues). Pending timeouts are abandoned.
     func stop()
 }

@@ -33,6 +33,8 @@ public enum TimeoutTrial {
         public var firedAt: [Double]
         /// Monotonic instant the first request was issued.
         public var issuedAt: Seconds
+        /// The priority the design's own thread got (`nil`: the design has no thread of its own).
+        public var threadPriority: RealtimePriority.Grant?
     }
 
     /// Runs a few detached tasks to completion, so the threads the concurrency runtime starts for
@@ -97,6 +99,7 @@ public enum TimeoutTrial {
         let appeared = watch.stop()
         let cpu = CPUTime.process() - cpuStart
         let finished = log.finished == requests
+        let priority = keeper.threadPriority
         keeper.stop()
 
         let started = log.startedTimes, fired = log.firedTimes, woke = log.wokeTimes
@@ -129,6 +132,7 @@ public enum TimeoutTrial {
         m[.memoryPeak] = ProcessMemory.peakResidentMB()
         return Result(metrics: m, lateness: lateness, finished: finished,
                       addedThreadNames: added.map { $0.name.isEmpty ? "?" : $0.name },
-                      deadlines: started.map { $0 + timeout }, firedAt: fired, issuedAt: issueStart)
+                      deadlines: started.map { $0 + timeout }, firedAt: fired, issuedAt: issueStart,
+                      threadPriority: priority)
     }
 }
