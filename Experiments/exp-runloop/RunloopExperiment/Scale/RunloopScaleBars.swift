@@ -37,7 +37,16 @@ enum RunloopScaleBars {
     static func p99(_ v: VariantReport, _ n: String, limitMs: Double) -> PerformanceBar.Figure? {
         guard let p99 = v[RunloopMetric.latenessP99Ms] else { return nil }
         return PerformanceBar.Figure(name: "\(n): p99 lateness", value: p99, unit: "ms", target: "<= \(Format.number(limitMs)) ms", met: p99 <= limitMs,
-                                     detail: "p50 \(v[RunloopMetric.latenessP50Ms].map(Format.milliseconds) ?? "—"), max \(v[RunloopMetric.latenessMaxMs].map(Format.milliseconds) ?? "—"), control held up \(v[StallWatch.worstMetric].map(Format.milliseconds) ?? "—") at worst")
+                                     detail: "p50 \(v[RunloopMetric.latenessP50Ms].map(Format.milliseconds) ?? "—"), max \(v[RunloopMetric.latenessMaxMs].map(Format.milliseconds) ?? "—"), control held up \(v[StallWatch.worstMetric].map(Format.milliseconds) ?? "—") at worst\(priority(v))")
+    }
+
+    /// The figure depends on it: a timer thread at normal priority competes with the callers it wakes.
+    static func priority(_ v: VariantReport) -> String {
+        switch v[RunloopMetric.threadsRealtime] {
+        case 1: "; its thread at real-time priority"
+        case 0: "; its thread at normal priority (real-time refused)"
+        default: ""
+        }
     }
 
     static func threads(_ v: VariantReport, _ n: String) -> PerformanceBar.Figure? {
