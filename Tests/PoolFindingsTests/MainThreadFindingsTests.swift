@@ -1,7 +1,7 @@
 import Foundation
-import LabHarness
+@testable import LabHarness
 import LabHarnessXCTest
-import PoolExperiment
+@testable import PoolExperiment
 import XCTest
 
 /// The article's "the app freezes", measured where an app freezes: on the main thread. The
@@ -39,5 +39,32 @@ final class MainThreadFindingsTests: XCTestCase {
         XCTAssertEqual(m["main_wait.returned"], 1, "the block did run in the end: a freeze, not a deadlock")
         // The freeze is the wait: no tick could come while the main thread was blocked.
         XCTAssertGreaterThanOrEqual(frozen / 1000, 0.99 * (try XCTUnwrap(m["main_wait_s"])))
+    }
+
+    /// The freeze is judged against the run's own block length, not a fixed time: the main
+    /// thread's block waits for the next held thread to come free, which can be just under one
+    /// block. A 492 ms freeze of 500 ms blocks, 29 times the largest gap before, is the finding
+    /// (it once read "not reproduced" under a fixed half-second bar); the same gap with 1 s
+    /// blocks is under half a block, and a gap under 10 times the one before is not a freeze.
+    func testTheFreezeIsJudgedAgainstHalfABlockAndTheGapBefore() throws {
+        let options = try CommandLineParser(program: "exp-pool", flags: poolExperiment.flags).parse([])
+        func verdict(block: Double, gap: Double, before: Double) -> Bool {
+            var m = Metrics()
+            m["block_s"] = block
+            m["main_wait_s"] = gap / 1000
+            m["main_wait.returned"] = 1
+            m["freeze.gap_max_ms"] = gap
+            m["freeze.gap_max_frames"] = gap / (1000.0 / 60)
+            m["spare.gap_max_ms"] = before
+            m["spare.gap_max_net_ms"] = before
+            let name = PoolVariant.mainThread.rawValue
+            let inputs = FindingInputs(variants: [name: VariantReport(name: name, outcome: .frozen, metrics: m)],
+                                       options: options, platform: .current)
+            return PoolVerdicts.mainWaitingOnPoolFreezes(inputs).reproduced
+        }
+        XCTAssertTrue(verdict(block: 0.5, gap: 492, before: 17))
+        XCTAssertFalse(verdict(block: 1, gap: 492, before: 17), "under half a block")
+        XCTAssertFalse(verdict(block: 0.5, gap: 492, before: 60), "under 10 x the gap before")
+        XCTAssertTrue(verdict(block: 1, gap: 4000, before: 17))
     }
 }

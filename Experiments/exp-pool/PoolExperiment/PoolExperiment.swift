@@ -126,7 +126,7 @@ public let poolExperiment = ExperimentDefinition(
                 claim: "the main thread is not a pool thread: its 60 Hz heartbeat keeps time while the flood holds every pool thread (largest gap within 3 frames, net of a same-moment control)",
                 needs: [PoolVariant.mainThread], evaluate: PoolVerdicts.floodSparesMainThread),
         Finding("pool.main-waiting-on-pool-freezes",
-                claim: "a main thread that waits for a block it put on the flooded global queue misses frames for as long as the block waits: at least half a second, and 10 x the largest gap before",
+                claim: "a main thread that waits for a block it put on the flooded global queue misses frames for as long as the block waits: at least half a block's hold (--block), and 10 x the largest gap before",
                 needs: [PoolVariant.mainThread], evaluate: PoolVerdicts.mainWaitingOnPoolFreezes),
     ],
     columns: PoolReport.columns,

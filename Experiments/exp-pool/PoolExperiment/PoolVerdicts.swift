@@ -135,11 +135,16 @@ enum PoolVerdicts {
               let before = m[PoolMetric.spareGapMaxMs] else {
             return Verdict(false, "main-thread measured no wait (\(v.outcome)\(v.evidence.map { ": \($0)" } ?? ""))")
         }
-        // A freeze a stall cannot fake: the no-tick gap is judged against half a second (30
-        // frames) and against the heartbeat's own largest gap earlier in the same run, taken net
-        // of a same-moment control (at least a frame), so a stall then does not raise the bar.
+        // A freeze a stall cannot fake: the no-tick gap is judged against half the time a flood
+        // block holds its thread (half a second by default) and against the heartbeat's own
+        // largest gap earlier in the same run, taken net of a same-moment control (at least a
+        // frame), so a stall then does not raise the bar. Half a block, not a fixed time: how
+        // long the main thread's block waits depends on when a held thread comes free, which
+        // can be just under one block (492 ms for 500 ms blocks, once under load), so a fixed
+        // half second sat on the boundary with `--quick`'s 500 ms blocks.
         let basis = max(m[PoolMetric.spareGapMaxNetMs] ?? before, MainThread.frame * 1000)
-        let ok = v.outcome == .frozen && gap >= 500 && gap >= 10 * basis
+        let floor = 500 * (m[PoolMetric.blockS] ?? 1)
+        let ok = v.outcome == .frozen && gap >= floor && gap >= 10 * basis
         let gaveUp = m[PoolMetric.mainWaitReturned] == 0 ? " (the wait hit its bound: a lower bound)" : ""
         return Verdict(ok, "the main thread waited \(Format.seconds(waited)) for its block on the flooded global queue\(gaveUp): no tick for \(ms(gap)), "
                        + "\(Format.count(frames.rounded(.down))) frames of 16.7 ms missed; before, through the flood, the largest gap was \(ms(before)) (\(Format.times(gap / max(before, 1e-3))))")
