@@ -1,7 +1,7 @@
 import Foundation
 import LabHarness
 import LabHarnessXCTest
-import RunloopExperiment
+@testable import RunloopExperiment
 import Synchronization
 import XCTest
 
@@ -124,6 +124,23 @@ final class SweepFindingsTests: XCTestCase {
         XCTAssertEqual(heap.metrics[RunloopMetricName.completed], 100, "the design still works: \(heap.evidence ?? "")")
         XCTAssertEqual(heap.metrics[RunloopMetricName.threadsRealtime], 0)
         XCTAssertTrue(heap.evidence?.contains("normal priority (real-time refused: EPERM") == true, heap.evidence ?? "no evidence")
+    }
+
+    /// The table says what priority the designs' own threads ran at, since the figures depend
+    /// on it: every point granted, every point refused (and what would grant it), or how many
+    /// were refused; nothing when no design has a thread of its own.
+    func testTheSweepTableSaysWhatPriorityTheDesignsThreadsRanAt() {
+        func point(_ design: RunloopVariant, realtime: Double?) -> SweepPoint {
+            SweepPoint(variant: design.rawValue, tasks: 10, metrics: realtime.map { [RunloopMetricName.threadsRealtime: $0] } ?? [:])
+        }
+        let sleep = point(.taskSleep, realtime: nil)
+        let granted = SweepReport.priorityNote([point(.sharedThread, realtime: 1), point(.deadlineHeap, realtime: 1), sleep])
+        XCTAssertEqual(granted?.contains("(shared-thread, deadline-heap): real-time priority"), true, granted ?? "nil")
+        let refused = SweepReport.priorityNote([point(.sharedThread, realtime: 0), point(.deadlineHeap, realtime: 0)])
+        XCTAssertEqual(refused?.contains("normal priority, real-time was refused (needs root, CAP_SYS_NICE"), true, refused ?? "nil")
+        let mixed = SweepReport.priorityNote([point(.deadlineHeap, realtime: 1), point(.deadlineHeap, realtime: 0)])
+        XCTAssertEqual(mixed?.contains("refused at 1 of 2 points"), true, mixed ?? "nil")
+        XCTAssertNil(SweepReport.priorityNote([sleep]))
     }
 
     /// The sweep's points travel in the report's optional `sweep` array and survive a round
