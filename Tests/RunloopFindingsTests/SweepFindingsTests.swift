@@ -116,9 +116,15 @@ final class SweepFindingsTests: XCTestCase {
         }
         let run = try ChildProcess.run(ChildSpec(
             executable: setpriv,
-            arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", BuiltProducts.executable("exp-runloop"),
+            arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", try BuiltProducts.executable("exp-runloop"),
                         "--caller", "async", "--variant", "deadline-heap", "--tasks", "100", "--timeout", String(timeout), "--json"],
             budget: 30))
+        // A build under a directory only root may enter (as in some containers) cannot be run
+        // by `nobody`: that is the setup's limit, not the lab's.
+        let refused = run.stdout.contains("cannot launch") && run.stdout.contains("Permission denied")
+        guard ![126, 127].contains(run.exitCode ?? 0), !refused else {
+            throw XCTSkip("the user nobody may not run the built exp-runloop here (permission denied on its path)")
+        }
         let report = try ExperimentReport.decode(Data(run.stdout.utf8))
         let heap = try XCTUnwrap(report.variants.first { $0.name == RunloopVariant.deadlineHeap.rawValue }, run.stderr)
         XCTAssertEqual(heap.metrics[RunloopMetricName.completed], 100, "the design still works: \(heap.evidence ?? "")")
