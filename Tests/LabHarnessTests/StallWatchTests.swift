@@ -42,4 +42,18 @@ final class StallWatchTests: XCTestCase {
         let first = watch.stop()
         XCTAssertEqual(watch.stop(), first)
     }
+
+    /// A control for a real-time thread asks for real-time priority one level above it, so it
+    /// is never queued behind that thread, and says what it got; a plain control does not ask.
+    func testARealtimeWatchAsksOneLevelAboveTheThreadsItCorrects() throws {
+        let plain = StallWatch()
+        XCTAssertNil(plain.priority)
+        plain.stop()
+        let watch = StallWatch(realtime: true)
+        let answer = try XCTUnwrap(watch.priority, "the answer is there once the watch is returned")
+        watch.stop()
+        if case .granted(let priority) = answer {
+            XCTAssertEqual(priority, RealtimePriority.requestedPriority + 1)
+        }
+    }
 }

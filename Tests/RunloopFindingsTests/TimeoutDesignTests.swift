@@ -67,11 +67,11 @@ final class TimeoutDesignTests: XCTestCase {
     }
 
     func testDeadlineHeapFiresEveryTimeoutOnceAndNeverEarly() throws {
-        checkCallbackDesign(try XCTUnwrap(DeadlineHeapTimeouts.start()), cancelled: { _ in false })
+        checkCallbackDesign(try XCTUnwrap(DeadlineHeapTimeouts.start(realtime: true)), cancelled: { _ in false })
     }
 
     func testDeadlineHeapNeverFiresATimeoutCancelledByAnEarlyCompletion() throws {
-        checkCallbackDesign(try XCTUnwrap(DeadlineHeapTimeouts.start()), cancelled: { $0 % 3 == 0 })
+        checkCallbackDesign(try XCTUnwrap(DeadlineHeapTimeouts.start(realtime: true)), cancelled: { $0 % 3 == 0 })
     }
 
     func testDispatchTimerFiresEveryTimeoutOnceAndNeverEarly() {
@@ -140,11 +140,12 @@ final class TimeoutDesignTests: XCTestCase {
         }
         XCTAssertEqual(done.wait(timeout: .now() + 5), .success)
         let probe = try XCTUnwrap(expected.withLock { $0 })
-        for design in [TimeoutDesignName.sharedThread, .deadlineHeap] {
+        XCTAssertEqual(TimeoutDesignName.allCases.filter(\.runsOnRealtimeThread), [.sharedThread, .deadlineHeap])
+        for design in TimeoutDesignName.allCases where design.runsOnRealtimeThread {
             let result = try XCTUnwrap(TimeoutTrial.run(design, requests: 20, timeout: 0.05, budget: 20))
             XCTAssertEqual(result.threadPriority?.isGranted, probe.isGranted, "\(design.rawValue): \(String(describing: result.threadPriority)) vs \(probe)")
         }
-        for design in [TimeoutDesignName.dispatchTimer, .taskSleep] {
+        for design in TimeoutDesignName.allCases where !design.runsOnRealtimeThread {
             let result = try XCTUnwrap(TimeoutTrial.run(design, requests: 20, timeout: 0.05, budget: 20))
             XCTAssertNil(result.threadPriority, "\(design.rawValue) has no thread of its own")
         }

@@ -46,12 +46,13 @@ public enum RealtimePriority {
     /// system's own still comes first.
     public static let requestedPriority: Int32 = 1
 
-    /// Puts the calling thread under `SCHED_FIFO` at `requestedPriority`, if allowed.
-    public static func requestForCurrentThread() -> Grant {
+    /// Puts the calling thread under `SCHED_FIFO` at `priority` (by default
+    /// `requestedPriority`), if allowed.
+    public static func requestForCurrentThread(priority: Int32 = requestedPriority) -> Grant {
         var parameters = sched_param()
-        parameters.sched_priority = requestedPriority
+        parameters.sched_priority = priority
         let code = pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters)
-        return code == 0 ? .granted(priority: requestedPriority) : .refused(errno: code)
+        return code == 0 ? .granted(priority: priority) : .refused(errno: code)
     }
 
     /// The calling thread's scheduling policy and priority, as the kernel has them now.

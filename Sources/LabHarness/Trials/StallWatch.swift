@@ -12,6 +12,11 @@ import Synchronization
 ///
 /// Start it before the work, read `delay(from:to:)` for each measured interval (or
 /// `worstDelay` for the whole trial) and `stop()` it when done.
+///
+/// The control must be held up by what holds up the thread it corrects, and by nothing more:
+/// a thread at real-time priority is not delayed by normal threads, so a control at normal
+/// priority, queued behind them on a busy machine, would subtract delays that thread never
+/// had. Such a thread is corrected by a `realtime` watch.
 public final class StallWatch: Sendable {
     /// One late wake-up: due at `due`, ran at `woke` (monotonic seconds).
     struct LateWakeUp: Sendable {
@@ -27,6 +32,7 @@ public final class StallWatch: Sendable {
     private let late = Mutex<[LateWakeUp]>([])
     private let state = Mutex((running: true, startedAt: 0.0, stoppedAt: Seconds?.none))
     private let finished = DispatchSemaphore(value: 0)
+    private let grant = Mutex<RealtimePriority.Grant?>(nil)
 
     /// A watch that already stopped, holding the given late wake-ups (due, woke): for checking
     /// the arithmetic of `delay(from:to:)` without stalling a machine.
@@ -36,12 +42,21 @@ public final class StallWatch: Sendable {
         state.withLock { $0.running = false }
     }
 
-    /// Starts the control thread, which wakes every `interval` seconds until `stop()`.
-    public init(interval: Seconds = 0.005) {
+    /// Starts the control thread, which wakes every `interval` seconds until `stop()`. With
+    /// `realtime`, the thread first asks for real-time priority one level above
+    /// `RealtimePriority.requestedPriority`, so that it is never queued behind the real-time
+    /// thread it corrects; `priority` says whether that was granted.
+    public init(interval: Seconds = 0.005, realtime: Bool = false) {
         self.interval = interval
         let start = MonotonicClock.now()
         state.withLock { $0.startedAt = start }
+        let asked = DispatchSemaphore(value: 0)
         NamedThread.start("lab.stall-watch") { [self] in
+            if realtime {
+                let answer = RealtimePriority.requestForCurrentThread(priority: RealtimePriority.requestedPriority + 1)
+                grant.withLock { $0 = answer }
+                asked.signal()
+            }
             var due = start
             while state.withLock({ $0.running }) {
                 due += interval
@@ -56,7 +71,12 @@ public final class StallWatch: Sendable {
             }
             finished.signal()
         }
+        // So that `priority` holds the answer once the watch is returned.
+        if realtime { _ = asked.wait(timeout: .now() + .seconds(5)) }
     }
+
+    /// The scheduler's answer when the watch was started with `realtime`; `nil` otherwise.
+    public var priority: RealtimePriority.Grant? { grant.withLock { $0 } }
 
     /// Stops the control thread (waits at most a second for it) and returns the worst delay.
     @discardableResult

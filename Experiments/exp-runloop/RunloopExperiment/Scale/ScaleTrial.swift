@@ -11,7 +11,9 @@ enum ScaleTrial {
         let parameters = RunloopParameters(context.options)
         let count = tasks ?? parameters.tasks
         let timeout = parameters.timeout
-        let control = StallWatch()
+        // The control runs at the priority class of the design's own thread, so that it is held
+        // up by what holds that thread up, and by nothing more.
+        let control = StallWatch(realtime: design.runsOnRealtimeThread)
         let result = TimeoutTrial.run(design, requests: count, timeout: timeout,
                                       budget: ScaleParameters.trialBudget(tasks: count, timeout: timeout))
         control.stop()

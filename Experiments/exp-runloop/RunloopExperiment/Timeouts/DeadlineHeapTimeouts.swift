@@ -14,9 +14,9 @@ import Synchronization
 /// which hands every request to the run loop (a performed block and a wake-up) and inserts one
 /// `CFRunLoopTimer` per request into the run loop's sorted timer list.
 ///
-/// The thread asks for real-time priority (`RealtimePriority`), as `shared-thread`'s does when
-/// it serves a sweep, so the two differ only in their bookkeeping; `threadPriority` says
-/// whether the scheduler agreed.
+/// Started through `TimeoutDesignName.start()`, the thread asks for real-time priority
+/// (`RealtimePriority`), as `shared-thread`'s does there, so the two differ only in their
+/// bookkeeping; `threadPriority` says whether the scheduler agreed.
 public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
     public typealias Token = DeadlineHeap<@Sendable (Seconds) -> Void>.Handle
 
@@ -47,19 +47,22 @@ public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
 
     private init() {}
 
-    /// Starts the thread and returns once its run loop and timer exist.
-    public static func start(threadName: String = "rl.heap") -> DeadlineHeapTimeouts? {
+    /// Starts the thread and returns once its run loop and timer exist. With `realtime` the
+    /// thread first asks for real-time priority.
+    public static func start(threadName: String = "rl.heap", realtime: Bool) -> DeadlineHeapTimeouts? {
         let design = DeadlineHeapTimeouts()
-        NamedThread.start(threadName) { design.runLoopBody() }
+        NamedThread.start(threadName) { design.runLoopBody(realtime: realtime) }
         design.ready.wait()
         return design.handle.withLock({ $0 }) == nil ? nil : design
     }
 
-    private func runLoopBody() {
+    private func runLoopBody(realtime: Bool) {
         // The thread's one job is to be on time, and it uses little CPU: ask to run ahead of
         // the callers it wakes (see `RealtimePriority` for what happens without it).
-        let answer = RealtimePriority.requestForCurrentThread()
-        grant.withLock { $0 = answer }
+        if realtime {
+            let answer = RealtimePriority.requestForCurrentThread()
+            grant.withLock { $0 = answer }
+        }
         let runLoop = RunLoop.current
         // Repeating with a huge interval so CoreFoundation never invalidates it after a firing;
         // every firing sets its next date explicitly. `Timer(fire:interval:repeats:block:)`

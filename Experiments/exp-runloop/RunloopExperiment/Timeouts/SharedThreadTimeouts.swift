@@ -5,8 +5,8 @@ import LabHarness
 /// timeout cannot be taken back: a request that completes first leaves its timer to fire
 /// later, and the race ignores it.
 ///
-/// Its thread asks for real-time priority, as `deadline-heap`'s does, so that a sweep compares
-/// the two designs' bookkeeping and not their threads' priority.
+/// Started through `TimeoutDesignName.start()`, its thread asks for real-time priority, as
+/// `deadline-heap`'s does (`runsOnRealtimeThread`).
 public final class SharedThreadTimeouts: CallbackTimeoutDesign {
     public typealias Token = Void
 
@@ -18,8 +18,9 @@ public final class SharedThreadTimeouts: CallbackTimeoutDesign {
 
     private init(thread: SharedRunLoopThread) { self.thread = thread }
 
-    public static func start() -> SharedThreadTimeouts? {
-        SharedRunLoopThread.start(name: "rl.shared", gauge: RunLoopThreadGauge(), realtime: true).map(SharedThreadTimeouts.init)
+    /// Starts the thread; with `realtime` it asks for real-time priority first.
+    public static func start(realtime: Bool) -> SharedThreadTimeouts? {
+        SharedRunLoopThread.start(name: "rl.shared", gauge: RunLoopThreadGauge(), realtime: realtime).map(SharedThreadTimeouts.init)
     }
 
     public func arm(at deadline: Seconds, onFire: @escaping @Sendable (Seconds) -> Void) {

@@ -22,7 +22,8 @@ public protocol TimeoutDesign: Sendable {
     func race(deadline: Seconds, request: (@Sendable () async -> Void)?) async -> RaceOutcome
 
     /// What the scheduler answered when the design's own thread asked for real-time priority;
-    /// `nil` for a design without a thread of its own (it runs on threads it does not own).
+    /// `nil` when it did not ask, as a design without a thread of its own (it runs on threads
+    /// it does not own) never does.
     var threadPriority: RealtimePriority.Grant? { get }
 
     /// Ends what the design started (threads, queues). Pending timeouts are abandoned.

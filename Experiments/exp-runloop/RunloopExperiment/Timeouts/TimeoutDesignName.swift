@@ -10,11 +10,22 @@ public enum TimeoutDesignName: String, Sendable, CaseIterable {
     /// No run loop and no thread of its own: a child task sleeping until the deadline.
     case taskSleep = "task-sleep"
 
+    /// Whether the design keeps its timeouts on a thread of its own that asks for real-time
+    /// priority (`RealtimePriority`): the two run-loop designs, so that a sweep compares their
+    /// bookkeeping, not their priority. A same-moment control for such a design must ask too
+    /// (`StallWatch(realtime:)`), or it would subtract delays only normal threads suffer.
+    public var runsOnRealtimeThread: Bool {
+        switch self {
+        case .sharedThread, .deadlineHeap: true
+        case .dispatchTimer, .taskSleep: false
+        }
+    }
+
     /// Starts the design; `nil` if it could not start (no port for a run-loop thread).
     public func start() -> (any TimeoutDesign)? {
         switch self {
-        case .sharedThread: SharedThreadTimeouts.start()
-        case .deadlineHeap: DeadlineHeapTimeouts.start()
+        case .sharedThread: SharedThreadTimeouts.start(realtime: runsOnRealtimeThread)
+        case .deadlineHeap: DeadlineHeapTimeouts.start(realtime: runsOnRealtimeThread)
         case .dispatchTimer: DispatchTimerTimeouts()
         case .taskSleep: TaskSleepTimeouts()
         }
