@@ -237,6 +237,31 @@ final class HandoutDocumentTests: XCTestCase {
         XCTAssertGreaterThan(checked, 3)
     }
 
+    /// The run sheet tells the instructor which rows to point at: each must be a row (or an
+    /// outcome) of the committed run, which is what the room's run prints too.
+    func testTheRowsTheRunSheetPointsAtExist() throws {
+        let results = try XCTUnwrap(JSONSerialization.jsonObject(
+            with: Data(contentsOf: Self.root.appendingPathComponent(Self.resultsJSON))) as? [String: Any])
+        let variants = (results["experiments"] as? [[String: Any]] ?? [])
+            .flatMap { $0["variants"] as? [[String: Any]] ?? [] }
+        let known = Set(variants.compactMap { $0["name"] as? String } + variants.compactMap { $0["outcome"] as? String })
+        let name = try Regex(#"`([a-z]+(?:-[a-z]+)+(?:@[a-z-]+)?)`"#)
+        let lines = try text("notes/workshop.md").components(separatedBy: "\n")
+        var inPointAt = false
+        var checked = 0
+        for (index, line) in lines.enumerated() {
+            if line.hasPrefix("**Point at") { inPointAt = true }
+            if trimmed(line).isEmpty { inPointAt = false }
+            guard inPointAt || line.hasPrefix("| A.") || line.hasPrefix("| B.") || line.hasPrefix("| C.") || line.hasPrefix("| D.") else { continue }
+            for match in line.matches(of: name) {
+                let row = String(match.output[1].substring ?? "")
+                XCTAssertTrue(known.contains(row), "notes/workshop.md:\(index + 1): no row or outcome \(row) in \(Self.resultsJSON)")
+                checked += 1
+            }
+        }
+        XCTAssertGreaterThan(checked, 10, "the run sheet names the rows to point at")
+    }
+
     func testLinksBetweenTheDocumentsLeadSomewhere() throws {
         let link = try Regex(#"\]\(([A-Za-z0-9_./-]+\.md)(?:#([a-z0-9-]+))?\)"#)
         var checked = 0
