@@ -41,21 +41,7 @@ static int clab_compare_ids(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-#if defined(__linux__)
-/// Reads a small procfs file whole (procfs reports size 0, so no stat); its length or -1.
-static long clab_read_small(const char *path, char *buffer, size_t size) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    ssize_t n = read(fd, buffer, size - 1);
-    close(fd);
-    if (n <= 0) return -1;
-    buffer[n] = 0;
-    return (long)n;
-}
-
-/// The state letter of a `/proc/.../stat` line: the field after the last ')' (the name before
-/// it may hold spaces and parentheses).
-static char clab_stat_state(const char *line) {
+char clab_stat_line_state(const char *line) {
     const char *close = strrchr(line, ')');
     if (!close || close[1] != ' ' || close[2] == 0) return '?';
     switch (close[2]) {
@@ -66,6 +52,32 @@ static char clab_stat_state(const char *line) {
     case 'Z': case 'X': return 'Z';
     default: return '?';
     }
+}
+
+long clab_stat_line_thread_count(const char *line) {
+    // Fields after ')': 3 state, 4 ppid, ... 20 num_threads.
+    const char *p = strrchr(line, ')');
+    if (!p) return -1;
+    p++;
+    for (int field = 3; field < 20; field++) {
+        p = strchr(p + 1, ' ');
+        if (!p) return -1;
+    }
+    char *end;
+    long value = strtol(p + 1, &end, 10);
+    return end == p + 1 ? -1 : value;
+}
+
+#if defined(__linux__)
+/// Reads a small procfs file whole (procfs reports size 0, so no stat); its length or -1.
+static long clab_read_small(const char *path, char *buffer, size_t size) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t n = read(fd, buffer, size - 1);
+    close(fd);
+    if (n <= 0) return -1;
+    buffer[n] = 0;
+    return (long)n;
 }
 
 long clab_threads(pid_t pid, clab_thread_entry *out, long capacity) {
@@ -85,7 +97,7 @@ long clab_threads(pid_t pid, clab_thread_entry *out, long capacity) {
         if (clab_read_small(path, text, sizeof text) < 0) continue;   // ended meanwhile
         clab_thread_entry *thread = &out[written++];
         thread->id = tid;
-        thread->state = clab_stat_state(text);
+        thread->state = clab_stat_line_state(text);
         snprintf(path, sizeof path, "%s/%ld/comm", directory, tid);
         char comm[64];
         if (clab_read_small(path, comm, sizeof comm) >= 0) {
@@ -108,17 +120,7 @@ long clab_thread_count(pid_t pid) {
     if (pid > 0) snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
     else snprintf(path, sizeof path, "/proc/self/stat");
     if (clab_read_small(path, text, sizeof text) < 0) return -1;
-    // Fields after ')': 3 state, 4 ppid, ... 20 num_threads.
-    const char *p = strrchr(text, ')');
-    if (!p) return -1;
-    p++;
-    for (int field = 2; field < 20; field++) {
-        p = strchr(p + 1, ' ');
-        if (!p) return -1;
-    }
-    char *end;
-    long value = strtol(p + 1, &end, 10);
-    return end == p + 1 ? -1 : value;
+    return clab_stat_line_thread_count(text);
 }
 
 long clab_thread_ids(uint64_t *out, long capacity) {

@@ -98,6 +98,15 @@ long clab_thread_ids(uint64_t *out, long capacity);
 /// The name of this process's thread `id` into `buffer`. Returns 0, or -1 when it is gone.
 int clab_thread_name_of(uint64_t id, char *buffer, unsigned long size);
 
+/// The state letter of a Linux `/proc/.../stat` line ('R', 'S', 'D', 'T', 'Z' or '?'): the
+/// field after the last ')', since the name before it may hold spaces and parentheses. Plain
+/// text parsing, built on every platform so its tests run everywhere.
+char clab_stat_line_state(const char *line);
+
+/// Field 20 (`num_threads`) of a Linux `/proc/.../stat` line, counted from the last ')'; -1
+/// when the line is too short.
+long clab_stat_line_thread_count(const char *line);
+
 /// A joinable POSIX thread, whose handle type differs between glibc and Darwin (hidden here).
 typedef struct clab_thread clab_thread;
 

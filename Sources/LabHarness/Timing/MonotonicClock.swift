@@ -1,3 +1,4 @@
+import CLabSupport
 import Foundation
 
 /// Seconds, as a `Double`. The lab reports times in seconds (and milliseconds for lateness), so
@@ -12,9 +13,7 @@ public enum MonotonicClock {
     /// Now, in seconds since an arbitrary fixed point (boot, on Linux).
     @inline(__always)
     public static func now() -> Seconds {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Seconds(ts.tv_sec) + Seconds(ts.tv_nsec) / 1_000_000_000
+        clab_monotonic_now()
     }
 
     /// Sleeps the calling thread until the monotonic clock reaches `deadline`, ignoring signals
