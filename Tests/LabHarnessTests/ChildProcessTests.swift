@@ -104,10 +104,20 @@ final class ChildProcessTests: XCTestCase {
         XCTAssertTrue(run.stdout.contains("[99000 more bytes dropped]"), String(run.stdout.suffix(80)))
     }
 
+    /// Both platforms the lab supports have a process table (Linux /proc, Darwin libproc): it
+    /// lists this process, with its parent and its arguments. (Tests that rely on it skip where
+    /// it is unavailable; this one says so if it ever is.)
+    func testTheProcessTableListsThisProcess() throws {
+        XCTAssertNil(ProcessTable.unavailableReason)
+        let me = try XCTUnwrap(ProcessTable.all().first { $0.pid == getpid() })
+        XCTAssertEqual(me.parent, getppid())
+        XCTAssertTrue(me.commandLine.hasPrefix(CommandLine.arguments[0]), "\(me.commandLine) starts with argv[0]")
+    }
+
     /// The process table sees a running child with its parent and command line, and nothing of
     /// it once it has been reaped.
     func testTheProcessTableSeesChildrenUntilTheyAreReaped() throws {
-        try XCTSkipUnless(PlatformInfo.current.isLinux, "the process table is read from /proc on Linux")
+        if let reason = ProcessTable.unavailableReason { throw XCTSkip(reason) }
         let seen = Atomic<Bool>(false)
         let run = try ChildProcess.run(ChildSpec(executable: fixture(), arguments: ["block"], budget: 1, onStart: { pid in
             let deadline = MonotonicClock.now() + 0.8

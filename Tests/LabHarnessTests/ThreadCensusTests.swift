@@ -115,7 +115,6 @@ final class ThreadCensusTests: XCTestCase {
     }
 
     func testAnotherProcessCanBeCounted() throws {
-        try XCTSkipUnless(PlatformInfo.current.isLinux, "only Linux lets the census look at another process")
         XCTAssertEqual(ThreadCensus.count(pid: getpid()).map { $0 > 0 }, true)
         XCTAssertNil(ThreadCensus.count(pid: Int32.max - 1))
         XCTAssertEqual(ThreadCensus.threads(pid: Int32.max - 1), [])
