@@ -39,7 +39,14 @@ const char *clab_os_name(void) {
 
 double clab_monotonic_now(void) {
     struct timespec ts;
+#if defined(__APPLE__)
+    // Darwin's CLOCK_MONOTONIC is gettimeofday minus the boot time, to the microsecond (Libc
+    // gen/clock_gettime.c); CLOCK_MONOTONIC_RAW is mach_continuous_time, to the nanosecond,
+    // system-wide like Linux's CLOCK_MONOTONIC, and counts sleep as that does not.
+    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+#else
     clock_gettime(CLOCK_MONOTONIC, &ts);
+#endif
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 

@@ -14,8 +14,9 @@
 /// "linux", "macos", "ios" or "unknown": the system this shim was compiled for.
 const char *clab_os_name(void);
 
-/// The monotonic clock in seconds (CLOCK_MONOTONIC on both: system-wide, so a child's instant
-/// compares with its parent's).
+/// The monotonic clock in seconds, system-wide, so a child's instant compares with its
+/// parent's: Linux CLOCK_MONOTONIC; Darwin CLOCK_MONOTONIC_RAW (nanoseconds; its
+/// CLOCK_MONOTONIC has microseconds only).
 double clab_monotonic_now(void);
 
 /// Sleeps until the monotonic clock reaches `deadline`, through signals. Linux sleeps to the

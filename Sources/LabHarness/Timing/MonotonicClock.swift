@@ -7,8 +7,9 @@ public typealias Seconds = Double
 
 /// A monotonic clock that every part of the lab shares.
 ///
-/// `CLOCK_MONOTONIC` is system-wide on Linux and Darwin, so an instant taken in a child process
-/// can be compared with one taken in its parent. Wall-clock time (`Date`) can jump; this cannot.
+/// The shim reads a system-wide clock (Linux `CLOCK_MONOTONIC`, Darwin `CLOCK_MONOTONIC_RAW`),
+/// so an instant taken in a child process can be compared with one taken in its parent.
+/// Wall-clock time (`Date`) can jump; this cannot.
 public enum MonotonicClock {
     /// Now, in seconds since an arbitrary fixed point (boot, on Linux).
     @inline(__always)
