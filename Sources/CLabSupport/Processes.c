@@ -28,6 +28,28 @@
 
 // MARK: - The process table
 
+int clab_join_procargs2(const char *buffer, unsigned long length, char *command, unsigned long size) {
+    if (size == 0) return -1;
+    command[0] = 0;
+    if (length < sizeof(int)) return -1;
+    int argc;
+    memcpy(&argc, buffer, sizeof argc);
+    const char *p = buffer + sizeof argc, *end = buffer + length;
+    while (p < end && *p != 0) p++;        // the executable path
+    while (p < end && *p == 0) p++;        // its padding
+    size_t used = 0;
+    for (int i = 0; i < argc && p < end; i++) {
+        size_t n = strnlen(p, (size_t)(end - p));
+        if (used > 0 && used + 1 < size) command[used++] = ' ';
+        size_t copy = n < size - 1 - used ? n : size - 1 - used;
+        memcpy(command + used, p, copy);
+        used += copy;
+        p += n + 1;
+    }
+    command[used] = 0;
+    return 0;
+}
+
 #if defined(__linux__)
 static long clab_read_file(const char *path, char *buffer, size_t size) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -84,39 +106,13 @@ static char clab_bsd_state(uint32_t status) {
     }
 }
 
-/// The arguments of `pid` joined by spaces (KERN_PROCARGS2: argc, the executable path, NUL
-/// padding, then argc NUL-terminated arguments, then the environment). Same user only.
-static int clab_process_arguments(pid_t pid, char *command, size_t size) {
-    int argmax = 0;
-    size_t length = sizeof argmax;
-    int mib[3] = {CTL_KERN, KERN_ARGMAX, 0};
-    if (sysctl(mib, 2, &argmax, &length, NULL, 0) != 0 || argmax <= 0) return -1;
-    char *buffer = malloc((size_t)argmax);
-    if (!buffer) return -1;
-    mib[1] = KERN_PROCARGS2;
-    mib[2] = pid;
-    length = (size_t)argmax;
-    if (sysctl(mib, 3, buffer, &length, NULL, 0) != 0 || length < sizeof(int)) {
-        free(buffer);
-        return -1;
-    }
-    int argc;
-    memcpy(&argc, buffer, sizeof argc);
-    char *p = buffer + sizeof argc, *end = buffer + length;
-    while (p < end && *p != 0) p++;        // the executable path
-    while (p < end && *p == 0) p++;        // its padding
-    size_t used = 0;
-    for (int i = 0; i < argc && p < end; i++) {
-        size_t n = strnlen(p, (size_t)(end - p));
-        if (used > 0 && used + 1 < size) command[used++] = ' ';
-        size_t copy = n < size - 1 - used ? n : size - 1 - used;
-        memcpy(command + used, p, copy);
-        used += copy;
-        p += n + 1;
-    }
-    command[used] = 0;
-    free(buffer);
-    return 0;
+/// The arguments of `pid` joined by spaces, read into `buffer` (`capacity` bytes, KERN_ARGMAX).
+/// Same user only.
+static int clab_process_arguments(pid_t pid, char *buffer, size_t capacity, char *command, size_t size) {
+    int mib[3] = {CTL_KERN, KERN_PROCARGS2, pid};
+    size_t length = capacity;
+    if (sysctl(mib, 3, buffer, &length, NULL, 0) != 0) return -1;
+    return clab_join_procargs2(buffer, length, command, size);
 }
 
 long clab_processes(clab_process_entry *out, long capacity) {
@@ -130,6 +126,12 @@ long clab_processes(clab_process_entry *out, long capacity) {
         free(pids);
         return -1;
     }
+    // One buffer for every process's arguments, as large as the kernel allows them to be.
+    int argmax = 0;
+    size_t length = sizeof argmax;
+    int mib[2] = {CTL_KERN, KERN_ARGMAX};
+    char *arguments = NULL;
+    if (sysctl(mib, 2, &argmax, &length, NULL, 0) == 0 && argmax > 0) arguments = malloc((size_t)argmax);
     long written = 0;
     for (int i = 0; i < count && written < capacity; i++) {
         if (pids[i] <= 0) continue;
@@ -150,9 +152,10 @@ long clab_processes(clab_process_entry *out, long capacity) {
         }
         process->pid = pids[i];
         if (process->state == 'Z') process->command[0] = 0;
-        else (void)clab_process_arguments(pids[i], process->command, sizeof process->command);
+        else if (arguments) (void)clab_process_arguments(pids[i], arguments, (size_t)argmax, process->command, sizeof process->command);
         written++;
     }
+    free(arguments);
     free(pids);
     return written;
 }

@@ -169,6 +169,12 @@ typedef struct {
 /// written (equal to `capacity`: ask again with more room), or -1.
 long clab_processes(clab_process_entry *out, long capacity);
 
+/// Joins the arguments of a Darwin KERN_PROCARGS2 answer (`length` bytes: argc as an int, the
+/// executable path, NUL padding, then argc NUL-terminated arguments, then the environment) with
+/// spaces into `command` (`size` bytes, always NUL-terminated). Plain parsing, built on every
+/// platform so its tests run here. Returns 0, or -1 when the answer is too short.
+int clab_join_procargs2(const char *buffer, unsigned long length, char *command, unsigned long size);
+
 /// `posix_spawn`s `path` with `argv` and `envp` in a new process group, stdin from /dev/null,
 /// stdout and stderr onto the given descriptors, no blocked signals, and SIGINT, SIGTERM,
 /// SIGPIPE, SIGCHLD and SIGQUIT back at their defaults. Returns 0 and sets `*pid`, or an errno.
