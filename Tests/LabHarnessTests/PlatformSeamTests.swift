@@ -1,4 +1,5 @@
 import Foundation
+@testable import LabHarness
 import XCTest
 
 /// Every operating-system call that differs between Linux and Darwin lives in the C shim
@@ -145,6 +146,25 @@ final class PlatformSeamTests: XCTestCase {
         let ci = try String(contentsOf: root.appendingPathComponent(".ci/run"), encoding: .utf8)
         XCTAssertFalse(ci.contains(".github"), ".ci/run does not run the GitHub workflow")
         XCTAssertTrue(ci.contains(".ci/darwin-headers"), ".ci/run compiles the C shim against Darwin's headers")
+    }
+
+    /// The relaunch behind closure child trials takes the form of the test process found at run
+    /// time: Darwin's `xctest` tool gets `-XCTest Module.Class/method` and the bundle; a test
+    /// bundle that is itself the executable (Linux) gets `Module.Class/method`.
+    func testTheRelaunchFormFollowsTheTestProcessFoundAtRunTime() throws {
+        let command = TestBinaryRelaunch.command(testClass: "Module.Case", method: "testOne")
+        XCTAssertEqual(command.executable, ChildProcess.currentExecutablePath())
+        if XCTestRunner.isXCTestTool {
+            let bundle = try XCTUnwrap(XCTestRunner.loadedBundle, "xctest loaded a bundle")
+            XCTAssertEqual(command.arguments, ["-XCTest", "Module.Case/testOne", bundle.path])
+        } else {
+            XCTAssertEqual(command.arguments, ["Module.Case/testOne"])
+        }
+        if PlatformInfo.current.isLinux {
+            XCTAssertNil(XCTestRunner.loadedBundle, "on Linux no loaded bundle is a .xctest directory")
+            XCTAssertEqual(TestBundleLocation.productsDirectory.path,
+                           URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path)
+        }
     }
 
     /// The manifest's tools version covers the newest API the tests use: exit tests

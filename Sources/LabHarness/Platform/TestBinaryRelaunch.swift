@@ -13,7 +13,7 @@ public enum TestBinaryRelaunch {
     ///   a Swift test class is known to the Objective-C runtime by its module-qualified name.
     public static func command(testClass: String, method: String) -> (executable: String, arguments: [String]) {
         let executable = ChildProcess.currentExecutablePath()
-        if let bundle = XCTestRunner.loadedBundle {
+        if XCTestRunner.isXCTestTool, let bundle = XCTestRunner.loadedBundle {
             return (executable, ["-XCTest", "\(testClass)/\(method)", bundle.path])
         }
         return (executable, ["\(testClass)/\(method)"])

@@ -1,11 +1,11 @@
 import Foundation
 
-/// Where the running XCTest test bundle sits: the directory SwiftPM built the package's
-/// products into (`swift test` builds every product), so tests can launch them as children.
+/// Where the running test bundle sits: the directory SwiftPM built the package's products into
+/// (`swift test` builds every product), so tests can launch them as children.
 ///
-/// Which test runner is hosting the tests is found at run time, not by platform: on Linux the
-/// test bundle is itself the executable; on Darwin Xcode's `xctest` tool loads a `.xctest`
-/// bundle (`XCTestRunner.runner`).
+/// Which kind of test process this is, is found at run time, not by platform: on Linux the test
+/// bundle is itself the executable; on Darwin a host process (Xcode's `xctest` for XCTest,
+/// SwiftPM's `swiftpm-testing-helper` for Swift Testing) loads a `.xctest` bundle directory.
 public enum TestBundleLocation {
     /// The directory holding the package's built products.
     public static var productsDirectory: URL {
@@ -18,11 +18,18 @@ public enum TestBundleLocation {
 
 /// The program running the tests.
 enum XCTestRunner {
-    /// The `.xctest` bundle that Darwin's `xctest` tool loaded, when that tool runs this
-    /// process; `nil` when the test bundle is itself the executable (SwiftPM on Linux).
+    /// The `.xctest` bundle directory a host process loaded (Darwin); `nil` when the test
+    /// bundle is itself the executable (SwiftPM on Linux, where no loaded bundle is one).
     static var loadedBundle: URL? {
-        let executable = URL(fileURLWithPath: ChildProcess.currentExecutablePath()).lastPathComponent
-        guard executable == "xctest" else { return nil }
-        return Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") }?.bundleURL
+        Bundle.allBundles.first { bundle in
+            var isDirectory: ObjCBool = false
+            return bundle.bundlePath.hasSuffix(".xctest")
+                && FileManager.default.fileExists(atPath: bundle.bundlePath, isDirectory: &isDirectory) && isDirectory.boolValue
+        }?.bundleURL
+    }
+
+    /// Whether this process is Darwin's `xctest` tool, which takes `-XCTest` filters.
+    static var isXCTestTool: Bool {
+        URL(fileURLWithPath: ChildProcess.currentExecutablePath()).lastPathComponent == "xctest"
     }
 }
