@@ -159,7 +159,8 @@ typedef struct {
     int32_t parent;
     /// 'R', 'S', 'D', 'T', 'Z' or '?', as for threads.
     char state;
-    /// The arguments joined by spaces (empty for kernel threads and zombies), NUL-terminated.
+    /// The arguments joined by spaces (empty for kernel threads and zombies), cut at 1023 bytes
+    /// and NUL-terminated (a lab command line is a path and a few flags).
     char command[1024];
 } clab_process_entry;
 
