@@ -1,11 +1,16 @@
+// Linux wants _GNU_SOURCE for pthread_getname_np/setname_np, gettid and pipe2. Darwin wants no
+// feature macro at all: its <pthread.h> declares the naming calls only when _XOPEN_SOURCE is
+// undefined or _DARWIN_C_SOURCE is defined (libpthread's pthread.h), so none is set there.
+#if defined(__linux__)
 #define _GNU_SOURCE
-#define _XOPEN_SOURCE 600
+#endif
 #include "CLabSupport.h"
 #include <fcntl.h>
 #include <unistd.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
 
 long clab_task_dir_thread_count(int fd) {
@@ -69,7 +74,9 @@ int clab_current_thread_name(char *buffer, unsigned long size) {
 }
 
 long clab_current_thread_id(void) {
-    return 0;
+    // The 64-bit id the kernel never reuses, the one THREAD_IDENTIFIER_INFO lists.
+    uint64_t id = 0;
+    return pthread_threadid_np(NULL, &id) == 0 ? (long)id : 0;
 }
 
 int clab_set_current_thread_name(const char *name) {

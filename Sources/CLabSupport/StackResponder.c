@@ -4,8 +4,11 @@
 // installation (its first call loads the unwinder), the line is formatted by hand on the
 // stack, and open/write/close are plain system calls. One `write` of less than PIPE_BUF bytes
 // to a file opened with O_APPEND keeps each thread's line whole.
+#if defined(__linux__)
 #define _GNU_SOURCE
+#endif
 #include "CLabStackResponder.h"
+#include <stddef.h>
 
 #if defined(__linux__)
 #include <errno.h>
@@ -85,6 +88,8 @@ int clab_tgkill(pid_t pid, pid_t tid, int sig) {
     return (int)syscall(SYS_tgkill, pid, tid, sig);
 }
 
+const char *clab_stacks_unavailable_reason(void) { return NULL; }
+
 // A child the harness launched (it sets LAB_PARENT_PID) answers stack requests from the first
 // instruction of main on, without any call in the program; LAB_STACKS=off leaves it deaf.
 __attribute__((constructor)) static void clab_stacks_install_in_children(void) {
@@ -94,8 +99,17 @@ __attribute__((constructor)) static void clab_stacks_install_in_children(void) {
 }
 
 #else
+// Darwin (and anything else): a snapshot asks each thread of another process by name, which
+// needs Linux's tgkill (Darwin's pthread_kill reaches only the caller's own threads, and no
+// call signals one thread of another process), and it names frames from /proc/PID/maps, which
+// Darwin lacks. So none is taken, and the report says why.
+#include <errno.h>
+const char *clab_stacks_unavailable_reason(void) {
+    return "stacks unavailable on this platform: a snapshot signals each thread of the process "
+           "(Linux tgkill; Darwin can signal only its own threads) and names frames from /proc/PID/maps";
+}
 int clab_stacks_signal(void) { return 0; }
 int clab_stacks_install(void) { return -1; }
 int clab_stacks_installed(void) { return 0; }
-int clab_tgkill(pid_t pid, pid_t tid, int sig) { (void)pid; (void)tid; (void)sig; return -1; }
+int clab_tgkill(pid_t pid, pid_t tid, int sig) { (void)pid; (void)tid; (void)sig; errno = ENOTSUP; return -1; }
 #endif

@@ -51,8 +51,10 @@ final class URLSessionFindingsTests: XCTestCase {
         XCTAssertEqual(main.outcome, .deadlock)
         XCTAssertEqual(main.metrics["steps"], 2, "resumed, and the server sent everything; the wrapper never returned")
         XCTAssertNotNil(main.metrics["server.completed_after_s"], "the response had arrived before the kill")
-        XCTAssertNotNil(main.whereClause(in: "dispatch_semaphore_wait", calledFrom: "fetchSynchronously"),
-                        "the stacks show the wait: \(main.stackGroups.map { $0.summary() })")
+        if StackCapture.unavailableReason == nil {   // where stacks are taken (Linux), they show the wait
+            XCTAssertNotNil(main.whereClause(in: "dispatch_semaphore_wait", calledFrom: "fetchSynchronously"),
+                            "the stacks show the wait: \(main.stackGroups.map { $0.summary() })")
+        }
         let background = try XCTUnwrap(report.variant(CallbackVariant.urlsessionSyncBackground))
         XCTAssertEqual(background.outcome, .completed)
         XCTAssertEqual(background.metrics["wrapper.bytes"], 1000)

@@ -1,3 +1,4 @@
+import CLabSupport
 import Foundation
 import LabHarness
 import Synchronization
@@ -104,10 +105,20 @@ final class ChildProcessTests: XCTestCase {
         XCTAssertTrue(run.stdout.contains("[99000 more bytes dropped]"), String(run.stdout.suffix(80)))
     }
 
+    /// Both platforms the lab supports have a process table (Linux /proc, Darwin libproc): it
+    /// lists this process, with its parent and its arguments. (Tests that rely on it skip where
+    /// it is unavailable; this one says so if it ever is.)
+    func testTheProcessTableListsThisProcess() throws {
+        XCTAssertNil(ProcessTable.unavailableReason)
+        let me = try XCTUnwrap(ProcessTable.all().first { $0.pid == getpid() })
+        XCTAssertEqual(me.parent, getppid())
+        XCTAssertTrue(me.commandLine.hasPrefix(CommandLine.arguments[0]), "\(me.commandLine) starts with argv[0]")
+    }
+
     /// The process table sees a running child with its parent and command line, and nothing of
     /// it once it has been reaped.
     func testTheProcessTableSeesChildrenUntilTheyAreReaped() throws {
-        try XCTSkipUnless(PlatformInfo.current.isLinux, "the process table is read from /proc on Linux")
+        if let reason = ProcessTable.unavailableReason { throw XCTSkip(reason) }
         let seen = Atomic<Bool>(false)
         let run = try ChildProcess.run(ChildSpec(executable: fixture(), arguments: ["block"], budget: 1, onStart: { pid in
             let deadline = MonotonicClock.now() + 0.8
@@ -137,5 +148,38 @@ final class ChildProcessTests: XCTestCase {
     func testSignalNames() {
         XCTAssertEqual(ChildProcess.signalName(SIGILL), "SIGILL (4)")
         XCTAssertEqual(ChildProcess.signalName(SIGKILL), "SIGKILL (9)")
+    }
+}
+
+/// Darwin's process table takes each command line from the `KERN_PROCARGS2` sysctl; its parser
+/// is plain C, so it is checked here on a hand-made answer (layout: xnu bsd/kern/kern_sysctl.c,
+/// argc as the first word, then the executable path, padding, the arguments, the environment).
+final class ProcArgsParsingTests: XCTestCase {
+    private func join(_ argc: Int32, _ rest: [String], size: Int = 256) -> (Int32, String) {
+        var bytes = withUnsafeBytes(of: argc) { Array($0) }
+        for part in rest { bytes += Array(part.utf8) + [0] }
+        var command = [CChar](repeating: 0x7f, count: size)
+        let rc = bytes.withUnsafeBufferPointer { raw in
+            raw.withMemoryRebound(to: CChar.self) { clab_join_procargs2($0.baseAddress, UInt($0.count), &command, UInt(size)) }
+        }
+        return (rc, command.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+    }
+
+    func testTheArgumentsAreJoinedAndTheEnvironmentLeftOut() {
+        let (rc, command) = join(3, ["/bin/lab", "", "", "lab", "all", "--quick", "HOME=/Users/x", "PATH=/bin"])
+        XCTAssertEqual(rc, 0)
+        XCTAssertEqual(command, "lab all --quick")
+    }
+
+    func testALongCommandIsCutAndStillTerminated() {
+        let (rc, command) = join(2, ["/x", "", "abcdefghij", "klmnopqrst"], size: 8)
+        XCTAssertEqual(rc, 0)
+        XCTAssertEqual(command, "abcdefg")
+    }
+
+    func testAShortAnswerIsRefused() {
+        var command = [CChar](repeating: 0x41, count: 4)
+        XCTAssertEqual(clab_join_procargs2("ab", 2, &command, 4), -1)
+        XCTAssertEqual(command[0], 0)
     }
 }

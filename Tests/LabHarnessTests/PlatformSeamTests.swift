@@ -1,35 +1,67 @@
 import Foundation
+@testable import LabHarness
 import XCTest
 
-/// Every platform branch of the lab's Swift code lives in `Sources/LabHarness/Platform/`, so the
-/// Darwin side is a few files a Mac user can read and fix. This reads the repository's sources
-/// and fails, naming file and line, for any `#if os(...)` or `#if canImport(...)` elsewhere.
+/// Every operating-system call that differs between Linux and Darwin lives in the C shim
+/// (`Sources/CLabSupport`), which `.ci/darwin-headers` compiles against Darwin's headers; Swift
+/// keeps no platform branch that holds code, only import lines, so there is no Swift written
+/// against an SDK nobody here can compile. This reads the repository's sources and fails,
+/// naming file and line, for any `#if os(...)` / `#if canImport(Darwin|Glibc|Musl)` block that
+/// holds more than imports, outside the listed exceptions (each named in the README with its
+/// reason).
 final class PlatformSeamTests: XCTestCase {
-    /// The one folder where platform branches belong (and the C shim, which is not Swift).
-    private static let seamFolders = ["Sources/LabHarness/Platform/", "Sources/CLabSupport/"]
+    /// The exceptions, at most two: CoreFoundation's default run-loop mode, which Swift spells
+    /// differently per platform and the C shim cannot hand over (CoreFoundation's headers are
+    /// not part of it).
+    static let exceptions: Set<String> = ["Sources/LabHarness/Platform/RunLoopMode.swift"]
     /// The folders whose Swift files are checked (tests too: a test that compiles a case out
     /// on one platform passes there in silence; it should skip at run time, with a reason).
     private static let checkedFolders = ["Sources", "Experiments", "Tests"]
-    /// The one branch a test may keep: importing the module that holds URLSession or XMLParser
-    /// on Linux, which is how every Linux program imports them.
-    private static let allowedInTests: Set<String> = ["#if canImport(FoundationNetworking)", "#if canImport(FoundationXML)"]
 
     /// The repository's root: this file is `Tests/LabHarnessTests/PlatformSeamTests.swift`.
     private static var repositoryRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
-    /// `file:line: text` for each line of `text` that branches on the platform.
-    static func platformBranches(in text: String, file: String) -> [String] {
-        text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { index, line in
-            let code = line.trimmingCharacters(in: .whitespaces)
-            guard code.hasPrefix("#if") || code.hasPrefix("#elseif") else { return nil }
-            guard code.contains("os(") || code.contains("canImport(") else { return nil }
-            return "\(file):\(index + 1): \(code)"
-        }
+    /// Whether `line` opens a block on the platform (`#if os(`, `#if canImport(Darwin` ...).
+    static func opensPlatformBlock(_ line: Substring) -> Bool {
+        let code = line.trimmingCharacters(in: .whitespaces)
+        guard code.hasPrefix("#if ") || code.hasPrefix("#if\t") else { return false }
+        return code.contains("os(") || ["Darwin", "Glibc", "Musl"].contains { code.contains("canImport(\($0))") }
     }
 
-    func testNoSwiftFileOutsideThePlatformFolderBranchesOnThePlatform() throws {
+    /// `file:line: text` for each platform block of `text` that holds a line other than an
+    /// import, a comment or a nested directive (the same rule as the before-stop hook).
+    static func platformBlocksWithCode(in text: String, file: String) -> [String] {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        var found: [String] = []
+        var index = 0
+        while index < lines.count {
+            defer { index += 1 }
+            guard opensPlatformBlock(lines[index]) else { continue }
+            let start = index
+            var depth = 0
+            var holdsCode = false
+            while index < lines.count {
+                let code = lines[index].trimmingCharacters(in: .whitespaces)
+                if code.hasPrefix("#if") { depth += 1 }
+                else if code.hasPrefix("#endif") { depth -= 1; if depth == 0 { break } }
+                else if index > start, !code.isEmpty, !code.hasPrefix("#else"), !code.hasPrefix("#elseif"), !code.hasPrefix("//"),
+                        !isImport(code) { holdsCode = true }
+                index += 1
+            }
+            if holdsCode { found.append("\(file):\(start + 1): \(lines[start].trimmingCharacters(in: .whitespaces))") }
+        }
+        return found
+    }
+
+    private static func isImport(_ code: String) -> Bool {
+        var rest = Substring(code)
+        for attribute in ["@_exported ", "@preconcurrency "] where rest.hasPrefix(attribute) { rest = rest.dropFirst(attribute.count) }
+        return rest.hasPrefix("import ")
+    }
+
+    func testNoSwiftFileHasAPlatformBranchHoldingCodeBeyondTheListedExceptions() throws {
         let root = Self.repositoryRoot
         var checked = 0
         var found: [String] = []
@@ -38,48 +70,70 @@ final class PlatformSeamTests: XCTestCase {
             let files = try XCTUnwrap(FileManager.default.subpathsOfDirectory(atPath: base.path) as [String]?, "\(base.path) is readable")
             for relative in files.sorted() where relative.hasSuffix(".swift") && !relative.contains(".build") {
                 let path = "\(folder)/\(relative)"
-                if Self.seamFolders.contains(where: { path.hasPrefix($0) }) { continue }
-                // This file quotes every spelling of a branch as sample text for the check itself.
-                if path.hasSuffix("/PlatformSeamTests.swift") { continue }
+                if Self.exceptions.contains(path) { continue }
                 let text = try String(contentsOf: base.appendingPathComponent(relative), encoding: .utf8)
-                found += Self.platformBranches(in: text, file: path).filter { hit in
-                    !(folder == "Tests" && Self.allowedInTests.contains { hit.hasSuffix(": \($0)") })
-                }
+                found += Self.platformBlocksWithCode(in: text, file: path)
                 checked += 1
             }
         }
         XCTAssertGreaterThan(checked, 50, "the sources were found under \(root.path)")
         XCTAssertEqual(found, [], """
-            platform branches outside Sources/LabHarness/Platform/ (move them behind HostPlatform \
-            or into a file of that folder):
+            platform branches holding code (move the OS call into the C shim, Sources/CLabSupport, \
+            with one C signature for both platforms):
             \(found.joined(separator: "\n"))
             """)
     }
 
-    /// The check itself: it sees every spelling of a platform branch, and nothing else.
-    func testTheCheckFindsEverySpellingOfAPlatformBranchAndNothingElse() {
-        let sample = """
-            #if os(Linux)
-            #elseif canImport(Darwin)
-              #if !os(macOS)
-            #elseif os(Windows)
-            #if canImport(FoundationNetworking)
-            #if DEBUG
-            #if compiler(>=6.0)
-            // #if os(Linux) in a comment
-            let os = "linux"
-            """
-        XCTAssertEqual(Self.platformBranches(in: sample, file: "X.swift"), [
-            "X.swift:1: #if os(Linux)",
-            "X.swift:2: #elseif canImport(Darwin)",
-            "X.swift:3: #if !os(macOS)",
-            "X.swift:4: #elseif os(Windows)",
-            "X.swift:5: #if canImport(FoundationNetworking)",
-        ])
+    /// Each exception exists, holds a platform block, and is named in the README's "On a Mac"
+    /// section with its reason; there are at most two.
+    func testTheExceptionsAreFewAndListedInTheReadme() throws {
+        XCTAssertLessThanOrEqual(Self.exceptions.count, 2)
+        let root = Self.repositoryRoot
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        for path in Self.exceptions {
+            let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+            XCTAssertEqual(Self.platformBlocksWithCode(in: text, file: path).count, 1, "\(path) is still an exception")
+            XCTAssertTrue(readme.contains(URL(fileURLWithPath: path).lastPathComponent), "the README lists \(path)")
+        }
+    }
+
+    /// The check itself: it sees every spelling of a platform block holding code, and passes
+    /// blocks of imports and other conditions. (The sample is built from an array so that no
+    /// line of this file starts with a platform directive.)
+    func testTheCheckFindsEveryBlockHoldingCodeAndNothingElse() {
+        let sample = [
+            "#if os(Linux)",                        // 1: code
+            "let a = 1",
+            "#elseif canImport(Darwin)",
+            "import Darwin",
+            "#endif",
+            "#if canImport(FoundationNetworking)",  // 6: imports only
+            "@_exported import FoundationNetworking",
+            "#endif",
+            "  #if !os(macOS)",                      // 9: code, nested directive inside
+            "  #if DEBUG",
+            "  #endif",
+            "  f()",
+            "  #endif",
+            "#if DEBUG",                            // 14: not a platform block
+            "let b = 2",
+            "#endif",
+            "#if canImport(Glibc)",                 // 17: imports and comments only
+            "// a comment",
+            "import Glibc",
+            "#endif",
+            "// #if os(Linux) in a comment",
+            "#if canImport(Darwin)",                // 22: code
+            "let c = 3",
+            "#endif",
+        ].joined(separator: "\n")
+        XCTAssertEqual(Self.platformBlocksWithCode(in: sample, file: "X.swift").map { $0.split(separator: ":")[1] },
+                       ["1", "9", "22"])
     }
 
     /// The workflow that builds and tests the lab on Linux and macOS runs the README's two
-    /// commands on both; the repository's own CI (`.ci/run`) never runs it.
+    /// commands on both; the repository's own CI (`.ci/run`) never runs it, and it does run the
+    /// Darwin header check of the C shim.
     func testTheLinuxAndMacOSWorkflowRunsTheReadmeCommandsOnBoth() throws {
         let root = Self.repositoryRoot
         let workflow = try String(contentsOf: root.appendingPathComponent(".github/workflows/ci.yml"), encoding: .utf8)
@@ -91,5 +145,36 @@ final class PlatformSeamTests: XCTestCase {
         }
         let ci = try String(contentsOf: root.appendingPathComponent(".ci/run"), encoding: .utf8)
         XCTAssertFalse(ci.contains(".github"), ".ci/run does not run the GitHub workflow")
+        XCTAssertTrue(ci.contains(".ci/darwin-headers"), ".ci/run compiles the C shim against Darwin's headers")
+    }
+
+    /// The relaunch behind closure child trials takes the form of the test process found at run
+    /// time: Darwin's `xctest` tool gets `-XCTest Module.Class/method` and the bundle; a test
+    /// bundle that is itself the executable (Linux) gets `Module.Class/method`.
+    func testTheRelaunchFormFollowsTheTestProcessFoundAtRunTime() throws {
+        let command = TestBinaryRelaunch.command(testClass: "Module.Case", method: "testOne")
+        XCTAssertEqual(command.executable, ChildProcess.currentExecutablePath())
+        if XCTestRunner.isXCTestTool {
+            let bundle = try XCTUnwrap(XCTestRunner.loadedBundle, "xctest loaded a bundle")
+            XCTAssertEqual(command.arguments, ["-XCTest", "Module.Case/testOne", bundle.path])
+        } else {
+            XCTAssertEqual(command.arguments, ["Module.Case/testOne"])
+        }
+        if PlatformInfo.current.isLinux {
+            XCTAssertNil(XCTestRunner.loadedBundle, "on Linux no loaded bundle is a .xctest directory")
+            XCTAssertEqual(TestBundleLocation.productsDirectory.path,
+                           URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path)
+        }
+    }
+
+    /// The manifest's tools version covers the newest API the tests use: exit tests
+    /// (`#expect(processExitsWith:)`) came with Swift 6.2.
+    func testTheToolsVersionCoversExitTests() throws {
+        let manifest = try String(contentsOf: Self.repositoryRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let first = try XCTUnwrap(manifest.split(separator: "\n").first)
+        let version = try XCTUnwrap(first.split(separator: ":").last, "\(first)")
+            .trimmingCharacters(in: .whitespaces).split(separator: ".").compactMap { Int($0) }
+        XCTAssertTrue(first.hasPrefix("// swift-tools-version:"), "\(first)")
+        XCTAssertTrue(version.lexicographicallyPrecedes([6, 2]) == false, "tools version \(version) is at least 6.2")
     }
 }

@@ -8,7 +8,7 @@ import XCTest
 /// main thread and the pool's workers were when the harness declared the deadlock.
 final class RunloopStacksTests: XCTestCase {
     func testTheDeadlocksShowWhereTheMainThreadAndTheWorkersWait() throws {
-        try XCTSkipUnless(PlatformInfo.current.isLinux, "stack snapshots are taken on Linux only")
+        if let reason = StackCapture.unavailableReason { throw XCTSkip(reason) }
         let report = try ExperimentRunner.run(runloopExperiment,
                                               arguments: ["--tasks", "20", "--timeout", "0.2", "--variant", "sync-semaphore-main,global-queue"],
                                               executable: BuiltProducts.executable("exp-runloop"))

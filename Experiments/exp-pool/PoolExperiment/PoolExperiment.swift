@@ -27,8 +27,8 @@ public let poolExperiment = ExperimentDefinition(
         is not in the default run; its probes never start and count with the time they waited.
         """,
     flags: [
-        .integer("tasks", default: 20, quick: 8, range: 1...100_000,
-                 help: "blocks submitted at once (the article: 10000)"),
+        .integer("tasks", default: PoolParameters.defaultTasks, quick: PoolParameters.quickTasks, range: 1...100_000,
+                 help: PoolParameters.tasksHelp),
         .seconds("block", default: 1, quick: 0.5, range: 0.01...60,
                  help: "how long each block holds its thread (the article: sleep(30))"),
         .seconds("duration", default: 6, quick: 1.5, range: 0.5...600,
@@ -108,11 +108,13 @@ public let poolExperiment = ExperimentDefinition(
     ],
     findings: [
         Finding("pool.global-queue-is-bounded",
-                claim: "blocks outnumber threads: the pool grows slowly (about one thread a second) and, given minutes (--find-cap), stops at a cap",
-                needs: [PoolVariant.globalFlood], evaluate: PoolVerdicts.globalQueueIsBounded),
+                claim: DispatchPoolSize.current.statedLimit == nil
+                    ? "blocks outnumber threads: the pool grows slowly (about one thread a second) and, given minutes (--find-cap), stops at a cap"
+                    : "blocks outnumber threads: the pool stops at the limit the kernel states (kern.wq_max_constrained_threads) while blocks wait",
+                needs: [PoolVariant.globalFlood], premiseMissing: PoolVerdicts.floodFitsThePool, evaluate: PoolVerdicts.globalQueueIsBounded),
         Finding("pool.flood-starves-unrelated-work",
                 claim: "probe latency under the flood is at least 10 x the idle latency, at p50 and at p99",
-                needs: [PoolVariant.globalFlood], evaluate: PoolVerdicts.floodStarvesUnrelatedWork),
+                needs: [PoolVariant.globalFlood], premiseMissing: PoolVerdicts.floodFitsThePool, evaluate: PoolVerdicts.floodStarvesUnrelatedWork),
         Finding("pool.gate-keeps-latency",
                 claim: "behind a gate, probe p99 beyond its same-moment control stays within 2 x idle (floor: 100 ms) and the threads stay near the gate's width",
                 needs: [PoolVariant.gated], evaluate: PoolVerdicts.gateKeepsLatency),

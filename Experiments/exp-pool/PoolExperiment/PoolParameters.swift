@@ -43,6 +43,17 @@ struct PoolParameters: Sendable {
     /// probes find it still warm and start in about 5 µs instead of 25 µs).
     let idleSpacing: Seconds = 0.01
 
+    /// Blocks in a default run: 20 here (Linux's pool adds about one thread a second, so 20 blocks
+    /// of 1 s outnumber it for seconds); where the kernel states its pool's limit (Darwin: a
+    /// thread for every blocked block up to max(64, 5 × CPUs)), 20 more than that limit, so the
+    /// premise "blocks outnumber threads" holds there too (`DispatchPoolSize`).
+    static let defaultTasks = DispatchPoolSize.current.floodSize(base: 20, beyond: 20)
+    /// Blocks in a `--quick` run: 8 here, 8 past a stated limit.
+    static let quickTasks = DispatchPoolSize.current.floodSize(base: 8, beyond: 8)
+    /// `--tasks`'s help, which says how the default was sized on this machine.
+    static let tasksHelp = "blocks submitted at once (the article: 10000)"
+        + (DispatchPoolSize.current.statement.map { "; \($0), so the default and --quick exceed it" } ?? "")
+
     /// In `--find-cap` mode the flood needs more blocks than the cap (255 workers), so it uses
     /// at least 400.
     static let findCapTasks = 400
@@ -129,6 +140,9 @@ enum PoolMetric {
     static let probeUnstarted = "probe.unstarted"
     static let runningMax = "running.max"
     static let tasks = "tasks"
+    /// The pool limit the kernel states (Darwin's kern.wq_max_constrained_threads); recorded
+    /// only where it states one.
+    static let poolStatedLimit = "pool.stated_limit"
     static let threadsAdded = "threads.added"
     static let threadsBefore = "threads.before"
     static let threadsFinal = "threads.final"

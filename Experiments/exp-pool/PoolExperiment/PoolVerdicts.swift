@@ -25,6 +25,14 @@ enum PoolVerdicts {
                            + "(\(Format.count(cap)) threads in all) after \(Format.seconds(reached)), growing \(growth) on the way")
         }
         let outnumbered = atOnce < tasks
+        if let limit = m[PoolMetric.poolStatedLimit] {
+            // Darwin: no slow growth to see (a worker comes as soon as one blocks); the bound
+            // is the limit the kernel stated, and more blocks than that waited.
+            let held = atOnce <= limit + 2
+            return Verdict(outnumbered && held,
+                           "\(Format.count(tasks)) blocks: at most \(Format.count(atOnce)) ran at once against the kernel's stated limit of "
+                           + "\(Format.count(limit)) (kern.wq_max_constrained_threads); threads \(Format.count(before)) → \(Format.count(peak)), growing \(growth)")
+        }
         let slow = rate <= slowGrowthLimit
         let started = m[PoolMetric.blocksStarted] ?? 0
         let last = m[PoolMetric.blocksLastStartS].map { "the last started after \(Format.seconds($0))" }
@@ -35,6 +43,12 @@ enum PoolVerdicts {
                        + "threads \(Format.count(before)) → \(Format.count(peak)), growing \(growth)"
                        + (slow ? "" : " (more than \(Format.count(slowGrowthLimit))/s)")
                        + "; the cap itself needs --find-cap (minutes)")
+    }
+
+    /// Why this run's flood cannot exhaust the pool (fewer blocks than the limit the kernel
+    /// states), or `nil` when it can or no limit is stated (Linux).
+    static func floodFitsThePool(_ options: ParsedOptions) -> String? {
+        DispatchPoolSize.current.tooFewToExhaust(PoolParameters(options).tasks, what: "blocks")
     }
 
     static func floodStarvesUnrelatedWork(_ inputs: FindingInputs) -> Verdict {

@@ -22,8 +22,9 @@ public let runloopExperiment = ExperimentDefinition(
     (it adds about one thread per second); --quick shows the same findings in a few seconds.
     """,
     flags: [
-        .integer("tasks", default: 300, quick: 40, range: 1...ScaleParameters.maxTasks,
-                 help: "requests (tasks), each with its own caller (the article: 300); at most \(ScaleParameters.blockingCap) with blocking callers or a thread per request"),
+        .integer("tasks", default: RunloopParameters.defaultTasks, quick: RunloopParameters.quickTasks, range: 1...ScaleParameters.maxTasks,
+                 help: "requests (tasks), each with its own caller (the article: 300); at most \(ScaleParameters.blockingCap) with blocking callers or a thread per request"
+                    + (DispatchPoolSize.current.statement.map { "; \($0), so the default and --quick fill it at least twice over" } ?? "")),
         .seconds("timeout", default: 1, quick: 0.25, range: 0.05...10,
                  help: "each request's timeout timer (the article: 1 s); no completion for \(Int(RunloopParameters.deadlockAfter)) timeouts is a deadlock"),
         .choice("caller", CallerKind.allCases.map(\.rawValue), default: CallerKind.global.rawValue,

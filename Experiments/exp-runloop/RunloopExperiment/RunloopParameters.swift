@@ -66,6 +66,15 @@ struct RunloopParameters: Sendable {
     var timeout: Seconds
     /// Who waits for a request.
     var caller: CallerKind
+
+    /// Requests in a default run: the article's 300, or, where the kernel states its pool's
+    /// limit (Darwin: a thread for every blocked caller up to max(64, 5 × CPUs)), enough to fill
+    /// that pool twice over and more, so blocked callers still wait for threads there.
+    static let defaultTasks = DispatchPoolSize.current.floodSize(base: 300, poolsFull: 2, beyond: 8)
+    /// Requests in a `--quick` run: 40 here (Linux's pool starts as wide as the cores and adds
+    /// a thread a second, so 40 blocked callers outnumber it), sized the same way past a stated
+    /// limit.
+    static let quickTasks = DispatchPoolSize.current.floodSize(base: 40, poolsFull: 2, beyond: 8)
     /// How long the main-thread wrappers' request takes.
     var request: Seconds
     /// The pitfalls' timer interval (timer-init) and how long the spinning wrapper waits.

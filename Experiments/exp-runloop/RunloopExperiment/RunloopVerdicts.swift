@@ -37,8 +37,13 @@ enum RunloopVerdicts {
     /// pool grows and some timers fire on time: how many depends on the pool's growth against
     /// the request count, which is no evidence for or against the claim.
     static func callersLeaveThePoolFree(_ options: ParsedOptions) -> String? {
-        let caller = RunloopParameters(options).caller
-        guard caller == .thread else { return nil }
+        let parameters = RunloopParameters(options)
+        let caller = parameters.caller
+        guard caller == .thread else {
+            // Where the kernel states its pool's limit (Darwin), fewer callers than that each
+            // get a thread at once, and nothing is left waiting for one.
+            return caller == .global ? DispatchPoolSize.current.tooFewToExhaust(parameters.tasks, what: "callers") : nil
+        }
         return "this run's callers were \(caller.phrase), which leave the pool free; the claim is about callers that block on the global queue (--caller global)"
     }
 

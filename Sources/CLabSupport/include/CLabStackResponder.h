@@ -19,4 +19,8 @@ int clab_stacks_installed(void);
 /// `tgkill(pid, tid, sig)`: one signal to one thread of any process this user may signal.
 int clab_tgkill(pid_t pid, pid_t tid, int sig);
 
+/// NULL where stack snapshots can be taken (Linux); elsewhere one line saying why not, for the
+/// report and for tests that skip.
+const char *clab_stacks_unavailable_reason(void);
+
 #endif

@@ -2,6 +2,7 @@
 #define CLAB_SUPPORT_H
 
 #include "CLabStackResponder.h"
+#include "CLabPlatform.h"
 
 /// Asks the kernel to send `signal` to this process when the thread that spawned it exits
 /// (Linux `PR_SET_PDEATHSIG`). Returns 0 on success, -1 where unsupported or on error.
@@ -19,7 +20,8 @@ int clab_current_thread_name(char *buffer, unsigned long size);
 /// refused with ERANGE and the old name stays). Returns 0 or an errno value.
 int clab_set_current_thread_name(const char *name);
 
-/// The calling thread's kernel id (Linux TID); 0 where unknown.
+/// The calling thread's kernel id (Linux TID; Darwin pthread_threadid_np, the 64-bit id the
+/// kernel never reuses); 0 where unknown.
 long clab_current_thread_id(void);
 
 /// The `Threads:` value of an open `/proc/.../status` descriptor, re-read from offset 0; -1 on

@@ -245,28 +245,9 @@ public enum ChildProcess {
         return (fds[0], fds[1])
     }
 
+    /// `clab_spawn`: a new process group, stdin from /dev/null, no blocked signals, and the
+    /// signals a test runner or the lab may have changed back at their defaults.
     private static func spawn(_ spec: ChildSpec, stdout: Int32, stderr: Int32) throws -> Int32 {
-        var actions = SpawnHandles.fileActions()
-        var attributes = SpawnHandles.attributes()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
-        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
-
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setpgroup(&attributes, 0)
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for s in [SIGINT, SIGTERM, SIGPIPE, SIGCHLD, SIGQUIT] { sigaddset(&defaults, s) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        let flags = POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
-        posix_spawnattr_setflags(&attributes, Int16(flags))
-
         var environment = ProcessInfo.processInfo.environment
         environment[ChildLifeline.parentVariable] = String(getpid())
         for (key, value) in spec.environment { environment[key] = value }
@@ -275,7 +256,7 @@ public enum ChildProcess {
         defer { (argv + envp).forEach { free($0) } }
 
         var pid: Int32 = 0
-        let rc = posix_spawn(&pid, spec.executable, &actions, &attributes, argv, envp)
+        let rc = clab_spawn(&pid, spec.executable, argv, envp, stdout, stderr)
         guard rc == 0 else { throw ChildProcessError.spawnFailed(path: spec.executable, errno: rc) }
         return pid
     }

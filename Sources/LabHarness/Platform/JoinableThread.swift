@@ -11,8 +11,8 @@ import Synchronization
 /// for a component that promises "no thread left after stop". The thread names itself in the
 /// kernel first thing (at most 15 bytes on Linux), so `ThreadCensus` and gdb can see whose it is.
 ///
-/// `pthread_t` and the start routine's signature differ between Glibc and Darwin, hence this
-/// file's place among the platform branches.
+/// `pthread_t` and the start routine's signature differ between Glibc and Darwin, so the thread
+/// itself is started and joined in the C shim (`clab_thread_start`, `clab_thread_join`).
 final class JoinableThread: Sendable {
     /// The closure the new thread runs, handed to `pthread_create` as its one argument.
     private final class Start {
@@ -31,30 +31,17 @@ final class JoinableThread: Sendable {
         }
     }
 
-    #if os(Linux)
     // Only `join()` reads the handle after `init`, and `join()` runs once (guarded by `joined`).
-    nonisolated(unsafe) private var handle = pthread_t()
-    #else
-    // As above: written in `init`, read once by `join()`.
-    nonisolated(unsafe) private var handle: pthread_t?
-    #endif
+    nonisolated(unsafe) private var handle: OpaquePointer?
     private let ended = Atomic<Bool>(false)
     private let joined = Atomic<Bool>(false)
 
     /// Starts a thread named `name` running `body`; `nil` when the system refuses a thread.
     init?(name: String, _ body: @escaping @Sendable () -> Void) {
         let start = Unmanaged.passRetained(Start(name: name, body: body, finished: self)).toOpaque()
-        #if os(Linux)
-        let status = pthread_create(&handle, nil, { raw in
+        let status = clab_thread_start(&handle, { raw in
             Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue().run()
-            return nil
         }, start)
-        #else
-        let status = pthread_create(&handle, nil, { raw in
-            Unmanaged<Start>.fromOpaque(raw).takeRetainedValue().run()
-            return nil
-        }, start)
-        #endif
         guard status == 0 else {
             Unmanaged<Start>.fromOpaque(start).release()
             return nil
@@ -68,10 +55,6 @@ final class JoinableThread: Sendable {
     /// is no timeout. A second call does nothing.
     func join() {
         guard !joined.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        #if os(Linux)
-        pthread_join(handle, nil)
-        #else
-        if let handle { pthread_join(handle, nil) }
-        #endif
+        if let handle { _ = clab_thread_join(handle) }
     }
 }

@@ -4,17 +4,12 @@ import Foundation
 /// can tell which of a process's threads it ran on (for example to tell the threads a design
 /// created from the ones its callers ran on).
 ///
-/// Linux: `HostPlatform.currentThreadID()`, one `gettid` system call, cheap enough for a hot path
-/// that records every request's thread.
+/// `HostPlatform.currentThreadID()`: one `gettid` system call on Linux, `pthread_threadid_np`
+/// on Darwin; cheap enough for a hot path that records every request's thread.
 public enum KernelThreadID {
-    /// The calling thread's id (Linux TID); `nil` where it cannot be matched with
-    /// `ThreadCensus`'s ids (Darwin lists threads by position there).
+    /// The calling thread's id; `nil` where the platform gives none.
     public static func current() -> Int? {
-        #if os(Linux)
-        let tid = Int(HostPlatform.currentThreadID())
-        return tid > 0 ? tid : nil
-        #else
-        return nil
-        #endif
+        let id = Int(truncatingIfNeeded: HostPlatform.currentThreadID())
+        return id > 0 ? id : nil
     }
 }

@@ -21,18 +21,9 @@ public struct PlatformInfo: Sendable, Codable, Equatable {
     public var isLinux: Bool { os == "linux" }
     public var isDarwin: Bool { os == "macos" || os == "ios" }
 
+    /// As the C shim was compiled (`clab_os_name`).
     static var currentOS: String {
-        #if os(Linux)
-        return "linux"
-        #elseif os(macOS)
-        return "macos"
-        #elseif os(iOS)
-        return "ios"
-        #elseif os(Windows)
-        return "windows"
-        #else
-        return "unknown"
-        #endif
+        HostPlatform.osName
     }
 
     /// The compiler version, found by `#if compiler(...)` checks at build time.

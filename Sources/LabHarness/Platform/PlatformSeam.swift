@@ -4,10 +4,11 @@ import Foundation
 /// What the lab asks of the operating system beyond what Foundation and Dispatch give alike on
 /// every platform: the few calls whose spelling or existence differs between Linux and Darwin.
 ///
-/// Each platform answers in one file of this folder (`LinuxPlatform.swift`,
-/// `DarwinPlatform.swift`), and `HostPlatform` names the one this build runs on, so a Mac user
-/// who finds a Darwin difference reads and fixes one short file. Requirements are static: the
-/// clock's sleep sits in hot loops, and a type chosen at compile time costs nothing to call.
+/// `HostPlatform` is the one conformer: it calls the C shim (`Sources/CLabSupport`), which holds
+/// each operating system's implementation under one C signature, so a Mac user who finds a
+/// Darwin difference reads and fixes C compiled against Darwin's own headers (and checked
+/// against them here by `.ci/darwin-headers`). Requirements are static: the clock's sleep sits
+/// in hot loops, and a type chosen at compile time costs nothing to call.
 public protocol PlatformSeam {
     /// Sleeps the calling thread until the monotonic clock reaches `deadline`, through signals.
     static func sleep(untilMonotonic deadline: Seconds)

@@ -9,7 +9,8 @@ import CLabSupport
 /// `backtrace` and appends its return addresses to `/tmp/lab-stacks-PID`, which only the one
 /// asking creates. The addresses are then named with `/proc/PID/maps` and `addr2line` (see
 /// `StackSymbolizer`). Thread states are read before the signals wake anything.
-/// Elsewhere there are no stacks, and the snapshot says so in its note.
+/// Elsewhere (Darwin) there are no stacks, and the snapshot says why in its note
+/// (`unavailableReason`, from the C shim); threads and their states are still listed.
 public enum StackCapture {
     /// Seconds the threads get to answer; a thread that blocks SIGPROF never does.
     public static let answerBudget: Seconds = 0.8
@@ -20,11 +21,8 @@ public enum StackCapture {
     /// part that needs the process. Naming the frames (`RawStacks.named()`) can wait until
     /// after it is gone.
     public static func captureRaw(pid: Int32) -> RawStacks {
-        #if os(Linux)
-        return linuxCapture(pid: pid, skipping: nil)
-        #else
-        return RawStacks(threads: ThreadCensus.threads(pid: pid), note: unsupported)
-        #endif
+        if let reason = unavailableReason { return RawStacks(threads: ThreadCensus.threads(pid: pid), note: reason) }
+        return signalledCapture(pid: pid, skipping: nil)
     }
 
     /// A named snapshot of process `pid`.
@@ -34,18 +32,19 @@ public enum StackCapture {
 
     /// A named snapshot of this process's threads, except the calling one.
     public static func captureOwn(symbolizer: StackSymbolizer = StackSymbolizer()) -> StackSnapshot {
-        #if os(Linux)
+        if let reason = unavailableReason { return RawStacks(threads: ThreadCensus.threads(), note: reason).named(symbolizer: symbolizer) }
         guard clab_stacks_install() == 0 else { return .unavailable("cannot install the SIGPROF handler") }
-        return linuxCapture(pid: getpid(), skipping: Int(clab_current_thread_id())).named(symbolizer: symbolizer)
-        #else
-        return RawStacks(threads: ThreadCensus.threads(), note: unsupported).named(symbolizer: symbolizer)
-        #endif
+        return signalledCapture(pid: getpid(), skipping: Int(clab_current_thread_id())).named(symbolizer: symbolizer)
     }
 
-    static let unsupported = "stacks unavailable: snapshots need Linux's tgkill and /proc"
+    /// `nil` where this platform takes stack snapshots (Linux); elsewhere the one line that
+    /// says why not ("stacks unavailable on this platform: ..."), for reports and for tests
+    /// that need stacks and skip without them.
+    public static var unavailableReason: String? {
+        clab_stacks_unavailable_reason().map { String(cString: $0) }
+    }
 
-    #if os(Linux)
-    private static func linuxCapture(pid: Int32, skipping me: Int?) -> RawStacks {
+    private static func signalledCapture(pid: Int32, skipping me: Int?) -> RawStacks {
         let start = MonotonicClock.now()
         let threads = ThreadCensus.threads(pid: pid).filter { $0.id != me }
         func raw(_ note: String?, _ answers: [Int: [UInt]] = [:], _ maps: ProcessMaps = ProcessMaps(mappings: [])) -> RawStacks {
@@ -98,5 +97,4 @@ public enum StackCapture {
         }
         return answers
     }
-    #endif
 }

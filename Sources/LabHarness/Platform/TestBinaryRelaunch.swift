@@ -5,16 +5,17 @@ import Foundation
 public enum TestBinaryRelaunch {
     /// The executable and arguments that run the XCTest test `testClass/method` (where
     /// `testClass` is `Module.Class`) of the running test bundle.
+    ///
+    /// - SwiftPM's Linux test bundle is an executable that takes `Module.Class/method`.
+    /// - Darwin's `xctest` tool loads the bundle given last and runs the tests named after
+    ///   `-XCTest`, in the same `Module.Class/method` form SwiftPM passes it for
+    ///   `swift test --filter` (swift-package-manager's `TestRunner` and `UnitTest.specifier`):
+    ///   a Swift test class is known to the Objective-C runtime by its module-qualified name.
     public static func command(testClass: String, method: String) -> (executable: String, arguments: [String]) {
-        #if os(Linux)
-        // SwiftPM's Linux test bundle is an executable that takes `Module.Class/method`.
-        return (ChildProcess.currentExecutablePath(), ["\(testClass)/\(method)"])
-        #else
-        // Darwin: tests run in the `xctest` tool, which loads the bundle given last;
-        // `-XCTest Class/method` selects the one test.
-        let bundle = Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") }?.bundlePath ?? ""
-        let unqualified = testClass.split(separator: ".").last.map(String.init) ?? testClass
-        return (ChildProcess.currentExecutablePath(), ["-XCTest", "\(unqualified)/\(method)", bundle])
-        #endif
+        let executable = ChildProcess.currentExecutablePath()
+        if XCTestRunner.isXCTestTool, let bundle = XCTestRunner.loadedBundle {
+            return (executable, ["-XCTest", "\(testClass)/\(method)", bundle.path])
+        }
+        return (executable, ["\(testClass)/\(method)"])
     }
 }

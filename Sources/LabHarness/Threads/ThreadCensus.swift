@@ -46,8 +46,8 @@ public struct ThreadInfo: Sendable, Equatable, Codable {
 ///
 /// Linux reads `/proc/PID/stat` (field 20, `num_threads`) for the count, which is one small read
 /// however many threads there are, and `/proc/PID/task/*/{stat,comm}` for names and states.
-/// Darwin uses `task_threads` and `thread_info` on the current task only. Each platform's
-/// reader is in the platform seam (`HostPlatform.threadCount(pid:)`, `threads(pid:)`).
+/// Darwin uses `task_threads` and `thread_info` for this process and libproc for another.
+/// Both readers are in the C shim, behind `HostPlatform.threadCount(pid:)` and `threads(pid:)`.
 public enum ThreadCensus {
     /// The number of threads in process `pid` (this process by default), or `nil` when the
     /// process is gone or the platform cannot tell.

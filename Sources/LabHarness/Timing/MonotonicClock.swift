@@ -1,3 +1,4 @@
+import CLabSupport
 import Foundation
 
 /// Seconds, as a `Double`. The lab reports times in seconds (and milliseconds for lateness), so
@@ -6,15 +7,14 @@ public typealias Seconds = Double
 
 /// A monotonic clock that every part of the lab shares.
 ///
-/// `CLOCK_MONOTONIC` is system-wide on Linux and Darwin, so an instant taken in a child process
-/// can be compared with one taken in its parent. Wall-clock time (`Date`) can jump; this cannot.
+/// The shim reads a system-wide clock (Linux `CLOCK_MONOTONIC`, Darwin `CLOCK_MONOTONIC_RAW`),
+/// so an instant taken in a child process can be compared with one taken in its parent.
+/// Wall-clock time (`Date`) can jump; this cannot.
 public enum MonotonicClock {
     /// Now, in seconds since an arbitrary fixed point (boot, on Linux).
     @inline(__always)
     public static func now() -> Seconds {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Seconds(ts.tv_sec) + Seconds(ts.tv_nsec) / 1_000_000_000
+        clab_monotonic_now()
     }
 
     /// Sleeps the calling thread until the monotonic clock reaches `deadline`, ignoring signals

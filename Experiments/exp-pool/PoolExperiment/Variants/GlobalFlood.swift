@@ -6,7 +6,8 @@ import LabHarness
 /// `DispatchQueue.global()` is a bounded pool, not a thread per block. On Linux its default-
 /// priority pool starts as wide as the cores; a monitor on the dispatch manager thread then adds
 /// one worker a second while every worker is blocked, up to 255. Blocks, and any unrelated work
-/// queued behind them, wait their turn.
+/// queued behind them, wait their turn. On Darwin the kernel adds a worker as soon as one
+/// blocks, up to the limit it states (`DispatchPoolSize`), and the default flood is sized past it.
 ///
 /// With `--find-cap` the blocks never finish and the watch lasts until the thread count stops
 /// rising: that count is the cap. Probes submitted meanwhile never start; they are reported with
@@ -33,7 +34,9 @@ enum GlobalFlood {
                 }
             }
         }
-        guard p.findCap else { return result.record(extra: [PoolMetric.blockS: p.block]) }
+        var extra: Metrics = [PoolMetric.blockS: p.block]
+        if let limit = DispatchPoolSize.current.statedLimit { extra[PoolMetric.poolStatedLimit] = Double(limit) }
+        guard p.findCap else { return result.record(extra: extra) }
 
         let m = result.metrics
         let outcome: Outcome = result.plateau ? .capped : result.ledger.started >= p.tasks ? .completed : .timedOut

@@ -1,0 +1,67 @@
+import Foundation
+@testable import LabHarness
+@testable import PoolExperiment
+import XCTest
+
+/// The flood's premise, "more blocked blocks than the pool has threads", sized from the platform:
+/// Linux's figures where the kernel states no limit, past the limit where it states one
+/// (Darwin's kern.wq_max_constrained_threads), judged here on made-up limits since this
+/// machine's kernel states none.
+final class PoolSizingTests: XCTestCase {
+    func testWithoutAStatedLimitTheFiguresStayLinuxs() {
+        let none = DispatchPoolSize(statedLimit: nil, statedTotal: nil)
+        XCTAssertEqual(none.floodSize(base: 20, beyond: 20), 20)
+        XCTAssertEqual(none.floodSize(base: 300, poolsFull: 2, beyond: 8), 300)
+        XCTAssertNil(none.tooFewToExhaust(3, what: "blocks"))
+        XCTAssertNil(none.statement)
+    }
+
+    func testAStatedLimitIsExceeded() {
+        let mac = DispatchPoolSize(statedLimit: 64, statedTotal: 512)
+        XCTAssertEqual(mac.floodSize(base: 20, beyond: 20), 84)
+        XCTAssertEqual(mac.floodSize(base: 8, beyond: 8), 72)
+        XCTAssertEqual(mac.floodSize(base: 40, poolsFull: 2, beyond: 8), 136)
+        XCTAssertEqual(mac.floodSize(base: 300, poolsFull: 2, beyond: 8), 300, "the article's 300 already fill 64 twice over")
+        let why = mac.tooFewToExhaust(20, what: "blocks")
+        XCTAssertTrue(why?.contains("64 threads") == true && why?.contains("more than 64") == true, why ?? "nil")
+        XCTAssertNil(mac.tooFewToExhaust(65, what: "blocks"))
+        XCTAssertEqual(mac.statement, "the kernel states a pool of 64 threads (kern.wq_max_constrained_threads; 512 workqueue threads in all)")
+    }
+
+    /// This machine: Linux states no limit, so the defaults are the ones the handouts measured.
+    func testThisMachinesDefaultsMatchWhatItsKernelStates() {
+        if let limit = DispatchPoolSize.current.statedLimit {
+            XCTAssertGreaterThan(PoolParameters.defaultTasks, limit)
+            XCTAssertGreaterThan(PoolParameters.quickTasks, limit)
+        } else {
+            XCTAssertEqual(PoolParameters.defaultTasks, 20)
+            XCTAssertEqual(PoolParameters.quickTasks, 8)
+        }
+    }
+
+    /// With a stated limit, "bounded" means at most the limit ran at once while more blocks
+    /// waited; growth is quoted, not judged (Darwin adds a worker as soon as one blocks).
+    func testBoundedIsJudgedAgainstTheStatedLimit() throws {
+        let options = try CommandLineParser(program: "exp-pool", flags: poolExperiment.flags).parse([])
+        func verdict(tasks: Double, atOnce: Double, rate: Double, limit: Double?) -> Verdict {
+            var m = Metrics()
+            m["tasks"] = tasks
+            m["running.max"] = atOnce
+            m["threads.before"] = 3
+            m["threads.peak"] = atOnce + 3
+            m["growth.threads_per_s"] = rate
+            m["blocks.started"] = tasks
+            m["pool.stated_limit"] = limit
+            let name = PoolVariant.globalFlood.rawValue
+            let inputs = FindingInputs(variants: [name: VariantReport(name: name, outcome: .starved, metrics: m)],
+                                       options: options, platform: .current)
+            return PoolVerdicts.globalQueueIsBounded(inputs)
+        }
+        XCTAssertTrue(verdict(tasks: 84, atOnce: 64, rate: 60, limit: 64).reproduced)
+        XCTAssertFalse(verdict(tasks: 84, atOnce: 84, rate: 60, limit: 64).reproduced, "every block ran at once")
+        XCTAssertFalse(verdict(tasks: 84, atOnce: 80, rate: 60, limit: 64).reproduced, "past the stated limit")
+        XCTAssertTrue(verdict(tasks: 84, atOnce: 64, rate: 60, limit: 64).summary.contains("kern.wq_max_constrained_threads"))
+        XCTAssertFalse(verdict(tasks: 20, atOnce: 6, rate: 60, limit: nil).reproduced, "without a stated limit, fast growth is not the finding")
+        XCTAssertTrue(verdict(tasks: 20, atOnce: 6, rate: 1, limit: nil).reproduced)
+    }
+}
