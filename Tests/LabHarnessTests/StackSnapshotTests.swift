@@ -135,14 +135,20 @@ final class StackSnapshotTimingTests: XCTestCase {
         let child = pid.withLock { $0 }
         var raw: [Double] = []
         var named: [Double] = []
+        var overrun: [Double] = []  // each naming's time beyond its budgets and the machine's stalls
         var last: StackSnapshot?
+        let control = StallWatch()
         for _ in 0..<10 {
             let capture = StackCapture.captureRaw(pid: child)
             raw.append(capture.seconds)
+            let start = MonotonicClock.now()
             let snapshot = capture.named()
+            let end = MonotonicClock.now()
             named.append(snapshot.seconds)
+            overrun.append(snapshot.seconds - control.delay(from: start, to: end))
             last = snapshot
         }
+        _ = control.stop()
         kill(child, SIGKILL)
         XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
         let snapshot = try XCTUnwrap(last)
@@ -151,7 +157,9 @@ final class StackSnapshotTimingTests: XCTestCase {
         XCTAssertEqual(snapshot.threads.count, 260)
         XCTAssertEqual(snapshot.threads.waiting(in: "wait", calledFrom: "fixtureWaitsAtTheGate").count, 260, snapshot.note ?? "")
         XCTAssertEqual(StackGroup.fold(snapshot.threads).first?.threads.count, 259)
-        // Bounded by construction (answers within 0.8 s, names within 1 s), whatever the load.
-        XCTAssertLessThanOrEqual(named.max() ?? 99, StackCapture.answerBudget + StackCapture.symbolBudget + 0.3)
+        // Bounded by construction (answers within 0.8 s, names within 1 s); what a stall of the
+        // whole machine added meanwhile, as the same-moment control saw it, is the machine's.
+        XCTAssertLessThanOrEqual(overrun.max() ?? 99, StackCapture.answerBudget + StackCapture.symbolBudget + 0.3,
+                                 "named in \(named) s")
     }
 }
