@@ -25,7 +25,12 @@ public enum HarnessAssertions {
     }
 
     /// `released(within:_:_:)` for an object made by async code; waits without blocking.
-    public static func released<T: AnyObject>(within timeout: Seconds, _ call: AssertionCall, _ make: () async -> T) async -> Seconds? {
+    /// It runs on the caller's actor (`isolation`), so in a `@MainActor` test `make` may build
+    /// main-actor objects, and each poll of the wait suspends, leaving the main actor free for
+    /// the tasks the object scheduled there.
+    public static func released<T: AnyObject>(within timeout: Seconds, _ call: AssertionCall,
+                                              isolation: isolated (any Actor)? = #isolation,
+                                              _ make: () async -> T) async -> Seconds? {
         let tracker = ReleaseTracker()
         do {
             let object = await make()
@@ -83,28 +88,34 @@ public enum HarnessAssertions {
 
     // MARK: Completion
 
-    /// `block` must finish within `timeout`. It runs on a thread of its own; when it overruns,
-    /// the failure is reported and that thread is abandoned (a thread cannot be killed).
-    public static func completes(within timeout: Seconds, _ call: AssertionCall, _ block: @escaping @Sendable () -> Void) -> Seconds? {
-        let done = DispatchSemaphore(value: 0)
+    /// `block` must finish within `timeout`. It runs here, on the calling thread (the main
+    /// thread stays the main thread), while a watchdog thread watches the budget: when it runs
+    /// out, the watchdog takes the stuck thread's stack; a block that returns late fails with
+    /// that stack, one still stuck `CompletionWatch.grace` later fails and ends the process
+    /// (see `CompletionWatch`). Returns the block's duration, `nil` on failure.
+    public static func completes(within timeout: Seconds, _ call: AssertionCall, _ block: () throws -> Void) rethrows -> Seconds? {
         let start = MonotonicClock.now()
-        let finishedAt = ResultBox<Seconds>()
-        NamedThread.start("lab.completes") {
-            block()
-            finishedAt.set(MonotonicClock.now())
-            done.signal()
+        let watch = CompletionWatch(timeout: timeout, call: call)
+        let stuck: String?
+        do {
+            try block()
+            stuck = watch.blockReturned()
+        } catch {
+            _ = watch.blockReturned()
+            throw error
         }
-        let finished: Bool
-        if Thread.isMainThread {
-            finished = MainQueueFriendlyWait.until(within: timeout) { finishedAt.get() != nil }
-        } else {
-            finished = done.wait(timeout: .now() + .nanoseconds(Int(timeout * 1e9))) == .success
-        }
-        guard finished, let end = finishedAt.get() else {
-            call.fail("did not complete within \(Format.seconds(timeout)); its thread is left running")
+        let took = MonotonicClock.now() - start
+        if let stuck {
+            call.fail(CompletionWatch.overrunMessage(timeout) + " (it returned after \(Format.seconds(took))); "
+                      + "when the budget ran out its thread was:" + stuck)
             return nil
         }
-        return end - start
+        if took > timeout {
+            // The watchdog thread was held off (a loaded machine): the clock alone judges.
+            call.fail(CompletionWatch.overrunMessage(timeout) + " (it returned after \(Format.seconds(took)))")
+            return nil
+        }
+        return took
     }
 
     /// `operation` must finish within `timeout`. It runs in a task of its own; when it overruns,
@@ -143,7 +154,8 @@ public enum HarnessAssertions {
 
     /// `threadPeak` for an async body.
     public static func threadPeak(staysUnder limit: Int, counting: ThreadCounting, interval: Seconds,
-                                  _ call: AssertionCall, _ block: () async throws -> Void) async rethrows -> ThreadTimeline {
+                                  _ call: AssertionCall, isolation: isolated (any Actor)? = #isolation,
+                                  _ block: () async throws -> Void) async rethrows -> ThreadTimeline {
         let measurement = ThreadPeakMeasurement(interval: interval)
         do { try await block() } catch {
             _ = measurement.finish()
@@ -180,6 +192,7 @@ public enum HarnessAssertions {
 
     /// `calledExactlyOnce` for an async `start`; waits without blocking.
     public static func calledExactlyOnce<Value: Sendable>(within timeout: Seconds, grace: Seconds, _ call: AssertionCall,
+                                                          isolation: isolated (any Actor)? = #isolation,
                                                           _ start: (@escaping @Sendable (Value) -> Void) async -> Void) async -> CallProbe<Value>.Call? {
         let probe = CallProbe<Value>()
         await start(probe.callback)

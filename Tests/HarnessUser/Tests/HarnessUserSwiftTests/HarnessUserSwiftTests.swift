@@ -27,6 +27,21 @@ import Testing
         #expect(matched.withLock { $0 } == 1, sourceLocation: sourceLocation)
     }
 
+    /// `expectOneIssue` for an async body, on the caller's actor.
+    static func expectOneIssue(atLine line: Int, containing text: String, sourceLocation: SourceLocation = #_sourceLocation,
+                               isolation: isolated (any Actor)? = #isolation, _ body: () async -> Void) async {
+        let matched = Mutex(0)
+        await withKnownIssue {
+            await body()
+        } matching: { issue in
+            let here = issue.sourceLocation?.line == line
+            let says = issue.comments.contains { $0.rawValue.contains(text) }
+            if here && says { matched.withLock { $0 += 1 } }
+            return here && says
+        }
+        #expect(matched.withLock { $0 } == 1, sourceLocation: sourceLocation)
+    }
+
     @Test func aTidyDownloaderIsReleased() {
         #expect(assertReleased(within: 1) { () -> TidyDownloader in
             let downloader = TidyDownloader()

@@ -1,0 +1,102 @@
+import Foundation
+import HarnessUserKit
+import LabHarnessXCTest
+import XCTest
+
+/// The three verdicts issue 22 found wrong, each with a bad and a fixed version of the code.
+final class FalseVerdictXCTests: CapturingTestCase {
+    // MARK: A failure in an async test that runs first is recorded against that test
+
+    /// Set in a copy of this test binary that runs one probe test alone: its first assertion
+    /// is then the first of the process, before the harness has seen any test start.
+    static let probeVariable = "HARNESS_USER_FIRST_ASYNC_PROBE"
+
+    func testALeakyActorInTheFirstAsyncTest_failsAgainstThatTest() async throws {
+        if ProcessInfo.processInfo.environment[Self.probeVariable] != nil {
+            await assertReleased(within: .milliseconds(200)) { () -> LeakyTicker in
+                let ticker = LeakyTicker()
+                await ticker.start()
+                return ticker
+            }
+            return
+        }
+        let run = try runAloneInAChild(#function)
+        XCTAssertEqual(run.outcome, .failed, run.evidence)
+        XCTAssertTrue(run.stdout.contains("Executed 1 test, with 1 failure"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("testALeakyActorInTheFirstAsyncTest_failsAgainstThatTest : failed - LeakyTicker was not released"), run.stdout)
+        XCTAssertFalse(run.stderr.contains("no test to record it"), run.stderr)
+    }
+
+    func testATidyActorInTheFirstAsyncTest_passes() async throws {
+        if ProcessInfo.processInfo.environment[Self.probeVariable] != nil {
+            await assertReleased(within: 1) { () -> TidyTicker in
+                let ticker = TidyTicker()
+                await ticker.start()
+                return ticker
+            }
+            return
+        }
+        let run = try runAloneInAChild(#function)
+        XCTAssertEqual(run.outcome, .completed, run.evidence + run.stdout + run.stderr)
+        XCTAssertTrue(run.stdout.contains("Executed 1 test, with 0 failures"), run.stdout)
+    }
+
+    /// Runs the test `method` of this class alone in a copy of the test binary, as its probe.
+    private func runAloneInAChild(_ method: String) throws -> ChildRun {
+        let name = String(method.prefix { $0 != "(" })
+        let command = TestBinaryRelaunch.command(testClass: String(reflecting: Self.self), method: name)
+        return try ChildProcess.run(ChildSpec(executable: command.executable, arguments: command.arguments,
+                                              environment: [Self.probeVariable: "1"], budget: 30))
+    }
+
+    // MARK: assertCompletes runs the block on the test's thread, the main thread here
+
+    func testAQueueFetcherOnTheMainThread_passes() {
+        XCTAssertTrue(Thread.isMainThread)
+        let took = assertCompletes(within: 2) { _ = QueueFetcher().fetchSynchronously() }
+        XCTAssertNotNil(took)
+    }
+
+    func testAMainQueueFetcherOnTheMainThread_failsNamingTheFrameAndEndsTheProcess() {
+        // The deadlock the same call makes in the app happens under the assertion too; the
+        // process cannot go on, so it runs in a child, whose output is checked here.
+        let run = assertInChildProcess(expecting: .failed, budget: 20) {
+            assertCompletes(within: 1) { _ = MainQueueFetcher().fetchSynchronously() }
+        }
+        let output = (run?.stdout ?? "") + (run?.stderr ?? "")
+        for text in ["did not complete within 1.00 s", "it is still stuck", "ending the process",
+                     "(main thread)", "MainQueueFetcher.fetchSynchronously (MainQueueFetchers.swift:21)"] {
+            XCTAssertTrue(output.contains(text), "missing \"\(text)\" in: \(output)")
+        }
+        XCTAssertTrue(output.contains("semaphore"), output)
+        // Budget 1 s, grace 1 s, a stack in under a second: the child ends well before its own budget.
+        XCTAssertLessThan(run?.wall ?? 99, 15)
+    }
+
+    func testABlockThatReturnsLate_failsWithItsStackAndTheTestGoesOn() {
+        expectOneFailure(atLine: #line + 1, containing: "did not complete within 200 ms", "when the budget ran out its thread was", "(main thread)") {
+            assertCompletes(within: .milliseconds(200)) { Thread.sleep(forTimeInterval: 0.6) }
+        }
+    }
+
+    // MARK: @MainActor code: the async overload, which leaves the main actor free
+
+    @MainActor func testABrieflyHeldModelOnTheMainActor_passes() async {
+        let took = await assertReleased(within: 1) {
+            let model = BrieflyHeldModel()
+            model.refresh()
+            return model
+        }
+        XCTAssertNotNil(took)
+    }
+
+    @MainActor func testAStickyModelOnTheMainActor_fails() async {
+        await expectOneFailure(atLine: #line + 1, containing: "StickyModel was not released within 200 ms") {
+            await assertReleased(within: .milliseconds(200)) {
+                let model = StickyModel()
+                model.refresh()
+                return model
+            }
+        }
+    }
+}
