@@ -23,18 +23,31 @@ public enum HangStacks {
             raw.threads = raw.threads.filter { $0.id != me }
             raw.answers = raw.answers.filter { $0.key != me }
         }
-        var snapshot = raw.named()
-        // The kernel names the main thread after the executable; a reader wants "main thread".
-        for index in snapshot.threads.indices where snapshot.threads[index].tid == Int(getpid()) {
+        let named = raw.named()
+        return namingMainThread(named, pid: getpid()) ?? named
+    }
+
+    /// `snapshot` with the main thread of process `pid` called `main thread`: the kernel names
+    /// it after the executable, and its tid is the process id.
+    public static func namingMainThread(_ snapshot: StackSnapshot?, pid: Int32) -> StackSnapshot? {
+        guard var snapshot else { return nil }
+        for index in snapshot.threads.indices where snapshot.threads[index].tid == Int(pid) {
             snapshot.threads[index].thread = "main thread"
         }
         return snapshot
     }
 
-    /// The grouped lines of `snapshot` (its note last, when it has one).
+    /// The grouped lines of `snapshot` (its note last, when it has one). The harness's own
+    /// frames (the assertion that ran the code, the child trial around it) are left out, so
+    /// the chain goes from the blocking call straight to the author's code.
     public static func lines(_ snapshot: StackSnapshot?, depth: Int = 4) -> [String] {
         guard let snapshot else { return ["stacks unavailable: none were taken"] }
-        let groups = StackGroup.fold(snapshot.threads)
+        let stacks = snapshot.threads.map { stack in
+            var stack = stack
+            stack.frames.removeAll(where: isHarnessFrame)
+            return stack
+        }
+        let groups = StackGroup.fold(stacks)
         var lines = groups.prefix(groupLimit).map { $0.summary(depth: depth) }
         if groups.count > groupLimit {
             let rest = groups.dropFirst(groupLimit).reduce(0) { $0 + $1.threads.count }
@@ -44,8 +57,35 @@ public enum HangStacks {
         return lines
     }
 
+    /// The grouped stacks of a child the harness killed (at its budget or for a stall), every
+    /// thread of it; `["stacks unavailable: …"]` when it was not killed or gave none.
+    public static func lines(of run: ChildRun, depth: Int = 4) -> [String] {
+        guard run.rawStacks != nil else { return ["stacks unavailable: the child was not killed by the harness"] }
+        return lines(namingMainThread(run.stacks, pid: run.pid), depth: depth)
+    }
+
     /// `lines` as one block for a failure message: each line on its own line, indented.
     public static func block(_ snapshot: StackSnapshot?, depth: Int = 4) -> String {
-        lines(snapshot, depth: depth).map { "\n    " + $0 }.joined()
+        indented(lines(snapshot, depth: depth))
+    }
+
+    /// `lines(of:)` as one block for a failure message.
+    public static func block(of run: ChildRun, depth: Int = 4) -> String {
+        indented(lines(of: run, depth: depth))
+    }
+
+    /// A frame of the harness's assertion modules (not of a closure the author handed them).
+    static func isHarnessFrame(_ frame: String) -> Bool {
+        var name = StackGroup.bare(frame)
+        for prefix in ["static ", "(extension in LabHarness", "generic specialization"] where name.hasPrefix(prefix) {
+            if prefix.hasPrefix("(extension") { return true }
+            name.removeFirst(prefix.count)
+        }
+        if name.hasPrefix("closure") || name.hasPrefix("implicit closure") || name.hasPrefix("partial apply") { return false }
+        return ["LabHarness.", "LabHarnessXCTest.", "LabHarnessTesting.", "LabHarnessRecording."].contains { name.hasPrefix($0) }
+    }
+
+    static func indented(_ lines: [String]) -> String {
+        lines.map { "\n    " + $0 }.joined()
     }
 }

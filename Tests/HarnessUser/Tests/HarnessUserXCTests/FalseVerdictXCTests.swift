@@ -100,3 +100,25 @@ final class FalseVerdictXCTests: CapturingTestCase {
         }
     }
 }
+
+/// A hang in a child process names where every thread of the child was.
+final class ChildHangXCTests: CapturingTestCase {
+    func testAQueueFetcherInAChild_passes() {
+        assertInChildProcess(expecting: .completed, budget: 20) { _ = QueueFetcher().fetchSynchronously() }
+    }
+
+    func testAMainQueueFetcherInAChild_failsNamingWhereItsThreadsWere() {
+        expectOneFailure(atLine: #line + 3, containing: "expected the child to end completed, it ended deadlock",
+                         "where its threads were when it was killed", "1 thread (main thread): in ",
+                         "MainQueueFetcher.fetchSynchronously (MainQueueFetchers.swift:21)") {
+            assertInChildProcess(expecting: .completed, budget: 2) { _ = MainQueueFetcher().fetchSynchronously() }
+        }
+    }
+
+    func testALockOrderDeadlockInAChild_passesAndItsStacksNameBothThreads() {
+        let run = assertInChildProcess(expecting: .deadlock, budget: 2) { LockOrder.transferBothWays() }
+        let lines = run.map { HangStacks.lines(of: $0) } ?? []
+        XCTAssertTrue(lines.contains { $0.hasPrefix("2 threads") && $0.contains("LockOrder.transferBothWays") }, "\(lines)")
+        XCTAssertTrue(lines.contains { $0.hasPrefix("1 thread (main thread)") && $0.contains("LockOrder.transferBothWays") }, "\(lines)")
+    }
+}
