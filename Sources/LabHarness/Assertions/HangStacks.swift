@@ -19,13 +19,19 @@ public enum HangStacks {
             raw.threads = raw.threads.filter { $0.id == tid }
             raw.answers = raw.answers.filter { $0.key == tid }
             if raw.threads.isEmpty { return .unavailable("the stuck thread (tid \(tid)) was not found") }
-        } else if let me = KernelThreadID.current() {
-            raw.threads = raw.threads.filter { $0.id != me }
-            raw.answers = raw.answers.filter { $0.key != me }
+        } else {
+            // Neither the caller nor the harness's other watchers (idle, and not the reader's code).
+            let me = KernelThreadID.current()
+            let skipped = Set(raw.threads.filter { $0.id == me || watcherNames.contains($0.name) }.map(\.id))
+            raw.threads = raw.threads.filter { !skipped.contains($0.id) }
+            raw.answers = raw.answers.filter { !skipped.contains($0.key) }
         }
         let named = raw.named()
         return namingMainThread(named, pid: getpid()) ?? named
     }
+
+    /// The kernel names of the harness's watchdog threads.
+    static let watcherNames: Set<String> = ["lab.hangwatch", "lab.completes"]
 
     /// `snapshot` with the main thread of process `pid` called `main thread`: the kernel names
     /// it after the executable, and its tid is the process id.

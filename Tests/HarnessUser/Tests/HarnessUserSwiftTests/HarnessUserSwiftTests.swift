@@ -11,7 +11,7 @@ import Testing
 /// Thread counts are process-wide and Swift Testing runs suites in parallel, so the whole
 /// target is one `.serialized` suite (its nested suites included): no other test's threads
 /// can land in a thread test's count.
-@Suite(.serialized) struct HarnessUserSwiftTests {
+@Suite(.serialized, .hangWatch(after: 30)) struct HarnessUserSwiftTests {
     /// Runs `body`, expecting one issue at `line` of this file that contains `text`.
     static func expectOneIssue(atLine line: Int, containing text: String,
                                sourceLocation: SourceLocation = #_sourceLocation, _ body: () -> Void) {
