@@ -60,7 +60,15 @@ public func assertNotReleased<T: AnyObject>(after duration: some WaitTime = 0.2,
 }
 
 extension LeakCheck {
-    /// Records one issue naming every tracked object still alive after `timeout`.
+    /// Tracks `object` under `label` (default: its type and a number) and returns it; if it
+    /// survives `assertAllReleased`, the issue is recorded at this line.
+    @discardableResult
+    public func track<T: AnyObject>(_ object: T, _ label: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) -> T {
+        track(object, label, site: FailureSite(sourceLocation))
+    }
+
+    /// Records an issue for every tracked object still alive after `timeout`, at the line that
+    /// tracked it, saying how many strong references still hold it.
     public func assertAllReleased(within timeout: some WaitTime = 1.0, reporter: FailureReporter = .swiftTesting,
                                   sourceLocation: SourceLocation = #_sourceLocation) {
         HarnessAssertions.allReleased(self, within: timeout.labSeconds, assertionCall(reporter, "", sourceLocation))

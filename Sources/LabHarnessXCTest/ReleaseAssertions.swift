@@ -62,8 +62,16 @@ public func assertNotReleased<T: AnyObject>(after duration: some WaitTime = 0.2,
 }
 
 extension LeakCheck {
-    /// Fails once, naming every tracked object still alive after `timeout` (call it in
-    /// `tearDown`).
+    /// Tracks `object` under `label` (default: its type and a number) and returns it; if it
+    /// survives `assertAllReleased`, the failure is recorded at this line.
+    @discardableResult
+    public func track<T: AnyObject>(_ object: T, _ label: String? = nil, file: StaticString = #filePath, line: UInt = #line,
+                                    fileID: StaticString = #fileID, column: UInt = #column) -> T {
+        track(object, label, site: FailureSite(fileID: fileID, filePath: file, line: line, column: column))
+    }
+
+    /// Fails for every tracked object still alive after `timeout` (call it in `tearDown`), at
+    /// the line that tracked it, saying how many strong references still hold it.
     public func assertAllReleased(within timeout: some WaitTime = 1.0, reporter: FailureReporter = .xctest,
                                   file: StaticString = #filePath, line: UInt = #line,
                                   fileID: StaticString = #fileID, column: UInt = #column) {

@@ -88,10 +88,12 @@ import Testing
         }
     }
 
-    @Test func aLeakCheckNamesItsSurvivors() {
+    @Test func aLeakCheckNamesItsSurvivorsAtTheLineThatTrackedThem() {
         let check = LeakCheck()
+        let trackedAt = #line + 1
         let kept = check.track(Cycle.make(), "kept")
-        Self.expectOneIssue(atLine: #line + 1, containing: "still alive after 100 ms: kept") {
+        // `kept` and the cycle: two strong references.
+        Self.expectOneIssue(atLine: trackedAt, containing: "kept was still alive 100 ms after the check began (checked at SwiftTestingAssertionTests.swift:\(#line + 1)): 2 strong references still hold it") {
             check.assertAllReleased(within: .milliseconds(100))
         }
         kept.me = nil

@@ -53,13 +53,17 @@ final class XCTestHelperTests: XCTestCase {
     }
 
     func testLeakCheckNamesWhatIsStillAlive() {
-        let recorder = RecordingReporter()
+        let recorder = LabHarness.RecordingReporter()
         let check = LeakCheck()
         let kept = check.track(Node(), "kept")
+        let trackedAt = #line - 1
         kept.next = kept
         _ = check.track(Node(), "dropped")
         check.assertAllReleased(within: 0.2, reporter: recorder.reporter)
-        XCTAssertEqual(recorder.messages, ["still alive after 200 ms: kept"])
+        // `kept` and its own `next`: two strong references; the failure is at the `track` line.
+        XCTAssertEqual(recorder.messages, ["kept was still alive 200 ms after the check began (checked at XCTestHelperTests.swift:\(#line - 2)): "
+                                           + "2 strong references still hold it (a retain cycle, or an owner that keeps it)"])
+        XCTAssertEqual(recorder.failures.first?.site.line, trackedAt)
         kept.next = nil
     }
 
@@ -123,7 +127,8 @@ final class XCTestHelperTests: XCTestCase {
             done()
             DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) { done() }
         }
-        XCTAssertEqual(recorder.messages.last, "the callback was called 2 times; it must be called exactly once")
+        XCTAssertEqual(recorder.messages.last?.hasPrefix("the callback was called 2 times; it must be called exactly once: call 1 with no value from "), true,
+                       "\(recorder.messages)")
         XCTAssertEqual(recorder.messages.count, 2)
     }
 
@@ -237,7 +242,9 @@ final class XCTestHelperTests: XCTestCase {
             DispatchQueue.main.async { done() }
             DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(20)) { done() }
         }
-        XCTAssertEqual(recorder.messages, ["the callback was called 2 times; it must be called exactly once"])
+        XCTAssertEqual(recorder.messages.count, 1)
+        XCTAssertTrue(recorder.messages.first?.hasPrefix("the callback was called 2 times; it must be called exactly once: call 1 with no value from ") ?? false,
+                      "\(recorder.messages)")
     }
 
     /// The block runs where the test calls it: on the main thread, as in the app (a block that

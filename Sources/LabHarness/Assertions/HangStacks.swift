@@ -80,15 +80,21 @@ public enum HangStacks {
         indented(lines(of: run, depth: depth))
     }
 
-    /// A frame of the harness's assertion modules (not of a closure the author handed them).
+    /// A frame of the harness's assertions and child trials (not of a closure the author handed
+    /// them, nor of a harness tool the code under test called, such as `MonotonicClock.sleep`).
     static func isHarnessFrame(_ frame: String) -> Bool {
         var name = StackGroup.bare(frame)
-        for prefix in ["static ", "(extension in LabHarness", "generic specialization"] where name.hasPrefix(prefix) {
-            if prefix.hasPrefix("(extension") { return true }
+        // A closure, thunk or specialization belongs to the function it is made from.
+        for prefix in ["partial apply forwarder for ", "reabstraction thunk helper from ", "generic specialization "] where name.hasPrefix(prefix) {
             name.removeFirst(prefix.count)
         }
-        if name.hasPrefix("closure") || name.hasPrefix("implicit closure") || name.hasPrefix("partial apply") { return false }
-        return ["LabHarness.", "LabHarnessXCTest.", "LabHarnessTesting.", "LabHarnessRecording."].contains { name.hasPrefix($0) }
+        if name.hasPrefix("closure") || name.hasPrefix("implicit closure"), let holder = name.range(of: " in ", options: .backwards) {
+            name = String(name[holder.upperBound...])
+        }
+        if name.hasPrefix("static ") { name.removeFirst("static ".count) }
+        if name.hasPrefix("(extension in LabHarness") { return true }
+        return ["LabHarness.HarnessAssertions.", "LabHarness.ClosureChildTrial.", "LabHarness.CallSites.", "LabHarnessXCTest.",
+                "LabHarnessTesting.", "LabHarnessRecording."].contains { name.hasPrefix($0) }
     }
 
     static func indented(_ lines: [String]) -> String {

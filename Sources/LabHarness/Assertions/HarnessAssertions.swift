@@ -20,8 +20,12 @@ public enum HarnessAssertions {
             tracker.track(object, label)
         }
         tracker.markScopeEnd(label)
-        return releaseVerdict(tracker, released: tracker.waitUntilReleased(label, within: timeout), timeout: timeout,
-                              T.self, "of its last outside reference going away (a retain cycle, or something still holds it)", call)
+        guard tracker.waitUntilReleased(label, within: timeout) else {
+            let late = tracker.waitUntilReleased(label, within: secondLook(after: timeout))
+            call.fail(leakMessage(tracker, T.self, timeout: timeout, when: afterMake, releasedLate: late))
+            return nil
+        }
+        return max(0, tracker.releaseDelay(label) ?? 0)
     }
 
     /// `released(within:_:_:)` for an object made by async code; waits without blocking.
@@ -37,9 +41,12 @@ public enum HarnessAssertions {
             tracker.track(object, label)
         }
         tracker.markScopeEnd(label)
-        let released = await tracker.waitUntilReleased(label, within: timeout)
-        return releaseVerdict(tracker, released: released, timeout: timeout,
-                              T.self, "of its last outside reference going away (a retain cycle, or something still holds it)", call)
+        guard await tracker.waitUntilReleased(label, within: timeout) else {
+            let late = await tracker.waitUntilReleased(label, within: secondLook(after: timeout))
+            call.fail(leakMessage(tracker, T.self, timeout: timeout, when: afterMake, releasedLate: late))
+            return nil
+        }
+        return max(0, tracker.releaseDelay(label) ?? 0)
     }
 
     /// `object` must be released within `timeout` after this sets it to `nil`.
@@ -50,17 +57,36 @@ public enum HarnessAssertions {
         _ = consume strong
         object = nil
         tracker.markScopeEnd(label)
-        return releaseVerdict(tracker, released: tracker.waitUntilReleased(label, within: timeout), timeout: timeout,
-                              T.self, "after its last reference here was dropped", call)
-    }
-
-    private static func releaseVerdict<T>(_ tracker: ReleaseTracker, released: Bool, timeout: Seconds, _ type: T.Type,
-                                          _ when: String, _ call: AssertionCall) -> Seconds? {
-        guard released else {
-            call.fail("\(T.self) was not released within \(Format.seconds(timeout)) \(when)")
+        guard tracker.waitUntilReleased(label, within: timeout) else {
+            let late = tracker.waitUntilReleased(label, within: secondLook(after: timeout))
+            call.fail(leakMessage(tracker, T.self, timeout: timeout, when: "after its last reference here was dropped", releasedLate: late))
             return nil
         }
         return max(0, tracker.releaseDelay(label) ?? 0)
+    }
+
+    static let afterMake = "of its last outside reference going away"
+
+    /// How much longer a failed release wait looks again, to tell a late release from none:
+    /// four times the wait, at least a second, at most five.
+    public static func secondLook(after timeout: Seconds) -> Seconds { min(max(1, 4 * timeout), 5) }
+
+    /// `T was not released within 200 ms …`, then what the second look found: a release that
+    /// came late (with when), or how many strong references still hold the object.
+    static func leakMessage<T>(_ tracker: ReleaseTracker, _ type: T.Type, timeout: Seconds, when: String, releasedLate: Bool,
+                               label: String = HarnessAssertions.label) -> String {
+        let head = "\(T.self) was not released within \(Format.seconds(timeout)) \(when)"
+        if releasedLate {
+            let after = tracker.releaseDelay(label).map { " (\(Format.seconds($0)) after)" } ?? ""
+            return head + "; it was released late\(after): something held it longer than the wait (a scheduled block, a timer, a task), not for ever"
+        }
+        return head + " nor within a second look of \(Format.seconds(secondLook(after: timeout))): " + holders(tracker.strongReferences(label))
+    }
+
+    /// `1 strong reference still holds it (a retain cycle, or an owner that keeps it)`.
+    public static func holders(_ count: Int?) -> String {
+        guard let count else { return "it went meanwhile" }
+        return "\(count) strong reference\(count == 1 ? "" : "s") still hold\(count == 1 ? "s" : "") it (a retain cycle, or an owner that keeps it)"
     }
 
     /// The object `make` returns must still be alive `duration` later: documents a leak on
@@ -78,11 +104,13 @@ public enum HarnessAssertions {
         return true
     }
 
-    /// Every object tracked by `check` must be gone within `timeout`; one failure names them all.
+    /// Every object tracked by `check` must be gone within `timeout`.
+    /// Each survivor fails at the line that tracked it (the check's own line when unknown).
     public static func allReleased(_ check: LeakCheck, within timeout: Seconds, _ call: AssertionCall) {
-        let alive = check.survivors(within: timeout)
-        if !alive.isEmpty {
-            call.fail("still alive after \(Format.seconds(timeout)): \(alive.map(\.label).joined(separator: ", "))")
+        for survivor in check.survivors(within: timeout) {
+            var at = call
+            at.site = survivor.site ?? call.site
+            at.fail(survivor.failure(timeout: timeout, checkedAt: call.site))
         }
     }
 
@@ -186,8 +214,12 @@ public enum HarnessAssertions {
     public static func calledExactlyOnce<Value: Sendable>(within timeout: Seconds, grace: Seconds, _ call: AssertionCall,
                                                           _ start: (@escaping @Sendable (Value) -> Void) -> Void) -> CallProbe<Value>.Call? {
         let probe = CallProbe<Value>()
-        start(probe.callback)
-        return exactlyOnceVerdict(probe, arrived: probe.waitForCall(within: timeout), timeout: timeout, grace: grace, call)
+        let sites = CallSites()
+        start { value in
+            sites.note()
+            probe.record(value)
+        }
+        return exactlyOnceVerdict(probe, sites, arrived: probe.waitForCall(within: timeout), timeout: timeout, grace: grace, call)
     }
 
     /// `calledExactlyOnce` for an async `start`; waits without blocking.
@@ -195,22 +227,37 @@ public enum HarnessAssertions {
                                                           isolation: isolated (any Actor)? = #isolation,
                                                           _ start: (@escaping @Sendable (Value) -> Void) async -> Void) async -> CallProbe<Value>.Call? {
         let probe = CallProbe<Value>()
-        await start(probe.callback)
+        let sites = CallSites()
+        await start { value in
+            sites.note()
+            probe.record(value)
+        }
         let arrived = await probe.waitForCall(within: timeout)
         if arrived { try? await Task.sleep(nanoseconds: UInt64(grace * 1e9)) }
-        return exactlyOnceVerdict(probe, arrived: arrived, timeout: timeout, grace: arrived ? 0 : grace, call)
+        return exactlyOnceVerdict(probe, sites, arrived: arrived, timeout: timeout, grace: arrived ? 0 : grace, call)
     }
 
-    private static func exactlyOnceVerdict<Value>(_ probe: CallProbe<Value>, arrived: Bool, timeout: Seconds, grace: Seconds,
-                                                  _ call: AssertionCall) -> CallProbe<Value>.Call? {
+    private static func exactlyOnceVerdict<Value>(_ probe: CallProbe<Value>, _ sites: CallSites, arrived: Bool, timeout: Seconds,
+                                                  grace: Seconds, _ call: AssertionCall) -> CallProbe<Value>.Call? {
         guard arrived else {
             call.fail("the callback was never called within \(Format.seconds(timeout))")
             return nil
         }
         probe.settle(for: grace)
-        if probe.count > 1 {
-            call.fail("the callback was called \(probe.count) times; it must be called exactly once")
+        let calls = probe.all
+        if calls.count > 1 {
+            // The first two calls, each with its value and the caller's own lines.
+            let shown = calls.prefix(2).enumerated().map { index, made in
+                "call \(index + 1) with \(describe(made.value)) \(sites.place(of: index))"
+            }
+            call.fail("the callback was called \(calls.count) times; it must be called exactly once: " + shown.joined(separator: "; "))
         }
         return probe.first
+    }
+
+    /// A value as a message quotes it: `String(describing:)`, cut to 80 characters.
+    static func describe<Value>(_ value: Value) -> String {
+        let text = Value.self == Void.self ? "no value" : String(describing: value)
+        return text.count > 80 ? String(text.prefix(79)) + "…" : text
     }
 }

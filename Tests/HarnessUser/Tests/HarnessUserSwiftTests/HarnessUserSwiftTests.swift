@@ -12,14 +12,14 @@ import Testing
 /// target is one `.serialized` suite (its nested suites included): no other test's threads
 /// can land in a thread test's count.
 @Suite(.serialized, .hangWatch(after: 30)) struct HarnessUserSwiftTests {
-    /// Runs `body`, expecting one issue at `line` of this file that contains `text`.
+    /// Runs `body`, expecting one issue at `line` of the caller's file that contains `text`.
     static func expectOneIssue(atLine line: Int, containing text: String,
                                sourceLocation: SourceLocation = #_sourceLocation, _ body: () -> Void) {
         let matched = Mutex(0)
         withKnownIssue {
             body()
         } matching: { issue in
-            let here = issue.sourceLocation?.fileID == "HarnessUserSwiftTests/HarnessUserSwiftTests.swift" && issue.sourceLocation?.line == line
+            let here = issue.sourceLocation?.fileID == sourceLocation.fileID && issue.sourceLocation?.line == line
             let says = issue.comments.contains { $0.rawValue.contains(text) }
             if here && says { matched.withLock { $0 += 1 } }
             return here && says
@@ -34,7 +34,7 @@ import Testing
         await withKnownIssue {
             await body()
         } matching: { issue in
-            let here = issue.sourceLocation?.line == line
+            let here = issue.sourceLocation?.fileID == sourceLocation.fileID && issue.sourceLocation?.line == line
             let says = issue.comments.contains { $0.rawValue.contains(text) }
             if here && says { matched.withLock { $0 += 1 } }
             return here && says
