@@ -35,24 +35,26 @@ public func assertCompletes(within timeout: some WaitTime, _ message: @autoclosu
 @_disfavoredOverload
 @discardableResult
 public func assertThreadPeak(staysUnder limit: Int, counting: ThreadCounting = .added, interval: Double = 0.002,
+                             reportsPass: Bool = false,
                              _ message: @autoclosure () -> String = "",
                              reporter: FailureReporter = .swiftTesting,
                              sourceLocation: SourceLocation = #_sourceLocation,
                              _ block: () throws -> Void) rethrows -> ThreadTimeline {
     try HarnessAssertions.threadPeak(staysUnder: limit, counting: counting, interval: interval,
-                                     assertionCall(reporter, message(), sourceLocation), block)
+                                     noting(reportsPass, assertionCall(reporter, message(), sourceLocation)), block)
 }
 
 /// `assertThreadPeak` in an async test; the body runs on the caller's actor.
 @discardableResult
 public func assertThreadPeak(staysUnder limit: Int, counting: ThreadCounting = .added, interval: Double = 0.002,
+                             reportsPass: Bool = false,
                              _ message: @autoclosure () -> String = "",
                              reporter: FailureReporter = .swiftTesting,
                              sourceLocation: SourceLocation = #_sourceLocation,
                              isolation: isolated (any Actor)? = #isolation,
                              _ block: () async throws -> Void) async rethrows -> ThreadTimeline {
     try await HarnessAssertions.threadPeak(staysUnder: limit, counting: counting, interval: interval,
-                                           assertionCall(reporter, message(), sourceLocation), block)
+                                           noting(reportsPass, assertionCall(reporter, message(), sourceLocation)), block)
 }
 
 /// Records an issue unless the callback handed to `start` is called exactly once: the first
@@ -93,4 +95,19 @@ public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTi
                                                      _ start: (@escaping @Sendable (Value) -> Void) async -> Void) async -> CallProbe<Value>.Call? {
     await HarnessAssertions.calledExactlyOnce(within: timeout.labSeconds, grace: grace.labSeconds,
                                               assertionCall(reporter, message(), sourceLocation), start)
+}
+
+/// `call`, reporting a pass when `reportsPass`: an attachment of the running test
+/// (`threads.txt`, kept with `swift test --attachments-path DIR`) and a line on stdout.
+func noting(_ reportsPass: Bool, _ call: AssertionCall) -> AssertionCall {
+    guard reportsPass else { return call }
+    var call = call
+    call.note = { text, site in
+        print("\(site): note: \(text)")
+        if Test.current != nil {
+            Attachment.record(text, named: "threads.txt",
+                              sourceLocation: SourceLocation(fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column))
+        }
+    }
+    return call
 }

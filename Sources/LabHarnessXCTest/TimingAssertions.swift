@@ -36,18 +36,20 @@ public func assertCompletes(within timeout: some WaitTime, _ message: @autoclosu
 @_disfavoredOverload
 @discardableResult
 public func assertThreadPeak(staysUnder limit: Int, counting: ThreadCounting = .added, interval: Double = 0.002,
+                             reportsPass: Bool = false,
                              _ message: @autoclosure () -> String = "",
                              reporter: FailureReporter = .xctest,
                              file: StaticString = #filePath, line: UInt = #line,
                              fileID: StaticString = #fileID, column: UInt = #column,
                              _ block: () throws -> Void) rethrows -> ThreadTimeline {
     try HarnessAssertions.threadPeak(staysUnder: limit, counting: counting, interval: interval,
-                                     assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column), block)
+                                     noting(reportsPass, assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column)), block)
 }
 
 /// `assertThreadPeak` in an async test; the body runs on the caller's actor.
 @discardableResult
 public func assertThreadPeak(staysUnder limit: Int, counting: ThreadCounting = .added, interval: Double = 0.002,
+                             reportsPass: Bool = false,
                              _ message: @autoclosure () -> String = "",
                              reporter: FailureReporter = .xctest,
                              file: StaticString = #filePath, line: UInt = #line,
@@ -55,7 +57,7 @@ public func assertThreadPeak(staysUnder limit: Int, counting: ThreadCounting = .
                              isolation: isolated (any Actor)? = #isolation,
                              _ block: () async throws -> Void) async rethrows -> ThreadTimeline {
     try await HarnessAssertions.threadPeak(staysUnder: limit, counting: counting, interval: interval,
-                                           assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column), block)
+                                           noting(reportsPass, assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column)), block)
 }
 
 /// Asserts that the callback handed to `start` is called exactly once: the first call must
@@ -101,4 +103,13 @@ public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTi
                                                      _ start: (@escaping @Sendable (Value) -> Void) async -> Void) async -> CallProbe<Value>.Call? {
     await HarnessAssertions.calledExactlyOnce(within: timeout.labSeconds, grace: grace.labSeconds,
                                               assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column), start)
+}
+
+/// `call`, reporting a pass as a log line (`path:line:column: note: …` on stdout, beside
+/// XCTest's own lines) when `reportsPass`.
+func noting(_ reportsPass: Bool, _ call: AssertionCall) -> AssertionCall {
+    guard reportsPass else { return call }
+    var call = call
+    call.note = { text, site in print("\(site): note: \(text)") }
+    return call
 }

@@ -202,8 +202,10 @@ public enum HarnessAssertions {
             call.fail("the block added \(NewThreadWatch.summary(appeared)); the limit was under \(limit) (threads are counted process-wide)")
         case .total where timeline.peak >= limit:
             call.fail("the process peaked at \(timeline.peak) threads while the block ran; the limit was under \(limit)")
-        default:
-            break
+        case .added:
+            call.notePass("the block added \(NewThreadWatch.summary(appeared)), under the limit of \(limit) (peak \(timeline.peak) threads in the process)")
+        case .total:
+            call.notePass("the process peaked at \(timeline.peak) threads while the block ran, under the limit of \(limit)")
         }
     }
 

@@ -62,5 +62,19 @@ extension HarnessUserSwiftTests {
                 check.assertAllReleased(within: .milliseconds(200))
             }
         }
+
+        @Test func aFrugalFetcherAsked_passesReportingItsThreadCount() async {
+            // The note goes to stdout; an exit test's stdout is what this test can read.
+            let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+                assertThreadPeak(staysUnder: 4, reportsPass: true) { FrugalFetcher.fetchAll(count: 16, latency: 0.02) }
+            }
+            let stdout = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
+            #expect(stdout.contains(": note: the block added "), "\(stdout)")
+            #expect(stdout.contains("under the limit of 4"), "\(stdout)")
+        }
+
+        @Test(.threadBudget(added: 4, reportsPass: true)) func aFrugalFetcherUnderABudgetThatReports_passes() {
+            FrugalFetcher.fetchAll(count: 16, latency: 0.02)
+        }
     }
 }

@@ -70,4 +70,15 @@ final class MessageXCTests: CapturingTestCase {
         check.track(TidyDownloader(), "tidy downloader").start()
         check.assertAllReleased(within: 1)
     }
+
+    func testAFrugalFetcherAsked_passesReportingItsThreadCount() {
+        // The note goes to stdout; a child's stdout is what this test can read.
+        let run = assertInChildProcess(expecting: .completed, budget: 20) {
+            assertThreadPeak(staysUnder: 4, reportsPass: true) { FrugalFetcher.fetchAll(count: 16, latency: 0.02) }
+        }
+        let stdout = run?.stdout ?? ""
+        XCTAssertTrue(stdout.contains("MessageXCTests.swift:\(#line - 3)"), stdout)
+        XCTAssertTrue(stdout.contains(": note: the block added "), stdout)
+        XCTAssertTrue(stdout.contains("under the limit of 4"), stdout)
+    }
 }
