@@ -22,6 +22,10 @@ public enum FrameworkRecording {
     /// Installs the XCTest observer; every assertion calls it on entry, so the observer sees the
     /// next test start.
     public static func prepare() {
+        // Inside a Swift Testing test, XCTest runs no test in this process: nothing to follow
+        // (and on Linux the main actor is the main queue on a worker thread, where asking the
+        // main queue to add the observer would wait for the caller itself).
+        guard Test.current == nil else { return }
         XCTestTracker.installIfNeeded()
     }
 

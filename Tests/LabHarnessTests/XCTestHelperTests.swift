@@ -305,4 +305,30 @@ final class XCTestHelperTests: XCTestCase {
         assertThreadPeak(staysUnder: 1, counting: .total, reporter: recorder.reporter) {}
         XCTAssertTrue(recorder.messages.first?.hasPrefix("the process peaked at") ?? false, "\(recorder.messages)")
     }
+
+    // MARK: Hang stacks
+
+    /// A hang's lines: the blocking call, then the author's frames, without the harness's own
+    /// (the assertion that ran the block), with nested closures and generic functions named by
+    /// the function that holds them, and generic types kept.
+    func testHangStacksReadAsTheExperimentsPrintThem() {
+        let frames = [
+            "_dispatch_semaphore_wait_slow (in libdispatch.so)",
+            "Kit.Fetcher.fetchSynchronously() -> Swift.String (Fetcher.swift:21)",
+            "closure #1 () -> () in closure #2 () -> () in Tests.FetchTests.testFetch() -> () (FetchTests.swift:9)",
+            "static LabHarness.HarnessAssertions.completes(within: Swift.Double, _: LabHarness.AssertionCall, _: () throws -> ()) throws -> Swift.Optional<Swift.Double> (HarnessAssertions.swift:90)",
+            "LabHarnessXCTest.assertCompletes<A where A: LabHarness.WaitTime>(within: A) -> Swift.Optional<Swift.Double> (TimingAssertions.swift:20)",
+            "Kit.Box<Swift.Int>.waitForReply() -> () (Box.swift:4)",
+            "Tests.FetchTests.testFetch() -> () (FetchTests.swift:8)",
+        ]
+        let snapshot = StackSnapshot(threads: [ThreadStack(thread: "main thread", tid: 1, state: "S", frames: frames)])
+        XCTAssertEqual(HangStacks.lines(snapshot, depth: 4), [
+            "1 thread (main thread): in _dispatch_semaphore_wait_slow ← Fetcher.fetchSynchronously (Fetcher.swift:21) "
+                + "← closure in FetchTests.testFetch ← Box<Swift.Int>.waitForReply ← FetchTests.testFetch",
+        ])
+        XCTAssertEqual(StackGroup.short("XCTest.XCTestCase.assertInChildProcess<A where A: LabHarness.WaitTime>(expecting: A) -> ()"),
+                       "XCTestCase.assertInChildProcess")
+        XCTAssertEqual(StackGroup.short("(extension in LabHarnessXCTest):XCTest.XCTestCase.assertInChildProcess(budget: Swift.Double) -> ()"),
+                       "XCTestCase.assertInChildProcess")
+    }
 }

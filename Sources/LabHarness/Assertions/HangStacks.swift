@@ -13,7 +13,7 @@ public enum HangStacks {
     /// signal handler that answers is installed first (a test binary has none until asked).
     /// On a platform without snapshots the result is empty with a note saying why.
     public static func ofThisProcess(onlyThread tid: Int? = nil) -> StackSnapshot {
-        guard clab_stacks_install() == 0 else { return .unavailable("cannot install the SIGPROF handler") }
+        guard clab_stacks_install() == 0 else { return .unavailable("this platform gives no in-process stack snapshots (no SIGPROF responder)") }
         var raw = StackCapture.captureRaw(pid: getpid())
         if let tid {
             raw.threads = raw.threads.filter { $0.id == tid }

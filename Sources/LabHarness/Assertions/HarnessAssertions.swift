@@ -80,7 +80,7 @@ public enum HarnessAssertions {
             let after = tracker.releaseDelay(label).map { " (\(Format.seconds($0)) after)" } ?? ""
             return head + "; it was released late\(after): something held it longer than the wait (a scheduled block, a timer, a task), not for ever"
         }
-        return head + " nor within a second look of \(Format.seconds(secondLook(after: timeout))): " + holders(tracker.strongReferences(label))
+        return head + ", nor within a second look of \(Format.seconds(secondLook(after: timeout))): " + holders(tracker.strongReferences(label))
     }
 
     /// `1 strong reference still holds it (a retain cycle, or an owner that keeps it)`.

@@ -56,7 +56,10 @@ public struct StackGroup: Sendable, Equatable {
         if name.hasPrefix("static ") { name.removeFirst("static ".count) }
         // A method of an extension declared in another module: `(extension in M):T.method`.
         if name.hasPrefix("(extension in "), let colon = name.range(of: "):") { name = String(name[colon.upperBound...]) }
-        if let open = name.firstIndex(where: { $0 == "(" || $0 == "<" }), open != name.startIndex { name = String(name[..<open]) }
+        if let open = name.firstIndex(of: "("), open != name.startIndex { name = String(name[..<open]) }
+        // A generic function's own parameters (`run<A where A: P>`), not a generic type's (`Box<Int>.wait`).
+        if name.hasSuffix(">"), let open = name.lastIndex(of: "<"), open != name.startIndex,
+           !name[open...].contains(".") || name[open...].contains(" where ") { name = String(name[..<open]) }
         if let colon = name.range(of: " : ") { name = String(name[..<colon.lowerBound]) }
         let parts = name.split(separator: ".")
         if parts.count > 2 { name = parts.dropFirst().joined(separator: ".") }
