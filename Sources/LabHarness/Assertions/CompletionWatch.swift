@@ -9,8 +9,8 @@ import Synchronization
 /// block then returns within `grace`, the caller records the failure, stack included, and the
 /// test goes on. If it does not, the test cannot go on (nothing can unwind a blocked thread):
 /// the watchdog records the failure itself, prints why it ends the process, and exits 1, so the
-/// run fails within the budget plus `grace` plus the time a stack takes (under a second) with
-/// the stuck frame named, instead of hanging.
+/// run fails within the budget plus `grace` plus the time a stack takes (under a second here,
+/// at most about four on a starved machine) with the stuck frame named, instead of hanging.
 final class CompletionWatch: Sendable {
     /// Seconds the block gets after its budget before the process is ended.
     static let grace: Seconds = 1.0
@@ -45,7 +45,7 @@ final class CompletionWatch: Sendable {
         }
         wake.signal()   // the watchdog may be in its grace: the block came back, no need to end anything
         // The watchdog is taking the stack (bounded by StackCapture's budgets): wait for it.
-        let limit = MonotonicClock.now() + StackCapture.answerBudget + StackCapture.symbolBudget + 1
+        let limit = MonotonicClock.now() + StackCapture.answerBudget + HangStacks.patientNaming + 1
         while stackText.get() == nil && MonotonicClock.now() < limit { MonotonicClock.sleep(for: 0.002) }
         return stackText.get() ?? HangStacks.block(nil)
     }
@@ -55,7 +55,8 @@ final class CompletionWatch: Sendable {
         if wake.wait(timeout: .now() + .nanoseconds(Int(left * 1e9))) == .success { return }
         guard phase.compareExchange(expected: Phase.armed.rawValue, desired: Phase.overran.rawValue,
                                     ordering: .acquiringAndReleasing).exchanged else { return }
-        let text = HangStacks.block(HangStacks.ofThisProcess(onlyThread: stuckThread))
+        // The grace below starts once the stack is named, so naming may take its time.
+        let text = HangStacks.block(HangStacks.ofThisProcess(onlyThread: stuckThread, namingBudget: HangStacks.patientNaming))
         stackText.set(text)
         guard endsProcess else { return }
         if wake.wait(timeout: .now() + .nanoseconds(Int(Self.grace * 1e9))) == .success { return }

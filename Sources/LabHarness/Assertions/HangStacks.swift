@@ -6,13 +6,17 @@ import Foundation
 /// the experiments print them, one line per set of threads with the same stack:
 /// `1 thread (main): in _dispatch_semaphore_wait ← Fetcher.fetchSynchronously (Fetcher.swift:21) ← …`.
 public enum HangStacks {
+    /// Seconds naming a hang's frames may take where nothing waits on it but the report
+    /// (the author's frames are named first, the system's after).
+    public static let patientNaming: Seconds = 3 * StackCapture.symbolBudget
+
     /// At most this many groups in a message; the rest are counted.
     public static let groupLimit = 6
 
     /// This process's stacks now, every thread but the caller, or only `tid` when given. The
     /// signal handler that answers is installed first (a test binary has none until asked).
     /// On a platform without snapshots the result is empty with a note saying why.
-    public static func ofThisProcess(onlyThread tid: Int? = nil) -> StackSnapshot {
+    public static func ofThisProcess(onlyThread tid: Int? = nil, namingBudget: Seconds = StackCapture.symbolBudget) -> StackSnapshot {
         guard clab_stacks_install() == 0 else { return .unavailable("this platform gives no in-process stack snapshots (no SIGPROF responder)") }
         var raw = StackCapture.captureRaw(pid: getpid())
         if let tid {
@@ -26,7 +30,7 @@ public enum HangStacks {
             raw.threads = raw.threads.filter { !skipped.contains($0.id) }
             raw.answers = raw.answers.filter { !skipped.contains($0.key) }
         }
-        let named = raw.named()
+        let named = raw.named(budget: namingBudget)
         return namingMainThread(named, pid: getpid()) ?? named
     }
 
@@ -66,8 +70,9 @@ public enum HangStacks {
     /// The grouped stacks of a child the harness killed (at its budget or for a stall), every
     /// thread of it; `["stacks unavailable: …"]` when it was not killed or gave none.
     public static func lines(of run: ChildRun, depth: Int = 4) -> [String] {
-        guard run.rawStacks != nil else { return ["stacks unavailable: the child was not killed by the harness"] }
-        return lines(namingMainThread(run.stacks, pid: run.pid), depth: depth)
+        guard let raw = run.rawStacks else { return ["stacks unavailable: the child was not killed by the harness"] }
+        // The child is gone and the failure waits for nothing: naming may take its time.
+        return lines(namingMainThread(raw.named(budget: patientNaming), pid: run.pid), depth: depth)
     }
 
     /// `lines` as one block for a failure message: each line on its own line, indented.

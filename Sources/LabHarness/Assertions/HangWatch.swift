@@ -13,6 +13,10 @@ import Synchronization
 public final class HangWatch: Sendable {
     /// Seconds a test gets after the failure is recorded before the process is ended.
     public static let grace: Seconds = 0.5
+    /// Seconds the frames' names may take (the author's first, the system's after): a little
+    /// more than a child's snapshot gets, so a loaded machine still names the stuck frame, and
+    /// little enough that stacks, names and grace stay near two seconds past the limit.
+    public static let namingBudget: Seconds = 1.2
 
     private enum Phase: UInt8 { case armed = 0, ended = 1, fired = 2 }
 
@@ -53,7 +57,7 @@ public final class HangWatch: Sendable {
         if wake.wait(timeout: .now() + .nanoseconds(Int(left * 1e9))) == .success { return }
         guard phase.compareExchange(expected: Phase.armed.rawValue, desired: Phase.fired.rawValue,
                                     ordering: .acquiringAndReleasing).exchanged else { return }
-        let text = Self.message(testName: testName, limit: limit, stacks: HangStacks.ofThisProcess())
+        let text = Self.message(testName: testName, limit: limit, stacks: HangStacks.ofThisProcess(namingBudget: Self.namingBudget))
         ProcessEnd.say("error: \(text)\n")
         record(text)
         if wake.wait(timeout: .now() + .nanoseconds(Int(Self.grace * 1e9))) == .success { return }

@@ -46,7 +46,7 @@ extension HarnessUserSwiftTests {
             }
             let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
             for text in ["did not complete within 1.00 s", "it is still stuck", "ending the process",
-                         "_dispatch_semaphore_wait", "MainQueueFetcher.fetchSynchronously (MainQueueFetchers.swift:21)"] {
+                         "← MainQueueFetcher.fetchSynchronously (MainQueueFetchers.swift:21)"] {
                 #expect(stderr.contains(text), "missing \"\(text)\" in: \(stderr)")
             }
         }

@@ -65,10 +65,9 @@ final class FalseVerdictXCTests: CapturingTestCase {
         }
         let output = (run?.stdout ?? "") + (run?.stderr ?? "")
         for text in ["did not complete within 1.00 s", "it is still stuck", "ending the process",
-                     "(main thread)", "MainQueueFetcher.fetchSynchronously (MainQueueFetchers.swift:21)"] {
+                     "(main thread): in ", "← MainQueueFetcher.fetchSynchronously (MainQueueFetchers.swift:21)"] {
             XCTAssertTrue(output.contains(text), "missing \"\(text)\" in: \(output)")
         }
-        XCTAssertTrue(output.contains("semaphore"), output)
         // Budget 1 s, grace 1 s, a stack in under a second: the child ends well before its own budget.
         XCTAssertLessThan(run?.wall ?? 99, 15)
     }
