@@ -26,8 +26,7 @@ public final class HangWatch: Sendable {
     public let testName: String
 
     /// Starts watching the test `testName`, which is starting now. `record` is called once,
-    /// from the watch's thread, if the test overruns; `stopping`, when given, is called right
-    /// after (to cancel the test's task, say).
+    /// from the watch's thread, if the test overruns (after the stacks are printed on stderr).
     public init(limit: Seconds, testName: String, record: @escaping @Sendable (_ message: String) -> Void) {
         self.limit = limit
         self.testName = testName

@@ -20,12 +20,7 @@ public enum HarnessAssertions {
             tracker.track(object, label)
         }
         tracker.markScopeEnd(label)
-        guard tracker.waitUntilReleased(label, within: timeout) else {
-            let late = tracker.waitUntilReleased(label, within: secondLook(after: timeout))
-            call.fail(leakMessage(tracker, T.self, timeout: timeout, when: afterMake, releasedLate: late))
-            return nil
-        }
-        return max(0, tracker.releaseDelay(label) ?? 0)
+        return releaseVerdict(tracker, T.self, timeout: timeout, when: afterMake, call)
     }
 
     /// `released(within:_:_:)` for an object made by async code; waits without blocking.
@@ -41,12 +36,7 @@ public enum HarnessAssertions {
             tracker.track(object, label)
         }
         tracker.markScopeEnd(label)
-        guard await tracker.waitUntilReleased(label, within: timeout) else {
-            let late = await tracker.waitUntilReleased(label, within: secondLook(after: timeout))
-            call.fail(leakMessage(tracker, T.self, timeout: timeout, when: afterMake, releasedLate: late))
-            return nil
-        }
-        return max(0, tracker.releaseDelay(label) ?? 0)
+        return await releaseVerdict(tracker, T.self, timeout: timeout, when: afterMake, call)
     }
 
     /// `object` must be released within `timeout` after this sets it to `nil`.
@@ -57,9 +47,27 @@ public enum HarnessAssertions {
         _ = consume strong
         object = nil
         tracker.markScopeEnd(label)
+        return releaseVerdict(tracker, T.self, timeout: timeout, when: "after its last reference here was dropped", call)
+    }
+
+    /// Waits for the release; on a miss, looks again for longer and fails saying what it saw.
+    /// Returns the seconds from scope end to release, `nil` on failure.
+    private static func releaseVerdict<T>(_ tracker: ReleaseTracker, _ type: T.Type, timeout: Seconds, when: String,
+                                          _ call: AssertionCall) -> Seconds? {
         guard tracker.waitUntilReleased(label, within: timeout) else {
             let late = tracker.waitUntilReleased(label, within: secondLook(after: timeout))
-            call.fail(leakMessage(tracker, T.self, timeout: timeout, when: "after its last reference here was dropped", releasedLate: late))
+            call.fail(leakMessage(tracker, T.self, timeout: timeout, when: when, releasedLate: late))
+            return nil
+        }
+        return max(0, tracker.releaseDelay(label) ?? 0)
+    }
+
+    /// `releaseVerdict` without blocking the thread.
+    private static func releaseVerdict<T>(_ tracker: ReleaseTracker, _ type: T.Type, timeout: Seconds, when: String,
+                                          _ call: AssertionCall, isolation: isolated (any Actor)? = #isolation) async -> Seconds? {
+        guard await tracker.waitUntilReleased(label, within: timeout) else {
+            let late = await tracker.waitUntilReleased(label, within: secondLook(after: timeout))
+            call.fail(leakMessage(tracker, T.self, timeout: timeout, when: when, releasedLate: late))
             return nil
         }
         return max(0, tracker.releaseDelay(label) ?? 0)

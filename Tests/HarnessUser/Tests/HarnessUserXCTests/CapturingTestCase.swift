@@ -6,7 +6,7 @@ import XCTest
 /// A test case that can show a failure without failing: while `expectOneFailure` runs its
 /// body, a failure XCTest is asked to record is captured instead (from any thread: the
 /// assertions of an async test fail on the concurrency pool), then checked for its message,
-/// file and line.
+/// file and line. A failure that ends the process is shown in a child (`runAloneInAChild`).
 class CapturingTestCase: XCTestCase {
     struct Captured: Sendable {
         var description: String
@@ -52,6 +52,15 @@ class CapturingTestCase: XCTestCase {
             XCTAssertTrue(failure.description.contains(text), "missing \"\(text)\" in: \(failure.description)", file: file, line: callerLine)
         }
         return failure.description
+    }
+
+    /// Runs the test `method` of this class alone in a copy of this test binary, with
+    /// `environment` (which tells the copy to run the test's probe instead of checking it).
+    func runAloneInAChild(_ method: String, environment: [String: String]) throws -> ChildRun {
+        let name = String(method.prefix { $0 != "(" })
+        let command = TestBinaryRelaunch.command(testClass: String(reflecting: type(of: self)), method: name)
+        return try ChildProcess.run(ChildSpec(executable: command.executable, arguments: command.arguments,
+                                              environment: environment, budget: 30))
     }
 
     /// The captured failures, shared with whichever thread records one.

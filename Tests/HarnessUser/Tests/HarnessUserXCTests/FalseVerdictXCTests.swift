@@ -20,7 +20,7 @@ final class FalseVerdictXCTests: CapturingTestCase {
             }
             return
         }
-        let run = try runAloneInAChild(#function)
+        let run = try runAloneInAChild(#function, environment: [Self.probeVariable: "1"])
         XCTAssertEqual(run.outcome, .failed, run.evidence)
         XCTAssertTrue(run.stdout.contains("Executed 1 test, with 1 failure"), run.stdout)
         XCTAssertTrue(run.stdout.contains("testALeakyActorInTheFirstAsyncTest_failsAgainstThatTest : failed - LeakyTicker was not released"), run.stdout)
@@ -36,17 +36,9 @@ final class FalseVerdictXCTests: CapturingTestCase {
             }
             return
         }
-        let run = try runAloneInAChild(#function)
+        let run = try runAloneInAChild(#function, environment: [Self.probeVariable: "1"])
         XCTAssertEqual(run.outcome, .completed, run.evidence + run.stdout + run.stderr)
         XCTAssertTrue(run.stdout.contains("Executed 1 test, with 0 failures"), run.stdout)
-    }
-
-    /// Runs the test `method` of this class alone in a copy of the test binary, as its probe.
-    private func runAloneInAChild(_ method: String) throws -> ChildRun {
-        let name = String(method.prefix { $0 != "(" })
-        let command = TestBinaryRelaunch.command(testClass: String(reflecting: Self.self), method: name)
-        return try ChildProcess.run(ChildSpec(executable: command.executable, arguments: command.arguments,
-                                              environment: [Self.probeVariable: "1"], budget: 30))
     }
 
     // MARK: assertCompletes runs the block on the test's thread, the main thread here

@@ -6,7 +6,7 @@ import XCTest
 /// The hang watch: a time limit on every test, with every thread's stack when one overruns.
 /// Installed here, in a class `setUp`, it watches every XCTest test of this process from the
 /// first test of this class on.
-final class HangWatchXCTests: XCTestCase {
+final class HangWatchXCTests: CapturingTestCase {
     /// Set in a copy of this test binary that runs the hung probe alone, with a 2 s limit.
     static let probeVariable = "HARNESS_USER_HANG_PROBE"
     static var isProbe: Bool { ProcessInfo.processInfo.environment[probeVariable] != nil }
@@ -25,10 +25,7 @@ final class HangWatchXCTests: XCTestCase {
             _ = MainQueueFetcher().fetchSynchronously()    // deadlocks: the main queue waits for this thread
             return
         }
-        let command = TestBinaryRelaunch.command(testClass: String(reflecting: Self.self),
-                                                 method: "testAHungFetchUnderTheHangWatch_endsTheRunNamingTheFrame")
-        let run = try ChildProcess.run(ChildSpec(executable: command.executable, arguments: command.arguments,
-                                                 environment: [Self.probeVariable: "1"], budget: 30))
+        let run = try runAloneInAChild(#function, environment: [Self.probeVariable: "1"])
         XCTAssertEqual(run.outcome, .failed, run.evidence)
         let output = run.stdout + run.stderr
         for text in ["HangWatchXCTests.testAHungFetchUnderTheHangWatch_endsTheRunNamingTheFrame : ",
