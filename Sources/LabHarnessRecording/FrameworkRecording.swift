@@ -13,13 +13,19 @@ import XCTest
 /// 3. otherwise: one line on stderr, and the process exits non-zero (`UnattendedFailure`).
 ///
 /// XCTest has no public "current test", so the running test case is learnt from an observer
-/// installed by the first assertion call. Until that observer has seen a test start, a test
-/// binary's main thread (where XCTest runs its tests) counts as inside a test; a failure that
-/// XCTest then does not pass to its observers also goes to stderr.
+/// installed by the first assertion call. Until that observer has seen a test start, a failure
+/// in a test binary goes to `XCTFail` (which XCTest records at the running test case from any
+/// thread: an async test runs off the main thread); one that XCTest then passes to no observer
+/// also goes to stderr (from the main thread as a note, since a test of tests may swallow it
+/// on purpose; from any other thread as an `UnattendedFailure`).
 public enum FrameworkRecording {
     /// Installs the XCTest observer; every assertion calls it on entry, so the observer sees the
     /// next test start.
     public static func prepare() {
+        // Inside a Swift Testing test, XCTest runs no test in this process: nothing to follow
+        // (and on Linux the main actor is the main queue on a worker thread, where asking the
+        // main queue to add the observer would wait for the caller itself).
+        guard Test.current == nil else { return }
         XCTestTracker.installIfNeeded()
     }
 
@@ -40,9 +46,16 @@ public enum FrameworkRecording {
             if XCTestTracker.failuresSeen == before && !XCTestTracker.hasSeenATest {
                 // Either a test case swallowed the failure on purpose (a test of tests), or no
                 // test is running: say so where a person will see it, without failing the run.
-                let line = "\(site): note: LabHarness recorded a failure through XCTFail before seeing any XCTest test start: \(message)\n"
-                FileHandle.standardError.write(Data(line.utf8))
+                ProcessEnd.say("\(site): note: LabHarness recorded a failure through XCTFail before seeing any XCTest test start: \(message)\n")
             }
+        case .unknown where runsInTestBinary && !XCTestTracker.hasSeenATest:
+            // Off the main thread before the observer saw a test start: an async test (its body
+            // runs on the concurrency pool) or a thread of the test's. XCTest's failure functions
+            // record at the running test case from any thread; the observer (installed by now)
+            // tells whether one took it. If none did, no test is running: never drop it.
+            let before = XCTestTracker.failuresSeen
+            recordInXCTest(message, at: site, in: nil)
+            if XCTestTracker.failuresSeen == before { UnattendedFailure.report(message, at: site) }
         default:
             UnattendedFailure.report(message, at: site)
         }

@@ -31,11 +31,27 @@ final class XCTestTracker: NSObject, XCTestObservation, @unchecked Sendable {
 
     static func installIfNeeded() {
         guard !installed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let observer = XCTestTracker()
-        if Thread.isMainThread {
+        let adding = AddOnce(XCTestTracker())
+        if Thread.isMainThread { return adding.add() }
+        // Off the main thread (the first assertion of an async test, whose body runs on the
+        // concurrency pool): XCTest's observer list belongs to the main thread, which turns its
+        // run loop while it awaits an async test, so ask it there. The observer must be in place
+        // before this assertion can fail (see `FrameworkRecording`): when the main thread does
+        // not answer within a quarter second it is blocked (a synchronous test waiting for this
+        // thread), touches no observer, and the observer is added from here.
+        let added = DispatchSemaphore(value: 0)
+        DispatchQueue.main.async { adding.add(); added.signal() }
+        if added.wait(timeout: .now() + .milliseconds(250)) == .timedOut { adding.add() }
+    }
+
+    /// Adds the observer to XCTest once, whichever of two threads gets there first.
+    private final class AddOnce: Sendable {
+        private let observer: XCTestTracker
+        private let done = Mutex(false)
+        init(_ observer: XCTestTracker) { self.observer = observer }
+        func add() {
+            guard done.withLock({ done in defer { done = true }; return !done }) else { return }
             XCTestObservationCenter.shared.addTestObserver(observer)
-        } else {
-            DispatchQueue.main.async { XCTestObservationCenter.shared.addTestObserver(observer) }
         }
     }
 

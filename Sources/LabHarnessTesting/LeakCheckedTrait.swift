@@ -23,7 +23,8 @@ public struct LeakCheckedTrait: TestTrait, SuiteTrait, TestScoping {
         }
         for survivor in await check.survivors(within: grace) {
             let site = survivor.site ?? FailureSite(fileID: "?", filePath: "?", line: 0, column: 0)
-            FailureReporter.swiftTesting.record("\(survivor.label) was not released within \(Format.seconds(grace)) of the end of the test", site)
+            FailureReporter.swiftTesting.record("\(survivor.label) was not released within \(Format.seconds(grace)) of the end of the test: "
+                                                + HarnessAssertions.holders(survivor.strongReferences), site)
         }
     }
 }

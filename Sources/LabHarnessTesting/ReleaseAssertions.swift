@@ -9,6 +9,10 @@ import Testing
 ///     assertReleased(within: .milliseconds(500)) { Controller().started() }
 /// }
 /// ```
+///
+/// In an async test (a `@MainActor` one too) the async form below is chosen, even for a
+/// closure that does not await.
+@_disfavoredOverload
 @discardableResult
 public func assertReleased<T: AnyObject>(within timeout: some WaitTime = 1.0, _ message: @autoclosure () -> String = "",
                                          reporter: FailureReporter = .swiftTesting,
@@ -17,12 +21,21 @@ public func assertReleased<T: AnyObject>(within timeout: some WaitTime = 1.0, _ 
     HarnessAssertions.released(within: timeout.labSeconds, assertionCall(reporter, message(), sourceLocation), make)
 }
 
-/// `assertReleased(within:)` for an object made by async code; the wait suspends instead of
-/// blocking (use it in `@MainActor` tests, so the main actor stays free).
+/// `assertReleased(within:)` in an async test, whatever the closure: it runs on the caller's
+/// actor (`isolation`), and the wait suspends instead of blocking, so in a `@MainActor` test
+/// the main actor stays free for the tasks the object scheduled there. `await
+/// assertReleased { ... }` with a plain closure reaches this form.
+///
+/// ```swift
+/// @MainActor @Test func modelIsReleased() async {
+///     await assertReleased(within: 0.5) { let model = Model(); model.refresh(); return model }
+/// }
+/// ```
 @discardableResult
 public func assertReleased<T: AnyObject>(within timeout: some WaitTime = 1.0, _ message: @autoclosure () -> String = "",
                                          reporter: FailureReporter = .swiftTesting,
                                          sourceLocation: SourceLocation = #_sourceLocation,
+                                         isolation: isolated (any Actor)? = #isolation,
                                          _ make: () async -> T) async -> Double? {
     await HarnessAssertions.released(within: timeout.labSeconds, assertionCall(reporter, message(), sourceLocation), make)
 }
@@ -47,7 +60,15 @@ public func assertNotReleased<T: AnyObject>(after duration: some WaitTime = 0.2,
 }
 
 extension LeakCheck {
-    /// Records one issue naming every tracked object still alive after `timeout`.
+    /// Tracks `object` under `label` (default: its type and a number) and returns it; if it
+    /// survives `assertAllReleased`, the issue is recorded at this line.
+    @discardableResult
+    public func track<T: AnyObject>(_ object: T, _ label: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) -> T {
+        track(object, label, site: FailureSite(sourceLocation))
+    }
+
+    /// Records an issue for every tracked object still alive after `timeout`, at the line that
+    /// tracked it, saying how many strong references still hold it.
     public func assertAllReleased(within timeout: some WaitTime = 1.0, reporter: FailureReporter = .swiftTesting,
                                   sourceLocation: SourceLocation = #_sourceLocation) {
         HarnessAssertions.allReleased(self, within: timeout.labSeconds, assertionCall(reporter, "", sourceLocation))

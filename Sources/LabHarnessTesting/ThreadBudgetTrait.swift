@@ -8,6 +8,9 @@ public struct ThreadBudgetTrait: TestTrait, SuiteTrait, TestScoping {
     /// The body must add fewer threads than this.
     public var added: Int
     public var interval: Double
+    /// Report the measured figure on a pass too (a line on stdout and a `threads.txt`
+    /// attachment), to learn how far under the budget the body stayed.
+    public var reportsPass: Bool = false
     var sourceLocation: SourceLocation
 
     public var isRecursive: Bool { true }
@@ -21,18 +24,21 @@ public struct ThreadBudgetTrait: TestTrait, SuiteTrait, TestScoping {
             throw error
         }
         let (timeline, appeared) = measurement.finish()
-        let call = AssertionCall(reporter: .swiftTesting, site: FailureSite(sourceLocation),
-                                 message: "thread budget of \(test.name)")
+        let call = noting(reportsPass, AssertionCall(reporter: .swiftTesting, site: FailureSite(sourceLocation),
+                                                     message: "thread budget of \(test.name)"))
         if appeared.count >= added {
             call.fail("the test body added \(NewThreadWatch.summary(appeared)); the budget was under \(added) (peak \(timeline.peak) threads in the process)")
+        } else {
+            call.notePass("the test body added \(NewThreadWatch.summary(appeared)), under the budget of \(added) (peak \(timeline.peak) threads in the process)")
         }
     }
 }
 
 extension Trait where Self == ThreadBudgetTrait {
     /// Fails the test when its body adds `added` threads or more.
-    public static func threadBudget(added: Int, interval: Double = 0.002,
+    /// With `reportsPass`, a pass reports the figure too (stdout and a `threads.txt` attachment).
+    public static func threadBudget(added: Int, interval: Double = 0.002, reportsPass: Bool = false,
                                     sourceLocation: SourceLocation = #_sourceLocation) -> Self {
-        ThreadBudgetTrait(added: added, interval: interval, sourceLocation: sourceLocation)
+        ThreadBudgetTrait(added: added, interval: interval, reportsPass: reportsPass, sourceLocation: sourceLocation)
     }
 }

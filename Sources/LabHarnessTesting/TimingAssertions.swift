@@ -1,15 +1,20 @@
 import Testing
 
-/// Records an issue unless `block` finishes within `timeout`. The block runs on a thread of
-/// its own; when it overruns, the test goes on and that thread is abandoned (it stays in the
-/// process and in later thread counts). Code that may never return belongs in an exit test
-/// (`#expect(processExitsWith:)`). Returns the block's duration, `nil` on failure.
+/// Records an issue unless `block` finishes within `timeout`. The block runs here, on the
+/// calling thread (in a `@MainActor` test, the main thread), as it would in the app. A
+/// watchdog thread watches the budget; when it runs out it takes the stuck thread's stack, and
+/// the issue names the frame it is stuck in. A block that returns late fails with that stack
+/// and the test goes on; one still stuck a second later can never return, so the watchdog
+/// prints the failure and ends the process (exit status 1): inside an exit test
+/// (`#expect(processExitsWith: .failure, observing: [\.standardErrorContent])`) the parent
+/// reads that message. Returns the block's duration, `nil` on failure.
+@_disfavoredOverload
 @discardableResult
 public func assertCompletes(within timeout: some WaitTime, _ message: @autoclosure () -> String = "",
                             reporter: FailureReporter = .swiftTesting,
                             sourceLocation: SourceLocation = #_sourceLocation,
-                            _ block: @escaping @Sendable () -> Void) -> Double? {
-    HarnessAssertions.completes(within: timeout.labSeconds, assertionCall(reporter, message(), sourceLocation), block)
+                            _ block: () throws -> Void) rethrows -> Double? {
+    try HarnessAssertions.completes(within: timeout.labSeconds, assertionCall(reporter, message(), sourceLocation), block)
 }
 
 /// Records an issue unless an async operation finishes within `timeout`; on overrun the task
@@ -27,29 +32,34 @@ public func assertCompletes(within timeout: some WaitTime, _ message: @autoclosu
 /// `counting: .total`, when the sampled total reaches `limit`. Thread counts are
 /// process-wide: Swift Testing runs tests in parallel, so put such tests in a `.serialized`
 /// suite. Returns the sampled timeline.
+@_disfavoredOverload
 @discardableResult
 public func assertThreadPeak(staysUnder limit: Int, counting: ThreadCounting = .added, interval: Double = 0.002,
+                             reportsPass: Bool = false,
                              _ message: @autoclosure () -> String = "",
                              reporter: FailureReporter = .swiftTesting,
                              sourceLocation: SourceLocation = #_sourceLocation,
                              _ block: () throws -> Void) rethrows -> ThreadTimeline {
     try HarnessAssertions.threadPeak(staysUnder: limit, counting: counting, interval: interval,
-                                     assertionCall(reporter, message(), sourceLocation), block)
+                                     noting(reportsPass, assertionCall(reporter, message(), sourceLocation)), block)
 }
 
-/// `assertThreadPeak` for an async body.
+/// `assertThreadPeak` in an async test; the body runs on the caller's actor.
 @discardableResult
 public func assertThreadPeak(staysUnder limit: Int, counting: ThreadCounting = .added, interval: Double = 0.002,
+                             reportsPass: Bool = false,
                              _ message: @autoclosure () -> String = "",
                              reporter: FailureReporter = .swiftTesting,
                              sourceLocation: SourceLocation = #_sourceLocation,
+                             isolation: isolated (any Actor)? = #isolation,
                              _ block: () async throws -> Void) async rethrows -> ThreadTimeline {
     try await HarnessAssertions.threadPeak(staysUnder: limit, counting: counting, interval: interval,
-                                           assertionCall(reporter, message(), sourceLocation), block)
+                                           noting(reportsPass, assertionCall(reporter, message(), sourceLocation)), block)
 }
 
 /// Records an issue unless the callback handed to `start` is called exactly once: the first
 /// call within `timeout`, no second call within `grace` after it. Returns the first call.
+@_disfavoredOverload
 @discardableResult
 public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTime = 1.0, grace: some WaitTime = 0.1,
                                                      _ message: @autoclosure () -> String = "",
@@ -61,6 +71,7 @@ public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTi
 }
 
 /// `assertCalledExactlyOnce` for callbacks that take no value.
+@_disfavoredOverload
 @discardableResult
 public func assertCalledExactlyOnce(within timeout: some WaitTime = 1.0, grace: some WaitTime = 0.1,
                                     _ message: @autoclosure () -> String = "",
@@ -71,4 +82,32 @@ public func assertCalledExactlyOnce(within timeout: some WaitTime = 1.0, grace: 
                                         assertionCall(reporter, message(), sourceLocation)) { (done: @escaping @Sendable (()) -> Void) in
         start { done(()) }
     }
+}
+
+/// `assertCalledExactlyOnce` in an async test: `start` runs on the caller's actor and may
+/// await; the waits suspend, so a callback delivered on the caller's actor is seen.
+@discardableResult
+public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTime = 1.0, grace: some WaitTime = 0.1,
+                                                     _ message: @autoclosure () -> String = "",
+                                                     reporter: FailureReporter = .swiftTesting,
+                                                     sourceLocation: SourceLocation = #_sourceLocation,
+                                                     isolation: isolated (any Actor)? = #isolation,
+                                                     _ start: (@escaping @Sendable (Value) -> Void) async -> Void) async -> CallProbe<Value>.Call? {
+    await HarnessAssertions.calledExactlyOnce(within: timeout.labSeconds, grace: grace.labSeconds,
+                                              assertionCall(reporter, message(), sourceLocation), start)
+}
+
+/// `call`, reporting a pass when `reportsPass`: an attachment of the running test
+/// (`threads.txt`, kept with `swift test --attachments-path DIR`) and a line on stdout.
+func noting(_ reportsPass: Bool, _ call: AssertionCall) -> AssertionCall {
+    guard reportsPass else { return call }
+    var call = call
+    call.note = { text, site in
+        print("\(site): note: \(text)")
+        if Test.current != nil {
+            Attachment.record(text, named: "threads.txt",
+                              sourceLocation: SourceLocation(fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column))
+        }
+    }
+    return call
 }

@@ -10,6 +10,9 @@
 ///     return controller
 /// }
 /// ```
+///
+/// In an async test the async form below is chosen, even for a closure that does not await.
+@_disfavoredOverload
 @discardableResult
 public func assertReleased<T: AnyObject>(within timeout: some WaitTime = 1.0, _ message: @autoclosure () -> String = "",
                                          reporter: FailureReporter = .xctest,
@@ -20,13 +23,16 @@ public func assertReleased<T: AnyObject>(within timeout: some WaitTime = 1.0, _ 
                                assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column), make)
 }
 
-/// `assertReleased(within:)` for an object made by async code; the wait suspends instead of
-/// blocking (use it in `@MainActor` tests, so the main actor stays free).
+/// `assertReleased(within:)` in an async test, whatever the closure: it runs on the caller's
+/// actor (`isolation`), and the wait suspends instead of blocking, so in a `@MainActor` test
+/// the main actor stays free for the tasks the object scheduled there. `await
+/// assertReleased { ... }` with a plain closure reaches this form.
 @discardableResult
 public func assertReleased<T: AnyObject>(within timeout: some WaitTime = 1.0, _ message: @autoclosure () -> String = "",
                                          reporter: FailureReporter = .xctest,
                                          file: StaticString = #filePath, line: UInt = #line,
                                          fileID: StaticString = #fileID, column: UInt = #column,
+                                         isolation: isolated (any Actor)? = #isolation,
                                          _ make: () async -> T) async -> Double? {
     await HarnessAssertions.released(within: timeout.labSeconds,
                                      assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column), make)
@@ -56,8 +62,16 @@ public func assertNotReleased<T: AnyObject>(after duration: some WaitTime = 0.2,
 }
 
 extension LeakCheck {
-    /// Fails once, naming every tracked object still alive after `timeout` (call it in
-    /// `tearDown`).
+    /// Tracks `object` under `label` (default: its type and a number) and returns it; if it
+    /// survives `assertAllReleased`, the failure is recorded at this line.
+    @discardableResult
+    public func track<T: AnyObject>(_ object: T, _ label: String? = nil, file: StaticString = #filePath, line: UInt = #line,
+                                    fileID: StaticString = #fileID, column: UInt = #column) -> T {
+        track(object, label, site: FailureSite(fileID: fileID, filePath: file, line: line, column: column))
+    }
+
+    /// Fails for every tracked object still alive after `timeout` (call it in `tearDown`), at
+    /// the line that tracked it, saying how many strong references still hold it.
     public func assertAllReleased(within timeout: some WaitTime = 1.0, reporter: FailureReporter = .xctest,
                                   file: StaticString = #filePath, line: UInt = #line,
                                   fileID: StaticString = #fileID, column: UInt = #column) {

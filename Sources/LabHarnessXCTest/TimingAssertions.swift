@@ -1,16 +1,19 @@
-/// Asserts that `block` finishes within `timeout`, without hanging the test when it does not:
-/// the block runs on a thread of its own, and if it overruns the assertion fails and the test
-/// goes on while that thread is abandoned (a thread cannot be killed; it stays in the process
-/// and in later thread counts). For code that may never return, or that blocks the threads it
-/// runs on for good, use `assertInChildProcess`. Returns the block's duration, `nil` on failure.
+/// Asserts that `block` finishes within `timeout`. The block runs here, on the calling thread
+/// (in a synchronous XCTest test, the main thread), as it would in the app: a block that waits
+/// for the main queue deadlocks here too, and fails. A watchdog thread watches the budget; when
+/// it runs out it takes the stuck thread's stack, and the failure names the frame it is stuck
+/// in. A block that returns late fails with that stack and the test goes on; one still stuck a
+/// second later can never return, so the watchdog fails the test, prints why and ends the
+/// process (exit status 1). Returns the block's duration, `nil` on failure.
+@_disfavoredOverload
 @discardableResult
 public func assertCompletes(within timeout: some WaitTime, _ message: @autoclosure () -> String = "",
                             reporter: FailureReporter = .xctest,
                             file: StaticString = #filePath, line: UInt = #line,
                             fileID: StaticString = #fileID, column: UInt = #column,
-                            _ block: @escaping @Sendable () -> Void) -> Double? {
-    HarnessAssertions.completes(within: timeout.labSeconds,
-                                assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column), block)
+                            _ block: () throws -> Void) rethrows -> Double? {
+    try HarnessAssertions.completes(within: timeout.labSeconds,
+                                    assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column), block)
 }
 
 /// Asserts that an async operation finishes within `timeout`. The operation runs in a task of
@@ -30,33 +33,38 @@ public func assertCompletes(within timeout: some WaitTime, _ message: @autoclosu
 /// default), or that the process's sampled total stays under `limit` (`.total`). A failure
 /// names the new threads. Thread counts are process-wide: other tests running at the same
 /// time add threads too. Returns the sampled timeline, for charts.
+@_disfavoredOverload
 @discardableResult
 public func assertThreadPeak(staysUnder limit: Int, counting: ThreadCounting = .added, interval: Double = 0.002,
+                             reportsPass: Bool = false,
                              _ message: @autoclosure () -> String = "",
                              reporter: FailureReporter = .xctest,
                              file: StaticString = #filePath, line: UInt = #line,
                              fileID: StaticString = #fileID, column: UInt = #column,
                              _ block: () throws -> Void) rethrows -> ThreadTimeline {
     try HarnessAssertions.threadPeak(staysUnder: limit, counting: counting, interval: interval,
-                                     assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column), block)
+                                     noting(reportsPass, assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column)), block)
 }
 
-/// `assertThreadPeak` for an async body.
+/// `assertThreadPeak` in an async test; the body runs on the caller's actor.
 @discardableResult
 public func assertThreadPeak(staysUnder limit: Int, counting: ThreadCounting = .added, interval: Double = 0.002,
+                             reportsPass: Bool = false,
                              _ message: @autoclosure () -> String = "",
                              reporter: FailureReporter = .xctest,
                              file: StaticString = #filePath, line: UInt = #line,
                              fileID: StaticString = #fileID, column: UInt = #column,
+                             isolation: isolated (any Actor)? = #isolation,
                              _ block: () async throws -> Void) async rethrows -> ThreadTimeline {
     try await HarnessAssertions.threadPeak(staysUnder: limit, counting: counting, interval: interval,
-                                           assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column), block)
+                                           noting(reportsPass, assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column)), block)
 }
 
 /// Asserts that the callback handed to `start` is called exactly once: the first call must
 /// come within `timeout`, and no second call within `grace` after it. On the main thread the
 /// waits keep the main queue draining, so a callback delivered there is seen. Returns the
 /// first call (with its thread and time), or `nil` when there was none.
+@_disfavoredOverload
 @discardableResult
 public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTime = 1.0, grace: some WaitTime = 0.1,
                                                      _ message: @autoclosure () -> String = "",
@@ -69,6 +77,7 @@ public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTi
 }
 
 /// `assertCalledExactlyOnce` for callbacks that take no value.
+@_disfavoredOverload
 @discardableResult
 public func assertCalledExactlyOnce(within timeout: some WaitTime = 1.0, grace: some WaitTime = 0.1,
                                     _ message: @autoclosure () -> String = "",
@@ -80,4 +89,27 @@ public func assertCalledExactlyOnce(within timeout: some WaitTime = 1.0, grace: 
                                         assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column)) { (done: @escaping @Sendable (()) -> Void) in
         start { done(()) }
     }
+}
+
+/// `assertCalledExactlyOnce` in an async test: `start` runs on the caller's actor and may
+/// await; the waits suspend, so a callback delivered on the caller's actor is seen.
+@discardableResult
+public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTime = 1.0, grace: some WaitTime = 0.1,
+                                                     _ message: @autoclosure () -> String = "",
+                                                     reporter: FailureReporter = .xctest,
+                                                     file: StaticString = #filePath, line: UInt = #line,
+                                                     fileID: StaticString = #fileID, column: UInt = #column,
+                                                     isolation: isolated (any Actor)? = #isolation,
+                                                     _ start: (@escaping @Sendable (Value) -> Void) async -> Void) async -> CallProbe<Value>.Call? {
+    await HarnessAssertions.calledExactlyOnce(within: timeout.labSeconds, grace: grace.labSeconds,
+                                              assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column), start)
+}
+
+/// `call`, reporting a pass as a log line (`path:line:column: note: …` on stdout, beside
+/// XCTest's own lines) when `reportsPass`.
+func noting(_ reportsPass: Bool, _ call: AssertionCall) -> AssertionCall {
+    guard reportsPass else { return call }
+    var call = call
+    call.note = { text, site in print("\(site): note: \(text)") }
+    return call
 }

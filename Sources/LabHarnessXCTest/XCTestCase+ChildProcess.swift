@@ -12,7 +12,10 @@ extension XCTestCase {
     /// `failed` (it threw), `crashed` (a trap or a signal), `deadlock` (killed at `budget`
     /// without having reported progress, or after `stallWindow` without progress once it had),
     /// `timedOut` (still reporting progress at its budget). The child's stdout is unbuffered,
-    /// and its output up to the hang or crash is in the returned run.
+    /// and its output up to the hang or crash is in the returned run. A child killed at its
+    /// budget or for a stall had every thread's stack taken first: a failure lists them grouped
+    /// (`1 thread (main thread): in _dispatch_semaphore_wait_slow ← Fetcher.fetch (Fetcher.swift:21) ← …`),
+    /// and `run.stacks` has them all.
     ///
     /// ```swift
     /// func testLockOrderDeadlocks() {
@@ -47,7 +50,7 @@ extension XCTestCase {
         }
         if run.outcome != expected {
             call.fail("expected the child to end \(expected.rawValue), it ended \(run.outcome.rawValue) after \(Format.seconds(run.wall)) (\(run.evidence))"
-                      + Self.outputTail(run))
+                      + Self.outputTail(run) + (run.rawStacks == nil ? "" : "; where its threads were when it was killed:" + HangStacks.block(of: run)))
         } else if expected == .completed, run.resultPayload != "returned" {
             call.fail("the child exited 0 without running the body (the relaunched test did not reach this line)" + Self.outputTail(run))
         }

@@ -6,11 +6,19 @@ public struct AssertionCall: Sendable {
     public var site: FailureSite
     /// The caller's own words, appended to the failure after a colon.
     public var message: String
+    /// Where a passing measurement is reported when the caller asked for it (a thread budget's
+    /// figure, say); `nil`: a pass says nothing.
+    public var note: (@Sendable (_ text: String, _ site: FailureSite) -> Void)?
 
     public init(reporter: FailureReporter, site: FailureSite, message: String = "") {
         self.reporter = reporter
         self.site = site
         self.message = message
+    }
+
+    /// Reports a passing measurement through `note`, if set.
+    public func notePass(_ text: String) {
+        note?(message.isEmpty ? text : "\(text): \(message)", site)
     }
 
     /// Records `text` (plus the caller's message) at the caller's site.

@@ -20,21 +20,23 @@ public enum HarnessAssertions {
             tracker.track(object, label)
         }
         tracker.markScopeEnd(label)
-        return releaseVerdict(tracker, released: tracker.waitUntilReleased(label, within: timeout), timeout: timeout,
-                              T.self, "of its last outside reference going away (a retain cycle, or something still holds it)", call)
+        return releaseVerdict(tracker, T.self, timeout: timeout, when: afterMake, call)
     }
 
     /// `released(within:_:_:)` for an object made by async code; waits without blocking.
-    public static func released<T: AnyObject>(within timeout: Seconds, _ call: AssertionCall, _ make: () async -> T) async -> Seconds? {
+    /// It runs on the caller's actor (`isolation`), so in a `@MainActor` test `make` may build
+    /// main-actor objects, and each poll of the wait suspends, leaving the main actor free for
+    /// the tasks the object scheduled there.
+    public static func released<T: AnyObject>(within timeout: Seconds, _ call: AssertionCall,
+                                              isolation: isolated (any Actor)? = #isolation,
+                                              _ make: () async -> T) async -> Seconds? {
         let tracker = ReleaseTracker()
         do {
             let object = await make()
             tracker.track(object, label)
         }
         tracker.markScopeEnd(label)
-        let released = await tracker.waitUntilReleased(label, within: timeout)
-        return releaseVerdict(tracker, released: released, timeout: timeout,
-                              T.self, "of its last outside reference going away (a retain cycle, or something still holds it)", call)
+        return await releaseVerdict(tracker, T.self, timeout: timeout, when: afterMake, call)
     }
 
     /// `object` must be released within `timeout` after this sets it to `nil`.
@@ -45,17 +47,54 @@ public enum HarnessAssertions {
         _ = consume strong
         object = nil
         tracker.markScopeEnd(label)
-        return releaseVerdict(tracker, released: tracker.waitUntilReleased(label, within: timeout), timeout: timeout,
-                              T.self, "after its last reference here was dropped", call)
+        return releaseVerdict(tracker, T.self, timeout: timeout, when: "after its last reference here was dropped", call)
     }
 
-    private static func releaseVerdict<T>(_ tracker: ReleaseTracker, released: Bool, timeout: Seconds, _ type: T.Type,
-                                          _ when: String, _ call: AssertionCall) -> Seconds? {
-        guard released else {
-            call.fail("\(T.self) was not released within \(Format.seconds(timeout)) \(when)")
+    /// Waits for the release; on a miss, looks again for longer and fails saying what it saw.
+    /// Returns the seconds from scope end to release, `nil` on failure.
+    private static func releaseVerdict<T>(_ tracker: ReleaseTracker, _ type: T.Type, timeout: Seconds, when: String,
+                                          _ call: AssertionCall) -> Seconds? {
+        guard tracker.waitUntilReleased(label, within: timeout) else {
+            let late = tracker.waitUntilReleased(label, within: secondLook(after: timeout))
+            call.fail(leakMessage(tracker, T.self, timeout: timeout, when: when, releasedLate: late))
             return nil
         }
         return max(0, tracker.releaseDelay(label) ?? 0)
+    }
+
+    /// `releaseVerdict` without blocking the thread.
+    private static func releaseVerdict<T>(_ tracker: ReleaseTracker, _ type: T.Type, timeout: Seconds, when: String,
+                                          _ call: AssertionCall, isolation: isolated (any Actor)? = #isolation) async -> Seconds? {
+        guard await tracker.waitUntilReleased(label, within: timeout) else {
+            let late = await tracker.waitUntilReleased(label, within: secondLook(after: timeout))
+            call.fail(leakMessage(tracker, T.self, timeout: timeout, when: when, releasedLate: late))
+            return nil
+        }
+        return max(0, tracker.releaseDelay(label) ?? 0)
+    }
+
+    static let afterMake = "of its last outside reference going away"
+
+    /// How much longer a failed release wait looks again, to tell a late release from none:
+    /// four times the wait, at least a second, at most five.
+    public static func secondLook(after timeout: Seconds) -> Seconds { min(max(1, 4 * timeout), 5) }
+
+    /// `T was not released within 200 ms …`, then what the second look found: a release that
+    /// came late (with when), or how many strong references still hold the object.
+    static func leakMessage<T>(_ tracker: ReleaseTracker, _ type: T.Type, timeout: Seconds, when: String, releasedLate: Bool,
+                               label: String = HarnessAssertions.label) -> String {
+        let head = "\(T.self) was not released within \(Format.seconds(timeout)) \(when)"
+        if releasedLate {
+            let after = tracker.releaseDelay(label).map { " (\(Format.seconds($0)) after)" } ?? ""
+            return head + "; it was released late\(after): something held it longer than the wait (a scheduled block, a timer, a task), not for ever"
+        }
+        return head + ", nor within a second look of \(Format.seconds(secondLook(after: timeout))): " + holders(tracker.strongReferences(label))
+    }
+
+    /// `1 strong reference still holds it (a retain cycle, or an owner that keeps it)`.
+    public static func holders(_ count: Int?) -> String {
+        guard let count else { return "it went meanwhile" }
+        return "\(count) strong reference\(count == 1 ? "" : "s") still hold\(count == 1 ? "s" : "") it (a retain cycle, or an owner that keeps it)"
     }
 
     /// The object `make` returns must still be alive `duration` later: documents a leak on
@@ -73,38 +112,46 @@ public enum HarnessAssertions {
         return true
     }
 
-    /// Every object tracked by `check` must be gone within `timeout`; one failure names them all.
+    /// Every object tracked by `check` must be gone within `timeout`.
+    /// Each survivor fails at the line that tracked it (the check's own line when unknown).
     public static func allReleased(_ check: LeakCheck, within timeout: Seconds, _ call: AssertionCall) {
-        let alive = check.survivors(within: timeout)
-        if !alive.isEmpty {
-            call.fail("still alive after \(Format.seconds(timeout)): \(alive.map(\.label).joined(separator: ", "))")
+        for survivor in check.survivors(within: timeout) {
+            var at = call
+            at.site = survivor.site ?? call.site
+            at.fail(survivor.failure(timeout: timeout, checkedAt: call.site))
         }
     }
 
     // MARK: Completion
 
-    /// `block` must finish within `timeout`. It runs on a thread of its own; when it overruns,
-    /// the failure is reported and that thread is abandoned (a thread cannot be killed).
-    public static func completes(within timeout: Seconds, _ call: AssertionCall, _ block: @escaping @Sendable () -> Void) -> Seconds? {
-        let done = DispatchSemaphore(value: 0)
+    /// `block` must finish within `timeout`. It runs here, on the calling thread (the main
+    /// thread stays the main thread), while a watchdog thread watches the budget: when it runs
+    /// out, the watchdog takes the stuck thread's stack; a block that returns late fails with
+    /// that stack, one still stuck `CompletionWatch.grace` later fails and ends the process
+    /// (see `CompletionWatch`). Returns the block's duration, `nil` on failure.
+    public static func completes(within timeout: Seconds, _ call: AssertionCall, _ block: () throws -> Void) rethrows -> Seconds? {
         let start = MonotonicClock.now()
-        let finishedAt = ResultBox<Seconds>()
-        NamedThread.start("lab.completes") {
-            block()
-            finishedAt.set(MonotonicClock.now())
-            done.signal()
+        let watch = CompletionWatch(timeout: timeout, call: call)
+        let stuck: String?
+        do {
+            try block()
+            stuck = watch.blockReturned()
+        } catch {
+            _ = watch.blockReturned()
+            throw error
         }
-        let finished: Bool
-        if Thread.isMainThread {
-            finished = MainQueueFriendlyWait.until(within: timeout) { finishedAt.get() != nil }
-        } else {
-            finished = done.wait(timeout: .now() + .nanoseconds(Int(timeout * 1e9))) == .success
-        }
-        guard finished, let end = finishedAt.get() else {
-            call.fail("did not complete within \(Format.seconds(timeout)); its thread is left running")
+        let took = MonotonicClock.now() - start
+        if let stuck {
+            call.fail(CompletionWatch.overrunMessage(timeout) + " (it returned after \(Format.seconds(took))); "
+                      + "when the budget ran out its thread was:" + stuck)
             return nil
         }
-        return end - start
+        if took > timeout {
+            // The watchdog thread was held off (a loaded machine): the clock alone judges.
+            call.fail(CompletionWatch.overrunMessage(timeout) + " (it returned after \(Format.seconds(took)))")
+            return nil
+        }
+        return took
     }
 
     /// `operation` must finish within `timeout`. It runs in a task of its own; when it overruns,
@@ -143,7 +190,8 @@ public enum HarnessAssertions {
 
     /// `threadPeak` for an async body.
     public static func threadPeak(staysUnder limit: Int, counting: ThreadCounting, interval: Seconds,
-                                  _ call: AssertionCall, _ block: () async throws -> Void) async rethrows -> ThreadTimeline {
+                                  _ call: AssertionCall, isolation: isolated (any Actor)? = #isolation,
+                                  _ block: () async throws -> Void) async rethrows -> ThreadTimeline {
         let measurement = ThreadPeakMeasurement(interval: interval)
         do { try await block() } catch {
             _ = measurement.finish()
@@ -162,8 +210,10 @@ public enum HarnessAssertions {
             call.fail("the block added \(NewThreadWatch.summary(appeared)); the limit was under \(limit) (threads are counted process-wide)")
         case .total where timeline.peak >= limit:
             call.fail("the process peaked at \(timeline.peak) threads while the block ran; the limit was under \(limit)")
-        default:
-            break
+        case .added:
+            call.notePass("the block added \(NewThreadWatch.summary(appeared)), under the limit of \(limit) (peak \(timeline.peak) threads in the process)")
+        case .total:
+            call.notePass("the process peaked at \(timeline.peak) threads while the block ran, under the limit of \(limit)")
         }
     }
 
@@ -174,30 +224,50 @@ public enum HarnessAssertions {
     public static func calledExactlyOnce<Value: Sendable>(within timeout: Seconds, grace: Seconds, _ call: AssertionCall,
                                                           _ start: (@escaping @Sendable (Value) -> Void) -> Void) -> CallProbe<Value>.Call? {
         let probe = CallProbe<Value>()
-        start(probe.callback)
-        return exactlyOnceVerdict(probe, arrived: probe.waitForCall(within: timeout), timeout: timeout, grace: grace, call)
+        let sites = CallSites()
+        start { value in
+            sites.note()
+            probe.record(value)
+        }
+        return exactlyOnceVerdict(probe, sites, arrived: probe.waitForCall(within: timeout), timeout: timeout, grace: grace, call)
     }
 
     /// `calledExactlyOnce` for an async `start`; waits without blocking.
     public static func calledExactlyOnce<Value: Sendable>(within timeout: Seconds, grace: Seconds, _ call: AssertionCall,
+                                                          isolation: isolated (any Actor)? = #isolation,
                                                           _ start: (@escaping @Sendable (Value) -> Void) async -> Void) async -> CallProbe<Value>.Call? {
         let probe = CallProbe<Value>()
-        await start(probe.callback)
+        let sites = CallSites()
+        await start { value in
+            sites.note()
+            probe.record(value)
+        }
         let arrived = await probe.waitForCall(within: timeout)
         if arrived { try? await Task.sleep(nanoseconds: UInt64(grace * 1e9)) }
-        return exactlyOnceVerdict(probe, arrived: arrived, timeout: timeout, grace: arrived ? 0 : grace, call)
+        return exactlyOnceVerdict(probe, sites, arrived: arrived, timeout: timeout, grace: arrived ? 0 : grace, call)
     }
 
-    private static func exactlyOnceVerdict<Value>(_ probe: CallProbe<Value>, arrived: Bool, timeout: Seconds, grace: Seconds,
-                                                  _ call: AssertionCall) -> CallProbe<Value>.Call? {
+    private static func exactlyOnceVerdict<Value>(_ probe: CallProbe<Value>, _ sites: CallSites, arrived: Bool, timeout: Seconds,
+                                                  grace: Seconds, _ call: AssertionCall) -> CallProbe<Value>.Call? {
         guard arrived else {
             call.fail("the callback was never called within \(Format.seconds(timeout))")
             return nil
         }
         probe.settle(for: grace)
-        if probe.count > 1 {
-            call.fail("the callback was called \(probe.count) times; it must be called exactly once")
+        let calls = probe.all
+        if calls.count > 1 {
+            // The first two calls, each with its value and the caller's own lines.
+            let shown = calls.prefix(2).enumerated().map { index, made in
+                "call \(index + 1) with \(describe(made.value)) \(sites.place(of: index))"
+            }
+            call.fail("the callback was called \(calls.count) times; it must be called exactly once: " + shown.joined(separator: "; "))
         }
         return probe.first
+    }
+
+    /// A value as a message quotes it: `String(describing:)`, cut to 80 characters.
+    static func describe<Value>(_ value: Value) -> String {
+        let text = Value.self == Void.self ? "no value" : String(describing: value)
+        return text.count > 80 ? String(text.prefix(79)) + "…" : text
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Tracks objects during a test and checks they all went: `track` what the code under test
@@ -8,6 +9,16 @@ public final class LeakCheck: Sendable {
     public struct Survivor: Sendable {
         public var label: String
         public var site: FailureSite?
+        /// Strong references that held it at the check (`nil` if it went meanwhile).
+        public var strongReferences: Int?
+
+        /// `session was still alive 500 ms after the check began (at File.swift:40): 1 strong
+        /// reference still holds it (…)`.
+        public func failure(timeout: Seconds, checkedAt check: FailureSite? = nil) -> String {
+            let place = check.map { " (checked at \(($0.filePath as NSString).lastPathComponent):\($0.line))" } ?? ""
+            return "\(label) was still alive \(Format.seconds(timeout)) after the check began\(place): "
+                + HarnessAssertions.holders(strongReferences)
+        }
     }
 
     private let tracker = ReleaseTracker()
@@ -17,6 +28,7 @@ public final class LeakCheck: Sendable {
 
     /// Tracks `object` weakly under `label` (default: its type and a number); returns it for
     /// chaining. `site` is where it was tracked, for reporting a survivor at that line.
+    @_disfavoredOverload
     @discardableResult
     public func track<T: AnyObject>(_ object: T, _ label: String? = nil, site: FailureSite? = nil) -> T {
         let name = entries.withLock { list in
@@ -33,13 +45,18 @@ public final class LeakCheck: Sendable {
     public func survivors(within timeout: Seconds) -> [Survivor] {
         let list = entries.withLock { $0 }
         MainQueueFriendlyWait.until(within: timeout) { list.allSatisfy { !tracker.isAlive($0.label) } }
-        return list.filter { tracker.isAlive($0.label) }.map { Survivor(label: $0.label, site: $0.site) }
+        return survivors(list)
+    }
+
+    private func survivors(_ list: [(label: String, site: FailureSite?)]) -> [Survivor] {
+        list.filter { tracker.isAlive($0.label) }
+            .map { Survivor(label: $0.label, site: $0.site, strongReferences: tracker.strongReferences($0.label)) }
     }
 
     /// `survivors(within:)` without blocking the thread.
     public func survivors(within timeout: Seconds) async -> [Survivor] {
         let list = entries.withLock { $0 }
         _ = await MainQueueFriendlyWait.until(within: timeout) { list.allSatisfy { !tracker.isAlive($0.label) } }
-        return list.filter { tracker.isAlive($0.label) }.map { Survivor(label: $0.label, site: $0.site) }
+        return survivors(list)
     }
 }

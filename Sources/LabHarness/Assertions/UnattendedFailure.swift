@@ -9,8 +9,7 @@ public enum UnattendedFailure {
 
     /// Prints the failure and makes sure the process will not exit 0.
     public static func report(_ message: String, at site: FailureSite) {
-        let line = "\(site): error: LabHarness assertion failed with no test to record it: \(message)\n"
-        FileHandle.standardError.write(Data(line.utf8))
+        ProcessEnd.say("\(site): error: LabHarness assertion failed with no test to record it: \(message)\n")
         if !installed.exchange(true, ordering: .acquiringAndReleasing) {
             atexit {
                 fflush(nil)

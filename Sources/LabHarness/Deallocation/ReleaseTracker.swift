@@ -22,7 +22,7 @@ import Synchronization
 public final class ReleaseTracker: Sendable {
     private let entries = Mutex<[String: Entry]>([:])
 
-    private final class WeakBox: @unchecked Sendable {
+    final class WeakBox: @unchecked Sendable {
         // Written once, at init; the runtime's weak loads are atomic, so reads from any thread are safe.
         weak var object: AnyObject?
         init(_ object: AnyObject?) { self.object = object }
@@ -117,6 +117,13 @@ public final class ReleaseTracker: Sendable {
             guard let entry = entries[label], let released = entry.releasedAt, let end = entry.scopeEndedAt else { return nil }
             return released - end
         }
+    }
+
+    /// How many strong references hold the object now, besides any this call makes; `nil` when
+    /// it is gone (or tracked by a tag only). See `StrongReferences` for how it is counted.
+    public func strongReferences(_ label: String) -> Int? {
+        guard let box = entries.withLock({ $0[label]?.box }) else { return nil }
+        return StrongReferences.count(of: box)
     }
 
     /// Whether the release time of `label` came from a `LifetimeTag` (exact) or from polling.

@@ -20,11 +20,12 @@ public struct RawStacks: Sendable {
         self.seconds = seconds
     }
 
-    /// The frames named (within `StackCapture.symbolBudget`); a naming problem joins the note.
-    public func named(symbolizer: StackSymbolizer = StackSymbolizer()) -> StackSnapshot {
+    /// The frames named (within `budget`, `StackCapture.symbolBudget` unless told); a naming
+    /// problem joins the note.
+    public func named(symbolizer: StackSymbolizer = StackSymbolizer(), budget: Seconds = StackCapture.symbolBudget) -> StackSnapshot {
         let start = MonotonicClock.now()
         let named = answers.isEmpty ? StackSymbolizer.Named(frames: [:], note: nil)
-            : symbolizer.name(answers, maps: maps, budget: StackCapture.symbolBudget)
+            : symbolizer.name(answers, maps: maps, budget: budget)
         let stacks = threads.map {
             ThreadStack(thread: $0.name, tid: $0.id, state: $0.state?.rawValue ?? "?", frames: named.frames[$0.id] ?? [])
         }

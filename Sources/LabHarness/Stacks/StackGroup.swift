@@ -27,7 +27,12 @@ public struct StackGroup: Sendable, Equatable {
         let count = threads.count == 1 ? "1 thread" : "\(threads.count) threads"
         guard !frames.isEmpty else { return "\(count) (\(who)): no stack" }
         var chain = [StackGroup.short(blockingCall ?? "?")]
-        let user = userFrames.filter { StackGroup.bare($0) != blockingCall }
+        // Nested closures of one function read the same once shortened: keep the first.
+        var user: [String] = []
+        for frame in userFrames where StackGroup.bare(frame) != blockingCall {
+            if let last = user.last, StackGroup.short(StackGroup.bare(last)) == StackGroup.short(StackGroup.bare(frame)) { continue }
+            user.append(frame)
+        }
         for (index, frame) in user.prefix(depth).enumerated() {
             let place = StackGroup.place(frame)
             chain.append(StackGroup.short(StackGroup.bare(frame)) + (index == 0 && place != nil ? " (\(place!))" : ""))
@@ -41,13 +46,20 @@ public struct StackGroup: Sendable, Equatable {
     public static func short(_ symbol: String) -> String {
         var name = symbol
         var prefix = ""
-        if name.hasPrefix("closure"), let range = name.range(of: " in ") {
+        // Nested closures (`closure #1 () -> () in closure #2 … in Foo.bar`) read as the
+        // function that holds them.
+        while name.hasPrefix("closure") || name.hasPrefix("implicit closure"), let range = name.range(of: " in ") {
             prefix = "closure in "
             name = String(name[range.upperBound...])
         }
         if name.hasPrefix("variable initialization expression of ") { name.removeFirst("variable initialization expression of ".count) }
         if name.hasPrefix("static ") { name.removeFirst("static ".count) }
+        // A method of an extension declared in another module: `(extension in M):T.method`.
+        if name.hasPrefix("(extension in "), let colon = name.range(of: "):") { name = String(name[colon.upperBound...]) }
         if let open = name.firstIndex(of: "("), open != name.startIndex { name = String(name[..<open]) }
+        // A generic function's own parameters (`run<A where A: P>`), not a generic type's (`Box<Int>.wait`).
+        if name.hasSuffix(">"), let open = name.lastIndex(of: "<"), open != name.startIndex,
+           !name[open...].contains(".") || name[open...].contains(" where ") { name = String(name[..<open]) }
         if let colon = name.range(of: " : ") { name = String(name[..<colon.lowerBound]) }
         let parts = name.split(separator: ".")
         if parts.count > 2 { name = parts.dropFirst().joined(separator: ".") }

@@ -27,3 +27,15 @@ public final class TidyDownloader: Downloader {
         onFinish = { [weak self] in self?.finished = true }
     }
 }
+
+/// Keeps itself alive for 400 ms after `start()`, through a block scheduled on a global queue:
+/// released, but late (a wait of 100 ms misses it; a second look sees it go).
+public final class LingeringDownloader: Downloader, Sendable {
+    public init() {}
+
+    public func start() {
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(400)) { [self] in
+            withExtendedLifetime(self) {}
+        }
+    }
+}

@@ -11,15 +11,30 @@ import Testing
 /// Thread counts are process-wide and Swift Testing runs suites in parallel, so the whole
 /// target is one `.serialized` suite (its nested suites included): no other test's threads
 /// can land in a thread test's count.
-@Suite(.serialized) struct HarnessUserSwiftTests {
-    /// Runs `body`, expecting one issue at `line` of this file that contains `text`.
+@Suite(.serialized, .hangWatch(after: 30)) struct HarnessUserSwiftTests {
+    /// Runs `body`, expecting one issue at `line` of the caller's file that contains `text`.
     static func expectOneIssue(atLine line: Int, containing text: String,
                                sourceLocation: SourceLocation = #_sourceLocation, _ body: () -> Void) {
         let matched = Mutex(0)
         withKnownIssue {
             body()
         } matching: { issue in
-            let here = issue.sourceLocation?.fileID == "HarnessUserSwiftTests/HarnessUserSwiftTests.swift" && issue.sourceLocation?.line == line
+            let here = issue.sourceLocation?.fileID == sourceLocation.fileID && issue.sourceLocation?.line == line
+            let says = issue.comments.contains { $0.rawValue.contains(text) }
+            if here && says { matched.withLock { $0 += 1 } }
+            return here && says
+        }
+        #expect(matched.withLock { $0 } == 1, sourceLocation: sourceLocation)
+    }
+
+    /// `expectOneIssue` for an async body, on the caller's actor.
+    static func expectOneIssue(atLine line: Int, containing text: String, sourceLocation: SourceLocation = #_sourceLocation,
+                               isolation: isolated (any Actor)? = #isolation, _ body: () async -> Void) async {
+        let matched = Mutex(0)
+        await withKnownIssue {
+            await body()
+        } matching: { issue in
+            let here = issue.sourceLocation?.fileID == sourceLocation.fileID && issue.sourceLocation?.line == line
             let says = issue.comments.contains { $0.rawValue.contains(text) }
             if here && says { matched.withLock { $0 += 1 } }
             return here && says

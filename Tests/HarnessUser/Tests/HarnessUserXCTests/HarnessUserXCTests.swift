@@ -5,40 +5,8 @@ import XCTest
 
 /// The harness's XCTest assertions on this package's code. Tests named `…Fails…` check a
 /// verdict that must be a failure: the failure XCTest is asked to record is captured (not
-/// recorded) and its message, file and line are checked.
-final class HarnessUserXCTests: XCTestCase {
-    private struct Captured {
-        var description: String
-        var file: String
-        var line: Int
-    }
-
-    private var captured: [Captured] = []
-    private var capturing = false
-
-    override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool) {
-        if capturing {
-            captured.append(Captured(description: description, file: filePath, line: lineNumber))
-        } else {
-            super.recordFailure(withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
-        }
-    }
-
-    /// Runs `body` capturing failures; then checks there was exactly one, at `line` of this
-    /// file, containing `text`.
-    private func expectOneFailure(atLine line: Int, containing text: String, file: StaticString = #filePath,
-                                  callerLine: UInt = #line, _ body: () -> Void) {
-        captured = []
-        capturing = true
-        body()
-        capturing = false
-        XCTAssertEqual(captured.count, 1, "\(captured)", file: file, line: callerLine)
-        guard let failure = captured.first else { return }
-        XCTAssertEqual(failure.line, line, "the failure points at the user's line", file: file, line: callerLine)
-        XCTAssertTrue(failure.file.hasSuffix("HarnessUserXCTests/HarnessUserXCTests.swift"), failure.file, file: file, line: callerLine)
-        XCTAssertTrue(failure.description.contains(text), failure.description, file: file, line: callerLine)
-    }
-
+/// recorded) and its message, file and line are checked (see `CapturingTestCase`).
+final class HarnessUserXCTests: CapturingTestCase {
     // MARK: Leaks
 
     func testATidyDownloaderIsReleased() {

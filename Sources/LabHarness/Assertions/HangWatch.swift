@@ -1,0 +1,65 @@
+import Foundation
+import Synchronization
+
+/// A time limit on one whole test, kept by a thread of its own (so it fires when every other
+/// thread is blocked, the main thread and the concurrency pool included): the engine of
+/// Swift Testing's `.hangWatch(after:)` and XCTest's `HangWatchObserver`.
+///
+/// When the test runs past `limit`, the watch takes every thread's stack, hands the failure
+/// (test name, limit, grouped stacks) to `record`, prints it on stderr, and gives the test
+/// `grace` to end (an async test that checks for cancellation may). A test still running
+/// then cannot be stopped: the process ends with exit status 1. From the limit to the end of
+/// the process: the stacks (under a second: `StackCapture`'s budgets) plus `grace`.
+public final class HangWatch: Sendable {
+    /// Seconds a test gets after the failure is recorded before the process is ended.
+    public static let grace: Seconds = 0.5
+    /// Seconds the frames' names may take (the author's first, the system's after): a little
+    /// more than a child's snapshot gets, so a loaded machine still names the stuck frame, and
+    /// little enough that stacks, names and grace stay near two seconds past the limit.
+    public static let namingBudget: Seconds = 1.2
+
+    private enum Phase: UInt8 { case armed = 0, ended = 1, fired = 2 }
+
+    private let phase = Atomic<UInt8>(Phase.armed.rawValue)
+    private let wake = DispatchSemaphore(value: 0)
+    public let limit: Seconds
+    public let testName: String
+
+    /// Starts watching the test `testName`, which is starting now. `record` is called once,
+    /// from the watch's thread, if the test overruns (after the stacks are printed on stderr).
+    public init(limit: Seconds, testName: String, record: @escaping @Sendable (_ message: String) -> Void) {
+        self.limit = limit
+        self.testName = testName
+        let deadline = MonotonicClock.now() + limit
+        NamedThread.start("lab.hangwatch", stackSize: 512 * 1024) { [self] in watch(deadline: deadline, record: record) }
+    }
+
+    /// The test ended. True when it did so before the watch fired.
+    @discardableResult
+    public func testEnded() -> Bool {
+        let exchanged = phase.compareExchange(expected: Phase.armed.rawValue, desired: Phase.ended.rawValue,
+                                              ordering: .acquiringAndReleasing).exchanged
+        wake.signal()
+        return exchanged
+    }
+
+    /// Whether the watch fired (the test ran past its limit).
+    public var fired: Bool { phase.load(ordering: .acquiring) == Phase.fired.rawValue }
+
+    /// The failure's text: what overran, and where every thread was.
+    public static func message(testName: String, limit: Seconds, stacks: StackSnapshot) -> String {
+        "\(testName) ran past its hang watch of \(Format.seconds(limit)); where every thread was:" + HangStacks.block(stacks)
+    }
+
+    private func watch(deadline: Seconds, record: @Sendable (String) -> Void) {
+        let left = max(0, deadline - MonotonicClock.now())
+        if wake.wait(timeout: .now() + .nanoseconds(Int(left * 1e9))) == .success { return }
+        guard phase.compareExchange(expected: Phase.armed.rawValue, desired: Phase.fired.rawValue,
+                                    ordering: .acquiringAndReleasing).exchanged else { return }
+        let text = Self.message(testName: testName, limit: limit, stacks: HangStacks.ofThisProcess(namingBudget: Self.namingBudget))
+        ProcessEnd.say("error: \(text)\n")
+        record(text)
+        if wake.wait(timeout: .now() + .nanoseconds(Int(Self.grace * 1e9))) == .success { return }
+        ProcessEnd.now("\(testName) is still running \(Format.seconds(Self.grace)) after its hang watch fired, and a blocked test cannot be stopped")
+    }
+}

@@ -1,0 +1,44 @@
+// The README's Swift Testing example, word for word (ReadmeSyncXCTests checks it still
+// matches), nested in this target's one serialized suite (thread counts are process-wide).
+import Foundation
+import HarnessUserKit
+import LabHarnessTesting
+import Testing
+
+extension HarnessUserSwiftTests {
+    /// One serialized suite: thread counts are process-wide (see "What the helpers cannot see").
+    @Suite(.serialized, .hangWatch(after: 30)) struct MyLibrarySwiftTests {
+        @Test func controllerIsReleased() {
+            assertReleased(within: .milliseconds(500)) { Controller().started() }
+        }
+
+        @MainActor @Test func modelIsReleased() async {
+            await assertReleased(within: 0.5) {
+                let model = Model()
+                model.refresh()
+                return model
+            }
+        }
+
+        @Test(.leakChecked) func sessionGoesAway() {
+            let session = LeakChecked.track(Session(), "session")   // a survivor is reported at this line
+            session.start()
+        }
+
+        @Test(.threadBudget(added: 8, reportsPass: true)) func requestsShareThreads() {
+            Client().sendAll(count: 1000)
+        }
+
+        @Test func parserTrapsOnBadInput() async {
+            await #expect(processExitsWith: .failure) { _ = Parser().parse(badInput) }
+        }
+
+        @Test func fetchCompletesOrSaysWhere() async {
+            let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+                await MainActor.run { _ = assertCompletes(within: 2) { _ = try? Client().fetchSynchronously() } }
+            }
+            // Had it hung, the harness's message (where it was stuck) would be here.
+            #expect(result?.standardErrorContent.isEmpty == true)
+        }
+    }
+}
