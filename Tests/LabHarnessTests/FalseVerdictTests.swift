@@ -65,7 +65,7 @@ final class FalseVerdictTests: XCTestCase {
         }
     }
 
-    /// True verdict: fail, with 20 threads added. Fifty short-lived threads are still exiting
+    /// True verdict: fail, naming the 20 threads added. Fifty short-lived threads are still exiting
     /// when the block starts twenty more, which are still parked when it returns.
     func testTwentyNewThreadsAfterFiftyShortLivedOnesAreCounted() {
         tally("20 new threads after 50 short-lived ones (true verdict: fail, 20 added)") {
@@ -76,8 +76,12 @@ final class FalseVerdictTests: XCTestCase {
                 parked = ParkedThreads(20, name: "lab.parked")
             }
             parked?.release()
-            if recorder.messages.count != 1 || !recorder.messages[0].contains("added 20 threads") { print("  verdict: \(recorder.messages)") }
-            return recorder.messages.count == 1 && recorder.messages[0].contains("added 20 threads")
+            // Threads are counted process-wide: a libdispatch worker that another part of the
+            // process starts meanwhile is counted too, and named apart (`5 × -qos.overcommit`,
+            // seen once at load 15). The verdict is right when it fails and names all 20.
+            let right = recorder.messages.count == 1 && recorder.messages[0].contains("20 × lab.parked")
+            if !right { print("  verdict: \(recorder.messages)") }
+            return right
         }
     }
 
