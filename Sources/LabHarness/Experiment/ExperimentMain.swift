@@ -19,6 +19,7 @@ public enum ExperimentMain {
     public static func run(_ definition: ExperimentDefinition, arguments: [String] = Array(CommandLine.arguments.dropFirst()),
                            childPrefix: [String] = [], program: String? = nil) -> Never {
         ChildHandshake.bindIfStartedByLab()
+        Terminal.prepareOutput()
         let program = program ?? definition.executable
         let options: ParsedOptions
         do {
@@ -33,7 +34,7 @@ public enum ExperimentMain {
         }
         if options.bool("help") {
             Terminal.writeOutput(HelpText.render(definition))
-            exit(0)
+            Terminal.exit(0, program: program)
         }
         if options.wasGiven("child-variant") {
             guard ChildHandshake.startedByLab else {
@@ -56,6 +57,7 @@ public enum ExperimentMain {
         let text = HumanReport.render(report, definition: definition, elapsed: elapsed, style: style,
                                       width: Terminal.width(fd: humanFD))
         if options.json {
+            Terminal.stdoutCarriesProduct()
             Terminal.writeError(text)
             if let data = try? report.jsonData(pretty: true) {
                 Terminal.writeOutput(String(decoding: data, as: UTF8.self) + "\n")
@@ -65,9 +67,9 @@ public enum ExperimentMain {
         }
         if interrupt.fired {
             Terminal.writeError("\(program): interrupted; the report above is incomplete\n")
-            exit(130)
+            Terminal.exit(130, program: program)
         }
-        exit(report.passed ? 0 : 1)
+        Terminal.exit(report.passed ? 0 : 1, program: program)
     }
 
     /// Child mode: one trial on the main thread (some variants need it: the main queue only
