@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -118,6 +119,16 @@ int clab_thread_schedstat(int pid, long tid, unsigned long long *on_cpu_ns, unsi
     return 0;
 }
 
+int clab_low_cpu_class(int pid) {
+    int policy = sched_getscheduler(pid);
+    if (policy < 0) return -1;
+    if (policy == SCHED_IDLE) return 1;
+    errno = 0;
+    int nice = getpriority(PRIO_PROCESS, (id_t)pid);
+    if (nice == -1 && errno != 0) return -1;
+    return nice >= 15 ? 1 : 0;
+}
+
 long long clab_process_vm_peak(int pid) {
     char path[64], text[4096];
     if (pid == 0) snprintf(path, sizeof path, "/proc/self/status");
@@ -174,6 +185,12 @@ long long clab_user_task_count(long long uid) { (void)uid; return -1; }
 int clab_thread_schedstat(int pid, long tid, unsigned long long *on_cpu_ns, unsigned long long *waiting_ns) {
     (void)pid; (void)tid; (void)on_cpu_ns; (void)waiting_ns;
     return -1;
+}
+int clab_low_cpu_class(int pid) {
+    errno = 0;
+    int nice = getpriority(PRIO_PROCESS, (id_t)pid);
+    if (nice == -1 && errno != 0) return -1;
+    return nice >= 15 ? 1 : 0;
 }
 long long clab_process_vm_peak(int pid) { (void)pid; (void)read_small; (void)number_after; return -1; }
 long long clab_cgroup_oom_kills(void) { return -1; }

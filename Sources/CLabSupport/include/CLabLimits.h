@@ -36,6 +36,11 @@ long long clab_user_task_count(long long uid);
 /// (Darwin, or a kernel without schedstats).
 int clab_thread_schedstat(int pid, long tid, unsigned long long *on_cpu_ns, unsigned long long *waiting_ns);
 
+/// Whether process `pid` (0: this process) runs in a class the scheduler serves last: Linux's
+/// `SCHED_IDLE` (what `chrt --idle 0` sets) or a nice value of 15 or more. 1 yes, 0 no, -1
+/// unknown. Such a process is given a CPU only when nothing else wants one.
+int clab_low_cpu_class(int pid);
+
 /// The peak virtual size of process `pid` (`VmPeak`), in bytes; -1 when unknown.
 long long clab_process_vm_peak(int pid);
 

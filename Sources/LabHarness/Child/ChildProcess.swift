@@ -84,6 +84,9 @@ public struct ChildRun: Sendable {
     /// Every thread's return addresses just before the harness killed it for a stall or at its
     /// budget; `stacks` names them.
     public var rawStacks: RawStacks? = nil
+    /// The machine's part, when the machine broke the trial: checked before a kill for a stall
+    /// or at the budget (thread limit, CPU) and after a crash (memory); see `MachineCheck`.
+    public var machine: MachineCondition? = nil
 }
 
 public enum ChildProcessError: Error, CustomStringConvertible {
@@ -141,11 +144,16 @@ public enum ChildProcess {
         // Once the child has ended or been killed, what is left in the pipes is read until
         // this instant at the latest (a grandchild could otherwise hold them open).
         var drainUntil: Seconds?
+        var memory = MachineCheck.MemoryWatch(pid: pid)
+        var threadLimit = MachineCheck.ThreadLimitWatch(pid: pid)
+        var machine: MachineCondition?
 
         func terminate(_ reason: KillReason, at now: Seconds) {
             killReason = reason
             // Empty where the platform cannot look at another process's threads (Darwin).
             threadsAtKill = ThreadCensus.threads(pid: pid)
+            // Before calling it stuck: could it create the thread it waited for, did it get a CPU?
+            if reason != .interrupt { machine = MachineCheck.atKill(pid: pid, threads: threadsAtKill) }
             if reason != .interrupt { stacks = StackCapture.captureRaw(pid: pid) }
             killGroup(pid, leaderUnreaped: true)
             drainUntil = MonotonicClock.now() + 1
@@ -163,6 +171,8 @@ public enum ChildProcess {
             enforceLimits(at: now)
             if let drainUntil, now >= drainUntil { break }
             var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            if memory.limited && status == nil && killReason == nil { memory.sample(pid: pid) }
+            if status == nil && killReason == nil { threadLimit.sample(now: now) }
             let ready = poll(&fds, nfds_t(fds.count), 20)
             if ready < 0 && errno != EINTR { break }
             for entry in fds where entry.revents != 0 {
@@ -203,8 +213,15 @@ public enum ChildProcess {
         out.finish()
         err.finish()
 
-        return StackEvidence.attach(stacks, to: classify(pid: pid, status: status ?? 0, killReason: killReason, wall: wall,
-                                                         out: out, err: err, start: start, spec: spec, threadsAtKill: threadsAtKill))
+        var run = classify(pid: pid, status: status ?? 0, killReason: killReason, wall: wall,
+                           out: out, err: err, start: start, spec: spec, threadsAtKill: threadsAtKill)
+        // The machine's part: the thread limit reached while it ran (whatever it then did), what
+        // the look before a kill found, or a crash at the memory limit.
+        if run.outcome != .interrupted {
+            run.machine = threadLimit.reached ?? machine
+                ?? (run.outcome == .crashed ? memory.crashVerdict(signal: run.signal, stderr: err.text) : nil)
+        }
+        return StackEvidence.attach(stacks, to: run)
     }
 
     /// Kills every child this process is running (and their groups) and marks their runs

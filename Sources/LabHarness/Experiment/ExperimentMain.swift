@@ -84,9 +84,10 @@ public enum ExperimentMain {
             _exit(UsageError.exitStatus)
         }
         let progress = ProgressCounter()
-        let reporter = ProgressReporter(counter: progress)
+        let machine = MachineWatch()
+        let reporter = ProgressReporter(counter: progress, machine: machine)
         reporter.start()
-        let record = ExperimentRunner.runBody(variant, options: options, inChild: true, progress: progress)
+        let record = machine.apply(to: ExperimentRunner.runBody(variant, options: options, inChild: true, progress: progress))
         reporter.stop()
         let payload = (try? JSONEncoder().encode(record)).map { String(decoding: $0, as: UTF8.self) }
             ?? #"{"outcome":"failed","metrics":{},"evidence":"the result could not be encoded","series":{},"events":[]}"#
@@ -97,14 +98,17 @@ public enum ExperimentMain {
     }
 }
 
-/// Sends the child's progress to the parent whenever it changes (checked every 20 ms).
+/// Sends the child's progress to the parent whenever it changes (checked every 20 ms), and
+/// lets the machine watch look on each tick.
 final class ProgressReporter: Sendable {
     private let counter: ProgressCounter
+    private let machine: MachineWatch?
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
 
-    init(counter: ProgressCounter) {
+    init(counter: ProgressCounter, machine: MachineWatch? = nil) {
         self.counter = counter
+        self.machine = machine
     }
 
     func start() {
@@ -114,6 +118,7 @@ final class ProgressReporter: Sendable {
                 let stop = stopping.load(ordering: .acquiring)
                 let value = counter.value
                 if value != last { ChildProtocol.sendProgress(value); last = value }
+                machine?.poll()
                 if stop { break }
                 MonotonicClock.sleep(for: 0.02)
             }

@@ -95,7 +95,9 @@ public enum ExperimentRunner {
                          executable: String, prefix: [String], onProgress: @escaping @Sendable (Int) -> Void) -> VariantRecord {
         switch variant.isolation {
         case .inProcess:
-            return runBody(variant, options: options, inChild: false)
+            let machine = MachineWatch()
+            machine.poll()
+            return machine.apply(to: runBody(variant, options: options, inChild: false))
         case .childProcess:
             let spec = ChildSpec(executable: executable,
                                  arguments: prefix + definition.childArguments(options, variant: variant.name),
@@ -104,6 +106,8 @@ public enum ExperimentRunner {
                                  onProgress: onProgress)
             do {
                 return record(from: try ChildProcess.run(spec), variant: variant)
+            } catch ChildProcessError.spawnFailed(_, let code) where code == EAGAIN {
+                return VariantRecord(outcome: .resourceLimited, evidence: MachineCheck.spawnRefused())
             } catch {
                 return VariantRecord(outcome: .failed, evidence: "\(error)")
             }
@@ -125,7 +129,14 @@ public enum ExperimentRunner {
     /// child's last checkpoint when it wrote one (measure, then trap).
     static func record(from run: ChildRun, variant: Variant) -> VariantRecord {
         if let payload = run.resultPayload,
-           let record = try? JSONDecoder().decode(VariantRecord.self, from: Data(payload.utf8)) {
+           var record = try? JSONDecoder().decode(VariantRecord.self, from: Data(payload.utf8)) {
+            // The parent saw the thread limit reached while the child ran: whatever the child
+            // measured, it measured it without the threads it asked for.
+            if let machine = run.machine, !record.outcome.judgesNothing {
+                for (name, value) in machine.metrics { record.metrics[name] = value }
+                record.evidence = machine.evidence + "; the trial itself ended \(record.outcome)" + (record.evidence.map { ": \($0)" } ?? "")
+                record.outcome = machine.outcome
+            }
             return record
         }
         let checkpoint = ChildProtocol.lastCheckpoint(in: run.stdout)
@@ -137,6 +148,12 @@ public enum ExperimentRunner {
         if run.killedByHarness, !run.threadsAtKill.isEmpty { metrics["threads.at_kill"] = Double(run.threadsAtKill.count) }
         var outcome = Outcome(run.outcome)
         var evidence = run.evidence
+        if let machine = run.machine {
+            for (name, value) in machine.metrics { metrics[name] = value }
+            return StackEvidence.attach(run.stacks, to: VariantRecord(outcome: machine.outcome, metrics: metrics,
+                                                                      evidence: machine.evidence + "; the harness saw: " + run.evidence,
+                                                                      series: checkpoint?.series ?? [:], events: checkpoint?.events ?? []))
+        }
         if run.outcome == .completed {
             outcome = .failed
             evidence = "the child exited 0 without writing a result" + (run.stderr.isEmpty ? "" : ": \(run.stderr.split(separator: "\n").last ?? "")")
@@ -157,11 +174,14 @@ public enum ExperimentRunner {
         }
         var counts: [Outcome: Int] = [:]
         for r in records { counts[r.outcome, default: 0] += 1 }
-        let outcome = counts.max { a, b in
+        // One trial the machine broke (or an interrupted one) leaves the variant unjudged: the
+        // other trials' figures would be judged as if it had run.
+        let machine = counts.filter { $0.key.judgesNothing }.max { $0.value < $1.value }?.key
+        let outcome = machine ?? counts.max { a, b in
             a.value != b.value ? a.value < b.value : variant.expectations.grade(of: a.key) < variant.expectations.grade(of: b.key)
         }!.key
         let representative = records.first { $0.outcome == outcome } ?? first
-        let worst = counts.keys.map { variant.expectations.grade(of: $0) }.max() ?? .forbidden
+        let worst: Grade? = machine != nil ? nil : (counts.keys.map { variant.expectations.grade(of: $0) }.max() ?? .forbidden)
 
         var metrics = Metrics()
         if records.count == 1 {
