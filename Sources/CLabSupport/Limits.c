@@ -46,6 +46,33 @@ static long long number_after(const char *text, const char *key) {
 }
 
 #if defined(__linux__)
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+static atomic_llong thread_create_failures;
+
+typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+// Stands in front of the C library's pthread_create for the whole process, forwarding every
+// call unchanged: the only way to learn that libdispatch or Foundation failed to create a
+// thread, since neither says so.
+int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*start)(void *), void *argument) {
+    static _Atomic(pthread_create_fn) real;
+    pthread_create_fn next = atomic_load(&real);
+    if (!next) {
+        next = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+        if (!next) return EAGAIN;
+        atomic_store(&real, next);
+    }
+    int result = next(thread, attributes, start, argument);
+    if (result == EAGAIN) atomic_fetch_add(&thread_create_failures, 1);
+    return result;
+}
+
+long long clab_thread_create_failures(void) {
+    return atomic_load(&thread_create_failures);
+}
 
 /// A soft limit from `/proc/PID/limits`, whose rows read `Max processes  12  12  processes`.
 static long long proc_limit(int pid, const char *row) {
@@ -194,6 +221,7 @@ int clab_low_cpu_class(int pid) {
 }
 long long clab_process_vm_peak(int pid) { (void)pid; (void)read_small; (void)number_after; return -1; }
 long long clab_cgroup_oom_kills(void) { return -1; }
+long long clab_thread_create_failures(void) { return -1; }
 long long clab_cgroup_memory_limit(void) { return CLAB_LIMIT_UNKNOWN; }
 
 #endif

@@ -51,4 +51,12 @@ long long clab_cgroup_oom_kills(void);
 /// The memory limit of this process's cgroup (`memory.max`), in bytes; -1 for none, -2 unknown.
 long long clab_cgroup_memory_limit(void);
 
+/// How many times `pthread_create` has failed with `EAGAIN` in this process (the thread limit,
+/// or no memory for a stack), whoever called it: Foundation's `Thread.start` and libdispatch's
+/// pool (swift-corelibs-libdispatch src/queue.c retries silently, once a second) report
+/// nothing. On Linux the lab's `pthread_create` stands in front of the C library's (a
+/// definition in the executable comes first in ELF symbol lookup), forwards every call
+/// unchanged and counts the failures; -1 where it cannot (Darwin's two-level namespace).
+long long clab_thread_create_failures(void);
+
 #endif

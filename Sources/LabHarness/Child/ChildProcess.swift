@@ -23,6 +23,11 @@ public struct ChildSpec: Sendable {
     /// Called with the child's pid as soon as it is running (to signal it, for example), on the
     /// thread that runs the child and before its output is read: keep it short.
     public var onStart: (@Sendable (Int32) -> Void)?
+    /// End the child as soon as its user is seen at its thread limit (`RLIMIT_NPROC`): a
+    /// trial that cannot create threads measures nothing, and waiting for its budget only
+    /// holds the limit longer for every other trial. Off for a child that runs trials of its
+    /// own (an experiment under `lab all`), which names them itself.
+    public var endsAtThreadLimit = false
 
     public init(executable: String, arguments: [String] = [], environment: [String: String] = [:],
                 budget: Seconds, stallWindow: Seconds? = nil, outputLimit: Int = 4 << 20,
@@ -153,8 +158,10 @@ public enum ChildProcess {
             // Empty where the platform cannot look at another process's threads (Darwin).
             threadsAtKill = ThreadCensus.threads(pid: pid)
             // Before calling it stuck: could it create the thread it waited for, did it get a CPU?
-            if reason != .interrupt { machine = MachineCheck.atKill(pid: pid, threads: threadsAtKill) }
-            if reason != .interrupt { stacks = StackCapture.captureRaw(pid: pid) }
+            if reason == .stall || reason == .budget {
+                machine = MachineCheck.atKill(pid: pid, threads: threadsAtKill)
+                stacks = StackCapture.captureRaw(pid: pid)
+            }
             killGroup(pid, leaderUnreaped: true)
             drainUntil = MonotonicClock.now() + 1
         }
@@ -164,6 +171,7 @@ public enum ChildProcess {
             if interrupting.load(ordering: .relaxed) { terminate(.interrupt, at: now) }
             else if now - start >= spec.budget { terminate(.budget, at: now) }
             else if let window = spec.stallWindow, let since = out.lastProgressAt, now - since >= window { terminate(.stall, at: now) }
+            else if spec.endsAtThreadLimit, threadLimit.reached != nil { terminate(.threadLimit, at: now) }
         }
 
         while !open.isEmpty {
@@ -218,7 +226,7 @@ public enum ChildProcess {
         // The machine's part: the thread limit reached while it ran (whatever it then did), what
         // the look before a kill found, or a crash at the memory limit.
         if run.outcome != .interrupted {
-            run.machine = threadLimit.reached ?? machine
+            run.machine = MachineCheck.fromChildStderr(err.text) ?? threadLimit.reached ?? machine
                 ?? (run.outcome == .crashed ? memory.crashVerdict(signal: run.signal, stderr: err.text) : nil)
         }
         return StackEvidence.attach(stacks, to: run)
@@ -247,7 +255,7 @@ public enum ChildProcess {
 
     // MARK: - Mechanics
 
-    private enum KillReason { case budget, stall, interrupt }
+    private enum KillReason { case budget, stall, interrupt, threadLimit }
 
     /// SIGKILL to the child's process group, and to the child itself while it is not yet
     /// reaped (a reaped pid may already belong to someone else).
@@ -336,6 +344,10 @@ public enum ChildProcess {
         case .stall?:
             outcome = .deadlock
             evidence = "no progress for \(Format.seconds(spec.stallWindow ?? 0)); killed after \(Format.seconds(wall)) (\(progressNote); \(ThreadCensus.describe(threadsAtKill)))"
+        case .threadLimit?:
+            // The machine's part (`ChildRun.machine`) names the outcome.
+            outcome = .failed
+            evidence = "ended after \(Format.seconds(wall)) when its user reached the thread limit (\(progressNote); \(ThreadCensus.describe(threadsAtKill)))"
         case .budget?:
             // Progress in the last quarter of the budget means slow, not stuck.
             let quiet = spec.stallWindow ?? spec.budget / 4

@@ -86,9 +86,15 @@ public enum ExperimentMain {
         let progress = ProgressCounter()
         let machine = MachineWatch()
         let reporter = ProgressReporter(counter: progress, machine: machine)
-        reporter.start()
-        let record = machine.apply(to: ExperimentRunner.runBody(variant, options: options, inChild: true, progress: progress))
-        reporter.stop()
+        let record: VariantRecord
+        if !reporter.start(), let failed = MachineCheck.threadCreationFailed() {
+            // Not even the reporter's thread could be created: the trial would wait for its
+            // threads until its budget. Say so now instead.
+            record = VariantRecord(outcome: failed.outcome, metrics: failed.metrics, evidence: failed.evidence)
+        } else {
+            record = machine.apply(to: ExperimentRunner.runBody(variant, options: options, inChild: true, progress: progress))
+            reporter.stop()
+        }
         let payload = (try? JSONEncoder().encode(record)).map { String(decoding: $0, as: UTF8.self) }
             ?? #"{"outcome":"failed","metrics":{},"evidence":"the result could not be encoded","series":{},"events":[]}"#
         fflush(nil)   // anything the trial print()ed goes out before the result line
@@ -111,8 +117,13 @@ final class ProgressReporter: Sendable {
         self.machine = machine
     }
 
-    func start() {
+    /// Starts the reporter's thread; false when it was not running within 2 s (it could not be
+    /// created, or the machine gives this process no CPU).
+    @discardableResult
+    func start() -> Bool {
+        let running = DispatchSemaphore(value: 0)
         NamedThread.start("lab.reporter") { [self] in
+            running.signal()
             var last = -1
             while true {
                 let stop = stopping.load(ordering: .acquiring)
@@ -124,6 +135,7 @@ final class ProgressReporter: Sendable {
             }
             finished.signal()
         }
+        return running.wait(timeout: .now() + .seconds(2)) == .success
     }
 
     func stop() {

@@ -99,11 +99,12 @@ public enum ExperimentRunner {
             machine.poll()
             return machine.apply(to: runBody(variant, options: options, inChild: false))
         case .childProcess:
-            let spec = ChildSpec(executable: executable,
+            var spec = ChildSpec(executable: executable,
                                  arguments: prefix + definition.childArguments(options, variant: variant.name),
                                  environment: ["SWIFT_BACKTRACE": "enable=no"],
                                  budget: variant.budget(options), stallWindow: variant.stallWindow(options),
                                  onProgress: onProgress)
+            spec.endsAtThreadLimit = true
             do {
                 return record(from: try ChildProcess.run(spec), variant: variant)
             } catch ChildProcessError.spawnFailed(_, let code) where code == EAGAIN {

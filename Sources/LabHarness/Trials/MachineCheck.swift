@@ -42,6 +42,31 @@ public enum MachineCheck {
         threadLimitReached(limit: clab_limit_nproc(pid), uid: clab_process_real_uid(pid))
     }
 
+    /// This process's failed thread creations, when there were any: `pthread_create` answered
+    /// `EAGAIN` (counted by the shim, whoever called it).
+    public static func threadCreationFailed() -> MachineCondition? {
+        let failures = clab_thread_create_failures()
+        guard failures > 0 else { return nil }
+        let limit = clab_limit_nproc(0)
+        let tasks = limit > 0 ? clab_user_task_count(clab_process_real_uid(0)) : -1
+        let figures = limit > 0 ? "RLIMIT_NPROC \(limit)" + (tasks >= 0 ? ", \(tasks) tasks of this user now" : "") : "RLIMIT_NPROC unlimited"
+        var metrics: Metrics = ["limit.thread_create_failures": Double(failures)]
+        if limit > 0 { metrics["limit.nproc"] = Double(limit) }
+        return MachineCondition(outcome: .resourceLimited,
+                                evidence: "the machine: pthread_create failed \(failures) × with EAGAIN (\(figures)): threads the trial asked for were never created",
+                                metrics: metrics)
+    }
+
+    /// The line a child writes on stderr when its threads could not be created, which the
+    /// parent reads even when it has to kill the child (`fromChildStderr`).
+    static let stderrMark = "lab: the machine: "
+
+    /// The machine's condition a child told on stderr, if it did.
+    public static func fromChildStderr(_ text: String) -> MachineCondition? {
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(stderrMark) }) else { return nil }
+        return MachineCondition(outcome: .resourceLimited, evidence: String(line.dropFirst("lab: ".count)), metrics: [:])
+    }
+
     /// The thread limit of a running child, looked at every 100 ms by the parent while it runs
     /// (only when the limit is one a trial could reach: see `MachineWatch.watchedLimit`). A
     /// child that could not create a thread may have no thread left to say so (its progress
@@ -230,7 +255,7 @@ public final class MachineWatch: Sendable {
     private let limit: Int64
     private let uid: Int64
     private let started = MonotonicClock.now()
-    private struct State { var lastLook: Seconds = 0; var reached: MachineCondition?; var reporterTID: Int = 0; var waitAtStart: Seconds? }
+    private struct State { var lastLook: Seconds = 0; var reached: MachineCondition?; var reporterTID: Int = 0; var waitAtStart: Seconds?; var told = false }
     private let state = Mutex(State())
 
     public init() {
@@ -256,10 +281,16 @@ public final class MachineWatch: Sendable {
         if look, let reached = MachineCheck.threadLimitReached(limit: limit, uid: uid) {
             state.withLock { $0.reached = reached }
         }
+        // A failed thread creation is told to the parent at once: the trial may never end
+        // on its own (it waits for a thread that does not exist), and the parent then kills it.
+        if let failed = MachineCheck.threadCreationFailed(), state.withLock({ s in defer { s.told = true }; return !s.told }) {
+            Terminal.writeError("lab: " + failed.evidence + "\n")
+        }
     }
 
     /// The machine's verdict on the trial, `nil` when it did not break it.
     public func verdict() -> MachineCondition? {
+        if let failed = MachineCheck.threadCreationFailed() { return failed }
         if let reached = state.withLock({ $0.reached }) { return reached }
         if watchesThreads, let reached = MachineCheck.threadLimitReached(limit: limit, uid: uid) { return reached }
         let bar = clab_low_cpu_class(0) == 1 ? MachineWatch.lowClassStarvedShare : MachineWatch.starvedShare
