@@ -159,7 +159,7 @@ public enum ChildProcess {
             threadsAtKill = ThreadCensus.threads(pid: pid)
             // Before calling it stuck: could it create the thread it waited for, did it get a CPU?
             if reason == .stall || reason == .budget {
-                machine = MachineCheck.atKill(pid: pid, threads: threadsAtKill)
+                machine = MachineCheck.atKill(pid: pid, threads: threadsAtKill, lifetime: now - start)
                 stacks = StackCapture.captureRaw(pid: pid)
             }
             killGroup(pid, leaderUnreaped: true)

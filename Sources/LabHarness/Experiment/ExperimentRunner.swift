@@ -59,11 +59,24 @@ public enum ExperimentRunner {
             // Dedicated threads, not a dispatch queue: each lives as long as the children it
             // spawns (children die with the thread that spawned them), and the experiments
             // often flood the dispatch pool on purpose.
+            //
+            // The calling thread is a lane too, so the run finishes even when the machine
+            // refuses every other lane's thread (a thread limit): it waits only for the lanes
+            // that began before it ran out of work, and a lane created later finds the gate
+            // closed and ends at once.
+            let lanes = Mutex((begun: 0, ended: 0, closed: false))
             let done = DispatchSemaphore(value: 0)
-            for lane in 0..<jobs {
-                NamedThread.start("lab.lane.\(lane)") { work(); done.signal() }
+            for lane in 1..<jobs {
+                NamedThread.start("lab.lane.\(lane)") {
+                    guard lanes.withLock({ l in l.closed ? false : { l.begun += 1; return true }() }) else { return }
+                    work()
+                    lanes.withLock { $0.ended += 1 }
+                    done.signal()
+                }
             }
-            for _ in 0..<jobs { done.wait() }
+            work()
+            lanes.withLock { $0.closed = true }
+            while lanes.withLock({ $0.ended < $0.begun }) { done.wait() }
         }
 
         let all = records.withLock { $0 }

@@ -122,7 +122,7 @@ public enum MachineCheck {
     /// loop on a loaded machine still gets its share (two thirds of a core beside two
     /// `stress` workers on two cores); only a process the scheduler passes over waits and does
     /// not run. `nil` when not starved or the platform keeps no run-queue time.
-    public static func starvation(pid: Int32, threads: [ThreadInfo]) -> MachineCondition? {
+    public static func starvation(pid: Int32, threads: [ThreadInfo], lifetime: Seconds = 0) -> MachineCondition? {
         let ids = threads.map(\.id)
         let before = ids.compactMap { runTime(pid: pid, tid: $0) }
         guard !before.isEmpty else { return nil }
@@ -134,20 +134,25 @@ public enum MachineCheck {
         let waited = zip(before, after).reduce(0) { $0 + ($1.1.waiting - $1.0.waiting) }
         let ran = zip(before, after).reduce(0) { $0 + ($1.1.onCPU - $1.0.onCPU) }
         let total = after.reduce(0) { $0 + $1.waiting }
-        let share = clab_low_cpu_class(pid) == 1 ? MachineWatch.lowClassStarvedShare : MachineWatch.starvedShare
-        guard waited >= window * share, ran < waited / 4 else { return nil }
+        let lowClass = clab_low_cpu_class(pid) == 1
+        let share = lowClass ? MachineWatch.lowClassStarvedShare : MachineWatch.starvedShare
+        // A process the scheduler serves last is also judged on its whole life: a wait that
+        // large means the window that called it stuck was itself a wait for a CPU.
+        let starvedNow = waited >= window * share && ran < waited / 4
+        let starvedAllAlong = lowClass && lifetime > 0 && total >= max(lifetime * share, MachineWatch.starvedAtLeast)
+        guard starvedNow || starvedAllAlong else { return nil }
         return MachineCondition(outcome: .cpuStarved,
                                 evidence: "the machine: its \(threads.count) threads waited \(Format.seconds(waited)) for a CPU and ran "
-                                    + "\(Format.seconds(ran)) in a \(Format.seconds(window)) look (\(Format.seconds(total)) of run-queue wait in all): "
-                                    + "runnable, not blocked",
+                                    + "\(Format.seconds(ran)) in a \(Format.seconds(window)) look (\(Format.seconds(total)) of run-queue wait in its "
+                                    + "\(Format.seconds(lifetime)))" + (lowClass ? " at the scheduler's lowest class" : "") + ": runnable, passed over",
                                 metrics: ["cpu.runqueue_wait_s": Metrics.round(total), "cpu.probe_wait_s": Metrics.round(waited),
                                           "cpu.probe_ran_s": Metrics.round(ran)])
     }
 
     /// What the harness checks when it kills a child for a stall or at its budget: a thread
     /// limit reached, else threads that were runnable and got no CPU.
-    public static func atKill(pid: Int32, threads: [ThreadInfo]) -> MachineCondition? {
-        threadLimitReached(pid: pid) ?? starvation(pid: pid, threads: threads)
+    public static func atKill(pid: Int32, threads: [ThreadInfo], lifetime: Seconds) -> MachineCondition? {
+        threadLimitReached(pid: pid) ?? starvation(pid: pid, threads: threads, lifetime: lifetime)
     }
 
     // MARK: Memory
