@@ -1,7 +1,9 @@
+#define _GNU_SOURCE
 #include "CLabOutput.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -41,4 +43,15 @@ int clab_hold_closed_stream(int fd) {
     int result = dup2(held, fd) == fd ? 1 : -1;
     close(held);
     return result;
+}
+
+int clab_exchange_paths(const char *first, const char *second) {
+#if defined(__linux__)
+    return renameat2(AT_FDCWD, first, AT_FDCWD, second, RENAME_EXCHANGE) == 0 ? 0 : errno;
+#elif defined(__APPLE__)
+    return renamex_np(first, second, RENAME_SWAP) == 0 ? 0 : errno;
+#else
+    (void)first; (void)second;
+    return ENOSYS;
+#endif
 }

@@ -23,4 +23,10 @@ int clab_stop_self(void);
 /// number, and the report would be written into it.
 int clab_hold_closed_stream(int fd);
 
+/// Swaps two paths in one step (Linux `renameat2` with `RENAME_EXCHANGE`, Darwin `renamex_np`
+/// with `RENAME_SWAP`): how a finished folder replaces an old one with no moment where a
+/// reader sees neither or a mix. Returns 0 or the errno (`ENOSYS`/`EINVAL`/`ENOTSUP` where
+/// the file system cannot).
+int clab_exchange_paths(const char *first, const char *second);
+
 #endif
