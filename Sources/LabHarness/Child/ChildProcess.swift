@@ -125,7 +125,8 @@ public enum ChildProcess {
         let errPipe: (read: Int32, write: Int32)
         do { errPipe = try makePipe() } catch { close(outPipe.read); close(outPipe.write); throw error }
 
-        let start = MonotonicClock.now()
+        var start = MonotonicClock.now()
+        var pausedSeen = pausedTotal
         let pid: Int32
         do {
             pid = try spawn(spec, stdout: outPipe.write, stderr: errPipe.write)
@@ -176,6 +177,14 @@ public enum ChildProcess {
 
         while !open.isEmpty {
             let now = MonotonicClock.now()
+            // Time the run spent paused (Ctrl-Z) counts against neither the budget nor the
+            // stall window: the child was stopped with everything else.
+            if pausedTotal > pausedSeen {
+                let paused = pausedTotal - pausedSeen
+                start += paused
+                out.shiftProgress(by: paused)
+                pausedSeen += paused
+            }
             enforceLimits(at: now)
             if let drainUntil, now >= drainUntil { break }
             var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
@@ -240,6 +249,28 @@ public enum ChildProcess {
         for pid in live.withLock({ Array($0) }) { killGroup(pid, leaderUnreaped: false) }
     }
 
+    private static let pauses = Mutex<(since: Seconds?, total: Seconds)>((nil, 0))
+
+    /// Seconds the run has spent paused so far (a pause still going on is not counted yet).
+    static var pausedTotal: Seconds { pauses.withLock { $0.total } }
+
+    /// Ctrl-Z: stops every running child's process group with `SIGTSTP` (a trial child stops;
+    /// a lab program under `lab all` passes it on to its own trials, then stops), before this
+    /// process stops itself. Children run in process groups of their own, so the terminal's
+    /// `SIGTSTP` never reaches them.
+    public static func pauseAll() {
+        pauses.withLock { if $0.since == nil { $0.since = MonotonicClock.now() } }
+        for pid in live.withLock({ Array($0) }) { _ = kill(-pid, SIGTSTP) }
+    }
+
+    /// `fg`: continues every running child's process group and charges the pause to nobody.
+    public static func resumeAll() {
+        for pid in live.withLock({ Array($0) }) { _ = kill(-pid, SIGCONT) }
+        pauses.withLock { p in
+            if let since = p.since { p.total += MonotonicClock.now() - since; p.since = nil }
+        }
+    }
+
     /// Whether `terminateAll()` was called.
     public static var isInterrupted: Bool { interrupting.load(ordering: .relaxed) }
 
@@ -287,7 +318,7 @@ public enum ChildProcess {
         posix_spawnattr_setsigmask(&attributes, &noSignals)
         var defaults = sigset_t()
         sigemptyset(&defaults)
-        for s in [SIGINT, SIGTERM, SIGPIPE, SIGCHLD, SIGQUIT] { sigaddset(&defaults, s) }
+        for s in [SIGINT, SIGTERM, SIGPIPE, SIGCHLD, SIGQUIT, SIGTSTP, SIGCONT] { sigaddset(&defaults, s) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         let flags = POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
         posix_spawnattr_setflags(&attributes, Int16(flags))

@@ -1,3 +1,4 @@
+import CLabSupport
 import Foundation
 import Synchronization
 
@@ -44,7 +45,14 @@ public enum ExperimentMain {
             runChildTrial(definition, options: options)
         }
 
+        if options.int("trials") > 1 {
+            // Many trials can take long: say how long before the first one starts.
+            let plan = ExperimentRunner.estimate(definition, options: options)
+            Terminal.writeError("\(program): \(plan.trials) trials (\(options.int("trials")) of each of \(plan.variants) variants) "
+                                + "will take about \(Format.duration(plan.seconds)), by each variant's usual time; Ctrl-C stops early with what finished\n")
+        }
         let interrupt = InterruptHandler.install()
+        SuspendHandler.install()
         let status = RunStatus(title: program)
         let line = ProgressLine { status.line() }
         line.start()
@@ -169,5 +177,31 @@ public final class InterruptHandler: Sendable {
             sources.append(source)
         }
         return handler
+    }
+}
+
+/// Makes Ctrl-Z pause the whole run and `fg` resume it. The terminal sends `SIGTSTP` to the
+/// foreground process group, which holds this program but not its children (each runs in a
+/// group of its own, so that a kill reaches all of a trial's processes); so the program stops
+/// its children first (`ChildProcess.pauseAll`), then itself with `SIGSTOP`, and on `SIGCONT`
+/// continues them. Budgets and stall windows do not count the pause; a trial's same-moment
+/// control sees it as the machine's own stall, which is what it was.
+public enum SuspendHandler {
+    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []  // set once, on the main thread
+
+    public static func install() {
+        guard sources.isEmpty else { return }
+        signal(SIGTSTP, SIG_IGN)
+        let queue = DispatchQueue(label: "lab.suspend")
+        let stop = DispatchSource.makeSignalSource(signal: SIGTSTP, queue: queue)
+        stop.setEventHandler {
+            ChildProcess.pauseAll()
+            _ = clab_stop_self()
+        }
+        let resume = DispatchSource.makeSignalSource(signal: SIGCONT, queue: queue)
+        resume.setEventHandler { ChildProcess.resumeAll() }
+        stop.resume()
+        resume.resume()
+        sources = [stop, resume]
     }
 }

@@ -19,11 +19,27 @@ public enum ExperimentRunner {
         return run(definition, options: options, executable: executable, childPrefix: childPrefix, status: status)
     }
 
+    /// The variants a run with `options` plans, in order.
+    static func plannedVariants(_ definition: ExperimentDefinition, options: ParsedOptions) -> [Variant] {
+        let selected = options.list("variant").isEmpty ? definition.defaultPlan(options, definition.variants) : options.list("variant")
+        return selected.compactMap(definition.variant(named:))
+    }
+
+    /// What a run with `options` will take, from each variant's own estimate, its trials and
+    /// the lanes that run them side by side; and how many trials that is.
+    public static func estimate(_ definition: ExperimentDefinition, options: ParsedOptions) -> (seconds: Seconds, trials: Int, variants: Int) {
+        let variants = plannedVariants(definition, options: options)
+        let trials = options.int("trials")
+        let total = variants.reduce(0) { $0 + $1.estimate(options) } * Double(trials)
+        let jobs = Double(max(1, min(options.int("jobs"), variants.count * trials)))
+        let longest = variants.map { $0.estimate(options) }.max() ?? 0
+        return (max(total / jobs, longest), variants.count * trials, variants.count)
+    }
+
     public static func run(_ definition: ExperimentDefinition, options: ParsedOptions,
                            executable: String? = nil, childPrefix: [String] = [],
                            status: RunStatus? = nil) -> ExperimentReport {
-        let selected = options.list("variant").isEmpty ? definition.defaultPlan(options, definition.variants) : options.list("variant")
-        let variants = selected.compactMap(definition.variant(named:))
+        let variants = plannedVariants(definition, options: options)
         let trials = options.int("trials")
         let path = executable ?? ChildProcess.currentExecutablePath()
 

@@ -11,8 +11,13 @@ public enum Terminal {
     public static func colourAllowed(fd: Int32, environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
         guard isTTY(fd) else { return false }
         if let value = environment["NO_COLOR"], !value.isEmpty { return false }
-        if environment["TERM"] == "dumb" { return false }
-        return true
+        return escapesAllowed(environment: environment)
+    }
+
+    /// Whether escape sequences may be written to the terminal at all (colour or cursor
+    /// control): not when `TERM` is `dumb`, which promises none are understood.
+    public static func escapesAllowed(environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+        environment["TERM"] != "dumb"
     }
 
     /// The width the terminal report is wrapped to: `COLUMNS` when it holds a whole number in

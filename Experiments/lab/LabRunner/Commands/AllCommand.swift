@@ -54,6 +54,11 @@ public enum AllCommand {
             if let code = run.exitCode, code == 0 || code == 1,
                let report = try? ExperimentReport.decode(Data(run.stdout.utf8)) {
                 reports.append(report)
+            } else if let machine = run.machine {
+                // The machine, not the experiment: it could not finish in its budget for want of
+                // a CPU or a thread.
+                failures.append(ExperimentFailure(experiment: entry.definition.name, outcome: machine.outcome.rawValue,
+                                                  evidence: machine.evidence + "; the harness saw: " + run.evidence))
             } else {
                 let evidence = run.outcome == .completed || run.outcome == .failed
                     ? (run.stderr.split(separator: "\n").last.map(String.init) ?? run.evidence) : run.evidence

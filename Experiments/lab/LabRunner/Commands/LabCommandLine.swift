@@ -136,6 +136,7 @@ public enum LabCommandLine {
         let jsonURL = options.text("json").map { URL(fileURLWithPath: $0) }
         if let url = jsonURL, let refusal = refusal(url, command: "all") { return refusal }
         let interrupt = InterruptHandler.install()
+        SuspendHandler.install()
         let status = RunStatus(title: "lab all" + (options.quick ? " --quick" : ""))
         let line = ProgressLine { status.line() }
         line.start()
@@ -193,7 +194,7 @@ public enum LabCommandLine {
         let jsonURL = options.text("json").map { URL(fileURLWithPath: $0) }
         if let url = jsonURL, let refusal = refusal(url, command: "bench") { return refusal }
         let result = BenchCommand.run(launcher: .hosted, catalog: catalog) { Terminal.writeError("  \($0)\n") }
-        Terminal.writeOutput(BenchCommand.render(result, style: Style(enabled: Terminal.colourAllowed(fd: 1))))
+        Terminal.writeOutput(BenchCommand.render(result, style: Style(enabled: Terminal.colourAllowed(fd: 1)), width: Terminal.width(fd: 1)))
         if let url = jsonURL {
             do {
                 try AtomicFile.write(ExperimentReport.encoder(pretty: true).encode(result), to: url)
