@@ -123,17 +123,20 @@ public enum MachineCheck {
     /// `stress` workers on two cores); only a process the scheduler passes over waits and does
     /// not run. `nil` when not starved or the platform keeps no run-queue time.
     public static func starvation(pid: Int32, threads: [ThreadInfo], lifetime: Seconds = 0) -> MachineCondition? {
-        let ids = threads.map(\.id)
-        let before = ids.compactMap { runTime(pid: pid, tid: $0) }
+        var before: [Int: RunTime] = [:]
+        for thread in threads { before[thread.id] = runTime(pid: pid, tid: thread.id) }
         guard !before.isEmpty else { return nil }
         let start = MonotonicClock.now()
         MonotonicClock.sleep(for: probeWindow)
         let window = MonotonicClock.now() - start
-        let after = ids.compactMap { runTime(pid: pid, tid: $0) }
-        guard after.count == before.count else { return nil }
-        let waited = zip(before, after).reduce(0) { $0 + ($1.1.waiting - $1.0.waiting) }
-        let ran = zip(before, after).reduce(0) { $0 + ($1.1.onCPU - $1.0.onCPU) }
-        let total = after.reduce(0) { $0 + $1.waiting }
+        // Threads come and go (a pool); the ones seen at both ends are compared.
+        var waited: Seconds = 0, ran: Seconds = 0, total: Seconds = 0
+        for (id, first) in before {
+            guard let last = runTime(pid: pid, tid: id) else { continue }
+            waited += last.waiting - first.waiting
+            ran += last.onCPU - first.onCPU
+            total += last.waiting
+        }
         let lowClass = clab_low_cpu_class(pid) == 1
         let share = lowClass ? MachineWatch.lowClassStarvedShare : MachineWatch.starvedShare
         // A process the scheduler serves last is also judged on its whole life: a wait that
