@@ -39,4 +39,17 @@ final class SmallItemsTests: XCTestCase {
                                                     arguments: ["--variant", "ok", "--hold", "0.05"], budget: 60))
         XCTAssertFalse(single.stderr.contains("will take about"), "one trial needs no estimate")
     }
+
+    func testPagesSayNotJudgedNotNotReproduced() {
+        var document = sampleDocument()
+        document.experiments[0].findings[0] = FindingReport(id: "pool.global-queue-is-bounded", applicable: true, reproduced: false,
+                                                            summary: "not judged (the machine: global-flood ended resource-limited)", judged: false)
+        let html = HTMLPage.render(document, catalog: LabCatalog([]), source: "r.json")
+        let markdown = MarkdownPage.render(document, catalog: LabCatalog([]), source: "r.json")
+        XCTAssertTrue(html.contains("<span class=\"na\">not judged</span>"), html)
+        XCTAssertTrue(markdown.contains("not judged"))
+        let table = AllCommand.table(document, style: Style(enabled: false), width: 200)
+        XCTAssertTrue(table.contains("NOT JUDGED"), table)
+        XCTAssertTrue(table.contains("1 not judged"), table)
+    }
 }
