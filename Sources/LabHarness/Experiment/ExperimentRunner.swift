@@ -159,14 +159,10 @@ public enum ExperimentRunner {
     /// child's last checkpoint when it wrote one (measure, then trap).
     static func record(from run: ChildRun, variant: Variant) -> VariantRecord {
         if let payload = run.resultPayload,
-           var record = try? JSONDecoder().decode(VariantRecord.self, from: Data(payload.utf8)) {
+           let record = try? JSONDecoder().decode(VariantRecord.self, from: Data(payload.utf8)) {
             // The parent saw the thread limit reached while the child ran: whatever the child
             // measured, it measured it without the threads it asked for.
-            if let machine = run.machine, !record.outcome.judgesNothing {
-                for (name, value) in machine.metrics { record.metrics[name] = value }
-                record.evidence = machine.evidence + "; the trial itself ended \(record.outcome)" + (record.evidence.map { ": \($0)" } ?? "")
-                record.outcome = machine.outcome
-            }
+            if let machine = run.machine, !record.outcome.judgesNothing { return machine.apply(to: record) }
             return record
         }
         let checkpoint = ChildProtocol.lastCheckpoint(in: run.stdout)
@@ -179,10 +175,9 @@ public enum ExperimentRunner {
         var outcome = Outcome(run.outcome)
         var evidence = run.evidence
         if let machine = run.machine {
-            for (name, value) in machine.metrics { metrics[name] = value }
-            return StackEvidence.attach(run.stacks, to: VariantRecord(outcome: machine.outcome, metrics: metrics,
-                                                                      evidence: machine.evidence + "; the harness saw: " + run.evidence,
-                                                                      series: checkpoint?.series ?? [:], events: checkpoint?.events ?? []))
+            return StackEvidence.attach(run.stacks, to: machine.apply(to: VariantRecord(outcome: outcome, metrics: metrics, evidence: evidence,
+                                                                                        series: checkpoint?.series ?? [:],
+                                                                                        events: checkpoint?.events ?? [])))
         }
         if run.outcome == .completed {
             outcome = .failed

@@ -11,6 +11,18 @@ public struct MachineCondition: Sendable, Equatable {
     public var metrics: Metrics
 }
 
+extension MachineCondition {
+    /// `record` as the machine left it: this outcome, this condition's figures added to its
+    /// metrics, and the trial's own ending kept in the evidence line.
+    public func apply(to record: VariantRecord) -> VariantRecord {
+        var record = record
+        for (name, value) in metrics { record.metrics[name] = value }
+        record.evidence = evidence + "; the trial itself ended \(record.outcome)" + (record.evidence.map { ": \($0)" } ?? "")
+        record.outcome = outcome
+        return record
+    }
+}
+
 /// Looks at the machine when a trial went wrong, before it is called a deadlock or a crash of
 /// the program's own: was the user at its thread limit, were the trial's threads runnable but
 /// given no CPU, did it die at its memory limit. Every check measures; where the platform keeps
@@ -323,9 +335,6 @@ public final class MachineWatch: Sendable {
         var record = record
         if let (waited, wall) = controlWait(), wall > 0 { record.metrics["cpu.control_wait_share"] = Metrics.round(waited / wall) }
         guard !record.outcome.judgesNothing, let condition = verdict() else { return record }
-        for (name, value) in condition.metrics { record.metrics[name] = value }
-        record.evidence = condition.evidence + "; the trial itself ended \(record.outcome)" + (record.evidence.map { ": \($0)" } ?? "")
-        record.outcome = condition.outcome
-        return record
+        return condition.apply(to: record)
     }
 }
