@@ -211,7 +211,7 @@ public enum MachineCheck {
                                         evidence: "the machine: killed by the kernel's memory controller (the cgroup's memory limit\(limit); oom_kill \(oomKillsAtStart) → \(kills))",
                                         metrics: ["limit.cgroup_oom_kills": Double(kills - oomKillsAtStart)])
             }
-            let words = ["Could not allocate memory", "out of memory", "Cannot allocate memory", "std::bad_alloc"]
+            let words = ["Could not allocate memory", "failed to allocate", "out of memory", "Cannot allocate memory", "std::bad_alloc"]
             let saidSo = words.first { stderr.localizedCaseInsensitiveContains($0) }
             let near = addressLimit > 0 && peak > 0 && (peak + (128 << 20) >= addressLimit || peak * 2 >= addressLimit)
             guard near || (saidSo != nil) else { return nil }
