@@ -3,6 +3,8 @@
 
 #include "CLabStackResponder.h"
 #include "CLabPlatform.h"
+#include "CLabLimits.h"
+#include "CLabOutput.h"
 
 /// Asks the kernel to send `signal` to this process when the thread that spawned it exits
 /// (Linux `PR_SET_PDEATHSIG`). Returns 0 on success, -1 where unsupported or on error.

@@ -23,6 +23,11 @@ public struct ChildSpec: Sendable {
     /// Called with the child's pid as soon as it is running (to signal it, for example), on the
     /// thread that runs the child and before its output is read: keep it short.
     public var onStart: (@Sendable (Int32) -> Void)?
+    /// End the child as soon as its user is seen at its thread limit (`RLIMIT_NPROC`): a
+    /// trial that cannot create threads measures nothing, and waiting for its budget only
+    /// holds the limit longer for every other trial. Off for a child that runs trials of its
+    /// own (an experiment under `lab all`), which names them itself.
+    public var endsAtThreadLimit = false
 
     public init(executable: String, arguments: [String] = [], environment: [String: String] = [:],
                 budget: Seconds, stallWindow: Seconds? = nil, outputLimit: Int = 4 << 20,
@@ -84,6 +89,9 @@ public struct ChildRun: Sendable {
     /// Every thread's return addresses just before the harness killed it for a stall or at its
     /// budget; `stacks` names them.
     public var rawStacks: RawStacks? = nil
+    /// The machine's part, when the machine broke the trial: checked before a kill for a stall
+    /// or at the budget (thread limit, CPU) and after a crash (memory); see `MachineCheck`.
+    public var machine: MachineCondition? = nil
 }
 
 public enum ChildProcessError: Error, CustomStringConvertible {
@@ -117,7 +125,8 @@ public enum ChildProcess {
         let errPipe: (read: Int32, write: Int32)
         do { errPipe = try makePipe() } catch { close(outPipe.read); close(outPipe.write); throw error }
 
-        let start = MonotonicClock.now()
+        var start = MonotonicClock.now()
+        var pausedSeen = pausedTotal
         let pid: Int32
         do {
             pid = try spawn(spec, stdout: outPipe.write, stderr: errPipe.write)
@@ -141,12 +150,19 @@ public enum ChildProcess {
         // Once the child has ended or been killed, what is left in the pipes is read until
         // this instant at the latest (a grandchild could otherwise hold them open).
         var drainUntil: Seconds?
+        var memory = MachineCheck.MemoryWatch(pid: pid)
+        var threadLimit = MachineCheck.ThreadLimitWatch(pid: pid)
+        var machine: MachineCondition?
 
         func terminate(_ reason: KillReason, at now: Seconds) {
             killReason = reason
             // Empty where the platform cannot look at another process's threads (Darwin).
             threadsAtKill = ThreadCensus.threads(pid: pid)
-            if reason != .interrupt { stacks = StackCapture.captureRaw(pid: pid) }
+            // Before calling it stuck: could it create the thread it waited for, did it get a CPU?
+            if reason == .stall || reason == .budget {
+                machine = MachineCheck.atKill(pid: pid, threads: threadsAtKill, lifetime: now - start)
+                stacks = StackCapture.captureRaw(pid: pid)
+            }
             killGroup(pid, leaderUnreaped: true)
             drainUntil = MonotonicClock.now() + 1
         }
@@ -156,13 +172,24 @@ public enum ChildProcess {
             if interrupting.load(ordering: .relaxed) { terminate(.interrupt, at: now) }
             else if now - start >= spec.budget { terminate(.budget, at: now) }
             else if let window = spec.stallWindow, let since = out.lastProgressAt, now - since >= window { terminate(.stall, at: now) }
+            else if spec.endsAtThreadLimit, threadLimit.reached != nil { terminate(.threadLimit, at: now) }
         }
 
         while !open.isEmpty {
             let now = MonotonicClock.now()
+            // Time the run spent paused (Ctrl-Z) counts against neither the budget nor the
+            // stall window: the child was stopped with everything else.
+            if pausedTotal > pausedSeen {
+                let paused = pausedTotal - pausedSeen
+                start += paused
+                out.shiftProgress(by: paused)
+                pausedSeen += paused
+            }
             enforceLimits(at: now)
             if let drainUntil, now >= drainUntil { break }
             var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            if memory.limited && status == nil && killReason == nil { memory.sample(pid: pid) }
+            if status == nil && killReason == nil { threadLimit.sample(now: now) }
             let ready = poll(&fds, nfds_t(fds.count), 20)
             if ready < 0 && errno != EINTR { break }
             for entry in fds where entry.revents != 0 {
@@ -203,8 +230,15 @@ public enum ChildProcess {
         out.finish()
         err.finish()
 
-        return StackEvidence.attach(stacks, to: classify(pid: pid, status: status ?? 0, killReason: killReason, wall: wall,
-                                                         out: out, err: err, start: start, spec: spec, threadsAtKill: threadsAtKill))
+        var run = classify(pid: pid, status: status ?? 0, killReason: killReason, wall: wall,
+                           out: out, err: err, start: start, spec: spec, threadsAtKill: threadsAtKill)
+        // The machine's part: the thread limit reached while it ran (whatever it then did), what
+        // the look before a kill found, or a crash at the memory limit.
+        if run.outcome != .interrupted {
+            run.machine = MachineCheck.fromChildStderr(err.text) ?? threadLimit.reached ?? machine
+                ?? (run.outcome == .crashed ? memory.crashVerdict(signal: run.signal, stderr: err.text) : nil)
+        }
+        return StackEvidence.attach(stacks, to: run)
     }
 
     /// Kills every child this process is running (and their groups) and marks their runs
@@ -213,6 +247,28 @@ public enum ChildProcess {
         interrupting.store(true, ordering: .relaxed)
         // Groups only: the run loop of each child then kills and reaps its leader itself.
         for pid in live.withLock({ Array($0) }) { killGroup(pid, leaderUnreaped: false) }
+    }
+
+    private static let pauses = Mutex<(since: Seconds?, total: Seconds)>((nil, 0))
+
+    /// Seconds the run has spent paused so far (a pause still going on is not counted yet).
+    static var pausedTotal: Seconds { pauses.withLock { $0.total } }
+
+    /// Ctrl-Z: stops every running child's process group with `SIGTSTP` (a trial child stops;
+    /// a lab program under `lab all` passes it on to its own trials, then stops), before this
+    /// process stops itself. Children run in process groups of their own, so the terminal's
+    /// `SIGTSTP` never reaches them.
+    public static func pauseAll() {
+        pauses.withLock { if $0.since == nil { $0.since = MonotonicClock.now() } }
+        for pid in live.withLock({ Array($0) }) { _ = kill(-pid, SIGTSTP) }
+    }
+
+    /// `fg`: continues every running child's process group and charges the pause to nobody.
+    public static func resumeAll() {
+        for pid in live.withLock({ Array($0) }) { _ = kill(-pid, SIGCONT) }
+        pauses.withLock { p in
+            if let since = p.since { p.total += MonotonicClock.now() - since; p.since = nil }
+        }
     }
 
     /// Whether `terminateAll()` was called.
@@ -230,7 +286,7 @@ public enum ChildProcess {
 
     // MARK: - Mechanics
 
-    private enum KillReason { case budget, stall, interrupt }
+    private enum KillReason { case budget, stall, interrupt, threadLimit }
 
     /// SIGKILL to the child's process group, and to the child itself while it is not yet
     /// reaped (a reaped pid may already belong to someone else).
@@ -300,6 +356,10 @@ public enum ChildProcess {
         case .stall?:
             outcome = .deadlock
             evidence = "no progress for \(Format.seconds(spec.stallWindow ?? 0)); killed after \(Format.seconds(wall)) (\(progressNote); \(ThreadCensus.describe(threadsAtKill)))"
+        case .threadLimit?:
+            // The machine's part (`ChildRun.machine`) names the outcome.
+            outcome = .failed
+            evidence = "ended after \(Format.seconds(wall)) when its user reached the thread limit (\(progressNote); \(ThreadCensus.describe(threadsAtKill)))"
         case .budget?:
             // Progress in the last quarter of the budget means slow, not stuck.
             let quiet = spec.stallWindow ?? spec.budget / 4

@@ -28,7 +28,7 @@ public enum ClosureChildTrial {
         do {
             try body()
         } catch {
-            FileHandle.standardError.write(Data("the body threw: \(error)\n".utf8))
+            Terminal.writeError("the body threw: \(error)\n")
             fflush(nil)
             _exit(1)
         }

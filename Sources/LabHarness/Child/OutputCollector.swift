@@ -11,6 +11,12 @@ struct OutputCollector {
     private(set) var dropped = 0
     private(set) var progress: Int?
     private(set) var lastProgressAt: Seconds?
+
+    /// Moves the last progress report later by `seconds`: the time the whole run was paused
+    /// (Ctrl-Z) is nobody's stall.
+    mutating func shiftProgress(by seconds: Seconds) {
+        lastProgressAt = lastProgressAt.map { $0 + seconds }
+    }
     private(set) var result: String?
 
     init(limit: Int, parsesProtocol: Bool, onProgress: (@Sendable (Int) -> Void)? = nil) {

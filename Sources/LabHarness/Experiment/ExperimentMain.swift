@@ -1,3 +1,4 @@
+import CLabSupport
 import Foundation
 import Synchronization
 
@@ -19,6 +20,7 @@ public enum ExperimentMain {
     public static func run(_ definition: ExperimentDefinition, arguments: [String] = Array(CommandLine.arguments.dropFirst()),
                            childPrefix: [String] = [], program: String? = nil) -> Never {
         ChildHandshake.bindIfStartedByLab()
+        Terminal.prepareOutput()
         let program = program ?? definition.executable
         let options: ParsedOptions
         do {
@@ -33,7 +35,7 @@ public enum ExperimentMain {
         }
         if options.bool("help") {
             Terminal.writeOutput(HelpText.render(definition))
-            exit(0)
+            Terminal.exit(0, program: program)
         }
         if options.wasGiven("child-variant") {
             guard ChildHandshake.startedByLab else {
@@ -43,7 +45,14 @@ public enum ExperimentMain {
             runChildTrial(definition, options: options)
         }
 
+        if options.int("trials") > 1 {
+            // Many trials can take long: say how long before the first one starts.
+            let plan = ExperimentRunner.estimate(definition, options: options)
+            Terminal.writeError("\(program): \(plan.trials) trials (\(options.int("trials")) of each of \(plan.variants) variants) "
+                                + "will take about \(Format.duration(plan.seconds)), by each variant's usual time; Ctrl-C stops early with what finished\n")
+        }
         let interrupt = InterruptHandler.install()
+        SuspendHandler.install()
         let status = RunStatus(title: program)
         let line = ProgressLine { status.line() }
         line.start()
@@ -56,6 +65,7 @@ public enum ExperimentMain {
         let text = HumanReport.render(report, definition: definition, elapsed: elapsed, style: style,
                                       width: Terminal.width(fd: humanFD))
         if options.json {
+            Terminal.stdoutCarriesProduct()
             Terminal.writeError(text)
             if let data = try? report.jsonData(pretty: true) {
                 Terminal.writeOutput(String(decoding: data, as: UTF8.self) + "\n")
@@ -65,9 +75,9 @@ public enum ExperimentMain {
         }
         if interrupt.fired {
             Terminal.writeError("\(program): interrupted; the report above is incomplete\n")
-            exit(130)
+            Terminal.exit(130, program: program)
         }
-        exit(report.passed ? 0 : 1)
+        Terminal.exit(report.passed ? 0 : 1, program: program)
     }
 
     /// Child mode: one trial on the main thread (some variants need it: the main queue only
@@ -82,10 +92,17 @@ public enum ExperimentMain {
             _exit(UsageError.exitStatus)
         }
         let progress = ProgressCounter()
-        let reporter = ProgressReporter(counter: progress)
-        reporter.start()
-        let record = ExperimentRunner.runBody(variant, options: options, inChild: true, progress: progress)
-        reporter.stop()
+        let machine = MachineWatch()
+        let reporter = ProgressReporter(counter: progress, machine: machine)
+        let record: VariantRecord
+        if !reporter.start(), let failed = MachineCheck.threadCreationFailed() {
+            // Not even the reporter's thread could be created: the trial would wait for its
+            // threads until its budget. Say so now instead.
+            record = VariantRecord(outcome: failed.outcome, metrics: failed.metrics, evidence: failed.evidence)
+        } else {
+            record = machine.apply(to: ExperimentRunner.runBody(variant, options: options, inChild: true, progress: progress))
+            reporter.stop()
+        }
         let payload = (try? JSONEncoder().encode(record)).map { String(decoding: $0, as: UTF8.self) }
             ?? #"{"outcome":"failed","metrics":{},"evidence":"the result could not be encoded","series":{},"events":[]}"#
         fflush(nil)   // anything the trial print()ed goes out before the result line
@@ -95,28 +112,38 @@ public enum ExperimentMain {
     }
 }
 
-/// Sends the child's progress to the parent whenever it changes (checked every 20 ms).
+/// Sends the child's progress to the parent whenever it changes (checked every 20 ms), and
+/// lets the machine watch look on each tick.
 final class ProgressReporter: Sendable {
     private let counter: ProgressCounter
+    private let machine: MachineWatch?
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
 
-    init(counter: ProgressCounter) {
+    init(counter: ProgressCounter, machine: MachineWatch? = nil) {
         self.counter = counter
+        self.machine = machine
     }
 
-    func start() {
+    /// Starts the reporter's thread; false when it was not running within 2 s (it could not be
+    /// created, or the machine gives this process no CPU).
+    @discardableResult
+    func start() -> Bool {
+        let running = DispatchSemaphore(value: 0)
         NamedThread.start("lab.reporter") { [self] in
+            running.signal()
             var last = -1
             while true {
                 let stop = stopping.load(ordering: .acquiring)
                 let value = counter.value
                 if value != last { ChildProtocol.sendProgress(value); last = value }
+                machine?.poll()
                 if stop { break }
                 MonotonicClock.sleep(for: 0.02)
             }
             finished.signal()
         }
+        return running.wait(timeout: .now() + .seconds(2)) == .success
     }
 
     func stop() {
@@ -150,5 +177,31 @@ public final class InterruptHandler: Sendable {
             sources.append(source)
         }
         return handler
+    }
+}
+
+/// Makes Ctrl-Z pause the whole run and `fg` resume it. The terminal sends `SIGTSTP` to the
+/// foreground process group, which holds this program but not its children (each runs in a
+/// group of its own, so that a kill reaches all of a trial's processes); so the program stops
+/// its children first (`ChildProcess.pauseAll`), then itself with `SIGSTOP`, and on `SIGCONT`
+/// continues them. Budgets and stall windows do not count the pause; a trial's same-moment
+/// control sees it as the machine's own stall, which is what it was.
+public enum SuspendHandler {
+    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []  // set once, on the main thread
+
+    public static func install() {
+        guard sources.isEmpty else { return }
+        signal(SIGTSTP, SIG_IGN)
+        let queue = DispatchQueue(label: "lab.suspend")
+        let stop = DispatchSource.makeSignalSource(signal: SIGTSTP, queue: queue)
+        stop.setEventHandler {
+            ChildProcess.pauseAll()
+            _ = clab_stop_self()
+        }
+        let resume = DispatchSource.makeSignalSource(signal: SIGCONT, queue: queue)
+        resume.setEventHandler { ChildProcess.resumeAll() }
+        stop.resume()
+        resume.resume()
+        sources = [stop, resume]
     }
 }

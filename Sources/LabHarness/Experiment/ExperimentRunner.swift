@@ -19,11 +19,27 @@ public enum ExperimentRunner {
         return run(definition, options: options, executable: executable, childPrefix: childPrefix, status: status)
     }
 
+    /// The variants a run with `options` plans, in order.
+    static func plannedVariants(_ definition: ExperimentDefinition, options: ParsedOptions) -> [Variant] {
+        let selected = options.list("variant").isEmpty ? definition.defaultPlan(options, definition.variants) : options.list("variant")
+        return selected.compactMap(definition.variant(named:))
+    }
+
+    /// What a run with `options` will take, from each variant's own estimate, its trials and
+    /// the lanes that run them side by side; and how many trials that is.
+    public static func estimate(_ definition: ExperimentDefinition, options: ParsedOptions) -> (seconds: Seconds, trials: Int, variants: Int) {
+        let variants = plannedVariants(definition, options: options)
+        let trials = options.int("trials")
+        let total = variants.reduce(0) { $0 + $1.estimate(options) } * Double(trials)
+        let jobs = Double(max(1, min(options.int("jobs"), variants.count * trials)))
+        let longest = variants.map { $0.estimate(options) }.max() ?? 0
+        return (max(total / jobs, longest), variants.count * trials, variants.count)
+    }
+
     public static func run(_ definition: ExperimentDefinition, options: ParsedOptions,
                            executable: String? = nil, childPrefix: [String] = [],
                            status: RunStatus? = nil) -> ExperimentReport {
-        let selected = options.list("variant").isEmpty ? definition.defaultPlan(options, definition.variants) : options.list("variant")
-        let variants = selected.compactMap(definition.variant(named:))
+        let variants = plannedVariants(definition, options: options)
         let trials = options.int("trials")
         let path = executable ?? ChildProcess.currentExecutablePath()
 
@@ -59,11 +75,24 @@ public enum ExperimentRunner {
             // Dedicated threads, not a dispatch queue: each lives as long as the children it
             // spawns (children die with the thread that spawned them), and the experiments
             // often flood the dispatch pool on purpose.
+            //
+            // The calling thread is a lane too, so the run finishes even when the machine
+            // refuses every other lane's thread (a thread limit): it waits only for the lanes
+            // that began before it ran out of work, and a lane created later finds the gate
+            // closed and ends at once.
+            let lanes = Mutex((begun: 0, ended: 0, closed: false))
             let done = DispatchSemaphore(value: 0)
-            for lane in 0..<jobs {
-                NamedThread.start("lab.lane.\(lane)") { work(); done.signal() }
+            for lane in 1..<jobs {
+                NamedThread.start("lab.lane.\(lane)") {
+                    guard lanes.withLock({ l in l.closed ? false : { l.begun += 1; return true }() }) else { return }
+                    work()
+                    lanes.withLock { $0.ended += 1 }
+                    done.signal()
+                }
             }
-            for _ in 0..<jobs { done.wait() }
+            work()
+            lanes.withLock { $0.closed = true }
+            while lanes.withLock({ $0.ended < $0.begun }) { done.wait() }
         }
 
         let all = records.withLock { $0 }
@@ -95,15 +124,20 @@ public enum ExperimentRunner {
                          executable: String, prefix: [String], onProgress: @escaping @Sendable (Int) -> Void) -> VariantRecord {
         switch variant.isolation {
         case .inProcess:
-            return runBody(variant, options: options, inChild: false)
+            let machine = MachineWatch()
+            machine.poll()
+            return machine.apply(to: runBody(variant, options: options, inChild: false))
         case .childProcess:
-            let spec = ChildSpec(executable: executable,
+            var spec = ChildSpec(executable: executable,
                                  arguments: prefix + definition.childArguments(options, variant: variant.name),
                                  environment: ["SWIFT_BACKTRACE": "enable=no"],
                                  budget: variant.budget(options), stallWindow: variant.stallWindow(options),
                                  onProgress: onProgress)
+            spec.endsAtThreadLimit = true
             do {
                 return record(from: try ChildProcess.run(spec), variant: variant)
+            } catch ChildProcessError.spawnFailed(_, let code) where code == EAGAIN {
+                return VariantRecord(outcome: .resourceLimited, evidence: MachineCheck.spawnRefused())
             } catch {
                 return VariantRecord(outcome: .failed, evidence: "\(error)")
             }
@@ -126,6 +160,9 @@ public enum ExperimentRunner {
     static func record(from run: ChildRun, variant: Variant) -> VariantRecord {
         if let payload = run.resultPayload,
            let record = try? JSONDecoder().decode(VariantRecord.self, from: Data(payload.utf8)) {
+            // The parent saw the thread limit reached while the child ran: whatever the child
+            // measured, it measured it without the threads it asked for.
+            if let machine = run.machine, !record.outcome.judgesNothing { return machine.apply(to: record) }
             return record
         }
         let checkpoint = ChildProtocol.lastCheckpoint(in: run.stdout)
@@ -137,6 +174,11 @@ public enum ExperimentRunner {
         if run.killedByHarness, !run.threadsAtKill.isEmpty { metrics["threads.at_kill"] = Double(run.threadsAtKill.count) }
         var outcome = Outcome(run.outcome)
         var evidence = run.evidence
+        if let machine = run.machine {
+            return StackEvidence.attach(run.stacks, to: machine.apply(to: VariantRecord(outcome: outcome, metrics: metrics, evidence: evidence,
+                                                                                        series: checkpoint?.series ?? [:],
+                                                                                        events: checkpoint?.events ?? [])))
+        }
         if run.outcome == .completed {
             outcome = .failed
             evidence = "the child exited 0 without writing a result" + (run.stderr.isEmpty ? "" : ": \(run.stderr.split(separator: "\n").last ?? "")")
@@ -157,11 +199,14 @@ public enum ExperimentRunner {
         }
         var counts: [Outcome: Int] = [:]
         for r in records { counts[r.outcome, default: 0] += 1 }
-        let outcome = counts.max { a, b in
+        // One trial the machine broke (or an interrupted one) leaves the variant unjudged: the
+        // other trials' figures would be judged as if it had run.
+        let machine = counts.filter { $0.key.judgesNothing }.max { $0.value < $1.value }?.key
+        let outcome = machine ?? counts.max { a, b in
             a.value != b.value ? a.value < b.value : variant.expectations.grade(of: a.key) < variant.expectations.grade(of: b.key)
         }!.key
         let representative = records.first { $0.outcome == outcome } ?? first
-        let worst = counts.keys.map { variant.expectations.grade(of: $0) }.max() ?? .forbidden
+        let worst: Grade? = machine != nil ? nil : (counts.keys.map { variant.expectations.grade(of: $0) }.max() ?? .forbidden)
 
         var metrics = Metrics()
         if records.count == 1 {

@@ -85,6 +85,15 @@ public struct Finding: Sendable {
         if let missing = premiseMissing(options) {
             return FindingReport(id: id, applicable: false, reproduced: false, summary: "not applicable to this run: \(missing)")
         }
+        // A variant the machine broke (or an interruption stopped) measured nothing about the
+        // program: the finding is neither reproduced nor refuted on this run.
+        if let broken = needs.compactMap({ variants[$0] }).first(where: { $0.outcome.judgesNothing }) {
+            let why = broken.outcome == .interrupted ? "interrupted" : "the machine"
+            let evidence = (broken.evidence ?? "").replacingOccurrences(of: "the machine: ", with: "")
+            return FindingReport(id: id, applicable: true, reproduced: false,
+                                 summary: "not judged (\(why): \(broken.name) ended \(broken.outcome)" + (evidence.isEmpty ? "" : ": \(evidence)") + ")",
+                                 judged: false)
+        }
         let verdict = evaluate(FindingInputs(variants: variants, options: options, platform: platform))
         return FindingReport(id: id, applicable: true, reproduced: verdict.reproduced, summary: verdict.summary)
     }

@@ -93,13 +93,23 @@ public struct FindingReport: Sendable, Equatable, Codable {
     public var reproduced: Bool
     /// The measured figures behind the verdict, in one sentence.
     public var summary: String
+    /// `false` when a variant the finding needs ended in one of the machine's outcomes (or was
+    /// interrupted): the finding applies but was neither reproduced nor refuted, and `summary`
+    /// says "not judged (the machine: ...)". Absent when the finding was judged (an optional
+    /// key of schema 1; `reproduced` is then false, so a reader that knows only the older
+    /// keys still sees a run that did not pass).
+    public var judged: Bool?
 
-    public init(id: String, applicable: Bool, reproduced: Bool, summary: String) {
+    public init(id: String, applicable: Bool, reproduced: Bool, summary: String, judged: Bool? = nil) {
         self.id = id
         self.applicable = applicable
         self.reproduced = reproduced
         self.summary = summary
+        self.judged = judged
     }
+
+    /// Whether the machine (or an interruption) kept this finding from being judged.
+    public var notJudged: Bool { judged == false }
 }
 
 /// One experiment run: the JSON object of schema 1.

@@ -67,3 +67,14 @@ public enum Format {
         return decimal(value, places: value < 10 ? 1 : 0) + "×"
     }
 }
+
+extension Format {
+    /// A rough duration for estimates: `40 s`, `3 min`, `1 h 20 min`.
+    public static func duration(_ seconds: Seconds) -> String {
+        let s = max(0, seconds.rounded())
+        if s < 90 { return "\(Int(s)) s" }
+        let minutes = Int((s / 60).rounded())
+        if minutes < 90 { return "\(minutes) min" }
+        return "\(minutes / 60) h \(minutes % 60) min"
+    }
+}

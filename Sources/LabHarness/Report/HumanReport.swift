@@ -33,14 +33,29 @@ public enum HumanReport {
         let applicable = report.findings.filter(\.applicable)
         let reproduced = applicable.filter(\.reproduced).count
         var footer = "\(reproduced) of \(applicable.count) findings reproduced"
+        let unjudged = report.unjudgedFindings.count
+        if unjudged > 0 { footer += ", \(unjudged) not judged" }
         if let elapsed { footer += " in \(Format.seconds(elapsed))" }
         lines.append("")
         lines.append(reproduced == applicable.count && !report.judgedNothing ? style.green(footer) : style.red(footer))
         if report.judgedNothing {
             lines.append(contentsOf: TextWrap.wrap(style.red("no finding was judged: the variants that ran cover no finding that applies to this run (exit 1); --help lists what each finding needs"), width: width, indent: "  "))
         }
+        lines.append(contentsOf: machineLines(report, style: style).flatMap { TextWrap.wrap($0, width: width, indent: "  ") })
         lines.append(contentsOf: forbiddenLines(report, definition: definition, style: style).flatMap { TextWrap.wrap($0, width: width, indent: "  ") })
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The closing line of a run the machine broke: which outcomes, so that "not judged" is
+    /// never read as "not reproduced" (exit 1, for that reason).
+    public static func machineLines(_ report: ExperimentReport, style: Style) -> [String] {
+        let broken = report.machineVariants
+        guard !broken.isEmpty else { return [] }
+        let outcomes = Set(broken.map(\.outcome.rawValue)).sorted().joined(separator: ", ")
+        let onlyInterrupted = broken.allSatisfy { $0.outcome == .interrupted }
+        let who = onlyInterrupted ? "the run was interrupted" : "the machine, not the program"
+        return [style.yellow("not judged: \(broken.count) of \(report.variants.count) variants ended \(outcomes) (\(who)); "
+                             + "the findings that need them are neither reproduced nor refuted (exit 1)")]
     }
 
     /// The experiment's own sections (charts, timelines, step lists), each after a blank line,
@@ -100,6 +115,7 @@ public enum HumanReport {
         return report.findings.flatMap { f in
             let (mark, word): (String, String)
             if !f.applicable { (mark, word) = (style.dim("–"), style.dim("n/a       ")) }
+            else if f.notJudged { (mark, word) = (style.yellow("?"), style.yellow("NOT JUDGED")) }
             else if f.reproduced { (mark, word) = (style.green("✓"), style.green("reproduced")) }
             else { (mark, word) = (style.red("✗"), style.red("NOT REPRO.")) }
             return TextWrap.wrap("  \(mark) \(pad(f.id, to: idWidth))  \(word)  \(f.summary)", width: width, indent: indent)

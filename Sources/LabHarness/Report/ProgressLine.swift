@@ -9,6 +9,9 @@ import Synchronization
 public final class ProgressLine: Sendable {
     private let render: @Sendable () -> String
     private let enabled: Bool
+    /// Whether the terminal takes escape sequences: not when `TERM` is `dumb` (an editor's
+    /// shell, a serial console), where the line is erased by overwriting it with spaces.
+    private let escapes: Bool
     private let stopping = Atomic<Bool>(false)
     private let done = DispatchSemaphore(value: 0)
     private let shown = Atomic<Bool>(false)
@@ -17,9 +20,17 @@ public final class ProgressLine: Sendable {
     /// - Parameters:
     ///   - enabled: defaults to "stderr is a terminal".
     ///   - render: the current line's text (it is cut to the terminal's width).
-    public init(enabled: Bool = Terminal.isTTY(2), render: @escaping @Sendable () -> String) {
+    public init(enabled: Bool = Terminal.isTTY(2), escapes: Bool = Terminal.escapesAllowed(),
+                render: @escaping @Sendable () -> String) {
         self.enabled = enabled
+        self.escapes = escapes
         self.render = render
+    }
+
+    /// What erases the current line: the "erase line" sequence, or, without escapes, spaces
+    /// over `width` columns between carriage returns.
+    func erase(width: Int) -> String {
+        escapes ? "\r\u{1B}[2K" : "\r" + String(repeating: " ", count: max(0, width)) + "\r"
     }
 
     public func start() {
@@ -32,7 +43,7 @@ public final class ProgressLine: Sendable {
                 let width = Terminal.width(fd: 2) - 1
                 var text = render()
                 if displayWidth(text) > width { text = String(text.prefix(max(width - 1, 10))) + "…" }
-                Terminal.writeError("\r\u{1B}[2K" + text)
+                Terminal.writeError(erase(width: width) + text)
                 shown.store(true, ordering: .relaxed)
             }
             done.signal()
@@ -43,6 +54,6 @@ public final class ProgressLine: Sendable {
     public func finish() {
         guard started.load(ordering: .acquiring), !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         _ = done.wait(timeout: .now() + .seconds(1))
-        if shown.load(ordering: .relaxed) { Terminal.writeError("\r\u{1B}[2K") }
+        if shown.load(ordering: .relaxed) { Terminal.writeError(erase(width: Terminal.width(fd: 2) - 1)) }
     }
 }

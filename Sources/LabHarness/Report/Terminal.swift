@@ -1,3 +1,4 @@
+import CLabSupport
 import Foundation
 
 /// Where text goes and whether it may be coloured.
@@ -10,8 +11,13 @@ public enum Terminal {
     public static func colourAllowed(fd: Int32, environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
         guard isTTY(fd) else { return false }
         if let value = environment["NO_COLOR"], !value.isEmpty { return false }
-        if environment["TERM"] == "dumb" { return false }
-        return true
+        return escapesAllowed(environment: environment)
+    }
+
+    /// Whether escape sequences may be written to the terminal at all (colour or cursor
+    /// control): not when `TERM` is `dumb`, which promises none are understood.
+    public static func escapesAllowed(environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+        environment["TERM"] != "dumb"
     }
 
     /// The width the terminal report is wrapped to: `COLUMNS` when it holds a whole number in
@@ -33,14 +39,57 @@ public enum Terminal {
     /// The width when neither `COLUMNS` nor the terminal says: a projector's usual 100 columns.
     public static let defaultColumns = 100
 
-    /// Writes `text` to stderr unbuffered.
+    /// Writes `text` to stderr unbuffered. A failure is ignored: stderr is where failures are
+    /// told, and when it cannot take a line there is nowhere left to tell it.
     public static func writeError(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        _ = Output.standardError.write(text)
     }
 
-    /// Writes `text` to stdout unbuffered.
+    /// Writes `text` to stdout unbuffered. A failure never traps: the first one is kept (later
+    /// writes to stdout are skipped) and `exit(_:program:)` turns it into the exit status.
     public static func writeOutput(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        _ = Output.standardOutput.write(text)
+    }
+
+    /// Says that what goes to stdout from now on is the product (`--json`): if it cannot be
+    /// delivered, for whatever reason, the run exits 74 (`EX_IOERR`) with a line saying why.
+    public static func stdoutCarriesProduct() {
+        Output.standardOutput.carriesProduct = true
+    }
+
+    /// Sets up this process's writes, first thing in every main: `SIGPIPE` is ignored, so a
+    /// closed pipe is a failed write the writer handles (`EPIPE`) rather than a death by
+    /// signal; a standard stream the shell closed (`>&-`) is held on `/dev/null` and counts as
+    /// failed (`EBADF`), so nothing the program opens later takes its number.
+    public static func prepareOutput() {
+        clab_ignore_broken_pipe()
+        _ = clab_hold_closed_stream(0)
+        if clab_hold_closed_stream(1) == 1 { Output.standardOutput.markClosed() }
+        if clab_hold_closed_stream(2) == 1 { Output.standardError.markClosed() }
+    }
+
+    /// `EX_IOERR` from sysexits.h: the report could not be written.
+    public static let ioErrorStatus: Int32 = 74
+
+    /// The status to exit with, given the one the run earned:
+    /// - stdout took everything: the earned status;
+    /// - stdout was closed or its reader went away (`EBADF`, `EPIPE`: `>&-`, `| head -1`)
+    ///   while it carried the human report: the earned status, quietly (the reader chose not
+    ///   to read; the verdict stands);
+    /// - any other failure (`ENOSPC`, `EIO`: `> /dev/full`, a full disk), or any failure while
+    ///   stdout carried the JSON report: 74, after one line on stderr naming the problem.
+    public static func exitStatus(earned: Int32, program: String) -> Int32 {
+        guard let failure = Output.standardOutput.failure else { return earned }
+        let closed = failure == EPIPE || failure == EBADF
+        if closed && !Output.standardOutput.carriesProduct { return earned }
+        let what = Output.standardOutput.carriesProduct ? "the JSON report" : "the report"
+        writeError("\(program): \(what) could not be written to stdout: \(Output.describe(failure))\n")
+        return ioErrorStatus
+    }
+
+    /// Exits with `exitStatus(earned:program:)`.
+    public static func exit(_ earned: Int32, program: String) -> Never {
+        Foundation.exit(exitStatus(earned: earned, program: program))
     }
 }
 

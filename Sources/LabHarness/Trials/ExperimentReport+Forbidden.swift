@@ -15,4 +15,10 @@ extension ExperimentReport {
     /// The run passed: at least one finding was judged, every applicable finding reproduced and
     /// no variant ended forbidden. The experiment's exit status is 0 exactly then.
     public var passed: Bool { allReproduced && forbiddenVariants.isEmpty && !judgedNothing }
+
+    /// The findings the machine (or an interruption) kept from being judged.
+    public var unjudgedFindings: [FindingReport] { findings.filter(\.notJudged) }
+
+    /// The variants that ended in one of the machine's outcomes (or were interrupted).
+    public var machineVariants: [VariantReport] { variants.filter { $0.outcome.judgesNothing } }
 }

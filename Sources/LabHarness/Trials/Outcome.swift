@@ -27,6 +27,32 @@ public struct Outcome: RawRepresentable, Hashable, Sendable, Codable, Expressibl
     /// Stopped because the whole run was interrupted.
     public static let interrupted: Outcome = "interrupted"
 
+    // The machine's outcomes: the trial did not get what any program needs to run, so what it
+    // did says nothing about the program. Each is named with the figure that showed it.
+
+    /// A thread or process could not be created: the user was at `RLIMIT_NPROC` (Linux counts
+    /// threads), or `posix_spawn` failed with `EAGAIN`. Linux's libdispatch then retries
+    /// `pthread_create` once a second, silently (swift-corelibs-libdispatch, src/queue.c
+    /// `_dispatch_root_queue_poke_slow`, and src/init.c `_dispatch_temporary_resource_shortage`),
+    /// so a pool that cannot grow looks like a deadlock unless the limit is looked at.
+    public static let resourceLimited: Outcome = "resource-limited"
+    /// The trial's threads were runnable but the machine gave them little CPU: by their
+    /// run-queue time (Linux `/proc/PID/task/TID/schedstat`), taken beside the same-moment
+    /// control. Named `cpu-starved`, not `starved`: exp-pool's `starved` is a finding of its own
+    /// (probes that waited behind a flooded pool).
+    public static let cpuStarved: Outcome = "cpu-starved"
+    /// A crash at or near the address-space limit (`RLIMIT_AS`) or the cgroup's memory limit,
+    /// or one whose last words were an allocation failure.
+    public static let outOfMemory: Outcome = "out-of-memory"
+
+    /// The outcomes that belong to the machine, not to the program.
+    public static let machineOutcomes: Set<Outcome> = [.resourceLimited, .cpuStarved, .outOfMemory]
+
+    /// Whether this outcome is the machine's (or the run's: `interrupted`) rather than the
+    /// program's. Such an outcome is graded neither way and a finding that needs its variant is
+    /// not judged.
+    public var judgesNothing: Bool { Outcome.machineOutcomes.contains(self) || self == .interrupted }
+
     init(_ child: ChildOutcome) {
         self.init(rawValue: child.rawValue)
     }
@@ -63,6 +89,13 @@ extension Array where Element == OutcomeExpectation {
     /// The grade of `outcome`; outcomes nobody declared are forbidden, as in jcstress.
     public func grade(of outcome: Outcome) -> Grade {
         first { $0.outcome == outcome }?.grade ?? .forbidden
+    }
+
+    /// The grade a report shows for `outcome`: none for the machine's outcomes and
+    /// `interrupted` (they say nothing about the variant, so they are neither allowed nor
+    /// forbidden), else `grade(of:)`.
+    public func reportedGrade(of outcome: Outcome) -> Grade? {
+        outcome.judgesNothing ? nil : grade(of: outcome)
     }
 
     public func meaning(of outcome: Outcome) -> String? {

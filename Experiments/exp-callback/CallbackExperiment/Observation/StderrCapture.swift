@@ -85,7 +85,7 @@ final class StderrCapture: Sendable {
         _ = readerDone.wait(timeout: .now() + .seconds(1))
         close(readEnd)
         let all = text
-        if !all.isEmpty { FileHandle.standardError.write(Data(all.utf8)) }
+        if !all.isEmpty { Terminal.writeError(all) }
         return all
     }
 

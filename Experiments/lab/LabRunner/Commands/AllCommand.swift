@@ -54,6 +54,11 @@ public enum AllCommand {
             if let code = run.exitCode, code == 0 || code == 1,
                let report = try? ExperimentReport.decode(Data(run.stdout.utf8)) {
                 reports.append(report)
+            } else if let machine = run.machine {
+                // The machine, not the experiment: it could not finish in its budget for want of
+                // a CPU or a thread.
+                failures.append(ExperimentFailure(experiment: entry.definition.name, outcome: machine.outcome.rawValue,
+                                                  evidence: machine.evidence + "; the harness saw: " + run.evidence))
             } else {
                 let evidence = run.outcome == .completed || run.outcome == .failed
                     ? (run.stderr.split(separator: "\n").last.map(String.init) ?? run.evidence) : run.evidence
@@ -76,7 +81,7 @@ public enum AllCommand {
         var rows: [[String]] = [["experiment", "finding", "verdict", "measured"]]
         for report in document.experiments {
             for f in report.findings {
-                let verdict = !f.applicable ? "n/a" : (f.reproduced ? "reproduced" : "NOT REPRODUCED")
+                let verdict = !f.applicable ? "n/a" : (f.reproduced ? "reproduced" : (f.notJudged ? "NOT JUDGED" : "NOT REPRODUCED"))
                 rows.append([report.experiment, f.id, verdict, f.summary])
             }
         }
@@ -87,6 +92,7 @@ public enum AllCommand {
             guard r > 0 else { return style.dim(text) }
             guard c == 2 else { return text }
             let verdict = rows[r][2]
+            if verdict == "NOT JUDGED" { return style.yellow(text) }
             return verdict == "reproduced" ? style.green(text) : (verdict == "n/a" ? style.dim(text) : style.red(text))
         }
         let table = TextTable(rows: rows)
@@ -105,7 +111,9 @@ public enum AllCommand {
             lines = table.render(width: width ?? Int.max, style: colour)
         }
         let verdicts = Verdicts(document)
+        let unjudged = document.experiments.flatMap(\.unjudgedFindings).count
         let footer = "\(verdicts.reproduced) of \(verdicts.applicable) findings reproduced in \(document.experiments.count) experiments"
+            + (unjudged == 0 ? "" : "; \(unjudged) not judged")
             + (document.failures.isEmpty ? "" : "; \(document.failures.count) left no report")
             + " · \(Format.seconds(document.elapsedSeconds))" + (document.complete ? "" : " · INCOMPLETE")
         // A forbidden outcome fails the run even when no finding reads its variant.
@@ -115,7 +123,10 @@ public enum AllCommand {
         let good = verdicts.reproduced == verdicts.applicable && verdicts.applicable > 0 && document.failures.isEmpty
             && document.complete && forbidden.isEmpty
         let nothing = verdicts.applicable == 0 && document.failures.isEmpty ? "\n" + style.red("no finding was judged: nothing ran that could reproduce one") : ""
-        let forbiddenText = forbidden.isEmpty ? "" : "\n" + forbidden.joined(separator: "\n")
+        let machine = document.experiments.flatMap { experiment in
+            HumanReport.machineLines(experiment, style: style).map { "\(experiment.experiment): " + $0 }
+        }
+        let forbiddenText = (machine + forbidden).isEmpty ? "" : "\n" + (machine + forbidden).joined(separator: "\n")
         return lines.joined(separator: "\n") + "\n\n" + (good ? style.green(footer) : style.red(footer)) + forbiddenText + nothing + "\n"
     }
     /// `lab all --charts`: after the table, each experiment's own sections (its text charts,

@@ -154,16 +154,22 @@ public enum BenchCommand {
         return figures.map { Figure(name: $0.name, value: $0.value, unit: $0.unit, target: $0.target, met: $0.met, detail: $0.detail) }
     }
 
-    public static func render(_ result: Result, style: Style) -> String {
-        var lines = ["lab bench · \(result.platform.os), \(result.platform.cpus) cpus, swift \(result.platform.swift)"
-                     + (result.optimized ? " · release build" : " · DEBUG build: rerun with `swift run -c release lab bench`")]
-        let width = result.figures.map(\.name.count).max() ?? 0
+    /// The figures as text, every line wrapped to `width` columns like the lab's other
+    /// reports (a figure's detail continues under itself).
+    public static func render(_ result: Result, style: Style, width: Int = Terminal.defaultColumns) -> String {
+        var lines = TextWrap.wrap("lab bench · \(result.platform.os), \(result.platform.cpus) cpus, swift \(result.platform.swift)"
+                                  + (result.optimized ? " · release build" : " · DEBUG build: rerun with `swift run -c release lab bench`"),
+                                  width: width, indent: "  ")
+        // The name column, at most a third of the width: a longer name wraps under itself.
+        let nameWidth = min(result.figures.map(\.name.count).max() ?? 0, max(10, width / 3))
+        let indent = String(repeating: " ", count: 2 + nameWidth + 2)
         for f in result.figures {
             let value = Format.decimal(f.value, places: f.value < 10 ? 3 : 1) + " " + f.unit
             var mark = ""
             if let met = f.met, let target = f.target { mark = met ? style.green("  ✓ target \(target)") : style.red("  ✗ target \(target)") }
-            lines.append("  " + f.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value + mark)
-            lines.append("  " + String(repeating: " ", count: width) + "  " + style.dim(f.detail))
+            lines += TextWrap.wrap("  " + f.name.padding(toLength: max(nameWidth, f.name.count), withPad: " ", startingAt: 0) + "  " + value + mark,
+                                   width: width, indent: indent)
+            lines += TextWrap.wrap(indent + style.dim(f.detail), width: width, indent: indent)
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -7,13 +7,14 @@ public enum LabCommandLine {
     public static func main(catalog: LabCatalog, arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
         // Started by another lab process (`lab all`, `lab bench`): die with it, whatever kills it.
         ChildHandshake.bindIfStartedByLab()
+        Terminal.prepareOutput()
         let command = arguments.first ?? "list"
         let rest = Array(arguments.dropFirst())
         switch command {
-        case "list": exit(list(catalog, rest))
-        case "all": exit(all(catalog, rest))
-        case "report": exit(report(catalog, rest))
-        case "bench": exit(bench(catalog, rest))
+        case "list": Terminal.exit(list(catalog, rest), program: "lab list")
+        case "all": Terminal.exit(all(catalog, rest), program: "lab all")
+        case "report": Terminal.exit(report(catalog, rest), program: "lab report")
+        case "bench": Terminal.exit(bench(catalog, rest), program: "lab bench")
         case "bench-child":
             // The trivial child whose launch `lab bench` times: it reports and exits.
             guard ChildHandshake.startedByLab else {
@@ -32,7 +33,7 @@ public enum LabCommandLine {
                 exit(64)
             }
             Terminal.writeOutput(help(catalog))
-            exit(0)
+            Terminal.exit(0, program: "lab")
         default:
             if let entry = catalog.entry(named: command) {
                 ExperimentMain.run(entry.definition, arguments: rest, childPrefix: [entry.command], program: "lab \(entry.command)")
@@ -48,7 +49,7 @@ public enum LabCommandLine {
     static func parse(_ flags: [FlagSpec], _ arguments: [String], command: String) -> ParsedOptions? {
         if arguments.contains("--help") || arguments.contains("-h") {
             Terminal.writeOutput(usage(command, flags))
-            exit(0)
+            Terminal.exit(0, program: "lab \(command)")
         }
         do {
             return try CommandLineParser(program: "lab \(command)", flags: flags).parse(arguments)
@@ -135,6 +136,7 @@ public enum LabCommandLine {
         let jsonURL = options.text("json").map { URL(fileURLWithPath: $0) }
         if let url = jsonURL, let refusal = refusal(url, command: "all") { return refusal }
         let interrupt = InterruptHandler.install()
+        SuspendHandler.install()
         let status = RunStatus(title: "lab all" + (options.quick ? " --quick" : ""))
         let line = ProgressLine { status.line() }
         line.start()
@@ -192,7 +194,7 @@ public enum LabCommandLine {
         let jsonURL = options.text("json").map { URL(fileURLWithPath: $0) }
         if let url = jsonURL, let refusal = refusal(url, command: "bench") { return refusal }
         let result = BenchCommand.run(launcher: .hosted, catalog: catalog) { Terminal.writeError("  \($0)\n") }
-        Terminal.writeOutput(BenchCommand.render(result, style: Style(enabled: Terminal.colourAllowed(fd: 1))))
+        Terminal.writeOutput(BenchCommand.render(result, style: Style(enabled: Terminal.colourAllowed(fd: 1)), width: Terminal.width(fd: 1)))
         if let url = jsonURL {
             do {
                 try AtomicFile.write(ExperimentReport.encoder(pretty: true).encode(result), to: url)

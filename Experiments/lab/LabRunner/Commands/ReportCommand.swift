@@ -2,7 +2,9 @@ import Foundation
 import LabHarness
 
 /// `lab report --from FILE --out DIR`: `index.html`, `results.md` and one standalone SVG per
-/// chart under `DIR/charts/`, each written atomically.
+/// chart under `DIR/charts/`, the whole site at once (`SiteFolder`): built in a folder beside
+/// `DIR` and swapped in when complete, so a failure leaves the old site whole and a re-run
+/// leaves no chart of the run before.
 ///
 /// The input is untrusted: it must be a regular file of bounded size and nesting, every number
 /// in it is range-checked before anything is drawn, names become file names only as safe slugs,
@@ -69,28 +71,17 @@ public enum ReportCommand {
                               + "read it from elsewhere or choose another --out", status: 64)
             }
         }
-        do {
-            try FileManager.default.createDirectory(at: chartsDirectory, withIntermediateDirectories: true)
-        } catch {
-            throw Failure(message: "cannot create '\(UsageError.echo(chartsDirectory.path))': \(reason(error))", status: 73)
+        try SiteFolder.checkReplaceable(out)
+        let label = source.lastPathComponent
+        let flatCharts = charts.flatMap { $0 }
+        try SiteFolder.build(replacing: out) { staging in
+            let stagedCharts = staging.appendingPathComponent("charts")
+            try FileManager.default.createDirectory(at: stagedCharts, withIntermediateDirectories: false)
+            for chart in flatCharts { try AtomicFile.write(chart.svg.document, to: stagedCharts.appendingPathComponent("\(chart.id).svg")) }
+            try AtomicFile.write(HTMLPage.render(document, catalog: catalog, source: label, charts: charts), to: staging.appendingPathComponent("index.html"))
+            try AtomicFile.write(MarkdownPage.render(document, catalog: catalog, source: label, charts: charts), to: staging.appendingPathComponent("results.md"))
         }
-        do {
-            for url in [index, markdown] + chartURLs { try AtomicFile.checkTarget(url) }
-        } catch let refusal as AtomicFile.Refusal {
-            throw Failure(message: refusal.description, status: 73)
-        }
-
-        do {
-            for (url, chart) in zip(chartURLs, charts.flatMap { $0 }) { try AtomicFile.write(chart.svg.document, to: url) }
-            let label = source.lastPathComponent
-            try AtomicFile.write(HTMLPage.render(document, catalog: catalog, source: label, charts: charts), to: index)
-            try AtomicFile.write(MarkdownPage.render(document, catalog: catalog, source: label, charts: charts), to: markdown)
-            return Written(index: index, markdown: markdown, charts: chartURLs)
-        } catch let refusal as AtomicFile.Refusal {
-            throw Failure(message: refusal.description, status: 73)
-        } catch {
-            throw Failure(message: "cannot write into '\(UsageError.echo(out.path))': \(reason(error))", status: 73)
-        }
+        return Written(index: index, markdown: markdown, charts: chartURLs)
     }
 
     /// The charts of each experiment, with file names made unique: two experiments whose names

@@ -50,7 +50,8 @@ enum HTMLPage {
             html.append("<table><tr><th>finding</th><th>verdict</th><th>measured</th></tr>")
             for f in report.findings {
                 let verdict = !f.applicable ? "<span class=\"na\">not applicable</span>"
-                    : (f.reproduced ? "<span class=\"yes\">reproduced</span>" : "<span class=\"no\">not reproduced</span>")
+                    : (f.reproduced ? "<span class=\"yes\">reproduced</span>"
+                       : (f.notJudged ? "<span class=\"na\">not judged</span>" : "<span class=\"no\">not reproduced</span>"))
                 html.append("<tr><td><code>\(escape(f.id))</code></td><td>\(verdict)</td><td>\(escape(f.summary))</td></tr>")
             }
             html.append("</table>")

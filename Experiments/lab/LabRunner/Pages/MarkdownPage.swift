@@ -29,7 +29,7 @@ enum MarkdownPage {
             md.append("| finding | verdict | measured |")
             md.append("|---|---|---|")
             for f in report.findings {
-                let verdict = !f.applicable ? "not applicable" : (f.reproduced ? "reproduced" : "**not reproduced**")
+                let verdict = !f.applicable ? "not applicable" : (f.reproduced ? "reproduced" : (f.notJudged ? "not judged" : "**not reproduced**"))
                 md.append("| \(code(f.id)) | \(verdict) | \(text(f.summary)) |")
             }
             md.append("")

@@ -1,0 +1,86 @@
+import Foundation
+import LabHarness
+import LabHarnessXCTest
+import XCTest
+
+/// The machine's own failures get the machine's outcomes, with real limits, not mocks: a thread
+/// limit (`ulimit -u` as an unprivileged user, since root ignores it), an address-space limit
+/// (`ulimit -v`; `sh` is dash, whose `ulimit -p` is bash's `-u`) and a starved CPU (`chrt --idle 0` beside busy loops on every core). Each test
+/// skips, saying why, where the machine does not allow the limit.
+final class MachineOutcomeTests: XCTestCase {
+    /// Runs `lab ARGUMENTS --json` under `sh -c PREFIX`; the decoded report and exit status.
+    private func lab(_ arguments: [String], prefix: String, via launcher: [String] = [], executable: String? = nil,
+                     budget: Double = 120) throws -> (ExperimentReport, Int32?) {
+        let lab = try executable ?? BuiltProducts.executable("lab")
+        let argv = launcher + ["/bin/sh", "-c", prefix + " exec \"$0\" \"$@\"", lab] + arguments + ["--json"]
+        let run = try ChildProcess.run(ChildSpec(executable: argv[0], arguments: Array(argv.dropFirst()),
+                                                 environment: ["SWIFT_BACKTRACE": "enable=no"], budget: budget))
+        let report = try ExperimentReport.decode(Data(run.stdout.utf8))
+        return (report, run.exitCode)
+    }
+
+    /// `lab` copied where the user nobody can run it (the build folder may be root's only).
+    private func labForNobody() throws -> String {
+        guard getuid() == 0 else { throw XCTSkip("needs root to run a child as the user nobody (root ignores RLIMIT_NPROC)") }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { throw XCTSkip("setpriv (util-linux) is not installed") }
+        let directory = try temporaryDirectory("nobody")
+        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
+        let copy = directory.appendingPathComponent("lab")
+        try FileManager.default.copyItem(atPath: try BuiltProducts.executable("lab"), toPath: copy.path)
+        chmod(directory.path, 0o755)
+        chmod(copy.path, 0o755)
+        return copy.path
+    }
+
+    private let nobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+    func testAThreadLimitIsResourceLimitedAndJudgesNothing() throws {
+        let copy = try labForNobody()
+        let (report, status) = try lab(["pool", "--quick", "--variant", "global-flood"], prefix: "ulimit -p 9 || exit 99;",
+                                       via: nobody, executable: copy)
+        let flood = try XCTUnwrap(report.variant("global-flood"))
+        XCTAssertEqual(flood.outcome, .resourceLimited, flood.evidence ?? "")
+        XCTAssertNil(flood.grade, "the machine's outcome is graded neither way")
+        XCTAssertTrue(flood.evidence?.contains("9") == true, "names the limit's value: \(flood.evidence ?? "")")
+        XCTAssertFalse(report.findings.isEmpty)
+        for finding in report.findings {
+            XCTAssertEqual(finding.judged, false, finding.summary)
+            XCTAssertFalse(finding.reproduced)
+            XCTAssertTrue(finding.summary.hasPrefix("not judged (the machine: global-flood ended resource-limited"), finding.summary)
+        }
+        XCTAssertEqual(status, 1)
+    }
+
+    func testACrashAtTheAddressSpaceLimitIsOutOfMemory() throws {
+        // 300 MB of address space: less than a Swift process with a few threads reserves.
+        let (report, status) = try lab(["runloop", "--caller", "async", "--variant", "deadline-heap", "--tasks", "100000"],
+                                       prefix: "ulimit -v 292969 || exit 99;")
+        let heap = try XCTUnwrap(report.variant("deadline-heap"))
+        XCTAssertEqual(heap.outcome, .outOfMemory, heap.evidence ?? "")
+        XCTAssertTrue(heap.evidence?.contains("RLIMIT_AS 300 MB") == true, heap.evidence ?? "")
+        XCTAssertNil(heap.grade)
+        XCTAssertEqual(status, 1)
+    }
+
+    func testRunnableThreadsTheSchedulerPassesOverAreCPUStarved() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chrt") else { throw XCTSkip("chrt (util-linux) is not installed") }
+        // Every core busy at normal priority, the trial at SCHED_IDLE: it runs only when a core
+        // has nothing else to do, which here is never.
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        var busy: [Process] = []
+        for _ in 0..<cores {
+            let loop = Process()
+            loop.executableURL = URL(fileURLWithPath: "/bin/sh")
+            loop.arguments = ["-c", "while :; do :; done"]
+            try loop.run()
+            busy.append(loop)
+        }
+        defer { for loop in busy { loop.terminate(); loop.waitUntilExit() } }
+        let (report, status) = try lab(["runloop", "--quick", "--variant", "timer-init"], prefix: "", via: ["/usr/bin/chrt", "--idle", "0"])
+        for variant in report.variants {
+            XCTAssertEqual(variant.outcome, .cpuStarved, "\(variant.name): \(variant.evidence ?? "")")
+        }
+        XCTAssertTrue(report.findings.filter(\.applicable).allSatisfy { $0.judged == false }, "\(report.findings)")
+        XCTAssertEqual(status, 1)
+    }
+}
