@@ -52,10 +52,15 @@ public final class NewThreadWatch: Sendable {
 
     /// Stops watching after one last listing; returns the threads that appeared, in the order
     /// they were first seen.
+    ///
+    /// The watcher thread is stopped first and the last listing taken after it: a listing the
+    /// watcher had begun before the threads named themselves, and finished (descheduled on a
+    /// loaded machine) after a concurrent last listing, would otherwise put the creator's name
+    /// back on a thread that had already renamed itself (seen at load 15-50).
     @discardableResult
     public func stop() -> [Appeared] {
-        look()
         if !stopping.exchange(true, ordering: .acquiringAndReleasing) { finished.wait() }
+        look()
         return appeared
     }
 
