@@ -80,10 +80,9 @@ static long clab_read_small(const char *path, char *buffer, size_t size) {
     return (long)n;
 }
 
-long clab_threads(pid_t pid, clab_thread_entry *out, long capacity) {
-    char directory[64];
-    if (pid > 0) snprintf(directory, sizeof directory, "/proc/%d/task", (int)pid);
-    else snprintf(directory, sizeof directory, "/proc/self/task");
+/// The thread ids listed in a `/proc/.../task` directory, at most `capacity` of them, in the
+/// directory's order; -1 when it cannot be opened (the process is gone).
+static long clab_task_ids(const char *directory, long *out, long capacity) {
     DIR *dir = opendir(directory);
     if (!dir) return -1;
     long written = 0;
@@ -91,7 +90,26 @@ long clab_threads(pid_t pid, clab_thread_entry *out, long capacity) {
     while (written < capacity && (entry = readdir(dir)) != NULL) {
         char *end;
         long tid = strtol(entry->d_name, &end, 10);
-        if (*end != 0 || tid <= 0) continue;
+        if (*end == 0 && tid > 0) out[written++] = tid;
+    }
+    closedir(dir);
+    return written;
+}
+
+long clab_threads(pid_t pid, clab_thread_entry *out, long capacity) {
+    char directory[64];
+    if (pid > 0) snprintf(directory, sizeof directory, "/proc/%d/task", (int)pid);
+    else snprintf(directory, sizeof directory, "/proc/self/task");
+    long *tids = capacity > 0 ? malloc((size_t)capacity * sizeof *tids) : NULL;
+    if (capacity > 0 && !tids) return -1;
+    long listed = clab_task_ids(directory, tids, capacity);
+    if (listed < 0) {
+        free(tids);
+        return -1;
+    }
+    long written = 0;
+    for (long i = 0; i < listed; i++) {
+        long tid = tids[i];
         char path[96], text[1024];
         snprintf(path, sizeof path, "%s/%ld/stat", directory, tid);
         if (clab_read_small(path, text, sizeof text) < 0) continue;   // ended meanwhile
@@ -110,7 +128,7 @@ long clab_threads(pid_t pid, clab_thread_entry *out, long capacity) {
             thread->name[n] = 0;
         }
     }
-    closedir(dir);
+    free(tids);
     qsort(out, (size_t)written, sizeof *out, clab_compare_entries);
     return written;
 }
@@ -124,16 +142,12 @@ long clab_thread_count(pid_t pid) {
 }
 
 long clab_thread_ids(uint64_t *out, long capacity) {
-    DIR *dir = opendir("/proc/self/task");
-    if (!dir) return -1;
-    long written = 0;
-    struct dirent *entry;
-    while (written < capacity && (entry = readdir(dir)) != NULL) {
-        char *end;
-        long tid = strtol(entry->d_name, &end, 10);
-        if (*end == 0 && tid > 0) out[written++] = (uint64_t)tid;
-    }
-    closedir(dir);
+    long *tids = capacity > 0 ? malloc((size_t)capacity * sizeof *tids) : NULL;
+    if (capacity > 0 && !tids) return -1;
+    long written = clab_task_ids("/proc/self/task", tids, capacity);
+    for (long i = 0; i < written; i++) out[i] = (uint64_t)tids[i];
+    free(tids);
+    if (written < 0) return -1;
     qsort(out, (size_t)written, sizeof *out, clab_compare_ids);
     return written;
 }
