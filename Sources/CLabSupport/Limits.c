@@ -54,14 +54,23 @@ static atomic_llong thread_create_failures;
 
 typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
+// A sanitizer runtime linked into the program (`swift build --sanitize=thread` or `=address`)
+// defines its own pthread_create as a weak alias of this, which the definition below
+// overrides; calls then go through this name, or the sanitizer would never see the thread
+// start and ThreadSanitizer crashes at its first access (measured: exp-dance under
+// --sanitize=thread died with a SEGV in the runtime before the forwarding went through here).
+extern int __interceptor_pthread_create(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *)
+    __attribute__((weak));
+
 // Stands in front of the C library's pthread_create for the whole process, forwarding every
-// call unchanged: the only way to learn that libdispatch or Foundation failed to create a
-// thread, since neither says so.
+// call unchanged (to a sanitizer's interceptor when one is linked in): the only way to learn
+// that libdispatch or Foundation failed to create a thread, since neither says so.
 int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*start)(void *), void *argument) {
     static _Atomic(pthread_create_fn) real;
     pthread_create_fn next = atomic_load(&real);
     if (!next) {
-        next = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+        next = __interceptor_pthread_create ? __interceptor_pthread_create
+                                            : (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
         if (!next) return EAGAIN;
         atomic_store(&real, next);
     }
