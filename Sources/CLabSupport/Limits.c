@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "CLabLimits.h"
+#include "ReadSmallFile.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,22 +18,6 @@ static long long own_limit(int resource) {
     if (getrlimit(resource, &limit) != 0) return CLAB_LIMIT_UNKNOWN;
     if (limit.rlim_cur == RLIM_INFINITY) return CLAB_LIMIT_UNLIMITED;
     return (long long)limit.rlim_cur;
-}
-
-/// Reads up to `size - 1` bytes of a small file into `buffer`; the byte count or -1.
-static long read_small(const char *path, char *buffer, size_t size) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    ssize_t total = 0;
-    while ((size_t)total < size - 1) {
-        ssize_t n = read(fd, buffer + total, size - 1 - (size_t)total);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        total += n;
-    }
-    close(fd);
-    buffer[total] = 0;
-    return total;
 }
 
 /// The number after `key` in `text` (spaces and tabs skipped), or -1.
@@ -87,7 +72,7 @@ long long clab_thread_create_failures(void) {
 static long long proc_limit(int pid, const char *row) {
     char path[64], text[4096];
     snprintf(path, sizeof path, "/proc/%d/limits", pid);
-    if (read_small(path, text, sizeof text) <= 0) return CLAB_LIMIT_UNKNOWN;
+    if (clab_read_small_file(path, text, sizeof text) <= 0) return CLAB_LIMIT_UNKNOWN;
     const char *p = strstr(text, row);
     if (!p) return CLAB_LIMIT_UNKNOWN;
     p += strlen(row);
@@ -109,7 +94,7 @@ long long clab_process_real_uid(int pid) {
     if (pid == 0) return (long long)getuid();
     char path[64], text[4096];
     snprintf(path, sizeof path, "/proc/%d/status", pid);
-    if (read_small(path, text, sizeof text) <= 0) return -1;
+    if (clab_read_small_file(path, text, sizeof text) <= 0) return -1;
     return number_after(text, "\nUid:");
 }
 
@@ -131,7 +116,7 @@ long long clab_user_task_count(long long uid) {
             // A process that changed only its effective user still counts for its real one.
             if (info.st_uid != 0) continue;
         }
-        if (read_small(path, text, sizeof text) <= 0) continue;
+        if (clab_read_small_file(path, text, sizeof text) <= 0) continue;
         if (number_after(text, "\nUid:") != uid) continue;
         long long threads = number_after(text, "\nThreads:");
         tasks += threads > 0 ? threads : 1;
@@ -147,7 +132,7 @@ int clab_thread_schedstat(int pid, long tid, unsigned long long *on_cpu_ns, unsi
     if (!who) { snprintf(number, sizeof number, "%d", pid); who = number; }
     if (tid == 0) snprintf(path, sizeof path, "/proc/%s/schedstat", who);
     else snprintf(path, sizeof path, "/proc/%s/task/%ld/schedstat", who, tid);
-    if (read_small(path, text, sizeof text) <= 0) return -1;
+    if (clab_read_small_file(path, text, sizeof text) <= 0) return -1;
     unsigned long long run = 0, wait = 0;
     if (sscanf(text, "%llu %llu", &run, &wait) != 2) return -1;
     *on_cpu_ns = run;
@@ -169,7 +154,7 @@ long long clab_process_vm_peak(int pid) {
     char path[64], text[4096];
     if (pid == 0) snprintf(path, sizeof path, "/proc/self/status");
     else snprintf(path, sizeof path, "/proc/%d/status", pid);
-    if (read_small(path, text, sizeof text) <= 0) return -1;
+    if (clab_read_small_file(path, text, sizeof text) <= 0) return -1;
     long long kib = number_after(text, "\nVmPeak:");
     return kib < 0 ? -1 : kib * 1024;
 }
@@ -177,7 +162,7 @@ long long clab_process_vm_peak(int pid) {
 /// This process's cgroup v2 directory under /sys/fs/cgroup, into `path`; 0 or -1.
 static int own_cgroup(char *path, size_t size) {
     char text[1024];
-    if (read_small("/proc/self/cgroup", text, sizeof text) <= 0) return -1;
+    if (clab_read_small_file("/proc/self/cgroup", text, sizeof text) <= 0) return -1;
     const char *p = strstr(text, "0::");
     if (!p) return -1;
     p += 3;
@@ -191,7 +176,7 @@ long long clab_cgroup_oom_kills(void) {
     char directory[600], path[700], text[1024];
     if (own_cgroup(directory, sizeof directory) != 0) return -1;
     snprintf(path, sizeof path, "%s/memory.events", directory);
-    if (read_small(path, text, sizeof text) <= 0) return -1;
+    if (clab_read_small_file(path, text, sizeof text) <= 0) return -1;
     const char *p = strstr(text, "oom_kill ");
     if (!p) return -1;
     return strtoll(p + 9, NULL, 10);
@@ -201,7 +186,7 @@ long long clab_cgroup_memory_limit(void) {
     char directory[600], path[700], text[64];
     if (own_cgroup(directory, sizeof directory) != 0) return CLAB_LIMIT_UNKNOWN;
     snprintf(path, sizeof path, "%s/memory.max", directory);
-    if (read_small(path, text, sizeof text) <= 0) return CLAB_LIMIT_UNKNOWN;
+    if (clab_read_small_file(path, text, sizeof text) <= 0) return CLAB_LIMIT_UNKNOWN;
     if (strncmp(text, "max", 3) == 0) return CLAB_LIMIT_UNLIMITED;
     if (text[0] < '0' || text[0] > '9') return CLAB_LIMIT_UNKNOWN;
     return strtoll(text, NULL, 10);
@@ -228,7 +213,7 @@ int clab_low_cpu_class(int pid) {
     if (nice == -1 && errno != 0) return -1;
     return nice >= 15 ? 1 : 0;
 }
-long long clab_process_vm_peak(int pid) { (void)pid; (void)read_small; (void)number_after; return -1; }
+long long clab_process_vm_peak(int pid) { (void)pid; (void)number_after; return -1; }
 long long clab_cgroup_oom_kills(void) { return -1; }
 long long clab_thread_create_failures(void) { return -1; }
 long long clab_cgroup_memory_limit(void) { return CLAB_LIMIT_UNKNOWN; }

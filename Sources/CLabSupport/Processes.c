@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #endif
 #include "CLabPlatform.h"
+#include "ReadSmallFile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -51,15 +52,6 @@ int clab_join_procargs2(const char *buffer, unsigned long length, char *command,
 }
 
 #if defined(__linux__)
-static long clab_read_file(const char *path, char *buffer, size_t size) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    ssize_t n = read(fd, buffer, size - 1);
-    close(fd);
-    if (n < 0) return -1;
-    buffer[n] = 0;
-    return (long)n;
-}
 
 long clab_processes(clab_process_entry *out, long capacity) {
     DIR *dir = opendir("/proc");
@@ -72,7 +64,7 @@ long clab_processes(clab_process_entry *out, long capacity) {
         if (*end != 0 || pid <= 0) continue;
         char path[64], stat[1024];
         snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-        if (clab_read_file(path, stat, sizeof stat) <= 0) continue;   // gone meanwhile
+        if (clab_read_small_file(path, stat, sizeof stat) <= 0) continue;   // gone meanwhile
         // `pid (comm) S ppid ...`: comm may hold spaces and parentheses.
         const char *close = strrchr(stat, ')');
         if (!close || close[1] != ' ' || close[2] == 0 || close[3] != ' ') continue;
@@ -84,7 +76,7 @@ long clab_processes(clab_process_entry *out, long capacity) {
         process->parent = (int32_t)parent;
         process->state = close[2];
         snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
-        long n = clab_read_file(path, process->command, sizeof process->command);
+        long n = clab_read_small_file(path, process->command, sizeof process->command);
         if (n < 0) n = 0;
         for (long i = 0; i < n; i++) if (process->command[i] == 0) process->command[i] = ' ';
         while (n > 0 && process->command[n - 1] == ' ') n--;

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #endif
 #include "CLabPlatform.h"
+#include "ReadSmallFile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -69,16 +70,6 @@ long clab_stat_line_thread_count(const char *line) {
 }
 
 #if defined(__linux__)
-/// Reads a small procfs file whole (procfs reports size 0, so no stat); its length or -1.
-static long clab_read_small(const char *path, char *buffer, size_t size) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    ssize_t n = read(fd, buffer, size - 1);
-    close(fd);
-    if (n <= 0) return -1;
-    buffer[n] = 0;
-    return (long)n;
-}
 
 /// The thread ids listed in a `/proc/.../task` directory, at most `capacity` of them, in the
 /// directory's order; -1 when it cannot be opened (the process is gone).
@@ -112,13 +103,13 @@ long clab_threads(pid_t pid, clab_thread_entry *out, long capacity) {
         long tid = tids[i];
         char path[96], text[1024];
         snprintf(path, sizeof path, "%s/%ld/stat", directory, tid);
-        if (clab_read_small(path, text, sizeof text) < 0) continue;   // ended meanwhile
+        if (clab_read_small_file(path, text, sizeof text) <= 0) continue;   // ended meanwhile
         clab_thread_entry *thread = &out[written++];
         thread->id = tid;
         thread->state = clab_stat_line_state(text);
         snprintf(path, sizeof path, "%s/%ld/comm", directory, tid);
         char comm[64];
-        if (clab_read_small(path, comm, sizeof comm) >= 0) {
+        if (clab_read_small_file(path, comm, sizeof comm) > 0) {
             clab_copy_name(thread->name, sizeof thread->name, comm);
         } else {
             const char *open = strchr(text, '('), *close = strrchr(text, ')');
@@ -137,7 +128,7 @@ long clab_thread_count(pid_t pid) {
     char path[64], text[1024];
     if (pid > 0) snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
     else snprintf(path, sizeof path, "/proc/self/stat");
-    if (clab_read_small(path, text, sizeof text) < 0) return -1;
+    if (clab_read_small_file(path, text, sizeof text) <= 0) return -1;
     return clab_stat_line_thread_count(text);
 }
 
@@ -155,7 +146,7 @@ long clab_thread_ids(uint64_t *out, long capacity) {
 int clab_thread_name_of(uint64_t id, char *buffer, unsigned long size) {
     char path[64], comm[64];
     snprintf(path, sizeof path, "/proc/self/task/%llu/comm", (unsigned long long)id);
-    if (clab_read_small(path, comm, sizeof comm) < 0) return -1;
+    if (clab_read_small_file(path, comm, sizeof comm) <= 0) return -1;
     clab_copy_name(buffer, size, comm);
     return 0;
 }
