@@ -18,7 +18,8 @@ public let fixtureExperiment = ExperimentDefinition(
     variants: [
         Variant("ok", summary: "counts to --count over --hold seconds",
                 expect: [OutcomeExpectation(.completed, .expected, "it finished")],
-                progressTotal: { $0.int("count") }) { context in
+                progressTotal: { $0.int("count") },
+                claim: Claim("fixture.ok-completes", "the ok variant completes")) { context in
             let count = context.options.int("count")
             let step = context.options.double("hold") / Double(count)
             let start = MonotonicClock.now()
@@ -40,7 +41,8 @@ public let fixtureExperiment = ExperimentDefinition(
             return VariantRecord(outcome: .completed)
         },
         Variant("trap", summary: "calls fatalError",
-                expect: [OutcomeExpectation(.crashed, .expected, "the trap ended the child")]) { _ in
+                expect: [OutcomeExpectation(.crashed, .expected, "the trap ended the child")],
+                claim: Claim("fixture.trap-crashes", "a trap is reported as a crash")) { _ in
             fatalError("fixture variant trapped on purpose")
         },
         Variant("sleepy", summary: "sleeps a minute while making no progress (for interrupting)",
@@ -70,12 +72,10 @@ public let fixtureExperiment = ExperimentDefinition(
         },
     ],
     findings: [
-        .outcome("fixture.ok-completes", claim: "the ok variant completes", variant: "ok", is: .completed),
         Finding("fixture.hang-deadlocks", claim: "a blocked main thread is reported as a deadlock", needs: ["hang"]) { inputs in
             let hang = inputs["hang"]
             return Verdict(hang.outcome == .deadlock, "hang ended \(hang.outcome) with completed \(Format.count(hang.metrics["completed"] ?? -1)): \(hang.evidence ?? "")")
         },
-        .outcome("fixture.trap-crashes", claim: "a trap is reported as a crash", variant: "trap", is: .crashed),
         Finding("fixture.never-applies", claim: "applies nowhere", needs: ["ok"], appliesWhen: { _ in false },
                 notApplicableReason: "a fixture that applies nowhere") { _ in Verdict(false, "unreachable") },
     ],

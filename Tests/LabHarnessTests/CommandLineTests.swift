@@ -64,10 +64,11 @@ final class CommandLineTests: XCTestCase {
             name: "t", executable: "exp-t", question: "What?", about: "About it.",
             flags: [.integer("tasks", default: 300, quick: 30, range: 1...5000, help: "requests in flight"),
                     .toggle("inner-stage", help: "internal: a stage the experiment runs itself", hidden: true)],
-            variants: [Variant("only", summary: "the only one", expect: [OutcomeExpectation(.completed, .expected, "fine")]) { _ in
+            variants: [Variant("only", summary: "the only one", expect: [OutcomeExpectation(.completed, .expected, "fine")],
+                               claim: Claim("t.only-completes", "it completes")) { _ in
                 VariantRecord(outcome: .completed)
             }],
-            findings: [.outcome("t.only-completes", claim: "it completes", variant: "only", is: .completed)])
+            findings: [])
         let help = HelpText.render(definition)
         for expected in ["exp-t: What?", "About it.", "--tasks N", "requests in flight", "default 300, --quick 30",
                          "--json", "--quick", "--variant", "--trials", "--jobs", "only", "the only one",

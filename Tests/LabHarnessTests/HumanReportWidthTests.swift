@@ -13,11 +13,11 @@ final class HumanReportWidthTests: XCTestCase {
         ExperimentDefinition(
             name: "runloop", executable: "exp-runloop", question: "Where may a request's run loop live, and who may block waiting for it?",
             about: "", flags: [],
-            variants: [Variant("global-queue", summary: "", expect: [OutcomeExpectation(.deadlock, .expected, "")]) { _ in
+            variants: [Variant("global-queue", summary: "", expect: [OutcomeExpectation(.deadlock, .expected, "")],
+                               claim: Claim("runloop.global-queue-misses-timeouts", "")) { _ in
                 VariantRecord(outcome: .deadlock)
             }],
-            findings: [.outcome("runloop.global-queue-misses-timeouts", claim: "", variant: "global-queue", is: .deadlock),
-                       .outcome("runloop.x", claim: "", variant: "global-queue", is: .deadlock)],
+            findings: [Finding("runloop.x", claim: "", needs: ["global-queue"]) { _ in Verdict(symptom: true, mechanism: .seen("x"), "x") }],
             columns: [.count("threads", "threads.peak")], extraSections: sections)
     }
 

@@ -24,13 +24,13 @@ final class MachineGradeTests: XCTestCase {
         let options = try CommandLineParser(program: "x", flags: []).parse([])
         for (outcome, why) in [(Outcome.cpuStarved, "the machine"), (.interrupted, "interrupted")] {
             let broken = VariantReport(name: "v", outcome: outcome, evidence: "the machine: waited 3 s for a CPU")
-            let report = try XCTUnwrap(finding.report(variants: ["v": broken], options: options, platform: .current))
+            let report = try XCTUnwrap(finding.report(variants: ["v": broken], options: options, platform: .current, parameters: NoParameters(options)))
             XCTAssertEqual(report.judged, false)
             XCTAssertFalse(report.reproduced)
             XCTAssertTrue(report.applicable)
             XCTAssertEqual(report.summary, "not judged (\(why): v ended \(outcome): waited 3 s for a CPU)")
         }
-        let fine = try XCTUnwrap(finding.report(variants: ["v": VariantReport(name: "v", outcome: .completed)], options: options, platform: .current))
+        let fine = try XCTUnwrap(finding.report(variants: ["v": VariantReport(name: "v", outcome: .completed)], options: options, platform: .current, parameters: NoParameters(options)))
         XCTAssertNil(fine.judged, "a judged finding's JSON keeps schema 1's keys only")
         XCTAssertTrue(fine.reproduced)
     }

@@ -53,10 +53,11 @@ final class ReportTests: XCTestCase {
         let definition = ExperimentDefinition(
             name: "runloop", executable: "exp-runloop", question: "Do timeouts fire?", about: "",
             flags: [.integer("tasks", default: 300, range: 1...5000, help: "")],
-            variants: [Variant("global-queue", summary: "", expect: [OutcomeExpectation(.deadlock, .expected, "")]) { _ in
+            variants: [Variant("global-queue", summary: "", expect: [OutcomeExpectation(.deadlock, .expected, "")],
+                               claim: Claim("runloop.global-queue-misses-timeouts", "")) { _ in
                 VariantRecord(outcome: .deadlock)
             }],
-            findings: [.outcome("runloop.global-queue-misses-timeouts", claim: "", variant: "global-queue", is: .deadlock)],
+            findings: [],
             columns: [.ratio("done", "completed", of: "total"), .count("threads", "threads.peak"), .seconds("wait p99", "wait.p99_s")])
         let text = HumanReport.render(sampleReport(), definition: definition, elapsed: 3.2, style: Style(enabled: false))
         XCTAssertFalse(text.contains("\u{1B}"), "no escape codes without colour")

@@ -50,16 +50,16 @@ final class TrialTests: XCTestCase {
         let definition = ExperimentDefinition(
             name: "needs", executable: "needs", question: "?", about: "", flags: [],
             variants: [
-                Variant("a", summary: "", isolation: .inProcess, expect: [OutcomeExpectation(.completed, .expected, "")]) { _ in
+                Variant("a", summary: "", isolation: .inProcess, expect: [OutcomeExpectation(.completed, .expected, "")],
+                        claim: Claim("needs.a", "")) { _ in
                     VariantRecord(outcome: .completed)
                 },
-                Variant("b", summary: "", isolation: .inProcess, expect: [OutcomeExpectation(.completed, .expected, "")]) { _ in
+                Variant("b", summary: "", isolation: .inProcess, expect: [OutcomeExpectation(.completed, .expected, "")],
+                        claim: Claim("needs.b", "")) { _ in
                     VariantRecord(outcome: .failed)
                 },
             ],
             findings: [
-                .outcome("needs.a", claim: "", variant: "a", is: .completed),
-                .outcome("needs.b", claim: "", variant: "b", is: .completed),
                 Finding("needs.elsewhere", claim: "", needs: ["a"], appliesWhen: { _ in false }) { _ in Verdict(false, "") },
             ])
         let onlyA = try ExperimentRunner.run(definition, arguments: ["--variant", "a"])

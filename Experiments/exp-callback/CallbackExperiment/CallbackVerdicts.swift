@@ -162,7 +162,10 @@ enum CallbackVerdicts {
         let scheduled = m[CallbackMetric.scheduledS] ?? .nan
         let stall = CallbackVerdicts.stall(v)
         let everyAnswerIgnored = DispositionProbe.Answer.allCases.allSatisfy { a in
-            m["\(a.rawValue).asked"] == 1 && m["\(a.rawValue).bytes"] == full && m["\(a.rawValue).ended"] == 1 && m["\(a.rawValue).error_code"] == 0
+            let name: String = a.rawValue
+            let asked: Double? = m[name + ".asked"], bytes: Double? = m[name + ".bytes"]
+            let ended: Double? = m[name + ".ended"], code: Double? = m[name + ".error_code"]
+            return asked == 1 && bytes == full && ended == 1 && code == 0
         }
         // "At the same time": the three tasks ran side by side on the same pacing, so each ends
         // within half the response's length of the allowed one (plus the worst same-moment stall).

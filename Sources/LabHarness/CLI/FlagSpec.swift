@@ -65,6 +65,13 @@ public struct FlagSpec: Sendable {
         FlagSpec(name, .choice(choices, default: value), help: help, reportKey: reportKey ?? name.replacingDashes)
     }
 
+    /// One case of an enum, named by its raw value: `--gate-with semaphore`. Read it back with
+    /// `options.choice("gate-with", as: GateKind.self)`, so a new case is a new choice.
+    public static func choice<E: CaseIterable & RawRepresentable>(_ name: String, _ type: E.Type, default value: E, help: String,
+                                                                 reportKey: String? = nil) -> FlagSpec where E.RawValue == String {
+        choice(name, E.allCases.map(\.rawValue), default: value.rawValue, help: help, reportKey: reportKey)
+    }
+
     /// A free-text value such as a path (`valueName` is what `--help` calls it: `FILE`).
     public static func text(_ name: String, valueName: String, default value: String? = nil, help: String) -> FlagSpec {
         FlagSpec(name, .text(default: value), help: help, valueName: valueName)

@@ -43,6 +43,12 @@ public struct ParsedOptions: Sendable, Equatable {
         return s
     }
 
+    /// A choice flag's value as the enum it was declared from (`FlagSpec.choice(_:_:default:help:)`).
+    public func choice<E: RawRepresentable>(_ name: String, as type: E.Type = E.self) -> E where E.RawValue == String {
+        guard let value = E(rawValue: string(name)) else { preconditionFailure("--\(name) holds no case of \(E.self)") }
+        return value
+    }
+
     /// A text flag's value, `nil` when neither given nor defaulted.
     public func text(_ name: String) -> String? {
         if case .text(let t)? = values[name] { return t }

@@ -69,6 +69,19 @@ public struct ExperimentDefinition: Sendable {
     public var validate: @Sendable (ParsedOptions) throws -> Void
     /// The report's top-level `sweep` points, read from the variants that ran (`nil`: not a sweep).
     public var sweepPoints: @Sendable ([VariantReport]) -> [SweepPoint]?
+    /// The experiment's typed parameters: built once per process from the options (its `init`
+    /// also checks that the flags make sense together).
+    public var parameters: any ExperimentParameters.Type = NoParameters.self
+
+    /// The typed parameters of a run with `options`; throws the parameters' `UsageError`.
+    public func parameters(_ options: ParsedOptions) throws -> any ExperimentParameters {
+        try validate(options)
+        return try parameters.init(options)
+    }
+
+    /// The claims of single variants (in variant order), then the findings that compare
+    /// variants: every id the report's `findings` may hold.
+    public var findingIDs: [String] { variants.compactMap(\.claim?.id) + findings.map(\.id) }
 
     public init(name: String, executable: String, question: String, about: String,
                 flags: [FlagSpec], variants: [Variant], findings: [Finding],
@@ -80,7 +93,9 @@ public struct ExperimentDefinition: Sendable {
                 performanceBar: PerformanceBar? = nil,
                 morePerformanceBars: [PerformanceBar] = [],
                 validate: @escaping @Sendable (ParsedOptions) throws -> Void = { _ in },
-                sweepPoints: @escaping @Sendable ([VariantReport]) -> [SweepPoint]? = { _ in nil }) {
+                sweepPoints: @escaping @Sendable ([VariantReport]) -> [SweepPoint]? = { _ in nil },
+                parameters: any ExperimentParameters.Type = NoParameters.self) {
+        self.parameters = parameters
         self.name = name
         self.executable = executable
         self.question = question

@@ -25,7 +25,7 @@ public enum ExperimentMain {
         let options: ParsedOptions
         do {
             options = try definition.parser.parse(arguments)
-            try definition.validate(options)
+            _ = try definition.parameters(options)
         } catch let error as UsageError {
             Terminal.writeError("\(program): \(error.message)\n")
             exit(UsageError.exitStatus)
@@ -100,7 +100,10 @@ public enum ExperimentMain {
             // threads until its budget. Say so now instead.
             record = VariantRecord(outcome: failed.outcome, metrics: failed.metrics, evidence: failed.evidence)
         } else {
-            record = machine.apply(to: ExperimentRunner.runBody(variant, options: options, inChild: true, progress: progress))
+            // The parent parsed the same options before it launched this child.
+            let parameters = (try? definition.parameters(options)) ?? NoParameters(options)
+            record = machine.apply(to: ExperimentRunner.runBody(variant, options: options, parameters: parameters,
+                                                                inChild: true, progress: progress))
             reporter.stop()
         }
         let payload = (try? JSONEncoder().encode(record)).map { String(decoding: $0, as: UTF8.self) }

@@ -15,7 +15,7 @@ public enum ExperimentRunner {
                            executable: String? = nil, childPrefix: [String] = [],
                            status: RunStatus? = nil) throws -> ExperimentReport {
         let options = try definition.parser.parse(arguments)
-        try definition.validate(options)
+        _ = try definition.parameters(options)
         return run(definition, options: options, executable: executable, childPrefix: childPrefix, status: status)
     }
 
@@ -30,9 +30,10 @@ public enum ExperimentRunner {
     public static func estimate(_ definition: ExperimentDefinition, options: ParsedOptions) -> (seconds: Seconds, trials: Int, variants: Int) {
         let variants = plannedVariants(definition, options: options)
         let trials = options.int("trials")
-        let total = variants.reduce(0) { $0 + $1.estimate(options) } * Double(trials)
+        guard let parameters = try? definition.parameters(options) else { return (0, 0, variants.count) }
+        let total = variants.reduce(0) { $0 + $1.trialTime(options, parameters).expected } * Double(trials)
         let jobs = Double(max(1, min(options.int("jobs"), variants.count * trials)))
-        let longest = variants.map { $0.estimate(options) }.max() ?? 0
+        let longest = variants.map { $0.trialTime(options, parameters).expected }.max() ?? 0
         return (max(total / jobs, longest), variants.count * trials, variants.count)
     }
 
@@ -42,6 +43,10 @@ public enum ExperimentRunner {
         let variants = plannedVariants(definition, options: options)
         let trials = options.int("trials")
         let path = executable ?? ChildProcess.currentExecutablePath()
+        // Checked by the caller (a usage error exits 64 before a run starts).
+        guard let parameters = try? definition.parameters(options) else {
+            preconditionFailure("ExperimentRunner.run called with options its parameters refuse")
+        }
 
         struct Item { var index: Int; var variant: Variant; var trial: Int }
         var items: [Item] = []
@@ -50,7 +55,7 @@ public enum ExperimentRunner {
         }
         let jobs = max(1, min(options.int("jobs"), items.count))
         // With several lanes, the longest trials start first so the run ends soonest.
-        let order = jobs > 1 ? items.sorted { $0.variant.estimate(options) > $1.variant.estimate(options) } : items
+        let order = jobs > 1 ? items.sorted { $0.variant.trialTime(options, parameters).expected > $1.variant.trialTime(options, parameters).expected } : items
         status?.planned(items.count)
 
         let records = Mutex<[Int: VariantRecord]>([:])
@@ -61,8 +66,9 @@ public enum ExperimentRunner {
                     records.withLock { $0[item.index] = VariantRecord(outcome: .interrupted, evidence: "not started: the run was interrupted") }
                     continue
                 }
-                status?.started(item.index, variant: item.variant.name, total: item.variant.progressTotal(options))
-                let record = runTrial(definition, item.variant, options: options, executable: path, prefix: childPrefix) { value in
+                status?.started(item.index, variant: item.variant.name, total: item.variant.trialTime(options, parameters).progressTotal)
+                let record = runTrial(definition, item.variant, options: options, parameters: parameters,
+                                      executable: path, prefix: childPrefix) { value in
                     status?.progressed(item.index, value)
                 }
                 records.withLock { $0[item.index] = record }
@@ -103,35 +109,33 @@ public enum ExperimentRunner {
         }
         let byName = Dictionary(reports.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         let platform = PlatformInfo.current
-        let findings = definition.findings.compactMap { $0.report(variants: byName, options: options, platform: platform) }
+        let claims = variants.compactMap { variant in
+            variant.claim.flatMap { claim in byName[variant.name].map { claim.report($0, expectations: variant.expectations) } }
+        }
+        let findings = claims + definition.findings.compactMap {
+            $0.report(variants: byName, options: options, platform: platform, parameters: parameters)
+        }
         return ExperimentReport(experiment: definition.name, platform: platform,
                                 parameters: definition.reportParameters(options), variants: reports, findings: findings,
                                 sweep: definition.sweepPoints(reports))
     }
 
-    /// Runs one trial of `variant` in this process, as a child would (tests use it for variants
-    /// that are safe in-process).
-    public static func runInProcess(_ definition: ExperimentDefinition, variant name: String,
-                                    arguments: [String] = []) throws -> VariantRecord {
-        let options = try definition.parser.parse(arguments)
-        guard let variant = definition.variant(named: name) else { throw UsageError("unknown variant '\(name)'") }
-        return runBody(variant, options: options, inChild: false)
-    }
-
     // MARK: - One trial
 
     static func runTrial(_ definition: ExperimentDefinition, _ variant: Variant, options: ParsedOptions,
+                         parameters: any ExperimentParameters,
                          executable: String, prefix: [String], onProgress: @escaping @Sendable (Int) -> Void) -> VariantRecord {
+        let time = variant.trialTime(options, parameters)
         switch variant.isolation {
         case .inProcess:
             let machine = MachineWatch()
             machine.poll()
-            return machine.apply(to: runBody(variant, options: options, inChild: false))
+            return machine.apply(to: runBody(variant, options: options, parameters: parameters, inChild: false))
         case .childProcess:
             var spec = ChildSpec(executable: executable,
                                  arguments: prefix + definition.childArguments(options, variant: variant.name),
                                  environment: ["SWIFT_BACKTRACE": "enable=no"],
-                                 budget: variant.budget(options), stallWindow: variant.stallWindow(options),
+                                 budget: time.budget, stallWindow: time.stallWindow,
                                  onProgress: onProgress)
             spec.endsAtThreadLimit = true
             do {
@@ -144,13 +148,14 @@ public enum ExperimentRunner {
         }
     }
 
-    static func runBody(_ variant: Variant, options: ParsedOptions, inChild: Bool,
+    static func runBody(_ variant: Variant, options: ParsedOptions, parameters: any ExperimentParameters, inChild: Bool,
                         progress: ProgressCounter = ProgressCounter()) -> VariantRecord {
-        let context = VariantContext(variant: variant.name, options: options, inChild: inChild, progress: progress)
+        let context = VariantContext(variant: variant.name, options: options, inChild: inChild, progress: progress,
+                                     parameters: parameters, instruments: variant.instruments)
         do {
-            return StackEvidence.attachOwn(to: try variant.body(context), inChild: inChild)
+            return StackEvidence.attachOwn(to: context.finish(try variant.body(context)), inChild: inChild)
         } catch {
-            return VariantRecord(outcome: .failed, evidence: "\(error)")
+            return context.finish(VariantRecord(outcome: .failed, evidence: "\(error)"))
         }
     }
 
@@ -177,7 +182,8 @@ public enum ExperimentRunner {
         if let machine = run.machine {
             return StackEvidence.attach(run.stacks, to: machine.apply(to: VariantRecord(outcome: outcome, metrics: metrics, evidence: evidence,
                                                                                         series: checkpoint?.series ?? [:],
-                                                                                        events: checkpoint?.events ?? [])))
+                                                                                        events: checkpoint?.events ?? [],
+                                                                                        mechanism: checkpoint?.mechanism)))
         }
         if run.outcome == .completed {
             outcome = .failed
@@ -185,7 +191,8 @@ public enum ExperimentRunner {
         }
         if let story = checkpoint?.evidence { evidence += "; \(story)" }
         return StackEvidence.attach(run.stacks, to: VariantRecord(outcome: outcome, metrics: metrics, evidence: evidence,
-                                                                  series: checkpoint?.series ?? [:], events: checkpoint?.events ?? []))
+                                                                  series: checkpoint?.series ?? [:], events: checkpoint?.events ?? [],
+                                                                  mechanism: checkpoint?.mechanism))
     }
 
     // MARK: - Trials into one report
@@ -206,7 +213,10 @@ public enum ExperimentRunner {
             a.value != b.value ? a.value < b.value : variant.expectations.grade(of: a.key) < variant.expectations.grade(of: b.key)
         }!.key
         let representative = records.first { $0.outcome == outcome } ?? first
-        let worst: Grade? = machine != nil ? nil : (counts.keys.map { variant.expectations.grade(of: $0) }.max() ?? .forbidden)
+        // A trial that did not see its mechanism is graded neither way, like one the machine broke.
+        let unseen = records.contains { $0.mechanism?.seen == false }
+        let worst: Grade? = machine != nil || unseen ? nil : (counts.keys.map { variant.expectations.grade(of: $0) }.max() ?? .forbidden)
+        let mechanism = records.first { $0.mechanism?.seen == false }?.mechanism ?? representative.mechanism
 
         var metrics = Metrics()
         if records.count == 1 {
@@ -224,6 +234,6 @@ public enum ExperimentRunner {
                              metrics: metrics, evidence: representative.evidence,
                              series: representative.series.isEmpty ? nil : representative.series,
                              events: representative.events.isEmpty ? nil : representative.events,
-                             stacks: representative.stacks)
+                             stacks: representative.stacks, mechanism: mechanism)
     }
 }

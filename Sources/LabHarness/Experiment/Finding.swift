@@ -1,12 +1,41 @@
-/// The verdict on a finding: did the expectation hold, and the measured figures that say so.
+/// The verdict on a finding: was its mechanism seen, did its symptom show, and the measured
+/// figures that say so.
 public struct Verdict: Sendable, Equatable {
     public var reproduced: Bool
+    /// False when the claim's mechanism was not seen (or the machine broke the trial): the
+    /// claim is neither reproduced nor refuted.
+    public var judged: Bool
     /// One sentence with the numbers: "0 of 300 requests saw their 1 s timeout within 3 s".
     public var summary: String
 
+    /// The verdict of a claim: reproduced when its `symptom` showed *and* its `mechanism` was
+    /// seen; not reproduced when the mechanism was seen without the symptom; not judged when the
+    /// mechanism was not seen, whatever the symptom (a symptom without its cause may have any
+    /// cause, the machine's included).
+    public init(symptom: Bool, mechanism: Evidence, _ summary: String) {
+        if mechanism.seen {
+            reproduced = symptom
+            judged = true
+            self.summary = summary + "; mechanism: " + mechanism.what
+        } else {
+            reproduced = false
+            judged = false
+            self.summary = "not judged (mechanism not seen: \(mechanism.what)); " + summary
+        }
+    }
+
+    /// LEGACY (issue 23 removes it once every experiment names its mechanism).
     public init(_ reproduced: Bool, _ summary: String) {
         self.reproduced = reproduced
+        judged = true
         self.summary = summary
+    }
+
+    /// A claim the run could not judge, with the reason.
+    public static func notJudged(_ reason: String) -> Verdict {
+        var verdict = Verdict(symptom: false, mechanism: .notSeen(reason), "")
+        verdict.summary = "not judged (\(reason))"
+        return verdict
     }
 }
 
@@ -16,6 +45,24 @@ public struct FindingInputs: Sendable {
     public var variants: [String: VariantReport]
     public var options: ParsedOptions
     public var platform: PlatformInfo
+    /// The experiment's typed parameters, parsed once.
+    public var parsedParameters: any ExperimentParameters
+
+    public init(variants: [String: VariantReport], options: ParsedOptions, platform: PlatformInfo,
+                parsedParameters: (any ExperimentParameters)? = nil) {
+        self.variants = variants
+        self.options = options
+        self.platform = platform
+        self.parsedParameters = parsedParameters ?? NoParameters(options)
+    }
+
+    /// The experiment's typed parameters.
+    public func parameters<P: ExperimentParameters>(_ type: P.Type = P.self) -> P {
+        guard let typed = parsedParameters as? P else {
+            preconditionFailure("finding reads \(P.self), but the experiment's parameters are \(Swift.type(of: parsedParameters))")
+        }
+        return typed
+    }
 
     /// The report of a variant the finding declared in `needs`.
     public subscript(variant: String) -> VariantReport {
@@ -49,12 +96,16 @@ public struct Finding: Sendable {
     public var notApplicableReason: String
     /// Why this run's options do not set up the claim's premise, or `nil` when they do.
     public var premiseMissing: @Sendable (ParsedOptions) -> String?
+    /// The figures the verdict is judged against, stated once; the report prints them after
+    /// the verdict's sentence (and in the JSON's `thresholds`).
+    public var thresholds: [Threshold]
     public var evaluate: @Sendable (FindingInputs) -> Verdict
 
     public init(_ id: String, claim: String, needs: [String],
                 appliesWhen applies: @escaping @Sendable (PlatformInfo) -> Bool = { _ in true },
                 notApplicableReason: String = "",
                 premiseMissing: @escaping @Sendable (ParsedOptions) -> String? = { _ in nil },
+                thresholds: [Threshold] = [],
                 evaluate: @escaping @Sendable (FindingInputs) -> Verdict) {
         self.id = id
         self.claim = claim
@@ -62,21 +113,13 @@ public struct Finding: Sendable {
         self.applies = applies
         self.notApplicableReason = notApplicableReason
         self.premiseMissing = premiseMissing
+        self.thresholds = thresholds
         self.evaluate = evaluate
     }
 
-    /// A finding that holds when a variant's outcome is the one given (for example a trap
-    /// that must be reported as `crashed`); the summary quotes the variant's evidence.
-    public static func outcome(_ id: String, claim: String, variant: String, is expected: Outcome) -> Finding {
-        Finding(id, claim: claim, needs: [variant]) { inputs in
-            let report = inputs[variant]
-            let evidence = report.evidence.map { ": \($0)" } ?? ""
-            return Verdict(report.outcome == expected, "\(variant) ended \(report.outcome)\(evidence)")
-        }
-    }
-
     /// Evaluates the finding, or says why it was not.
-    func report(variants: [String: VariantReport], options: ParsedOptions, platform: PlatformInfo) -> FindingReport? {
+    func report(variants: [String: VariantReport], options: ParsedOptions, platform: PlatformInfo,
+                parameters: any ExperimentParameters) -> FindingReport? {
         guard needs.allSatisfy({ variants[$0] != nil }) else { return nil }
         guard applies(platform) else {
             let reason = notApplicableReason.isEmpty ? "" : ": \(notApplicableReason)"
@@ -94,7 +137,40 @@ public struct Finding: Sendable {
                                  summary: "not judged (\(why): \(broken.name) ended \(broken.outcome)" + (evidence.isEmpty ? "" : ": \(evidence)") + ")",
                                  judged: false)
         }
-        let verdict = evaluate(FindingInputs(variants: variants, options: options, platform: platform))
-        return FindingReport(id: id, applicable: true, reproduced: verdict.reproduced, summary: verdict.summary)
+        // A variant that did not see its own mechanism says nothing about a claim that reads it.
+        if let unseen = needs.compactMap({ variants[$0] }).first(where: { $0.mechanism?.seen == false }) {
+            return FindingReport(id: id, applicable: true, reproduced: false,
+                                 summary: "not judged (\(unseen.name) did not see its mechanism: \(unseen.mechanism?.what ?? ""))",
+                                 judged: false)
+        }
+        let verdict = evaluate(FindingInputs(variants: variants, options: options, platform: platform, parsedParameters: parameters))
+        let limits = thresholds.isEmpty ? "" : " [" + thresholds.map(\.description).joined(separator: ", ") + "]"
+        return FindingReport(id: id, applicable: true, reproduced: verdict.reproduced, summary: verdict.summary + limits,
+                             judged: verdict.judged ? nil : false,
+                             thresholds: thresholds.isEmpty ? nil : Dictionary(thresholds.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }))
+    }
+}
+
+extension Claim {
+    /// The finding report of this claim, from its variant's report: reproduced when the outcome
+    /// is graded `expected` and the mechanism was seen; not judged when the machine broke the
+    /// trial or the mechanism was not seen.
+    func report(_ variant: VariantReport, expectations: [OutcomeExpectation]) -> FindingReport {
+        let evidence = variant.evidence.map { ": \($0)" } ?? ""
+        if variant.outcome.judgesNothing {
+            let why = variant.outcome == .interrupted ? "interrupted" : "the machine"
+            return FindingReport(id: id, applicable: true, reproduced: false,
+                                 summary: "not judged (\(why): \(variant.name) ended \(variant.outcome)\(evidence))", judged: false)
+        }
+        if let mechanism = variant.mechanism, !mechanism.seen {
+            return FindingReport(id: id, applicable: true, reproduced: false,
+                                 summary: "not judged (mechanism not seen: \(mechanism.what)); \(variant.name) ended \(variant.outcome)\(evidence)",
+                                 judged: false)
+        }
+        let grade = expectations.grade(of: variant.outcome)
+        let mechanism = variant.mechanism.map { "; mechanism: \($0.what)" } ?? ""
+        let meaning = expectations.meaning(of: variant.outcome).map { " (\($0))" } ?? ""
+        return FindingReport(id: id, applicable: true, reproduced: grade == .expected,
+                             summary: "\(variant.name) ended \(variant.outcome)\(grade == .expected ? "" : meaning)\(evidence)\(mechanism)")
     }
 }

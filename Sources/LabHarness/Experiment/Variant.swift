@@ -34,7 +34,42 @@ public struct Variant: Sendable {
     /// The metric that receives the child's last progress value when the harness has to build
     /// the result itself (a child that was killed or crashed), such as `completed`.
     public var progressMetric: String?
+    /// The claim this variant checks on its own, if any: it holds when the outcome is graded
+    /// `expected` and the record's `mechanism` was seen.
+    public var claim: Claim?
+    /// How long a trial takes, from the experiment's typed parameters (`nil`: the older
+    /// `budget`/`estimate` closures over the options).
+    public var timing: TrialTiming?
+    /// What the harness starts around the body (a same-moment control, a thread timeline).
+    public var instruments: Instruments = []
     public var body: @Sendable (VariantContext) throws -> VariantRecord
+
+    /// A variant declared by its typed name: its outcomes, the claim it checks (if any), how
+    /// long it takes and what the harness should measure around it. The harness derives the
+    /// budget and stall window from `time`.
+    public init<Name: VariantName>(_ name: Name,
+                                   _ summary: String,
+                                   isolation: Isolation = .childProcess,
+                                   expect expectations: [OutcomeExpectation],
+                                   claim: Claim? = nil,
+                                   includedByDefault: Bool = true,
+                                   time: TrialTiming,
+                                   instruments: Instruments = [],
+                                   progressMetric: MetricKey? = nil,
+                                   body: @escaping @Sendable (VariantContext) throws -> VariantRecord) {
+        self.init(name.rawValue, summary: summary, isolation: isolation, expect: expectations,
+                  includedByDefault: includedByDefault, progressMetric: progressMetric?.rawValue, body: body)
+        self.claim = claim
+        self.timing = time
+        self.instruments = instruments
+    }
+
+    /// The trial's time under these options and parameters.
+    public func trialTime(_ options: ParsedOptions, _ parameters: any ExperimentParameters) -> TrialTime {
+        if let timing { return timing.derive(parameters) }
+        return TrialTime(expected: estimate(options), budget: budget(options), stallWindow: stallWindow(options),
+                         progressTotal: progressTotal(options))
+    }
 
     public init(_ name: String,
                 summary: String,
@@ -46,7 +81,9 @@ public struct Variant: Sendable {
                 estimate: @escaping @Sendable (ParsedOptions) -> Seconds = { _ in 1 },
                 progressTotal: @escaping @Sendable (ParsedOptions) -> Int? = { _ in nil },
                 progressMetric: String? = nil,
+                claim: Claim? = nil,
                 body: @escaping @Sendable (VariantContext) throws -> VariantRecord) {
+        self.claim = claim
         self.name = name
         self.summary = summary
         self.isolation = isolation
@@ -71,9 +108,13 @@ public struct VariantRecord: Sendable, Equatable, Codable {
     public var events: [TimedEvent]
     /// Every thread's stack, for a deadlock or a stall (see `StackEvidence`).
     public var stacks: [ThreadStack]?
+    /// What the trial saw of its claim's mechanism (see `Claim`, `Evidence`).
+    public var mechanism: Evidence?
 
     public init(outcome: Outcome, metrics: Metrics = Metrics(), evidence: String? = nil,
-                series: [String: [[Double]]] = [:], events: [TimedEvent] = [], stacks: [ThreadStack]? = nil) {
+                series: [String: [[Double]]] = [:], events: [TimedEvent] = [], stacks: [ThreadStack]? = nil,
+                mechanism: Evidence? = nil) {
+        self.mechanism = mechanism
         self.outcome = outcome
         self.metrics = metrics
         self.evidence = evidence

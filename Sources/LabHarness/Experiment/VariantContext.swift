@@ -1,7 +1,9 @@
 import Foundation
+import Synchronization
 
-/// What a variant's body gets: its options, a progress counter the harness watches, and its
-/// start time.
+/// What a variant's body gets: its typed parameters, a progress counter the harness watches,
+/// one event log, and the instruments its declaration asked for (a same-moment control, a
+/// thread timeline), started before the body and merged into its record after it.
 public final class VariantContext: Sendable {
     public let variant: String
     public let options: ParsedOptions
@@ -12,21 +14,97 @@ public final class VariantContext: Sendable {
     public let startedAt: Seconds
     /// Whether this trial runs in a child process (so it may block, leak or trap on purpose).
     public let inChild: Bool
+    /// The same-moment control, when the variant declared `.stallWatch` (or
+    /// `.realtimeStallWatch`).
+    public let stallWatch: StallWatch?
+    /// The process's thread count over the trial, when the variant declared `.threadTimeline`.
+    public let threads: ThreadSampler?
+    private let parsed: any ExperimentParameters
+    private let log = Mutex<[TimedEvent]>([])
 
-    public init(variant: String, options: ParsedOptions, inChild: Bool, progress: ProgressCounter = ProgressCounter()) {
+    public init(variant: String, options: ParsedOptions, inChild: Bool, progress: ProgressCounter = ProgressCounter(),
+                parameters: (any ExperimentParameters)? = nil,
+                instruments: Instruments = []) {
         self.variant = variant
         self.options = options
         self.inChild = inChild
         self.progress = progress
+        parsed = parameters ?? NoParameters(options)
+        if instruments.contains(.threadTimeline) {
+            let sampler = ThreadSampler(interval: 0.01)
+            sampler.start()
+            threads = sampler
+        } else {
+            threads = nil
+        }
+        if instruments.contains(.realtimeStallWatch) {
+            stallWatch = StallWatch(realtime: true)
+        } else if instruments.contains(.stallWatch) {
+            stallWatch = StallWatch()
+        } else {
+            stallWatch = nil
+        }
         startedAt = MonotonicClock.now()
+    }
+
+    /// The experiment's typed parameters, parsed once from the options.
+    public func parameters<P: ExperimentParameters>(_ type: P.Type = P.self) -> P {
+        guard let typed = parsed as? P else {
+            preconditionFailure("variant reads \(P.self), but the experiment's parameters are \(Swift.type(of: parsed))")
+        }
+        return typed
+    }
+
+    /// Records an event at `at` (monotonic; default now), on `thread` when that matters. Safe
+    /// from any thread; the events reach the report in time order, as seconds since the trial
+    /// started.
+    public func event(_ label: String, at: Seconds? = nil, thread: String? = nil) {
+        let t = (at ?? MonotonicClock.now()) - startedAt
+        log.withLock { $0.append(TimedEvent(t: t, label: label, thread: thread)) }
+    }
+
+    /// The events so far, in time order.
+    public var events: [TimedEvent] { log.withLock { $0 }.sorted { $0.t < $1.t } }
+
+    /// The first event with `label`, as seconds since the trial started.
+    public func time(of label: String) -> Seconds? { events.first { $0.label == label }?.t }
+
+    /// How long the machine held up the same-moment control within `from...to` (monotonic
+    /// seconds): the part of a measured delay that was the machine's, not the mechanism's.
+    /// Zero without a `.stallWatch` instrument.
+    public func machineDelay(from: Seconds, to: Seconds) -> Seconds {
+        stallWatch?.delay(from: from, to: to) ?? 0
+    }
+
+    /// Stops the instruments and puts what they measured into `record`: the control's
+    /// `control.stall_max_ms`, the `threads` series, and the event log (after any events the
+    /// body put there itself).
+    func finish(_ record: VariantRecord) -> VariantRecord {
+        var record = record
+        if let stallWatch {
+            stallWatch.stop()
+            if record.metrics[MetricKey.controlStallMax] == nil { record.metrics.merge(stallWatch.metrics) }
+        }
+        if let threads {
+            let timeline = threads.stop()
+            if record.series["threads"] == nil { record.series["threads"] = timeline.series() }
+        }
+        let logged = events
+        if !logged.isEmpty { record.events = (record.events + logged).sorted { $0.t < $1.t } }
+        return record
     }
 
     /// Measure, then trap: hands `record` (what the trial measured so far, with the outcome it
     /// expects) to the parent before a step that may end the process. If the process then dies
     /// without a result, the parent's record is this one with the outcome and evidence of the
     /// process's end put in front (`crashed`, the runtime's message). A later checkpoint
-    /// replaces an earlier one; in-process trials, which must not trap, ignore it.
+    /// replaces an earlier one; in-process trials, which must not trap, ignore it. The event
+    /// log so far is included.
     public func checkpoint(_ record: VariantRecord) {
+        var record = record
+        let logged = events
+        if !logged.isEmpty { record.events = (record.events + logged).sorted { $0.t < $1.t } }
+        if let stallWatch, record.metrics[MetricKey.controlStallMax] == nil { record.metrics.merge(stallWatch.metrics) }
         guard inChild, let data = try? JSONEncoder().encode(record) else { return }
         ChildProtocol.sendCheckpoint(String(decoding: data, as: UTF8.self))
     }

@@ -27,14 +27,11 @@ extension Finding {
                                    appliesWhen applies: @escaping @Sendable (PlatformInfo) -> Bool = { _ in true },
                                    notApplicableReason: String = "",
                                    premiseMissing: @escaping @Sendable (ParsedOptions) -> String? = { _ in nil },
+                                   thresholds: [Threshold] = [],
                                    evaluate: @escaping @Sendable (FindingInputs) -> Verdict) {
         self.init(id, claim: claim, needs: needs.map(\.rawValue), appliesWhen: applies,
-                  notApplicableReason: notApplicableReason, premiseMissing: premiseMissing, evaluate: evaluate)
-    }
-
-    /// `Finding.outcome(_:claim:variant:is:)` over a typed variant name.
-    public static func outcome<Name: VariantName>(_ id: String, claim: String, variant: Name, is expected: Outcome) -> Finding {
-        outcome(id, claim: claim, variant: variant.rawValue, is: expected)
+                  notApplicableReason: notApplicableReason, premiseMissing: premiseMissing, thresholds: thresholds,
+                  evaluate: evaluate)
     }
 }
 

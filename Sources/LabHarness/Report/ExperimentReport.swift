@@ -66,10 +66,15 @@ public struct VariantReport: Sendable, Equatable, Codable {
     public var series: [String: [[Double]]]?
     public var events: [TimedEvent]?
     public var stacks: [ThreadStack]?
+    /// What the variant saw of its mechanism, when it declares a claim (an optional key of
+    /// schema 1).
+    public var mechanism: Evidence?
 
     public init(name: String, outcome: Outcome, grade: Grade? = nil, trials: [String: Int]? = nil,
                 metrics: Metrics = Metrics(), evidence: String? = nil,
-                series: [String: [[Double]]]? = nil, events: [TimedEvent]? = nil, stacks: [ThreadStack]? = nil) {
+                series: [String: [[Double]]]? = nil, events: [TimedEvent]? = nil, stacks: [ThreadStack]? = nil,
+                mechanism: Evidence? = nil) {
+        self.mechanism = mechanism
         self.name = name
         self.outcome = outcome
         self.grade = grade
@@ -99,13 +104,17 @@ public struct FindingReport: Sendable, Equatable, Codable {
     /// key of schema 1; `reproduced` is then false, so a reader that knows only the older
     /// keys still sees a run that did not pass).
     public var judged: Bool?
+    /// The figures the verdict was judged against, by name (an optional key of schema 1).
+    public var thresholds: [String: Double]?
 
-    public init(id: String, applicable: Bool, reproduced: Bool, summary: String, judged: Bool? = nil) {
+    public init(id: String, applicable: Bool, reproduced: Bool, summary: String, judged: Bool? = nil,
+                thresholds: [String: Double]? = nil) {
         self.id = id
         self.applicable = applicable
         self.reproduced = reproduced
         self.summary = summary
         self.judged = judged
+        self.thresholds = thresholds
     }
 
     /// Whether the machine (or an interruption) kept this finding from being judged.

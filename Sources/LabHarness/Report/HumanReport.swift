@@ -25,9 +25,9 @@ public enum HumanReport {
 
         lines.append("")
         lines.append(contentsOf: verdicts(report, style: style, width: width))
-        let skipped = definition.findings.filter { f in !report.findings.contains { $0.id == f.id } }
+        let skipped = definition.findingIDs.filter { id in !report.findings.contains { $0.id == id } }
         if !skipped.isEmpty {
-            lines += TextWrap.wrap(style.dim("  not evaluated (needs variants that did not run): " + skipped.map(\.id).joined(separator: ", ")),
+            lines += TextWrap.wrap(style.dim("  not evaluated (needs variants that did not run): " + skipped.joined(separator: ", ")),
                                    width: width)
         }
         let applicable = report.findings.filter(\.applicable)
@@ -49,13 +49,17 @@ public enum HumanReport {
     /// The closing line of a run the machine broke: which outcomes, so that "not judged" is
     /// never read as "not reproduced" (exit 1, for that reason).
     public static func machineLines(_ report: ExperimentReport, style: Style) -> [String] {
+        let unseen = report.unseenMechanismVariants.map { v in
+            style.yellow("not judged: \(v.name) did not see its mechanism (\(v.mechanism?.what ?? "")); "
+                         + "the findings that need it are neither reproduced nor refuted")
+        }
         let broken = report.machineVariants
-        guard !broken.isEmpty else { return [] }
+        guard !broken.isEmpty else { return unseen }
         let outcomes = Set(broken.map(\.outcome.rawValue)).sorted().joined(separator: ", ")
         let onlyInterrupted = broken.allSatisfy { $0.outcome == .interrupted }
         let who = onlyInterrupted ? "the run was interrupted" : "the machine, not the program"
         return [style.yellow("not judged: \(broken.count) of \(report.variants.count) variants ended \(outcomes) (\(who)); "
-                             + "the findings that need them are neither reproduced nor refuted (exit 1)")]
+                             + "the findings that need them are neither reproduced nor refuted (exit 1)")] + unseen
     }
 
     /// The experiment's own sections (charts, timelines, step lists), each after a blank line,
@@ -155,6 +159,11 @@ public enum HelpText {
         }
         lines.append("")
         lines.append("findings:")
+        for v in definition.variants {
+            guard let claim = v.claim else { continue }
+            lines.append("  \(claim.id)   (variant \(v.name), when its outcome is expected and its mechanism seen)")
+            lines.append("      \(claim.text)")
+        }
         for f in definition.findings {
             lines.append("  \(f.id)   (needs \(f.needs.joined(separator: ", ")))")
             lines.append("      \(f.claim)")

@@ -21,4 +21,9 @@ extension ExperimentReport {
 
     /// The variants that ended in one of the machine's outcomes (or were interrupted).
     public var machineVariants: [VariantReport] { variants.filter { $0.outcome.judgesNothing } }
+
+    /// The variants that did not see their claim's mechanism (and were not broken by the machine).
+    public var unseenMechanismVariants: [VariantReport] {
+        variants.filter { $0.mechanism?.seen == false && !$0.outcome.judgesNothing }
+    }
 }

@@ -83,6 +83,13 @@ public struct OutcomeExpectation: Sendable {
         self.grade = grade
         self.meaning = meaning
     }
+
+    /// The outcome this variant exists to show.
+    public static func expected(_ outcome: Outcome, _ meaning: String) -> OutcomeExpectation { .init(outcome, .expected, meaning) }
+    /// Allowed, worth a look.
+    public static func interesting(_ outcome: Outcome, _ meaning: String) -> OutcomeExpectation { .init(outcome, .interesting, meaning) }
+    /// Must not happen.
+    public static func forbidden(_ outcome: Outcome, _ meaning: String) -> OutcomeExpectation { .init(outcome, .forbidden, meaning) }
 }
 
 extension Array where Element == OutcomeExpectation {
