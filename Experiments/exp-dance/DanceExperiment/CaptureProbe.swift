@@ -103,26 +103,21 @@ public final class CaptureProbe {
         var metrics = Metrics()
         for (moment, delta) in [("created", atCreation), ("stored", onceStored), ("pending", whilePending)] {
             guard let delta else { continue }
-            metrics["capture.\(moment).strong"] = Double(delta.strong)
-            metrics["capture.\(moment).weak"] = Double(delta.weak)
-            metrics["capture.\(moment).unowned"] = Double(delta.unowned)
+            for (count, value) in [("strong", delta.strong), ("weak", delta.weak), ("unowned", delta.unowned)] {
+                metrics[CaptureProbe.key(moment, count)] = Double(value)
+            }
         }
         return metrics
     }
-}
 
-/// What a variant's closures held on its owner, read back from a report's metrics.
-public enum CapturedReference {
-    /// The change at `moment` (`created`, `stored`, `pending`), when it was measured.
+    /// The metric of one count at one moment: `capture.stored.strong`.
+    public static func key(_ moment: String, _ count: String) -> MetricKey { MetricKey("capture.\(moment).\(count)") }
+
+    /// The change at `moment` (`created`, `stored`, `pending`) read back from a report's
+    /// metrics, when it was measured.
     public static func delta(_ metrics: Metrics, moment: String = "stored") -> RefCounts? {
-        guard let strong = metrics["capture.\(moment).strong"],
-              let weak = metrics["capture.\(moment).weak"],
-              let unowned = metrics["capture.\(moment).unowned"] else { return nil }
+        guard let strong = metrics[key(moment, "strong")], let weak = metrics[key(moment, "weak")],
+              let unowned = metrics[key(moment, "unowned")] else { return nil }
         return RefCounts(strong: Int(strong), weak: Int(weak), unowned: Int(unowned))
-    }
-
-    /// `+1 strong`, `+1 weak`, `nothing`..., or `—` when not measured.
-    public static func text(_ metrics: Metrics, moment: String = "stored") -> String {
-        delta(metrics, moment: moment)?.description ?? "—"
     }
 }

@@ -4,8 +4,10 @@ import LabHarness
 /// outlived its scope, and release timelines drawn from the variants' events.
 enum DanceReport {
     static let columns: [ReportColumn] = [
-        ReportColumn("captured") { CapturedReference.text($0.metrics) },
-        ReportColumn("alive after scope") { DanceVerdicts.yesNo($0.metrics[DanceMetric.aliveAtScopeExit]) },
+        ReportColumn("captured") { CaptureProbe.delta($0.metrics)?.description ?? "—" },
+        ReportColumn("alive after scope") { v in
+            switch v[DanceMetric.aliveAtScopeExit] { case 1?: "yes"; case 0?: "no"; default: "?" }
+        },
         ReportColumn("released") { v in
             switch v.metrics[DanceMetric.released] {
             case 1?: return v.metrics[DanceMetric.releaseAfterScopeS].map { "after " + Format.seconds($0) } ?? "yes"
@@ -14,6 +16,15 @@ enum DanceReport {
             }
         },
     ]
+
+    /// "released 9 µs after its scope ended" or "still alive 500 ms after its scope ended".
+    static func aliveOrReleased(_ metrics: Metrics) -> String {
+        switch metrics[DanceMetric.released] {
+        case 1?: "released \(metrics[DanceMetric.releaseAfterScopeS].map(Format.seconds) ?? "?") after its scope ended"
+        case 0?: "still alive \(metrics[DanceMetric.graceS].map(Format.seconds) ?? "?") after its scope ended"
+        default: "release not measured"
+        }
+    }
 
     static func sections(_ report: ExperimentReport) -> [String] {
         [releaseBars(report), eventLines(report)]

@@ -74,53 +74,41 @@ final class FixedConversationScreen {
 }
 
 /// `hidden-api-cycle` and `hidden-api-fixed`: the same call site against the two APIs. The
-/// caller's closure is wrapped in `probe.created(on:)`, which measures it and passes it on.
+/// caller's closure is wrapped in `probe.created(on:)`, which measures it and passes it on. The
+/// finding `dance.hidden-api-cycle` compares the two.
 enum HiddenAPI {
     static func runCycle(_ context: VariantContext) -> VariantRecord {
-        let trial = DanceTrial(context, owner: "screen")
-        weak var leftBehind: ConversationScreen?   // only to break the cycle once the leak has been measured
+        let trial = OwnerTrial(context, owner: "screen")
         do {
-            let screen = ConversationScreen(lifetime: trial.lifetime.tag())
-            trial.lifetime.track(screen)
-            trial.probe.begin(screen)
+            let screen = ConversationScreen(lifetime: trial.tag())
+            trial.watch(screen)
             // The caller's code: it reads as harmless, and the compiler says nothing.
             screen.configureBarButtonItem(style: .groupProfile, action: trial.probe.created(on: screen) { _ in
                 screen.push("group profile")   // names `screen`: a strong capture, the point of this variant
             })
             trial.probe.stored(on: screen)
             screen.tapBarButton()
-            trial.log.record("tap")
-            leftBehind = screen
-            trial.lifetime.endScope(of: screen)
+            context.event("tap")
+            trial.endScope(of: screen)
         }
-        let extra = trial.settle {
-            guard let screen = leftBehind else { return false }
-            screen.clearBarButtonAction()
-            return true
-        }
-        let evidence = "the stored action holds the screen (\(trial.probe.onceStored?.description ?? "?") once stored); "
-            + trial.releaseSummary + DanceTrial.breakSummary(extra, what: "the stored action")
-        return trial.record(trial.releaseOutcome, extra: extra, evidence: evidence)
+        trial.settle { (screen: ConversationScreen) in screen.clearBarButtonAction() }
+        return trial.record(trial.outcome, mechanism: trial.heldMechanism("the stored action"), evidence: "screen \(trial.releaseSummary)")
     }
 
     static func runFixed(_ context: VariantContext) -> VariantRecord {
-        let trial = DanceTrial(context, owner: "screen")
+        let trial = OwnerTrial(context, owner: "screen")
         do {
-            let screen = FixedConversationScreen(lifetime: trial.lifetime.tag())
-            trial.lifetime.track(screen)
-            trial.probe.begin(screen)
+            let screen = FixedConversationScreen(lifetime: trial.tag())
+            trial.watch(screen)
             screen.configureBarButtonItem(style: .groupProfile, action: trial.probe.created(on: screen) { screen, _ in
                 screen.push("group profile")   // the parameter shadows the local: nothing is captured
             })
             trial.probe.stored(on: screen)
             screen.tapBarButton()
-            trial.log.record("tap")
-            trial.lifetime.endScope(of: screen)
+            context.event("tap")
+            trial.endScope(of: screen)
         }
-        trial.lifetime.scopeClosed()
-        trial.lifetime.waitForRelease(within: trial.grace)
-        let evidence = "the stored action holds \(trial.probe.onceStored.map { $0 == .zero ? "nothing of the screen" : "the screen (\($0))" } ?? "?"); "
-            + trial.releaseSummary
-        return trial.record(trial.releaseOutcome, evidence: evidence)
+        trial.awaitRelease()
+        return trial.record(trial.outcome, mechanism: trial.heldMechanism("the stored action"), evidence: "screen \(trial.releaseSummary)")
     }
 }

@@ -20,30 +20,23 @@ final class Ticker {
     func tick() { onTick?() }
 }
 
-/// `strong-capture`: the owner stores a closure that captures it strongly.
+/// `strong-capture`: the owner stores a closure that captures it strongly. The claim holds when
+/// the ticker is still alive after its grace period (`leaked`) and the reference counts show
+/// why: onTick held it strongly, and clearing onTick let it go.
 enum StrongCapture {
     static func run(_ context: VariantContext) -> VariantRecord {
-        let trial = DanceTrial(context, owner: "ticker")
-        weak var leftBehind: Ticker?   // only to break the cycle once the leak has been measured
+        let trial = OwnerTrial(context, owner: "ticker")
         do {
-            let ticker = Ticker(lifetime: trial.lifetime.tag())
-            trial.lifetime.track(ticker)
-            trial.probe.begin(ticker)
+            let ticker = Ticker(lifetime: trial.tag())
+            trial.watch(ticker)
             trial.probe.created(on: ticker, ticker.makeTickHandler())
             ticker.start()
             trial.probe.stored(on: ticker)
             ticker.tick()
-            trial.log.record("tick")
-            leftBehind = ticker
-            trial.lifetime.endScope(of: ticker)
+            context.event("tick")
+            trial.endScope(of: ticker)
         }
-        let extra = trial.settle {
-            guard let ticker = leftBehind else { return false }
-            ticker.onTick = nil
-            return true
-        }
-        let evidence = "the stored handler holds the ticker (\(trial.probe.onceStored?.description ?? "?") once stored); "
-            + trial.releaseSummary + DanceTrial.breakSummary(extra, what: "onTick")
-        return trial.record(trial.releaseOutcome, extra: extra, evidence: evidence)
+        trial.settle { (ticker: Ticker) in ticker.onTick = nil }
+        return trial.record(trial.outcome, mechanism: trial.heldMechanism("onTick"), evidence: "ticker \(trial.releaseSummary)")
     }
 }

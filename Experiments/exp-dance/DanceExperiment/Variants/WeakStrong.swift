@@ -9,11 +9,12 @@ final class Uploader: @unchecked Sendable {   // used only on the main thread (t
     private(set) var retries = 0
     var onProgress: (() -> Void)?
     let lifetime: LifetimeTag
-    private let log: DanceLog
+    /// Where the retry says what it found (the trial's event log).
+    private let note: @Sendable (String) -> Void
 
-    init(lifetime: LifetimeTag, log: DanceLog) {
+    init(lifetime: LifetimeTag, note: @escaping @Sendable (String) -> Void) {
         self.lifetime = lifetime
-        self.log = log
+        self.note = note
     }
 
     /// The handler `start()` stores, made apart so the probe can see it before it is stored.
@@ -30,54 +31,51 @@ final class Uploader: @unchecked Sendable {   // used only on the main thread (t
     /// Schedules a retry `delay` seconds from now on the main queue. If the uploader is gone by
     /// then, the block finds `nil` and does nothing.
     func scheduleRetry(after delay: Seconds) {
-        let log = self.log
+        let note = self.note
         DispatchQueue.main.asyncAfter(deadline: .now() + delay) { [weak self] in
-            guard let self else {
-                log.record("retry-found-nil")
-                return
-            }
+            guard let self else { return note("retry-found-nil") }
             self.retries += 1
-            log.record("retry-ran")
+            note("retry-ran")
         }
     }
 }
 
-/// `weak-strong`: `[weak self]` and `guard let self` in a stored closure and in delayed work.
+/// `weak-strong`: `[weak self]` and `guard let self` in a stored closure and in delayed work. The
+/// claim holds when the uploader goes at its scope's end, its closures held one weak reference
+/// and no strong one, and the delayed retry, run later, found nil.
 enum WeakStrong {
     static func run(_ context: VariantContext) -> VariantRecord {
-        let trial = DanceTrial(context, owner: "uploader")
-        let scheduledAt: Seconds
+        let trial = OwnerTrial(context, owner: "uploader")
+        let delay = trial.parameters.delay
+        let scheduledAt = MonotonicClock.now()
         do {
-            let uploader = Uploader(lifetime: trial.lifetime.tag(), log: trial.log)
-            trial.lifetime.track(uploader)
-            trial.probe.begin(uploader)
+            let uploader = Uploader(lifetime: trial.tag()) { context.event($0) }
+            trial.watch(uploader)
             trial.probe.created(on: uploader, uploader.makeProgressHandler())
             uploader.start()
             trial.probe.stored(on: uploader)
             uploader.reportProgress()
-            trial.log.record("progress")
-            trial.log.record("retry-scheduled")   // just before: the retry's deadline is at least a delay after this
-            scheduledAt = trial.log.instant(of: "retry-scheduled") ?? MonotonicClock.now()
-            trial.probe.pending(on: uploader) { uploader.scheduleRetry(after: trial.delay) }
-            trial.lifetime.endScope(of: uploader)
+            context.event("progress")
+            context.event("retry-scheduled")   // just before: the retry's deadline is at least a delay after this
+            trial.probe.pending(on: uploader) { uploader.scheduleRetry(after: delay) }
+            trial.endScope(of: uploader)
         }
-        trial.lifetime.scopeClosed()
-        trial.lifetime.waitForRelease(within: trial.grace)
+        trial.awaitRelease()
         // The retry must have run before the record is made: wait for it, with the main queue running.
-        MainQueueFriendlyWait.until(deadline: scheduledAt + trial.delay + max(trial.grace, 1)) {
-            trial.log.contains("retry-found-nil") || trial.log.contains("retry-ran")
-        }
+        let ran = { context.time(of: "retry-found-nil") ?? context.time(of: "retry-ran") }
+        MainQueueFriendlyWait.until(deadline: scheduledAt + delay + max(trial.parameters.grace, 1)) { ran() != nil }
 
-        var extra = Metrics()
-        var retryNote = "the retry never ran"
-        if let ran = trial.log.instant(of: "retry-found-nil") ?? trial.log.instant(of: "retry-ran") {
-            let foundNil = trial.log.contains("retry-found-nil")
-            extra[DanceMetric.delayedFoundNil] = foundNil ? 1 : 0
-            if let end = trial.log.instant(of: "scope-end") { extra[DanceMetric.delayedRanAfterScopeS] = ran - end }
-            retryNote = "the retry ran \(Format.seconds(ran - scheduledAt)) after it was scheduled and " + (foundNil ? "found nil" : "found the uploader alive")
+        var retry = Evidence.notSeen("the delayed retry had not run \(Format.seconds(MonotonicClock.now() - scheduledAt)) after it was scheduled")
+        if let ranAt = ran(), let end = context.time(of: "scope-end") {
+            let foundNil = context.time(of: "retry-found-nil") != nil
+            trial.metrics[DanceMetric.delayedFoundNil] = foundNil ? 1 : 0
+            trial.metrics[DanceMetric.delayedRanAfterScopeS] = ranAt - end
+            retry = .seen("the delayed retry ran \(Format.seconds(ranAt - end)) after the scope ended and found " + (foundNil ? "nil" : "the uploader alive"))
         }
-        let evidence = "the closures hold the uploader weakly (\(trial.probe.onceStored?.description ?? "?") stored, "
-            + "\(trial.probe.whilePending?.description ?? "?") pending); \(trial.releaseSummary); \(retryNote)"
-        return trial.record(trial.releaseOutcome, extra: extra, evidence: evidence)
+        let pending = trial.probe.whilePending ?? .zero
+        let mechanism = Evidence.all([trial.heldMechanism("the stored closure", releasedHolding: RefCounts(strong: 0, weak: 1, unowned: 0)),
+                                      .when(pending.strong == 0, "the pending retry held \(pending)"), retry])
+        let outcome = trial.outcome == .completed && trial.metrics[DanceMetric.delayedFoundNil] == 0 ? "found-alive" : trial.outcome
+        return trial.record(outcome, mechanism: mechanism, evidence: "uploader \(trial.releaseSummary); \(retry.what)")
     }
 }

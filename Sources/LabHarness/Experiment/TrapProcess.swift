@@ -1,0 +1,39 @@
+import Foundation
+
+/// Measure, then trap, and read the trap's own message as evidence.
+///
+/// A trial that traps on purpose dies before it could look at how it died, so a checkpoint
+/// alone lets any crash pass for the one the lesson is about. Here the trial's child runs the
+/// same trial once more in a process of its own (where `isTrapProcess` is true: there the body
+/// measures, checkpoints and traps), waits for it, and returns that process's checkpoint with
+/// the outcome of its end and the runtime's fatal line: the body then decides its mechanism
+/// from the message it saw, instead of hoping for it.
+extension VariantContext {
+    static let trapVariable = "LAB_TRAP_PROCESS"
+
+    /// True in the process `runTrapProcess` started: the body should measure, `checkpoint`,
+    /// then run the step that traps.
+    public var isTrapProcess: Bool { ProcessInfo.processInfo.environment[Self.trapVariable] == "1" }
+
+    /// Runs this trial again in a process of its own and returns what it measured before its
+    /// end (its last checkpoint, or its result if it did not trap), with the outcome of that end
+    /// (`crashed`, with `signal`) and, for a crash, the runtime's fatal line in front of the
+    /// checkpoint's evidence. `fatalLine` is how the process ended, as the harness saw it (the
+    /// runtime's fatal line when it printed one; `nil` when it did not crash). The trap process
+    /// lives within `budget` and dies with this one.
+    public func runTrapProcess(budget: Seconds) -> (record: VariantRecord, fatalLine: String?) {
+        let spec = ChildSpec(executable: ChildProcess.currentExecutablePath(), arguments: Array(CommandLine.arguments.dropFirst()),
+                             environment: [Self.trapVariable: "1", "SWIFT_BACKTRACE": "enable=no"], budget: budget)
+        let run: ChildRun
+        do { run = try ChildProcess.run(spec) } catch {
+            return (VariantRecord(outcome: .failed, evidence: "the trap process could not start: \(error)"), nil)
+        }
+        let decode = { (payload: String?) in payload.flatMap { try? JSONDecoder().decode(VariantRecord.self, from: Data($0.utf8)) } }
+        if let finished = decode(run.resultPayload) { return (finished, nil) }
+        var record = decode(ChildProtocol.lastCheckpoint(in: run.stdout)) ?? VariantRecord(outcome: .failed)
+        record.outcome = Outcome(run.outcome)
+        record.evidence = run.evidence + (record.evidence.map { "; \($0)" } ?? "")
+        if let signal = run.signal { record.metrics[MetricKey.signal] = Double(signal) }
+        return (record, run.outcome == .crashed ? run.evidence : nil)
+    }
+}
