@@ -30,10 +30,8 @@ enum DanceReport {
         [releaseBars(report), eventLines(report)]
     }
 
-    /// One bar per variant: how long the owner outlived its scope, on a scale chosen from the
-    /// longest time shown (`TimeScale`) and labelled underneath, so microsecond releases read as
-    /// microseconds. The bars take what the report's width leaves after the names and notes, at
-    /// most `width` columns.
+    /// One bar per variant: how long the owner outlived its scope, on a labelled scale taken from
+    /// the longest time (µs read as µs), in what the report's width leaves, at most `width` columns.
     static func releaseBars(_ report: ExperimentReport, width: Int = 40, columns: Int = ReportWidth.current) -> String {
         let rows = report.variants.compactMap { v -> (String, Double, String)? in
             switch v.metrics[DanceMetric.released] {

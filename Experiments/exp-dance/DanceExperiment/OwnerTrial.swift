@@ -1,38 +1,33 @@
 import LabHarness
 
-/// What every dance variant measures around its one owner, so a body keeps only the lesson:
-/// the owner's reference counts (`probe`), its release (a `ReleaseTracker`, exact times from the
-/// `LifetimeTag` stored in the owner), and its events in the harness's log (`scope-end`,
-/// `deinit`, `grace-over`, `cycle-broken`).
-///
-/// A body makes the owner with `tag()`, calls `watch` on it, marks `endScope(of:)` with the
-/// scope's last use, and after the closing brace calls `settle` (or `awaitRelease`); then it
-/// decides its outcome and mechanism and returns `record(...)`.
+/// What every dance variant measures around its one owner, so a body keeps only the lesson: the
+/// owner's reference counts (`probe`), its release (exact times from the `LifetimeTag` stored in
+/// it), and the events `scope-end`, `deinit`, `grace-over`, `cycle-broken` in the harness's log.
+/// A body makes the owner with `tag()` and `watch`es it, marks `endScope(of:)`, calls `settle`
+/// (or `awaitRelease`) after the closing brace, then returns `record(...)` with its outcome rule.
 public final class OwnerTrial {
     public let context: VariantContext
     public let label: String
     public let probe = CaptureProbe()
     public let parameters: DanceParameters
-    /// The variant's own figures, recorded with the lifetime's and the probe's.
     public var metrics = Metrics()
     let tracker = ReleaseTracker()
-    /// Only to break a cycle once the leak has been measured.
     private weak var owner: AnyObject?
 
     public init(_ context: VariantContext, owner label: String) {
-        self.context = context
-        self.label = label
-        parameters = context.parameters(DanceParameters.self)
+        (self.context, self.label, parameters) = (context, label, context.parameters(DanceParameters.self))
     }
 
     /// The tag to store in the owner (`let lifetime: LifetimeTag`).
     public func tag() -> LifetimeTag { tracker.tag(label) }
 
     /// Tracks the owner through a weak reference and takes its reference counts' baseline.
-    public func watch(_ owner: AnyObject) {
+    @discardableResult
+    public func watch<Owner: AnyObject>(_ owner: Owner) -> Owner {
         tracker.track(owner, label)
         self.owner = owner
         probe.begin(owner)
+        return owner
     }
 
     /// Marks the end of the owner's scope: call it with the scope's last use of the owner, which
@@ -47,16 +42,13 @@ public final class OwnerTrial {
     public var releasedAt: Seconds? { tracker.releasedAt(label) }
     /// Whether the owner went within its grace period (the first `awaitRelease` decides).
     public var released: Bool? { metrics[DanceMetric.released].map { $0 == 1 } }
-
-    /// Call right after the scope's closing brace (`awaitRelease` does, if not yet done):
-    /// records whether the owner outlived its scope.
+    /// Right after the scope's closing brace (`awaitRelease` calls it): did the owner outlive it?
     public func scopeClosed() {
         if metrics[DanceMetric.aliveAtScopeExit] == nil { metrics[DanceMetric.aliveAtScopeExit] = isAlive ? 1 : 0 }
     }
 
     /// Waits up to `--grace` from `due` (default now) for the release, with the main queue
-    /// running, and logs `deinit` at the tag's time. The first call gives the variant's
-    /// `released`.
+    /// running; logs `deinit` at the tag's time. The first call gives `released`.
     @discardableResult
     public func awaitRelease(from due: Seconds? = nil) -> Bool {
         scopeClosed()
@@ -70,9 +62,8 @@ public final class OwnerTrial {
         return gone
     }
 
-    /// After the scope: awaits the release and, for an owner still alive after its grace period
-    /// (a leak), logs `grace-over` and shows what held it: `cut` clears the owner's stored
-    /// closure, then the release is awaited again (`released_after_break`, `release_after_break_s`).
+    /// Awaits the release; for a leak, logs `grace-over` and shows what held the owner: `cut`
+    /// clears its stored closure, then the release is awaited again (`released_after_break`).
     public func settle<Owner: AnyObject>(breakingCycleWith cut: (Owner) -> Void) {
         guard !awaitRelease() else { return }
         context.event("grace-over")
@@ -84,18 +75,16 @@ public final class OwnerTrial {
         if gone, let at = releasedAt { metrics[DanceMetric.releaseAfterBreakS] = at - brokenAt }
     }
 
-    /// `completed` when the owner went at its scope's end, `leaked` when it was still alive
-    /// after its grace period, and `outlived-scope` (declared by no variant, so forbidden) when
-    /// something held it for a while and then let go.
+    /// `completed` when the owner went at its scope's end, `leaked` when alive after its grace
+    /// period, else `outlived-scope` (declared by no variant, so forbidden).
     public var outcome: Outcome {
         guard released == true else { return .leaked }
         return metrics[DanceMetric.aliveAtScopeExit] == 0 ? .completed : "outlived-scope"
     }
 
-    /// The reference counts as the mechanism of the owner's fate: a leak is explained when the
-    /// stored closure held the owner strongly and clearing it let the owner go; a release when
-    /// the closure held what the lesson says (`expected`: nothing, or one weak reference) when
-    /// created and once stored. `what` names the closure in the sentence.
+    /// The reference counts as the mechanism of the owner's fate, seen when they explain it: a
+    /// leak by a strong hold (that clearing the closure let go), a release by the closure holding
+    /// `expected` (nothing, or one weak reference) when created and once stored.
     public func heldMechanism(_ what: String, releasedHolding expected: RefCounts = .zero) -> Evidence {
         guard let held = probe.onceStored else { return .notSeen("\(what)'s reference counts were not read") }
         guard released == true else {
@@ -112,9 +101,13 @@ public final class OwnerTrial {
 
     /// "released 14 µs after its scope ended" or "still alive 500 ms after its scope ended".
     public var releaseSummary: String { DanceReport.aliveOrReleased(metrics) }
+    /// The record of a variant whose claim is what its stored closure holds (`heldMechanism`).
+    public func record(heldBy what: String, releasedHolding expected: RefCounts = .zero) -> VariantRecord {
+        record(outcome, mechanism: heldMechanism(what, releasedHolding: expected), evidence: "\(label) \(releaseSummary)")
+    }
 
-    /// The variant's record: its outcome and mechanism, the lifetime's, the probe's and the
-    /// variant's own metrics; the events reach it through the harness.
+    /// The variant's record: its outcome and mechanism, with the lifetime's, the probe's and the
+    /// variant's own metrics (the events reach it through the harness).
     public func record(_ outcome: Outcome, mechanism: Evidence, evidence: String) -> VariantRecord {
         var all = metrics
         all.merge(probe.metrics)

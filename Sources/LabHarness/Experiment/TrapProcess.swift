@@ -16,24 +16,28 @@ extension VariantContext {
     public var isTrapProcess: Bool { ProcessInfo.processInfo.environment[Self.trapVariable] == "1" }
 
     /// Runs this trial again in a process of its own and returns what it measured before its
-    /// end (its last checkpoint, or its result if it did not trap), with the outcome of that end
-    /// (`crashed`, with `signal`) and, for a crash, the runtime's fatal line in front of the
-    /// checkpoint's evidence. `fatalLine` is how the process ended, as the harness saw it (the
-    /// runtime's fatal line when it printed one; `nil` when it did not crash). The trap process
-    /// lives within `budget` and dies with this one.
-    public func runTrapProcess(budget: Seconds) -> (record: VariantRecord, fatalLine: String?) {
+    /// end (its last checkpoint, or its result if it did not trap) with the outcome of that end
+    /// (`crashed`, with `signal`, the runtime's fatal line in front of the evidence). For a crash,
+    /// the mechanism also needs the fatal line to contain `marker`: a trap on anything else is
+    /// not the lesson's. The trap process lives within `budget` and dies with this one.
+    public func runTrapProcess(budget: Seconds, trapSays marker: String) -> VariantRecord {
         let spec = ChildSpec(executable: ChildProcess.currentExecutablePath(), arguments: Array(CommandLine.arguments.dropFirst()),
                              environment: [Self.trapVariable: "1", "SWIFT_BACKTRACE": "enable=no"], budget: budget)
         let run: ChildRun
         do { run = try ChildProcess.run(spec) } catch {
-            return (VariantRecord(outcome: .failed, evidence: "the trap process could not start: \(error)"), nil)
+            return VariantRecord(outcome: .failed, evidence: "the trap process could not start: \(error)")
         }
         let decode = { (payload: String?) in payload.flatMap { try? JSONDecoder().decode(VariantRecord.self, from: Data($0.utf8)) } }
-        if let finished = decode(run.resultPayload) { return (finished, nil) }
+        if let finished = decode(run.resultPayload) { return finished }
         var record = decode(ChildProtocol.lastCheckpoint(in: run.stdout)) ?? VariantRecord(outcome: .failed)
         record.outcome = Outcome(run.outcome)
         record.evidence = run.evidence + (record.evidence.map { "; \($0)" } ?? "")
         if let signal = run.signal { record.metrics[MetricKey.signal] = Double(signal) }
-        return (record, run.outcome == .crashed ? run.evidence : nil)
+        if run.outcome == .crashed {
+            let message = Evidence.when(run.evidence.contains(marker), "the runtime's '\(marker)' message seen",
+                                        otherwise: "the trap's message does not say '\(marker)': \(run.evidence)")
+            record.mechanism = .all([message] + (record.mechanism.map { [$0] } ?? []))
+        }
+        return record
     }
 }

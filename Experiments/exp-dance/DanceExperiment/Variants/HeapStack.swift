@@ -8,11 +8,7 @@ final class Thermostat {
     private(set) var readings = 0
     var onReading: ((Thermostat) -> Void)?
     let lifetime: LifetimeTag
-
-    init(lifetime: LifetimeTag) {
-        self.lifetime = lifetime
-    }
-
+    init(lifetime: LifetimeTag) { self.lifetime = lifetime }
     /// The handler `start()` stores, made apart so the probe can see it before it is stored.
     func makeReadingHandler() -> (Thermostat) -> Void {
         { thermostat in thermostat.readings += 1 }
@@ -29,8 +25,7 @@ enum HeapStack {
     static func run(_ context: VariantContext) -> VariantRecord {
         let trial = OwnerTrial(context, owner: "thermostat")
         do {
-            let thermostat = Thermostat(lifetime: trial.tag())
-            trial.watch(thermostat)
+            let thermostat = trial.watch(Thermostat(lifetime: trial.tag()))
             trial.probe.created(on: thermostat, thermostat.makeReadingHandler())
             thermostat.start()
             trial.probe.stored(on: thermostat)
@@ -39,6 +34,6 @@ enum HeapStack {
             trial.endScope(of: thermostat)
         }
         trial.awaitRelease()
-        return trial.record(trial.outcome, mechanism: trial.heldMechanism("the handler"), evidence: "thermostat \(trial.releaseSummary)")
+        return trial.record(heldBy: "the handler")
     }
 }

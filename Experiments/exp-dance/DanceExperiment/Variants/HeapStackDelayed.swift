@@ -4,14 +4,11 @@ import LabHarness
 /// The seed's `Foo` in Swift: two stored completions whose parameter is a `Foo`. `init` calls
 /// `completion2(self)`, and `completion2` schedules `completion1(foo)` on the main queue
 /// `delay` seconds later, reaching the object only through its parameter.
-///
-/// Neither stored completion captures the object, so storing them makes no cycle. The delayed
-/// block does capture `foo` (the parameter) strongly: that keeps the object alive exactly until
-/// the block has run, which is what the seed's printed order shows (`completion2`, two seconds,
-/// `completion1`, `dealloc`). The `trial` lines are the lab's measurement, not the seed's code.
+/// Neither stored completion captures the object: no cycle. The delayed block captures `foo`, the
+/// parameter, strongly, which keeps the object alive until the block has run: the seed's printed
+/// order. The `trial` lines are the lab's measurement, not the seed's code.
 final class Foo: @unchecked Sendable {   // used only on the main thread (the trial's body and the main queue)
     typealias Completion = (Foo) -> Void
-
     var completion1: Completion?
     var completion2: Completion?
     let lifetime: LifetimeTag
@@ -20,14 +17,10 @@ final class Foo: @unchecked Sendable {   // used only on the main thread (the tr
         lifetime = trial.tag()
         trial.watch(self)
         trial.probe.created(on: self, Foo.makeCompletion2(delay: delay, trial: trial))
-        completion1 = Foo.makeCompletion1(trial: trial)
+        completion1 = { [context = trial.context] _ in context.event("completion1") }
         completion2 = Foo.makeCompletion2(delay: delay, trial: trial)
         trial.probe.stored(on: self)
         completion2?(self)
-    }
-
-    static func makeCompletion1(trial: OwnerTrial) -> Completion {
-        { [context = trial.context] _ in context.event("completion1") }
     }
 
     static func makeCompletion2(delay: Seconds, trial: OwnerTrial) -> Completion {
@@ -44,9 +37,8 @@ final class Foo: @unchecked Sendable {   // used only on the main thread (the tr
 }
 
 /// `heap-stack-delayed`: the seed's demo, timed. The claim holds when the events come in the
-/// article's order, completion1 a full delay after completion2 and the deinit promptly after
-/// completion1 (less what a same-moment control lost to the machine meanwhile), and the
-/// reference counts show why: the pending block held foo strongly, the stored completions not.
+/// article's order, the deinit promptly after completion1 (less what a same-moment control lost
+/// to the machine), and the pending block held foo strongly, the stored completions not.
 enum HeapStackDelayed {
     /// The seed's printed lines, in its order (`两秒钟后`, "two seconds later", is `after-delay`).
     static let articleOrder = ["completion2", "after-delay", "completion1", "deinit"]
@@ -85,20 +77,18 @@ enum HeapStackDelayed {
         }
         if trial.released == true, (c1 ?? .infinity) > (gone ?? 0) { outcome = "released-early" }
 
-        let order = context.events.map(\.label).filter(articleOrder.contains).joined(separator: " → ")
+        let order = context.events.map(\.label).filter(articleOrder.contains)
         let gap = trial.metrics[DanceMetric.completion1AfterCompletion2S] ?? 0
         let pending = trial.probe.whilePending ?? .zero, stored = trial.probe.onceStored
         let held = "the pending block held \(pending), the stored completions \(stored?.description ?? "?") (reference counts)"
         let mechanism: Evidence = outcome == "released-early"
             ? .when(pending.strong == 0, held + ": nothing kept foo alive until completion1")
-            : .all([.when(order == articleOrder.joined(separator: " → ") && gap >= onTime.value / 100 * delay, "order \(order)"),
+            : .all([.when(order == articleOrder && gap >= onTime.value / 100 * delay, "order " + order.joined(separator: " → ")),
                     .when(pending.strong > 0 && stored == .zero && aliveMidDelay, held + ", and foo was alive half way through the delay")])
-        var evidence = "order \(order.isEmpty ? "(no events)" : order); completion1 \(Format.seconds(gap)) after completion2 (delay \(Format.seconds(delay)))"
-        if let after = trial.metrics[DanceMetric.deinitAfterCompletion1S] { evidence += ", deinit \(Format.seconds(after)) after completion1" }
-        if let machine = trial.metrics[DanceMetric.deinitAfterCompletion1ControlDelayS], machine >= 0.005 {
-            evidence += " (\(Format.seconds(machine)) of it a stall a same-moment control saw too)"
-        }
-        evidence += "; foo \(trial.releaseSummary) [\(onTime), \(prompt)]"
+        let machine = trial.metrics[DanceMetric.deinitAfterCompletion1ControlDelayS].map { $0 >= 0.005 ? " (\(Format.seconds($0)) of it a stall a same-moment control saw too)" : "" } ?? ""
+        let evidence = "completion1 \(Format.seconds(gap)) after completion2 (delay \(Format.seconds(delay)))"
+            + (trial.metrics[DanceMetric.deinitAfterCompletion1S].map { ", deinit \(Format.seconds($0)) after completion1" } ?? "")
+            + "\(machine); foo \(trial.releaseSummary) [\(onTime), \(prompt)]"
         return trial.record(outcome, mechanism: mechanism, evidence: evidence)
     }
 }

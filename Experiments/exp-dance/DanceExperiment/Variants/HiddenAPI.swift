@@ -1,25 +1,11 @@
 import LabHarness
 
-/// The icons of the seed's `configureBarButtonItemStyle:action:`.
-enum BarButtonStyle {
-    case settings, more, add, addFriends, singleProfile, groupProfile, share
-
-    var icon: String {
-        switch self {
-        case .settings: "barbuttonicon_set"
-        case .more: "barbuttonicon_more"
-        case .add: "barbuttonicon_add"
-        case .addFriends: "barbuttonicon_addfriends"
-        case .singleProfile: "barbuttonicon_InfoSingle"
-        case .groupProfile: "barbuttonicon_InfoMulti"
-        case .share: "barbuttonicon_Operate"
-        }
-    }
+/// Some of the seed's `configureBarButtonItemStyle:action:` styles, by icon.
+enum BarButtonStyle: String {
+    case settings = "barbuttonicon_set", more = "barbuttonicon_more", groupProfile = "barbuttonicon_InfoMulti"
 }
 
-struct BarButtonItem {
-    var icon: String
-}
+struct BarButtonItem { var icon: String }
 
 /// A chat screen with a public API that keeps the caller's action: the right bar button calls
 /// it on every tap. Nothing in the signature says the action is stored, so a caller whose
@@ -29,22 +15,15 @@ final class ConversationScreen {
     private(set) var pushed: [String] = []
     private var barButtonAction: ((BarButtonItem) -> Void)?
     let lifetime: LifetimeTag
-
-    init(lifetime: LifetimeTag) {
-        self.lifetime = lifetime
-    }
+    init(lifetime: LifetimeTag) { self.lifetime = lifetime }
 
     func configureBarButtonItem(style: BarButtonStyle, action: @escaping (BarButtonItem) -> Void) {
-        rightBarButtonItem = BarButtonItem(icon: style.icon)
+        rightBarButtonItem = BarButtonItem(icon: style.rawValue)
         barButtonAction = action   // stored: the caller cannot see this line
     }
 
-    func tapBarButton() {
-        if let item = rightBarButtonItem { barButtonAction?(item) }
-    }
-
+    func tapBarButton() { if let item = rightBarButtonItem { barButtonAction?(item) } }
     func push(_ title: String) { pushed.append(title) }
-
     /// Drops the stored action (used only to show that it was what held the screen).
     func clearBarButtonAction() { barButtonAction = nil }
 }
@@ -56,20 +35,14 @@ final class FixedConversationScreen {
     private(set) var pushed: [String] = []
     private var barButtonAction: ((FixedConversationScreen, BarButtonItem) -> Void)?
     let lifetime: LifetimeTag
-
-    init(lifetime: LifetimeTag) {
-        self.lifetime = lifetime
-    }
+    init(lifetime: LifetimeTag) { self.lifetime = lifetime }
 
     func configureBarButtonItem(style: BarButtonStyle, action: @escaping (FixedConversationScreen, BarButtonItem) -> Void) {
-        rightBarButtonItem = BarButtonItem(icon: style.icon)
+        rightBarButtonItem = BarButtonItem(icon: style.rawValue)
         barButtonAction = action
     }
 
-    func tapBarButton() {
-        if let item = rightBarButtonItem { barButtonAction?(self, item) }
-    }
-
+    func tapBarButton() { if let item = rightBarButtonItem { barButtonAction?(self, item) } }
     func push(_ title: String) { pushed.append(title) }
 }
 
@@ -80,8 +53,7 @@ enum HiddenAPI {
     static func runCycle(_ context: VariantContext) -> VariantRecord {
         let trial = OwnerTrial(context, owner: "screen")
         do {
-            let screen = ConversationScreen(lifetime: trial.tag())
-            trial.watch(screen)
+            let screen = trial.watch(ConversationScreen(lifetime: trial.tag()))
             // The caller's code: it reads as harmless, and the compiler says nothing.
             screen.configureBarButtonItem(style: .groupProfile, action: trial.probe.created(on: screen) { _ in
                 screen.push("group profile")   // names `screen`: a strong capture, the point of this variant
@@ -92,14 +64,13 @@ enum HiddenAPI {
             trial.endScope(of: screen)
         }
         trial.settle { (screen: ConversationScreen) in screen.clearBarButtonAction() }
-        return trial.record(trial.outcome, mechanism: trial.heldMechanism("the stored action"), evidence: "screen \(trial.releaseSummary)")
+        return trial.record(heldBy: "the stored action")
     }
 
     static func runFixed(_ context: VariantContext) -> VariantRecord {
         let trial = OwnerTrial(context, owner: "screen")
         do {
-            let screen = FixedConversationScreen(lifetime: trial.tag())
-            trial.watch(screen)
+            let screen = trial.watch(FixedConversationScreen(lifetime: trial.tag()))
             screen.configureBarButtonItem(style: .groupProfile, action: trial.probe.created(on: screen) { screen, _ in
                 screen.push("group profile")   // the parameter shadows the local: nothing is captured
             })
@@ -109,6 +80,6 @@ enum HiddenAPI {
             trial.endScope(of: screen)
         }
         trial.awaitRelease()
-        return trial.record(trial.outcome, mechanism: trial.heldMechanism("the stored action"), evidence: "screen \(trial.releaseSummary)")
+        return trial.record(heldBy: "the stored action")
     }
 }

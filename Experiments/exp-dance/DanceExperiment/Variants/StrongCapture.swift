@@ -6,11 +6,7 @@ final class Ticker {
     private(set) var ticks = 0
     var onTick: (() -> Void)?
     let lifetime: LifetimeTag
-
-    init(lifetime: LifetimeTag) {
-        self.lifetime = lifetime
-    }
-
+    init(lifetime: LifetimeTag) { self.lifetime = lifetime }
     /// The handler `start()` stores, made apart so the probe can see it before it is stored.
     func makeTickHandler() -> () -> Void {
         { self.ticks += 1 }   // a strong capture of self: the point of this variant
@@ -27,8 +23,7 @@ enum StrongCapture {
     static func run(_ context: VariantContext) -> VariantRecord {
         let trial = OwnerTrial(context, owner: "ticker")
         do {
-            let ticker = Ticker(lifetime: trial.tag())
-            trial.watch(ticker)
+            let ticker = trial.watch(Ticker(lifetime: trial.tag()))
             trial.probe.created(on: ticker, ticker.makeTickHandler())
             ticker.start()
             trial.probe.stored(on: ticker)
@@ -37,6 +32,6 @@ enum StrongCapture {
             trial.endScope(of: ticker)
         }
         trial.settle { (ticker: Ticker) in ticker.onTick = nil }
-        return trial.record(trial.outcome, mechanism: trial.heldMechanism("onTick"), evidence: "ticker \(trial.releaseSummary)")
+        return trial.record(heldBy: "onTick")
     }
 }

@@ -4,7 +4,6 @@ import LabHarness
 /// notification centre or an app-wide event stream does.
 final class EventBus {
     private var handlers: [() -> Void] = []
-
     func subscribe(_ handler: @escaping () -> Void) { handlers.append(handler) }
     func post() { for handler in handlers { handler() } }
 }
@@ -15,11 +14,7 @@ final class EventBus {
 final class Badge {
     private(set) var unread = 0
     let lifetime: LifetimeTag
-
-    init(lifetime: LifetimeTag) {
-        self.lifetime = lifetime
-    }
-
+    init(lifetime: LifetimeTag) { self.lifetime = lifetime }
     /// The handler `subscribe(to:)` hands over, made apart so the probe can see it.
     func makeHandler() -> () -> Void {
         { [unowned self] in self.unread += 1 }
@@ -30,32 +25,22 @@ final class Badge {
 
 /// `unowned-after-release`: an `[unowned self]` handler called after its owner is gone.
 ///
-/// The trap ends its process, so the trial runs twice: in a process of its own it measures
-/// (subscribe, release the badge, wait for the release), hands that to the harness as a
-/// checkpoint and lets the bus post; this process reads how that one ended. The claim holds when
-/// it crashed with the runtime's "unowned reference" message, after the handler held the badge
-/// unowned (no strong reference) and the badge was released.
+/// The trap ends its process, so the trial runs in a process of its own (`runTrapProcess`): it
+/// measures, checkpoints, lets the bus post. The claim holds when that process crashed with the
+/// runtime's "unowned reference" message after the handler held the badge unowned (no strong
+/// reference) and the badge was released.
 enum UnownedAfterRelease {
-    static let message = "unowned reference"
-
     static func run(_ context: VariantContext) -> VariantRecord {
         guard context.inChild else {
             return VariantRecord(outcome: .failed, evidence: "\(context.variant) traps on purpose: run it in a child process (the default)")
         }
         guard context.isTrapProcess else {
-            let (record, fatal) = context.runTrapProcess(budget: 10 + 3 * context.parameters(DanceParameters.self).grace)
-            var judged = record
-            if record.outcome == .crashed, let mechanism = record.mechanism {
-                judged.mechanism = .all([.when(fatal?.contains(message) == true, "the runtime's '\(message)' message seen",
-                                               otherwise: "the trap's message does not say '\(message)': \(fatal ?? "none")"), mechanism])
-            }
-            return judged
+            return context.runTrapProcess(budget: 10 + 3 * context.parameters(DanceParameters.self).grace, trapSays: "unowned reference")
         }
         let trial = OwnerTrial(context, owner: "badge")
         let bus = EventBus()
         do {
-            let badge = Badge(lifetime: trial.tag())
-            trial.watch(badge)
+            let badge = trial.watch(Badge(lifetime: trial.tag()))
             trial.probe.created(on: badge, badge.makeHandler())
             badge.subscribe(to: bus)
             trial.probe.stored(on: badge)

@@ -27,7 +27,6 @@ final class Uploader: @unchecked Sendable {   // used only on the main thread (t
 
     func start() { onProgress = makeProgressHandler() }
     func reportProgress() { onProgress?() }
-
     /// Schedules a retry `delay` seconds from now on the main queue. If the uploader is gone by
     /// then, the block finds `nil` and does nothing.
     func scheduleRetry(after delay: Seconds) {
@@ -49,8 +48,7 @@ enum WeakStrong {
         let delay = trial.parameters.delay
         let scheduledAt = MonotonicClock.now()
         do {
-            let uploader = Uploader(lifetime: trial.tag()) { context.event($0) }
-            trial.watch(uploader)
+            let uploader = trial.watch(Uploader(lifetime: trial.tag()) { context.event($0) })
             trial.probe.created(on: uploader, uploader.makeProgressHandler())
             uploader.start()
             trial.probe.stored(on: uploader)
@@ -64,18 +62,13 @@ enum WeakStrong {
         // The retry must have run before the record is made: wait for it, with the main queue running.
         let ran = { context.time(of: "retry-found-nil") ?? context.time(of: "retry-ran") }
         MainQueueFriendlyWait.until(deadline: scheduledAt + delay + max(trial.parameters.grace, 1)) { ran() != nil }
-
-        var retry = Evidence.notSeen("the delayed retry had not run \(Format.seconds(MonotonicClock.now() - scheduledAt)) after it was scheduled")
-        if let ranAt = ran(), let end = context.time(of: "scope-end") {
-            let foundNil = context.time(of: "retry-found-nil") != nil
-            trial.metrics[DanceMetric.delayedFoundNil] = foundNil ? 1 : 0
-            trial.metrics[DanceMetric.delayedRanAfterScopeS] = ranAt - end
-            retry = .seen("the delayed retry ran \(Format.seconds(ranAt - end)) after the scope ended and found " + (foundNil ? "nil" : "the uploader alive"))
-        }
+        let foundNil = context.time(of: "retry-found-nil") != nil, after = (ran() ?? 0) - (context.time(of: "scope-end") ?? 0)
+        if ran() != nil { (trial.metrics[DanceMetric.delayedFoundNil], trial.metrics[DanceMetric.delayedRanAfterScopeS]) = (foundNil ? 1 : 0, after) }
+        let retry = Evidence.when(ran() != nil, "the delayed retry ran \(Format.seconds(after)) after the scope ended and found " + (foundNil ? "nil" : "the uploader alive"),
+                                  otherwise: "the delayed retry had not run \(Format.seconds(MonotonicClock.now() - scheduledAt)) after it was scheduled")
         let pending = trial.probe.whilePending ?? .zero
         let mechanism = Evidence.all([trial.heldMechanism("the stored closure", releasedHolding: RefCounts(strong: 0, weak: 1, unowned: 0)),
                                       .when(pending.strong == 0, "the pending retry held \(pending)"), retry])
-        let outcome = trial.outcome == .completed && trial.metrics[DanceMetric.delayedFoundNil] == 0 ? "found-alive" : trial.outcome
-        return trial.record(outcome, mechanism: mechanism, evidence: "uploader \(trial.releaseSummary); \(retry.what)")
+        return trial.record(trial.outcome, mechanism: mechanism, evidence: "uploader \(trial.releaseSummary); \(retry.what)")
     }
 }
