@@ -5,15 +5,12 @@ import LabHarness
 /// temporaries, a first weak reference adds a side table); a *difference* between two readings
 /// taken the same way is exact in debug and release alike, and that is all the lab uses.
 public struct RefCounts: Sendable, Equatable, CustomStringConvertible {
-    public var strong: Int
-    public var weak: Int
-    public var unowned: Int
+    public var strong: Int, weak: Int, unowned: Int
+
     /// Never inlined: every reading passes the object the same way, so differences cancel the call's own hold.
     @inline(never)
     public static func of(_ object: AnyObject) -> RefCounts {
-        RefCounts(strong: Int(_getRetainCount(object)),
-                  weak: Int(_getWeakRetainCount(object)),
-                  unowned: Int(_getUnownedRetainCount(object)))
+        RefCounts(strong: Int(_getRetainCount(object)), weak: Int(_getWeakRetainCount(object)), unowned: Int(_getUnownedRetainCount(object)))
     }
 
     public static func - (a: RefCounts, b: RefCounts) -> RefCounts {
@@ -21,11 +18,10 @@ public struct RefCounts: Sendable, Equatable, CustomStringConvertible {
     }
 
     public static let zero = RefCounts(strong: 0, weak: 0, unowned: 0)
+
     /// As a change: `+1 strong`, `+1 weak, +1 unowned`, or `nothing`.
     public var description: String {
-        let parts = [(strong, "strong"), (weak, "weak"), (unowned, "unowned")]
-            .filter { $0.0 != 0 }
-            .map { ($0.0 > 0 ? "+" : "") + "\($0.0) \($0.1)" }
+        let parts = [(strong, "strong"), (weak, "weak"), (unowned, "unowned")].filter { $0.0 != 0 }.map { ($0.0 > 0 ? "+" : "") + "\($0.0) \($0.1)" }
         return parts.isEmpty ? "nothing" : parts.joined(separator: ", ")
     }
 }

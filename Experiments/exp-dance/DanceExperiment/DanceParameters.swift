@@ -7,10 +7,7 @@ public struct DanceParameters: ExperimentParameters {
     /// `--grace`: how long an owner may outlive its scope before it counts as leaked.
     public var grace: Seconds
 
-    public init(_ options: ParsedOptions) {
-        delay = options.double("delay")
-        grace = options.double("grace")
-    }
+    public init(_ options: ParsedOptions) { (delay, grace) = (options.double("delay"), options.double("grace")) }
 }
 
 /// The metric keys exp-dance records, for its report and tests: the JSON contract's names (notes

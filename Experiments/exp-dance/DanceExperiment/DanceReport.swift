@@ -9,10 +9,10 @@ enum DanceReport {
             switch v[DanceMetric.aliveAtScopeExit] { case 1?: "yes"; case 0?: "no"; default: "?" }
         },
         ReportColumn("released") { v in
-            switch v.metrics[DanceMetric.released] {
-            case 1?: return v.metrics[DanceMetric.releaseAfterScopeS].map { "after " + Format.seconds($0) } ?? "yes"
-            case 0?: return "no (\(v.metrics[DanceMetric.graceS].map(Format.seconds) ?? "?") grace)"
-            default: return "—"
+            switch v[DanceMetric.released] {
+            case 1?: "after " + (v[DanceMetric.releaseAfterScopeS].map(Format.seconds) ?? "?")
+            case 0?: "no (\(v[DanceMetric.graceS].map(Format.seconds) ?? "?") grace)"
+            default: "—"
             }
         },
     ]
@@ -27,7 +27,7 @@ enum DanceReport {
     }
 
     static func sections(_ report: ExperimentReport) -> [String] {
-        [releaseBars(report), eventLines(report)]
+        [releaseBars(report), EventSection.lines(report)]
     }
 
     /// One bar per variant: how long the owner outlived its scope, on a labelled scale taken from
@@ -62,20 +62,5 @@ enum DanceReport {
         lines.append(String(repeating: " ", count: nameWidth + 3) + left
                      + String(repeating: " ", count: max(1, barWidth + 1 - left.count - right.count)) + right)
         return lines.joined(separator: "\n")
-    }
-
-    /// Each variant's events in order, with their times since the variant started.
-    static func eventLines(_ report: ExperimentReport) -> String {
-        let rows = report.variants.compactMap { v -> (String, String)? in
-            guard let events = v.events, !events.isEmpty else { return nil }
-            return (v.name, events.map { "\($0.label) \(Format.seconds($0.t))" }.joined(separator: " · "))
-        }
-        guard !rows.isEmpty else { return "" }
-        let nameWidth = rows.map(\.0.count).max() ?? 0
-        let indent = String(repeating: " ", count: nameWidth + 4)
-        return (["events (t since the variant started)"] + rows.flatMap { name, text in
-            TextWrap.wrap("  " + name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  " + text,
-                          width: ReportWidth.current, indent: indent)
-        }).joined(separator: "\n")
     }
 }

@@ -40,8 +40,10 @@ public final class OwnerTrial {
 
     public var isAlive: Bool { tracker.isAlive(label) }
     public var releasedAt: Seconds? { tracker.releasedAt(label) }
+
     /// Whether the owner went within its grace period (the first `awaitRelease` decides).
     public var released: Bool? { metrics[DanceMetric.released].map { $0 == 1 } }
+
     /// Right after the scope's closing brace (`awaitRelease` calls it): did the owner outlive it?
     public func scopeClosed() {
         if metrics[DanceMetric.aliveAtScopeExit] == nil { metrics[DanceMetric.aliveAtScopeExit] = isAlive ? 1 : 0 }
@@ -101,6 +103,7 @@ public final class OwnerTrial {
 
     /// "released 14 µs after its scope ended" or "still alive 500 ms after its scope ended".
     public var releaseSummary: String { DanceReport.aliveOrReleased(metrics) }
+
     /// The record of a variant whose claim is what its stored closure holds (`heldMechanism`).
     public func record(heldBy what: String, releasedHolding expected: RefCounts = .zero) -> VariantRecord {
         record(outcome, mechanism: heldMechanism(what, releasedHolding: expected), evidence: "\(label) \(releaseSummary)")

@@ -19,15 +19,22 @@ extension VariantContext {
     /// end (its last checkpoint, or its result if it did not trap) with the outcome of that end
     /// (`crashed`, with `signal`, the runtime's fatal line in front of the evidence). For a crash,
     /// the mechanism also needs the fatal line to contain `marker`: a trap on anything else is
-    /// not the lesson's. The trap process lives within `budget` and dies with this one.
+    /// not the lesson's. The trap process lives within `budget` and dies with this one. Only in a
+    /// child trial: a process that could trap must not be started from a test's own.
     public func runTrapProcess(budget: Seconds, trapSays marker: String) -> VariantRecord {
-        let spec = ChildSpec(executable: ChildProcess.currentExecutablePath(), arguments: Array(CommandLine.arguments.dropFirst()),
+        guard inChild else { return VariantRecord(outcome: .failed, evidence: "\(variant) traps on purpose: run it in a child process") }
+        var spec = ChildSpec(executable: ChildProcess.currentExecutablePath(), arguments: Array(CommandLine.arguments.dropFirst()),
                              environment: [Self.trapVariable: "1", "SWIFT_BACKTRACE": "enable=no"], budget: budget)
+        spec.endsAtThreadLimit = true
         let run: ChildRun
-        do { run = try ChildProcess.run(spec) } catch {
+        do { run = try ChildProcess.run(spec) } catch ChildProcessError.spawnFailed(_, let code) where code == EAGAIN {
+            return VariantRecord(outcome: .resourceLimited, evidence: MachineCheck.spawnRefused())
+        } catch {
             return VariantRecord(outcome: .failed, evidence: "the trap process could not start: \(error)")
         }
         let decode = { (payload: String?) in payload.flatMap { try? JSONDecoder().decode(VariantRecord.self, from: Data($0.utf8)) } }
+        // A trap process the machine broke (a thread limit reached) measured nothing about the program.
+        if let machine = run.machine { return machine.apply(to: decode(run.resultPayload) ?? VariantRecord(outcome: Outcome(run.outcome), evidence: run.evidence)) }
         if let finished = decode(run.resultPayload) { return finished }
         var record = decode(ChildProtocol.lastCheckpoint(in: run.stdout)) ?? VariantRecord(outcome: .failed)
         record.outcome = Outcome(run.outcome)

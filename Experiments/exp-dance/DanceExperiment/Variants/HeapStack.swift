@@ -9,6 +9,7 @@ final class Thermostat {
     var onReading: ((Thermostat) -> Void)?
     let lifetime: LifetimeTag
     init(lifetime: LifetimeTag) { self.lifetime = lifetime }
+
     /// The handler `start()` stores, made apart so the probe can see it before it is stored.
     func makeReadingHandler() -> (Thermostat) -> Void {
         { thermostat in thermostat.readings += 1 }
@@ -18,9 +19,8 @@ final class Thermostat {
     func read() { onReading?(self) }
 }
 
-/// `heap-stack`: the stored closure takes its owner as a parameter instead of capturing it. The
-/// claim holds when the thermostat goes at its scope's end and no reference count moved when the
-/// handler was created or stored.
+/// `heap-stack`: the stored closure takes its owner as a parameter instead of capturing it. The claim
+/// holds when the thermostat goes at its scope's end and no reference count moved for the handler.
 enum HeapStack {
     static func run(_ context: VariantContext) -> VariantRecord {
         let trial = OwnerTrial(context, owner: "thermostat")

@@ -42,8 +42,10 @@ final class Foo: @unchecked Sendable {   // used only on the main thread (the tr
 enum HeapStackDelayed {
     /// The seed's printed lines, in its order (`两秒钟后`, "two seconds later", is `after-delay`).
     static let articleOrder = ["completion2", "after-delay", "completion1", "deinit"]
+
     /// dispatch_after never fires early; 2 % covers the two clocks being read a moment apart.
     static let onTime = Threshold("completion1 after completion2 at least", 98, "% of the delay")
+
     /// Far below the delay: nothing but the pending block held foo.
     static let prompt = Threshold("deinit after completion1 under", 50, "% of the delay")
 
@@ -65,30 +67,29 @@ enum HeapStackDelayed {
         // Alive half way, judged from the release's own timestamp when there is one: a machine
         // stall that held the check past completion1 cannot turn the answer.
         let aliveMidDelay = trial.releasedAt.map { $0 > start + delay / 2 } ?? aliveAtCheck
+        let c1 = context.time(of: "completion1"), gone = trial.releasedAt.map(context.since) ?? .infinity
+        let gap = (c1 ?? 0) - (context.time(of: "completion2") ?? 0), late = gone - (c1 ?? .infinity)
+        let machine = c1.map { context.machineDelay(from: context.startedAt + $0, to: context.startedAt + gone) } ?? 0
         trial.metrics[DanceMetric.aliveMidDelay] = aliveMidDelay ? 1 : 0
-        let c1 = context.time(of: "completion1"), gone = trial.releasedAt.map(context.since)
-        if let c1, let c2 = context.time(of: "completion2") { trial.metrics[DanceMetric.completion1AfterCompletion2S] = c1 - c2 }
-        var outcome: Outcome = trial.released == true ? .completed : .leaked
-        if let c1, let gone, trial.released == true {
-            let machine = context.machineDelay(from: context.startedAt + c1, to: context.startedAt + gone)
-            trial.metrics[DanceMetric.deinitAfterCompletion1S] = gone - c1
-            trial.metrics[DanceMetric.deinitAfterCompletion1ControlDelayS] = machine
-            if gone - c1 - machine >= prompt.value / 100 * delay { outcome = "released-late" }
+        if c1 != nil { trial.metrics[DanceMetric.completion1AfterCompletion2S] = gap }
+        if trial.released == true, late >= 0 {
+            (trial.metrics[DanceMetric.deinitAfterCompletion1S], trial.metrics[DanceMetric.deinitAfterCompletion1ControlDelayS]) = (late, machine)
         }
-        if trial.released == true, (c1 ?? .infinity) > (gone ?? 0) { outcome = "released-early" }
+        // The outcome rule: foo goes right after completion1, not before it, not long after it.
+        let outcome: Outcome = trial.released != true ? .leaked : !(late >= 0) ? "released-early"
+            : late - machine >= prompt.value / 100 * delay ? "released-late" : .completed
 
         let order = context.events.map(\.label).filter(articleOrder.contains)
-        let gap = trial.metrics[DanceMetric.completion1AfterCompletion2S] ?? 0
         let pending = trial.probe.whilePending ?? .zero, stored = trial.probe.onceStored
         let held = "the pending block held \(pending), the stored completions \(stored?.description ?? "?") (reference counts)"
         let mechanism: Evidence = outcome == "released-early"
             ? .when(pending.strong == 0, held + ": nothing kept foo alive until completion1")
             : .all([.when(order == articleOrder && gap >= onTime.value / 100 * delay, "order " + order.joined(separator: " → ")),
                     .when(pending.strong > 0 && stored == .zero && aliveMidDelay, held + ", and foo was alive half way through the delay")])
-        let machine = trial.metrics[DanceMetric.deinitAfterCompletion1ControlDelayS].map { $0 >= 0.005 ? " (\(Format.seconds($0)) of it a stall a same-moment control saw too)" : "" } ?? ""
         let evidence = "completion1 \(Format.seconds(gap)) after completion2 (delay \(Format.seconds(delay)))"
-            + (trial.metrics[DanceMetric.deinitAfterCompletion1S].map { ", deinit \(Format.seconds($0)) after completion1" } ?? "")
-            + "\(machine); foo \(trial.releaseSummary) [\(onTime), \(prompt)]"
+            + (late >= 0 && late.isFinite ? ", deinit \(Format.seconds(late)) after completion1" : "")
+            + (machine >= 0.005 ? " (\(Format.seconds(machine)) of it a stall a same-moment control saw too)" : "")
+            + "; foo \(trial.releaseSummary) [\(onTime), \(prompt)]"
         return trial.record(outcome, mechanism: mechanism, evidence: evidence)
     }
 }

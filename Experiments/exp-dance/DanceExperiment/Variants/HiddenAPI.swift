@@ -1,29 +1,26 @@
 import LabHarness
 
-/// Some of the seed's `configureBarButtonItemStyle:action:` styles, by icon.
-enum BarButtonStyle: String {
-    case settings = "barbuttonicon_set", more = "barbuttonicon_more", groupProfile = "barbuttonicon_InfoMulti"
-}
-
-struct BarButtonItem { var icon: String }
+/// One of the seed's `configureBarButtonItemStyle:action:` styles, by its icon.
+enum BarButtonStyle: String { case settings = "barbuttonicon_set", groupProfile = "barbuttonicon_InfoMulti" }
 
 /// A chat screen with a public API that keeps the caller's action: the right bar button calls
 /// it on every tap. Nothing in the signature says the action is stored, so a caller whose
 /// action names the screen has built a cycle without writing `self` anywhere.
 final class ConversationScreen {
-    private(set) var rightBarButtonItem: BarButtonItem?
+    private(set) var rightBarButtonIcon: String?
     private(set) var pushed: [String] = []
-    private var barButtonAction: ((BarButtonItem) -> Void)?
+    private var barButtonAction: ((String) -> Void)?
     let lifetime: LifetimeTag
     init(lifetime: LifetimeTag) { self.lifetime = lifetime }
 
-    func configureBarButtonItem(style: BarButtonStyle, action: @escaping (BarButtonItem) -> Void) {
-        rightBarButtonItem = BarButtonItem(icon: style.rawValue)
+    func configureBarButtonItem(style: BarButtonStyle, action: @escaping (String) -> Void) {
+        rightBarButtonIcon = style.rawValue
         barButtonAction = action   // stored: the caller cannot see this line
     }
 
-    func tapBarButton() { if let item = rightBarButtonItem { barButtonAction?(item) } }
+    func tapBarButton() { if let item = rightBarButtonIcon { barButtonAction?(item) } }
     func push(_ title: String) { pushed.append(title) }
+
     /// Drops the stored action (used only to show that it was what held the screen).
     func clearBarButtonAction() { barButtonAction = nil }
 }
@@ -31,18 +28,18 @@ final class ConversationScreen {
 /// The same screen with the seed's fix: the action's first parameter is the screen itself, so
 /// a caller has what it needs without naming (and capturing) the screen.
 final class FixedConversationScreen {
-    private(set) var rightBarButtonItem: BarButtonItem?
+    private(set) var rightBarButtonIcon: String?
     private(set) var pushed: [String] = []
-    private var barButtonAction: ((FixedConversationScreen, BarButtonItem) -> Void)?
+    private var barButtonAction: ((FixedConversationScreen, String) -> Void)?
     let lifetime: LifetimeTag
     init(lifetime: LifetimeTag) { self.lifetime = lifetime }
 
-    func configureBarButtonItem(style: BarButtonStyle, action: @escaping (FixedConversationScreen, BarButtonItem) -> Void) {
-        rightBarButtonItem = BarButtonItem(icon: style.rawValue)
+    func configureBarButtonItem(style: BarButtonStyle, action: @escaping (FixedConversationScreen, String) -> Void) {
+        rightBarButtonIcon = style.rawValue
         barButtonAction = action
     }
 
-    func tapBarButton() { if let item = rightBarButtonItem { barButtonAction?(self, item) } }
+    func tapBarButton() { if let item = rightBarButtonIcon { barButtonAction?(self, item) } }
     func push(_ title: String) { pushed.append(title) }
 }
 

@@ -7,6 +7,7 @@ final class Ticker {
     var onTick: (() -> Void)?
     let lifetime: LifetimeTag
     init(lifetime: LifetimeTag) { self.lifetime = lifetime }
+
     /// The handler `start()` stores, made apart so the probe can see it before it is stored.
     func makeTickHandler() -> () -> Void {
         { self.ticks += 1 }   // a strong capture of self: the point of this variant
@@ -16,9 +17,8 @@ final class Ticker {
     func tick() { onTick?() }
 }
 
-/// `strong-capture`: the owner stores a closure that captures it strongly. The claim holds when
-/// the ticker is still alive after its grace period (`leaked`) and the reference counts show
-/// why: onTick held it strongly, and clearing onTick let it go.
+/// `strong-capture`: the owner stores a closure that captures it strongly. The claim holds when the
+/// ticker leaks and the reference counts show why: onTick held it strongly; clearing onTick let it go.
 enum StrongCapture {
     static func run(_ context: VariantContext) -> VariantRecord {
         let trial = OwnerTrial(context, owner: "ticker")

@@ -15,6 +15,7 @@ final class Badge {
     private(set) var unread = 0
     let lifetime: LifetimeTag
     init(lifetime: LifetimeTag) { self.lifetime = lifetime }
+
     /// The handler `subscribe(to:)` hands over, made apart so the probe can see it.
     func makeHandler() -> () -> Void {
         { [unowned self] in self.unread += 1 }
@@ -23,17 +24,12 @@ final class Badge {
     func subscribe(to bus: EventBus) { bus.subscribe(makeHandler()) }
 }
 
-/// `unowned-after-release`: an `[unowned self]` handler called after its owner is gone.
-///
-/// The trap ends its process, so the trial runs in a process of its own (`runTrapProcess`): it
-/// measures, checkpoints, lets the bus post. The claim holds when that process crashed with the
-/// runtime's "unowned reference" message after the handler held the badge unowned (no strong
-/// reference) and the badge was released.
+/// `unowned-after-release`: an `[unowned self]` handler called after its owner is gone. The trap
+/// ends its process, so the trial runs in one of its own (`runTrapProcess`): it measures,
+/// checkpoints, lets the bus post. The claim holds when that process crashed with the runtime's
+/// "unowned reference" message after the handler held the badge unowned and the badge was gone.
 enum UnownedAfterRelease {
     static func run(_ context: VariantContext) -> VariantRecord {
-        guard context.inChild else {
-            return VariantRecord(outcome: .failed, evidence: "\(context.variant) traps on purpose: run it in a child process (the default)")
-        }
         guard context.isTrapProcess else {
             return context.runTrapProcess(budget: 10 + 3 * context.parameters(DanceParameters.self).grace, trapSays: "unowned reference")
         }

@@ -9,13 +9,11 @@ final class Uploader: @unchecked Sendable {   // used only on the main thread (t
     private(set) var retries = 0
     var onProgress: (() -> Void)?
     let lifetime: LifetimeTag
+
     /// Where the retry says what it found (the trial's event log).
     private let note: @Sendable (String) -> Void
 
-    init(lifetime: LifetimeTag, note: @escaping @Sendable (String) -> Void) {
-        self.lifetime = lifetime
-        self.note = note
-    }
+    init(lifetime: LifetimeTag, note: @escaping @Sendable (String) -> Void) { (self.lifetime, self.note) = (lifetime, note) }
 
     /// The handler `start()` stores, made apart so the probe can see it before it is stored.
     func makeProgressHandler() -> () -> Void {
@@ -27,6 +25,7 @@ final class Uploader: @unchecked Sendable {   // used only on the main thread (t
 
     func start() { onProgress = makeProgressHandler() }
     func reportProgress() { onProgress?() }
+
     /// Schedules a retry `delay` seconds from now on the main queue. If the uploader is gone by
     /// then, the block finds `nil` and does nothing.
     func scheduleRetry(after delay: Seconds) {
