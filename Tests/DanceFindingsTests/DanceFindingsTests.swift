@@ -32,6 +32,9 @@ final class DanceFindingsTests: XCTestCase {
 
     func labels(_ name: DanceVariant) throws -> [String] { try variant(name).events?.map(\.label) ?? [] }
 
+    /// A 0/1 metric as a yes or no (`nil` when not recorded).
+    func flag(_ name: DanceVariant, _ key: MetricKey) throws -> Bool? { try variant(name)[key].map { $0 == 1 } }
+
     // MARK: - One test per finding
 
     /// A closure stored on its owner that names `self` is a cycle: the owner outlives its scope
@@ -40,7 +43,7 @@ final class DanceFindingsTests: XCTestCase {
         try assertReproduced("dance.strong-capture-leaks")
         let v = try variant(.strongCapture)
         XCTAssertEqual(v.outcome, .leaked, v.evidence ?? "")
-        XCTAssertEqual(v[DanceMetric.releasedAfterBreak], 1, "clearing onTick broke the cycle")
+        XCTAssertEqual(try flag(.strongCapture, DanceMetric.releasedAfterBreak), true, "clearing onTick broke the cycle")
         XCTAssertEqual(try labels(.strongCapture), ["tick", "scope-end", "grace-over", "cycle-broken", "deinit"])
 
         // The same lesson in this process, with the harness's assertions.
@@ -61,7 +64,7 @@ final class DanceFindingsTests: XCTestCase {
         try assertReproduced("dance.weak-strong-releases")
         let v = try variant(.weakStrong)
         XCTAssertEqual(v.outcome, .completed, v.evidence ?? "")
-        XCTAssertEqual(v[DanceMetric.delayedFoundNil], 1, "the retry found its uploader gone")
+        XCTAssertEqual(try flag(.weakStrong, DanceMetric.delayedFoundNil), true, "the retry found its uploader gone")
         XCTAssertEqual(try labels(.weakStrong), ["progress", "retry-scheduled", "scope-end", "deinit", "retry-found-nil"])
 
         assertReleased(within: 1) {
@@ -98,7 +101,7 @@ final class DanceFindingsTests: XCTestCase {
         let v = try variant(.heapStackDelayed)
         XCTAssertEqual(v.outcome, .completed, v.evidence ?? "")
         XCTAssertEqual(try labels(.heapStackDelayed), ["completion2", "scope-end", "after-delay", "completion1", "deinit"])
-        XCTAssertEqual(v[DanceMetric.aliveMidDelay], 1, "the pending block kept foo alive")
+        XCTAssertEqual(try flag(.heapStackDelayed, DanceMetric.aliveMidDelay), true, "the pending block kept foo alive")
         XCTAssertEqual(CaptureProbe.delta(v.metrics, moment: "stored"), .zero, "the stored completions hold nothing")
     }
 
@@ -135,6 +138,32 @@ final class DanceFindingsTests: XCTestCase {
         XCTAssertEqual(v.outcome, .crashed)
         XCTAssertTrue(v.evidence?.contains("Attempted to read an unowned reference") ?? false, v.evidence ?? "no evidence")
         XCTAssertEqual(try labels(.unownedAfterRelease), ["post", "scope-end", "deinit", "post-after-release"], "released first, called after")
+    }
+
+    // MARK: - Evidence before verdict
+
+    /// A leak that the stored closure did not cause (something else keeps the owner) is not the
+    /// leak the claim is about: its mechanism is not seen, so the claim is not judged, whatever
+    /// the symptom. Run in this process with the variant's own measuring.
+    func testALeakTheClosureDidNotCauseIsNotJudged() throws {
+        let options = try danceExperiment.parser.parse(["--grace", "0.05"])
+        let trial = OwnerTrial(VariantContext(variant: DanceVariant.heapStack.rawValue, options: options, inChild: false,
+                                              parameters: DanceParameters(options)), owner: "thermostat")
+        var keeper: Thermostat?   // holds the owner: the leak's cause, not the closure
+        do {
+            let thermostat = trial.watch(Thermostat(lifetime: trial.tag()))
+            thermostat.start()
+            trial.probe.stored(on: thermostat)
+            keeper = thermostat
+            trial.endScope(of: thermostat)
+        }
+        trial.settle { (thermostat: Thermostat) in thermostat.onReading = nil }
+        let record = trial.record(heldBy: "the handler")
+        XCTAssertEqual(record.outcome, .leaked)
+        XCTAssertEqual(record.mechanism?.seen, false, record.mechanism?.what ?? "no mechanism")
+        XCTAssertNotNil(keeper, "the keeper still holds the thermostat")
+        keeper = nil
+        XCTAssertFalse(trial.isAlive, "the keeper was what held it")
     }
 
     // MARK: - The experiment's contract
