@@ -86,7 +86,7 @@ enum HeapStackDelayed {
             ? .when(pending.strong == 0, held + ": nothing kept foo alive until completion1")
             : .all([.when(order == articleOrder && gap >= onTime.value / 100 * delay, "order " + order.joined(separator: " → ")),
                     .when(pending.strong > 0 && stored == .zero && aliveMidDelay, held + ", and foo was alive half way through the delay")])
-        let evidence = "completion1 \(Format.seconds(gap)) after completion2 (delay \(Format.seconds(delay)))"
+        let evidence = (c1 == nil ? "completion1 never ran" : "completion1 \(Format.seconds(gap)) after completion2") + " (delay \(Format.seconds(delay)))"
             + (late >= 0 && late.isFinite ? ", deinit \(Format.seconds(late)) after completion1" : "")
             + (machine >= 0.005 ? " (\(Format.seconds(machine)) of it a stall a same-moment control saw too)" : "")
             + "; foo \(trial.releaseSummary) [\(onTime), \(prompt)]"
