@@ -151,7 +151,8 @@ final class DanceFindingsTests: XCTestCase {
                                               parameters: DanceParameters(options)), owner: "thermostat")
         var keeper: Thermostat?   // holds the owner: the leak's cause, not the closure
         do {
-            let thermostat = trial.watch(Thermostat(lifetime: trial.tag()))
+            let thermostat = Thermostat(lifetime: trial.tag())
+            trial.watch(thermostat)
             thermostat.start()
             trial.probe.stored(on: thermostat)
             keeper = thermostat

@@ -16,7 +16,6 @@ public struct RefCounts: Sendable, Equatable, CustomStringConvertible {
     public static func - (a: RefCounts, b: RefCounts) -> RefCounts {
         RefCounts(strong: a.strong - b.strong, weak: a.weak - b.weak, unowned: a.unowned - b.unowned)
     }
-
     public static let zero = RefCounts(strong: 0, weak: 0, unowned: 0)
 
     /// As a change: `+1 strong`, `+1 weak, +1 unowned`, or `nothing`.

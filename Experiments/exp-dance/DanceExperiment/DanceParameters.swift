@@ -16,8 +16,7 @@ public enum DanceMetric {
     public static let aliveAtScopeExit: MetricKey = "alive_at_scope_exit"
     public static let aliveMidDelay: MetricKey = "alive_mid_delay"
     public static let completion1AfterCompletion2S: MetricKey = "completion1_after_completion2_s"
-    /// What a same-moment control lost to the machine between completion1 and the deinit.
-    public static let deinitAfterCompletion1ControlDelayS: MetricKey = "deinit_after_completion1.control_delay_s"
+    public static let deinitAfterCompletion1ControlDelayS: MetricKey = "deinit_after_completion1.control_delay_s"   // the machine's share
     public static let deinitAfterCompletion1S: MetricKey = "deinit_after_completion1_s"
     public static let delayedFoundNil: MetricKey = "delayed.found_nil"
     public static let delayedRanAfterScopeS: MetricKey = "delayed.ran_after_scope_s"

@@ -21,13 +21,12 @@ public final class OwnerTrial {
     /// The tag to store in the owner (`let lifetime: LifetimeTag`).
     public func tag() -> LifetimeTag { tracker.tag(label) }
 
-    /// Tracks the owner through a weak reference and takes its reference counts' baseline.
-    @discardableResult
-    public func watch<Owner: AnyObject>(_ owner: Owner) -> Owner {
+    /// Tracks the owner (weakly) and takes its reference counts' baseline, read from the body's
+    /// local as the later readings are (returning the owner from here adds a retain in -O builds).
+    public func watch(_ owner: AnyObject) {
         tracker.track(owner, label)
         self.owner = owner
         probe.begin(owner)
-        return owner
     }
 
     /// Marks the end of the owner's scope: call it with the scope's last use of the owner, which
@@ -40,10 +39,8 @@ public final class OwnerTrial {
 
     public var isAlive: Bool { tracker.isAlive(label) }
     public var releasedAt: Seconds? { tracker.releasedAt(label) }
-
     /// Whether the owner went within its grace period (the first `awaitRelease` decides).
     public var released: Bool? { metrics[DanceMetric.released].map { $0 == 1 } }
-
     /// Right after the scope's closing brace (`awaitRelease` calls it): did the owner outlive it?
     public func scopeClosed() {
         if metrics[DanceMetric.aliveAtScopeExit] == nil { metrics[DanceMetric.aliveAtScopeExit] = isAlive ? 1 : 0 }

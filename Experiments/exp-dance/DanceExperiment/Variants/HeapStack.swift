@@ -25,7 +25,8 @@ enum HeapStack {
     static func run(_ context: VariantContext) -> VariantRecord {
         let trial = OwnerTrial(context, owner: "thermostat")
         do {
-            let thermostat = trial.watch(Thermostat(lifetime: trial.tag()))
+            let thermostat = Thermostat(lifetime: trial.tag())
+            trial.watch(thermostat)
             trial.probe.created(on: thermostat, thermostat.makeReadingHandler())
             thermostat.start()
             trial.probe.stored(on: thermostat)

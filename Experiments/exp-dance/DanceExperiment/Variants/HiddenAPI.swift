@@ -50,7 +50,8 @@ enum HiddenAPI {
     static func runCycle(_ context: VariantContext) -> VariantRecord {
         let trial = OwnerTrial(context, owner: "screen")
         do {
-            let screen = trial.watch(ConversationScreen(lifetime: trial.tag()))
+            let screen = ConversationScreen(lifetime: trial.tag())
+            trial.watch(screen)
             // The caller's code: it reads as harmless, and the compiler says nothing.
             screen.configureBarButtonItem(style: .groupProfile, action: trial.probe.created(on: screen) { _ in
                 screen.push("group profile")   // names `screen`: a strong capture, the point of this variant
@@ -67,7 +68,8 @@ enum HiddenAPI {
     static func runFixed(_ context: VariantContext) -> VariantRecord {
         let trial = OwnerTrial(context, owner: "screen")
         do {
-            let screen = trial.watch(FixedConversationScreen(lifetime: trial.tag()))
+            let screen = FixedConversationScreen(lifetime: trial.tag())
+            trial.watch(screen)
             screen.configureBarButtonItem(style: .groupProfile, action: trial.probe.created(on: screen) { screen, _ in
                 screen.push("group profile")   // the parameter shadows the local: nothing is captured
             })

@@ -23,7 +23,8 @@ enum StrongCapture {
     static func run(_ context: VariantContext) -> VariantRecord {
         let trial = OwnerTrial(context, owner: "ticker")
         do {
-            let ticker = trial.watch(Ticker(lifetime: trial.tag()))
+            let ticker = Ticker(lifetime: trial.tag())
+            trial.watch(ticker)
             trial.probe.created(on: ticker, ticker.makeTickHandler())
             ticker.start()
             trial.probe.stored(on: ticker)

@@ -36,7 +36,8 @@ enum UnownedAfterRelease {
         let trial = OwnerTrial(context, owner: "badge")
         let bus = EventBus()
         do {
-            let badge = trial.watch(Badge(lifetime: trial.tag()))
+            let badge = Badge(lifetime: trial.tag())
+            trial.watch(badge)
             trial.probe.created(on: badge, badge.makeHandler())
             badge.subscribe(to: bus)
             trial.probe.stored(on: badge)

@@ -10,8 +10,7 @@ final class Uploader: @unchecked Sendable {   // used only on the main thread (t
     var onProgress: (() -> Void)?
     let lifetime: LifetimeTag
 
-    /// Where the retry says what it found (the trial's event log).
-    private let note: @Sendable (String) -> Void
+    private let note: @Sendable (String) -> Void   // where the retry says what it found (the trial's event log)
 
     init(lifetime: LifetimeTag, note: @escaping @Sendable (String) -> Void) { (self.lifetime, self.note) = (lifetime, note) }
 
@@ -47,7 +46,8 @@ enum WeakStrong {
         let delay = trial.parameters.delay
         let scheduledAt = MonotonicClock.now()
         do {
-            let uploader = trial.watch(Uploader(lifetime: trial.tag()) { context.event($0) })
+            let uploader = Uploader(lifetime: trial.tag()) { context.event($0) }
+            trial.watch(uploader)
             trial.probe.created(on: uploader, uploader.makeProgressHandler())
             uploader.start()
             trial.probe.stored(on: uploader)
