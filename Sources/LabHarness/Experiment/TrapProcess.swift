@@ -17,7 +17,7 @@ extension VariantContext {
 
     /// Runs this trial again in a process of its own and returns what it measured before its
     /// end (its last checkpoint, or its result if it did not trap) with the outcome of that end
-    /// (`crashed`, with `signal`, the runtime's fatal line in front of the evidence). For a crash,
+    /// (`crashed`, with `signal` and `wall_s`, the runtime's fatal line in front of the evidence). For a crash,
     /// the mechanism also needs the fatal line to contain `marker`: a trap on anything else is
     /// not the lesson's. The trap process lives within `budget` and dies with this one. Only in a
     /// child trial: a process that could trap must not be started from a test's own.
@@ -40,6 +40,7 @@ extension VariantContext {
         record.outcome = Outcome(run.outcome)
         record.evidence = run.evidence + (record.evidence.map { "; \($0)" } ?? "")
         if let signal = run.signal { record.metrics[MetricKey.signal] = Double(signal) }
+        if record.metrics[MetricKey.wall] == nil { record.metrics[MetricKey.wall] = run.wall }
         if run.outcome == .crashed {
             let message = Evidence.when(run.evidence.contains(marker), "the runtime's '\(marker)' message seen",
                                         otherwise: "the trap's message does not say '\(marker)': \(run.evidence)")
