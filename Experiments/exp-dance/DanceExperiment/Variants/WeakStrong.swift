@@ -58,9 +58,9 @@ enum WeakStrong {
             trial.endScope(of: uploader)
         }
         trial.awaitRelease()
-        // The retry must have run before the record is made: wait for it, with the main queue running.
+        // The retry must have run before the record is made: wait for it (a loaded machine may be late), main queue running.
         let ran = { context.time(of: "retry-found-nil") ?? context.time(of: "retry-ran") }
-        MainQueueFriendlyWait.until(deadline: scheduledAt + delay + max(trial.parameters.grace, 1)) { ran() != nil }
+        MainQueueFriendlyWait.until(deadline: scheduledAt + delay + 5) { ran() != nil }
         let foundNil = context.time(of: "retry-found-nil") != nil, after = (ran() ?? 0) - (context.time(of: "scope-end") ?? 0)
         if ran() != nil { (trial.metrics[DanceMetric.delayedFoundNil], trial.metrics[DanceMetric.delayedRanAfterScopeS]) = (foundNil ? 1 : 0, after) }
         let retry = Evidence.when(ran() != nil, "the delayed retry ran \(Format.seconds(after)) after the scope ended and found " + (foundNil ? "nil" : "the uploader alive"),
