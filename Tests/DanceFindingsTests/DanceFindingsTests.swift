@@ -13,9 +13,15 @@ import XCTest
 /// never restate them. Where a lesson class is safe in-process, the test also shows it with the
 /// harness's release assertions.
 final class DanceFindingsTests: XCTestCase {
-    /// One run of every variant, shared by the tests.
+    /// One run of every variant, shared by the tests. A run in which the machine broke a trial
+    /// (on a loaded machine, a short trial can be `cpu-starved`) measured nothing about the
+    /// lesson, and its claims are honestly not judged: such a run is measured again, at most
+    /// twice. Any other failure stands.
     static let run = Result {
-        try ExperimentRunner.run(danceExperiment, arguments: ["--quick"], executable: BuiltProducts.executable("exp-dance"))
+        let once = { try ExperimentRunner.run(danceExperiment, arguments: ["--quick"], executable: BuiltProducts.executable("exp-dance")) }
+        var report = try once()
+        for _ in 0..<2 where report.variants.contains(where: { $0.outcome.judgesNothing }) { report = try once() }
+        return report
     }
 
     func report() throws -> ExperimentReport { try Self.run.get() }
