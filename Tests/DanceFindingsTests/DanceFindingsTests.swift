@@ -6,46 +6,51 @@ import XCTest
 
 /// The findings of exp-dance, one test per finding, as living documentation.
 ///
-/// Each test runs the real `exp-dance` executable for its variants (a child process per trial,
-/// so leaks and the unowned trap stay out of this process) with a short delay instead of the
-/// seed's two seconds, then checks the finding and the measurements behind it. Where a lesson
-/// class is safe in-process, the test also shows it with the harness's release assertions.
-/// Verdicts rest on orderings and reference-count changes, never on speed.
+/// The suite runs the real `exp-dance` once, every variant (a child process per trial, so leaks
+/// and the unowned trap stay out of this process), with `--quick`; each test then reads its
+/// finding's verdict, its variant's outcome and the order of its events. The figures the claims
+/// are judged against live in the experiment and are printed with its verdicts: these tests
+/// never restate them. Where a lesson class is safe in-process, the test also shows it with the
+/// harness's release assertions.
 final class DanceFindingsTests: XCTestCase {
-    /// Short enough for a fast suite, long enough to tell "after the delay" from "at once".
-    let delay = "0.3"
-    let grace = "0.2"
-
-    func run(_ variants: String...) throws -> ExperimentReport {
-        try ExperimentRunner.run(danceExperiment, arguments: ["--variant", variants.joined(separator: ","), "--delay", delay, "--grace", grace],
-                                 executable: BuiltProducts.executable("exp-dance"))
+    /// One run of every variant, shared by the tests. A run in which the machine broke a trial
+    /// (on a loaded machine, a short trial can be `cpu-starved`) measured nothing about the
+    /// lesson, and its claims are honestly not judged: such a run is measured again, at most
+    /// twice. Any other failure stands.
+    static let run = Result {
+        let once = { try ExperimentRunner.run(danceExperiment, arguments: ["--quick"], executable: BuiltProducts.executable("exp-dance")) }
+        var report = try once()
+        for _ in 0..<2 where report.variants.contains(where: { $0.outcome.judgesNothing }) { report = try once() }
+        return report
     }
 
-    func assertReproduced(_ report: ExperimentReport, _ id: String, file: StaticString = #filePath, line: UInt = #line) {
-        guard let finding = report.finding(id) else { return XCTFail("\(id) was not evaluated", file: file, line: line) }
+    func report() throws -> ExperimentReport { try Self.run.get() }
+
+    /// The finding was judged (its mechanism seen) and reproduced.
+    func assertReproduced(_ id: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        guard let finding = try report().finding(id) else { return XCTFail("\(id) was not evaluated", file: file, line: line) }
         XCTAssertTrue(finding.applicable, id, file: file, line: line)
+        XCTAssertNotEqual(finding.judged, false, "\(id): \(finding.summary)", file: file, line: line)
         XCTAssertTrue(finding.reproduced, "\(id): \(finding.summary)", file: file, line: line)
     }
 
-    func labels(_ variant: VariantReport?) -> [String] { variant?.events?.map(\.label) ?? [] }
+    func variant(_ name: DanceVariant) throws -> VariantReport { try XCTUnwrap(report().variant(name)) }
 
-    func time(_ label: String, in variant: VariantReport?) -> Double? {
-        variant?.events?.first { $0.label == label }?.t
-    }
+    func labels(_ name: DanceVariant) throws -> [String] { try variant(name).events?.map(\.label) ?? [] }
+
+    /// A 0/1 metric as a yes or no (`nil` when not recorded).
+    func flag(_ name: DanceVariant, _ key: MetricKey) throws -> Bool? { try variant(name)[key].map { $0 == 1 } }
 
     // MARK: - One test per finding
 
     /// A closure stored on its owner that names `self` is a cycle: the owner outlives its scope
     /// for the whole grace period, and clearing the closure is what lets it go.
     func testStrongCaptureLeaks() throws {
-        let report = try run("strong-capture")
-        assertReproduced(report, "dance.strong-capture-leaks")
-        let v = report.variant(DanceVariant.strongCapture)
-        XCTAssertEqual(v?.outcome, .leaked, v?.evidence ?? "")
-        XCTAssertEqual(v?.metrics["capture.stored.strong"], 1, "the stored handler is one strong reference to the ticker")
-        XCTAssertEqual(v?.metrics["alive_at_scope_exit"], 1)
-        XCTAssertEqual(v?.metrics["released_after_break"], 1, "clearing onTick breaks the cycle")
-        XCTAssertEqual(labels(v), ["tick", "scope-end", "grace-over", "cycle-broken", "deinit"])
+        try assertReproduced("dance.strong-capture-leaks")
+        let v = try variant(.strongCapture)
+        XCTAssertEqual(v.outcome, .leaked, v.evidence ?? "")
+        XCTAssertEqual(try flag(.strongCapture, DanceMetric.releasedAfterBreak), true, "clearing onTick broke the cycle")
+        XCTAssertEqual(try labels(.strongCapture), ["tick", "scope-end", "grace-over", "cycle-broken", "deinit"])
 
         // The same lesson in this process, with the harness's assertions.
         weak var leaked: Ticker?
@@ -62,20 +67,14 @@ final class DanceFindingsTests: XCTestCase {
     /// `[weak self]` + `guard let self`: the owner goes at the end of its scope; the delayed
     /// work runs later and finds nil.
     func testWeakStrongReleases() throws {
-        let report = try run("weak-strong")
-        assertReproduced(report, "dance.weak-strong-releases")
-        let v = report.variant(DanceVariant.weakStrong)
-        XCTAssertEqual(v?.outcome, .completed, v?.evidence ?? "")
-        XCTAssertEqual(v?.metrics["capture.stored.strong"], 0)
-        XCTAssertEqual(v?.metrics["capture.stored.weak"], 1, "the stored closure holds a weak reference")
-        XCTAssertEqual(v?.metrics["capture.pending.weak"], 1, "so does the pending retry")
-        XCTAssertEqual(v?.metrics["delayed.found_nil"], 1)
-        XCTAssertEqual(labels(v), ["progress", "retry-scheduled", "scope-end", "deinit", "retry-found-nil"])
-        let scheduledAt = try XCTUnwrap(time("retry-scheduled", in: v)), retryAt = try XCTUnwrap(time("retry-found-nil", in: v))
-        XCTAssertGreaterThanOrEqual(retryAt - scheduledAt, 0.3 * 0.98, "the retry waited for its delay, long after the release")
+        try assertReproduced("dance.weak-strong-releases")
+        let v = try variant(.weakStrong)
+        XCTAssertEqual(v.outcome, .completed, v.evidence ?? "")
+        XCTAssertEqual(try flag(.weakStrong, DanceMetric.delayedFoundNil), true, "the retry found its uploader gone")
+        XCTAssertEqual(try labels(.weakStrong), ["progress", "retry-scheduled", "scope-end", "deinit", "retry-found-nil"])
 
         assertReleased(within: 1) {
-            let uploader = Uploader(lifetime: ReleaseTracker().tag("uploader"), log: DanceLog(origin: MonotonicClock.now()))
+            let uploader = Uploader(lifetime: ReleaseTracker().tag("uploader")) { _ in }
             uploader.start()
             uploader.reportProgress()
             return uploader
@@ -85,14 +84,13 @@ final class DanceFindingsTests: XCTestCase {
     /// The heap-stack dance: the stored closure takes the owner as a parameter, captures
     /// nothing (no reference count moves), and the owner goes at the end of its scope.
     func testHeapStackReleases() throws {
-        let report = try run("heap-stack")
-        assertReproduced(report, "dance.heap-stack-releases")
-        let v = report.variant(DanceVariant.heapStack)
-        XCTAssertEqual(v?.outcome, .completed, v?.evidence ?? "")
+        try assertReproduced("dance.heap-stack-releases")
+        let v = try variant(.heapStack)
+        XCTAssertEqual(v.outcome, .completed, v.evidence ?? "")
         for moment in ["created", "stored"] {
-            XCTAssertEqual(CapturedReference.delta(v?.metrics ?? Metrics(), moment: moment), .zero, "\(moment): the closure captured nothing")
+            XCTAssertEqual(CaptureProbe.delta(v.metrics, moment: moment), .zero, "\(moment): the closure captured nothing")
         }
-        XCTAssertEqual(labels(v), ["reading", "scope-end", "deinit"])
+        XCTAssertEqual(try labels(.heapStack), ["reading", "scope-end", "deinit"])
 
         assertReleased(within: 1) {
             let thermostat = Thermostat(lifetime: ReleaseTracker().tag("thermostat"))
@@ -105,30 +103,21 @@ final class DanceFindingsTests: XCTestCase {
     /// The seed's Foo: completion2, the delay, completion1, then deinit. The delayed block's
     /// parameter keeps foo alive exactly until the block has run.
     func testHeapStackDelayedOrder() throws {
-        let report = try run("heap-stack-delayed")
-        assertReproduced(report, "dance.heap-stack-delayed-order")
-        let v = report.variant(DanceVariant.heapStackDelayed)
-        XCTAssertEqual(v?.outcome, .completed, v?.evidence ?? "")
-        XCTAssertEqual(labels(v), ["completion2", "scope-end", "after-delay", "completion1", "deinit"])
-        let c2 = try XCTUnwrap(time("completion2", in: v)), c1 = try XCTUnwrap(time("completion1", in: v))
-        let gone = try XCTUnwrap(time("deinit", in: v))
-        XCTAssertGreaterThanOrEqual(c1 - c2, 0.3 * 0.98, "completion1 waited for the delay")
-        let machine = v?.metrics["deinit_after_completion1.control_delay_s"] ?? 0
-        XCTAssertLessThan(gone - c1 - machine, 0.15, "foo went as soon as the delayed block had run (a machine stall taken off)")
-        XCTAssertEqual(v?.metrics["alive_mid_delay"], 1, "the pending block kept foo alive")
-        XCTAssertEqual(v?.metrics["capture.pending.strong"], 1, "the pending block holds foo once")
-        XCTAssertEqual(v?.metrics["capture.stored.strong"], 0, "the stored completions hold nothing")
+        try assertReproduced("dance.heap-stack-delayed-order")
+        let v = try variant(.heapStackDelayed)
+        XCTAssertEqual(v.outcome, .completed, v.evidence ?? "")
+        XCTAssertEqual(try labels(.heapStackDelayed), ["completion2", "scope-end", "after-delay", "completion1", "deinit"])
+        XCTAssertEqual(try flag(.heapStackDelayed, DanceMetric.aliveMidDelay), true, "the pending block kept foo alive")
+        XCTAssertEqual(CaptureProbe.delta(v.metrics, moment: "stored"), .zero, "the stored completions hold nothing")
     }
 
     /// An API that stores the caller's action leaks the object the action names; the fixed API,
     /// passing the object as the action's first parameter, does not.
     func testHiddenAPICycle() throws {
-        let report = try run("hidden-api-cycle", "hidden-api-fixed")
-        assertReproduced(report, "dance.hidden-api-cycle")
-        XCTAssertEqual(report.variant(DanceVariant.hiddenAPICycle)?.outcome, .leaked)
-        XCTAssertEqual(report.variant(DanceVariant.hiddenAPICycle)?.metrics["capture.stored.strong"], 1)
-        XCTAssertEqual(report.variant(DanceVariant.hiddenAPIFixed)?.outcome, .completed)
-        XCTAssertEqual(report.variant(DanceVariant.hiddenAPIFixed)?.metrics["capture.stored.strong"], 0)
+        try assertReproduced("dance.hidden-api-cycle")
+        XCTAssertEqual(try variant(.hiddenAPICycle).outcome, .leaked)
+        XCTAssertEqual(try variant(.hiddenAPIFixed).outcome, .completed)
+        XCTAssertEqual(CaptureProbe.delta(try variant(.hiddenAPIFixed).metrics), .zero, "the fixed API's action holds nothing")
 
         weak var leaked: ConversationScreen?
         assertNotReleased(after: 0.1) {
@@ -147,31 +136,55 @@ final class DanceFindingsTests: XCTestCase {
         }
     }
 
-    /// `[unowned self]` read after the owner was released traps (in a child process), with the
-    /// runtime's own message as evidence.
+    /// `[unowned self]` read after the owner was released traps (in a process of its own), with
+    /// the runtime's own message as evidence.
     func testUnownedTrapsAfterRelease() throws {
-        let report = try run("unowned-after-release")
-        assertReproduced(report, "dance.unowned-traps-after-release")
-        let v = report.variant(DanceVariant.unownedAfterRelease)
-        XCTAssertEqual(v?.outcome, .crashed)
-        XCTAssertTrue(v?.evidence?.contains("Attempted to read an unowned reference") ?? false, v?.evidence ?? "no evidence")
-        XCTAssertEqual(v?.metrics["capture.stored.unowned"], 1)
-        XCTAssertEqual(v?.metrics["capture.stored.strong"], 0)
-        XCTAssertEqual(labels(v), ["post", "scope-end", "deinit", "post-after-release"], "released first, called after")
+        try assertReproduced("dance.unowned-traps-after-release")
+        let v = try variant(.unownedAfterRelease)
+        XCTAssertEqual(v.outcome, .crashed)
+        XCTAssertTrue(v.evidence?.contains("Attempted to read an unowned reference") ?? false, v.evidence ?? "no evidence")
+        XCTAssertEqual(try labels(.unownedAfterRelease), ["post", "scope-end", "deinit", "post-after-release"], "released first, called after")
+    }
+
+    // MARK: - Evidence before verdict
+
+    /// A leak that the stored closure did not cause (something else keeps the owner) is not the
+    /// leak the claim is about: its mechanism is not seen, so the claim is not judged, whatever
+    /// the symptom. Run in this process with the variant's own measuring.
+    func testALeakTheClosureDidNotCauseIsNotJudged() throws {
+        let options = try danceExperiment.parser.parse(["--grace", "0.05"])
+        let trial = OwnerTrial(VariantContext(variant: DanceVariant.heapStack.rawValue, options: options, inChild: false,
+                                              parameters: DanceParameters(options)), owner: "thermostat")
+        var keeper: Thermostat?   // holds the owner: the leak's cause, not the closure
+        do {
+            let thermostat = Thermostat(lifetime: trial.tag())
+            trial.watch(thermostat)
+            thermostat.start()
+            trial.probe.stored(on: thermostat)
+            keeper = thermostat
+            trial.endScope(of: thermostat)
+        }
+        trial.settle { (thermostat: Thermostat) in thermostat.onReading = nil }
+        let record = trial.record(heldBy: "the handler")
+        XCTAssertEqual(record.outcome, .leaked)
+        XCTAssertEqual(record.mechanism?.seen, false, record.mechanism?.what ?? "no mechanism")
+        XCTAssertNotNil(keeper, "the keeper still holds the thermostat")
+        keeper = nil
+        XCTAssertFalse(trial.isAlive, "the keeper was what held it")
     }
 
     // MARK: - The experiment's contract
 
-    /// Every variant's record carries a release timeline: its scope's end, and its deinit when
-    /// it happened.
+    /// Every variant's record carries a release timeline (its scope's end, and its deinit: leaks
+    /// too, once their cycle is broken), and every claim was judged and reproduced.
     func testEveryVariantHasAReleaseTimeline() throws {
-        let report = try ExperimentRunner.run(danceExperiment, arguments: ["--quick", "--delay", "0.1", "--grace", grace],
-                                              executable: BuiltProducts.executable("exp-dance"))
+        let report = try report()
         XCTAssertEqual(report.variants.map(\.name), danceExperiment.variants.map(\.name))
         for v in report.variants {
-            XCTAssertTrue(labels(v).contains("scope-end"), "\(v.name): \(labels(v))")
-            XCTAssertTrue(labels(v).contains("deinit"), "\(v.name): \(labels(v))")   // leaks too, once their cycle is broken
+            XCTAssertTrue(v.events?.contains { $0.label == "scope-end" } ?? false, "\(v.name): \(v.events ?? [])")
+            XCTAssertTrue(v.events?.contains { $0.label == "deinit" } ?? false, "\(v.name): \(v.events ?? [])")
         }
-        XCTAssertTrue(report.allReproduced, report.findings.filter { !$0.reproduced }.map(\.summary).joined(separator: "\n"))
+        XCTAssertEqual(report.findings.map(\.id), danceExperiment.findingIDs)
+        XCTAssertTrue(report.passed, report.findings.filter { !$0.reproduced }.map(\.summary).joined(separator: "\n"))
     }
 }

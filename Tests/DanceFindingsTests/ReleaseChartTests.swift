@@ -8,7 +8,7 @@ final class ReleaseChartTests: XCTestCase {
     func report(_ releases: [(String, Double)]) -> ExperimentReport {
         ExperimentReport(experiment: "dance", parameters: [:], variants: releases.map { name, seconds in
             VariantReport(name: name, outcome: .completed,
-                          metrics: [DanceMetric.released: 1, DanceMetric.releaseAfterScopeS: seconds])
+                          metrics: [DanceMetric.released.rawValue: 1, DanceMetric.releaseAfterScopeS.rawValue: seconds])
         }, findings: [])
     }
 

@@ -24,9 +24,12 @@ final class EndToEndTests: XCTestCase {
         XCTAssertEqual(document.experiments.map(\.experiment), LabCatalog.standard.entries.map(\.definition.name))
         for report in document.experiments {
             let definition = try XCTUnwrap(LabCatalog.standard.entry(named: report.experiment)?.definition)
-            // Every finding whose variants the default plan runs (a sweep's findings need --sweep).
+            // The claims of the variants the default plan runs, then every finding whose variants
+            // it runs (a sweep's findings need --sweep).
             let plan = Set(definition.defaultPlan(try definition.parser.parse(["--quick"]), definition.variants))
-            XCTAssertEqual(report.findings.map(\.id), definition.findings.filter { $0.needs.allSatisfy(plan.contains) }.map(\.id), report.experiment)
+            let claims = definition.variants.filter { plan.contains($0.name) }.compactMap(\.claim?.id)
+            XCTAssertEqual(report.findings.map(\.id), claims + definition.findings.filter { $0.needs.allSatisfy(plan.contains) }.map(\.id),
+                           report.experiment)
             for variant in report.variants {
                 XCTAssertNotEqual(variant.outcome, .failed, "\(report.experiment) \(variant.name): \(variant.evidence ?? "")")
             }

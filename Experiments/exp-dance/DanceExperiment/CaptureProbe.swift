@@ -1,63 +1,34 @@
 import LabHarness
 
-/// The three reference counts the Swift runtime keeps for a native object, read through the
-/// standard library's debugger entry points (`_getRetainCount`, `_getWeakRetainCount`,
-/// `_getUnownedRetainCount`).
-///
-/// An absolute count means little: a debug build holds temporaries an optimised build does not,
-/// and the first weak reference to an object adds a side table. A *difference* between two
-/// readings taken the same way is exact, in debug and release alike, and that is all the lab
-/// uses: "creating this closure added one strong reference to the owner".
+/// A native object's strong, weak and unowned reference counts, read through the standard
+/// library's debugger entry points. An absolute count means little (a debug build holds
+/// temporaries, a first weak reference adds a side table); a *difference* between two readings
+/// taken the same way is exact in debug and release alike, and that is all the lab uses.
 public struct RefCounts: Sendable, Equatable, CustomStringConvertible {
-    public var strong: Int
-    public var weak: Int
-    public var unowned: Int
+    public var strong: Int, weak: Int, unowned: Int
 
-    public init(strong: Int, weak: Int, unowned: Int) {
-        self.strong = strong
-        self.weak = weak
-        self.unowned = unowned
-    }
-
-    /// Reads `object`'s counts. Never inlined, so every reading passes the object the same way
-    /// and differences between readings cancel whatever the call itself holds.
+    /// Never inlined: every reading passes the object the same way, so differences cancel the call's own hold.
     @inline(never)
     public static func of(_ object: AnyObject) -> RefCounts {
-        RefCounts(strong: Int(_getRetainCount(object)),
-                  weak: Int(_getWeakRetainCount(object)),
-                  unowned: Int(_getUnownedRetainCount(object)))
+        RefCounts(strong: Int(_getRetainCount(object)), weak: Int(_getWeakRetainCount(object)), unowned: Int(_getUnownedRetainCount(object)))
     }
 
     public static func - (a: RefCounts, b: RefCounts) -> RefCounts {
         RefCounts(strong: a.strong - b.strong, weak: a.weak - b.weak, unowned: a.unowned - b.unowned)
     }
-
     public static let zero = RefCounts(strong: 0, weak: 0, unowned: 0)
 
     /// As a change: `+1 strong`, `+1 weak, +1 unowned`, or `nothing`.
     public var description: String {
-        let parts = [(strong, "strong"), (weak, "weak"), (unowned, "unowned")]
-            .filter { $0.0 != 0 }
-            .map { ($0.0 > 0 ? "+" : "") + "\($0.0) \($0.1)" }
+        let parts = [(strong, "strong"), (weak, "weak"), (unowned, "unowned")].filter { $0.0 != 0 }.map { ($0.0 > 0 ? "+" : "") + "\($0.0) \($0.1)" }
         return parts.isEmpty ? "nothing" : parts.joined(separator: ", ")
     }
 }
 
 /// Shows what a closure captured by how the owner's reference counts change: when the closure
-/// is created (it exists, nothing stores it yet), once it is stored (the code that made it has
-/// returned, so only the stored copy remains), and around work that schedules a block.
-///
-/// ```swift
-/// let probe = CaptureProbe()
-/// probe.begin(ticker)
-/// probe.created(on: ticker, ticker.makeTickHandler())   // +1 strong: it names `self`
-/// ticker.start()                                        // stores a handler
-/// probe.stored(on: ticker)                              // +1 strong: the cycle
-/// ```
-///
-/// A closure that captures exactly one object may use that object as its context, so every
-/// live copy of such a closure is one more strong reference: that is why `stored` is read only
-/// after the creating code has returned, when no local copy is left.
+/// is created (nothing stores it yet), once it is stored, and around work that schedules a block.
+/// A closure that captures one object may use it as its context, so every live copy is one more
+/// strong reference: `stored` is read after the creating code returned, when no copy is left.
 public final class CaptureProbe {
     private var baseline: RefCounts?
     /// The change while a freshly created closure is held and not yet stored.
@@ -70,9 +41,7 @@ public final class CaptureProbe {
     public init() {}
 
     /// Takes the baseline: the owner before any closure of interest exists.
-    public func begin(_ owner: AnyObject) {
-        baseline = RefCounts.of(owner)
-    }
+    public func begin(_ owner: AnyObject) { baseline = RefCounts.of(owner) }
 
     /// Measures while `closure` exists and nothing stores it, then hands it back, so a call site
     /// can wrap the closure it passes: `api.configure(action: probe.created(on: screen) { ... })`.
@@ -86,43 +55,36 @@ public final class CaptureProbe {
 
     /// Measures after the closure was stored on the owner and the code that made it returned.
     public func stored(on owner: AnyObject) {
-        if let baseline { onceStored = RefCounts.of(owner) - baseline }
+        let now = RefCounts.of(owner)   // read outside any closure: a closure naming `owner` would hold it
+        if let baseline { onceStored = now - baseline }
     }
 
-    /// Measures what `schedule` leaves holding the owner: call it around code that hands a
-    /// block to a queue (the block is still pending when `schedule` returns).
+    /// Measures what `schedule` (code that hands a block to a queue) leaves holding the owner.
     public func pending(on owner: AnyObject, around schedule: () -> Void) {
         let before = RefCounts.of(owner)
         schedule()
         whilePending = RefCounts.of(owner) - before
     }
 
-    /// `capture.created.strong`, `capture.stored.weak`, `capture.pending.strong`...: one metric
-    /// per count and moment measured.
+    /// One metric per count and moment measured: `capture.created.strong`, `capture.stored.weak`...
     public var metrics: Metrics {
         var metrics = Metrics()
         for (moment, delta) in [("created", atCreation), ("stored", onceStored), ("pending", whilePending)] {
             guard let delta else { continue }
-            metrics["capture.\(moment).strong"] = Double(delta.strong)
-            metrics["capture.\(moment).weak"] = Double(delta.weak)
-            metrics["capture.\(moment).unowned"] = Double(delta.unowned)
+            for (count, value) in [("strong", delta.strong), ("weak", delta.weak), ("unowned", delta.unowned)] {
+                metrics[CaptureProbe.key(moment, count)] = Double(value)
+            }
         }
         return metrics
     }
-}
 
-/// What a variant's closures held on its owner, read back from a report's metrics.
-public enum CapturedReference {
-    /// The change at `moment` (`created`, `stored`, `pending`), when it was measured.
+    /// The metric of one count at one moment: `capture.stored.strong`.
+    public static func key(_ moment: String, _ count: String) -> MetricKey { MetricKey("capture.\(moment).\(count)") }
+
+    /// The change at `moment` (`created`, `stored`, `pending`), read back from a report's metrics.
     public static func delta(_ metrics: Metrics, moment: String = "stored") -> RefCounts? {
-        guard let strong = metrics["capture.\(moment).strong"],
-              let weak = metrics["capture.\(moment).weak"],
-              let unowned = metrics["capture.\(moment).unowned"] else { return nil }
+        guard let strong = metrics[key(moment, "strong")], let weak = metrics[key(moment, "weak")],
+              let unowned = metrics[key(moment, "unowned")] else { return nil }
         return RefCounts(strong: Int(strong), weak: Int(weak), unowned: Int(unowned))
-    }
-
-    /// `+1 strong`, `+1 weak`, `nothing`..., or `—` when not measured.
-    public static func text(_ metrics: Metrics, moment: String = "stored") -> String {
-        delta(metrics, moment: moment)?.description ?? "—"
     }
 }

@@ -4,25 +4,34 @@ import LabHarness
 /// outlived its scope, and release timelines drawn from the variants' events.
 enum DanceReport {
     static let columns: [ReportColumn] = [
-        ReportColumn("captured") { CapturedReference.text($0.metrics) },
-        ReportColumn("alive after scope") { DanceVerdicts.yesNo($0.metrics[DanceMetric.aliveAtScopeExit]) },
+        ReportColumn("captured") { CaptureProbe.delta($0.metrics)?.description ?? "—" },
+        ReportColumn("alive after scope") { v in
+            switch v[DanceMetric.aliveAtScopeExit] { case 1?: "yes"; case 0?: "no"; default: "?" }
+        },
         ReportColumn("released") { v in
-            switch v.metrics[DanceMetric.released] {
-            case 1?: return v.metrics[DanceMetric.releaseAfterScopeS].map { "after " + Format.seconds($0) } ?? "yes"
-            case 0?: return "no (\(v.metrics[DanceMetric.graceS].map(Format.seconds) ?? "?") grace)"
-            default: return "—"
+            switch v[DanceMetric.released] {
+            case 1?: "after " + (v[DanceMetric.releaseAfterScopeS].map(Format.seconds) ?? "?")
+            case 0?: "no (\(v[DanceMetric.graceS].map(Format.seconds) ?? "?") grace)"
+            default: "—"
             }
         },
     ]
 
-    static func sections(_ report: ExperimentReport) -> [String] {
-        [releaseBars(report), eventLines(report)]
+    /// "released 9 µs after its scope ended" or "still alive 500 ms after its scope ended".
+    static func aliveOrReleased(_ metrics: Metrics) -> String {
+        switch metrics[DanceMetric.released] {
+        case 1?: "released \(metrics[DanceMetric.releaseAfterScopeS].map(Format.seconds) ?? "?") after its scope ended"
+        case 0?: "still alive \(metrics[DanceMetric.graceS].map(Format.seconds) ?? "?") after its scope ended"
+        default: "release not measured"
+        }
     }
 
-    /// One bar per variant: how long the owner outlived its scope, on a scale chosen from the
-    /// longest time shown (`TimeScale`) and labelled underneath, so microsecond releases read as
-    /// microseconds. The bars take what the report's width leaves after the names and notes, at
-    /// most `width` columns.
+    static func sections(_ report: ExperimentReport) -> [String] {
+        [releaseBars(report), EventSection.lines(report)]
+    }
+
+    /// One bar per variant: how long the owner outlived its scope, on a labelled scale taken from
+    /// the longest time (µs read as µs), in what the report's width leaves, at most `width` columns.
     static func releaseBars(_ report: ExperimentReport, width: Int = 40, columns: Int = ReportWidth.current) -> String {
         let rows = report.variants.compactMap { v -> (String, Double, String)? in
             switch v.metrics[DanceMetric.released] {
@@ -53,20 +62,5 @@ enum DanceReport {
         lines.append(String(repeating: " ", count: nameWidth + 3) + left
                      + String(repeating: " ", count: max(1, barWidth + 1 - left.count - right.count)) + right)
         return lines.joined(separator: "\n")
-    }
-
-    /// Each variant's events in order, with their times since the variant started.
-    static func eventLines(_ report: ExperimentReport) -> String {
-        let rows = report.variants.compactMap { v -> (String, String)? in
-            guard let events = v.events, !events.isEmpty else { return nil }
-            return (v.name, events.map { "\($0.label) \(Format.seconds($0.t))" }.joined(separator: " · "))
-        }
-        guard !rows.isEmpty else { return "" }
-        let nameWidth = rows.map(\.0.count).max() ?? 0
-        let indent = String(repeating: " ", count: nameWidth + 4)
-        return (["events (t since the variant started)"] + rows.flatMap { name, text in
-            TextWrap.wrap("  " + name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  " + text,
-                          width: ReportWidth.current, indent: indent)
-        }).joined(separator: "\n")
     }
 }

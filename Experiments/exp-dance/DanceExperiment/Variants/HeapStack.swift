@@ -8,10 +8,7 @@ final class Thermostat {
     private(set) var readings = 0
     var onReading: ((Thermostat) -> Void)?
     let lifetime: LifetimeTag
-
-    init(lifetime: LifetimeTag) {
-        self.lifetime = lifetime
-    }
+    init(lifetime: LifetimeTag) { self.lifetime = lifetime }
 
     /// The handler `start()` stores, made apart so the probe can see it before it is stored.
     func makeReadingHandler() -> (Thermostat) -> Void {
@@ -22,25 +19,22 @@ final class Thermostat {
     func read() { onReading?(self) }
 }
 
-/// `heap-stack`: the stored closure takes its owner as a parameter instead of capturing it.
+/// `heap-stack`: the stored closure takes its owner as a parameter instead of capturing it. The claim
+/// holds when the thermostat goes at its scope's end and no reference count moved for the handler.
 enum HeapStack {
     static func run(_ context: VariantContext) -> VariantRecord {
-        let trial = DanceTrial(context, owner: "thermostat")
+        let trial = OwnerTrial(context, owner: "thermostat")
         do {
-            let thermostat = Thermostat(lifetime: trial.lifetime.tag())
-            trial.lifetime.track(thermostat)
-            trial.probe.begin(thermostat)
+            let thermostat = Thermostat(lifetime: trial.tag())
+            trial.watch(thermostat)
             trial.probe.created(on: thermostat, thermostat.makeReadingHandler())
             thermostat.start()
             trial.probe.stored(on: thermostat)
             thermostat.read()
-            trial.log.record("reading")
-            trial.lifetime.endScope(of: thermostat)
+            context.event("reading")
+            trial.endScope(of: thermostat)
         }
-        trial.lifetime.scopeClosed()
-        trial.lifetime.waitForRelease(within: trial.grace)
-        let evidence = "the stored handler holds \(trial.probe.onceStored.map { $0 == .zero ? "nothing of the thermostat" : "the thermostat (\($0))" } ?? "?"); "
-            + trial.releaseSummary
-        return trial.record(trial.releaseOutcome, evidence: evidence)
+        trial.awaitRelease()
+        return trial.record(heldBy: "the handler")
     }
 }

@@ -4,38 +4,31 @@ import LabHarness
 /// The seed's `Foo` in Swift: two stored completions whose parameter is a `Foo`. `init` calls
 /// `completion2(self)`, and `completion2` schedules `completion1(foo)` on the main queue
 /// `delay` seconds later, reaching the object only through its parameter.
-///
-/// Neither stored completion captures the object, so storing them makes no cycle. The delayed
-/// block does capture `foo` (the parameter) strongly: that keeps the object alive exactly until
-/// the block has run, which is what the seed's printed order shows (`completion2`, two seconds,
-/// `completion1`, `dealloc`). The `probe` lines are the lab's measurement, not the seed's code.
+/// Neither stored completion captures the object: no cycle. The delayed block captures `foo`, the
+/// parameter, strongly, which keeps the object alive until the block has run: the seed's printed
+/// order. The `trial` lines are the lab's measurement, not the seed's code.
 final class Foo: @unchecked Sendable {   // used only on the main thread (the trial's body and the main queue)
     typealias Completion = (Foo) -> Void
-
     var completion1: Completion?
     var completion2: Completion?
     let lifetime: LifetimeTag
 
-    init(delay: Seconds, log: DanceLog, lifetime: LifetimeTag, probe: CaptureProbe) {
-        self.lifetime = lifetime
-        probe.begin(self)
-        probe.created(on: self, Foo.makeCompletion2(delay: delay, log: log, probe: probe))
-        completion1 = Foo.makeCompletion1(log: log)
-        completion2 = Foo.makeCompletion2(delay: delay, log: log, probe: probe)
-        probe.stored(on: self)
+    init(delay: Seconds, trial: OwnerTrial) {
+        lifetime = trial.tag()
+        trial.watch(self)
+        trial.probe.created(on: self, Foo.makeCompletion2(delay: delay, trial: trial))
+        completion1 = { [context = trial.context] _ in context.event("completion1") }
+        completion2 = Foo.makeCompletion2(delay: delay, trial: trial)
+        trial.probe.stored(on: self)
         completion2?(self)
     }
 
-    static func makeCompletion1(log: DanceLog) -> Completion {
-        { _ in log.record("completion1") }
-    }
-
-    static func makeCompletion2(delay: Seconds, log: DanceLog, probe: CaptureProbe) -> Completion {
-        { foo in
-            log.record("completion2")
+    static func makeCompletion2(delay: Seconds, trial: OwnerTrial) -> Completion {
+        { [context = trial.context, probe = trial.probe] foo in
+            context.event("completion2")
             probe.pending(on: foo) {
                 DispatchQueue.main.asyncAfter(deadline: .now() + delay) {
-                    log.record("after-delay")
+                    context.event("after-delay")
                     foo.completion1?(foo)   // the parameter, captured by this block, plays strongSelf
                 }
             }
@@ -43,52 +36,60 @@ final class Foo: @unchecked Sendable {   // used only on the main thread (the tr
     }
 }
 
-/// `heap-stack-delayed`: the seed's demo, with timestamps.
+/// `heap-stack-delayed`: the seed's demo, timed. The claim holds when the events come in the
+/// article's order, the deinit promptly after completion1 (less what a same-moment control lost
+/// to the machine), and the pending block held foo strongly, the stored completions not.
 enum HeapStackDelayed {
-    static func run(_ context: VariantContext) -> VariantRecord {
-        let trial = DanceTrial(context, owner: "foo")
-        let delay = trial.delay
-        // The machine's own stalls meanwhile, so the deinit's gap can be judged without them.
-        let control = StallWatch()
-        do {
-            // The seed's `__autoreleasing Foo *foo = [Foo new];` in a scope that ends at once.
-            let foo = Foo(delay: delay, log: trial.log, lifetime: trial.lifetime.tag(), probe: trial.probe)
-            trial.lifetime.track(foo)
-            trial.lifetime.endScope(of: foo)
-        }
-        trial.lifetime.scopeClosed()
-        let start = trial.log.instant(of: "completion2") ?? MonotonicClock.now()
-        // Half way through the delay: the pending block should be the one thing keeping foo alive.
-        let midpoint = start + delay / 2
-        MainQueueFriendlyWait.pass(until: midpoint)
-        let aliveAtCheck = trial.lifetime.isAlive
-        trial.lifetime.waitForRelease(within: trial.grace, from: start + delay)
-
-        let c2 = trial.log.instant(of: "completion2"), c1 = trial.log.instant(of: "completion1")
-        let gone = trial.lifetime.tracker.releasedAt(trial.lifetime.label)
-        // Alive half way through the delay, judged from the release's own timestamp when there
-        // is one: a machine stall that held the check past completion1 cannot turn the answer.
-        let aliveMidDelay = gone.map { $0 > midpoint } ?? aliveAtCheck
-        var extra = Metrics()
-        extra[DanceMetric.aliveMidDelay] = aliveMidDelay ? 1 : 0
-        if let c2, let c1 { extra[DanceMetric.completion1AfterCompletion2S] = c1 - c2 }
-        control.stop()
-        if let c1, let gone, trial.lifetime.releasedWithinGrace == true {
-            extra[DanceMetric.deinitAfterCompletion1S] = gone - c1
-            extra[DanceMetric.deinitAfterCompletion1ControlDelayS] = control.delay(from: c1, to: gone)
-        }
-        extra.merge(control.metrics)
-
-        let order = trial.log.events.map(\.label).filter(HeapStackDelayed.articleOrder.contains)
-        var evidence = "order " + order.joined(separator: " → ")
-        if let gap = extra[DanceMetric.completion1AfterCompletion2S] { evidence += "; completion1 \(Format.seconds(gap)) after completion2" }
-        if let after = extra[DanceMetric.deinitAfterCompletion1S] { evidence += ", deinit \(Format.seconds(after)) after completion1" }
-        evidence += "; the pending block held foo (\(trial.probe.whilePending?.description ?? "?")), the stored completions "
-            + (trial.probe.onceStored.map { $0 == .zero ? "nothing" : $0.description } ?? "?")
-            + "; " + trial.releaseSummary
-        return trial.record(trial.releaseOutcome, extra: extra, evidence: evidence)
-    }
-
     /// The seed's printed lines, in its order (`两秒钟后`, "two seconds later", is `after-delay`).
     static let articleOrder = ["completion2", "after-delay", "completion1", "deinit"]
+
+    /// dispatch_after never fires early; 2 % covers the two clocks being read a moment apart.
+    static let onTime = Threshold("completion1 after completion2 at least", 98, "% of the delay")
+
+    /// Far below the delay: nothing but the pending block held foo.
+    static let prompt = Threshold("deinit after completion1 under", 50, "% of the delay")
+
+    static func run(_ context: VariantContext) -> VariantRecord {
+        let trial = OwnerTrial(context, owner: "foo")
+        let delay = trial.parameters.delay
+        do {
+            // The seed's `__autoreleasing Foo *foo = [Foo new];` in a scope that ends at once.
+            let foo = Foo(delay: delay, trial: trial)
+            trial.endScope(of: foo)
+        }
+        trial.scopeClosed()
+        let start = context.startedAt + (context.time(of: "completion2") ?? context.elapsed())
+        // Half way through the delay: the pending block should be the one thing keeping foo alive.
+        MainQueueFriendlyWait.pass(until: start + delay / 2)
+        let aliveAtCheck = trial.isAlive
+        trial.awaitRelease(from: start + delay)
+
+        // Alive half way, judged from the release's own timestamp when there is one: a machine
+        // stall that held the check past completion1 cannot turn the answer.
+        let aliveMidDelay = trial.releasedAt.map { $0 > start + delay / 2 } ?? aliveAtCheck
+        let c1 = context.time(of: "completion1"), gone = trial.releasedAt.map(context.since) ?? .infinity
+        let gap = (c1 ?? 0) - (context.time(of: "completion2") ?? 0), late = gone - (c1 ?? .infinity)
+        let machine = c1.map { context.machineDelay(from: context.startedAt + $0, to: context.startedAt + gone) } ?? 0
+        trial.metrics[DanceMetric.aliveMidDelay] = aliveMidDelay ? 1 : 0
+        if c1 != nil { trial.metrics[DanceMetric.completion1AfterCompletion2S] = gap }
+        if trial.released == true, late >= 0 {
+            (trial.metrics[DanceMetric.deinitAfterCompletion1S], trial.metrics[DanceMetric.deinitAfterCompletion1ControlDelayS]) = (late, machine)
+        }
+        // The outcome rule: foo goes right after completion1, not before it, not long after it.
+        let outcome: Outcome = trial.released != true ? .leaked : !(late >= 0) ? "released-early"
+            : late - machine >= prompt.value / 100 * delay ? "released-late" : .completed
+
+        let order = context.events.map(\.label).filter(articleOrder.contains)
+        let pending = trial.probe.whilePending ?? .zero, stored = trial.probe.onceStored
+        let held = "the pending block held \(pending), the stored completions \(stored?.description ?? "?") (reference counts)"
+        let mechanism: Evidence = outcome == "released-early"
+            ? .when(pending.strong == 0, held + ": nothing kept foo alive until completion1")
+            : .all([.when(order == articleOrder && gap >= onTime.value / 100 * delay, "order " + order.joined(separator: " → ")),
+                    .when(pending.strong > 0 && stored == .zero && aliveMidDelay, held + ", and foo was alive half way through the delay")])
+        let evidence = (c1 == nil ? "completion1 never ran" : "completion1 \(Format.seconds(gap)) after completion2") + " (delay \(Format.seconds(delay)))"
+            + (late >= 0 && late.isFinite ? ", deinit \(Format.seconds(late)) after completion1" : "")
+            + (machine >= 0.005 ? " (\(Format.seconds(machine)) of it a stall a same-moment control saw too)" : "")
+            + "; foo \(trial.releaseSummary) [\(onTime), \(prompt)]"
+        return trial.record(outcome, mechanism: mechanism, evidence: evidence)
+    }
 }

@@ -6,10 +6,7 @@ final class Ticker {
     private(set) var ticks = 0
     var onTick: (() -> Void)?
     let lifetime: LifetimeTag
-
-    init(lifetime: LifetimeTag) {
-        self.lifetime = lifetime
-    }
+    init(lifetime: LifetimeTag) { self.lifetime = lifetime }
 
     /// The handler `start()` stores, made apart so the probe can see it before it is stored.
     func makeTickHandler() -> () -> Void {
@@ -20,30 +17,22 @@ final class Ticker {
     func tick() { onTick?() }
 }
 
-/// `strong-capture`: the owner stores a closure that captures it strongly.
+/// `strong-capture`: the owner stores a closure that captures it strongly. The claim holds when the
+/// ticker leaks and the reference counts show why: onTick held it strongly; clearing onTick let it go.
 enum StrongCapture {
     static func run(_ context: VariantContext) -> VariantRecord {
-        let trial = DanceTrial(context, owner: "ticker")
-        weak var leftBehind: Ticker?   // only to break the cycle once the leak has been measured
+        let trial = OwnerTrial(context, owner: "ticker")
         do {
-            let ticker = Ticker(lifetime: trial.lifetime.tag())
-            trial.lifetime.track(ticker)
-            trial.probe.begin(ticker)
+            let ticker = Ticker(lifetime: trial.tag())
+            trial.watch(ticker)
             trial.probe.created(on: ticker, ticker.makeTickHandler())
             ticker.start()
             trial.probe.stored(on: ticker)
             ticker.tick()
-            trial.log.record("tick")
-            leftBehind = ticker
-            trial.lifetime.endScope(of: ticker)
+            context.event("tick")
+            trial.endScope(of: ticker)
         }
-        let extra = trial.settle {
-            guard let ticker = leftBehind else { return false }
-            ticker.onTick = nil
-            return true
-        }
-        let evidence = "the stored handler holds the ticker (\(trial.probe.onceStored?.description ?? "?") once stored); "
-            + trial.releaseSummary + DanceTrial.breakSummary(extra, what: "onTick")
-        return trial.record(trial.releaseOutcome, extra: extra, evidence: evidence)
+        trial.settle { (ticker: Ticker) in ticker.onTick = nil }
+        return trial.record(heldBy: "onTick")
     }
 }

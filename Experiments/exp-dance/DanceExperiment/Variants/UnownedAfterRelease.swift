@@ -1,11 +1,9 @@
-import Foundation
 import LabHarness
 
 /// Delivers posts to the handlers subscribed to it. It outlives its subscribers, as a
 /// notification centre or an app-wide event stream does.
 final class EventBus {
     private var handlers: [() -> Void] = []
-
     func subscribe(_ handler: @escaping () -> Void) { handlers.append(handler) }
     func post() { for handler in handlers { handler() } }
 }
@@ -16,10 +14,7 @@ final class EventBus {
 final class Badge {
     private(set) var unread = 0
     let lifetime: LifetimeTag
-
-    init(lifetime: LifetimeTag) {
-        self.lifetime = lifetime
-    }
+    init(lifetime: LifetimeTag) { self.lifetime = lifetime }
 
     /// The handler `subscribe(to:)` hands over, made apart so the probe can see it.
     func makeHandler() -> () -> Void {
@@ -29,40 +24,36 @@ final class Badge {
     func subscribe(to bus: EventBus) { bus.subscribe(makeHandler()) }
 }
 
-/// `unowned-after-release`: an `[unowned self]` handler called after its owner is gone.
-///
-/// The trap ends the process before it could report what led to it, so the trial measures
-/// first (subscribe, release the badge, wait for the release), hands that to the harness as a
-/// checkpoint, then lets the bus post. The harness reports `crashed` with the runtime's own
-/// message (the first fatal-error line) in front of the checkpoint's evidence, metrics and
-/// events.
+/// `unowned-after-release`: an `[unowned self]` handler called after its owner is gone. The trap
+/// ends its process, so the trial runs in one of its own (`runTrapProcess`): it measures,
+/// checkpoints, lets the bus post. The claim holds when that process crashed with the runtime's
+/// "unowned reference" message after the handler held the badge unowned and the badge was gone.
 enum UnownedAfterRelease {
     static func run(_ context: VariantContext) -> VariantRecord {
-        guard context.inChild else {
-            return VariantRecord(outcome: .failed,
-                                 evidence: "\(context.variant) traps on purpose: run it in a child process (the default)")
+        guard context.isTrapProcess else {
+            return context.runTrapProcess(budget: 10 + 3 * context.parameters(DanceParameters.self).grace, trapSays: "unowned reference")
         }
-        let trial = DanceTrial(context, owner: "badge")
+        let trial = OwnerTrial(context, owner: "badge")
         let bus = EventBus()
         do {
-            let badge = Badge(lifetime: trial.lifetime.tag())
-            trial.lifetime.track(badge)
-            trial.probe.begin(badge)
+            let badge = Badge(lifetime: trial.tag())
+            trial.watch(badge)
             trial.probe.created(on: badge, badge.makeHandler())
             badge.subscribe(to: bus)
             trial.probe.stored(on: badge)
             bus.post()
-            trial.log.record("post")
-            trial.lifetime.endScope(of: badge)
+            context.event("post")
+            trial.endScope(of: badge)
         }
-        trial.lifetime.scopeClosed()
-        trial.lifetime.waitForRelease(within: trial.grace)
-        trial.log.record("post-after-release")
-
-        let before = "the handler held the badge unowned (\(trial.probe.onceStored?.description ?? "?") once stored); "
-            + trial.releaseSummary + "; then the bus posted"
-        context.checkpoint(trial.record(.crashed, evidence: before))
+        trial.awaitRelease()
+        context.event("post-after-release")
+        let held = trial.probe.onceStored ?? .zero
+        let mechanism = Evidence.when(held.unowned > 0 && held.strong == 0 && trial.released == true,
+                                      "the handler held \(held) once stored (reference counts) and the badge was gone before the post",
+                                      otherwise: "the handler held \(held) once stored; badge \(trial.releaseSummary)")
+        let before = "the handler held the badge unowned; badge \(trial.releaseSummary), then the bus posted"
+        context.checkpoint(trial.record(.crashed, mechanism: mechanism, evidence: before))
         bus.post()   // reads an unowned reference to a released badge: the runtime traps here
-        return trial.record(.completed, evidence: before + ", and nothing trapped")
+        return trial.record(.completed, mechanism: mechanism, evidence: before + ", and nothing trapped")
     }
 }

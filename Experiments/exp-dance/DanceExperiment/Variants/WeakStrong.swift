@@ -9,12 +9,10 @@ final class Uploader: @unchecked Sendable {   // used only on the main thread (t
     private(set) var retries = 0
     var onProgress: (() -> Void)?
     let lifetime: LifetimeTag
-    private let log: DanceLog
 
-    init(lifetime: LifetimeTag, log: DanceLog) {
-        self.lifetime = lifetime
-        self.log = log
-    }
+    private let note: @Sendable (String) -> Void   // where the retry says what it found (the trial's event log)
+
+    init(lifetime: LifetimeTag, note: @escaping @Sendable (String) -> Void) { (self.lifetime, self.note) = (lifetime, note) }
 
     /// The handler `start()` stores, made apart so the probe can see it before it is stored.
     func makeProgressHandler() -> () -> Void {
@@ -30,54 +28,46 @@ final class Uploader: @unchecked Sendable {   // used only on the main thread (t
     /// Schedules a retry `delay` seconds from now on the main queue. If the uploader is gone by
     /// then, the block finds `nil` and does nothing.
     func scheduleRetry(after delay: Seconds) {
-        let log = self.log
+        let note = self.note
         DispatchQueue.main.asyncAfter(deadline: .now() + delay) { [weak self] in
-            guard let self else {
-                log.record("retry-found-nil")
-                return
-            }
+            guard let self else { return note("retry-found-nil") }
             self.retries += 1
-            log.record("retry-ran")
+            note("retry-ran")
         }
     }
 }
 
-/// `weak-strong`: `[weak self]` and `guard let self` in a stored closure and in delayed work.
+/// `weak-strong`: `[weak self]` and `guard let self` in a stored closure and in delayed work. The
+/// claim holds when the uploader goes at its scope's end, its closures held one weak reference
+/// and no strong one, and the delayed retry, run later, found nil.
 enum WeakStrong {
     static func run(_ context: VariantContext) -> VariantRecord {
-        let trial = DanceTrial(context, owner: "uploader")
-        let scheduledAt: Seconds
+        let trial = OwnerTrial(context, owner: "uploader")
+        let delay = trial.parameters.delay
+        let scheduledAt = MonotonicClock.now()
         do {
-            let uploader = Uploader(lifetime: trial.lifetime.tag(), log: trial.log)
-            trial.lifetime.track(uploader)
-            trial.probe.begin(uploader)
+            let uploader = Uploader(lifetime: trial.tag()) { context.event($0) }
+            trial.watch(uploader)
             trial.probe.created(on: uploader, uploader.makeProgressHandler())
             uploader.start()
             trial.probe.stored(on: uploader)
             uploader.reportProgress()
-            trial.log.record("progress")
-            trial.log.record("retry-scheduled")   // just before: the retry's deadline is at least a delay after this
-            scheduledAt = trial.log.instant(of: "retry-scheduled") ?? MonotonicClock.now()
-            trial.probe.pending(on: uploader) { uploader.scheduleRetry(after: trial.delay) }
-            trial.lifetime.endScope(of: uploader)
+            context.event("progress")
+            context.event("retry-scheduled")   // just before: the retry's deadline is at least a delay after this
+            trial.probe.pending(on: uploader) { uploader.scheduleRetry(after: delay) }
+            trial.endScope(of: uploader)
         }
-        trial.lifetime.scopeClosed()
-        trial.lifetime.waitForRelease(within: trial.grace)
-        // The retry must have run before the record is made: wait for it, with the main queue running.
-        MainQueueFriendlyWait.until(deadline: scheduledAt + trial.delay + max(trial.grace, 1)) {
-            trial.log.contains("retry-found-nil") || trial.log.contains("retry-ran")
-        }
-
-        var extra = Metrics()
-        var retryNote = "the retry never ran"
-        if let ran = trial.log.instant(of: "retry-found-nil") ?? trial.log.instant(of: "retry-ran") {
-            let foundNil = trial.log.contains("retry-found-nil")
-            extra[DanceMetric.delayedFoundNil] = foundNil ? 1 : 0
-            if let end = trial.log.instant(of: "scope-end") { extra[DanceMetric.delayedRanAfterScopeS] = ran - end }
-            retryNote = "the retry ran \(Format.seconds(ran - scheduledAt)) after it was scheduled and " + (foundNil ? "found nil" : "found the uploader alive")
-        }
-        let evidence = "the closures hold the uploader weakly (\(trial.probe.onceStored?.description ?? "?") stored, "
-            + "\(trial.probe.whilePending?.description ?? "?") pending); \(trial.releaseSummary); \(retryNote)"
-        return trial.record(trial.releaseOutcome, extra: extra, evidence: evidence)
+        trial.awaitRelease()
+        // The retry must have run before the record is made: wait for it (a loaded machine may be late), main queue running.
+        let ran = { context.time(of: "retry-found-nil") ?? context.time(of: "retry-ran") }
+        MainQueueFriendlyWait.until(deadline: scheduledAt + delay + 5) { ran() != nil }
+        let foundNil = context.time(of: "retry-found-nil") != nil, after = (ran() ?? 0) - (context.time(of: "scope-end") ?? 0)
+        if ran() != nil { (trial.metrics[DanceMetric.delayedFoundNil], trial.metrics[DanceMetric.delayedRanAfterScopeS]) = (foundNil ? 1 : 0, after) }
+        let retry = Evidence.when(ran() != nil, "the delayed retry ran \(Format.seconds(after)) after the scope ended and found " + (foundNil ? "nil" : "the uploader alive"),
+                                  otherwise: "the delayed retry had not run \(Format.seconds(MonotonicClock.now() - scheduledAt)) after it was scheduled")
+        let pending = trial.probe.whilePending ?? .zero
+        let mechanism = Evidence.all([trial.heldMechanism("the stored closure", releasedHolding: RefCounts(strong: 0, weak: 1, unowned: 0)),
+                                      .when(pending.strong == 0, "the pending retry held \(pending)"), retry])
+        return trial.record(trial.outcome, mechanism: mechanism, evidence: "uploader \(trial.releaseSummary); \(retry.what)")
     }
 }

@@ -1,0 +1,51 @@
+import Foundation
+
+/// Measure, then trap, and read the trap's own message as evidence.
+///
+/// A trial that traps on purpose dies before it could look at how it died, so a checkpoint
+/// alone lets any crash pass for the one the lesson is about. Here the trial's child runs the
+/// same trial once more in a process of its own (where `isTrapProcess` is true: there the body
+/// measures, checkpoints and traps), waits for it, and returns that process's checkpoint with
+/// the outcome of its end and the runtime's fatal line: the body then decides its mechanism
+/// from the message it saw, instead of hoping for it.
+extension VariantContext {
+    static let trapVariable = "LAB_TRAP_PROCESS"
+
+    /// True in the process `runTrapProcess` started: the body should measure, `checkpoint`,
+    /// then run the step that traps.
+    public var isTrapProcess: Bool { ProcessInfo.processInfo.environment[Self.trapVariable] == "1" }
+
+    /// Runs this trial again in a process of its own and returns what it measured before its
+    /// end (its last checkpoint, or its result if it did not trap) with the outcome of that end
+    /// (`crashed`, with `signal` and `wall_s`, the runtime's fatal line in front of the evidence). For a crash,
+    /// the mechanism also needs the fatal line to contain `marker`: a trap on anything else is
+    /// not the lesson's. The trap process lives within `budget` and dies with this one. Only in a
+    /// child trial: a process that could trap must not be started from a test's own.
+    public func runTrapProcess(budget: Seconds, trapSays marker: String) -> VariantRecord {
+        guard inChild else { return VariantRecord(outcome: .failed, evidence: "\(variant) traps on purpose: run it in a child process") }
+        var spec = ChildSpec(executable: ChildProcess.currentExecutablePath(), arguments: Array(CommandLine.arguments.dropFirst()),
+                             environment: [Self.trapVariable: "1", "SWIFT_BACKTRACE": "enable=no"], budget: budget)
+        spec.endsAtThreadLimit = true
+        let run: ChildRun
+        do { run = try ChildProcess.run(spec) } catch ChildProcessError.spawnFailed(_, let code) where code == EAGAIN {
+            return VariantRecord(outcome: .resourceLimited, evidence: MachineCheck.spawnRefused())
+        } catch {
+            return VariantRecord(outcome: .failed, evidence: "the trap process could not start: \(error)")
+        }
+        let decode = { (payload: String?) in payload.flatMap { try? JSONDecoder().decode(VariantRecord.self, from: Data($0.utf8)) } }
+        // A trap process the machine broke (a thread limit reached) measured nothing about the program.
+        if let machine = run.machine { return machine.apply(to: decode(run.resultPayload) ?? VariantRecord(outcome: Outcome(run.outcome), evidence: run.evidence)) }
+        if let finished = decode(run.resultPayload) { return finished }
+        var record = decode(ChildProtocol.lastCheckpoint(in: run.stdout)) ?? VariantRecord(outcome: .failed)
+        record.outcome = Outcome(run.outcome)
+        record.evidence = run.evidence + (record.evidence.map { "; \($0)" } ?? "")
+        if let signal = run.signal { record.metrics[MetricKey.signal] = Double(signal) }
+        if record.metrics[MetricKey.wall] == nil { record.metrics[MetricKey.wall] = run.wall }
+        if run.outcome == .crashed {
+            let message = Evidence.when(run.evidence.contains(marker), "the runtime's '\(marker)' message seen",
+                                        otherwise: "the trap's message does not say '\(marker)': \(run.evidence)")
+            record.mechanism = .all([message] + (record.mechanism.map { [$0] } ?? []))
+        }
+        return record
+    }
+}
