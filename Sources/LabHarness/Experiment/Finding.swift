@@ -170,7 +170,9 @@ extension Claim {
         let grade = expectations.grade(of: variant.outcome)
         let mechanism = variant.mechanism.map { "; mechanism: \($0.what)" } ?? ""
         let meaning = expectations.meaning(of: variant.outcome).map { " (\($0))" } ?? ""
+        let limits = thresholds.isEmpty ? "" : " [" + thresholds.map(\.description).joined(separator: ", ") + "]"
         return FindingReport(id: id, applicable: true, reproduced: grade == .expected,
-                             summary: "\(variant.name) ended \(variant.outcome)\(grade == .expected ? "" : meaning)\(evidence)\(mechanism)")
+                             summary: "\(variant.name) ended \(variant.outcome)\(grade == .expected ? "" : meaning)\(evidence)\(mechanism)\(limits)",
+                             thresholds: thresholds.isEmpty ? nil : Dictionary(thresholds.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }))
     }
 }

@@ -63,10 +63,14 @@ public struct Claim: Sendable, Equatable {
     public var id: String
     /// The claim in one line, for `--help` and reports.
     public var text: String
+    /// The figures the variant's outcome rule judges against, stated once; the report prints
+    /// them after the claim's sentence (and in the JSON's `thresholds`).
+    public var thresholds: [Threshold]
 
-    public init(_ id: String, _ text: String) {
+    public init(_ id: String, _ text: String, thresholds: [Threshold] = []) {
         self.id = id
         self.text = text
+        self.thresholds = thresholds
     }
 }
 

@@ -89,7 +89,7 @@ enum HeapStackDelayed {
         let evidence = (c1 == nil ? "completion1 never ran" : "completion1 \(Format.seconds(gap)) after completion2") + " (delay \(Format.seconds(delay)))"
             + (late >= 0 && late.isFinite ? ", deinit \(Format.seconds(late)) after completion1" : "")
             + (machine >= 0.005 ? " (\(Format.seconds(machine)) of it a stall a same-moment control saw too)" : "")
-            + "; foo \(trial.releaseSummary) [\(onTime), \(prompt)]"
+            + "; foo \(trial.releaseSummary)"
         return trial.record(outcome, mechanism: mechanism, evidence: evidence)
     }
 }
