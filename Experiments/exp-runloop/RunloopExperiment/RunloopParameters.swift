@@ -59,7 +59,7 @@ public enum RunloopVariant: String, CaseIterable, VariantName {
 
 /// exp-runloop's options, read once, and the limits of its trials. Each flag means one thing:
 /// `--timeout` is the requests' timeout timer; the pitfalls have flags of their own.
-struct RunloopParameters: Sendable {
+struct RunloopParameters: ExperimentParameters {
     /// Requests, each with its own caller (the seed: 300).
     var tasks: Int
     /// Each request's timeout timer (the seed: 1 s).
@@ -105,16 +105,15 @@ struct RunloopParameters: Sendable {
         max(10, 4 * RunloopTiming.throttledPool(items: tasks, hold: timeout + PlacementRuntime.guardSeconds))
     }
 
-    /// Request variants: the harness kills a child a little after the trial's own deadlock
-    /// rule or budget would have ended it.
-    static func requestLimits(_ placement: Placement, caller fixed: CallerKind?) -> TrialLimits {
-        TrialLimits(budget: { RunloopParameters($0).requestBodyBudget + 10 },
-                    stallWindow: { RunloopParameters($0).deadlockWindow + 5 },
-                    estimate: { o in
-                        let p = RunloopParameters(o)
-                        return RunloopTiming.estimate(placement, caller: fixed ?? p.caller, requests: p.tasks, timeout: p.timeout)
-                    },
-                    progressTotal: { RunloopParameters($0).tasks }, progressMetric: RunloopMetric.completed)
+    /// A request variant's time: its estimate, and a budget past the trial's own (the harness
+    /// kills a child that overruns it). No stall window: the trial detects its own stall
+    /// (`RequestTrial`), because the mechanism its claims need (which callers had started,
+    /// which were waiting in the semaphore, which run loops were queued) is in its request log
+    /// and in the stacks it takes at that moment; a second detector in the harness would only
+    /// race it and leave a record without that evidence.
+    func requestTime(_ placement: Placement, caller: CallerKind) -> TrialTime {
+        TrialTime(expected: RunloopTiming.estimate(placement, caller: caller, requests: tasks, timeout: timeout),
+                  budget: requestBodyBudget + 10, progressTotal: tasks)
     }
 
     /// The pitfalls that time one short interval.
