@@ -37,7 +37,7 @@ enum RunloopVerdicts {
     /// pool grows and some timers fire on time: how many depends on the pool's growth against
     /// the request count, which is no evidence for or against the claim.
     static func callersLeaveThePoolFree(_ options: ParsedOptions) -> String? {
-        let parameters = RunloopParameters(options)
+        let parameters = RunloopParameters(reading: options)
         let caller = parameters.caller
         guard caller == .thread else {
             // Where the kernel states its pool's limit (Darwin), fewer callers than that each
@@ -49,7 +49,7 @@ enum RunloopVerdicts {
 
     static func globalQueueMissesTimeouts(_ inputs: FindingInputs) -> Verdict {
         let v = inputs[RunloopVariant.globalQueue]
-        let timeout = RunloopParameters(inputs.options).timeout
+        let timeout = inputs.parameters(RunloopParameters.self).timeout
         let total = v[RunloopMetric.total] ?? 0
         let timely = v[RunloopMetric.timely] ?? 0
         var text = "\(Format.count(timely)) of \(Format.count(total)) saw their \(Format.seconds(timeout)) timeout within \(Format.seconds(2 * timeout))"
@@ -96,8 +96,8 @@ enum RunloopVerdicts {
     }
 
     static func blockedCallersThrottle(_ inputs: FindingInputs) -> Verdict {
-        let timeout = RunloopParameters(inputs.options).timeout
-        let caller = RunloopParameters(inputs.options).caller
+        let timeout = inputs.parameters(RunloopParameters.self).timeout
+        let caller = inputs.parameters(RunloopParameters.self).caller
         guard caller == .global else {
             return Verdict(false, "this run's callers were \(caller.phrase); the finding compares global-queue callers with async ones (run with --caller global)")
         }
@@ -176,7 +176,7 @@ enum RunloopVerdicts {
             + " (timeout + guard: \(Format.seconds(promised))), run() "
             + (runHeld ? "still held its thread after \(Format.seconds(thread[RunloopMetric.runHeldS] ?? 0))" : "returned or was not watched long enough")
         // The global half holds only where the callers were global-queue blocks (`--caller`).
-        let callers = RunloopParameters(inputs.options).caller
+        let callers = inputs.parameters(RunloopParameters.self).caller
         var globalOK = true
         let globalText: String
         if callers == .global {
@@ -198,7 +198,7 @@ enum RunloopVerdicts {
         let v = inputs[RunloopVariant.globalQueueOperationQueue]
         let total = v[RunloopMetric.total] ?? 0, timely = v[RunloopMetric.timely] ?? 0
         let started = v[RunloopMetric.runloopThreadsPeak] ?? 0
-        let timeout = RunloopParameters(inputs.options).timeout
+        let timeout = inputs.parameters(RunloopParameters.self).timeout
         // The same wide margin as global-queue: at most one request in ten on time.
         return Verdict(total > 0 && timely <= 0.1 * total,
                        "\(Format.count(timely)) of \(Format.count(total)) saw their \(Format.seconds(timeout)) timeout within \(Format.seconds(2 * timeout)); \(v.outcome): \(Format.count(v[RunloopMetric.callersStarted] ?? 0)) operations started and blocked their pool threads, \(Format.count(started)) run-loop blocks ever ran")
