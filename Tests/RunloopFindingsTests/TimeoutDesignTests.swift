@@ -82,10 +82,24 @@ final class TimeoutDesignTests: XCTestCase {
         checkCallbackDesign(DispatchTimerTimeouts(), cancelled: { $0 % 3 == 0 })
     }
 
+    /// One trial of every design, side by side on threads of their own (what these tests check
+    /// are counts and the monotonic order, which sharing the cores does not change).
+    func trials(_ run: @escaping @Sendable (TimeoutDesignName) -> TimeoutTrial.Result?) -> [(TimeoutDesignName, TimeoutTrial.Result?)] {
+        let results = Mutex<[TimeoutDesignName: TimeoutTrial.Result]>([:])
+        let done = DispatchSemaphore(value: 0)
+        for design in TimeoutDesignName.allCases {
+            Thread.detachNewThread {
+                if let result = run(design) { results.withLock { $0[design] = result } }
+                done.signal()
+            }
+        }
+        for _ in TimeoutDesignName.allCases { _ = done.wait(timeout: .now() + 60) }
+        return TimeoutDesignName.allCases.map { design in (design, results.withLock { $0[design] }) }
+    }
+
     /// The whole trial, as a sweep point runs it: async callers, every request timing out.
-    func checkTrial(_ design: TimeoutDesignName, file: StaticString = #filePath, line: UInt = #line) throws {
-        let result = try XCTUnwrap(TimeoutTrial.run(design, requests: count, timeout: timeout, budget: 20),
-                                   "\(design.rawValue) did not start", file: file, line: line)
+    func checkTrial(_ design: TimeoutDesignName, _ result: TimeoutTrial.Result?, file: StaticString = #filePath, line: UInt = #line) throws {
+        let result = try XCTUnwrap(result, "\(design.rawValue) did not start", file: file, line: line)
         let m = result.metrics
         XCTAssertTrue(result.finished, "\(design.rawValue): every request ended within the budget", file: file, line: line)
         XCTAssertEqual(result.started, count, "\(design.rawValue): every caller started", file: file, line: line)
@@ -100,15 +114,16 @@ final class TimeoutDesignTests: XCTestCase {
     }
 
     func testEveryDesignWakesEachOfTwoHundredRequestsOnceAndNeverEarly() throws {
-        for design in TimeoutDesignName.allCases { try checkTrial(design) }
+        let (count, timeout) = (count, timeout)
+        for (design, result) in trials({ TimeoutTrial.run($0, requests: count, timeout: timeout, budget: 20) }) { try checkTrial(design, result) }
     }
 
     /// Half the requests complete after 10 ms, long before a 1.5 s timeout (only a stall of
     /// most of that could reorder them): those end as completed, the rest time out, none early.
     func testRequestsThatCompleteFirstAreNotWokenByTheirTimeout() throws {
-        for design in TimeoutDesignName.allCases {
-            let result = try XCTUnwrap(TimeoutTrial.run(design, requests: count, timeout: 1.5,
-                                                        completeAfter: { $0 % 2 == 0 ? 0.01 : nil }, budget: 20))
+        let count = count
+        for (design, result) in trials({ TimeoutTrial.run($0, requests: count, timeout: 1.5, completeAfter: { $0 % 2 == 0 ? 0.01 : nil }, budget: 20) }) {
+            let result = try XCTUnwrap(result, design.rawValue)
             XCTAssertTrue(result.finished, design.rawValue)
             XCTAssertEqual(result.metrics[TimeoutMetric.completedFirst], Double(count / 2), "\(design.rawValue): early completions won their race")
             XCTAssertEqual(result.metrics[TimeoutMetric.fired], Double(count / 2), "\(design.rawValue): the others timed out")
