@@ -243,10 +243,9 @@ final class RunloopFindingsTests: XCTestCase {
             "dedicated-thread@async", "shared-thread@async", "spin-no-source", "spin-with-source",
             "sync-semaphore-main", "sync-runloop-main", "timer-init",
         ])
-        // Every variant's claim, then every finding but the sweep's, which only a run with
-        // --sweep evaluates.
+        // Every variant's claim, then every finding.
         XCTAssertEqual(report.findings.map(\.id), runloopExperiment.variants.compactMap(\.claim?.id)
-                       + runloopExperiment.findings.filter { !$0.needs.contains(RunloopVariant.sweep.rawValue) }.map(\.id))
+                       + runloopExperiment.findings.map(\.id))
         for id in ["runloop.global-queue-misses-timeouts", "runloop.no-source-spins",
                    "runloop.semaphore-sync-deadlocks-main", "runloop.linux-timer-init-fires-immediately"] {
             let finding = try XCTUnwrap(report.finding(id))

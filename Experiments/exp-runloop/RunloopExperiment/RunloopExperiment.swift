@@ -33,7 +33,7 @@ public let runloopExperiment = ExperimentDefinition(
                  help: "how long the main-thread wrappers' request takes (sync-*-main); no step for \(Int(RunloopParameters.deadlockAfter)) of them is a deadlock"),
         .seconds("interval", default: 0.5, quick: 0.25, range: 0.05...5,
                  help: "the pitfalls' timer interval (timer-init) and how long the spinning wrapper waits (spin-*)"),
-    ] + RunloopScale.flags,
+    ],
     variants: [
         requestVariant(.globalQueue, summary: "the run loop runs in a block on the global queue (the article's second way)", expect: [
             OutcomeExpectation(.deadlock, .expected, "the run-loop blocks wait for pool threads that the waiting callers hold: no caller wakes"),
@@ -105,14 +105,14 @@ public let runloopExperiment = ExperimentDefinition(
                     OutcomeExpectation(.deadlock, .expected, "the completion is queued for the main thread, which is blocked waiting for it"),
                     OutcomeExpectation(.completed, .forbidden, "the main queue ran while the main thread was blocked"),
                 ],
-                limits: RunloopParameters.wrapperLimits.estimating { 4 * RunloopParameters($0).request + 0.2 },
+                limits: RunloopParameters.wrapperLimits.estimating { 4 * RunloopParameters(reading: $0).request + 0.2 },
                 body: MainThreadWrapper.semaphore),
         Variant(RunloopVariant.syncRunloopMain, summary: "the main thread runs its run loop until the completion has run",
                 expect: [
                     OutcomeExpectation(.completed, .expected, "the run loop drained the main queue, the completion ran, the wrapper returned"),
                     OutcomeExpectation(.deadlock, .forbidden, "the main run loop did not run the main queue"),
                 ],
-                limits: RunloopParameters.wrapperLimits.estimating { RunloopParameters($0).request + 0.1 },
+                limits: RunloopParameters.wrapperLimits.estimating { RunloopParameters(reading: $0).request + 0.1 },
                 body: MainThreadWrapper.runLoop),
         Variant(RunloopVariant.timerInit, summary: "first-fire delay of each Timer constructor, same interval",
                 expect: [
@@ -148,7 +148,7 @@ public let runloopExperiment = ExperimentDefinition(
                 needs: [RunloopVariant.timerInit], appliesWhen: { $0.isLinux },
                 notApplicableReason: "Darwin's Foundation waits the interval",
                 thresholds: [RunloopVerdicts.atOnce, RunloopVerdicts.afterInterval], evaluate: RunloopVerdicts.linuxTimerInitFiresImmediately),
-    ] + RunloopScale.findings,
+    ],
     columns: runloopColumns,
     defaultJobs: 4,
     extraSections: runloopSections,
@@ -156,15 +156,13 @@ public let runloopExperiment = ExperimentDefinition(
         var plan = variants.filter(\.includedByDefault).map(\.name)
         // The caller comparison: with the seed's callers, run the on-time placements again
         // with async callers, right after them.
-        if RunloopParameters(options).caller == .global, let at = plan.firstIndex(of: RunloopVariant.sharedThread.rawValue) {
+        if RunloopParameters(reading: options).caller == .global, let at = plan.firstIndex(of: RunloopVariant.sharedThread.rawValue) {
             plan.insert(contentsOf: [RunloopVariant.dedicatedThreadAsync, .sharedThreadAsync].map(\.rawValue), at: at + 1)
         }
-        return ScaleParameters.adjust(plan, options)
+        return ScaleParameters.adjust(plan, RunloopParameters(reading: options))
     },
-    performanceBar: RunloopBar.bar,
-    morePerformanceBars: [RunloopScaleBars.flood, RunloopScaleBars.tenfold],
-    validate: ScaleParameters.validate,
-    sweepPoints: RunloopSweep.reportPoints,
+    performanceBars: [RunloopBar.bar, RunloopScaleBars.flood, RunloopScaleBars.tenfold],
+    sweep: RunloopScale.sweep,
     parameters: RunloopParameters.self
 )
 

@@ -21,12 +21,6 @@ public enum RunloopVariant: String, CaseIterable, VariantName {
     case runUntilDateThread = "run-until-date@thread"
     /// The seed's commented-out callers: operations on an OperationQueue, run loops on the global queue.
     case globalQueueOperationQueue = "global-queue@operation-queue"
-    /// Timeout designs that do not hand the run loop one timer per request (async callers only).
-    case deadlineHeap = "deadline-heap"
-    case dispatchTimer = "dispatch-timer"
-    case taskSleep = "task-sleep"
-    /// Every design at several request counts, each point in a process of its own (`--sweep`).
-    case sweep
 
     /// The same placement with async callers (itself for the others).
     public var withAsyncCallers: RunloopVariant {
@@ -50,8 +44,7 @@ public enum RunloopVariant: String, CaseIterable, VariantName {
         case .sharedThreadAsync: (.sharedThread, .async)
         case .globalQueueOperationQueue: (.globalQueue, .operationQueue)
         case .literalRun: (.literalRun, nil)
-        case .spinNoSource, .spinWithSource, .syncSemaphoreMain, .syncRunloopMain, .timerInit, .runUntilDateThread,
-             .deadlineHeap, .dispatchTimer, .taskSleep, .sweep:
+        case .spinNoSource, .spinWithSource, .syncSemaphoreMain, .syncRunloopMain, .timerInit, .runUntilDateThread:
             preconditionFailure("\(rawValue) is not a request variant")
         }
     }
@@ -80,7 +73,14 @@ struct RunloopParameters: ExperimentParameters {
     /// The pitfalls' timer interval (timer-init) and how long the spinning wrapper waits.
     var interval: Seconds
 
-    init(_ options: ParsedOptions) {
+    /// Reads the flags and checks that they go together (`ScaleParameters.check`).
+    init(_ options: ParsedOptions) throws {
+        self.init(reading: options)
+        try ScaleParameters.check(self, options)
+    }
+
+    /// Reads the flags, unchecked.
+    init(reading options: ParsedOptions) {
         tasks = options.int("tasks")
         timeout = options.double("timeout")
         caller = CallerKind(rawValue: options.string("caller")) ?? .global
@@ -117,18 +117,18 @@ struct RunloopParameters: ExperimentParameters {
     }
 
     /// The pitfalls that time one short interval.
-    static let pitfallLimits = TrialLimits(budget: { _ in 10 }, estimate: { RunloopParameters($0).interval + 0.1 })
+    static let pitfallLimits = TrialLimits(budget: { _ in 10 }, estimate: { RunloopParameters(reading: $0).interval + 0.1 })
 
     /// `run-until-date@thread`: the guard's whole length, the watch past it, and slack.
-    static let guardLimits = TrialLimits(budget: { RunloopParameters($0).timeout + PlacementRuntime.guardSeconds + GuardRelease.grace + 15 },
-                                         estimate: { RunloopParameters($0).timeout + PlacementRuntime.guardSeconds + 0.6 },
+    static let guardLimits = TrialLimits(budget: { RunloopParameters(reading: $0).timeout + PlacementRuntime.guardSeconds + GuardRelease.grace + 15 },
+                                         estimate: { RunloopParameters(reading: $0).timeout + PlacementRuntime.guardSeconds + 0.6 },
                                          progressTotal: { _ in 3 })
 
     /// The main-thread wrappers: the harness ends a wrapper that takes no step for the
     /// deadlock window.
-    static let wrapperLimits = TrialLimits(budget: { 4 * RunloopParameters($0).request + 5 },
-                                           stallWindow: { RunloopParameters($0).wrapperDeadlockWindow },
-                                           estimate: { RunloopParameters($0).request + 0.2 },
+    static let wrapperLimits = TrialLimits(budget: { 4 * RunloopParameters(reading: $0).request + 5 },
+                                           stallWindow: { RunloopParameters(reading: $0).wrapperDeadlockWindow },
+                                           estimate: { RunloopParameters(reading: $0).request + 0.2 },
                                            progressTotal: { _ in MainThreadWrapper.steps }, progressMetric: RunloopMetric.steps)
 }
 

@@ -18,7 +18,7 @@ private func atLeast(_ v: VariantReport, _ censored: String, _ text: String?) ->
 /// Sections under the table: the caller comparison with the performance bar, and the thread
 /// timeline that explains why blocked callers are slow.
 @Sendable func runloopSections(_ report: ExperimentReport) -> [String] {
-    [callerSection(report), threadChart(report), SweepReport.section(report)].compactMap { $0 }
+    [callerSection(report), threadChart(report)].compactMap { $0 }
 }
 
 /// "Same placement, different callers", then the performance bar when it was measured.

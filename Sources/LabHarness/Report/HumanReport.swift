@@ -21,6 +21,7 @@ public enum HumanReport {
         lines.append("")
         lines.append(contentsOf: table(report, definition: definition, style: style, width: width))
         lines.append(contentsOf: StackSection.lines(report, style: style, width: width))
+        lines.append(contentsOf: SweepSection.lines(report, definition: definition, width: width))
         lines.append(contentsOf: sections(report, definition: definition, width: width))
 
         lines.append("")
@@ -88,13 +89,15 @@ public enum HumanReport {
     /// `width` (`TextTable`: the widest columns wrap first).
     public static func table(_ report: ExperimentReport, definition: ExperimentDefinition, style: Style,
                              width: Int = Terminal.defaultColumns) -> [String] {
-        let headers = ["variant", "outcome"] + definition.columns.map(\.header)
+        // A sweep's rows grade its family; the figures are in the sweep's own table.
+        let columns = report.sweep == nil ? definition.columns : []
+        let headers = ["variant", "outcome"] + columns.map(\.header)
         var rows: [[String]] = report.variants.map { v in
             var outcome = v.outcome.rawValue
             if let trials = v.trials, trials.count > 1 || (trials.values.first ?? 1) > 1 {
                 outcome += " " + trials.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }.joined(separator: ",")
             }
-            return [v.name, outcome] + definition.columns.map { $0.value(v) }
+            return [v.name, outcome] + columns.map { $0.value(v) }
         }
         rows.insert(headers, at: 0)
         let table = TextTable(rows: rows, rightAligned: Set(2..<headers.count))

@@ -19,7 +19,7 @@ enum GuardRelease {
     static let grace: Seconds = 2
 
     static func run(_ context: VariantContext) -> VariantRecord {
-        let p = RunloopParameters(context.options)
+        let p = context.parameters(RunloopParameters.self)
         let timeout = p.timeout, guardSeconds = PlacementRuntime.guardSeconds
         let promised = timeout + guardSeconds
         let control = StallWatch()

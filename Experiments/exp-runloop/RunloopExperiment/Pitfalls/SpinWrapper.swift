@@ -16,7 +16,7 @@ import Synchronization
 enum SpinWrapper {
 
     static func run(_ context: VariantContext, withSource: Bool) -> VariantRecord {
-        let duration = RunloopParameters(context.options).interval
+        let duration = context.parameters(RunloopParameters.self).interval
         final class Shared: Sendable {
             let done = Atomic<Bool>(false)
             let handle = Mutex<RunLoopHandle?>(nil)

@@ -27,7 +27,7 @@ enum TimerInit {
     }
 
     static func run(_ context: VariantContext) -> VariantRecord {
-        let interval = RunloopParameters(context.options).interval
+        let interval = context.parameters(RunloopParameters.self).interval
         let delays = Mutex<[Constructor: Seconds]>([:])
         let control = StallWatch()
         let armedAt = MonotonicClock.now()

@@ -9,7 +9,7 @@ import LabHarness
 /// blocked threads die with the process.
 enum RequestTrial {
     static func run(_ context: VariantContext, placement: Placement, caller: CallerKind) throws -> VariantRecord {
-        let parameters = RunloopParameters(context.options)
+        let parameters = context.parameters(RunloopParameters.self)
         let count = parameters.tasks
         let timeout = parameters.timeout
         let sampler = ThreadSampler(interval: 0.02)

@@ -1,55 +1,75 @@
 import LabHarness
 
-/// The part of exp-runloop that keeps many timeouts: the timeout designs' flags, variants and
-/// the findings the sweep over them evaluates. `RunloopExperiment.swift` refers to it by this name.
+/// The part of exp-runloop that keeps many timeouts: the timeout designs' variants and the
+/// sweep over them (`--sweep 10,100,1000,10000`), with its findings. `RunloopExperiment.swift`
+/// refers to it by this name.
 enum RunloopScale {
-    /// The flags of the designs that keep many timeouts: the sweep, and its children's point.
-    static let flags: [FlagSpec] = [
-        FlagSpec("sweep", .text(default: nil),
-                 help: "run every design that does not block on the pool (\(ScaleParameters.sweptDesigns.map(\.rawValue).joined(separator: ", "))) with async callers at each count, each point in a process of its own: one table, one chart (such as 10,100,1000,10000; up to \(ScaleParameters.maxTasks))",
-                 valueName: "N,N,...", reportKey: "sweep"),
-        FlagSpec("sweep-point", .text(default: nil), help: "internal: one point of a sweep, DESIGN:COUNT", valueName: "DESIGN:N", hidden: true),
-    ]
+    /// The designs that keep many timeouts without a run-loop timer per request, which run as
+    /// variants of their own (`--caller async --variant deadline-heap`).
+    static let designs: [TimeoutDesignName] = [.deadlineHeap, .dispatchTimer, .taskSleep]
 
-    /// The designs that keep many requests' timeouts without a timer per request on the run loop
-    /// (async callers only: each caller is a task racing its timeout), and the sweep over all of them.
-    static let variants: [Variant] = [
-        designVariant(.deadlineHeap, summary: "shared-thread's run-loop thread with ONE timer, re-armed for the earliest deadline of a min-heap (async callers)",
-                      completed: "every request woken by its timeout, on one run-loop thread, whatever the count"),
-        designVariant(.dispatchTimer, summary: "no run loop: a DispatchSourceTimer per request on one serial queue (async callers)",
-                      completed: "every request woken by its timeout; libdispatch keeps the timers, no thread of the design's own"),
-        designVariant(.taskSleep, summary: "no run loop, no thread: a child task sleeping until the deadline races the request (async callers)",
-                      completed: "every request woken by its timeout; the runtime's delayed jobs ride libdispatch's timers"),
-        Variant(RunloopVariant.sweep, summary: "--sweep: each design above and shared-thread at each count, async callers, one process per point",
-                expect: [
-                    OutcomeExpectation(.completed, .expected, "every point finished: the table and the chart are complete"),
-                    OutcomeExpectation(.timedOut, .interesting, "a point did not finish in its budget: that design fell behind at that count"),
-                ],
-                includedByDefault: false, limits: ScaleParameters.sweepLimits, body: RunloopSweep.run),
-    ]
+    static let variants = designs.map(variant)
 
-    /// A timeout design's variant: `--tasks` async requests racing their timeouts, kept by `name`'s
-    /// design. They share their outcomes but for what completing means for each.
-    static func designVariant(_ name: RunloopVariant, summary: String, completed: String) -> Variant {
-        Variant(name, summary: summary,
-                expect: [
-                    OutcomeExpectation(.completed, .expected, completed),
-                    OutcomeExpectation(.timedOut, .interesting, "still firing when the budget ran out: the design fell behind"),
-                    OutcomeExpectation(.firesEarly, .forbidden, "a request was woken before its deadline"),
-                ],
-                includedByDefault: false, limits: ScaleParameters.designLimits) { context in
-            guard let design = name.timeoutDesign else { throw SetupError("\(name.rawValue) is not a timeout design") }
-            return try ScaleTrial.run(context, design: design)
+    /// Every design, shared-thread's timer per request first, at every size of `--sweep`.
+    static let sweep = Sweep(
+        flag: "sweep", parameter: "tasks", range: 1...ScaleParameters.maxTasks,
+        help: "run every design that does not block on the pool (\(TimeoutDesignName.allCases.map(\.rawValue).joined(separator: ", "))) with async callers at each count, each point in a process of its own, one at a time: one table, one chart (such as 10,100,1000,10000; up to \(ScaleParameters.maxTasks))",
+        variants: TimeoutDesignName.allCases.map(variant),
+        findings: [
+            Finding("runloop.per-request-timers-degrade",
+                    claim: "with one run-loop timer per request (shared-thread), p99 lateness grows with the number of requests (≥ 5× over a sweep spanning 100×, beyond a same-moment control)",
+                    needs: [TimeoutDesignName.sharedThread], thresholds: [SweepVerdicts.ratio, SweepVerdicts.span, SweepVerdicts.noiseFloor],
+                    evaluate: SweepVerdicts.perRequestTimersDegrade),
+            Finding("runloop.deadline-heap-scales",
+                    claim: "at the sweep's largest count deadline-heap wakes every request on time (p99 within 50 ms of a same-moment control and at least 5× less late than shared-thread), adding at most 2 threads",
+                    needs: [TimeoutDesignName.sharedThread, .deadlineHeap],
+                    thresholds: [SweepVerdicts.ratio, SweepVerdicts.onTime, SweepVerdicts.threads, SweepVerdicts.noiseFloor],
+                    evaluate: SweepVerdicts.deadlineHeapScales),
+        ],
+        headers: ("design", "requests"),
+        columns: [.decimal("wall/T", TimeoutMetric.wallPerTimeout.rawValue, places: 3),
+                  .milliseconds("late p50", TimeoutMetric.latenessP50.rawValue), .milliseconds("p99", TimeoutMetric.latenessP99.rawValue),
+                  .milliseconds("max", TimeoutMetric.latenessMax.rawValue), .count("threads+", TimeoutMetric.threadsAdded.rawValue),
+                  .decimal("peak MB", TimeoutMetric.memoryPeak.rawValue, places: 0), .decimal("CPU s", TimeoutMetric.cpu.rawValue)],
+        chart: (TimeoutMetric.latenessP99, "p99 lateness against requests", Format.milliseconds),
+        notes: { priorityNote($0).map { [$0] } ?? [] })
+
+    /// A design's variant: `--tasks` async requests racing their timeouts, kept by `design`.
+    static func variant(_ design: TimeoutDesignName) -> Variant {
+        let completed = switch design {
+        case .sharedThread: "every request woken by its timeout, one run-loop timer each, on one thread"
+        case .deadlineHeap: "every request woken by its timeout, on one run-loop thread, whatever the count"
+        case .dispatchTimer: "every request woken by its timeout; libdispatch keeps the timers, no thread of the design's own"
+        case .taskSleep: "every request woken by its timeout; the runtime's delayed jobs ride libdispatch's timers"
+        }
+        let summary = switch design {
+        case .sharedThread: "one run-loop thread, one run-loop timer per request (async callers; in sweeps)"
+        case .deadlineHeap: "shared-thread's run-loop thread with ONE timer, re-armed for the earliest deadline of a min-heap (async callers)"
+        case .dispatchTimer: "no run loop: a DispatchSourceTimer per request on one serial queue (async callers)"
+        case .taskSleep: "no run loop, no thread: a child task sleeping until the deadline races the request (async callers)"
+        }
+        return Variant(design, summary,
+                       expect: [.expected(.completed, completed),
+                                .interesting(.timedOut, "still firing when the budget ran out: the design fell behind"),
+                                .forbidden(.firesEarly, "a request was woken before its deadline")],
+                       includedByDefault: false, time: ScaleParameters.time,
+                       // The control runs at the priority class of the design's own thread, so it
+                       // is held up by what holds that thread up, and by nothing more.
+                       instruments: design.runsOnRealtimeThread ? [.realtimeStallWatch] : [.stallWatch]) {
+            try TimeoutTrial.run($0, design: design)
         }
     }
 
-    /// The findings the sweep evaluates.
-    static let findings: [Finding] = [
-        Finding("runloop.per-request-timers-degrade",
-                claim: "with one run-loop timer per request (shared-thread), p99 lateness grows with the number of requests (≥ 5× over a sweep spanning 100×, beyond a same-moment control)",
-                needs: [RunloopVariant.sweep], evaluate: RunloopVerdicts.perRequestTimersDegrade),
-        Finding("runloop.deadline-heap-scales",
-                claim: "at the sweep's largest count deadline-heap wakes every request on time (p99 within 50 ms of a same-moment control and at least 5× less late than shared-thread), adding at most 2 threads",
-                needs: [RunloopVariant.sweep], evaluate: RunloopVerdicts.deadlineHeapScales),
-    ]
+    /// What priority the designs' own threads ran at, since it is part of what was measured.
+    static func priorityNote(_ points: [SweepPoint]) -> String? {
+        let asked = points.filter { $0[TimeoutMetric.threadsRealtime] != nil }
+        guard !asked.isEmpty else { return nil }
+        var names: [String] = []
+        for p in asked where !names.contains(p.variant) { names.append(p.variant) }
+        let refused = asked.filter { $0[TimeoutMetric.threadsRealtime] == 0 }.count
+        let designs = "threads of their own (\(names.joined(separator: ", ")))"
+        if refused == 0 { return "\(designs): real-time priority (SCHED_FIFO), at every point" }
+        if refused == asked.count { return "\(designs): normal priority, real-time was refused (needs root, CAP_SYS_NICE or RLIMIT_RTPRIO)" }
+        return "\(designs): real-time priority refused at \(refused) of \(asked.count) points"
+    }
 }

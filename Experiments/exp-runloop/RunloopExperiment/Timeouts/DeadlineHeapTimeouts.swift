@@ -40,6 +40,10 @@ public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
     private let stopping = Atomic<Bool>(false)
     private let handle = Mutex<RunLoopHandle?>(nil)
     private let grant = Mutex<RealtimePriority.Grant?>(nil)
+    private let timerSets = Atomic<Int>(0)
+
+    /// How many times the one run-loop timer was set: once per firing pass or earlier deadline.
+    public var timersArmed: Int? { timerSets.load(ordering: .relaxed) }
 
     public var name: TimeoutDesignName { .deadlineHeap }
 
@@ -136,6 +140,7 @@ public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
 
     private func setTimer(for deadline: Seconds) {
         guard let timer = loop.timer else { return }
+        timerSets.wrappingAdd(1, ordering: .relaxed)
         timer.fireDate = deadline.isFinite ? Date(timeIntervalSinceNow: deadline - MonotonicClock.now()) : .distantFuture
     }
 

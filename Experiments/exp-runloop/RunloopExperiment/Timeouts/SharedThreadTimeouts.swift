@@ -1,4 +1,5 @@
 import LabHarness
+import Synchronization
 
 /// `shared-thread` seen through the timeout-design interface: the existing shared run-loop
 /// thread, one run-loop `Timer` per request. It keeps no reference to the timers it adds, so a
@@ -11,6 +12,10 @@ public final class SharedThreadTimeouts: CallbackTimeoutDesign {
     public typealias Token = Void
 
     private let thread: SharedRunLoopThread
+    private let armed = Atomic<Int>(0)
+
+    /// Run-loop timers added so far: one per request.
+    public var timersArmed: Int? { armed.load(ordering: .relaxed) }
 
     public var name: TimeoutDesignName { .sharedThread }
 
@@ -24,7 +29,7 @@ public final class SharedThreadTimeouts: CallbackTimeoutDesign {
     }
 
     public func arm(at deadline: Seconds, onFire: @escaping @Sendable (Seconds) -> Void) {
-        thread.schedule(at: deadline, onArmed: {}, onFire: { onFire(MonotonicClock.now()) })
+        thread.schedule(at: deadline, onArmed: { self.armed.wrappingAdd(1, ordering: .relaxed) }, onFire: { onFire(MonotonicClock.now()) })
     }
 
     @discardableResult

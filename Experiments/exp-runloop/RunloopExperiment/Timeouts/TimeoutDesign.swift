@@ -26,6 +26,15 @@ public protocol TimeoutDesign: Sendable {
     /// it does not own) never does.
     var threadPriority: RealtimePriority.Grant? { get }
 
+    /// How many times the design set a timer so far, where it counts them (`nil` elsewhere):
+    /// one run-loop timer per request for `shared-thread`, one timer re-set per firing pass (or
+    /// per earlier deadline) for `deadline-heap`. It is the mechanism the sweep's findings name.
+    var timersArmed: Int? { get }
+
     /// Ends what the design started (threads, queues). Pending timeouts are abandoned.
     func stop()
+}
+
+extension TimeoutDesign {
+    public var timersArmed: Int? { nil }
 }

@@ -1,5 +1,9 @@
-/// The ways of keeping many requests' timeouts, by the name a placement and a sweep use.
-public enum TimeoutDesignName: String, Sendable, CaseIterable {
+import LabHarness
+
+/// The ways of keeping many requests' timeouts: one name each, for its variant (`--variant
+/// deadline-heap`), its sweep points and its verdicts (`shared-thread` is also the request
+/// placement of that name: the same thread, measured by the request trial there).
+public enum TimeoutDesignName: String, CaseIterable, VariantName {
     /// One run-loop thread, one run-loop `Timer` per request (the existing `shared-thread`).
     case sharedThread = "shared-thread"
     /// The same kind of run-loop thread, one run-loop timer re-armed for the earliest deadline
