@@ -54,7 +54,7 @@ public let runloopExperiment = ExperimentDefinition(
             OutcomeExpectation(.completed, .interesting, "every caller woke, late: the pool had room"),
             OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
         ]),
-        requestVariant(.globalQueueOperationQueue, summary: "global-queue with the article's commented-out callers: an operation each on an OperationQueue (maxConcurrentOperationCount 300)", expect: [
+        requestVariant(.globalQueue, callers: .operationQueue, summary: "global-queue with the article's commented-out callers: an operation each on an OperationQueue (maxConcurrentOperationCount 300)", expect: [
             OutcomeExpectation(.deadlock, .expected, "blocked operations hold pool threads like blocked global-queue blocks: the run loops never start"),
             OutcomeExpectation(.completed, .interesting, "every caller woke: the operations did not hold the pool the run loops need"),
             OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
@@ -75,11 +75,11 @@ public let runloopExperiment = ExperimentDefinition(
             OutcomeExpectation(.completed, .expected, "every timer fired on time, on one thread"),
             OutcomeExpectation(.deadlock, .forbidden, "the shared thread does not depend on the pool"),
         ]),
-        requestVariant(.dedicatedThreadAsync, summary: "dedicated-thread with async callers (added to the default run when --caller is global)", expect: [
+        requestVariant(.dedicatedThread, callers: .async, summary: "dedicated-thread with async callers (added to the default run when --caller is global)", expect: [
             OutcomeExpectation(.completed, .expected, "all requests done in about one timeout"),
             OutcomeExpectation(.deadlock, .forbidden, "nothing here waits for the pool"),
         ], includedByDefault: false),
-        requestVariant(.sharedThreadAsync, summary: "shared-thread with async callers: the performance bar (added like the one above)", expect: [
+        requestVariant(.sharedThread, callers: .async, summary: "shared-thread with async callers: the performance bar (added like the one above)", expect: [
             OutcomeExpectation(.completed, .expected, "all requests done in about one timeout, on one run-loop thread"),
             OutcomeExpectation(.deadlock, .forbidden, "nothing here waits for the pool"),
         ], includedByDefault: false),
@@ -174,14 +174,14 @@ public extension Outcome {
     static let firesEarly: Outcome = "fires-early"
 }
 
-/// A variant that times out `--tasks` requests with their run loops placed one way. The
-/// `@async` variants always have async callers; the others have the callers `--caller` says.
-func requestVariant(_ name: RunloopVariant, summary: String, expect: [OutcomeExpectation],
+/// A variant that times out `--tasks` requests with their run loops placed one way, named
+/// after its placement (`RunloopVariant(placement, callers:)`). With `callers`, the variant
+/// always has those; otherwise it has the callers `--caller` says.
+func requestVariant(_ placement: Placement, callers fixed: CallerKind? = nil, summary: String, expect: [OutcomeExpectation],
                     includedByDefault: Bool = true, claim: Claim? = nil) -> Variant {
-    let (placement, fixed) = name.request
-    return Variant(name, summary, expect: expect, claim: claim, includedByDefault: includedByDefault,
-                   time: .from { (p: RunloopParameters) in p.requestTime(placement, caller: fixed ?? p.caller) },
-                   progressMetric: MetricKey(RunloopMetric.completed)) { context in
+    Variant(RunloopVariant(placement, callers: fixed), summary, expect: expect, claim: claim, includedByDefault: includedByDefault,
+            time: .from { (p: RunloopParameters) in p.requestTime(placement, caller: fixed ?? p.caller) },
+            progressMetric: MetricKey(RunloopMetric.completed)) { context in
         try RequestTrial.run(context, placement: placement, caller: fixed ?? context.parameters(RunloopParameters.self).caller)
     }
 }
