@@ -101,7 +101,7 @@ struct RunloopParameters: ExperimentParameters {
     init(reading options: ParsedOptions) {
         tasks = options.int("tasks")
         timeout = options.double("timeout")
-        caller = CallerKind(rawValue: options.string("caller")) ?? .global
+        caller = options.choice("caller", as: CallerKind.self)
         request = options.double("request")
         interval = options.double("interval")
     }
@@ -134,20 +134,20 @@ struct RunloopParameters: ExperimentParameters {
                   budget: requestBodyBudget + 10, progressTotal: tasks)
     }
 
-    /// The pitfalls that time one short interval.
-    static let pitfallLimits = TrialLimits(budget: { _ in 10 }, estimate: { RunloopParameters(reading: $0).interval + 0.1 })
+    /// `run-until-date@thread`: the guard's whole length and a little more (the watch past
+    /// the guard date ends it early when the thread is released).
+    var guardTime: TrialTime {
+        TrialTime(expected: timeout + PlacementRuntime.guardSeconds + 0.6, progressTotal: 3)
+    }
 
-    /// `run-until-date@thread`: the guard's whole length, the watch past it, and slack.
-    static let guardLimits = TrialLimits(budget: { RunloopParameters(reading: $0).timeout + PlacementRuntime.guardSeconds + GuardRelease.grace + 15 },
-                                         estimate: { RunloopParameters(reading: $0).timeout + PlacementRuntime.guardSeconds + 0.6 },
-                                         progressTotal: { _ in 3 })
-
-    /// The main-thread wrappers: the harness ends a wrapper that takes no step for the
-    /// deadlock window.
-    static let wrapperLimits = TrialLimits(budget: { 4 * RunloopParameters(reading: $0).request + 5 },
-                                           stallWindow: { RunloopParameters(reading: $0).wrapperDeadlockWindow },
-                                           estimate: { RunloopParameters(reading: $0).request + 0.2 },
-                                           progressTotal: { _ in MainThreadWrapper.steps }, progressMetric: RunloopMetric.steps)
+    /// The main-thread wrappers: the harness ends a wrapper that takes no step for the deadlock
+    /// window (the only stall detector here: a wrapper blocks the thread that would watch),
+    /// and takes every thread's stack. The one that `hangs` is expected to be ended so, and its
+    /// budget is set just past that.
+    func wrapperTime(hangs: Bool) -> TrialTime {
+        TrialTime(expected: hangs ? 4 * request + 0.2 : request + 0.1, budget: hangs ? 4 * request + 5 : nil,
+                  stallWindow: wrapperDeadlockWindow, progressTotal: MainThreadWrapper.steps)
+    }
 }
 
 /// The metric keys exp-runloop records and reads back in its verdicts and report, spelled once.

@@ -12,9 +12,6 @@ enum RequestTrial {
         let parameters = context.parameters(RunloopParameters.self)
         let count = parameters.tasks
         let timeout = parameters.timeout
-        let sampler = ThreadSampler(interval: 0.02)
-        sampler.start()
-        let control = StallWatch()
         let baseline = ThreadCensus.count() ?? 0
         let log = RequestLog(count: count)
         let runtime = try PlacementRuntime(placement, timeout: timeout, log: log)
@@ -41,13 +38,11 @@ enum RequestTrial {
             }
         }
         let unreturned = placement.runLoopPerRequest ? log.count(.fired) - log.count(.released) : 0
-        let timeline = sampler.stop()
-        control.stop()
+        let timeline = context.threads?.stop() ?? ThreadTimeline(interval: 0, startedAt: context.startedAt, samples: [], samplerCPU: nil)
         runtime.stop()
 
         let times = log.snapshot()
-        var metrics = RequestMetrics.compute(times, timeout: timeout, endedAt: endedAt, control: control.delay)
-        metrics.merge(control.metrics)
+        var metrics = RequestMetrics.compute(times, timeout: timeout, endedAt: endedAt, control: context.machineDelay)
         metrics[RunloopMetric.threadsPeak] = Double(timeline.peak)
         metrics[RunloopMetric.threadsBaseline] = Double(baseline)
         metrics[RunloopMetric.runloopThreadsPeak] = Double(runtime.gauge.peak)
