@@ -105,14 +105,14 @@ public let runloopExperiment = ExperimentDefinition(
                     OutcomeExpectation(.deadlock, .expected, "the completion is queued for the main thread, which is blocked waiting for it"),
                     OutcomeExpectation(.completed, .forbidden, "the main queue ran while the main thread was blocked"),
                 ],
-                time: .from { (p: RunloopParameters) in p.wrapperTime(hangs: true) }, progressMetric: MetricKey(RunloopMetric.steps),
+                time: .from { (p: RunloopParameters) in p.wrapperTime(hangs: true) }, progressMetric: RunloopMetric.steps,
                 body: MainThreadWrapper.semaphore),
         Variant(RunloopVariant.syncRunloopMain, "the main thread runs its run loop until the completion has run",
                 expect: [
                     OutcomeExpectation(.completed, .expected, "the run loop drained the main queue, the completion ran, the wrapper returned"),
                     OutcomeExpectation(.deadlock, .forbidden, "the main run loop did not run the main queue"),
                 ],
-                time: .from { (p: RunloopParameters) in p.wrapperTime(hangs: false) }, progressMetric: MetricKey(RunloopMetric.steps),
+                time: .from { (p: RunloopParameters) in p.wrapperTime(hangs: false) }, progressMetric: RunloopMetric.steps,
                 body: MainThreadWrapper.runLoop),
         Variant(RunloopVariant.timerInit, "first-fire delay of each Timer constructor, same interval",
                 expect: [
@@ -181,7 +181,7 @@ func requestVariant(_ placement: Placement, callers fixed: CallerKind? = nil, su
                     includedByDefault: Bool = true, claim: Claim? = nil) -> Variant {
     Variant(RunloopVariant(placement, callers: fixed), summary, expect: expect, claim: claim, includedByDefault: includedByDefault,
             time: .from { (p: RunloopParameters) in p.requestTime(placement, caller: fixed ?? p.caller) },
-            instruments: [.stallWatch, .threadTimeline], progressMetric: MetricKey(RunloopMetric.completed)) { context in
+            instruments: [.stallWatch, .threadTimeline], progressMetric: RunloopMetric.completed) { context in
         try RequestTrial.run(context, placement: placement, caller: fixed ?? context.parameters(RunloopParameters.self).caller)
     }
 }

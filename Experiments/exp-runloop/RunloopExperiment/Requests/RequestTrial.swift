@@ -26,9 +26,6 @@ enum RequestTrial {
                                            budget: parameters.requestBodyBudget)
         let endedAt = MonotonicClock.now()
         let threadsAtEnd = ThreadCensus.threads()
-        // Stuck callers are seen where they wait, while they still wait.
-        var stacks: StackSnapshot?
-        if case .stalled = waited, caller.blocks || placement.runsOnPool { stacks = StackCapture.captureOwn() }
         // Per-request run loops should return right after their timers fire; give them a moment,
         // then count the ones that did not (the seed's `run()` never does).
         if placement.runLoopPerRequest, waited.reached {
@@ -42,6 +39,10 @@ enum RequestTrial {
         runtime.stop()
 
         let times = log.snapshot()
+        // Stuck callers are seen where they wait, while they still wait (after the snapshot: a
+        // caller that starts in between is in the stacks, not missing from them).
+        var stacks: StackSnapshot?
+        if case .stalled = waited, caller.blocks || placement.runsOnPool { stacks = StackCapture.captureOwn() }
         var metrics = RequestMetrics.compute(times, timeout: timeout, endedAt: endedAt, control: context.machineDelay)
         metrics[RunloopMetric.threadsPeak] = Double(timeline.peak)
         metrics[RunloopMetric.threadsBaseline] = Double(baseline)
