@@ -26,16 +26,16 @@ enum GuardRelease {
         let gauge = RunLoopThreadGauge()
         let progress = context.progress
         for (index, style) in [(untilDate, TimeoutRunLoop.Style.untilDate(guardSeconds: guardSeconds)), (forever, .forever)] {
-            log.mark(index, .submitted)
+            log.mark(index, \.submitted)
             NamedThread.start("rl.caller") {
-                log.mark(index, .started)
+                log.mark(index, \.started)
                 let done = DispatchSemaphore(value: 0)
                 DispatchQueue.global().async {
                     TimeoutRunLoop.run(index, timeout: timeout, style: style, log: log, gauge: gauge) { done.signal() }
                     if index == untilDate { progress.advance() }
                 }
                 done.wait()   // a thread caller: blocks its own thread, not a pool thread
-                log.mark(index, .woke)
+                log.mark(index, \.woke)
                 progress.advance()
             }
         }

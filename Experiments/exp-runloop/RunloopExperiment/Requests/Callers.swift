@@ -37,7 +37,7 @@ struct RequestClient: Sendable {
     /// The seed's `[[Foo new] test]`: blocks the calling thread on a semaphore until the
     /// request's timer fires.
     func callBlocking(_ index: Int) {
-        runtime.log.mark(index, .started)
+        runtime.log.mark(index, \.started)
         let done = DispatchSemaphore(value: 0)
         runtime.launch(index) { done.signal() }
         done.wait()   // blocks a pool thread (global callers) for the whole timeout: that is the point
@@ -46,7 +46,7 @@ struct RequestClient: Sendable {
 
     /// The same request without blocking a thread: the timer resumes a continuation.
     func callAsync(_ index: Int) async {
-        runtime.log.mark(index, .started)
+        runtime.log.mark(index, \.started)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             runtime.launch(index) { continuation.resume() }
         }
@@ -54,7 +54,7 @@ struct RequestClient: Sendable {
     }
 
     private func finished(_ index: Int) {
-        runtime.log.mark(index, .woke)
+        runtime.log.mark(index, \.woke)
         progress.advance()
     }
 }
@@ -71,7 +71,7 @@ enum Callers {
     /// Issues requests `0..<count`, each from its own caller of `kind`, and returns at once.
     static func launch(_ kind: CallerKind, count: Int, client: RequestClient) {
         for index in 0..<count {
-            client.runtime.log.mark(index, .submitted)
+            client.runtime.log.mark(index, \.submitted)
             switch kind {
             case .global:
                 DispatchQueue.global().async { client.callBlocking(index) }

@@ -77,8 +77,8 @@ final class PlacementRuntime: Sendable {
         case .operationQueue:
             operations?.addOperation { work(.untilStopped) }
         case .sharedThread:
-            shared?.schedule(at: MonotonicClock.now() + timeout, onArmed: { log.mark(index, .armed) }, onFire: {
-                log.mark(index, .fired)
+            shared?.schedule(at: MonotonicClock.now() + timeout, onArmed: { log.mark(index, \.armed) }, onFire: {
+                log.mark(index, \.fired)
                 onTimeout()
             })
         }

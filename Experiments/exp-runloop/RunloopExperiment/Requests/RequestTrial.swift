@@ -30,11 +30,11 @@ enum RequestTrial {
         // then count the ones that did not (the seed's `run()` never does).
         if placement.runLoopPerRequest, waited.reached {
             let settle = endedAt + min(0.5, max(0.1, timeout))
-            while log.count(.released) < log.count(.fired), MonotonicClock.now() < settle {
+            while log.count(\.released) < log.count(\.fired), MonotonicClock.now() < settle {
                 MonotonicClock.sleep(for: 0.01)
             }
         }
-        let unreturned = placement.runLoopPerRequest ? log.count(.fired) - log.count(.released) : 0
+        let unreturned = placement.runLoopPerRequest ? log.count(\.fired) - log.count(\.released) : 0
         let timeline = context.threads?.stop() ?? ThreadTimeline(interval: 0, startedAt: context.startedAt, samples: [], samplerCPU: nil)
         runtime.stop()
 

@@ -49,12 +49,12 @@ enum TimeoutRunLoop {
         // `Timer(fire:interval:repeats:block:)`, not `Timer(timeInterval:repeats:block:)`: on
         // Linux the latter fires at once (see the timer-init variant).
         let timer = Timer(fire: Date(timeIntervalSinceNow: timeout), interval: 0, repeats: false) { _ in
-            log.mark(index, .fired)
+            log.mark(index, \.fired)
             CFRunLoopStop(CFRunLoopGetCurrent())
             onTimeout()
         }
         runLoop.add(timer, forMode: .default)
-        log.mark(index, .armed)
+        log.mark(index, \.armed)
         switch style {
         case .untilStopped:
             CFRunLoopRun()
@@ -67,6 +67,6 @@ enum TimeoutRunLoop {
             runLoop.remove(port, forMode: .default)
             port.invalidate()
         }
-        log.mark(index, .released)
+        log.mark(index, \.released)
     }
 }
