@@ -42,12 +42,6 @@ enum RunloopVerdicts {
 
     static func onTime(excessP99: Double) -> Bool { excessP99 <= onTimeThreshold.value }
 
-    /// "beyond a same-moment control p99 3 ms (the control was held up 40 ms at worst)".
-    static func beyondControl(_ v: VariantReport, excessP99: Double) -> String {
-        let stall = v[MetricKey.controlStallMax].map { " (the control was held up \(Format.milliseconds($0)) at worst)" } ?? ""
-        return "beyond a same-moment control p99 \(Format.milliseconds(excessP99))\(stall)"
-    }
-
     /// The frame every semaphore wait of this experiment blocks in, as the stacks name it. The
     /// Swift overlay's `DispatchSemaphore.wait` tail-calls libdispatch, so its own frame never
     /// shows; libdispatch's slow path does (`_dispatch_semaphore_wait_slow`).
@@ -58,35 +52,35 @@ enum RunloopVerdicts {
         v.mechanism ?? .notSeen("\(v.name) recorded no mechanism (\(v.outcome))")
     }
 
+    /// Whether every timer of `v` fired on time beyond its same-moment control, and the
+    /// sentence that says so: "40 of 40 timers fired, p99 3 ms late (max 4 ms), beyond a
+    /// same-moment control p99 2 ms (the control was held up 40 ms at worst)"; `nil` when no
+    /// timer fired.
+    static func timers(_ v: VariantReport) -> (onTime: Bool, text: String)? {
+        let total = v[RunloopMetric.total] ?? 0, fired = v[RunloopMetric.fired] ?? 0
+        guard let p99 = v[RunloopMetric.latenessP99Ms], let excess = v[RunloopMetric.latenessExcessP99Ms] else { return nil }
+        let stall = v[MetricKey.controlStallMax].map { " (the control was held up \(Format.milliseconds($0)) at worst)" } ?? ""
+        return (fired == total && onTime(excessP99: excess),
+                "\(Format.count(fired)) of \(Format.count(total)) timers fired, p99 \(Format.milliseconds(p99)) late (max \(Format.milliseconds(v[RunloopMetric.latenessMaxMs] ?? 0))), beyond a same-moment control p99 \(Format.milliseconds(excess))\(stall)")
+    }
+
     static func dedicatedThreadHonorsTimeouts(_ inputs: FindingInputs) -> Verdict {
         let v = inputs[RunloopVariant.dedicatedThread]
-        let total = v[RunloopMetric.total] ?? 0, fired = v[RunloopMetric.fired] ?? 0
-        guard let p99 = v[RunloopMetric.latenessP99Ms], let excess = v[RunloopMetric.latenessExcessP99Ms] else {
-            return .notJudged("dedicated-thread ended \(v.outcome) with no timer fired: \(v.evidence ?? "")")
-        }
-        let text = "\(Format.count(fired)) of \(Format.count(total)) timers fired, p99 \(Format.milliseconds(p99)) late (max \(Format.milliseconds(v[RunloopMetric.latenessMaxMs] ?? 0))), "
-            + beyondControl(v, excessP99: excess)
-            + ", on up to \(Format.count(v[RunloopMetric.runloopThreadsPeak] ?? 0)) run-loop threads at once"
-        return Verdict(symptom: fired == total && onTime(excessP99: excess), mechanism: mechanism(v), text)
+        guard let timers = timers(v) else { return .notJudged("dedicated-thread ended \(v.outcome) with no timer fired: \(v.evidence ?? "")") }
+        return Verdict(symptom: timers.onTime, mechanism: mechanism(v),
+                       timers.text + ", on up to \(Format.count(v[RunloopMetric.runloopThreadsPeak] ?? 0)) run-loop threads at once")
     }
 
     static func sharedThreadScales(_ inputs: FindingInputs) -> Verdict {
         let v = inputs[RunloopVariant.sharedThread]
-        let total = v[RunloopMetric.total] ?? 0, fired = v[RunloopMetric.fired] ?? 0
+        guard let timers = timers(v) else { return .notJudged("shared-thread ended \(v.outcome) with no timer fired: \(v.evidence ?? "")") }
         let loops = v[RunloopMetric.runloopThreadsPeak] ?? 0
-        guard let p99 = v[RunloopMetric.latenessP99Ms], let excess = v[RunloopMetric.latenessExcessP99Ms] else {
-            return .notJudged("shared-thread ended \(v.outcome) with no timer fired: \(v.evidence ?? "")")
-        }
-        var text = "\(Format.count(fired)) of \(Format.count(total)) timers fired on \(Format.count(loops)) run-loop thread, p99 \(Format.milliseconds(p99)) late, "
-            + beyondControl(v, excessP99: excess)
         // The thread-per-request cost is clearest without blocked callers throttling it.
-        for other in [RunloopVariant.dedicatedThreadAsync, .dedicatedThread] {
-            if let theirs = inputs.ran(other)?[RunloopMetric.runloopThreadsPeak] {
-                text += " (\(other.rawValue) needed \(Format.count(theirs)) at once)"
-                break
-            }
-        }
-        return Verdict(symptom: fired == total && onTime(excessP99: excess) && loops == 1, mechanism: mechanism(v), text)
+        let other = [RunloopVariant.dedicatedThreadAsync, .dedicatedThread].lazy.compactMap { o in
+            inputs.ran(o)?[RunloopMetric.runloopThreadsPeak].map { " (\(o.rawValue) needed \(Format.count($0)) at once)" }
+        }.first ?? ""
+        return Verdict(symptom: timers.onTime && loops == 1, mechanism: mechanism(v),
+                       timers.text + ", on \(Format.count(loops)) run-loop thread\(other)")
     }
 
     static func blockedCallersThrottle(_ inputs: FindingInputs) -> Verdict {
@@ -94,12 +88,10 @@ enum RunloopVerdicts {
         guard p.caller == .global else {
             return .notJudged("this run's callers were \(p.caller.phrase); the finding compares global-queue callers with async ones (run with --caller global)")
         }
-        var blockedText: [String] = [], freeText: [String] = [], queued: [Evidence] = []
-        var typicalLate = 0.0, worstLate = 0.0, typicalExcess = 0.0, worstExcess = 0.0, total = 0.0
-        var holds = true
+        var parts: [String] = [], queued: [Evidence] = [], holds = true
         for placement in [RunloopVariant.dedicatedThread, .sharedThread] {
             guard let blocked = inputs.ran(placement), let free = inputs.ran(placement.withAsyncCallers) else { continue }
-            total = blocked[RunloopMetric.total] ?? 0
+            let total = blocked[RunloopMetric.total] ?? 0
             let blockedWall = blocked[RunloopMetric.wallS] ?? .nan, freeWall = free[RunloopMetric.wallS] ?? .nan
             // The async run's wall time without what machine stalls took from it (a control
             // thread in the same process was held up that long): stalls neither make it look
@@ -110,26 +102,19 @@ enum RunloopVerdicts {
             // time beyond its same-moment control, and even the latest one explains less than
             // a tenth of the stretch.
             let onTime = blocked[RunloopMetric.fired] == total && onTime(excessP99: p50) && worst / 1000 < (blockedWall - freeNet) / 10
-            let stretched = blockedWall >= stretch.value * freeNet
-            let oneTimeout = free[RunloopMetric.completed] == free[RunloopMetric.total] && freeNet <= aboutOneTimeout.value * p.timeout
-            holds = holds && onTime && stretched && oneTimeout
-            typicalLate = max(typicalLate, blocked[RunloopMetric.latenessP50Ms] ?? .infinity)
-            worstLate = max(worstLate, blocked[RunloopMetric.latenessMaxMs] ?? .infinity)
-            typicalExcess = max(typicalExcess, p50)
-            worstExcess = max(worstExcess, worst)
+            holds = holds && onTime && blockedWall >= stretch.value * freeNet
+                && free[RunloopMetric.completed] == free[RunloopMetric.total] && freeNet <= aboutOneTimeout.value * p.timeout
             // The mechanism: the blocked callers queued for pool threads (fewer in flight at
             // once than there were callers), while every async caller waited at once.
             let inFlight = blocked[RunloopMetric.inFlightPeak] ?? 0, freeInFlight = free[RunloopMetric.inFlightPeak] ?? 0
             queued.append(.when(inFlight >= 1 && inFlight < total && freeInFlight == total,
                                 "\(placement.rawValue): at most \(Format.count(inFlight)) of \(Format.count(total)) global-queue callers blocked at once (the rest queued for a pool thread, the last for \(Format.seconds(blocked[RunloopMetric.callerDelayMaxS] ?? 0))), all \(Format.count(freeInFlight)) async callers waiting at once",
                                 otherwise: "\(placement.rawValue): \(Format.count(inFlight)) of \(Format.count(total)) global-queue callers in flight at once and \(Format.count(freeInFlight)) async ones: the callers did not queue for the pool"))
-            blockedText.append("\(Format.seconds(blockedWall)) (\(placement.rawValue))")
-            let stall = freeWall - freeNet >= 0.005 ? " (\(Format.seconds(freeNet)) without the \(Format.seconds(freeWall - freeNet)) a control thread lost to the machine)" : ""
-            freeText.append("\(Format.seconds(freeWall)) = \(Format.decimal(freeWall / p.timeout, places: 2)) × timeout\(stall)")
+            let stall = freeWall - freeNet >= 0.005 ? ", \(Format.seconds(freeNet)) without the \(Format.seconds(freeWall - freeNet)) a control thread lost to the machine" : ""
+            parts.append("\(placement.rawValue): \(Format.count(total)) global-queue callers took \(Format.seconds(blockedWall)) with timers on time (beyond a same-moment control p50 \(Format.milliseconds(p50)), worst \(Format.milliseconds(worst))), async callers \(Format.seconds(freeWall)) = \(Format.decimal(freeWall / p.timeout, places: 2)) × timeout\(stall)")
         }
         guard !queued.isEmpty else { return .notJudged("no placement ran with both kinds of callers") }
-        let text = "\(Format.count(total)) global-queue callers: \(blockedText.joined(separator: ", ")) with timers on time (p50 ≤ \(Format.milliseconds(typicalLate)), worst \(Format.milliseconds(worstLate)) late; beyond a same-moment control p50 ≤ \(Format.milliseconds(typicalExcess)), worst \(Format.milliseconds(worstExcess))); async callers: \(freeText.joined(separator: ", "))"
-        return Verdict(symptom: holds, mechanism: .all(queued), text)
+        return Verdict(symptom: holds, mechanism: .all(queued), parts.joined(separator: "; "))
     }
 
     static func noSourceSpins(_ inputs: FindingInputs) -> Verdict {
