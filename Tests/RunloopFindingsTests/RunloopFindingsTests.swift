@@ -52,14 +52,14 @@ final class RunloopFindingsTests: XCTestCase {
     /// The global-queue claim is about callers that hold pool threads while they wait. With
     /// thread callers the run loops get pool threads as the pool grows, and how many timers are
     /// on time depends on that growth against the request count: no evidence either way. So the
-    /// finding is reported as not applicable to such a run (it never fails it), and a run that
-    /// judged nothing else says so and exits 1.
+    /// claim's mechanism is not seen in such a run: it is not judged (never reproduced), and a
+    /// run that judged nothing else exits 1.
     func testTheGlobalQueueClaimIsNotJudgedWithThreadCallers() throws {
         let report = try run(["--caller", "thread", "--variant", "global-queue"], requests: 10)
         let finding = try XCTUnwrap(report.finding("runloop.global-queue-misses-timeouts"))
-        XCTAssertFalse(finding.applicable, finding.summary)
+        XCTAssertEqual(finding.judged, false, finding.summary)
+        XCTAssertFalse(finding.reproduced, finding.summary)
         XCTAssertTrue(finding.summary.contains("leave the pool free"), finding.summary)
-        XCTAssertTrue(report.judgedNothing)
         XCTAssertFalse(report.passed)
     }
 
@@ -243,8 +243,9 @@ final class RunloopFindingsTests: XCTestCase {
             "dedicated-thread@async", "shared-thread@async", "spin-no-source", "spin-with-source",
             "sync-semaphore-main", "sync-runloop-main", "timer-init",
         ])
-        // Every finding but the sweep's, which only a run with --sweep evaluates.
-        XCTAssertEqual(report.findings.map(\.id), runloopExperiment.findings.map(\.id))
+        // Every variant's claim, then every finding.
+        XCTAssertEqual(report.findings.map(\.id), runloopExperiment.variants.compactMap(\.claim?.id)
+                       + runloopExperiment.findings.map(\.id))
         for id in ["runloop.global-queue-misses-timeouts", "runloop.no-source-spins",
                    "runloop.semaphore-sync-deadlocks-main", "runloop.linux-timer-init-fires-immediately"] {
             let finding = try XCTUnwrap(report.finding(id))

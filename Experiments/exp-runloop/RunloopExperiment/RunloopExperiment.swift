@@ -39,7 +39,8 @@ public let runloopExperiment = ExperimentDefinition(
             OutcomeExpectation(.deadlock, .expected, "the run-loop blocks wait for pool threads that the waiting callers hold: no caller wakes"),
             OutcomeExpectation(.completed, .interesting, "every caller woke, late: the pool had room (few requests, or callers that do not block)"),
             OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
-        ]),
+        ], claim: Claim("runloop.global-queue-misses-timeouts",
+                        "with run loops on the global queue and callers blocked on it, requests see their timeout far too late or never")),
         requestVariant(.runUntilDate, summary: "global-queue with the article's double guard, run(until: timeout + 5 s)", expect: [
             OutcomeExpectation(.deadlock, .expected, "the guard never runs: it is inside the block that never starts"),
             OutcomeExpectation(.completed, .interesting, "every caller woke, late: the pool had room (callers that do not block it)"),
@@ -53,11 +54,12 @@ public let runloopExperiment = ExperimentDefinition(
             OutcomeExpectation(.completed, .interesting, "every caller woke, late: the pool had room"),
             OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
         ]),
-        requestVariant(.globalQueueOperationQueue, summary: "global-queue with the article's commented-out callers: an operation each on an OperationQueue (maxConcurrentOperationCount 300)", expect: [
+        requestVariant(.globalQueue, callers: .operationQueue, summary: "global-queue with the article's commented-out callers: an operation each on an OperationQueue (maxConcurrentOperationCount 300)", expect: [
             OutcomeExpectation(.deadlock, .expected, "blocked operations hold pool threads like blocked global-queue blocks: the run loops never start"),
             OutcomeExpectation(.completed, .interesting, "every caller woke: the operations did not hold the pool the run loops need"),
             OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
-        ]),
+        ], claim: Claim("runloop.operation-queue-callers-hold-the-pool",
+                        "callers that are operations on an OperationQueue (maxConcurrentOperationCount 300) block pool threads like global-queue callers: run loops on the global queue see their timeouts far too late or never")),
         Variant(RunloopVariant.runUntilDateThread, summary: "the double guard with thread callers: run(until: timeout + 5 s) beside run(), both on the global queue",
                 expect: [
                     OutcomeExpectation(.completed, .expected, "run(until:) released its thread at about timeout + guard; run() kept its own"),
@@ -73,11 +75,11 @@ public let runloopExperiment = ExperimentDefinition(
             OutcomeExpectation(.completed, .expected, "every timer fired on time, on one thread"),
             OutcomeExpectation(.deadlock, .forbidden, "the shared thread does not depend on the pool"),
         ]),
-        requestVariant(.dedicatedThreadAsync, summary: "dedicated-thread with async callers (added to the default run when --caller is global)", expect: [
+        requestVariant(.dedicatedThread, callers: .async, summary: "dedicated-thread with async callers (added to the default run when --caller is global)", expect: [
             OutcomeExpectation(.completed, .expected, "all requests done in about one timeout"),
             OutcomeExpectation(.deadlock, .forbidden, "nothing here waits for the pool"),
         ], includedByDefault: false),
-        requestVariant(.sharedThreadAsync, summary: "shared-thread with async callers: the performance bar (added like the one above)", expect: [
+        requestVariant(.sharedThread, callers: .async, summary: "shared-thread with async callers: the performance bar (added like the one above)", expect: [
             OutcomeExpectation(.completed, .expected, "all requests done in about one timeout, on one run-loop thread"),
             OutcomeExpectation(.deadlock, .forbidden, "nothing here waits for the pool"),
         ], includedByDefault: false),
@@ -120,35 +122,32 @@ public let runloopExperiment = ExperimentDefinition(
                 limits: RunloopParameters.pitfallLimits, body: TimerInit.run),
     ] + RunloopScale.variants,
     findings: [
-        Finding("runloop.global-queue-misses-timeouts",
-                claim: "with run loops on the global queue and callers blocked on it, requests see their timeout far too late or never",
-                needs: [RunloopVariant.globalQueue], premiseMissing: RunloopVerdicts.callersLeaveThePoolFree,
-                evaluate: RunloopVerdicts.globalQueueMissesTimeouts),
         Finding("runloop.dedicated-thread-honors-timeouts",
                 claim: "with a thread per run loop every timer fires within 50 ms of its deadline (p99), beyond what a same-moment control thread was held up",
-                needs: [RunloopVariant.dedicatedThread], evaluate: RunloopVerdicts.dedicatedThreadHonorsTimeouts),
+                needs: [RunloopVariant.dedicatedThread], thresholds: [RunloopVerdicts.onTimeThreshold], evaluate: RunloopVerdicts.dedicatedThreadHonorsTimeouts),
         Finding("runloop.shared-thread-scales",
                 claim: "one run loop thread serves all requests' timers on time (as above), adding one thread, not one per request",
-                needs: [RunloopVariant.sharedThread], evaluate: RunloopVerdicts.sharedThreadScales),
+                needs: [RunloopVariant.sharedThread], thresholds: [RunloopVerdicts.onTimeThreshold], evaluate: RunloopVerdicts.sharedThreadScales),
         Finding("runloop.blocked-callers-throttle",
                 claim: "callers blocked on the global queue stretch the total time even when every timer is on time; async callers finish all requests in about one timeout",
-                needs: [RunloopVariant.dedicatedThread, .dedicatedThreadAsync], evaluate: RunloopVerdicts.blockedCallersThrottle),
+                needs: [RunloopVariant.dedicatedThread, .dedicatedThreadAsync],
+                thresholds: [RunloopVerdicts.onTimeThreshold, RunloopVerdicts.stretch, RunloopVerdicts.aboutOneTimeout], evaluate: RunloopVerdicts.blockedCallersThrottle),
         Finding("runloop.no-source-spins",
                 claim: "no source means a busy loop (CPU >= 0.5 s per wall second); a source brings it near zero",
-                needs: [RunloopVariant.spinNoSource, .spinWithSource], evaluate: RunloopVerdicts.noSourceSpins),
+                needs: [RunloopVariant.spinNoSource, .spinWithSource],
+                thresholds: [RunloopVerdicts.busyCPU, RunloopVerdicts.busyRunnable, RunloopVerdicts.quietCPU, RunloopVerdicts.returnsAtOnce], evaluate: RunloopVerdicts.noSourceSpins),
         Finding("runloop.semaphore-sync-deadlocks-main",
                 claim: "the semaphore wrapper on the main thread deadlocks; the run loop wrapper completes",
                 needs: [RunloopVariant.syncSemaphoreMain, .syncRunloopMain], evaluate: RunloopVerdicts.semaphoreSyncDeadlocksMain),
         Finding("runloop.run-until-date-releases-at-guard",
                 claim: "with callers that give the block a thread, run(until: timeout + guard) releases its thread at about timeout + guard while run() never does; under global callers the run-loop blocks never start (at most one in ten does), guard and all",
-                needs: [RunloopVariant.runUntilDate, .runUntilDateThread], evaluate: RunloopVerdicts.runUntilDateReleasesAtGuard),
-        Finding("runloop.operation-queue-callers-hold-the-pool",
-                claim: "callers that are operations on an OperationQueue (maxConcurrentOperationCount 300) block pool threads like global-queue callers: run loops on the global queue see their timeouts far too late or never (at most one in ten on time)",
-                needs: [RunloopVariant.globalQueueOperationQueue], evaluate: RunloopVerdicts.operationQueueCallersHoldThePool),
+                needs: [RunloopVariant.runUntilDate, .runUntilDateThread],
+                thresholds: [RunloopVerdicts.guardEarly, RunloopVerdicts.guardLate, RunloopVerdicts.fewStarted], evaluate: RunloopVerdicts.runUntilDateReleasesAtGuard),
         Finding("runloop.linux-timer-init-fires-immediately",
                 claim: "Timer(timeInterval:repeats:block:) fires at once on Linux, not after its interval",
                 needs: [RunloopVariant.timerInit], appliesWhen: { $0.isLinux },
-                notApplicableReason: "Darwin's Foundation waits the interval", evaluate: RunloopVerdicts.linuxTimerInitFiresImmediately),
+                notApplicableReason: "Darwin's Foundation waits the interval",
+                thresholds: [RunloopVerdicts.atOnce, RunloopVerdicts.afterInterval], evaluate: RunloopVerdicts.linuxTimerInitFiresImmediately),
     ],
     columns: runloopColumns,
     defaultJobs: 4,
@@ -175,13 +174,14 @@ public extension Outcome {
     static let firesEarly: Outcome = "fires-early"
 }
 
-/// A variant that times out `--tasks` requests with their run loops placed one way. The
-/// `@async` variants always have async callers; the others have the callers `--caller` says.
-func requestVariant(_ name: RunloopVariant, summary: String, expect: [OutcomeExpectation],
-                    includedByDefault: Bool = true) -> Variant {
-    let (placement, fixed) = name.request
-    return Variant(name, summary: summary, expect: expect, includedByDefault: includedByDefault,
-                   limits: RunloopParameters.requestLimits(placement, caller: fixed)) { context in
+/// A variant that times out `--tasks` requests with their run loops placed one way, named
+/// after its placement (`RunloopVariant(placement, callers:)`). With `callers`, the variant
+/// always has those; otherwise it has the callers `--caller` says.
+func requestVariant(_ placement: Placement, callers fixed: CallerKind? = nil, summary: String, expect: [OutcomeExpectation],
+                    includedByDefault: Bool = true, claim: Claim? = nil) -> Variant {
+    Variant(RunloopVariant(placement, callers: fixed), summary, expect: expect, claim: claim, includedByDefault: includedByDefault,
+            time: .from { (p: RunloopParameters) in p.requestTime(placement, caller: fixed ?? p.caller) },
+            progressMetric: MetricKey(RunloopMetric.completed)) { context in
         try RequestTrial.run(context, placement: placement, caller: fixed ?? context.parameters(RunloopParameters.self).caller)
     }
 }

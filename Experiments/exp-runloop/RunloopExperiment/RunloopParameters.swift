@@ -1,52 +1,70 @@
 import LabHarness
 
 /// exp-runloop's variants by name: the declaration, the verdicts, the report and the tests
-/// all refer to these cases, so a rename fails to compile instead of showing "—".
-public enum RunloopVariant: String, CaseIterable, VariantName {
-    case globalQueue = "global-queue"
-    case runUntilDate = "run-until-date"
-    case operationQueue = "operation-queue"
-    case dedicatedThread = "dedicated-thread"
-    case sharedThread = "shared-thread"
+/// all refer to these, so a rename fails to compile instead of showing "—".
+///
+/// One name per design: a request variant is built from its run loop's `Placement` (the
+/// design), with `@callers` when its callers are fixed whatever `--caller` says
+/// (`dedicated-thread@async`), so its name, its placement and its callers cannot disagree, and
+/// a pitfall has no placement to ask for. The CLI names are the raw values.
+public struct RunloopVariant: VariantName, CustomStringConvertible {
+    public let rawValue: String
+    /// The placement a request variant times out its requests with; `nil` for a pitfall.
+    let placement: Placement?
+    /// The callers a request variant always has; `nil`: the ones `--caller` says.
+    let callers: CallerKind?
+
+    /// The request variant of `placement`, with `callers` fixed when given.
+    init(_ placement: Placement, callers: CallerKind? = nil) {
+        rawValue = placement.rawValue + (callers.map { "@\($0.rawValue)" } ?? "")
+        self.placement = placement
+        self.callers = callers
+    }
+
+    private init(pitfall name: String) {
+        rawValue = name
+        placement = nil
+        callers = nil
+    }
+
+    /// A declared variant by its CLI name.
+    public init?(rawValue: String) {
+        guard let known = RunloopVariant.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = known
+    }
+
+    public var description: String { rawValue }
+
+    public static let globalQueue = RunloopVariant(.globalQueue)
+    public static let runUntilDate = RunloopVariant(.runUntilDate)
+    public static let operationQueue = RunloopVariant(.operationQueue)
+    public static let dedicatedThread = RunloopVariant(.dedicatedThread)
+    public static let sharedThread = RunloopVariant(.sharedThread)
     /// The caller comparison: the on-time placements with async callers whatever `--caller` says.
-    case dedicatedThreadAsync = "dedicated-thread@async"
-    case sharedThreadAsync = "shared-thread@async"
-    case literalRun = "literal-run"
-    case spinNoSource = "spin-no-source"
-    case spinWithSource = "spin-with-source"
-    case syncSemaphoreMain = "sync-semaphore-main"
-    case syncRunloopMain = "sync-runloop-main"
-    case timerInit = "timer-init"
-    /// The seed's double guard with thread callers, beside `run()`: when is the thread released?
-    case runUntilDateThread = "run-until-date@thread"
+    public static let dedicatedThreadAsync = RunloopVariant(.dedicatedThread, callers: .async)
+    public static let sharedThreadAsync = RunloopVariant(.sharedThread, callers: .async)
     /// The seed's commented-out callers: operations on an OperationQueue, run loops on the global queue.
-    case globalQueueOperationQueue = "global-queue@operation-queue"
+    public static let globalQueueOperationQueue = RunloopVariant(.globalQueue, callers: .operationQueue)
+    public static let literalRun = RunloopVariant(.literalRun)
+    public static let spinNoSource = RunloopVariant(pitfall: "spin-no-source")
+    public static let spinWithSource = RunloopVariant(pitfall: "spin-with-source")
+    public static let syncSemaphoreMain = RunloopVariant(pitfall: "sync-semaphore-main")
+    public static let syncRunloopMain = RunloopVariant(pitfall: "sync-runloop-main")
+    public static let timerInit = RunloopVariant(pitfall: "timer-init")
+    /// The seed's double guard with thread callers, beside `run()`: when is the thread released?
+    /// A trial of its own (`GuardRelease`), not a request variant.
+    public static let runUntilDateThread = RunloopVariant(pitfall: "run-until-date@thread")
+
+    static let all: [RunloopVariant] = [
+        .globalQueue, .runUntilDate, .operationQueue, .dedicatedThread, .sharedThread, .dedicatedThreadAsync,
+        .sharedThreadAsync, .globalQueueOperationQueue, .literalRun, .spinNoSource, .spinWithSource,
+        .syncSemaphoreMain, .syncRunloopMain, .timerInit, .runUntilDateThread,
+    ]
 
     /// The same placement with async callers (itself for the others).
     public var withAsyncCallers: RunloopVariant {
-        switch self {
-        case .dedicatedThread: .dedicatedThreadAsync
-        case .sharedThread: .sharedThreadAsync
-        default: self
-        }
-    }
-
-    /// A request variant's placement and, for the `@async` ones, its fixed callers. The
-    /// pitfalls are not request variants; asking for theirs is a programming error.
-    var request: (placement: Placement, caller: CallerKind?) {
-        switch self {
-        case .globalQueue: (.globalQueue, nil)
-        case .runUntilDate: (.runUntilDate, nil)
-        case .operationQueue: (.operationQueue, nil)
-        case .dedicatedThread: (.dedicatedThread, nil)
-        case .sharedThread: (.sharedThread, nil)
-        case .dedicatedThreadAsync: (.dedicatedThread, .async)
-        case .sharedThreadAsync: (.sharedThread, .async)
-        case .globalQueueOperationQueue: (.globalQueue, .operationQueue)
-        case .literalRun: (.literalRun, nil)
-        case .spinNoSource, .spinWithSource, .syncSemaphoreMain, .syncRunloopMain, .timerInit, .runUntilDateThread:
-            preconditionFailure("\(rawValue) is not a request variant")
-        }
+        guard let placement, callers == nil, placement == .dedicatedThread || placement == .sharedThread else { return self }
+        return RunloopVariant(placement, callers: .async)
     }
 }
 
@@ -105,16 +123,15 @@ struct RunloopParameters: ExperimentParameters {
         max(10, 4 * RunloopTiming.throttledPool(items: tasks, hold: timeout + PlacementRuntime.guardSeconds))
     }
 
-    /// Request variants: the harness kills a child a little after the trial's own deadlock
-    /// rule or budget would have ended it.
-    static func requestLimits(_ placement: Placement, caller fixed: CallerKind?) -> TrialLimits {
-        TrialLimits(budget: { RunloopParameters(reading: $0).requestBodyBudget + 10 },
-                    stallWindow: { RunloopParameters(reading: $0).deadlockWindow + 5 },
-                    estimate: { o in
-                        let p = RunloopParameters(reading: o)
-                        return RunloopTiming.estimate(placement, caller: fixed ?? p.caller, requests: p.tasks, timeout: p.timeout)
-                    },
-                    progressTotal: { RunloopParameters(reading: $0).tasks }, progressMetric: RunloopMetric.completed)
+    /// A request variant's time: its estimate, and a budget past the trial's own (the harness
+    /// kills a child that overruns it). No stall window: the trial detects its own stall
+    /// (`RequestTrial`), because the mechanism its claims need (which callers had started,
+    /// which were waiting in the semaphore, which run loops were queued) is in its request log
+    /// and in the stacks it takes at that moment; a second detector in the harness would only
+    /// race it and leave a record without that evidence.
+    func requestTime(_ placement: Placement, caller: CallerKind) -> TrialTime {
+        TrialTime(expected: RunloopTiming.estimate(placement, caller: caller, requests: tasks, timeout: timeout),
+                  budget: requestBodyBudget + 10, progressTotal: tasks)
     }
 
     /// The pitfalls that time one short interval.

@@ -15,6 +15,9 @@ public enum CallerKind: String, Sendable, CaseIterable {
     /// Operations run on the same global pool, so each blocked one holds a pool thread.
     case operationQueue = "operation-queue"
 
+    /// Whether each caller blocks a thread while it waits (a pool thread, but for `.thread`).
+    var blocks: Bool { self != .async }
+
     /// How the report says it.
     var phrase: String {
         switch self {

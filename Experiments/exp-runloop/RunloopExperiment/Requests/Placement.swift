@@ -19,6 +19,9 @@ public enum Placement: String, Sendable, CaseIterable {
     /// `dedicatedThread` as the seed wrote it: a port, `RunLoop.run()` and `CFRunLoopStop`.
     case literalRun = "literal-run"
 
+    /// Whether the run loops wait for the global pool's threads, as blocked callers do.
+    var runsOnPool: Bool { self == .globalQueue || self == .operationQueue || self == .runUntilDate }
+
     /// Whether each request gets a run loop of its own (and so a thread for its timeout).
     var runLoopPerRequest: Bool { self != .sharedThread }
 }
