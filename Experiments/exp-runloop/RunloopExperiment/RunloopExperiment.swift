@@ -27,7 +27,7 @@ public let runloopExperiment = ExperimentDefinition(
                     + (DispatchPoolSize.current.statement.map { "; \($0), so the default and --quick fill it at least twice over" } ?? "")),
         .seconds("timeout", default: 1, quick: 0.25, range: 0.05...10,
                  help: "each request's timeout timer (the article: 1 s); no completion for \(Int(RunloopParameters.deadlockAfter)) timeouts is a deadlock"),
-        .choice("caller", CallerKind.allCases.map(\.rawValue), default: CallerKind.global.rawValue,
+        .choice("caller", CallerKind.self, default: .global,
                 help: "who waits: a global-queue block on a semaphore (the article), a thread each, an async task each, or an operation each on an OperationQueue (the article's commented-out callers)"),
         .seconds("request", default: 1, quick: 0.25, range: 0.05...10,
                  help: "how long the main-thread wrappers' request takes (sync-*-main); no step for \(Int(RunloopParameters.deadlockAfter)) of them is a deadlock"),
@@ -60,13 +60,13 @@ public let runloopExperiment = ExperimentDefinition(
             OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
         ], claim: Claim("runloop.operation-queue-callers-hold-the-pool",
                         "callers that are operations on an OperationQueue (maxConcurrentOperationCount 300) block pool threads like global-queue callers: run loops on the global queue see their timeouts far too late or never")),
-        Variant(RunloopVariant.runUntilDateThread, summary: "the double guard with thread callers: run(until: timeout + 5 s) beside run(), both on the global queue",
+        Variant(RunloopVariant.runUntilDateThread, "the double guard with thread callers: run(until: timeout + 5 s) beside run(), both on the global queue",
                 expect: [
                     OutcomeExpectation(.completed, .expected, "run(until:) released its thread at about timeout + guard; run() kept its own"),
                     OutcomeExpectation(.leaked, .interesting, "run(until:) still held its thread \(Int(GuardRelease.grace)) s past its guard date"),
                     OutcomeExpectation(.stalled, .forbidden, "a caller never woke: thread callers leave the pool free for the run loops"),
                 ],
-                limits: RunloopParameters.guardLimits, body: GuardRelease.run),
+                time: .from { (p: RunloopParameters) in p.guardTime }, instruments: [.stallWatch], body: GuardRelease.run),
         requestVariant(.dedicatedThread, summary: "a new Thread per request runs its run loop (the article's first way)", expect: [
             OutcomeExpectation(.completed, .expected, "every timer fired on time; the total time depends on the callers"),
             OutcomeExpectation(.deadlock, .forbidden, "a thread of its own cannot wait behind the pool"),
@@ -88,38 +88,38 @@ public let runloopExperiment = ExperimentDefinition(
             OutcomeExpectation(.completed, .interesting, "run() returned after the stop: this Foundation differs from Linux and Darwin"),
             OutcomeExpectation(.deadlock, .forbidden, "callers wake from the timer, whatever the run loop does next"),
         ], includedByDefault: false),
-        Variant(RunloopVariant.spinNoSource, summary: "a wrapper spins run(mode:before:) on a thread whose run loop has no source",
+        Variant(RunloopVariant.spinNoSource, "a wrapper spins run(mode:before:) on a thread whose run loop has no source",
                 expect: [
                     OutcomeExpectation(.busyLoop, .expected, "run(mode:before:) returned at once on every pass: a busy loop"),
                     OutcomeExpectation(.completed, .forbidden, "the loop slept without a source: not how Foundation behaves"),
                 ],
-                limits: RunloopParameters.pitfallLimits) { SpinWrapper.run($0, withSource: false) },
-        Variant(RunloopVariant.spinWithSource, summary: "the same wrapper after adding a SocketPort to the run loop",
+                time: .seconds { (p: RunloopParameters) in p.interval + 0.1 }) { SpinWrapper.run($0, withSource: false) },
+        Variant(RunloopVariant.spinWithSource, "the same wrapper after adding a SocketPort to the run loop",
                 expect: [
                     OutcomeExpectation(.completed, .expected, "each pass slept until the request finished"),
                     OutcomeExpectation(.busyLoop, .forbidden, "the port did not keep the run loop asleep"),
                 ],
-                limits: RunloopParameters.pitfallLimits) { SpinWrapper.run($0, withSource: true) },
-        Variant(RunloopVariant.syncSemaphoreMain, summary: "the main thread waits on a semaphore for a completion delivered on the main queue",
+                time: .seconds { (p: RunloopParameters) in p.interval + 0.1 }) { SpinWrapper.run($0, withSource: true) },
+        Variant(RunloopVariant.syncSemaphoreMain, "the main thread waits on a semaphore for a completion delivered on the main queue",
                 expect: [
                     OutcomeExpectation(.deadlock, .expected, "the completion is queued for the main thread, which is blocked waiting for it"),
                     OutcomeExpectation(.completed, .forbidden, "the main queue ran while the main thread was blocked"),
                 ],
-                limits: RunloopParameters.wrapperLimits.estimating { 4 * RunloopParameters(reading: $0).request + 0.2 },
+                time: .from { (p: RunloopParameters) in p.wrapperTime(hangs: true) }, progressMetric: RunloopMetric.steps,
                 body: MainThreadWrapper.semaphore),
-        Variant(RunloopVariant.syncRunloopMain, summary: "the main thread runs its run loop until the completion has run",
+        Variant(RunloopVariant.syncRunloopMain, "the main thread runs its run loop until the completion has run",
                 expect: [
                     OutcomeExpectation(.completed, .expected, "the run loop drained the main queue, the completion ran, the wrapper returned"),
                     OutcomeExpectation(.deadlock, .forbidden, "the main run loop did not run the main queue"),
                 ],
-                limits: RunloopParameters.wrapperLimits.estimating { RunloopParameters(reading: $0).request + 0.1 },
+                time: .from { (p: RunloopParameters) in p.wrapperTime(hangs: false) }, progressMetric: RunloopMetric.steps,
                 body: MainThreadWrapper.runLoop),
-        Variant(RunloopVariant.timerInit, summary: "first-fire delay of each Timer constructor, same interval",
+        Variant(RunloopVariant.timerInit, "first-fire delay of each Timer constructor, same interval",
                 expect: [
                     OutcomeExpectation(.completed, .expected, "every constructor waited its interval (Darwin)"),
                     OutcomeExpectation(.firesEarly, .interesting, "Timer(timeInterval:) fired at once (swift-corelibs-foundation #4712, Linux)"),
                 ],
-                limits: RunloopParameters.pitfallLimits, body: TimerInit.run),
+                time: .seconds { (p: RunloopParameters) in p.interval + 0.1 }, instruments: [.stallWatch], body: TimerInit.run),
     ] + RunloopScale.variants,
     findings: [
         Finding("runloop.dedicated-thread-honors-timeouts",
@@ -181,7 +181,7 @@ func requestVariant(_ placement: Placement, callers fixed: CallerKind? = nil, su
                     includedByDefault: Bool = true, claim: Claim? = nil) -> Variant {
     Variant(RunloopVariant(placement, callers: fixed), summary, expect: expect, claim: claim, includedByDefault: includedByDefault,
             time: .from { (p: RunloopParameters) in p.requestTime(placement, caller: fixed ?? p.caller) },
-            progressMetric: MetricKey(RunloopMetric.completed)) { context in
+            instruments: [.stallWatch, .threadTimeline], progressMetric: RunloopMetric.completed) { context in
         try RequestTrial.run(context, placement: placement, caller: fixed ?? context.parameters(RunloopParameters.self).caller)
     }
 }

@@ -101,7 +101,7 @@ struct RunloopParameters: ExperimentParameters {
     init(reading options: ParsedOptions) {
         tasks = options.int("tasks")
         timeout = options.double("timeout")
-        caller = CallerKind(rawValue: options.string("caller")) ?? .global
+        caller = options.choice("caller", as: CallerKind.self)
         request = options.double("request")
         interval = options.double("interval")
     }
@@ -134,77 +134,69 @@ struct RunloopParameters: ExperimentParameters {
                   budget: requestBodyBudget + 10, progressTotal: tasks)
     }
 
-    /// The pitfalls that time one short interval.
-    static let pitfallLimits = TrialLimits(budget: { _ in 10 }, estimate: { RunloopParameters(reading: $0).interval + 0.1 })
+    /// `run-until-date@thread`: the guard's whole length and a little more (the watch past
+    /// the guard date ends it early when the thread is released).
+    var guardTime: TrialTime {
+        TrialTime(expected: timeout + PlacementRuntime.guardSeconds + 0.6, progressTotal: 3)
+    }
 
-    /// `run-until-date@thread`: the guard's whole length, the watch past it, and slack.
-    static let guardLimits = TrialLimits(budget: { RunloopParameters(reading: $0).timeout + PlacementRuntime.guardSeconds + GuardRelease.grace + 15 },
-                                         estimate: { RunloopParameters(reading: $0).timeout + PlacementRuntime.guardSeconds + 0.6 },
-                                         progressTotal: { _ in 3 })
-
-    /// The main-thread wrappers: the harness ends a wrapper that takes no step for the
-    /// deadlock window.
-    static let wrapperLimits = TrialLimits(budget: { 4 * RunloopParameters(reading: $0).request + 5 },
-                                           stallWindow: { RunloopParameters(reading: $0).wrapperDeadlockWindow },
-                                           estimate: { RunloopParameters(reading: $0).request + 0.2 },
-                                           progressTotal: { _ in MainThreadWrapper.steps }, progressMetric: RunloopMetric.steps)
+    /// The main-thread wrappers: the harness ends a wrapper that takes no step for the deadlock
+    /// window (the only stall detector here: a wrapper blocks the thread that would watch),
+    /// and takes every thread's stack. The one that `hangs` is expected to be ended so, and its
+    /// budget is set just past that.
+    func wrapperTime(hangs: Bool) -> TrialTime {
+        TrialTime(expected: hangs ? 4 * request + 0.2 : request + 0.1, budget: hangs ? 4 * request + 5 : nil,
+                  stallWindow: wrapperDeadlockWindow, progressTotal: MainThreadWrapper.steps)
+    }
 }
 
 /// The metric keys exp-runloop records and reads back in its verdicts and report, spelled once.
 /// They are the JSON contract's names (`metrics` in schema 1); a rename here changes the JSON.
-enum RunloopMetric {
-    static let armDelayMaxS = "arm_delay.max_s"
-    static let armDelayP50S = "arm_delay.p50_s"
-    static let callerDelayCensored = "caller_delay.censored"
-    static let callerDelayMaxS = "caller_delay.max_s"
-    static let callersStarted = "callers.started"
-    static let completed = "completed"
-    static let cpuPerWall = "cpu_per_wall"
-    static let cpuS = "cpu_s"
-    static let fired = "fired"
-    static let guardPromisedS = "guard.promised_s"
-    static let runHeldS = "run.held_s"
-    static let runReleased = "run.released"
-    static let untilDateExcessS = "until_date.excess_s"
-    static let untilDateReleased = "until_date.released"
-    static let untilDateReleasedAfterS = "until_date.released_after_s"
-    static let firstFireFireDateInitMs = "first_fire.fire_date_init_ms"
-    static let firstFireScheduledMs = "first_fire.scheduled_ms"
-    static let firstFireTimeIntervalInitExcessMs = "first_fire.time_interval_init.excess_ms"
-    static let firstFireTimeIntervalInitMs = "first_fire.time_interval_init_ms"
-    static let inFlightPeak = "in_flight.peak"
-    static let intervalMs = "interval_ms"
-    static let latenessCensored = "lateness.censored"
-    static let latenessExcessMaxMs = "lateness.excess.max_ms"
-    static let latenessExcessP50Ms = "lateness.excess.p50_ms"
-    static let latenessExcessP99Ms = "lateness.excess.p99_ms"
-    static let latenessMaxMs = "lateness.max_ms"
-    static let latenessP50Ms = "lateness.p50_ms"
-    static let latenessP99Ms = "lateness.p99_ms"
-    static let passes = "passes"
-    static let passesPerS = "passes_per_s"
-    static let runloopThreadsPeak = "runloop_threads.peak"
-    static let runloopsUnreturned = "runloops.unreturned"
-    static let runnablePerWall = "runnable_per_wall"
-    static let stallDetectedS = "stall.detected_s"
-    static let steps = "steps"
-    static let threadsBaseline = "threads.baseline"
-    static let threadsPeak = "threads.peak"
-    static let timely = "timely"
-    static let total = "total"
-    static let waitCensored = "wait.censored"
-    static let waitMaxS = "wait.max_s"
-    static let waitP50S = "wait.p50_s"
-    static let waitP99S = "wait.p99_s"
-    static let wallControlDelayS = "wall.control_delay_s"
-    static let wallS = "wall_s"
-    static let drainS = "drain_s"
-    static let early = "early"
-    static let issueS = "issue_s"
-    static let memoryPeakMb = "memory.peak_mb"
-    static let threadsAdded = "threads.added"
-    /// 1 when the design's own thread ran at real-time priority, 0 when that was refused;
-    /// absent for a design without a thread of its own.
-    static let threadsRealtime = "threads.realtime"
-    static let wallPerTimeout = "wall_per_timeout"
+/// Public, so tests read metrics through them.
+public enum RunloopMetric {
+    public static let armDelayMaxS: MetricKey = "arm_delay.max_s"
+    public static let armDelayP50S: MetricKey = "arm_delay.p50_s"
+    public static let callerDelayCensored: MetricKey = "caller_delay.censored"
+    public static let callerDelayMaxS: MetricKey = "caller_delay.max_s"
+    public static let callersStarted: MetricKey = "callers.started"
+    public static let completed: MetricKey = "completed"
+    public static let cpuPerWall: MetricKey = "cpu_per_wall"
+    public static let cpuS: MetricKey = "cpu_s"
+    public static let fired: MetricKey = "fired"
+    public static let guardPromisedS: MetricKey = "guard.promised_s"
+    public static let runHeldS: MetricKey = "run.held_s"
+    public static let runReleased: MetricKey = "run.released"
+    public static let untilDateExcessS: MetricKey = "until_date.excess_s"
+    public static let untilDateReleased: MetricKey = "until_date.released"
+    public static let untilDateReleasedAfterS: MetricKey = "until_date.released_after_s"
+    public static let firstFireFireDateInitMs: MetricKey = "first_fire.fire_date_init_ms"
+    public static let firstFireScheduledMs: MetricKey = "first_fire.scheduled_ms"
+    public static let firstFireTimeIntervalInitExcessMs: MetricKey = "first_fire.time_interval_init.excess_ms"
+    public static let firstFireTimeIntervalInitMs: MetricKey = "first_fire.time_interval_init_ms"
+    public static let inFlightPeak: MetricKey = "in_flight.peak"
+    public static let intervalMs: MetricKey = "interval_ms"
+    public static let latenessCensored: MetricKey = "lateness.censored"
+    public static let latenessExcessMaxMs: MetricKey = "lateness.excess.max_ms"
+    public static let latenessExcessP50Ms: MetricKey = "lateness.excess.p50_ms"
+    public static let latenessExcessP99Ms: MetricKey = "lateness.excess.p99_ms"
+    public static let latenessMaxMs: MetricKey = "lateness.max_ms"
+    public static let latenessP50Ms: MetricKey = "lateness.p50_ms"
+    public static let latenessP99Ms: MetricKey = "lateness.p99_ms"
+    public static let passes: MetricKey = "passes"
+    public static let passesPerS: MetricKey = "passes_per_s"
+    public static let runloopThreadsPeak: MetricKey = "runloop_threads.peak"
+    public static let runloopsUnreturned: MetricKey = "runloops.unreturned"
+    public static let runnablePerWall: MetricKey = "runnable_per_wall"
+    public static let stallDetectedS: MetricKey = "stall.detected_s"
+    public static let steps: MetricKey = "steps"
+    public static let threadsBaseline: MetricKey = "threads.baseline"
+    public static let threadsPeak: MetricKey = "threads.peak"
+    public static let timely: MetricKey = "timely"
+    public static let total: MetricKey = "total"
+    public static let waitCensored: MetricKey = "wait.censored"
+    public static let waitMaxS: MetricKey = "wait.max_s"
+    public static let waitP50S: MetricKey = "wait.p50_s"
+    public static let waitP99S: MetricKey = "wait.p99_s"
+    public static let wallControlDelayS: MetricKey = "wall.control_delay_s"
+    public static let wallS: MetricKey = "wall_s"
 }

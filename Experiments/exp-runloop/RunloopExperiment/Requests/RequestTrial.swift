@@ -12,9 +12,6 @@ enum RequestTrial {
         let parameters = context.parameters(RunloopParameters.self)
         let count = parameters.tasks
         let timeout = parameters.timeout
-        let sampler = ThreadSampler(interval: 0.02)
-        sampler.start()
-        let control = StallWatch()
         let baseline = ThreadCensus.count() ?? 0
         let log = RequestLog(count: count)
         let runtime = try PlacementRuntime(placement, timeout: timeout, log: log)
@@ -29,9 +26,6 @@ enum RequestTrial {
                                            budget: parameters.requestBodyBudget)
         let endedAt = MonotonicClock.now()
         let threadsAtEnd = ThreadCensus.threads()
-        // Stuck callers are seen where they wait, while they still wait.
-        var stacks: StackSnapshot?
-        if case .stalled = waited, caller.blocks || placement.runsOnPool { stacks = StackCapture.captureOwn() }
         // Per-request run loops should return right after their timers fire; give them a moment,
         // then count the ones that did not (the seed's `run()` never does).
         if placement.runLoopPerRequest, waited.reached {
@@ -41,13 +35,15 @@ enum RequestTrial {
             }
         }
         let unreturned = placement.runLoopPerRequest ? log.count(.fired) - log.count(.released) : 0
-        let timeline = sampler.stop()
-        control.stop()
+        let timeline = context.threads?.stop() ?? ThreadTimeline(interval: 0, startedAt: context.startedAt, samples: [], samplerCPU: nil)
         runtime.stop()
 
         let times = log.snapshot()
-        var metrics = RequestMetrics.compute(times, timeout: timeout, endedAt: endedAt, control: control.delay)
-        metrics.merge(control.metrics)
+        // Stuck callers are seen where they wait, while they still wait (after the snapshot: a
+        // caller that starts in between is in the stacks, not missing from them).
+        var stacks: StackSnapshot?
+        if case .stalled = waited, caller.blocks || placement.runsOnPool { stacks = StackCapture.captureOwn() }
+        var metrics = RequestMetrics.compute(times, timeout: timeout, endedAt: endedAt, control: context.machineDelay)
         metrics[RunloopMetric.threadsPeak] = Double(timeline.peak)
         metrics[RunloopMetric.threadsBaseline] = Double(baseline)
         metrics[RunloopMetric.runloopThreadsPeak] = Double(runtime.gauge.peak)

@@ -1,0 +1,36 @@
+import LabHarness
+import LabHarnessXCTest
+import RunloopExperiment
+import XCTest
+
+/// One `exp-runloop --quick` run of the default plan (every placement, the async comparison,
+/// the pitfalls, each variant in its own child, four at a time), shared by the tests that judge
+/// its findings: the run an instructor shows is the run the tests judge, and it runs once per
+/// test process instead of once per finding.
+enum RunloopQuickRun {
+    struct Failure: Error, CustomStringConvertible { let description: String }
+
+    static let result: Result<ExperimentReport, Failure> = {
+        do {
+            return .success(try ExperimentRunner.run(runloopExperiment, arguments: ["--quick"],
+                                                     executable: BuiltProducts.executable("exp-runloop")))
+        } catch {
+            return .failure(Failure(description: "\(error)"))
+        }
+    }()
+
+    static func report() throws -> ExperimentReport { try result.get() }
+}
+
+/// `id` was judged and reproduced: its symptom showed and its mechanism was seen.
+func assertReproduced(_ report: ExperimentReport, _ id: String, file: StaticString = #filePath, line: UInt = #line) {
+    guard let finding = report.finding(id) else { return XCTFail("\(id) was not evaluated", file: file, line: line) }
+    XCTAssertTrue(finding.applicable, "\(id) does not apply here", file: file, line: line)
+    XCTAssertNotEqual(finding.judged, false, "\(id) was not judged: \(finding.summary)", file: file, line: line)
+    XCTAssertTrue(finding.reproduced, "\(id): \(finding.summary)", file: file, line: line)
+    XCTAssertTrue(finding.summary.contains("mechanism: "), "\(id) names its mechanism: \(finding.summary)", file: file, line: line)
+}
+
+func variant(_ report: ExperimentReport, _ name: RunloopVariant, file: StaticString = #filePath, line: UInt = #line) throws -> VariantReport {
+    try XCTUnwrap(report.variant(name), "\(name.rawValue) did not run", file: file, line: line)
+}
