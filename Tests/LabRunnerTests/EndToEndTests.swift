@@ -26,7 +26,9 @@ final class EndToEndTests: XCTestCase {
             let definition = try XCTUnwrap(LabCatalog.standard.entry(named: report.experiment)?.definition)
             // Every finding whose variants the default plan runs (a sweep's findings need --sweep).
             let plan = Set(definition.defaultPlan(try definition.parser.parse(["--quick"]), definition.variants))
-            XCTAssertEqual(report.findings.map(\.id), definition.findings.filter { $0.needs.allSatisfy(plan.contains) }.map(\.id), report.experiment)
+            // The planned variants' own claims come first, then the findings that compare variants.
+            let claims = definition.variants.filter { plan.contains($0.name) }.compactMap(\.claim?.id)
+            XCTAssertEqual(report.findings.map(\.id), claims + definition.findings.filter { $0.needs.allSatisfy(plan.contains) }.map(\.id), report.experiment)
             for variant in report.variants {
                 XCTAssertNotEqual(variant.outcome, .failed, "\(report.experiment) \(variant.name): \(variant.evidence ?? "")")
             }

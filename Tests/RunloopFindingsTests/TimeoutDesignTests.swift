@@ -49,12 +49,12 @@ final class TimeoutDesignTests: XCTestCase {
         for i in 0..<count { tokens.append(design.arm(at: deadlines[i]) { at in fires.record(i, at: at) }) }
         var cancelledCount = 0
         for i in 0..<count where cancelled(i) {
-            XCTAssertTrue(design.cancel(tokens[i]), "\(design.name.rawValue): request \(i) cancelled before its deadline", file: file, line: line)
+            XCTAssertTrue(design.cancel(tokens[i]), "\(String(describing: D.self)): request \(i) cancelled before its deadline", file: file, line: line)
             cancelledCount += 1
         }
         waitForFires(fires, expected: count - cancelledCount)
         let counts = fires.counts, firstAt = fires.firstAt
-        let name = design.name.rawValue
+        let name = String(describing: D.self)
         let kept = (0..<count).filter { !cancelled($0) }
         let firedAfterCancel = (0..<count).filter { cancelled($0) && counts[$0] > 0 }
         let notOnce = kept.filter { counts[$0] != 1 }

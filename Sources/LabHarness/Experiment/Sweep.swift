@@ -1,8 +1,8 @@
 /// A parameter axis over a family of variants, like swift-testing's `@Test(arguments:)`: with
-/// `--FLAG N,N,...` the harness runs every variant of the family at every size, each point in a
-/// child process of its own and one point at a time (points sharing the cores would blur each
-/// other's figures), and reports the points (schema 1's top-level `sweep` array), a table and a
-/// log-log chart.
+/// `--FLAG N,N,...` the harness runs every variant of the family (or those `--variant` picks) at
+/// every size, each point in a child process of its own and one point at a time (points sharing
+/// the cores would blur each other's figures), and reports the points (schema 1's top-level
+/// `sweep` array), a table and a log-log chart. No experiment names live here.
 ///
 /// A point is an ordinary trial of the variant with the integer flag `parameter` set to the
 /// point's size, so a body reads its size from its parameters as in any run; `--trials N`

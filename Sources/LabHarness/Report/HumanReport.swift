@@ -141,10 +141,11 @@ public enum HelpText {
         lines.append(contentsOf: wrap(definition.about, width: 88))
         lines.append("")
         lines.append("options:")
-        lines.append(contentsOf: flagLines(definition.flags.filter { !$0.hidden }))
+        let own = definition.flags + (definition.sweep.map { [$0.flagSpec] } ?? [])
+        lines.append(contentsOf: flagLines(own.filter { !$0.hidden }))
         lines.append("")
         lines.append("common options:")
-        let common = definition.allFlags.filter { flag in !flag.hidden && !definition.flags.contains { $0.name == flag.name } }
+        let common = definition.allFlags.filter { flag in !flag.hidden && !own.contains { $0.name == flag.name } }
         lines.append(contentsOf: flagLines(common))
         lines.append("")
         // The default run is what the experiment's plan gives with every flag at its default
@@ -169,6 +170,10 @@ public enum HelpText {
         }
         for f in definition.findings {
             lines.append("  \(f.id)   (needs \(f.needs.joined(separator: ", ")))")
+            lines.append("      \(f.claim)")
+        }
+        for f in definition.sweep?.findings ?? [] {
+            lines.append("  \(f.id)   (needs --\(definition.sweep?.flag ?? "") with \(f.needs.joined(separator: ", ")))")
             lines.append("      \(f.claim)")
         }
         lines.append("")

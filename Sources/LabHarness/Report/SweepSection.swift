@@ -14,7 +14,7 @@ enum SweepSection {
         }
         lines += TextTable(rows: rows, rightAligned: Set(1..<rows[0].count)).render(width: width)
         lines += sweep.notes(points).map { "  " + $0 }
-        if let chart = sweep.chart { lines += [""] + self.chart(points, chart.metric, chart.title, chart.format) }
+        if let chart = sweep.chart { lines += [""] + self.chart(points, chart.metric, chart.title, chart.format, sizes: sweep.headers.size) }
         return lines
     }
 
@@ -30,7 +30,7 @@ enum SweepSection {
     }
 
     /// `metric` (log rows, two per decade) against the size (log columns), one letter per variant.
-    static func chart(_ points: [SweepPoint], _ metric: MetricKey, _ title: String, _ format: (Double) -> String) -> [String] {
+    static func chart(_ points: [SweepPoint], _ metric: MetricKey, _ title: String, _ format: (Double) -> String, sizes label: String) -> [String] {
         let values = points.compactMap { p in p[metric].map { (p, max($0, 0.01)) } }
         guard let lowest = values.map(\.1).min(), let highest = values.map(\.1).max() else { return [] }
         var names: [String] = []
@@ -58,7 +58,7 @@ enum SweepSection {
             let text = Format.count(Double(c))
             let left = (columnWidth - text.count) / 2
             return String(repeating: " ", count: max(0, left)) + text + String(repeating: " ", count: max(0, columnWidth - left - text.count))
-        }.joined())
+        }.joined() + " " + label)
         return lines
     }
 }

@@ -36,28 +36,23 @@ enum RunloopScale {
 
     /// A design's variant: `--tasks` async requests racing their timeouts, kept by `design`.
     static func variant(_ design: TimeoutDesignName) -> Variant {
-        let completed = switch design {
-        case .sharedThread: "every request woken by its timeout, one run-loop timer each, on one thread"
-        case .deadlineHeap: "every request woken by its timeout, on one run-loop thread, whatever the count"
-        case .dispatchTimer: "every request woken by its timeout; libdispatch keeps the timers, no thread of the design's own"
-        case .taskSleep: "every request woken by its timeout; the runtime's delayed jobs ride libdispatch's timers"
+        let (summary, completed) = switch design {
+        case .sharedThread: ("one run-loop thread, one run-loop timer per request (async callers; in sweeps)",
+                             "every request woken by its timeout, one run-loop timer each, on one thread")
+        case .deadlineHeap: ("shared-thread's run-loop thread with ONE timer, re-armed for the earliest deadline of a min-heap (async callers)",
+                             "every request woken by its timeout, on one run-loop thread, whatever the count")
+        case .dispatchTimer: ("no run loop: a DispatchSourceTimer per request on one serial queue (async callers)",
+                              "every request woken by its timeout; libdispatch keeps the timers, no thread of the design's own")
+        case .taskSleep: ("no run loop, no thread: a child task sleeping until the deadline races the request (async callers)",
+                          "every request woken by its timeout; the runtime's delayed jobs ride libdispatch's timers")
         }
-        let summary = switch design {
-        case .sharedThread: "one run-loop thread, one run-loop timer per request (async callers; in sweeps)"
-        case .deadlineHeap: "shared-thread's run-loop thread with ONE timer, re-armed for the earliest deadline of a min-heap (async callers)"
-        case .dispatchTimer: "no run loop: a DispatchSourceTimer per request on one serial queue (async callers)"
-        case .taskSleep: "no run loop, no thread: a child task sleeping until the deadline races the request (async callers)"
-        }
-        return Variant(design, summary,
-                       expect: [.expected(.completed, completed),
-                                .interesting(.timedOut, "still firing when the budget ran out: the design fell behind"),
-                                .forbidden(.firesEarly, "a request was woken before its deadline")],
+        // The control runs at the priority class of the design's own thread, so it is held up
+        // by what holds that thread up, and by nothing more.
+        return Variant(design, summary, expect: [.expected(.completed, completed),
+                                                 .interesting(.timedOut, "still firing when the budget ran out: the design fell behind"),
+                                                 .forbidden(.firesEarly, "a request was woken before its deadline")],
                        includedByDefault: false, time: ScaleParameters.time,
-                       // The control runs at the priority class of the design's own thread, so it
-                       // is held up by what holds that thread up, and by nothing more.
-                       instruments: design.runsOnRealtimeThread ? [.realtimeStallWatch] : [.stallWatch]) {
-            try TimeoutTrial.run($0, design: design)
-        }
+                       instruments: design.runsOnRealtimeThread ? [.realtimeStallWatch] : [.stallWatch]) { try TimeoutTrial.run($0, design: design) }
     }
 
     /// What priority the designs' own threads ran at, since it is part of what was measured.

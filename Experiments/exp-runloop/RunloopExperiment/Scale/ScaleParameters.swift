@@ -7,10 +7,9 @@ import LabHarness
 /// for, so they stop there. Async callers hold no thread while they wait, and the designs that
 /// keep every timeout on one thread (or none) go to 100,000 requests.
 enum ScaleParameters {
-    /// The most requests with blocking callers or a thread per request.
-    static let blockingCap = 1000
-    /// The most requests with async callers and a design that holds no thread per request.
-    static let maxTasks = 100_000
+    /// The most requests with blocking callers or a thread per request; with async callers and
+    /// a design that holds no thread per request.
+    static let blockingCap = 1000, maxTasks = 100_000
 
     /// The request placements that hold a thread, a pool block or an operation per request.
     static let holdingAThreadPerRequest: [RunloopVariant] = [.globalQueue, .runUntilDate, .operationQueue, .dedicatedThread,

@@ -8,19 +8,17 @@ import LabHarness
 /// deadline-heap); without that, the figures are not about the design.
 enum SweepVerdicts {
     /// How many times later one p99 must be than another to count as "grows" or "stays on
-    /// time against it". Measured here: shared-thread grows about 10× per 10× requests from 100
-    /// up, and is 50-100× deadline-heap's at 10,000; a machine stall that survives the control
-    /// correction does not make up a factor of 5.
+    /// time against it": shared-thread grows about 10× per 10× requests from 100 up, and is
+    /// 50-100× deadline-heap's at 10,000; a stall that survives the control does not make 5×.
     static let ratio = Threshold("ratio", 5, "×")
-    /// The sweep must span this factor of request counts for a growth to be told from noise.
+    /// The span of request counts a growth needs to be told from noise.
     static let span = Threshold("span", 100, "×")
     /// Lateness below this is scheduling noise: a ratio's smaller side is raised to it, so a
     /// 0.05 ms p99 does not turn a 1 ms one into "20 times worse".
     static let noiseFloor = Threshold("noise floor", 0.5, "ms")
-    /// deadline-heap's p99 beyond the control at the largest count.
-    static let onTime = Threshold("on time", 50, "ms")
-    /// Threads deadline-heap may add (its run-loop thread, and one to spare).
-    static let threads = Threshold("threads added", 2)
+    /// deadline-heap's p99 beyond the control at the largest count, and the threads it may add
+    /// (its run-loop thread, and one to spare).
+    static let onTime = Threshold("on time", 50, "ms"), threads = Threshold("threads added", 2)
 
     /// p99 lateness beyond the control, in ms, raised to the noise floor (`nil` if unmeasured).
     static func excessP99(_ point: SweepPoint?) -> Double? {

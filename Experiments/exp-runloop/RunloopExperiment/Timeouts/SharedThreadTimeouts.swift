@@ -5,24 +5,15 @@ import Synchronization
 /// thread, one run-loop `Timer` per request. It keeps no reference to the timers it adds, so a
 /// timeout cannot be taken back: a request that completes first leaves its timer to fire
 /// later, and the race ignores it.
-///
-/// Started through `TimeoutDesignName.start()`, its thread asks for real-time priority, as
-/// `deadline-heap`'s does (`runsOnRealtimeThread`).
 public final class SharedThreadTimeouts: CallbackTimeoutDesign {
     public typealias Token = Void
-
     private let thread: SharedRunLoopThread
     private let armed = Atomic<Int>(0)
-
     /// Run-loop timers added so far: one per request.
     public var timersArmed: Int? { armed.load(ordering: .relaxed) }
-
-    public var name: TimeoutDesignName { .sharedThread }
-
     public var threadPriority: RealtimePriority.Grant? { thread.priority }
 
     private init(thread: SharedRunLoopThread) { self.thread = thread }
-
     /// Starts the thread; with `realtime` it asks for real-time priority first.
     public static func start(realtime: Bool) -> SharedThreadTimeouts? {
         SharedRunLoopThread.start(name: "rl.shared", gauge: RunLoopThreadGauge(), realtime: realtime).map(SharedThreadTimeouts.init)
@@ -32,8 +23,6 @@ public final class SharedThreadTimeouts: CallbackTimeoutDesign {
         thread.schedule(at: deadline, onArmed: { self.armed.wrappingAdd(1, ordering: .relaxed) }, onFire: { onFire(MonotonicClock.now()) })
     }
 
-    @discardableResult
-    public func cancel(_ token: Void) -> Bool { false }
-
+    @discardableResult public func cancel(_ token: Void) -> Bool { false }
     public func stop() { thread.stop() }
 }

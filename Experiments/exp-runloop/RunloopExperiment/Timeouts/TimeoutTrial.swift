@@ -4,28 +4,21 @@ import Synchronization
 
 /// The metrics of a timeout design's trial, by the names they travel under (JSON contract).
 public enum TimeoutMetric {
-    /// Requests issued; those woken by their timeout; those done (woken or completed first);
-    /// those woken before their deadline.
-    public static let total: MetricKey = "total", fired: MetricKey = "fired"
-    public static let completed: MetricKey = "completed", early: MetricKey = "early"
-    /// Requests whose completion won the race (`completeAfter`), so their timeout never fired.
-    public static let completedFirst: MetricKey = "completed_first"
-    /// Fire time − deadline over the requests that timed out, in ms; `excess`: less what a
+    /// Requests issued, woken by their timeout, done (woken or completed first), completed
+    /// first (their timeout never fired), woken before their deadline.
+    public static let total: MetricKey = "total", fired: MetricKey = "fired", completed: MetricKey = "completed"
+    public static let completedFirst: MetricKey = "completed_first", early: MetricKey = "early"
+    /// Fire time − deadline of the requests that timed out, in ms; `excess`: less what the
     /// same-moment control was held up over the same span (the design's own part).
-    public static let latenessP50: MetricKey = "lateness.p50_ms", latenessP99: MetricKey = "lateness.p99_ms"
-    public static let latenessMax: MetricKey = "lateness.max_ms"
-    public static let excessP50: MetricKey = "lateness.excess.p50_ms", excessP99: MetricKey = "lateness.excess.p99_ms"
-    public static let excessMax: MetricKey = "lateness.excess.max_ms"
-    /// First request issued to last woken, over the timeout, and in seconds; what the control
-    /// was held up in that span.
-    public static let wallPerTimeout: MetricKey = "wall_per_timeout", wall: MetricKey = "wall_s"
-    public static let wallControlDelay: MetricKey = "wall.control_delay_s"
-    /// First request issued to last armed; last deadline to last woken (firing fell behind).
+    public static let latenessP50: MetricKey = "lateness.p50_ms", latenessP99: MetricKey = "lateness.p99_ms", latenessMax: MetricKey = "lateness.max_ms"
+    public static let excessP50: MetricKey = "lateness.excess.p50_ms", excessP99: MetricKey = "lateness.excess.p99_ms", excessMax: MetricKey = "lateness.excess.max_ms"
+    /// First request issued to last woken (over the timeout, in seconds, and what the control
+    /// was held up in it); first issued to last armed; last deadline to last woken.
+    public static let wallPerTimeout: MetricKey = "wall_per_timeout", wall: MetricKey = "wall_s", wallControlDelay: MetricKey = "wall.control_delay_s"
     public static let issue: MetricKey = "issue_s", drain: MetricKey = "drain_s"
-    /// Threads that appeared while the design ran and never ran a caller.
-    public static let threadsAdded: MetricKey = "threads.added"
-    /// 1 when the design's own thread got real-time priority, 0 when refused (absent: no thread).
-    public static let threadsRealtime: MetricKey = "threads.realtime"
+    /// Threads that appeared while the design ran and never ran a caller; 1 when the design's
+    /// own thread got real-time priority, 0 when refused (absent: no thread of its own).
+    public static let threadsAdded: MetricKey = "threads.added", threadsRealtime: MetricKey = "threads.realtime"
     /// How many times the design set a timer (`TimeoutDesign.timersArmed`), when it counts them.
     public static let timersArmed: MetricKey = "timers.armed"
     /// Peak resident memory of the whole process, in MB; process CPU from start to last woken.
@@ -45,20 +38,16 @@ public enum TimeoutMetric {
 /// detached tasks that never run a caller, so a few tasks run first and their threads are part
 /// of "before". Memory is the process's peak, meaningful in a process of its own (a point).
 public enum TimeoutTrial {
-    /// What one trial measured.
+    /// What one trial measured: `finished` is false if the budget ran out first; `started`
+    /// counts the callers that took their deadline and raced; `addedThreadNames` names the
+    /// threads in `threads.added`; per request, the monotonic instants it was due and woken by
+    /// its timeout (NaN: never started, or did not time out).
     public struct Result: Sendable {
         public var metrics: Metrics
-        /// `false` if the budget ran out before every request ended.
-        public var finished: Bool
-        /// Callers that started (took their deadline and raced).
-        public var started: Int
-        /// Kernel names of the threads counted in `threads.added` (empty names as `?`).
+        public var finished: Bool, started: Int
         public var addedThreadNames: [String]
-        /// Per request: the monotonic instant it was due, and the one it was woken by its
-        /// timeout (NaN when it never started, or did not time out).
         public var deadlines: [Double], firedAt: [Double]
         public var issuedAt: Seconds
-        /// What the design's own thread got when it asked for real-time priority (`nil`: no thread).
         public var threadPriority: RealtimePriority.Grant?
     }
 
@@ -69,12 +58,8 @@ public enum TimeoutTrial {
     /// counted it (release/acquire orders the writes before the reads), so no lock is on the
     /// callers' path (one there would be measured too, at 100,000 requests).
     private final class Slots: @unchecked Sendable {   // unchecked: disjoint writes per index, see above
-        let slots: UnsafeMutableBufferPointer<Slot>
-        let done = Atomic<Int>(0)
-        init(_ count: Int) {
-            slots = .allocate(capacity: count)
-            slots.initialize(repeating: Slot())
-        }
+        let slots: UnsafeMutableBufferPointer<Slot>, done = Atomic<Int>(0)
+        init(_ count: Int) { slots = .allocate(capacity: count); slots.initialize(repeating: Slot()) }
         deinit { slots.deallocate() }
     }
 
@@ -87,10 +72,7 @@ public enum TimeoutTrial {
         let watch = NewThreadWatch(interval: 0.1)
         watch.start()
         let cpuStart = CPUTime.process()
-        guard let keeper = design.start() else {
-            watch.stop()
-            return nil
-        }
+        guard let keeper = design.start() else { watch.stop(); return nil }
         let table = Slots(requests)
         let issueStart = MonotonicClock.now()
         for i in 0..<requests {
@@ -128,11 +110,7 @@ public enum TimeoutTrial {
         let callers = Set(slots.flatMap { [$0.startThread, $0.wakeThread] }).subtracting([0])
         let added = appeared.filter { !callers.contains(Int($0.id)) }.sorted { $0.id < $1.id }
         m[TimeoutMetric.threadsAdded] = Double(added.count)
-        if let summary = LatencySummary(lateness) {
-            m[TimeoutMetric.latenessP50] = summary.p50 * 1000
-            m[TimeoutMetric.latenessP99] = summary.p99 * 1000
-            m[TimeoutMetric.latenessMax] = summary.max * 1000
-        }
+        percentiles(lateness, into: &m, TimeoutMetric.latenessP50, TimeoutMetric.latenessP99, TimeoutMetric.latenessMax)
         let lastStart = slots.map(\.started).filter { !$0.isNaN }.max() ?? issueStart
         m[TimeoutMetric.issue] = lastStart - issueStart
         if finished, let lastWake = slots.map(\.woke).max() {
@@ -146,6 +124,12 @@ public enum TimeoutTrial {
                       addedThreadNames: added.map { $0.name.isEmpty ? "?" : $0.name },
                       deadlines: slots.map { $0.started + timeout }, firedAt: slots.map(\.fired), issuedAt: issueStart,
                       threadPriority: priority)
+    }
+
+    /// p50, p99 and max of `seconds`, in ms.
+    private static func percentiles(_ seconds: [Double], into m: inout Metrics, _ p50: MetricKey, _ p99: MetricKey, _ max: MetricKey) {
+        guard let summary = LatencySummary(seconds) else { return }
+        (m[p50], m[p99], m[max]) = (summary.p50 * 1000, summary.p99 * 1000, summary.max * 1000)
     }
 
     /// A stand-in request that completes after `delay` seconds, or `nil` for one that never does.
@@ -174,16 +158,10 @@ public enum TimeoutTrial {
         }
         context.progress.advance()
         var m = result.metrics
-        if let wall = m[TimeoutMetric.wall] {
-            m[TimeoutMetric.wallControlDelay] = context.machineDelay(from: result.issuedAt, to: result.issuedAt + wall)
-        }
+        m[TimeoutMetric.wallControlDelay] = m[TimeoutMetric.wall].map { context.machineDelay(from: result.issuedAt, to: result.issuedAt + $0) }
         let excess = zip(result.deadlines, result.firedAt).filter { !$0.1.isNaN && !$0.0.isNaN }
             .map { due, fired in fired - due - context.machineDelay(from: due, to: fired) }
-        if let summary = LatencySummary(excess) {
-            m[TimeoutMetric.excessP50] = summary.p50 * 1000
-            m[TimeoutMetric.excessP99] = summary.p99 * 1000
-            m[TimeoutMetric.excessMax] = summary.max * 1000
-        }
+        percentiles(excess, into: &m, TimeoutMetric.excessP50, TimeoutMetric.excessP99, TimeoutMetric.excessMax)
         let total = m[TimeoutMetric.total] ?? 0, early = m[TimeoutMetric.early] ?? 0, n = Format.count
         let added = result.addedThreadNames
         let threads = added.isEmpty ? "no thread of its own" : "\(added.count) thread\(added.count == 1 ? "" : "s") (\(added.joined(separator: ", ")))"
