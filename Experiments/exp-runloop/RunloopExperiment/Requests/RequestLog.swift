@@ -20,6 +20,14 @@ public struct RequestTimes: Sendable, Equatable {
     public var woke: Seconds?
     /// The request's run loop returned, giving its thread back (per-request run loops only).
     public var released: Seconds?
+    /// How long the thread whose timer fired waited in the run queue for a CPU on the way
+    /// (since its run loop's block began, or since its birth for a thread of its own): the
+    /// machine's part of the timer's lateness, seen on that very thread (Linux; `nil` where the
+    /// platform keeps no run-queue time).
+    public var runQueueWait: Seconds?
+
+    /// The calling thread's run-queue wait so far (`nil` on Darwin).
+    static func threadRunQueueWait() -> Seconds? { HostPlatform.currentThreadRunnableTime()?.waiting }
 
     public init() {}
 }
@@ -37,9 +45,9 @@ public final class RequestLog: Sendable {
         times = Mutex([RequestTimes](repeating: RequestTimes(), count: count))
     }
 
-    /// Records that request `index` reached `step` now.
-    public func mark(_ index: Int, _ step: RequestStep) {
-        let now = MonotonicClock.now()
+    /// Records that request `index` reached `step` now (or records `value` there).
+    public func mark(_ index: Int, _ step: RequestStep, _ value: Seconds? = nil) {
+        let now = value ?? MonotonicClock.now()
         times.withLock { $0[index][keyPath: step] = now }
     }
 

@@ -154,8 +154,9 @@ enum RequestTrial {
 /// The contract's metrics from the requests' times.
 enum RequestMetrics {
     /// `control` gives the same-moment delay of a control thread over an interval (see
-    /// `StallWatch`); with it, each timer's lateness minus the machine's own at that moment
-    /// becomes `lateness.excess.*`, the part the placement is responsible for.
+    /// `StallWatch`); with it (or the firing thread's own run-queue wait, when larger), each
+    /// timer's lateness minus the machine's own at that moment becomes `lateness.excess.*`, the
+    /// part the placement is responsible for.
     static func compute(_ times: [RequestTimes], timeout: Seconds, endedAt: Seconds,
                         control: (Seconds, Seconds) -> Seconds = { _, _ in 0 }) -> Metrics {
         var m = Metrics()
@@ -192,7 +193,9 @@ enum RequestMetrics {
             let end = t.fired ?? max(due, endedAt)
             if t.fired == nil { latenessCensored += 1 }
             lateness.append(t.fired.map { $0 - due } ?? (end - due))
-            excess.append(max(0, end - due - control(due, end)))
+            // Beyond what the machine took: the control's delay, or the run-queue wait of the
+            // thread that fired the timer, whichever is more.
+            excess.append(max(0, end - due - max(control(due, end), t.runQueueWait ?? 0)))
         }
         if let w = LatencySummary(waits) {
             m[RunloopMetric.waitP50S] = w.p50
