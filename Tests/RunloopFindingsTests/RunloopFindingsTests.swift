@@ -17,11 +17,14 @@ import XCTest
 /// harness's verdict and outcomes, never a threshold of its own: the thresholds live once, in
 /// `RunloopVerdicts`, and each verdict names the mechanism it saw.
 final class RunloopFindingsTests: XCTestCase {
-    /// Runs exp-runloop scaled down (30 requests, 200 ms timeouts and pitfall durations).
+    /// Runs exp-runloop scaled down (30 requests, 200 ms timeouts and pitfall durations), again
+    /// when the machine broke a trial (`judgedRun`).
     func run(_ arguments: [String], requests: Int = 30) throws -> ExperimentReport {
-        try ExperimentRunner.run(runloopExperiment,
-                                 arguments: ["--tasks", String(requests), "--timeout", "0.2", "--request", "0.2", "--interval", "0.2"] + arguments,
-                                 executable: BuiltProducts.executable("exp-runloop"))
+        try judgedRun {
+            try ExperimentRunner.run(runloopExperiment,
+                                     arguments: ["--tasks", String(requests), "--timeout", "0.2", "--request", "0.2", "--interval", "0.2"] + arguments,
+                                     executable: BuiltProducts.executable("exp-runloop"))
+        }
     }
 
     let fiveTrialsInTurn = ["--trials", "5", "--jobs", "1"]
