@@ -80,8 +80,15 @@ enum RequestTrial {
         }
         let mechanism = callersSeen(placement: placement, caller: caller, times: times, patience: timeout,
                                     runLoopsPeak: runtime.gauge.peak, stacks: stacks?.threads)
-        return StackEvidence.attach(stacks, to: VariantRecord(outcome: outcome, metrics: metrics, evidence: evidence, series: series,
-                                                              mechanism: mechanism))
+        let record = StackEvidence.attach(stacks, to: VariantRecord(outcome: outcome, metrics: metrics, evidence: evidence, series: series,
+                                                                    mechanism: mechanism))
+        // A stall whose threads were runnable but passed over by the scheduler is the
+        // machine's (a deadlock's threads sleep): it judges nothing.
+        if outcome == .deadlock,
+           let starved = MachineCheck.starvation(pid: ProcessInfo.processInfo.processIdentifier, threads: threadsAtEnd, lifetime: context.elapsed()) {
+            return starved.apply(to: record)
+        }
+        return record
     }
 
     /// What the trial saw of its callers: the mechanism every request claim rests on.
@@ -138,8 +145,11 @@ enum RequestTrial {
         if placement.runsOnPool && queued == 0 {
             return .notSeen("every run loop started within one timeout of its caller: the callers did not hold the pool")
         }
-        if let stacks, hasFrames {
-            let from = "\(RequestClient.self).callBlocking"
+        let from = "\(RequestClient.self).callBlocking"
+        // Stacks whose frames could not be named (no time left on a loaded machine) say
+        // nothing either way; the counts below still do.
+        let named = stacks?.contains { $0.frames.contains { $0.contains(RunloopVerdicts.semaphoreWaitFrame) || $0.contains(from) } } == true
+        if let stacks, hasFrames, named {
             guard let clause = stacks.whereClause(in: RunloopVerdicts.semaphoreWaitFrame, calledFrom: from) else {
                 return .notSeen("\(started) callers started, but the stacks show none waiting in a semaphore called from \(from)")
             }
