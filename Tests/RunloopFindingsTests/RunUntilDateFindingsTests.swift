@@ -16,7 +16,7 @@ final class RunUntilDateFindingsTests: XCTestCase {
     /// guard, inside them, never runs either.
     func testTheGuardReleasesTheThreadOnlyWhenTheBlockGetsOne() throws {
         let report = try RunloopQuickRun.report()
-        assertReproduced(report, "runloop.run-until-date-releases-at-guard")
+        try assertReproduced(report, "runloop.run-until-date-releases-at-guard")
         let thread = try variant(report, .runUntilDateThread)
         XCTAssertEqual(thread.outcome, .completed)
         XCTAssertEqual(thread[RunloopMetric.completed], 2, "both callers woke at their timeouts")
@@ -31,7 +31,7 @@ final class RunUntilDateFindingsTests: XCTestCase {
     /// behind them never start, exactly as with global-queue callers.
     func testOperationQueueCallersHoldThePoolLikeGlobalOnes() throws {
         let report = try RunloopQuickRun.report()
-        assertReproduced(report, "runloop.operation-queue-callers-hold-the-pool")
+        try assertReproduced(report, "runloop.operation-queue-callers-hold-the-pool")
         let v = try variant(report, .globalQueueOperationQueue)
         XCTAssertEqual(v.outcome, .deadlock)
         XCTAssertLessThan(v[RunloopMetric.callersStarted] ?? .infinity, v[RunloopMetric.total] ?? 0,

@@ -39,9 +39,10 @@ final class RunloopFindingsTests: XCTestCase {
     /// run loops queued behind them.
     func testGlobalQueueMissesTimeouts() throws {
         let report = try RunloopQuickRun.report()
-        assertReproduced(report, "runloop.global-queue-misses-timeouts")
+        try assertReproduced(report, "runloop.global-queue-misses-timeouts")
         for name in [RunloopVariant.globalQueue, .runUntilDate, .operationQueue] {
             let v = try variant(report, name)
+            if v.outcome.judgesNothing { throw XCTSkip("\(name): \(v.evidence ?? "")") }
             XCTAssertEqual(v.outcome, .deadlock, "\(name): \(v.evidence ?? "")")
             XCTAssertLessThan(v[RunloopMetric.callersStarted] ?? .infinity, v[RunloopMetric.total] ?? 0, "\(name): the pool did not even start every caller")
             // The callers that started were still waiting when the trial gave up (their waits
@@ -70,7 +71,7 @@ final class RunloopFindingsTests: XCTestCase {
     /// price is a thread per request in flight.
     func testDedicatedThreadHonorsTimeouts() throws {
         let report = try run(["--variant", "dedicated-thread", "--caller", "thread"] + fiveTrialsInTurn)
-        assertReproduced(report, "runloop.dedicated-thread-honors-timeouts")
+        try assertReproduced(report, "runloop.dedicated-thread-honors-timeouts")
         let v = try variant(report, .dedicatedThread)
         XCTAssertEqual(v.outcome, .completed, v.evidence ?? "")
         XCTAssertLessThanOrEqual(v[RunloopMetric.latenessExcessP99Ms] ?? .infinity, v[RunloopMetric.latenessP99Ms] ?? 0, "the excess is a part of the raw lateness")
@@ -108,7 +109,7 @@ final class RunloopFindingsTests: XCTestCase {
         let report = try XCTUnwrap(result.withLock { $0 })
         let v = try variant(report, .dedicatedThread)
         XCTAssertGreaterThan(v[MetricKey.controlStallMax] ?? 0, v[RunloopMetric.latenessExcessP99Ms] ?? .infinity, "the control saw the stop")
-        assertReproduced(report, "runloop.dedicated-thread-honors-timeouts")
+        try assertReproduced(report, "runloop.dedicated-thread-honors-timeouts")
     }
 
     /// One long-lived thread, kept alive by a port, runs every request's timer: the requests
@@ -117,7 +118,7 @@ final class RunloopFindingsTests: XCTestCase {
     /// per request in flight.
     func testSharedThreadScales() throws {
         let report = try run(["--variant", "shared-thread,dedicated-thread", "--caller", "async"] + fiveTrialsInTurn)
-        assertReproduced(report, "runloop.shared-thread-scales")
+        try assertReproduced(report, "runloop.shared-thread-scales")
         let shared = try variant(report, .sharedThread), dedicated = try variant(report, .dedicatedThread)
         XCTAssertEqual(shared.outcome, .completed, shared.evidence ?? "")
         XCTAssertLessThan(shared[RunloopMetric.runloopThreadsPeak] ?? .infinity, dedicated[RunloopMetric.runloopThreadsPeak] ?? 0)
@@ -132,7 +133,7 @@ final class RunloopFindingsTests: XCTestCase {
     /// about one timeout, with the same run loops.
     func testBlockedCallersThrottle() throws {
         let report = try RunloopQuickRun.report()
-        assertReproduced(report, "runloop.blocked-callers-throttle")
+        try assertReproduced(report, "runloop.blocked-callers-throttle")
         for placement in [RunloopVariant.dedicatedThread, .sharedThread] {
             let blocked = try variant(report, placement), free = try variant(report, placement.withAsyncCallers)
             XCTAssertGreaterThan(blocked[RunloopMetric.wallS] ?? 0, free[RunloopMetric.wallS] ?? .infinity, "\(placement): blocked callers stretch the run")
@@ -148,7 +149,7 @@ final class RunloopFindingsTests: XCTestCase {
     /// sleep until something happens: one pass, no CPU.
     func testNoSourceSpins() throws {
         let report = try RunloopQuickRun.report()
-        assertReproduced(report, "runloop.no-source-spins")
+        try assertReproduced(report, "runloop.no-source-spins")
         XCTAssertEqual(try variant(report, .spinNoSource).outcome, .busyLoop)
         XCTAssertEqual(try variant(report, .spinWithSource).outcome, .completed)
     }
@@ -160,7 +161,7 @@ final class RunloopFindingsTests: XCTestCase {
     /// loop until the completion has run lets the main queue drain, and the wrapper returns.
     func testSemaphoreSyncDeadlocksMain() throws {
         let report = try RunloopQuickRun.report()
-        assertReproduced(report, "runloop.semaphore-sync-deadlocks-main")
+        try assertReproduced(report, "runloop.semaphore-sync-deadlocks-main")
         let semaphore = try variant(report, .syncSemaphoreMain), runLoop = try variant(report, .syncRunloopMain)
         XCTAssertEqual(semaphore.outcome, .deadlock)
         XCTAssertEqual(semaphore[RunloopMetric.steps], 1, "the request finished and queued its completion, which never ran")
@@ -175,7 +176,7 @@ final class RunloopFindingsTests: XCTestCase {
         let report = try RunloopQuickRun.report()
         let finding = try XCTUnwrap(report.finding("runloop.linux-timer-init-fires-immediately"))
         guard PlatformInfo.current.isLinux else { return XCTAssertFalse(finding.applicable) }
-        assertReproduced(report, finding.id)
+        try assertReproduced(report, finding.id)
         XCTAssertEqual(try variant(report, .timerInit).outcome, .firesEarly)
     }
 
@@ -206,6 +207,7 @@ final class RunloopFindingsTests: XCTestCase {
         XCTAssertEqual(report.findings.map(\.id), runloopExperiment.variants.compactMap(\.claim?.id)
                        + runloopExperiment.findings.map(\.id))
         let dedicated = try variant(report, .dedicatedThread)
+        if dedicated.outcome.judgesNothing { throw XCTSkip("dedicated-thread: \(dedicated.evidence ?? "")") }
         XCTAssertEqual(dedicated.outcome, .completed, dedicated.evidence ?? "")
         XCTAssertEqual(dedicated.series?["lateness_ms"].map { Double($0.count) }, dedicated[RunloopMetric.fired], "one point per timer that fired")
         XCTAssertFalse(dedicated.series?["threads"]?.isEmpty ?? true)

@@ -11,14 +11,14 @@ final class RunloopStacksTests: XCTestCase {
     func testTheDeadlocksShowWhereTheMainThreadAndTheWorkersWait() throws {
         if let reason = StackCapture.unavailableReason { throw XCTSkip(reason) }
         let report = try RunloopQuickRun.report()
-        let main = try XCTUnwrap(report.variant("sync-semaphore-main"))
+        let main = try XCTUnwrap(report.variant("sync-semaphore-main")), global = try XCTUnwrap(report.variant("global-queue"))
+        if let broken = [main, global].first(where: \.outcome.judgesNothing) { throw XCTSkip("\(broken.name): \(broken.evidence ?? "")") }
         XCTAssertEqual(main.outcome, .deadlock)
         let mainStacks = try XCTUnwrap(main.stacks, main.evidence ?? "")
         let waiting = mainStacks.waiting(in: "_dispatch_semaphore_wait", calledFrom: "MainThreadWrapper.semaphore")
         XCTAssertEqual(waiting.count, 1, "\(mainStacks)")
         XCTAssertEqual(waiting.first?.thread, "exp-runloop", "the main thread carries the program's name")
 
-        let global = try XCTUnwrap(report.variant("global-queue"))
         XCTAssertEqual(global.outcome, .deadlock)
         let started = Int(global[RunloopMetric.callersStarted] ?? 0) - Int(global[RunloopMetric.completed] ?? 0)
         let callers = global.threadsWaiting(in: "_dispatch_semaphore_wait", calledFrom: "RequestClient.callBlocking")
