@@ -11,9 +11,9 @@ enum ScaleParameters {
     /// a design that holds no thread per request.
     static let blockingCap = 1000, maxTasks = 100_000
 
-    /// The request placements that hold a thread, a pool block or an operation per request.
-    static let holdingAThreadPerRequest: [RunloopVariant] = [.globalQueue, .runUntilDate, .operationQueue, .dedicatedThread,
-                                                             .dedicatedThreadAsync, .literalRun]
+    /// Whether `name` is a request variant whose placement holds a thread, a pool block or an
+    /// operation per request (a run loop per request: every placement but shared-thread).
+    static func holdsAThreadPerRequest(_ name: String) -> Bool { RunloopVariant(rawValue: name)?.placement?.runLoopPerRequest == true }
 
     /// The flags' combinations, checked once on the command line (a child's are checked: it
     /// gets them from its parent, with a point's size). The sweep checks its own sizes.
@@ -33,7 +33,7 @@ enum ScaleParameters {
         if p.caller != .async {
             throw UsageError("--tasks \(p.tasks) is too many for \(p.caller.phrase): each blocks a thread while it waits, so at most \(blockingCap) (--caller async goes up to \(maxTasks))")
         }
-        if let heavy = selected.first(where: { RunloopVariant(rawValue: $0).map(holdingAThreadPerRequest.contains) ?? false }) {
+        if let heavy = selected.first(where: holdsAThreadPerRequest) {
             throw UsageError("--tasks \(p.tasks) is too many for \(heavy): it holds a thread per request, so at most \(blockingCap) (up to \(maxTasks): shared-thread, \(RunloopScale.designs.map(\.rawValue).joined(separator: ", ")))")
         }
     }
@@ -46,7 +46,7 @@ enum ScaleParameters {
         let designs = RunloopScale.designs.map(\.rawValue)
         adjusted.insert(contentsOf: designs, at: adjusted.firstIndex(of: RunloopVariant.sharedThread.rawValue).map { $0 + 1 } ?? adjusted.endIndex)
         guard p.tasks > blockingCap else { return adjusted }
-        return adjusted.filter { RunloopVariant(rawValue: $0).map { !holdingAThreadPerRequest.contains($0) } ?? true }
+        return adjusted.filter { !holdsAThreadPerRequest($0) }
     }
 
     /// How long a design's trial waits for its requests: four timeouts, more for huge counts.

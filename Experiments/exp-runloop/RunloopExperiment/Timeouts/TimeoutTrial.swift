@@ -30,8 +30,7 @@ public enum TimeoutMetric {
 ///
 /// Callers are detached tasks issued one after another from the calling thread, as `--caller
 /// async` does: none blocks a thread while it waits. Each takes its deadline when it starts, so
-/// issuing does not count as lateness. Each caller writes only its own slot of the trial's
-/// table, with no lock on its path (a lock there would be measured too, at 100,000 requests).
+/// issuing does not count as lateness.
 ///
 /// Threads: those a `NewThreadWatch` saw appear from just before the design started, less every
 /// thread a caller ran on, are the design's own. The runtime starts threads for the first
