@@ -14,7 +14,7 @@ final class SweepPageTests: XCTestCase {
         var points: [SweepPoint] = []
         for (design, base) in [("shared-thread", 0.3), ("deadline-heap", 0.2), ("<odd & design>", 1e300)] {
             for (step, tasks) in [10, 1000, 100_000].enumerated() {
-                points.append(SweepPoint(variant: design, tasks: tasks,
+                points.append(SweepPoint(variant: design, size: tasks,
                                          metrics: ["lateness.p99_ms": base * pow(10, design == "shared-thread" ? Double(step) : 0),
                                                    "wall_per_timeout": 1.01, "threads.added": 1]))
             }

@@ -49,12 +49,12 @@ final class TimeoutDesignTests: XCTestCase {
         for i in 0..<count { tokens.append(design.arm(at: deadlines[i]) { at in fires.record(i, at: at) }) }
         var cancelledCount = 0
         for i in 0..<count where cancelled(i) {
-            XCTAssertTrue(design.cancel(tokens[i]), "\(design.name.rawValue): request \(i) cancelled before its deadline", file: file, line: line)
+            XCTAssertTrue(design.cancel(tokens[i]), "\(String(describing: D.self)): request \(i) cancelled before its deadline", file: file, line: line)
             cancelledCount += 1
         }
         waitForFires(fires, expected: count - cancelledCount)
         let counts = fires.counts, firstAt = fires.firstAt
-        let name = design.name.rawValue
+        let name = String(describing: D.self)
         let kept = (0..<count).filter { !cancelled($0) }
         let firedAfterCancel = (0..<count).filter { cancelled($0) && counts[$0] > 0 }
         let notOnce = kept.filter { counts[$0] != 1 }
@@ -82,36 +82,62 @@ final class TimeoutDesignTests: XCTestCase {
         checkCallbackDesign(DispatchTimerTimeouts(), cancelled: { $0 % 3 == 0 })
     }
 
+    /// One trial of every design, side by side on threads of their own (what these tests check
+    /// are counts and the monotonic order, which sharing the cores does not change).
+    func trials(_ run: @escaping @Sendable (TimeoutDesignName) -> TimeoutTrial.Result?) -> [(TimeoutDesignName, TimeoutTrial.Result?)] {
+        let results = Mutex<[TimeoutDesignName: TimeoutTrial.Result]>([:])
+        let done = DispatchSemaphore(value: 0)
+        for design in TimeoutDesignName.allCases {
+            Thread.detachNewThread {
+                if let result = run(design) { results.withLock { $0[design] = result } }
+                done.signal()
+            }
+        }
+        for _ in TimeoutDesignName.allCases { _ = done.wait(timeout: .now() + 60) }
+        return TimeoutDesignName.allCases.map { design in (design, results.withLock { $0[design] }) }
+    }
+
     /// The whole trial, as a sweep point runs it: async callers, every request timing out.
-    func checkTrial(_ design: TimeoutDesignName, file: StaticString = #filePath, line: UInt = #line) throws {
-        let result = try XCTUnwrap(TimeoutTrial.run(design, requests: count, timeout: timeout, budget: 20),
-                                   "\(design.rawValue) did not start", file: file, line: line)
+    func checkTrial(_ design: TimeoutDesignName, _ result: TimeoutTrial.Result?, file: StaticString = #filePath, line: UInt = #line) throws {
+        let result = try XCTUnwrap(result, "\(design.rawValue) did not start", file: file, line: line)
         let m = result.metrics
         XCTAssertTrue(result.finished, "\(design.rawValue): every request ended within the budget", file: file, line: line)
-        XCTAssertEqual(m[.timedOut], Double(count), "\(design.rawValue): every request was woken by its timeout", file: file, line: line)
-        XCTAssertEqual(m[.early], 0, "\(design.rawValue): no request was woken before its deadline", file: file, line: line)
-        XCTAssertEqual(result.lateness.filter { !$0.isNaN }.count, count, file: file, line: line)
-        for metric in [TimeoutMetric.latenessP50, .latenessP99, .latenessMax, .wallPerTimeout, .issue, .threadsAdded, .cpu] {
+        XCTAssertEqual(result.started, count, "\(design.rawValue): every caller started", file: file, line: line)
+        XCTAssertEqual(m[TimeoutMetric.fired], Double(count), "\(design.rawValue): every request was woken by its timeout", file: file, line: line)
+        XCTAssertEqual(m[TimeoutMetric.early], 0, "\(design.rawValue): no request was woken before its deadline", file: file, line: line)
+        XCTAssertEqual(result.firedAt.filter { !$0.isNaN }.count, count, file: file, line: line)
+        for metric in [TimeoutMetric.latenessP50, TimeoutMetric.latenessP99, TimeoutMetric.latenessMax, TimeoutMetric.wallPerTimeout,
+                       TimeoutMetric.issue, TimeoutMetric.threadsAdded, TimeoutMetric.cpu] {
             XCTAssertNotNil(m[metric], "\(design.rawValue): \(metric.rawValue) measured", file: file, line: line)
         }
-        XCTAssertGreaterThanOrEqual(m[.wallPerTimeout] ?? 0, 1, "\(design.rawValue): the last request waited its whole timeout", file: file, line: line)
+        XCTAssertGreaterThanOrEqual(m[TimeoutMetric.wallPerTimeout] ?? 0, 1, "\(design.rawValue): the last request waited its whole timeout", file: file, line: line)
     }
 
     func testEveryDesignWakesEachOfTwoHundredRequestsOnceAndNeverEarly() throws {
-        for design in TimeoutDesignName.allCases { try checkTrial(design) }
+        let (count, timeout) = (count, timeout)
+        for (design, result) in trials({ TimeoutTrial.run($0, requests: count, timeout: timeout, budget: 20) }) { try checkTrial(design, result) }
     }
 
     /// Half the requests complete after 10 ms, long before a 1.5 s timeout (only a stall of
     /// most of that could reorder them): those end as completed, the rest time out, none early.
     func testRequestsThatCompleteFirstAreNotWokenByTheirTimeout() throws {
-        for design in TimeoutDesignName.allCases {
-            let result = try XCTUnwrap(TimeoutTrial.run(design, requests: count, timeout: 1.5,
-                                                        completeAfter: { $0 % 2 == 0 ? 0.01 : nil }, budget: 20))
+        let count = count
+        for (design, result) in trials({ TimeoutTrial.run($0, requests: count, timeout: 1.5, completeAfter: { $0 % 2 == 0 ? 0.01 : nil }, budget: 20) }) {
+            let result = try XCTUnwrap(result, design.rawValue)
             XCTAssertTrue(result.finished, design.rawValue)
-            XCTAssertEqual(result.metrics[.completed], Double(count / 2), "\(design.rawValue): early completions won their race")
-            XCTAssertEqual(result.metrics[.timedOut], Double(count / 2), "\(design.rawValue): the others timed out")
-            XCTAssertEqual(result.metrics[.early], 0, design.rawValue)
+            XCTAssertEqual(result.metrics[TimeoutMetric.completedFirst], Double(count / 2), "\(design.rawValue): early completions won their race")
+            XCTAssertEqual(result.metrics[TimeoutMetric.fired], Double(count / 2), "\(design.rawValue): the others timed out")
+            XCTAssertEqual(result.metrics[TimeoutMetric.early], 0, design.rawValue)
         }
+    }
+
+    /// The mechanism the sweep's findings name: shared-thread adds a run-loop timer for every
+    /// request, deadline-heap re-sets its one timer per firing pass, far fewer times.
+    func testSharedThreadArmsATimerPerRequestAndTheHeapOneTimer() throws {
+        let shared = try XCTUnwrap(TimeoutTrial.run(.sharedThread, requests: count, timeout: timeout, budget: 20))
+        XCTAssertEqual(shared.metrics[TimeoutMetric.timersArmed], Double(count))
+        let heap = try XCTUnwrap(TimeoutTrial.run(.deadlineHeap, requests: count, timeout: timeout, budget: 20))
+        XCTAssertLessThan(heap.metrics[TimeoutMetric.timersArmed] ?? .infinity, Double(count))
     }
 
     /// Threads the design created are counted, the callers' are not: the run-loop designs add
@@ -119,10 +145,10 @@ final class TimeoutDesignTests: XCTestCase {
     func testThreadsAddedCountTheDesignsOwnThreadsOnly() throws {
         let heap = try XCTUnwrap(TimeoutTrial.run(.deadlineHeap, requests: count, timeout: timeout, budget: 20))
         XCTAssertTrue(heap.addedThreadNames.contains("rl.heap"), "the heap's run-loop thread: \(heap.addedThreadNames)")
-        XCTAssertEqual(heap.metrics[.threadsAdded], Double(heap.addedThreadNames.count))
+        XCTAssertEqual(heap.metrics[TimeoutMetric.threadsAdded], Double(heap.addedThreadNames.count))
         let sleep = try XCTUnwrap(TimeoutTrial.run(.taskSleep, requests: count, timeout: timeout, budget: 20))
         XCTAssertFalse(sleep.addedThreadNames.contains("rl.heap"))
-        XCTAssertLessThan(sleep.metrics[.threadsAdded] ?? 99, heap.metrics[.threadsAdded] ?? 0,
+        XCTAssertLessThan(sleep.metrics[TimeoutMetric.threadsAdded] ?? 99, heap.metrics[TimeoutMetric.threadsAdded] ?? 0,
                           "task-sleep starts no thread of its own: \(sleep.addedThreadNames) vs \(heap.addedThreadNames)")
     }
 

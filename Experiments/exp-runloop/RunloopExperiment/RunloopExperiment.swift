@@ -27,19 +27,20 @@ public let runloopExperiment = ExperimentDefinition(
                     + (DispatchPoolSize.current.statement.map { "; \($0), so the default and --quick fill it at least twice over" } ?? "")),
         .seconds("timeout", default: 1, quick: 0.25, range: 0.05...10,
                  help: "each request's timeout timer (the article: 1 s); no completion for \(Int(RunloopParameters.deadlockAfter)) timeouts is a deadlock"),
-        .choice("caller", CallerKind.allCases.map(\.rawValue), default: CallerKind.global.rawValue,
+        .choice("caller", CallerKind.self, default: .global,
                 help: "who waits: a global-queue block on a semaphore (the article), a thread each, an async task each, or an operation each on an OperationQueue (the article's commented-out callers)"),
         .seconds("request", default: 1, quick: 0.25, range: 0.05...10,
                  help: "how long the main-thread wrappers' request takes (sync-*-main); no step for \(Int(RunloopParameters.deadlockAfter)) of them is a deadlock"),
         .seconds("interval", default: 0.5, quick: 0.25, range: 0.05...5,
                  help: "the pitfalls' timer interval (timer-init) and how long the spinning wrapper waits (spin-*)"),
-    ] + scaleFlags,
+    ],
     variants: [
         requestVariant(.globalQueue, summary: "the run loop runs in a block on the global queue (the article's second way)", expect: [
             OutcomeExpectation(.deadlock, .expected, "the run-loop blocks wait for pool threads that the waiting callers hold: no caller wakes"),
             OutcomeExpectation(.completed, .interesting, "every caller woke, late: the pool had room (few requests, or callers that do not block)"),
             OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
-        ]),
+        ], claim: Claim("runloop.global-queue-misses-timeouts",
+                        "with run loops on the global queue and callers blocked on it, requests see their timeout far too late or never")),
         requestVariant(.runUntilDate, summary: "global-queue with the article's double guard, run(until: timeout + 5 s)", expect: [
             OutcomeExpectation(.deadlock, .expected, "the guard never runs: it is inside the block that never starts"),
             OutcomeExpectation(.completed, .interesting, "every caller woke, late: the pool had room (callers that do not block it)"),
@@ -53,18 +54,19 @@ public let runloopExperiment = ExperimentDefinition(
             OutcomeExpectation(.completed, .interesting, "every caller woke, late: the pool had room"),
             OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
         ]),
-        requestVariant(.globalQueueOperationQueue, summary: "global-queue with the article's commented-out callers: an operation each on an OperationQueue (maxConcurrentOperationCount 300)", expect: [
+        requestVariant(.globalQueue, callers: .operationQueue, summary: "global-queue with the article's commented-out callers: an operation each on an OperationQueue (maxConcurrentOperationCount 300)", expect: [
             OutcomeExpectation(.deadlock, .expected, "blocked operations hold pool threads like blocked global-queue blocks: the run loops never start"),
             OutcomeExpectation(.completed, .interesting, "every caller woke: the operations did not hold the pool the run loops need"),
             OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
-        ]),
-        Variant(RunloopVariant.runUntilDateThread, summary: "the double guard with thread callers: run(until: timeout + 5 s) beside run(), both on the global queue",
+        ], claim: Claim("runloop.operation-queue-callers-hold-the-pool",
+                        "callers that are operations on an OperationQueue (maxConcurrentOperationCount 300) block pool threads like global-queue callers: run loops on the global queue see their timeouts far too late or never")),
+        Variant(RunloopVariant.runUntilDateThread, "the double guard with thread callers: run(until: timeout + 5 s) beside run(), both on the global queue",
                 expect: [
                     OutcomeExpectation(.completed, .expected, "run(until:) released its thread at about timeout + guard; run() kept its own"),
                     OutcomeExpectation(.leaked, .interesting, "run(until:) still held its thread \(Int(GuardRelease.grace)) s past its guard date"),
                     OutcomeExpectation(.stalled, .forbidden, "a caller never woke: thread callers leave the pool free for the run loops"),
                 ],
-                limits: RunloopParameters.guardLimits, body: GuardRelease.run),
+                time: .from { (p: RunloopParameters) in p.guardTime }, instruments: [.stallWatch], body: GuardRelease.run),
         requestVariant(.dedicatedThread, summary: "a new Thread per request runs its run loop (the article's first way)", expect: [
             OutcomeExpectation(.completed, .expected, "every timer fired on time; the total time depends on the callers"),
             OutcomeExpectation(.deadlock, .forbidden, "a thread of its own cannot wait behind the pool"),
@@ -73,11 +75,11 @@ public let runloopExperiment = ExperimentDefinition(
             OutcomeExpectation(.completed, .expected, "every timer fired on time, on one thread"),
             OutcomeExpectation(.deadlock, .forbidden, "the shared thread does not depend on the pool"),
         ]),
-        requestVariant(.dedicatedThreadAsync, summary: "dedicated-thread with async callers (added to the default run when --caller is global)", expect: [
+        requestVariant(.dedicatedThread, callers: .async, summary: "dedicated-thread with async callers (added to the default run when --caller is global)", expect: [
             OutcomeExpectation(.completed, .expected, "all requests done in about one timeout"),
             OutcomeExpectation(.deadlock, .forbidden, "nothing here waits for the pool"),
         ], includedByDefault: false),
-        requestVariant(.sharedThreadAsync, summary: "shared-thread with async callers: the performance bar (added like the one above)", expect: [
+        requestVariant(.sharedThread, callers: .async, summary: "shared-thread with async callers: the performance bar (added like the one above)", expect: [
             OutcomeExpectation(.completed, .expected, "all requests done in about one timeout, on one run-loop thread"),
             OutcomeExpectation(.deadlock, .forbidden, "nothing here waits for the pool"),
         ], includedByDefault: false),
@@ -86,70 +88,67 @@ public let runloopExperiment = ExperimentDefinition(
             OutcomeExpectation(.completed, .interesting, "run() returned after the stop: this Foundation differs from Linux and Darwin"),
             OutcomeExpectation(.deadlock, .forbidden, "callers wake from the timer, whatever the run loop does next"),
         ], includedByDefault: false),
-        Variant(RunloopVariant.spinNoSource, summary: "a wrapper spins run(mode:before:) on a thread whose run loop has no source",
+        Variant(RunloopVariant.spinNoSource, "a wrapper spins run(mode:before:) on a thread whose run loop has no source",
                 expect: [
                     OutcomeExpectation(.busyLoop, .expected, "run(mode:before:) returned at once on every pass: a busy loop"),
                     OutcomeExpectation(.completed, .forbidden, "the loop slept without a source: not how Foundation behaves"),
                 ],
-                limits: RunloopParameters.pitfallLimits) { SpinWrapper.run($0, withSource: false) },
-        Variant(RunloopVariant.spinWithSource, summary: "the same wrapper after adding a SocketPort to the run loop",
+                time: .seconds { (p: RunloopParameters) in p.interval + 0.1 }) { SpinWrapper.run($0, withSource: false) },
+        Variant(RunloopVariant.spinWithSource, "the same wrapper after adding a SocketPort to the run loop",
                 expect: [
                     OutcomeExpectation(.completed, .expected, "each pass slept until the request finished"),
                     OutcomeExpectation(.busyLoop, .forbidden, "the port did not keep the run loop asleep"),
                 ],
-                limits: RunloopParameters.pitfallLimits) { SpinWrapper.run($0, withSource: true) },
-        Variant(RunloopVariant.syncSemaphoreMain, summary: "the main thread waits on a semaphore for a completion delivered on the main queue",
+                time: .seconds { (p: RunloopParameters) in p.interval + 0.1 }) { SpinWrapper.run($0, withSource: true) },
+        Variant(RunloopVariant.syncSemaphoreMain, "the main thread waits on a semaphore for a completion delivered on the main queue",
                 expect: [
                     OutcomeExpectation(.deadlock, .expected, "the completion is queued for the main thread, which is blocked waiting for it"),
                     OutcomeExpectation(.completed, .forbidden, "the main queue ran while the main thread was blocked"),
                 ],
-                limits: RunloopParameters.wrapperLimits.estimating { 4 * RunloopParameters($0).request + 0.2 },
+                time: .from { (p: RunloopParameters) in p.wrapperTime(hangs: true) }, progressMetric: RunloopMetric.steps,
                 body: MainThreadWrapper.semaphore),
-        Variant(RunloopVariant.syncRunloopMain, summary: "the main thread runs its run loop until the completion has run",
+        Variant(RunloopVariant.syncRunloopMain, "the main thread runs its run loop until the completion has run",
                 expect: [
                     OutcomeExpectation(.completed, .expected, "the run loop drained the main queue, the completion ran, the wrapper returned"),
                     OutcomeExpectation(.deadlock, .forbidden, "the main run loop did not run the main queue"),
                 ],
-                limits: RunloopParameters.wrapperLimits.estimating { RunloopParameters($0).request + 0.1 },
+                time: .from { (p: RunloopParameters) in p.wrapperTime(hangs: false) }, progressMetric: RunloopMetric.steps,
                 body: MainThreadWrapper.runLoop),
-        Variant(RunloopVariant.timerInit, summary: "first-fire delay of each Timer constructor, same interval",
+        Variant(RunloopVariant.timerInit, "first-fire delay of each Timer constructor, same interval",
                 expect: [
                     OutcomeExpectation(.completed, .expected, "every constructor waited its interval (Darwin)"),
                     OutcomeExpectation(.firesEarly, .interesting, "Timer(timeInterval:) fired at once (swift-corelibs-foundation #4712, Linux)"),
                 ],
-                limits: RunloopParameters.pitfallLimits, body: TimerInit.run),
-    ] + scaleVariants,
+                time: .seconds { (p: RunloopParameters) in p.interval + 0.1 }, instruments: [.stallWatch], body: TimerInit.run),
+    ] + RunloopScale.variants,
     findings: [
-        Finding("runloop.global-queue-misses-timeouts",
-                claim: "with run loops on the global queue and callers blocked on it, requests see their timeout far too late or never",
-                needs: [RunloopVariant.globalQueue], premiseMissing: RunloopVerdicts.callersLeaveThePoolFree,
-                evaluate: RunloopVerdicts.globalQueueMissesTimeouts),
         Finding("runloop.dedicated-thread-honors-timeouts",
                 claim: "with a thread per run loop every timer fires within 50 ms of its deadline (p99), beyond what a same-moment control thread was held up",
-                needs: [RunloopVariant.dedicatedThread], evaluate: RunloopVerdicts.dedicatedThreadHonorsTimeouts),
+                needs: [RunloopVariant.dedicatedThread], thresholds: [RunloopVerdicts.onTimeThreshold], evaluate: RunloopVerdicts.dedicatedThreadHonorsTimeouts),
         Finding("runloop.shared-thread-scales",
                 claim: "one run loop thread serves all requests' timers on time (as above), adding one thread, not one per request",
-                needs: [RunloopVariant.sharedThread], evaluate: RunloopVerdicts.sharedThreadScales),
+                needs: [RunloopVariant.sharedThread], thresholds: [RunloopVerdicts.onTimeThreshold], evaluate: RunloopVerdicts.sharedThreadScales),
         Finding("runloop.blocked-callers-throttle",
                 claim: "callers blocked on the global queue stretch the total time even when every timer is on time; async callers finish all requests in about one timeout",
-                needs: [RunloopVariant.dedicatedThread, .dedicatedThreadAsync], evaluate: RunloopVerdicts.blockedCallersThrottle),
+                needs: [RunloopVariant.dedicatedThread, .dedicatedThreadAsync],
+                thresholds: [RunloopVerdicts.onTimeThreshold, RunloopVerdicts.stretch, RunloopVerdicts.aboutOneTimeout], evaluate: RunloopVerdicts.blockedCallersThrottle),
         Finding("runloop.no-source-spins",
                 claim: "no source means a busy loop (CPU >= 0.5 s per wall second); a source brings it near zero",
-                needs: [RunloopVariant.spinNoSource, .spinWithSource], evaluate: RunloopVerdicts.noSourceSpins),
+                needs: [RunloopVariant.spinNoSource, .spinWithSource],
+                thresholds: [RunloopVerdicts.busyCPU, RunloopVerdicts.busyRunnable, RunloopVerdicts.quietCPU, RunloopVerdicts.returnsAtOnce], evaluate: RunloopVerdicts.noSourceSpins),
         Finding("runloop.semaphore-sync-deadlocks-main",
                 claim: "the semaphore wrapper on the main thread deadlocks; the run loop wrapper completes",
                 needs: [RunloopVariant.syncSemaphoreMain, .syncRunloopMain], evaluate: RunloopVerdicts.semaphoreSyncDeadlocksMain),
         Finding("runloop.run-until-date-releases-at-guard",
                 claim: "with callers that give the block a thread, run(until: timeout + guard) releases its thread at about timeout + guard while run() never does; under global callers the run-loop blocks never start (at most one in ten does), guard and all",
-                needs: [RunloopVariant.runUntilDate, .runUntilDateThread], evaluate: RunloopVerdicts.runUntilDateReleasesAtGuard),
-        Finding("runloop.operation-queue-callers-hold-the-pool",
-                claim: "callers that are operations on an OperationQueue (maxConcurrentOperationCount 300) block pool threads like global-queue callers: run loops on the global queue see their timeouts far too late or never (at most one in ten on time)",
-                needs: [RunloopVariant.globalQueueOperationQueue], evaluate: RunloopVerdicts.operationQueueCallersHoldThePool),
+                needs: [RunloopVariant.runUntilDate, .runUntilDateThread],
+                thresholds: [RunloopVerdicts.guardEarly, RunloopVerdicts.guardLate, RunloopVerdicts.fewStarted], evaluate: RunloopVerdicts.runUntilDateReleasesAtGuard),
         Finding("runloop.linux-timer-init-fires-immediately",
                 claim: "Timer(timeInterval:repeats:block:) fires at once on Linux, not after its interval",
                 needs: [RunloopVariant.timerInit], appliesWhen: { $0.isLinux },
-                notApplicableReason: "Darwin's Foundation waits the interval", evaluate: RunloopVerdicts.linuxTimerInitFiresImmediately),
-    ] + sweepFindings,
+                notApplicableReason: "Darwin's Foundation waits the interval",
+                thresholds: [RunloopVerdicts.atOnce, RunloopVerdicts.afterInterval], evaluate: RunloopVerdicts.linuxTimerInitFiresImmediately),
+    ],
     columns: runloopColumns,
     defaultJobs: 4,
     extraSections: runloopSections,
@@ -157,66 +156,15 @@ public let runloopExperiment = ExperimentDefinition(
         var plan = variants.filter(\.includedByDefault).map(\.name)
         // The caller comparison: with the seed's callers, run the on-time placements again
         // with async callers, right after them.
-        if RunloopParameters(options).caller == .global, let at = plan.firstIndex(of: RunloopVariant.sharedThread.rawValue) {
+        if RunloopParameters(reading: options).caller == .global, let at = plan.firstIndex(of: RunloopVariant.sharedThread.rawValue) {
             plan.insert(contentsOf: [RunloopVariant.dedicatedThreadAsync, .sharedThreadAsync].map(\.rawValue), at: at + 1)
         }
-        return ScaleParameters.adjust(plan, options)
+        return ScaleParameters.adjust(plan, RunloopParameters(reading: options))
     },
-    performanceBar: RunloopBar.bar,
-    morePerformanceBars: [RunloopScaleBars.flood, RunloopScaleBars.tenfold],
-    validate: ScaleParameters.validate,
-    sweepPoints: RunloopSweep.reportPoints
+    performanceBars: [RunloopBar.bar, RunloopScaleBars.flood, RunloopScaleBars.tenfold],
+    sweep: RunloopScale.sweep,
+    parameters: RunloopParameters.self
 )
-
-/// The flags of the designs that keep many timeouts: the sweep, and its children's point.
-let scaleFlags: [FlagSpec] = [
-    FlagSpec("sweep", .text(default: nil),
-             help: "run every design that does not block on the pool (\(ScaleParameters.sweptDesigns.map(\.rawValue).joined(separator: ", "))) with async callers at each count, each point in a process of its own: one table, one chart (such as 10,100,1000,10000; up to \(ScaleParameters.maxTasks))",
-             valueName: "N,N,...", reportKey: "sweep"),
-    FlagSpec("sweep-point", .text(default: nil), help: "internal: one point of a sweep, DESIGN:COUNT", valueName: "DESIGN:N", hidden: true),
-]
-
-/// The designs that keep many requests' timeouts without a timer per request on the run loop
-/// (async callers only: each caller is a task racing its timeout), and the sweep over all of them.
-let scaleVariants: [Variant] = [
-    designVariant(.deadlineHeap, summary: "shared-thread's run-loop thread with ONE timer, re-armed for the earliest deadline of a min-heap (async callers)",
-                  completed: "every request woken by its timeout, on one run-loop thread, whatever the count"),
-    designVariant(.dispatchTimer, summary: "no run loop: a DispatchSourceTimer per request on one serial queue (async callers)",
-                  completed: "every request woken by its timeout; libdispatch keeps the timers, no thread of the design's own"),
-    designVariant(.taskSleep, summary: "no run loop, no thread: a child task sleeping until the deadline races the request (async callers)",
-                  completed: "every request woken by its timeout; the runtime's delayed jobs ride libdispatch's timers"),
-    Variant(RunloopVariant.sweep, summary: "--sweep: each design above and shared-thread at each count, async callers, one process per point",
-            expect: [
-                OutcomeExpectation(.completed, .expected, "every point finished: the table and the chart are complete"),
-                OutcomeExpectation(.timedOut, .interesting, "a point did not finish in its budget: that design fell behind at that count"),
-            ],
-            includedByDefault: false, limits: ScaleParameters.sweepLimits, body: RunloopSweep.run),
-]
-
-/// A timeout design's variant: `--tasks` async requests racing their timeouts, kept by `name`'s
-/// design. They share their outcomes but for what completing means for each.
-func designVariant(_ name: RunloopVariant, summary: String, completed: String) -> Variant {
-    Variant(name, summary: summary,
-            expect: [
-                OutcomeExpectation(.completed, .expected, completed),
-                OutcomeExpectation(.timedOut, .interesting, "still firing when the budget ran out: the design fell behind"),
-                OutcomeExpectation(.firesEarly, .forbidden, "a request was woken before its deadline"),
-            ],
-            includedByDefault: false, limits: ScaleParameters.designLimits) { context in
-        guard let design = name.timeoutDesign else { throw SetupError("\(name.rawValue) is not a timeout design") }
-        return try ScaleTrial.run(context, design: design)
-    }
-}
-
-/// The findings the sweep evaluates.
-let sweepFindings: [Finding] = [
-    Finding("runloop.per-request-timers-degrade",
-            claim: "with one run-loop timer per request (shared-thread), p99 lateness grows with the number of requests (≥ 5× over a sweep spanning 100×, beyond a same-moment control)",
-            needs: [RunloopVariant.sweep], evaluate: RunloopVerdicts.perRequestTimersDegrade),
-    Finding("runloop.deadline-heap-scales",
-            claim: "at the sweep's largest count deadline-heap wakes every request on time (p99 within 50 ms of a same-moment control and at least 5× less late than shared-thread), adding at most 2 threads",
-            needs: [RunloopVariant.sweep], evaluate: RunloopVerdicts.deadlineHeapScales),
-]
 
 /// The outcomes exp-runloop defines.
 public extension Outcome {
@@ -226,13 +174,14 @@ public extension Outcome {
     static let firesEarly: Outcome = "fires-early"
 }
 
-/// A variant that times out `--tasks` requests with their run loops placed one way. The
-/// `@async` variants always have async callers; the others have the callers `--caller` says.
-func requestVariant(_ name: RunloopVariant, summary: String, expect: [OutcomeExpectation],
-                    includedByDefault: Bool = true) -> Variant {
-    let (placement, fixed) = name.request
-    return Variant(name, summary: summary, expect: expect, includedByDefault: includedByDefault,
-                   limits: RunloopParameters.requestLimits(placement, caller: fixed)) { context in
-        try RequestTrial.run(context, placement: placement, caller: fixed ?? RunloopParameters(context.options).caller)
+/// A variant that times out `--tasks` requests with their run loops placed one way, named
+/// after its placement (`RunloopVariant(placement, callers:)`). With `callers`, the variant
+/// always has those; otherwise it has the callers `--caller` says.
+func requestVariant(_ placement: Placement, callers fixed: CallerKind? = nil, summary: String, expect: [OutcomeExpectation],
+                    includedByDefault: Bool = true, claim: Claim? = nil) -> Variant {
+    Variant(RunloopVariant(placement, callers: fixed), summary, expect: expect, claim: claim, includedByDefault: includedByDefault,
+            time: .from { (p: RunloopParameters) in p.requestTime(placement, caller: fixed ?? p.caller) },
+            instruments: [.stallWatch, .threadTimeline], progressMetric: RunloopMetric.completed) { context in
+        try RequestTrial.run(context, placement: placement, caller: fixed ?? context.parameters(RunloopParameters.self).caller)
     }
 }

@@ -1,65 +1,76 @@
 import LabHarness
 
 /// exp-runloop's variants by name: the declaration, the verdicts, the report and the tests
-/// all refer to these cases, so a rename fails to compile instead of showing "—".
-public enum RunloopVariant: String, CaseIterable, VariantName {
-    case globalQueue = "global-queue"
-    case runUntilDate = "run-until-date"
-    case operationQueue = "operation-queue"
-    case dedicatedThread = "dedicated-thread"
-    case sharedThread = "shared-thread"
+/// all refer to these, so a rename fails to compile instead of showing "—".
+///
+/// One name per design: a request variant is built from its run loop's `Placement` (the
+/// design), with `@callers` when its callers are fixed whatever `--caller` says
+/// (`dedicated-thread@async`), so its name, its placement and its callers cannot disagree, and
+/// a pitfall has no placement to ask for. The CLI names are the raw values.
+public struct RunloopVariant: VariantName, CustomStringConvertible {
+    public let rawValue: String
+    /// The placement a request variant times out its requests with; `nil` for a pitfall.
+    let placement: Placement?
+    /// The callers a request variant always has; `nil`: the ones `--caller` says.
+    let callers: CallerKind?
+
+    /// The request variant of `placement`, with `callers` fixed when given.
+    init(_ placement: Placement, callers: CallerKind? = nil) {
+        rawValue = placement.rawValue + (callers.map { "@\($0.rawValue)" } ?? "")
+        self.placement = placement
+        self.callers = callers
+    }
+
+    private init(pitfall name: String) {
+        rawValue = name
+        placement = nil
+        callers = nil
+    }
+
+    /// A declared variant by its CLI name.
+    public init?(rawValue: String) {
+        guard let known = RunloopVariant.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = known
+    }
+
+    public var description: String { rawValue }
+
+    public static let globalQueue = RunloopVariant(.globalQueue)
+    public static let runUntilDate = RunloopVariant(.runUntilDate)
+    public static let operationQueue = RunloopVariant(.operationQueue)
+    public static let dedicatedThread = RunloopVariant(.dedicatedThread)
+    public static let sharedThread = RunloopVariant(.sharedThread)
     /// The caller comparison: the on-time placements with async callers whatever `--caller` says.
-    case dedicatedThreadAsync = "dedicated-thread@async"
-    case sharedThreadAsync = "shared-thread@async"
-    case literalRun = "literal-run"
-    case spinNoSource = "spin-no-source"
-    case spinWithSource = "spin-with-source"
-    case syncSemaphoreMain = "sync-semaphore-main"
-    case syncRunloopMain = "sync-runloop-main"
-    case timerInit = "timer-init"
-    /// The seed's double guard with thread callers, beside `run()`: when is the thread released?
-    case runUntilDateThread = "run-until-date@thread"
+    public static let dedicatedThreadAsync = RunloopVariant(.dedicatedThread, callers: .async)
+    public static let sharedThreadAsync = RunloopVariant(.sharedThread, callers: .async)
     /// The seed's commented-out callers: operations on an OperationQueue, run loops on the global queue.
-    case globalQueueOperationQueue = "global-queue@operation-queue"
-    /// Timeout designs that do not hand the run loop one timer per request (async callers only).
-    case deadlineHeap = "deadline-heap"
-    case dispatchTimer = "dispatch-timer"
-    case taskSleep = "task-sleep"
-    /// Every design at several request counts, each point in a process of its own (`--sweep`).
-    case sweep
+    public static let globalQueueOperationQueue = RunloopVariant(.globalQueue, callers: .operationQueue)
+    public static let literalRun = RunloopVariant(.literalRun)
+    public static let spinNoSource = RunloopVariant(pitfall: "spin-no-source")
+    public static let spinWithSource = RunloopVariant(pitfall: "spin-with-source")
+    public static let syncSemaphoreMain = RunloopVariant(pitfall: "sync-semaphore-main")
+    public static let syncRunloopMain = RunloopVariant(pitfall: "sync-runloop-main")
+    public static let timerInit = RunloopVariant(pitfall: "timer-init")
+    /// The seed's double guard with thread callers, beside `run()`: when is the thread released?
+    /// A trial of its own (`GuardRelease`), not a request variant.
+    public static let runUntilDateThread = RunloopVariant(pitfall: "run-until-date@thread")
+
+    static let all: [RunloopVariant] = [
+        .globalQueue, .runUntilDate, .operationQueue, .dedicatedThread, .sharedThread, .dedicatedThreadAsync,
+        .sharedThreadAsync, .globalQueueOperationQueue, .literalRun, .spinNoSource, .spinWithSource,
+        .syncSemaphoreMain, .syncRunloopMain, .timerInit, .runUntilDateThread,
+    ]
 
     /// The same placement with async callers (itself for the others).
     public var withAsyncCallers: RunloopVariant {
-        switch self {
-        case .dedicatedThread: .dedicatedThreadAsync
-        case .sharedThread: .sharedThreadAsync
-        default: self
-        }
-    }
-
-    /// A request variant's placement and, for the `@async` ones, its fixed callers. The
-    /// pitfalls are not request variants; asking for theirs is a programming error.
-    var request: (placement: Placement, caller: CallerKind?) {
-        switch self {
-        case .globalQueue: (.globalQueue, nil)
-        case .runUntilDate: (.runUntilDate, nil)
-        case .operationQueue: (.operationQueue, nil)
-        case .dedicatedThread: (.dedicatedThread, nil)
-        case .sharedThread: (.sharedThread, nil)
-        case .dedicatedThreadAsync: (.dedicatedThread, .async)
-        case .sharedThreadAsync: (.sharedThread, .async)
-        case .globalQueueOperationQueue: (.globalQueue, .operationQueue)
-        case .literalRun: (.literalRun, nil)
-        case .spinNoSource, .spinWithSource, .syncSemaphoreMain, .syncRunloopMain, .timerInit, .runUntilDateThread,
-             .deadlineHeap, .dispatchTimer, .taskSleep, .sweep:
-            preconditionFailure("\(rawValue) is not a request variant")
-        }
+        guard let placement, callers == nil, placement == .dedicatedThread || placement == .sharedThread else { return self }
+        return RunloopVariant(placement, callers: .async)
     }
 }
 
 /// exp-runloop's options, read once, and the limits of its trials. Each flag means one thing:
 /// `--timeout` is the requests' timeout timer; the pitfalls have flags of their own.
-struct RunloopParameters: Sendable {
+struct RunloopParameters: ExperimentParameters {
     /// Requests, each with its own caller (the seed: 300).
     var tasks: Int
     /// Each request's timeout timer (the seed: 1 s).
@@ -80,10 +91,17 @@ struct RunloopParameters: Sendable {
     /// The pitfalls' timer interval (timer-init) and how long the spinning wrapper waits.
     var interval: Seconds
 
-    init(_ options: ParsedOptions) {
+    /// Reads the flags and checks that they go together (`ScaleParameters.check`).
+    init(_ options: ParsedOptions) throws {
+        self.init(reading: options)
+        try ScaleParameters.check(self, options)
+    }
+
+    /// Reads the flags, unchecked.
+    init(reading options: ParsedOptions) {
         tasks = options.int("tasks")
         timeout = options.double("timeout")
-        caller = CallerKind(rawValue: options.string("caller")) ?? .global
+        caller = options.choice("caller", as: CallerKind.self)
         request = options.double("request")
         interval = options.double("interval")
     }
@@ -105,89 +123,80 @@ struct RunloopParameters: Sendable {
         max(10, 4 * RunloopTiming.throttledPool(items: tasks, hold: timeout + PlacementRuntime.guardSeconds))
     }
 
-    /// Request variants: the harness kills a child a little after the trial's own deadlock
-    /// rule or budget would have ended it.
-    static func requestLimits(_ placement: Placement, caller fixed: CallerKind?) -> TrialLimits {
-        TrialLimits(budget: { RunloopParameters($0).requestBodyBudget + 10 },
-                    stallWindow: { RunloopParameters($0).deadlockWindow + 5 },
-                    estimate: { o in
-                        let p = RunloopParameters(o)
-                        return RunloopTiming.estimate(placement, caller: fixed ?? p.caller, requests: p.tasks, timeout: p.timeout)
-                    },
-                    progressTotal: { RunloopParameters($0).tasks }, progressMetric: RunloopMetric.completed)
+    /// A request variant's time: its estimate, and a budget past the trial's own (the harness
+    /// kills a child that overruns it). No stall window: the trial detects its own stall
+    /// (`RequestTrial`), because the mechanism its claims need (which callers had started,
+    /// which were waiting in the semaphore, which run loops were queued) is in its request log
+    /// and in the stacks it takes at that moment; a second detector in the harness would only
+    /// race it and leave a record without that evidence.
+    func requestTime(_ placement: Placement, caller: CallerKind) -> TrialTime {
+        TrialTime(expected: RunloopTiming.estimate(placement, caller: caller, requests: tasks, timeout: timeout),
+                  budget: requestBodyBudget + 10, progressTotal: tasks)
     }
 
-    /// The pitfalls that time one short interval.
-    static let pitfallLimits = TrialLimits(budget: { _ in 10 }, estimate: { RunloopParameters($0).interval + 0.1 })
+    /// `run-until-date@thread`: the guard's whole length and a little more (the watch past
+    /// the guard date ends it early when the thread is released).
+    var guardTime: TrialTime {
+        TrialTime(expected: timeout + PlacementRuntime.guardSeconds + 0.6, progressTotal: 3)
+    }
 
-    /// `run-until-date@thread`: the guard's whole length, the watch past it, and slack.
-    static let guardLimits = TrialLimits(budget: { RunloopParameters($0).timeout + PlacementRuntime.guardSeconds + GuardRelease.grace + 15 },
-                                         estimate: { RunloopParameters($0).timeout + PlacementRuntime.guardSeconds + 0.6 },
-                                         progressTotal: { _ in 3 })
-
-    /// The main-thread wrappers: the harness ends a wrapper that takes no step for the
-    /// deadlock window.
-    static let wrapperLimits = TrialLimits(budget: { 4 * RunloopParameters($0).request + 5 },
-                                           stallWindow: { RunloopParameters($0).wrapperDeadlockWindow },
-                                           estimate: { RunloopParameters($0).request + 0.2 },
-                                           progressTotal: { _ in MainThreadWrapper.steps }, progressMetric: RunloopMetric.steps)
+    /// The main-thread wrappers: the harness ends a wrapper that takes no step for the deadlock
+    /// window (the only stall detector here: a wrapper blocks the thread that would watch),
+    /// and takes every thread's stack. The one that `hangs` is expected to be ended so, and its
+    /// budget is set just past that.
+    func wrapperTime(hangs: Bool) -> TrialTime {
+        TrialTime(expected: hangs ? 4 * request + 0.2 : request + 0.1, budget: hangs ? 4 * request + 5 : nil,
+                  stallWindow: wrapperDeadlockWindow, progressTotal: MainThreadWrapper.steps)
+    }
 }
 
 /// The metric keys exp-runloop records and reads back in its verdicts and report, spelled once.
 /// They are the JSON contract's names (`metrics` in schema 1); a rename here changes the JSON.
-enum RunloopMetric {
-    static let armDelayMaxS = "arm_delay.max_s"
-    static let armDelayP50S = "arm_delay.p50_s"
-    static let callerDelayCensored = "caller_delay.censored"
-    static let callerDelayMaxS = "caller_delay.max_s"
-    static let callersStarted = "callers.started"
-    static let completed = "completed"
-    static let cpuPerWall = "cpu_per_wall"
-    static let cpuS = "cpu_s"
-    static let fired = "fired"
-    static let guardPromisedS = "guard.promised_s"
-    static let runHeldS = "run.held_s"
-    static let runReleased = "run.released"
-    static let untilDateExcessS = "until_date.excess_s"
-    static let untilDateReleased = "until_date.released"
-    static let untilDateReleasedAfterS = "until_date.released_after_s"
-    static let firstFireFireDateInitMs = "first_fire.fire_date_init_ms"
-    static let firstFireScheduledMs = "first_fire.scheduled_ms"
-    static let firstFireTimeIntervalInitExcessMs = "first_fire.time_interval_init.excess_ms"
-    static let firstFireTimeIntervalInitMs = "first_fire.time_interval_init_ms"
-    static let inFlightPeak = "in_flight.peak"
-    static let intervalMs = "interval_ms"
-    static let latenessCensored = "lateness.censored"
-    static let latenessExcessMaxMs = "lateness.excess.max_ms"
-    static let latenessExcessP50Ms = "lateness.excess.p50_ms"
-    static let latenessExcessP99Ms = "lateness.excess.p99_ms"
-    static let latenessMaxMs = "lateness.max_ms"
-    static let latenessP50Ms = "lateness.p50_ms"
-    static let latenessP99Ms = "lateness.p99_ms"
-    static let passes = "passes"
-    static let passesPerS = "passes_per_s"
-    static let runloopThreadsPeak = "runloop_threads.peak"
-    static let runloopsUnreturned = "runloops.unreturned"
-    static let runnablePerWall = "runnable_per_wall"
-    static let stallDetectedS = "stall.detected_s"
-    static let steps = "steps"
-    static let threadsBaseline = "threads.baseline"
-    static let threadsPeak = "threads.peak"
-    static let timely = "timely"
-    static let total = "total"
-    static let waitCensored = "wait.censored"
-    static let waitMaxS = "wait.max_s"
-    static let waitP50S = "wait.p50_s"
-    static let waitP99S = "wait.p99_s"
-    static let wallControlDelayS = "wall.control_delay_s"
-    static let wallS = "wall_s"
-    static let drainS = "drain_s"
-    static let early = "early"
-    static let issueS = "issue_s"
-    static let memoryPeakMb = "memory.peak_mb"
-    static let threadsAdded = "threads.added"
-    /// 1 when the design's own thread ran at real-time priority, 0 when that was refused;
-    /// absent for a design without a thread of its own.
-    static let threadsRealtime = "threads.realtime"
-    static let wallPerTimeout = "wall_per_timeout"
+/// Public, so tests read metrics through them.
+public enum RunloopMetric {
+    public static let armDelayMaxS: MetricKey = "arm_delay.max_s"
+    public static let armDelayP50S: MetricKey = "arm_delay.p50_s"
+    public static let callerDelayCensored: MetricKey = "caller_delay.censored"
+    public static let callerDelayMaxS: MetricKey = "caller_delay.max_s"
+    public static let callersStarted: MetricKey = "callers.started"
+    public static let completed: MetricKey = "completed"
+    public static let cpuPerWall: MetricKey = "cpu_per_wall"
+    public static let cpuS: MetricKey = "cpu_s"
+    public static let fired: MetricKey = "fired"
+    public static let guardPromisedS: MetricKey = "guard.promised_s"
+    public static let runHeldS: MetricKey = "run.held_s"
+    public static let runReleased: MetricKey = "run.released"
+    public static let untilDateExcessS: MetricKey = "until_date.excess_s"
+    public static let untilDateReleased: MetricKey = "until_date.released"
+    public static let untilDateReleasedAfterS: MetricKey = "until_date.released_after_s"
+    public static let firstFireFireDateInitMs: MetricKey = "first_fire.fire_date_init_ms"
+    public static let firstFireScheduledMs: MetricKey = "first_fire.scheduled_ms"
+    public static let firstFireTimeIntervalInitExcessMs: MetricKey = "first_fire.time_interval_init.excess_ms"
+    public static let firstFireTimeIntervalInitMs: MetricKey = "first_fire.time_interval_init_ms"
+    public static let inFlightPeak: MetricKey = "in_flight.peak"
+    public static let intervalMs: MetricKey = "interval_ms"
+    public static let latenessCensored: MetricKey = "lateness.censored"
+    public static let latenessExcessMaxMs: MetricKey = "lateness.excess.max_ms"
+    public static let latenessExcessP50Ms: MetricKey = "lateness.excess.p50_ms"
+    public static let latenessExcessP99Ms: MetricKey = "lateness.excess.p99_ms"
+    public static let latenessMaxMs: MetricKey = "lateness.max_ms"
+    public static let latenessP50Ms: MetricKey = "lateness.p50_ms"
+    public static let latenessP99Ms: MetricKey = "lateness.p99_ms"
+    public static let passes: MetricKey = "passes"
+    public static let passesPerS: MetricKey = "passes_per_s"
+    public static let runloopThreadsPeak: MetricKey = "runloop_threads.peak"
+    public static let runloopsUnreturned: MetricKey = "runloops.unreturned"
+    public static let runnablePerWall: MetricKey = "runnable_per_wall"
+    public static let stallDetectedS: MetricKey = "stall.detected_s"
+    public static let steps: MetricKey = "steps"
+    public static let threadsBaseline: MetricKey = "threads.baseline"
+    public static let threadsPeak: MetricKey = "threads.peak"
+    public static let timely: MetricKey = "timely"
+    public static let total: MetricKey = "total"
+    public static let waitCensored: MetricKey = "wait.censored"
+    public static let waitMaxS: MetricKey = "wait.max_s"
+    public static let waitP50S: MetricKey = "wait.p50_s"
+    public static let waitP99S: MetricKey = "wait.p99_s"
+    public static let wallControlDelayS: MetricKey = "wall.control_delay_s"
+    public static let wallS: MetricKey = "wall_s"
 }

@@ -59,29 +59,23 @@ public struct ExperimentDefinition: Sendable {
     /// The variants a run covers when `--variant` is not given; by default every variant that
     /// is `includedByDefault`. The options allow plans that depend on flags.
     public var defaultPlan: @Sendable (ParsedOptions, [Variant]) -> [String]
-    /// The experiment's performance target, if it sets one (`lab bench` measures it).
-    public var performanceBar: PerformanceBar?
-    /// Further performance targets, measured by `lab bench` after `performanceBar`, each on a
-    /// run of its own.
-    public var morePerformanceBars: [PerformanceBar]
-    /// Checks that the flags make sense together, after each was parsed on its own: throws a
-    /// one-line `UsageError` (exit 64) saying what is wrong and what is valid.
-    public var validate: @Sendable (ParsedOptions) throws -> Void
-    /// The report's top-level `sweep` points, read from the variants that ran (`nil`: not a sweep).
-    public var sweepPoints: @Sendable ([VariantReport]) -> [SweepPoint]?
+    /// The experiment's performance targets (`lab bench` measures each on a run of its own).
+    public var performanceBars: [PerformanceBar]
+    /// The experiment's parameter axis, if it has one (see `Sweep`).
+    public var sweep: Sweep?
     /// The experiment's typed parameters: built once per process from the options (its `init`
     /// also checks that the flags make sense together).
     public var parameters: any ExperimentParameters.Type = NoParameters.self
 
     /// The typed parameters of a run with `options`; throws the parameters' `UsageError`.
     public func parameters(_ options: ParsedOptions) throws -> any ExperimentParameters {
-        try validate(options)
+        _ = try sweep?.sizes(options)
         return try parameters.init(options)
     }
 
     /// The claims of single variants (in variant order), then the findings that compare
     /// variants: every id the report's `findings` may hold.
-    public var findingIDs: [String] { variants.compactMap(\.claim?.id) + findings.map(\.id) }
+    public var findingIDs: [String] { variants.compactMap(\.claim?.id) + findings.map(\.id) + (sweep?.findings.map(\.id) ?? []) }
 
     public init(name: String, executable: String, question: String, about: String,
                 flags: [FlagSpec], variants: [Variant], findings: [Finding],
@@ -90,10 +84,8 @@ public struct ExperimentDefinition: Sendable {
                 defaultPlan: @escaping @Sendable (ParsedOptions, [Variant]) -> [String] = { _, variants in
                     variants.filter(\.includedByDefault).map(\.name)
                 },
-                performanceBar: PerformanceBar? = nil,
-                morePerformanceBars: [PerformanceBar] = [],
-                validate: @escaping @Sendable (ParsedOptions) throws -> Void = { _ in },
-                sweepPoints: @escaping @Sendable ([VariantReport]) -> [SweepPoint]? = { _ in nil },
+                performanceBars: [PerformanceBar] = [],
+                sweep: Sweep? = nil,
                 parameters: any ExperimentParameters.Type = NoParameters.self) {
         self.parameters = parameters
         self.name = name
@@ -107,10 +99,8 @@ public struct ExperimentDefinition: Sendable {
         self.defaultJobs = defaultJobs
         self.extraSections = extraSections
         self.defaultPlan = defaultPlan
-        self.performanceBar = performanceBar
-        self.morePerformanceBars = morePerformanceBars
-        self.validate = validate
-        self.sweepPoints = sweepPoints
+        self.performanceBars = performanceBars
+        self.sweep = sweep
     }
 
     public func variant(named name: String) -> Variant? { variants.first { $0.name == name } }
@@ -126,10 +116,17 @@ public struct ExperimentDefinition: Sendable {
                      help: "run each variant N times and count the outcomes", reportKey: "trials"),
             FlagSpec("jobs", .integer(range: 1...16, default: defaultJobs, quick: nil),
                      help: "child trials that may run at once"),
-            FlagSpec("child-variant", .choice(variants.map(\.name), default: ""),
+            FlagSpec("child-variant", .choice(variantNames, default: ""),
                      help: "internal: run one trial of a variant in this process, result on stdout", valueName: "NAME",
                      hidden: true),
-        ] + flags
+        ] + flags + (sweep.map { [$0.flagSpec] } ?? [])
+    }
+
+    /// Every variant's name, the sweep's family included (once each).
+    var variantNames: [String] {
+        var names = variants.map(\.name)
+        for v in sweep?.variants ?? [] where !names.contains(v.name) { names.append(v.name) }
+        return names
     }
 
     public var parser: CommandLineParser { CommandLineParser(program: executable, flags: allFlags) }
@@ -156,7 +153,7 @@ public struct ExperimentDefinition: Sendable {
     func childArguments(_ options: ParsedOptions, variant: String) -> [String] {
         var arguments = ["--child-variant", variant]
         if options.quick { arguments.append("--quick") }
-        for flag in flags {
+        for flag in flags + (sweep.map { [$0.flagSpec] } ?? []) {
             guard let value = options.values[flag.name] else { continue }
             switch value {
             case .toggle(let b): if b { arguments.append("--\(flag.name)") }

@@ -87,7 +87,7 @@ public enum ExperimentMain {
     static func runChildTrial(_ definition: ExperimentDefinition, options: ParsedOptions) -> Never {
         ChildLifeline.bindToParent()
         let name = options.string("child-variant")
-        guard let variant = definition.variant(named: name) else {
+        guard let variant = definition.sweep?.pointVariant(named: name, options) ?? definition.variant(named: name) else {
             Terminal.writeError("\(definition.executable): unknown variant '\(name)'\n")
             _exit(UsageError.exitStatus)
         }

@@ -47,6 +47,9 @@ public enum ExperimentRunner {
         guard let parameters = try? definition.parameters(options) else {
             preconditionFailure("ExperimentRunner.run called with options its parameters refuse")
         }
+        if let sweep = definition.sweep, let sizes = try? sweep.sizes(options), !sizes.isEmpty {
+            return runSweep(definition, sweep, sizes: sizes, options: options, executable: path, prefix: childPrefix, status: status)
+        }
 
         struct Item { var index: Int; var variant: Variant; var trial: Int }
         var items: [Item] = []
@@ -116,8 +119,7 @@ public enum ExperimentRunner {
             $0.report(variants: byName, options: options, platform: platform, parameters: parameters)
         }
         return ExperimentReport(experiment: definition.name, platform: platform,
-                                parameters: definition.reportParameters(options), variants: reports, findings: findings,
-                                sweep: definition.sweepPoints(reports))
+                                parameters: definition.reportParameters(options), variants: reports, findings: findings)
     }
 
     // MARK: - One trial

@@ -47,10 +47,13 @@ public struct FindingInputs: Sendable {
     public var platform: PlatformInfo
     /// The experiment's typed parameters, parsed once.
     public var parsedParameters: any ExperimentParameters
+    /// A sweep's points (empty outside a sweep; see `points(of:)`).
+    public var sweep: [SweepPoint]
 
     public init(variants: [String: VariantReport], options: ParsedOptions, platform: PlatformInfo,
-                parsedParameters: (any ExperimentParameters)? = nil) {
+                parsedParameters: (any ExperimentParameters)? = nil, sweep: [SweepPoint] = []) {
         self.variants = variants
+        self.sweep = sweep
         self.options = options
         self.platform = platform
         self.parsedParameters = parsedParameters ?? NoParameters(options)
@@ -119,7 +122,7 @@ public struct Finding: Sendable {
 
     /// Evaluates the finding, or says why it was not.
     func report(variants: [String: VariantReport], options: ParsedOptions, platform: PlatformInfo,
-                parameters: any ExperimentParameters) -> FindingReport? {
+                parameters: any ExperimentParameters, sweep: [SweepPoint] = []) -> FindingReport? {
         guard needs.allSatisfy({ variants[$0] != nil }) else { return nil }
         guard applies(platform) else {
             let reason = notApplicableReason.isEmpty ? "" : ": \(notApplicableReason)"
@@ -143,7 +146,8 @@ public struct Finding: Sendable {
                                  summary: "not judged (\(unseen.name) did not see its mechanism: \(unseen.mechanism?.what ?? ""))",
                                  judged: false)
         }
-        let verdict = evaluate(FindingInputs(variants: variants, options: options, platform: platform, parsedParameters: parameters))
+        let verdict = evaluate(FindingInputs(variants: variants, options: options, platform: platform, parsedParameters: parameters,
+                                             sweep: sweep))
         let limits = thresholds.isEmpty ? "" : " [" + thresholds.map(\.description).joined(separator: ", ") + "]"
         return FindingReport(id: id, applicable: true, reproduced: verdict.reproduced, summary: verdict.summary + limits,
                              judged: verdict.judged ? nil : false,

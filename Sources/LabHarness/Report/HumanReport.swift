@@ -21,6 +21,7 @@ public enum HumanReport {
         lines.append("")
         lines.append(contentsOf: table(report, definition: definition, style: style, width: width))
         lines.append(contentsOf: StackSection.lines(report, style: style, width: width))
+        lines.append(contentsOf: SweepSection.lines(report, definition: definition, width: width))
         lines.append(contentsOf: sections(report, definition: definition, width: width))
 
         lines.append("")
@@ -88,13 +89,15 @@ public enum HumanReport {
     /// `width` (`TextTable`: the widest columns wrap first).
     public static func table(_ report: ExperimentReport, definition: ExperimentDefinition, style: Style,
                              width: Int = Terminal.defaultColumns) -> [String] {
-        let headers = ["variant", "outcome"] + definition.columns.map(\.header)
+        // A sweep's rows grade its family; the figures are in the sweep's own table.
+        let columns = report.sweep == nil ? definition.columns : []
+        let headers = ["variant", "outcome"] + columns.map(\.header)
         var rows: [[String]] = report.variants.map { v in
             var outcome = v.outcome.rawValue
             if let trials = v.trials, trials.count > 1 || (trials.values.first ?? 1) > 1 {
                 outcome += " " + trials.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }.joined(separator: ",")
             }
-            return [v.name, outcome] + definition.columns.map { $0.value(v) }
+            return [v.name, outcome] + columns.map { $0.value(v) }
         }
         rows.insert(headers, at: 0)
         let table = TextTable(rows: rows, rightAligned: Set(2..<headers.count))
@@ -138,10 +141,11 @@ public enum HelpText {
         lines.append(contentsOf: wrap(definition.about, width: 88))
         lines.append("")
         lines.append("options:")
-        lines.append(contentsOf: flagLines(definition.flags.filter { !$0.hidden }))
+        let own = definition.flags + (definition.sweep.map { [$0.flagSpec] } ?? [])
+        lines.append(contentsOf: flagLines(own.filter { !$0.hidden }))
         lines.append("")
         lines.append("common options:")
-        let common = definition.allFlags.filter { flag in !flag.hidden && !definition.flags.contains { $0.name == flag.name } }
+        let common = definition.allFlags.filter { flag in !flag.hidden && !own.contains { $0.name == flag.name } }
         lines.append(contentsOf: flagLines(common))
         lines.append("")
         // The default run is what the experiment's plan gives with every flag at its default
@@ -166,6 +170,10 @@ public enum HelpText {
         }
         for f in definition.findings {
             lines.append("  \(f.id)   (needs \(f.needs.joined(separator: ", ")))")
+            lines.append("      \(f.claim)")
+        }
+        for f in definition.sweep?.findings ?? [] {
+            lines.append("  \(f.id)   (needs --\(definition.sweep?.flag ?? "") with \(f.needs.joined(separator: ", ")))")
             lines.append("      \(f.claim)")
         }
         lines.append("")

@@ -1,22 +1,28 @@
 /// One point of a sweep (schema 1's optional top-level `sweep` array): a variant run alone at
-/// one size, with what it measured.
+/// one size, with what it measured (see `Sweep`).
 ///
-/// A sweep asks how a mechanism's figures change with the load: the same variant at 10, 100,
-/// 1000 ... requests, each point in a process of its own. The report keeps every point's raw
-/// metrics, so a reader (or `lab report`, which draws them on log axes) can redo any ratio.
+/// The report keeps every point's raw metrics, so a reader (or `lab report`, which draws them
+/// on log axes) can redo any ratio. The JSON keys are `variant`, `tasks` (the size, under the
+/// name schema 1 gave it) and `metrics`.
 public struct SweepPoint: Sendable, Equatable, Codable {
-    /// The variant's name, as in `variants`.
+    /// The variant's name, as the sweep's family names it.
     public var variant: String
-    /// The size of the point: how many requests (tasks) it ran.
-    public var tasks: Int
+    /// The size the point ran at (the value of the sweep's parameter).
+    public var size: Int
     public var metrics: Metrics
 
-    public init(variant: String, tasks: Int, metrics: Metrics) {
+    enum CodingKeys: String, CodingKey {
+        case variant, size = "tasks", metrics
+    }
+
+    public init(variant: String, size: Int, metrics: Metrics) {
         self.variant = variant
-        self.tasks = tasks
+        self.size = size
         self.metrics = metrics
     }
 
     /// A metric by name.
     public subscript(metric: String) -> Double? { metrics[metric] }
+    /// A metric by typed key.
+    public subscript(key: MetricKey) -> Double? { metrics[key] }
 }

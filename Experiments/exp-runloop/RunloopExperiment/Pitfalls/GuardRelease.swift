@@ -19,24 +19,23 @@ enum GuardRelease {
     static let grace: Seconds = 2
 
     static func run(_ context: VariantContext) -> VariantRecord {
-        let p = RunloopParameters(context.options)
+        let p = context.parameters(RunloopParameters.self)
         let timeout = p.timeout, guardSeconds = PlacementRuntime.guardSeconds
         let promised = timeout + guardSeconds
-        let control = StallWatch()
         let log = RequestLog(count: 2)
         let gauge = RunLoopThreadGauge()
         let progress = context.progress
         for (index, style) in [(untilDate, TimeoutRunLoop.Style.untilDate(guardSeconds: guardSeconds)), (forever, .forever)] {
-            log.mark(index, .submitted)
+            log.mark(index, \.submitted)
             NamedThread.start("rl.caller") {
-                log.mark(index, .started)
+                log.mark(index, \.started)
                 let done = DispatchSemaphore(value: 0)
                 DispatchQueue.global().async {
                     TimeoutRunLoop.run(index, timeout: timeout, style: style, log: log, gauge: gauge) { done.signal() }
                     if index == untilDate { progress.advance() }
                 }
                 done.wait()   // a thread caller: blocks its own thread, not a pool thread
-                log.mark(index, .woke)
+                log.mark(index, \.woke)
                 progress.advance()
             }
         }
@@ -53,7 +52,6 @@ enum GuardRelease {
         }
         let watchedUntil = max(MonotonicClock.now(), (times(forever).armed ?? start) + promised + 0.5)
         while MonotonicClock.now() < watchedUntil, times(forever).released == nil { MonotonicClock.sleep(for: 0.01) }
-        control.stop()
         let end = MonotonicClock.now()
 
         let a = times(untilDate), b = times(forever)
@@ -64,13 +62,12 @@ enum GuardRelease {
         m[RunloopMetric.guardPromisedS] = promised
         if let armed = a.armed, let released = a.released {
             m[RunloopMetric.untilDateReleasedAfterS] = released - armed
-            m[RunloopMetric.untilDateExcessS] = max(0, released - armed - promised - control.delay(from: armed + promised, to: released))
+            m[RunloopMetric.untilDateExcessS] = max(0, released - armed - promised - context.machineDelay(from: armed + promised, to: released))
         }
         m[RunloopMetric.untilDateReleased] = a.released == nil ? 0 : 1
         m[RunloopMetric.runReleased] = b.released == nil ? 0 : 1
         if let armed = b.armed { m[RunloopMetric.runHeldS] = (b.released ?? end) - armed }
         m[RunloopMetric.wallS] = end - start
-        m.merge(control.metrics)
 
         let outcome: Outcome
         if m[RunloopMetric.completed] != 2 {

@@ -36,7 +36,7 @@ enum MainThreadWrapper {
         }
         let start = MonotonicClock.now()
         let done = DispatchSemaphore(value: 0)
-        startRequest(duration: RunloopParameters(context.options).request, progress: context.progress) { done.signal() }
+        startRequest(duration: context.parameters(RunloopParameters.self).request, progress: context.progress) { done.signal() }
         done.wait()   // the deadlock is the point: the completion that signals this needs this thread
         context.progress.advance()
         return record(wall: MonotonicClock.now() - start, passes: nil, progress: context.progress)
@@ -49,7 +49,7 @@ enum MainThreadWrapper {
         }
         let start = MonotonicClock.now()
         let done = Atomic<Bool>(false)
-        startRequest(duration: RunloopParameters(context.options).request, progress: context.progress) {
+        startRequest(duration: context.parameters(RunloopParameters.self).request, progress: context.progress) {
             done.store(true, ordering: .releasing)
         }
         var passes = 0

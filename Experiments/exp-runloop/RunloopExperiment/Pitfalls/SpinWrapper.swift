@@ -16,7 +16,7 @@ import Synchronization
 enum SpinWrapper {
 
     static func run(_ context: VariantContext, withSource: Bool) -> VariantRecord {
-        let duration = RunloopParameters(context.options).interval
+        let duration = context.parameters(RunloopParameters.self).interval
         final class Shared: Sendable {
             let done = Atomic<Bool>(false)
             let handle = Mutex<RunLoopHandle?>(nil)
@@ -35,7 +35,11 @@ enum SpinWrapper {
             shared.ready.signal()
             let start = MonotonicClock.now()
             let cpuStart = CPUTime.currentThread()
-            let runnableStart = RunnableTime.currentThread()
+            // Time on a CPU plus time waiting in the run queue for one (`nil` on Darwin): a
+            // busy loop is runnable all the time whatever the load, where its CPU time is only
+            // its share of a loaded machine's cores.
+            let runnable = { HostPlatform.currentThreadRunnableTime().map { $0.onCPU + $0.waiting } }
+            let runnableStart = runnable()
             var passes = 0
             while !shared.done.load(ordering: .acquiring) {
                 _ = RunLoop.current.run(mode: .default, before: .distantFuture)
@@ -43,9 +47,9 @@ enum SpinWrapper {
             }
             let wall = MonotonicClock.now() - start
             let cpu = CPUTime.currentThread().flatMap { end in cpuStart.map { end - $0 } }
-            let runnable = RunnableTime.currentThread().flatMap { end in runnableStart.map { end.total - $0.total } }
+            let runnableFor = runnable().flatMap { end in runnableStart.map { end - $0 } }
             if let port { RunLoop.current.remove(port, forMode: .default); port.invalidate() }
-            shared.result.withLock { $0 = (passes, wall, cpu, runnable, withSource && port == nil) }
+            shared.result.withLock { $0 = (passes, wall, cpu, runnableFor, withSource && port == nil) }
             shared.finished.signal()
         }
         shared.ready.wait()

@@ -27,9 +27,8 @@ enum TimerInit {
     }
 
     static func run(_ context: VariantContext) -> VariantRecord {
-        let interval = RunloopParameters(context.options).interval
+        let interval = context.parameters(RunloopParameters.self).interval
         let delays = Mutex<[Constructor: Seconds]>([:])
-        let control = StallWatch()
         let armedAt = MonotonicClock.now()
         let group = DispatchGroup()
         for constructor in Constructor.allCases {
@@ -55,20 +54,17 @@ enum TimerInit {
             }
         }
         guard group.wait(timeout: .now() + .milliseconds(Int((3 * interval + 2) * 1000))) == .success else {
-            control.stop()
             return VariantRecord(outcome: .deadlock, evidence: "a timer never fired")
         }
         context.progress.advance()
-        control.stop()
         let measured = delays.withLock { $0 }
         // The early constructor's first fire without what a machine stall added to it.
         let earlyDelay = measured[.timeInterval] ?? 0
-        let earlyNet = earlyDelay - control.delay(from: armedAt, to: armedAt + earlyDelay)
+        let earlyNet = earlyDelay - context.machineDelay(from: armedAt, to: armedAt + earlyDelay)
         var metrics = Metrics()
         metrics[RunloopMetric.intervalMs] = interval * 1000
         for c in Constructor.allCases { metrics["first_fire.\(c.rawValue)_ms"] = (measured[c] ?? .nan) * 1000 }
         metrics[RunloopMetric.firstFireTimeIntervalInitExcessMs] = measured[.timeInterval] == nil ? nil : earlyNet * 1000
-        metrics.merge(control.metrics)
         let early = earlyNet < 0.5 * interval
         let othersOnTime = [Constructor.fireDate, .scheduled].allSatisfy { (measured[$0] ?? 0) >= 0.9 * interval }
         let text = Constructor.allCases.map { "\($0.label) \(Format.seconds(measured[$0] ?? .nan))" }.joined(separator: ", ")

@@ -15,6 +15,9 @@ public enum CallerKind: String, Sendable, CaseIterable {
     /// Operations run on the same global pool, so each blocked one holds a pool thread.
     case operationQueue = "operation-queue"
 
+    /// Whether each caller blocks a thread while it waits (a pool thread, but for `.thread`).
+    var blocks: Bool { self != .async }
+
     /// How the report says it.
     var phrase: String {
         switch self {
@@ -34,7 +37,7 @@ struct RequestClient: Sendable {
     /// The seed's `[[Foo new] test]`: blocks the calling thread on a semaphore until the
     /// request's timer fires.
     func callBlocking(_ index: Int) {
-        runtime.log.mark(index, .started)
+        runtime.log.mark(index, \.started)
         let done = DispatchSemaphore(value: 0)
         runtime.launch(index) { done.signal() }
         done.wait()   // blocks a pool thread (global callers) for the whole timeout: that is the point
@@ -43,7 +46,7 @@ struct RequestClient: Sendable {
 
     /// The same request without blocking a thread: the timer resumes a continuation.
     func callAsync(_ index: Int) async {
-        runtime.log.mark(index, .started)
+        runtime.log.mark(index, \.started)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             runtime.launch(index) { continuation.resume() }
         }
@@ -51,7 +54,7 @@ struct RequestClient: Sendable {
     }
 
     private func finished(_ index: Int) {
-        runtime.log.mark(index, .woke)
+        runtime.log.mark(index, \.woke)
         progress.advance()
     }
 }
@@ -68,7 +71,7 @@ enum Callers {
     /// Issues requests `0..<count`, each from its own caller of `kind`, and returns at once.
     static func launch(_ kind: CallerKind, count: Int, client: RequestClient) {
         for index in 0..<count {
-            client.runtime.log.mark(index, .submitted)
+            client.runtime.log.mark(index, \.submitted)
             switch kind {
             case .global:
                 DispatchQueue.global().async { client.callBlocking(index) }

@@ -1,5 +1,6 @@
 import Foundation
 import LabHarness
+import Synchronization
 
 /// Where a request's run loop lives: the question the seed asks.
 public enum Placement: String, Sendable, CaseIterable {
@@ -18,6 +19,9 @@ public enum Placement: String, Sendable, CaseIterable {
     case runUntilDate = "run-until-date"
     /// `dedicatedThread` as the seed wrote it: a port, `RunLoop.run()` and `CFRunLoopStop`.
     case literalRun = "literal-run"
+
+    /// Whether the run loops wait for the global pool's threads, as blocked callers do.
+    var runsOnPool: Bool { self == .globalQueue || self == .operationQueue || self == .runUntilDate }
 
     /// Whether each request gets a run loop of its own (and so a thread for its timeout).
     var runLoopPerRequest: Bool { self != .sharedThread }
@@ -62,20 +66,29 @@ final class PlacementRuntime: Sendable {
         let work: @Sendable (TimeoutRunLoop.Style) -> Void = { style in
             TimeoutRunLoop.run(index, timeout: timeout, style: style, log: log, gauge: gauge, onTimeout: onTimeout)
         }
+        let ownThread: @Sendable (TimeoutRunLoop.Style) -> Void = { style in
+            TimeoutRunLoop.run(index, timeout: timeout, style: style, log: log, gauge: gauge, ownThread: true, onTimeout: onTimeout)
+        }
         switch placement {
         case .globalQueue:
             DispatchQueue.global().async { work(.untilStopped) }
         case .runUntilDate:
             DispatchQueue.global().async { work(.untilDate(guardSeconds: PlacementRuntime.guardSeconds)) }
         case .dedicatedThread:
-            NamedThread.start("rl.request") { work(.untilStopped) }
+            NamedThread.start("rl.request") { ownThread(.untilStopped) }
         case .literalRun:
-            NamedThread.start("rl.request") { work(.forever) }
+            NamedThread.start("rl.request") { ownThread(.forever) }
         case .operationQueue:
             operations?.addOperation { work(.untilStopped) }
         case .sharedThread:
-            shared?.schedule(at: MonotonicClock.now() + timeout, onArmed: { log.mark(index, .armed) }, onFire: {
-                log.mark(index, .fired)
+            // The shared thread's run-queue wait from arming to firing: what the machine made it wait.
+            let armWait = Mutex<Seconds?>(nil)
+            shared?.schedule(at: MonotonicClock.now() + timeout, onArmed: {
+                log.mark(index, \.armed)
+                armWait.withLock { $0 = RequestTimes.threadRunQueueWait() }
+            }, onFire: {
+                log.mark(index, \.fired)
+                if let end = RequestTimes.threadRunQueueWait(), let start = armWait.withLock({ $0 }) { log.mark(index, \.runQueueWait, end - start) }
                 onTimeout()
             })
         }

@@ -20,56 +20,42 @@ public struct RequestTimes: Sendable, Equatable {
     public var woke: Seconds?
     /// The request's run loop returned, giving its thread back (per-request run loops only).
     public var released: Seconds?
+    /// How long the thread whose timer fired waited in the run queue for a CPU on the way
+    /// (since its run loop's block began, or since its birth for a thread of its own): the
+    /// machine's part of the timer's lateness, seen on that very thread (Linux; `nil` where the
+    /// platform keeps no run-queue time).
+    public var runQueueWait: Seconds?
+
+    /// The calling thread's run-queue wait so far (`nil` on Darwin).
+    static func threadRunQueueWait() -> Seconds? { HostPlatform.currentThreadRunnableTime()?.waiting }
 
     public init() {}
 }
 
-/// The steps of a request, in the order they normally happen.
-public enum RequestStep: Sendable {
-    case submitted, started, armed, fired, woke, released
-}
+/// A step of a request: the field of `RequestTimes` it sets (`\.started`, `\.fired`).
+public typealias RequestStep = WritableKeyPath<RequestTimes, Seconds?>
 
-/// Every request's times, written from whichever thread reaches a step.
+/// Every request's times, written from whichever thread reaches a step: the trial's
+/// measurements, one row per request, which its metrics and its mechanism are computed from
+/// (not an event log: the events of 300 requests would bury the trial's own in the report).
 public final class RequestLog: Sendable {
     private let times: Mutex<[RequestTimes]>
-    public let count: Int
 
     public init(count: Int) {
-        self.count = count
         times = Mutex([RequestTimes](repeating: RequestTimes(), count: count))
     }
 
-    /// Records that request `index` reached `step` now.
-    public func mark(_ index: Int, _ step: RequestStep) {
-        let now = MonotonicClock.now()
-        times.withLock { all in
-            switch step {
-            case .submitted: all[index].submitted = now
-            case .started: all[index].started = now
-            case .armed: all[index].armed = now
-            case .fired: all[index].fired = now
-            case .woke: all[index].woke = now
-            case .released: all[index].released = now
-            }
-        }
+    /// Records that request `index` reached `step` now (or records `value` there).
+    public func mark(_ index: Int, _ step: RequestStep, _ value: Seconds? = nil) {
+        let now = value ?? MonotonicClock.now()
+        times.withLock { $0[index][keyPath: step] = now }
     }
 
     public func snapshot() -> [RequestTimes] { times.withLock { $0 } }
 
     /// How many requests reached `step` so far.
     public func count(_ step: RequestStep) -> Int {
-        times.withLock { all in
-            all.reduce(0) { n, t in
-                switch step {
-                case .submitted: return n + (t.submitted != nil ? 1 : 0)
-                case .started: return n + (t.started != nil ? 1 : 0)
-                case .armed: return n + (t.armed != nil ? 1 : 0)
-                case .fired: return n + (t.fired != nil ? 1 : 0)
-                case .woke: return n + (t.woke != nil ? 1 : 0)
-                case .released: return n + (t.released != nil ? 1 : 0)
-                }
-            }
-        }
+        times.withLock { $0.filter { $0[keyPath: step] != nil }.count }
     }
 }
 

@@ -9,16 +9,16 @@ import LabHarness
 /// blocked threads die with the process.
 enum RequestTrial {
     static func run(_ context: VariantContext, placement: Placement, caller: CallerKind) throws -> VariantRecord {
-        let parameters = RunloopParameters(context.options)
+        let parameters = context.parameters(RunloopParameters.self)
         let count = parameters.tasks
         let timeout = parameters.timeout
-        let sampler = ThreadSampler(interval: 0.02)
-        sampler.start()
-        let control = StallWatch()
         let baseline = ThreadCensus.count() ?? 0
         let log = RequestLog(count: count)
         let runtime = try PlacementRuntime(placement, timeout: timeout, log: log)
         let client = RequestClient(runtime: runtime, progress: context.progress)
+        // Killed at its budget, the trial has seen nothing of its callers: say so, so that a
+        // machine that gave it no CPU judges nothing.
+        context.checkpoint(VariantRecord(outcome: .timedOut, mechanism: .notSeen("the trial was ended before it looked at its callers")))
 
         Callers.launch(caller, count: count, client: client)
         let stallWindow = parameters.deadlockWindow
@@ -30,18 +30,20 @@ enum RequestTrial {
         // then count the ones that did not (the seed's `run()` never does).
         if placement.runLoopPerRequest, waited.reached {
             let settle = endedAt + min(0.5, max(0.1, timeout))
-            while log.count(.released) < log.count(.fired), MonotonicClock.now() < settle {
+            while log.count(\.released) < log.count(\.fired), MonotonicClock.now() < settle {
                 MonotonicClock.sleep(for: 0.01)
             }
         }
-        let unreturned = placement.runLoopPerRequest ? log.count(.fired) - log.count(.released) : 0
-        let timeline = sampler.stop()
-        control.stop()
+        let unreturned = placement.runLoopPerRequest ? log.count(\.fired) - log.count(\.released) : 0
+        let timeline = context.threads?.stop() ?? ThreadTimeline(interval: 0, startedAt: context.startedAt, samples: [], samplerCPU: nil)
         runtime.stop()
 
         let times = log.snapshot()
-        var metrics = RequestMetrics.compute(times, timeout: timeout, endedAt: endedAt, control: control.delay)
-        metrics.merge(control.metrics)
+        // Stuck callers are seen where they wait, while they still wait (after the snapshot: a
+        // caller that starts in between is in the stacks, not missing from them).
+        var stacks: StackSnapshot?
+        if case .stalled = waited, caller.blocks || placement.runsOnPool { stacks = StackCapture.captureOwn() }
+        var metrics = RequestMetrics.compute(times, timeout: timeout, endedAt: endedAt, control: context.machineDelay)
         metrics[RunloopMetric.threadsPeak] = Double(timeline.peak)
         metrics[RunloopMetric.threadsBaseline] = Double(baseline)
         metrics[RunloopMetric.runloopThreadsPeak] = Double(runtime.gauge.peak)
@@ -58,6 +60,7 @@ enum RequestTrial {
         let evidence: String
         let started = times.filter { $0.started != nil }.count
         let armed = times.filter { $0.armed != nil }.count
+        let timely = "\(Format.count(metrics[RunloopMetric.timely] ?? 0)) of \(count) saw their \(Format.seconds(timeout)) timeout within \(Format.seconds(2 * timeout))"
         switch waited {
         case .reached:
             if unreturned > 0 {
@@ -70,20 +73,100 @@ enum RequestTrial {
         case .stalled(let value, _, let detectedAt):
             outcome = .deadlock
             metrics[RunloopMetric.stallDetectedS] = detectedAt - context.startedAt
-            evidence = "no request finished for \(Format.seconds(stallWindow)) (\(Format.decimal(RunloopParameters.deadlockAfter, places: 0)) × timeout): \(value) of \(count) done, \(started) callers started, \(armed) timers armed; \(ThreadCensus.describe(threadsAtEnd))"
+            evidence = "no request finished for \(Format.seconds(stallWindow)) (\(Format.decimal(RunloopParameters.deadlockAfter, places: 0)) × timeout): \(value) of \(count) done (\(timely)), \(started) callers started, \(armed) timers armed; \(ThreadCensus.describe(threadsAtEnd))"
         case .outOfBudget(let value):
             outcome = .timedOut
-            evidence = "still going when the trial's budget ran out: \(value) of \(count) done"
+            evidence = "still going when the trial's budget ran out: \(value) of \(count) done (\(timely))"
         }
-        return VariantRecord(outcome: outcome, metrics: metrics, evidence: evidence, series: series)
+        let mechanism = callersSeen(placement: placement, caller: caller, times: times, patience: timeout,
+                                    runLoopsPeak: runtime.gauge.peak, stacks: stacks?.threads)
+        let record = StackEvidence.attach(stacks, to: VariantRecord(outcome: outcome, metrics: metrics, evidence: evidence, series: series,
+                                                                    mechanism: mechanism))
+        // A stall whose threads were runnable but passed over by the scheduler is the
+        // machine's (a deadlock's threads sleep): it judges nothing.
+        if outcome == .deadlock,
+           let starved = MachineCheck.starvation(pid: ProcessInfo.processInfo.processIdentifier, threads: threadsAtEnd, lifetime: context.elapsed()) {
+            return starved.apply(to: record)
+        }
+        return record
+    }
+
+    /// What the trial saw of its callers: the mechanism every request claim rests on.
+    ///
+    /// Run loops on the pool (global-queue, operation-queue, run-until-date) miss their
+    /// timeouts because callers that block hold the pool's threads: that needs callers that
+    /// started and were seen blocked (threads waiting in the semaphore, by stacks where the
+    /// platform takes them, else the count of callers started and not woken) with run loops
+    /// queued behind them (not started within `patience`, one timeout); with async callers, run
+    /// loops seen holding the pool's threads (in `CFRunLoopRun`). A thread placement's timings
+    /// mean something only when every caller started and waited beside it. Zero callers started
+    /// (a thread limit, a machine that gave the trial no CPU) is no mechanism, whatever the
+    /// symptom. `nil`: run-until-date without global callers, whose finding then judges only
+    /// its thread half.
+    static func callersSeen(placement: Placement, caller: CallerKind, times: [RequestTimes], patience: Seconds,
+                            runLoopsPeak: Int, stacks: [ThreadStack]?) -> Evidence? {
+        let count = times.count
+        // run-until-date's finding reads its global half only under global callers.
+        if placement == .runUntilDate && caller != .global { return nil }
+        if placement.runsOnPool {
+            guard caller != .thread else {
+                return .notSeen("this run's callers were \(caller.phrase), which leave the pool free; the claim is about callers that block on the global queue (--caller global)")
+            }
+            // Where the kernel states its pool's limit (Darwin), fewer callers than that each
+            // get a thread at once, and nothing is left waiting for one.
+            if caller == .global, let few = DispatchPoolSize.current.tooFewToExhaust(count, what: "callers") { return .notSeen(few) }
+        }
+        let started = times.filter { $0.started != nil }.count
+        guard started > 0 else {
+            return .notSeen("0 of \(count) callers had started: nothing waited (the machine gave the trial no thread or no CPU)")
+        }
+        guard placement.runsOnPool || started == count else {
+            return .notSeen("only \(started) of \(count) callers started")
+        }
+        // Run loops that waited for a pool thread: not armed within one timeout of their
+        // caller starting (or never).
+        let queued = placement.runsOnPool ? times.filter { t in
+            guard let s = t.started else { return false }
+            return t.armed.map { $0 - s > patience } ?? true
+        }.count : 0
+        let behind = queued > 0 ? ", \(queued) run loops queued behind them for a pool thread" : ""
+        let hasFrames = stacks?.contains { !$0.frames.isEmpty } == true
+        guard caller.blocks else {
+            guard placement.runsOnPool else {
+                return .seen("all \(count) \(caller.phrase) started, up to \(RequestMetrics.inFlightPeak(times)) waiting at once")
+            }
+            // Async callers hold no thread, but on Linux their tasks run on the same default
+            // pool: the run loops hold its threads, so tasks neither start nor resume.
+            let clause = hasFrames ? stacks?.whereClause(in: "CFRunLoopRun", calledFrom: "\(TimeoutRunLoop.self).run") : nil
+            return .when(runLoopsPeak > 0 && (!hasFrames || clause != nil),
+                         "\(started) of \(count) async callers started; up to \(runLoopsPeak) run loops held pool threads at once" + (clause.map { "; stacks: \($0)" } ?? " (counts)"),
+                         otherwise: "\(started) async callers started, but no run loop was seen holding a pool thread")
+        }
+        if placement.runsOnPool && queued == 0 {
+            return .notSeen("every run loop started within one timeout of its caller: the callers did not hold the pool")
+        }
+        let from = "\(RequestClient.self).callBlocking"
+        // Stacks whose frames could not be named (no time left on a loaded machine) say
+        // nothing either way; the counts below still do.
+        let named = stacks?.contains { $0.frames.contains { $0.contains(RunloopVerdicts.semaphoreWaitFrame) || $0.contains(from) } } == true
+        if let stacks, hasFrames, named {
+            guard let clause = stacks.whereClause(in: RunloopVerdicts.semaphoreWaitFrame, calledFrom: from) else {
+                return .notSeen("\(started) callers started, but the stacks show none waiting in a semaphore called from \(from)")
+            }
+            return .seen("\(started) of \(count) callers started\(behind); stacks: \(clause)")
+        }
+        let blocked = RequestMetrics.inFlightPeak(times)
+        return .when(blocked > 0, "\(started) of \(count) callers started, up to \(blocked) blocked in a semaphore at once (counts)\(behind)",
+                     otherwise: "\(started) callers started, none seen blocked")
     }
 }
 
 /// The contract's metrics from the requests' times.
 enum RequestMetrics {
     /// `control` gives the same-moment delay of a control thread over an interval (see
-    /// `StallWatch`); with it, each timer's lateness minus the machine's own at that moment
-    /// becomes `lateness.excess.*`, the part the placement is responsible for.
+    /// `StallWatch`); with it (or the firing thread's own run-queue wait, when larger), each
+    /// timer's lateness minus the machine's own at that moment becomes `lateness.excess.*`, the
+    /// part the placement is responsible for.
     static func compute(_ times: [RequestTimes], timeout: Seconds, endedAt: Seconds,
                         control: (Seconds, Seconds) -> Seconds = { _, _ in 0 }) -> Metrics {
         var m = Metrics()
@@ -120,7 +203,9 @@ enum RequestMetrics {
             let end = t.fired ?? max(due, endedAt)
             if t.fired == nil { latenessCensored += 1 }
             lateness.append(t.fired.map { $0 - due } ?? (end - due))
-            excess.append(max(0, end - due - control(due, end)))
+            // Beyond what the machine took: the control's delay, or the run-queue wait of the
+            // thread that fired the timer, whichever is more.
+            excess.append(max(0, end - due - max(control(due, end), t.runQueueWait ?? 0)))
         }
         if let w = LatencySummary(waits) {
             m[RunloopMetric.waitP50S] = w.p50

@@ -18,21 +18,16 @@ enum RunloopTiming {
         return t + hold
     }
 
-    /// Expected duration of a request trial.
+    /// Expected duration of a request trial. Run loops on the pool behind callers that block
+    /// it never start: a deadlock, declared after the deadlock window. Without such callers the
+    /// run loops themselves queue on the pool (run-until-date's for timeout + guard each);
+    /// placements with threads of their own wait only for blocked callers to get through.
     static func estimate(_ placement: Placement, caller: CallerKind, requests: Int, timeout: Seconds) -> Seconds {
         let blocked = caller == .global || caller == .operationQueue
-        switch placement {
-        case .globalQueue, .operationQueue:
-            // Behind blocked callers the run loops never start: a deadlock, declared after the
-            // deadlock window.
-            // Without them, the run loops themselves queue on the pool.
-            return blocked ? RunloopParameters.deadlockAfter * timeout : throttledPool(items: requests, hold: timeout)
-        case .runUntilDate:
-            // The guard holds each pool thread until timeout + 5 s, not just the timeout.
-            return blocked ? RunloopParameters.deadlockAfter * timeout
-                : throttledPool(items: requests, hold: timeout + PlacementRuntime.guardSeconds)
-        case .dedicatedThread, .sharedThread, .literalRun:
-            return blocked ? throttledPool(items: requests, hold: timeout) : timeout
+        if placement.runsOnPool {
+            let hold = placement == .runUntilDate ? timeout + PlacementRuntime.guardSeconds : timeout
+            return blocked ? RunloopParameters.deadlockAfter * timeout : throttledPool(items: requests, hold: hold)
         }
+        return blocked ? throttledPool(items: requests, hold: timeout) : timeout
     }
 }

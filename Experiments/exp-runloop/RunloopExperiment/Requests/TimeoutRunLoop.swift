@@ -34,8 +34,11 @@ enum TimeoutRunLoop {
 
     /// Runs request `index`; calls `onTimeout` on this thread when the timer fires, after the
     /// timer has stopped the loop. Returns when the run loop returns (never, for `.forever`).
+    /// `ownThread`: this thread was started for this request, so its whole run-queue wait
+    /// (its start included) belongs to the request's `runQueueWait`.
     static func run(_ index: Int, timeout: Seconds, style: Style, log: RequestLog, gauge: RunLoopThreadGauge,
-                    onTimeout: @escaping @Sendable () -> Void) {
+                    ownThread: Bool = false, onTimeout: @escaping @Sendable () -> Void) {
+        let waitedBefore = ownThread ? 0 : (RequestTimes.threadRunQueueWait() ?? 0)
         gauge.enter()
         defer { gauge.leave() }
         let runLoop = RunLoop.current
@@ -49,12 +52,13 @@ enum TimeoutRunLoop {
         // `Timer(fire:interval:repeats:block:)`, not `Timer(timeInterval:repeats:block:)`: on
         // Linux the latter fires at once (see the timer-init variant).
         let timer = Timer(fire: Date(timeIntervalSinceNow: timeout), interval: 0, repeats: false) { _ in
-            log.mark(index, .fired)
+            log.mark(index, \.fired)
+            if let waited = RequestTimes.threadRunQueueWait() { log.mark(index, \.runQueueWait, waited - waitedBefore) }
             CFRunLoopStop(CFRunLoopGetCurrent())
             onTimeout()
         }
         runLoop.add(timer, forMode: .default)
-        log.mark(index, .armed)
+        log.mark(index, \.armed)
         switch style {
         case .untilStopped:
             CFRunLoopRun()
@@ -67,6 +71,6 @@ enum TimeoutRunLoop {
             runLoop.remove(port, forMode: .default)
             port.invalidate()
         }
-        log.mark(index, .released)
+        log.mark(index, \.released)
     }
 }

@@ -25,32 +25,23 @@ import LabHarness
 public struct DeadlineHeap<Payload> {
     /// What `insert` returns and `remove` takes.
     public struct Handle: Sendable, Equatable {
-        fileprivate let slot: Int
-        fileprivate let generation: UInt32
+        fileprivate let slot: Int, generation: UInt32
         /// The deadline the entry was inserted with.
         public let deadline: Seconds
     }
 
     private struct Entry {
-        var deadline: Seconds
-        var sequence: UInt64
-        var slot: Int
-
-        func precedes(_ other: Entry) -> Bool {
-            deadline != other.deadline ? deadline < other.deadline : sequence < other.sequence
-        }
+        var deadline: Seconds, sequence: UInt64, slot: Int
+        func precedes(_ other: Entry) -> Bool { deadline != other.deadline ? deadline < other.deadline : sequence < other.sequence }
     }
 
     private var heap: [Entry] = []
     /// By slot: index in `heap`, or -1 when the slot is free.
     private var position: [Int] = []
-    private var generation: [UInt32] = []
-    private var payloads: [Payload?] = []
-    private var freeSlots: [Int] = []
+    private var generation: [UInt32] = [], payloads: [Payload?] = [], freeSlots: [Int] = []
     private var nextSequence: UInt64 = 0
 
     public init() {}
-
     public var count: Int { heap.count }
     public var isEmpty: Bool { heap.isEmpty }
     /// The earliest pending deadline, `nil` when nothing is pending.

@@ -12,11 +12,8 @@ import Synchronization
 /// about it when the new deadline is earlier than the one the timer is set for, which for
 /// requests that all take the same timeout happens once per burst. Compare `shared-thread`,
 /// which hands every request to the run loop (a performed block and a wake-up) and inserts one
-/// `CFRunLoopTimer` per request into the run loop's sorted timer list.
-///
-/// Started through `TimeoutDesignName.start()`, the thread asks for real-time priority
-/// (`RealtimePriority`), as `shared-thread`'s does there, so the two differ only in their
-/// bookkeeping; `threadPriority` says whether the scheduler agreed.
+/// `CFRunLoopTimer` per request into the run loop's sorted timer list. Its thread asks for
+/// real-time priority as `shared-thread`'s does, so the two differ only in their bookkeeping.
 public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
     public typealias Token = DeadlineHeap<@Sendable (Seconds) -> Void>.Handle
 
@@ -29,22 +26,20 @@ public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
 
     /// What only the run-loop thread touches after start.
     // `Timer` is not Sendable; it is created, set and invalidated on the run-loop thread only.
-    private final class LoopState: @unchecked Sendable {
-        var timer: Timer?
-    }
+    private final class LoopState: @unchecked Sendable { var timer: Timer? }
 
     private let pending = Mutex(Pending())
     private let loop = LoopState()
-    private let ready = DispatchSemaphore(value: 0)
-    private let exited = DispatchSemaphore(value: 0)
+    private let ready = DispatchSemaphore(value: 0), exited = DispatchSemaphore(value: 0)
     private let stopping = Atomic<Bool>(false)
     private let handle = Mutex<RunLoopHandle?>(nil)
     private let grant = Mutex<RealtimePriority.Grant?>(nil)
+    private let timerSets = Atomic<Int>(0)
 
-    public var name: TimeoutDesignName { .deadlineHeap }
+    /// How many times the one run-loop timer was set: once per firing pass or earlier deadline.
+    public var timersArmed: Int? { timerSets.load(ordering: .relaxed) }
 
     public var threadPriority: RealtimePriority.Grant? { grant.withLock { $0 } }
-
     private init() {}
 
     /// Starts the thread and returns once its run loop and timer exist. With `realtime` the
@@ -77,9 +72,7 @@ public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
         loop.timer = timer
         handle.withLock { $0 = .current }
         ready.signal()
-        while !stopping.load(ordering: .acquiring) {
-            _ = runLoop.run(mode: .default, before: .distantFuture)
-        }
+        while !stopping.load(ordering: .acquiring) { _ = runLoop.run(mode: .default, before: .distantFuture) }
         timer.invalidate()
         loop.timer = nil
         exited.signal()
@@ -136,6 +129,7 @@ public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
 
     private func setTimer(for deadline: Seconds) {
         guard let timer = loop.timer else { return }
+        timerSets.wrappingAdd(1, ordering: .relaxed)
         timer.fireDate = deadline.isFinite ? Date(timeIntervalSinceNow: deadline - MonotonicClock.now()) : .distantFuture
     }
 

@@ -12,20 +12,12 @@ public final class DispatchTimerTimeouts: CallbackTimeoutDesign {
         // A dispatch source is thread-safe (cancel may be called from any thread) but not
         // marked Sendable in the overlay.
         fileprivate nonisolated(unsafe) let source: DispatchSourceTimer
-
         fileprivate init(source: DispatchSourceTimer) { self.source = source }
-
         fileprivate func settle() -> Bool { !settled.exchange(true, ordering: .acquiringAndReleasing) }
     }
 
     public init() {}
-
     private let queue = DispatchQueue(label: "rl.dispatch-timeouts")
-
-    public var name: TimeoutDesignName { .dispatchTimer }
-
-    /// No thread of its own: its timers run on libdispatch's and the pool's threads.
-    public var threadPriority: RealtimePriority.Grant? { nil }
 
     public func arm(at deadline: Seconds, onFire: @escaping @Sendable (Seconds) -> Void) -> Token {
         // `.strict`: no coalescing with other timers beyond the leeway, which is zero.
@@ -62,6 +54,4 @@ public final class DispatchTimerTimeouts: CallbackTimeoutDesign {
         let remaining = max(0, deadline - MonotonicClock.now())
         return .now() + .nanoseconds(Int((remaining * 1e9).rounded(.up)))
     }
-
-    public func stop() {}
 }

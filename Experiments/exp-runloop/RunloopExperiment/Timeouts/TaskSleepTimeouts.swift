@@ -5,10 +5,6 @@ import LabHarness
 /// the other is cancelled. The sleeping is the concurrency runtime's: its global executor
 /// hands delayed jobs to libdispatch's timers.
 public struct TaskSleepTimeouts: TimeoutDesign {
-    public var name: TimeoutDesignName { .taskSleep }
-
-    /// No thread of its own: its timers run on libdispatch's and the pool's threads.
-    public var threadPriority: RealtimePriority.Grant? { nil }
 
     public init(tolerance: Duration? = .zero) { self.tolerance = tolerance }
 
@@ -24,28 +20,15 @@ public struct TaskSleepTimeouts: TimeoutDesign {
                 while true {
                     let remaining = deadline - MonotonicClock.now()
                     if remaining <= 0 { return .timedOut(firedAt: MonotonicClock.now()) }
-                    do {
-                        try await Task.sleep(for: .nanoseconds(Int64((remaining * 1e9).rounded(.up))),
-                                             tolerance: tolerance, clock: .suspending)
-                    } catch {
-                        return nil   // cancelled: the request won
-                    }
+                    // Cancelled: the request won.
+                    do { try await Task.sleep(for: .nanoseconds(Int64((remaining * 1e9).rounded(.up))), tolerance: tolerance, clock: .suspending) } catch { return nil }
                 }
             }
-            if let request {
-                group.addTask {
-                    await request()
-                    return Task.isCancelled ? nil : .completed
-                }
-            }
+            if let request { group.addTask { await request(); return Task.isCancelled ? nil : .completed } }
             var outcome: RaceOutcome = .completed
-            for await result in group {
-                if let result { outcome = result; break }
-            }
+            for await result in group { if let result { outcome = result; break } }
             group.cancelAll()
             return outcome
         }
     }
-
-    public func stop() {}
 }

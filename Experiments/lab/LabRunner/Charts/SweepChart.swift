@@ -18,9 +18,9 @@ struct SweepChart {
         var order: [String] = []
         var byDesign: [String: [(Double, Double)]] = [:]
         for p in points {
-            guard let value = p.metrics[metric], value.isFinite, p.tasks > 0 else { continue }
+            guard let value = p.metrics[metric], value.isFinite, p.size > 0 else { continue }
             if byDesign[p.variant] == nil { order.append(p.variant) }
-            byDesign[p.variant, default: []].append((min(Double(p.tasks), 1e9), min(max(value, 0.001), 1e7)))
+            byDesign[p.variant, default: []].append((min(Double(p.size), 1e9), min(max(value, 0.001), 1e7)))
         }
         guard !order.isEmpty else { return nil }
         let lines = order.map { Line(name: $0, points: byDesign[$0, default: []].sorted { $0.0 < $1.0 }.map { (tasks: $0.0, value: $0.1) }) }

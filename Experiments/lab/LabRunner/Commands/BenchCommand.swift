@@ -53,10 +53,8 @@ public enum BenchCommand {
         log("tracked objects...")
         figures.append(trackingCost())
         for entry in catalog.entries {
-            // The experiment's main bar first, then its others (the runloop timeout designs at
-            // 10,000 and 100,000 requests), each on a run of its own.
-            let bars = (entry.definition.performanceBar.map { [$0] } ?? []) + entry.definition.morePerformanceBars
-            for bar in bars {
+            // The experiment's bars in its order, each on a run of its own.
+            for bar in entry.definition.performanceBars {
                 log("\(entry.definition.name): \(bar.title)...")
                 figures.append(contentsOf: measure(bar, launcher: launcher, entry: entry))
             }

@@ -1,0 +1,74 @@
+import Foundation
+import LabHarness
+
+/// The sweep's findings: how lateness grows with the number of requests, judged as ratios
+/// between points of the same sweep, on lateness beyond a same-moment control. The mechanism
+/// each needs: at the points it reads, every caller started and raced its timeout, and the
+/// design's timers were counted (a timer per request for shared-thread, one re-set timer for
+/// deadline-heap); without that, the figures are not about the design.
+enum SweepVerdicts {
+    /// How many times later one p99 must be than another to count as "grows" or "stays on
+    /// time against it": shared-thread grows about 10× per 10× requests from 100 up, and is
+    /// 50-100× deadline-heap's at 10,000; a stall that survives the control does not make 5×.
+    static let ratio = Threshold("ratio", 5, "×")
+    /// The span of request counts a growth needs to be told from noise.
+    static let span = Threshold("span", 100, "×")
+    /// Lateness below this is scheduling noise: a ratio's smaller side is raised to it, so a
+    /// 0.05 ms p99 does not turn a 1 ms one into "20 times worse".
+    static let noiseFloor = Threshold("noise floor", 0.5, "ms")
+    /// deadline-heap's p99 beyond the control at the largest count, and the threads it may add
+    /// (its run-loop thread, and one to spare).
+    static let onTime = Threshold("on time", 50, "ms"), threads = Threshold("threads added", 2)
+
+    /// p99 lateness beyond the control, in ms, raised to the noise floor (`nil` if unmeasured).
+    static func excessP99(_ point: SweepPoint?) -> Double? {
+        guard let raw = point?[TimeoutMetric.excessP99] ?? point?[TimeoutMetric.latenessP99] else { return nil }
+        return max(raw, noiseFloor.value)
+    }
+
+    /// "10: 0.31 ms, 100: 2.1 ms, ..." for one design.
+    static func curve(_ points: [SweepPoint]) -> String {
+        points.map { "\(Format.count(Double($0.size))): \($0[TimeoutMetric.latenessP99].map(Format.milliseconds) ?? "—")" }.joined(separator: ", ")
+    }
+
+    /// The mechanism at a point: every caller started, and the design's timers counted.
+    static func raced(_ point: SweepPoint, _ design: TimeoutDesignName, timers: (Double, Double) -> Bool, _ what: String) -> Evidence {
+        let total = point[TimeoutMetric.total] ?? 0, done = point[TimeoutMetric.completed] ?? 0, armed = point[TimeoutMetric.timersArmed] ?? .nan
+        let n = Format.count
+        return .when(total > 0 && done == total && timers(armed, total),
+                     "\(design.rawValue) at \(n(Double(point.size))): \(n(done)) of \(n(total)) requests raced to the end, \(armed.isNaN ? "timers not counted" : "\(n(armed)) \(what)")")
+    }
+
+    static func perRequestTimersDegrade(_ inputs: FindingInputs) -> Verdict {
+        let shared = inputs.points(of: TimeoutDesignName.sharedThread)
+        guard let small = shared.first, let large = shared.last, Double(large.size) >= span.value * Double(small.size) else {
+            return .notJudged("the sweep must span \(Format.count(span.value))× in requests with shared-thread at both ends (such as --sweep 10,1000); it ran shared-thread at \(shared.map { Format.count(Double($0.size)) }.joined(separator: ", "))")
+        }
+        guard let smallP99 = excessP99(small), let largeP99 = excessP99(large) else {
+            return .notJudged("shared-thread's lateness was not measured at both ends: \(curve(shared))")
+        }
+        let growth = largeP99 / smallP99
+        let perDecade = pow(growth, 1 / log10(Double(large.size) / Double(small.size)))
+        var text = "one run-loop timer per request (shared-thread), p99 late at \(curve(shared)): beyond a same-moment control \(Format.decimal(growth, places: 1))× from \(Format.count(Double(small.size))) to \(Format.count(Double(large.size))) requests, \(Format.decimal(perDecade, places: 1))× per 10× requests"
+        // For comparison only (deadline-heap-scales judges it).
+        if let heap = inputs.points(of: TimeoutDesignName.deadlineHeap).first(where: { $0.size == large.size }), let heapP99 = excessP99(heap) {
+            text += "; deadline-heap on the same kind of thread: \(heap[TimeoutMetric.latenessP99].map(Format.milliseconds) ?? "—") at \(Format.count(Double(large.size))) (\(Format.decimal(largeP99 / heapP99, places: 0))× less, beyond the control)"
+        }
+        return Verdict(symptom: growth >= ratio.value,
+                       mechanism: .all([small, large].map { raced($0, .sharedThread, timers: { $0 >= $1 }, "run-loop timers added, one per request") }), text)
+    }
+
+    static func deadlineHeapScales(_ inputs: FindingInputs) -> Verdict {
+        let heaps = inputs.points(of: TimeoutDesignName.deadlineHeap), shareds = inputs.points(of: TimeoutDesignName.sharedThread)
+        guard let heap = heaps.last, let shared = shareds.last(where: { $0.size == heap.size }),
+              let heapP99 = excessP99(heap), let sharedP99 = excessP99(shared) else {
+            return .notJudged("the sweep has no deadline-heap and shared-thread lateness at its largest count")
+        }
+        let added = heap[TimeoutMetric.threadsAdded] ?? .infinity, early = heap[TimeoutMetric.early] ?? 0
+        let wall = heap[TimeoutMetric.wallPerTimeout].map { Format.decimal($0, places: 2) + " × timeout" } ?? "—"
+        let text = "at \(Format.count(Double(heap.size))) requests deadline-heap woke \(Format.count(heap[TimeoutMetric.completed] ?? 0)) of \(Format.count(heap[TimeoutMetric.total] ?? 0)) p99 \(heap[TimeoutMetric.latenessP99].map(Format.milliseconds) ?? "—") late (max \(heap[TimeoutMetric.latenessMax].map(Format.milliseconds) ?? "—")), \(Format.count(early)) early, all done in \(wall), adding \(Format.count(added)) thread(s); shared-thread's p99 \(shared[TimeoutMetric.latenessP99].map(Format.milliseconds) ?? "—"): \(Format.decimal(sharedP99 / heapP99, places: 0))× deadline-heap's beyond a same-moment control"
+        return Verdict(symptom: sharedP99 / heapP99 >= ratio.value && heapP99 <= onTime.value && added <= threads.value && early == 0,
+                       mechanism: .all([raced(heap, .deadlineHeap, timers: { $0 < $1 }, "settings of its one timer"),
+                                        raced(shared, .sharedThread, timers: { $0 >= $1 }, "run-loop timers added, one per request")]), text)
+    }
+}

@@ -1,0 +1,52 @@
+import LabHarness
+import LabHarnessXCTest
+import RunloopExperiment
+import XCTest
+
+/// One `exp-runloop --quick` run of the default plan (every placement, the async comparison,
+/// the pitfalls, each variant in its own child, four at a time), shared by the tests that judge
+/// its findings: the run an instructor shows is the run the tests judge, and it runs once per
+/// test process instead of once per finding.
+enum RunloopQuickRun {
+    struct Failure: Error, CustomStringConvertible { let description: String }
+
+    static let result: Result<ExperimentReport, Failure> = {
+        do {
+            return .success(try judgedRun {
+                try ExperimentRunner.run(runloopExperiment, arguments: ["--quick"], executable: BuiltProducts.executable("exp-runloop"))
+            })
+        } catch {
+            return .failure(Failure(description: "\(error)"))
+        }
+    }()
+
+    static func report() throws -> ExperimentReport { try result.get() }
+}
+
+/// `run`'s report, run again (three runs at most) while the machine broke one of its trials
+/// (no thread, no CPU: `Outcome.judgesNothing`). Such a run judged nothing, so running it again
+/// picks no verdict; it only waits for a machine that lets the trial run, as the other helpers
+/// building on the same two cores sometimes do not.
+func judgedRun(_ run: () throws -> ExperimentReport) rethrows -> ExperimentReport {
+    var report = try run()
+    for _ in 1..<3 where report.variants.contains(where: \.outcome.judgesNothing) {
+        report = try run()
+    }
+    return report
+}
+
+/// `id` was judged and reproduced: its symptom showed and its mechanism was seen. Skipped
+/// (never passed) when the machine broke the trial even after `judgedRun`'s runs: the lab then
+/// says "not judged", which is its correct answer, and this test has nothing to assert.
+func assertReproduced(_ report: ExperimentReport, _ id: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    guard let finding = report.finding(id) else { return XCTFail("\(id) was not evaluated", file: file, line: line) }
+    if finding.judged == false, finding.summary.hasPrefix("not judged (the machine") { throw XCTSkip("\(id): \(finding.summary)") }
+    XCTAssertTrue(finding.applicable, "\(id) does not apply here", file: file, line: line)
+    XCTAssertNotEqual(finding.judged, false, "\(id) was not judged: \(finding.summary)", file: file, line: line)
+    XCTAssertTrue(finding.reproduced, "\(id): \(finding.summary)", file: file, line: line)
+    XCTAssertTrue(finding.summary.contains("mechanism: "), "\(id) names its mechanism: \(finding.summary)", file: file, line: line)
+}
+
+func variant(_ report: ExperimentReport, _ name: RunloopVariant, file: StaticString = #filePath, line: UInt = #line) throws -> VariantReport {
+    try XCTUnwrap(report.variant(name), "\(name.rawValue) did not run", file: file, line: line)
+}
