@@ -14,28 +14,28 @@ public enum PoolVariant: String, CaseIterable, VariantName {
     case mainThread = "main-thread"
 }
 
-/// The experiment's knobs, read once from the parsed options so every variant sees the same
-/// numbers (a child gets them back through its arguments).
-struct PoolParameters: Sendable {
+/// The experiment's knobs, parsed once from the flags by the harness (a child gets them back
+/// through its arguments), so every variant, verdict and trial time sees the same numbers.
+public struct PoolParameters: ExperimentParameters {
     /// Blocks submitted at once (the seed: 10000).
-    var tasks: Int
+    public var tasks: Int
     /// How long each block holds its thread (the seed: `sleep(30)`).
-    var block: Seconds
+    public var block: Seconds
     /// How long probes run beside the work; the flood's watch ends sooner once every block started.
-    var duration: Seconds
+    public var duration: Seconds
     /// Width of the concurrency gate in the `gated` variant.
-    var gate: Int
-    /// `semaphore` or `operation-queue`.
-    var gateWith: String
+    public var gate: Int
+    /// How the `gated` variant gates (`--gate-with`).
+    public var gateWith: GateKind
     /// Flood with blocks that never finish until the thread count stops rising.
-    var findCap: Bool
-    var cores: Int
+    public var findCap: Bool
+    public var cores: Int
 
     /// Probes run every 100 ms: often enough to feel like a user tapping, sparse enough that
     /// the probes themselves do not load the pool.
     let probeInterval: Seconds = 0.1
     /// Sequential probes on the idle pool before the work starts (after a warm-up probe). The
-    /// flood's finding compares p99s, so it takes a hundred (its p99 is then not simply the
+    /// flood's claim compares p99s, so it takes a hundred (its p99 is then not simply the
     /// maximum, and one stall of the machine does not move it); the others take twenty.
     let floodIdleProbes = 100
     let idleProbes = 20
@@ -53,7 +53,6 @@ struct PoolParameters: Sendable {
     /// `--tasks`'s help, which says how the default was sized on this machine.
     static let tasksHelp = "blocks submitted at once (the article: 10000)"
         + (DispatchPoolSize.current.statement.map { "; \($0), so the default and --quick exceed it" } ?? "")
-
     /// In `--find-cap` mode the flood needs more blocks than the cap (255 workers), so it uses
     /// at least 400.
     static let findCapTasks = 400
@@ -62,13 +61,13 @@ struct PoolParameters: Sendable {
     /// The longest a cap search may take (the cap took about 4 minutes on the lab machine).
     static let capBudget: Seconds = 600
 
-    init(_ options: ParsedOptions) {
+    public init(_ options: ParsedOptions) {
         findCap = options.bool("find-cap")
         tasks = findCap ? max(options.int("tasks"), PoolParameters.findCapTasks) : options.int("tasks")
         block = options.double("block")
         duration = options.double("duration")
         gate = options.int("gate")
-        gateWith = options.string("gate-with")
+        gateWith = options.choice("gate-with", as: GateKind.self)
         cores = ProcessInfo.processInfo.activeProcessorCount
     }
 
@@ -79,22 +78,19 @@ struct PoolParameters: Sendable {
 
     /// Swift-concurrency variants: four tasks per core (so blocking ones run in four waves), each
     /// holding a quarter of `--block`, so the blocking variant takes about one block in all.
-    var cooperativeTasks: Int { 4 * cores }
-    var cooperativeHold: Seconds { block / 4 }
+    static let cooperativeWaves = 4
+    var cooperativeTasks: Int { PoolParameters.cooperativeWaves * cores }
+    var cooperativeHold: Seconds { block / Seconds(PoolParameters.cooperativeWaves) }
 
-    /// What a flood-style child may take: idle probes, the watch, draining late probes, slack.
-    var watchBudget: Seconds { Seconds(floodIdleProbes) * idleSpacing + 3 + duration + 2 * block + 15 }
+    /// A probing variant's trial: idle probes, a watch of `watch`, late probes drained;
+    /// progress counts blocks started.
+    func probing(watch: Seconds) -> TrialTime { TrialTime(expected: watch + 1.5, progressTotal: tasks) }
 
-    /// The variants that watch a pool while work runs: budget for the watch, progress counted
-    /// in blocks started. A variant's own estimate (and a flood's longer budget) is set where
-    /// it is declared.
-    static let watchLimits = TrialLimits(budget: { PoolParameters($0).watchBudget },
-                                         estimate: { PoolParameters($0).duration + 0.3 },
-                                         progressTotal: { PoolParameters($0).tasks }, progressMetric: PoolMetric.blocksStarted)
-
-    /// The Swift-concurrency variants: progress counted in tasks started.
-    static let cooperativeLimits = TrialLimits(progressTotal: { PoolParameters($0).cooperativeTasks },
-                                               progressMetric: PoolMetric.blocksStarted)
+    /// The flood's trial: the probing watch, or, with `--find-cap`, minutes whose budget is the
+    /// search's own bound (a search still rising then ends `timed-out`).
+    var floodTime: TrialTime {
+        findCap ? TrialTime(expected: 270, budget: PoolParameters.capBudget + 60, progressTotal: tasks) : probing(watch: duration + block)
+    }
 }
 
 /// The default gate: one slot fewer than the cores (at least one).
@@ -103,50 +99,66 @@ struct PoolParameters: Sendable {
 /// once a second; a gate as wide as the cores fills it, and unrelated work waits for the monitor.
 let defaultGateWidth = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
 
-/// The metric keys exp-pool records and reads back in its verdicts and report, spelled once.
-/// They are the JSON contract's names (`metrics` in schema 1); a rename here changes the JSON.
-enum PoolMetric {
-    static let blockS = "block_s"
-    static let blocksLastStartS = "blocks.last_start_s"
-    static let blocksStarted = "blocks.started"
-    static let capReachedS = "cap.reached_s"
-    static let capThreads = "cap.threads"
-    static let capWorkers = "cap.workers"
-    static let controlP99Ms = "control.p99_ms"
-    static let cores = "cores"
-    static let freezeGapMaxFrames = "freeze.gap_max_frames"
-    static let freezeGapMaxMs = "freeze.gap_max_ms"
-    static let mainWaitReturned = "main_wait.returned"
-    static let mainWaitS = "main_wait_s"
-    static let spareBlocksWaiting = "spare.blocks_waiting"
-    static let spareControlDelayS = "spare.control_delay_s"
-    static let spareGapMaxMs = "spare.gap_max_ms"
-    static let spareGapMaxNetMs = "spare.gap_max_net_ms"
-    static let spareTicks = "spare.ticks"
-    static let spareWindowS = "spare.window_s"
-    static let excessP99Ms = "excess.p99_ms"
-    static let finished = "finished"
-    static let gate = "gate"
-    static let growthThreadsPerS = "growth.threads_per_s"
-    static let holdS = "hold_s"
-    static let idleNetP50Ms = "idle.net.p50_ms"
-    static let idleNetP99Ms = "idle.net.p99_ms"
-    static let idleP50Ms = "idle.p50_ms"
-    static let idleP99Ms = "idle.p99_ms"
-    static let latenessP99Ms = "lateness.p99_ms"
-    static let probeCount = "probe.count"
-    static let probeP50Ms = "probe.p50_ms"
-    static let probeP99Ms = "probe.p99_ms"
-    static let probeUnstarted = "probe.unstarted"
-    static let runningMax = "running.max"
-    static let tasks = "tasks"
+/// The metric keys exp-pool records and reads back in its verdicts, report and tests, spelled
+/// once. They are the JSON contract's names (`metrics` in schema 1); a rename here changes the JSON.
+public enum PoolMetric {
+    public static let blockS: MetricKey = "block_s"
+    public static let blocksLastStartS: MetricKey = "blocks.last_start_s"
+    public static let blocksStarted: MetricKey = "blocks.started"
+    public static let capReachedS: MetricKey = "cap.reached_s"
+    public static let capThreads: MetricKey = "cap.threads"
+    public static let capWorkers: MetricKey = "cap.workers"
+    public static let controlP99Ms: MetricKey = "control.p99_ms"
+    public static let cores: MetricKey = "cores"
+    public static let freezeGapMaxFrames: MetricKey = "freeze.gap_max_frames"
+    public static let freezeGapMaxMs: MetricKey = "freeze.gap_max_ms"
+    public static let mainWaitReturned: MetricKey = "main_wait.returned"
+    public static let mainWaitS: MetricKey = "main_wait_s"
+    /// Blocks still waiting for a thread when the main thread put its own block on the queue.
+    public static let mainWaitBlocksAhead: MetricKey = "main_wait.blocks_waiting"
+    public static let spareBlocksWaiting: MetricKey = "spare.blocks_waiting"
+    public static let spareControlDelayS: MetricKey = "spare.control_delay_s"
+    public static let spareGapMaxMs: MetricKey = "spare.gap_max_ms"
+    public static let spareGapMaxNetMs: MetricKey = "spare.gap_max_net_ms"
+    public static let spareTicks: MetricKey = "spare.ticks"
+    public static let spareWindowS: MetricKey = "spare.window_s"
+    public static let excessP99Ms: MetricKey = "excess.p99_ms"
+    public static let finished: MetricKey = "finished"
+    public static let gate: MetricKey = "gate"
+    public static let growthThreadsPerS: MetricKey = "growth.threads_per_s"
+    public static let holdS: MetricKey = "hold_s"
+    public static let idleNetP50Ms: MetricKey = "idle.net.p50_ms"
+    public static let idleNetP99Ms: MetricKey = "idle.net.p99_ms"
+    public static let idleP50Ms: MetricKey = "idle.p50_ms"
+    public static let idleP99Ms: MetricKey = "idle.p99_ms"
+    public static let latenessP99Ms: MetricKey = "lateness.p99_ms"
+    public static let probeCount: MetricKey = "probe.count"
+    /// Probes seen waiting behind the work: a block queued before the probe started after it
+    /// was submitted.
+    public static let probeBehind: MetricKey = "probe.behind_blocks"
+    public static let probeP50Ms: MetricKey = "probe.p50_ms"
+    public static let probeP99Ms: MetricKey = "probe.p99_ms"
+    public static let probeUnstarted: MetricKey = "probe.unstarted"
+    public static let runningMax: MetricKey = "running.max"
+    public static let tasks: MetricKey = "tasks"
     /// The pool limit the kernel states (Darwin's kern.wq_max_constrained_threads); recorded
     /// only where it states one.
-    static let poolStatedLimit = "pool.stated_limit"
-    static let threadsAdded = "threads.added"
-    static let threadsBefore = "threads.before"
-    static let threadsFinal = "threads.final"
-    static let threadsPeak = "threads.peak"
-    static let wallS = "wall_s"
-    static let watchS = "watch_s"
+    public static let poolStatedLimit: MetricKey = "pool.stated_limit"
+    public static let threadsAdded: MetricKey = "threads.added"
+    public static let threadsBefore: MetricKey = "threads.before"
+    public static let threadsFinal: MetricKey = "threads.final"
+    public static let threadsPeak: MetricKey = "threads.peak"
+    /// Blocks that started at least half a block after the work began: they waited for a
+    /// thread (or a gate's slot) that an earlier block held.
+    public static let blocksWaited: MetricKey = "blocks.waited"
+    public static let wallS: MetricKey = "wall_s"
+    public static let watchS: MetricKey = "watch_s"
+}
+
+extension Metrics {
+    /// Metrics from typed keys: `Metrics([PoolMetric.blockS: 0.5])`.
+    init(_ pairs: KeyValuePairs<MetricKey, Double>) {
+        self.init()
+        for (key, value) in pairs { self[key] = value }
+    }
 }

@@ -3,10 +3,10 @@ import LabHarness
 /// The terminal report's pieces: the table's columns and the flood's thread chart.
 enum PoolReport {
     static let columns: [ReportColumn] = [
-        .ratio("started", PoolMetric.blocksStarted, of: PoolMetric.tasks),
-        .count("at once", PoolMetric.runningMax),
-        .count("threads", PoolMetric.threadsPeak),
-        .decimal("+thr/s", PoolMetric.growthThreadsPerS, places: 1),
+        .ratio("started", PoolMetric.blocksStarted.rawValue, of: PoolMetric.tasks.rawValue),
+        .count("at once", PoolMetric.runningMax.rawValue),
+        .count("threads", PoolMetric.threadsPeak.rawValue),
+        .decimal("+thr/s", PoolMetric.growthThreadsPerS.rawValue, places: 1),
         ReportColumn("probe p50") { $0.metrics[PoolMetric.probeP50Ms].map(PoolVerdicts.ms) ?? "—" },
         ReportColumn("probe p99") { $0.metrics[PoolMetric.probeP99Ms].map(PoolVerdicts.ms) ?? "—" },
         ReportColumn("excess p99") { $0.metrics[PoolMetric.excessP99Ms].map(PoolVerdicts.ms) ?? "—" },

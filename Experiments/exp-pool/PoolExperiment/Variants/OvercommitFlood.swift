@@ -9,20 +9,14 @@ import LabHarness
 /// reach the cap in a fraction of a second; the default pool the probes use is a separate pool.
 enum OvercommitFlood {
     static func run(_ context: VariantContext) -> VariantRecord {
-        let p = PoolParameters(context.options)
-        let window = ProbeWindow(parameters: p, idleProbes: p.idleProbes, expected: p.tasks, ending: .allStarted(within: p.duration), drain: 1.5)
+        let p = context.parameters(PoolParameters.self)
+        let window = ProbeWindow(idleProbes: p.idleProbes, expected: p.tasks, ending: .allStarted(within: p.duration), drain: 1.5)
         let queues = (0..<p.tasks).map { DispatchQueue(label: "pool.overcommit.\($0)") }
         let hold = p.block
-        let result = window.run(context) { ledger in
-            for queue in queues {
-                queue.async {
-                    ledger.begin()
-                    MonotonicClock.sleep(for: hold)   // holds an overcommit thread on purpose
-                    ledger.end()
-                }
-            }
+        let result = window.run(context) { blocks in
+            for queue in queues { queue.async { blocks.hold(hold) } }   // holds an overcommit thread on purpose
         }
-        var record = result.record(extra: [PoolMetric.blockS: p.block])
+        var record = result.record(extra: Metrics([PoolMetric.blockS: p.block]), evidence: result.probeLine)
         // The count jumps at once and then stays flat: a slope through that says nothing.
         record.metrics[PoolMetric.growthThreadsPerS] = nil
         return record

@@ -8,19 +8,13 @@ import LabHarness
 /// but nothing else waits for it.
 enum SerialQueue {
     static func run(_ context: VariantContext) -> VariantRecord {
-        let p = PoolParameters(context.options)
-        let window = ProbeWindow(parameters: p, idleProbes: p.idleProbes, expected: p.tasks, ending: .after(p.duration), drain: 1.5)
+        let p = context.parameters(PoolParameters.self)
+        let window = ProbeWindow(idleProbes: p.idleProbes, expected: p.tasks, ending: .after(p.duration), drain: 1.5)
         let queue = DispatchQueue(label: "pool.serial")
-        let result = window.run(context) { ledger in
+        let result = window.run(context) { blocks in
             let hold = p.block
-            for _ in 0..<p.tasks {
-                queue.async {
-                    ledger.begin()
-                    MonotonicClock.sleep(for: hold)   // blocks the serial queue's one thread, on purpose
-                    ledger.end()
-                }
-            }
+            for _ in 0..<p.tasks { queue.async { blocks.hold(hold) } }   // blocks the serial queue's one thread, on purpose
         }
-        return result.record(extra: [PoolMetric.blockS: p.block])
+        return result.record(extra: Metrics([PoolMetric.blockS: p.block]), evidence: result.probeLine)
     }
 }
