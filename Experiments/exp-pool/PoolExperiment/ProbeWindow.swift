@@ -22,7 +22,6 @@ final class Blocks: Sendable {
         counts.withLock { c in c.started += 1; c.running += 1; c.max = Swift.max(c.max, c.running) }
         context.progress.advance()
     }
-
     func end() { counts.withLock { $0.running -= 1 } }
 
     /// One unit of the seed's work: holds the calling thread for `seconds` (its sleep(30)).
@@ -45,14 +44,9 @@ final class Blocks: Sendable {
 /// waits into metrics. Only the work differs (a flood, a gate, a serial queue, timers), so the
 /// numbers of different variants are comparable.
 struct ProbeWindow {
-    enum Ending {
-        case after(Seconds)
-        /// Once every unit of work has started, at most this long.
-        case allStarted(within: Seconds)
-        /// Once the thread count has not risen for `flat` seconds (a cap), or every unit
-        /// started, at most `within` seconds.
-        case plateau(flat: Seconds, within: Seconds)
-    }
+    /// When the watch ends: after a time; once every unit started (at most `within`); or
+    /// also once the thread count has not risen for `flat` seconds (a cap).
+    enum Ending { case after(Seconds), allStarted(within: Seconds), plateau(flat: Seconds, within: Seconds) }
 
     var idleProbes: Int
     var expected: Int
@@ -60,15 +54,8 @@ struct ProbeWindow {
     /// How long to wait, after the watch, for probes that are still queued.
     var drain: Seconds
 
-    struct Result {
-        var metrics: Metrics
-        var series: [String: [[Double]]]
-        var blocks: Blocks
-        /// `.plateau` only: the count stopped rising while work was still waiting.
-        var plateau: Bool
-        /// `responsive`, `starved` or `slowed`, by `Responsiveness.outcome`.
-        var outcome: Outcome
-    }
+    /// `plateau`: the count stopped rising while work still waited; `outcome` by `Responsiveness`.
+    struct Result { var metrics: Metrics, series: [String: [[Double]]], blocks: Blocks, plateau: Bool, outcome: Outcome }
 
     /// Runs the watch on the calling thread; `start` submits the work and must return at once.
     /// Needs the `.stallWatch` and `.threadTimeline` instruments.
@@ -108,17 +95,12 @@ struct ProbeWindow {
         let starts = blocks.starts
         plateau = plateau && blocks.started < expected
 
-        var m = Metrics()
-        m[PoolMetric.tasks] = Double(expected)
-        m[PoolMetric.blocksStarted] = Double(starts.count)
-        m[PoolMetric.runningMax] = Double(blocks.maxRunning)
-        if starts.count >= expected, let last = starts.last { m[PoolMetric.blocksLastStartS] = last }
-        m[PoolMetric.watchS] = watchEnd - blocks.origin
-        m[PoolMetric.threadsBefore] = Double(timeline.first)
-        m[PoolMetric.threadsPeak] = Double(timeline.peak)
-        m[PoolMetric.threadsAdded] = Double(timeline.peak - timeline.first)
-        m[PoolMetric.threadsFinal] = Double(timeline.final)
-        m[PoolMetric.blocksWaited] = Double(starts.filter { $0 >= p.block / 2 }.count)
+        var m = Metrics([PoolMetric.tasks: Double(expected), PoolMetric.blocksStarted: Double(starts.count),
+                         PoolMetric.runningMax: Double(blocks.maxRunning), PoolMetric.watchS: watchEnd - blocks.origin,
+                         PoolMetric.threadsBefore: Double(timeline.first), PoolMetric.threadsPeak: Double(timeline.peak),
+                         PoolMetric.threadsAdded: Double(timeline.peak - timeline.first), PoolMetric.threadsFinal: Double(timeline.final),
+                         PoolMetric.blocksWaited: Double(starts.filter { $0 >= p.block / 2 }.count)])
+        if starts.count >= expected { m[PoolMetric.blocksLastStartS] = starts.last }
         if case .plateau = ending {
             // Growth up to the moment the count reached its peak, and the cap itself when the
             // count stopped rising with work still waiting.
@@ -143,10 +125,8 @@ struct ProbeWindow {
         for (prefix, values) in [("probe", waits.probe), ("control", waits.control), ("excess", waits.excess)] {
             if let summary = LatencySummary(values) { m.merge(summary.metrics(prefix: prefix, unit: "_ms", scale: 1000)) }
         }
-        m[PoolMetric.probeCount] = Double(waits.probe.count)
-        m[PoolMetric.probeUnstarted] = Double(waits.unstarted)
-        m[PoolMetric.probeBehind] = Double(probes.behind(starts.map { $0 + blocks.origin }, at: end))
-        m[PoolMetric.wallS] = end - blocks.origin
+        m.merge(Metrics([PoolMetric.probeCount: Double(waits.probe.count), PoolMetric.probeUnstarted: Double(waits.unstarted),
+                         PoolMetric.probeBehind: Double(probes.behind(starts.map { $0 + blocks.origin }, at: end)), PoolMetric.wallS: end - blocks.origin]))
 
         var series = probes.series(origin: blocks.origin, at: end)
         series[SeriesKey.threads] = timeline.series()
@@ -204,12 +184,7 @@ extension ThreadTimeline {
 /// whole machine delays probe and control alike; a probe's *excess* over its control is what
 /// the pool, not the machine, cost it.
 final class Probes: Sendable {
-    private struct Probe {
-        var submitted: Seconds
-        var started: Seconds?
-        var controlSubmitted: Seconds
-        var controlStarted: Seconds?
-    }
+    private struct Probe { var submitted: Seconds, started: Seconds?, controlSubmitted: Seconds, controlStarted: Seconds? }
 
     static let controlQueue = DispatchQueue.global(qos: .utility)
     private let probes = Mutex<[Probe]>([])
@@ -218,19 +193,13 @@ final class Probes: Sendable {
     func submit() {
         let submitted = MonotonicClock.now()
         let index = probes.withLock { list -> Int in
-            list.append(Probe(submitted: submitted, controlSubmitted: submitted))
+            list.append(Probe(submitted: submitted, started: nil, controlSubmitted: submitted, controlStarted: nil))
             return list.count - 1
         }
-        DispatchQueue.global().async { [self] in
-            let now = MonotonicClock.now()
-            probes.withLock { $0[index].started = now }
-        }
+        DispatchQueue.global().async { [self] in let now = MonotonicClock.now(); probes.withLock { $0[index].started = now } }
         let controlSubmitted = MonotonicClock.now()
         probes.withLock { $0[index].controlSubmitted = controlSubmitted }
-        Probes.controlQueue.async { [self] in
-            let now = MonotonicClock.now()
-            probes.withLock { $0[index].controlStarted = now }
-        }
+        Probes.controlQueue.async { [self] in let now = MonotonicClock.now(); probes.withLock { $0[index].controlStarted = now } }
     }
 
     var waiting: Int { probes.withLock { $0.filter { $0.started == nil }.count } }
@@ -289,13 +258,8 @@ enum IdleBaseline {
 
     /// One probe's wait; a probe that has not started after a second counts as at least that.
     private static func probeOnce(_ queue: DispatchQueue) -> Seconds {
-        let done = DispatchSemaphore(value: 0)
-        let startedAt = Mutex<Seconds?>(nil)
-        let submitted = MonotonicClock.now()
-        queue.async {
-            startedAt.withLock { $0 = MonotonicClock.now() }
-            done.signal()
-        }
+        let done = DispatchSemaphore(value: 0), startedAt = Mutex<Seconds?>(nil), submitted = MonotonicClock.now()
+        queue.async { startedAt.withLock { $0 = MonotonicClock.now() }; done.signal() }
         _ = done.wait(timeout: .now() + .seconds(1))
         return (startedAt.withLock { $0 } ?? MonotonicClock.now()) - submitted
     }
