@@ -102,63 +102,30 @@ let defaultGateWidth = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
 /// The metric keys exp-pool records and reads back in its verdicts, report and tests, spelled
 /// once. They are the JSON contract's names (`metrics` in schema 1); a rename here changes the JSON.
 public enum PoolMetric {
-    public static let blockS: MetricKey = "block_s"
-    public static let blocksLastStartS: MetricKey = "blocks.last_start_s"
-    public static let blocksStarted: MetricKey = "blocks.started"
-    public static let capReachedS: MetricKey = "cap.reached_s"
-    public static let capThreads: MetricKey = "cap.threads"
-    public static let capWorkers: MetricKey = "cap.workers"
-    public static let controlP99Ms: MetricKey = "control.p99_ms"
-    public static let cores: MetricKey = "cores"
-    public static let freezeGapMaxFrames: MetricKey = "freeze.gap_max_frames"
-    public static let freezeGapMaxMs: MetricKey = "freeze.gap_max_ms"
-    public static let mainWaitReturned: MetricKey = "main_wait.returned"
-    public static let mainWaitS: MetricKey = "main_wait_s"
-    /// Blocks still waiting for a thread when the main thread put its own block on the queue.
-    public static let mainWaitBlocksAhead: MetricKey = "main_wait.blocks_waiting"
-    public static let spareBlocksWaiting: MetricKey = "spare.blocks_waiting"
-    public static let spareControlDelayS: MetricKey = "spare.control_delay_s"
-    public static let spareGapMaxMs: MetricKey = "spare.gap_max_ms"
-    public static let spareGapMaxNetMs: MetricKey = "spare.gap_max_net_ms"
-    public static let spareTicks: MetricKey = "spare.ticks"
-    public static let spareWindowS: MetricKey = "spare.window_s"
-    public static let excessP99Ms: MetricKey = "excess.p99_ms"
-    public static let finished: MetricKey = "finished"
-    public static let gate: MetricKey = "gate"
-    public static let growthThreadsPerS: MetricKey = "growth.threads_per_s"
-    public static let holdS: MetricKey = "hold_s"
-    public static let idleNetP50Ms: MetricKey = "idle.net.p50_ms"
-    public static let idleNetP99Ms: MetricKey = "idle.net.p99_ms"
-    public static let idleP50Ms: MetricKey = "idle.p50_ms"
-    public static let idleP99Ms: MetricKey = "idle.p99_ms"
-    public static let latenessP99Ms: MetricKey = "lateness.p99_ms"
-    public static let probeCount: MetricKey = "probe.count"
-    /// Probes seen waiting behind the work: a block queued before the probe started after it
-    /// was submitted.
-    public static let probeBehind: MetricKey = "probe.behind_blocks"
-    public static let probeP50Ms: MetricKey = "probe.p50_ms"
-    public static let probeP99Ms: MetricKey = "probe.p99_ms"
-    public static let probeUnstarted: MetricKey = "probe.unstarted"
-    public static let runningMax: MetricKey = "running.max"
-    public static let tasks: MetricKey = "tasks"
-    /// The pool limit the kernel states (Darwin's kern.wq_max_constrained_threads); recorded
-    /// only where it states one.
-    public static let poolStatedLimit: MetricKey = "pool.stated_limit"
-    public static let threadsAdded: MetricKey = "threads.added"
-    public static let threadsBefore: MetricKey = "threads.before"
-    public static let threadsFinal: MetricKey = "threads.final"
-    public static let threadsPeak: MetricKey = "threads.peak"
-    /// Blocks that started at least half a block after the work began: they waited for a
-    /// thread (or a gate's slot) that an earlier block held.
-    public static let blocksWaited: MetricKey = "blocks.waited"
-    public static let wallS: MetricKey = "wall_s"
-    public static let watchS: MetricKey = "watch_s"
+    // The work, counted from inside its blocks (`blocks.waited`: started half a block or more
+    // after the work began, so they waited for a thread or a gate's slot an earlier block held).
+    public static let tasks: MetricKey = "tasks", blockS: MetricKey = "block_s", holdS: MetricKey = "hold_s", cores: MetricKey = "cores",
+                      gate: MetricKey = "gate", blocksStarted: MetricKey = "blocks.started", blocksLastStartS: MetricKey = "blocks.last_start_s",
+                      blocksWaited: MetricKey = "blocks.waited", runningMax: MetricKey = "running.max", finished: MetricKey = "finished",
+                      wallS: MetricKey = "wall_s", watchS: MetricKey = "watch_s"
+    // The process's threads; the cap (`--find-cap`); the limit the kernel states (Darwin's
+    // kern.wq_max_constrained_threads, recorded only where it states one).
+    public static let threadsBefore: MetricKey = "threads.before", threadsPeak: MetricKey = "threads.peak",
+                      threadsAdded: MetricKey = "threads.added", threadsFinal: MetricKey = "threads.final",
+                      growthThreadsPerS: MetricKey = "growth.threads_per_s", capReachedS: MetricKey = "cap.reached_s",
+                      capThreads: MetricKey = "cap.threads", capWorkers: MetricKey = "cap.workers", poolStatedLimit: MetricKey = "pool.stated_limit"
+    // Probes (`probe.behind_blocks`: probes seen queued behind a block that started after them)
+    // and the idle baseline, raw and net of machine stalls.
+    public static let probeP50Ms: MetricKey = "probe.p50_ms", probeP99Ms: MetricKey = "probe.p99_ms", excessP99Ms: MetricKey = "excess.p99_ms",
+                      probeCount: MetricKey = "probe.count", probeUnstarted: MetricKey = "probe.unstarted",
+                      probeBehind: MetricKey = "probe.behind_blocks", idleP50Ms: MetricKey = "idle.p50_ms", idleP99Ms: MetricKey = "idle.p99_ms",
+                      idleNetP50Ms: MetricKey = "idle.net.p50_ms", idleNetP99Ms: MetricKey = "idle.net.p99_ms"
+    // The main thread's heartbeat through the flood (`spare.`) and while it waits on the pool
+    // (`main_wait.blocks_waiting`: blocks still waiting for a thread when it queued its own).
+    public static let spareTicks: MetricKey = "spare.ticks", spareWindowS: MetricKey = "spare.window_s", spareGapMaxMs: MetricKey = "spare.gap_max_ms",
+                      spareGapMaxNetMs: MetricKey = "spare.gap_max_net_ms", spareBlocksWaiting: MetricKey = "spare.blocks_waiting",
+                      spareControlDelayS: MetricKey = "spare.control_delay_s", mainWaitS: MetricKey = "main_wait_s",
+                      mainWaitReturned: MetricKey = "main_wait.returned", mainWaitBlocksAhead: MetricKey = "main_wait.blocks_waiting",
+                      freezeGapMaxMs: MetricKey = "freeze.gap_max_ms", freezeGapMaxFrames: MetricKey = "freeze.gap_max_frames"
 }
 
-extension Metrics {
-    /// Metrics from typed keys: `Metrics([PoolMetric.blockS: 0.5])`.
-    init(_ pairs: KeyValuePairs<MetricKey, Double>) {
-        self.init()
-        for (key, value) in pairs { self[key] = value }
-    }
-}

@@ -1,4 +1,3 @@
-import Dispatch
 import LabHarness
 import Synchronization
 
@@ -62,9 +61,9 @@ struct ProbeWindow {
     func run(_ context: VariantContext, start: (Blocks) -> Void) -> Result {
         let p = context.parameters(PoolParameters.self)
         guard let sampler = context.threads else { preconditionFailure("a probing variant declares instruments: [.threadTimeline]") }
-        let idle = IdleBaseline.measure(count: idleProbes, spacing: p.idleSpacing, context)
+        let idle = QueueProbes.idleBaseline(.global(), count: idleProbes, spacing: p.idleSpacing, machineDelay: context.machineDelay)
         let blocks = Blocks(context)
-        let probes = Probes()
+        let probes = QueueProbes(.global())
         start(blocks)
 
         // Probe on an absolute 100 ms grid until the watch ends.
@@ -163,105 +162,6 @@ extension ProbeWindow.Result {
                   "\(count(m[PoolMetric.probeBehind] ?? 0)) of \(count(m[PoolMetric.probeCount] ?? 0)) probes were seen queued behind blocks that started after them",
                   otherwise: "no probe was seen waiting behind a block"),
         ])
-    }
-}
-
-extension ThreadTimeline {
-    /// The samples from monotonic instant `origin` on, with `t` counted from it.
-    func since(_ origin: Seconds) -> ThreadTimeline {
-        let shift = origin - startedAt
-        let kept = samples.filter { $0.t >= shift }.map { ThreadSample(t: $0.t - shift, count: $0.count) }
-        return ThreadTimeline(interval: interval, startedAt: origin, samples: kept, samplerCPU: samplerCPU)
-    }
-}
-
-/// Probes: tiny blocks submitted to the global queue, timed from submission to the moment they
-/// start. That wait is what a user feels when unrelated work (a thumbnail, a parse) is queued
-/// behind a flood.
-///
-/// Each probe has a twin, the *control*, submitted right after it to a pool the work never
-/// touches (the utility-priority global queue, a separate pool in libdispatch). A stall of the
-/// whole machine delays probe and control alike; a probe's *excess* over its control is what
-/// the pool, not the machine, cost it.
-final class Probes: Sendable {
-    private struct Probe { var submitted: Seconds, started: Seconds?, controlSubmitted: Seconds, controlStarted: Seconds? }
-
-    static let controlQueue = DispatchQueue.global(qos: .utility)
-    private let probes = Mutex<[Probe]>([])
-
-    /// Submits one probe to the default-priority global queue, then its control.
-    func submit() {
-        let submitted = MonotonicClock.now()
-        let index = probes.withLock { list -> Int in
-            list.append(Probe(submitted: submitted, started: nil, controlSubmitted: submitted, controlStarted: nil))
-            return list.count - 1
-        }
-        DispatchQueue.global().async { [self] in let now = MonotonicClock.now(); probes.withLock { $0[index].started = now } }
-        let controlSubmitted = MonotonicClock.now()
-        probes.withLock { $0[index].controlSubmitted = controlSubmitted }
-        Probes.controlQueue.async { [self] in let now = MonotonicClock.now(); probes.withLock { $0[index].controlStarted = now } }
-    }
-
-    var waiting: Int { probes.withLock { $0.filter { $0.started == nil }.count } }
-
-    /// Waits at `end`. A probe still waiting then counts with the time it had waited so far: a
-    /// lower bound, which keeps "at least 10 x" claims conservative.
-    func waits(at end: Seconds) -> (probe: [Seconds], control: [Seconds], excess: [Seconds], unstarted: Int) {
-        let list = probes.withLock { $0 }
-        let probe = list.map { ($0.started ?? end) - $0.submitted }
-        let control = list.map { ($0.controlStarted ?? end) - $0.controlSubmitted }
-        return (probe, control, zip(probe, control).map { max(0, $0 - $1) }, list.filter { $0.started == nil }.count)
-    }
-
-    /// Probes that waited behind the work: a block, queued before the probe, started after the
-    /// probe was submitted and before the probe started (or the probe never did by `end`).
-    func behind(_ blockStarts: [Seconds], at end: Seconds) -> Int {
-        probes.withLock { $0 }.filter { p in blockStarts.contains { $0 > p.submitted && $0 < (p.started ?? end) } }.count
-    }
-
-    /// `probe_ms`: `[[t_s, wait_ms], ...]` of the probes that started, by submission time from
-    /// `origin`; `probe_unstarted_ms`: the lower bounds of those that had not; `control_ms`.
-    func series(origin: Seconds, at end: Seconds) -> [String: [[Double]]] {
-        var started: [[Double]] = [], unstarted: [[Double]] = [], control: [[Double]] = []
-        for p in probes.withLock({ $0 }) {
-            let t = p.submitted - origin
-            if let s = p.started { started.append([t, (s - p.submitted) * 1000]) } else { unstarted.append([t, (end - p.submitted) * 1000]) }
-            if let c = p.controlStarted { control.append([t, (c - p.controlSubmitted) * 1000]) }
-        }
-        var series = [SeriesKey.probeWait: started, "control_ms": control]
-        if !unstarted.isEmpty { series["probe_unstarted_ms"] = unstarted }
-        return series
-    }
-}
-
-/// The baseline: the same probe on the idle pool, one at a time, before the work starts.
-enum IdleBaseline {
-    /// Waits of `count` probes, each submitted after the previous one ran and `spacing` passed.
-    /// A warm-up probe goes first, to each pool, and is not counted: on a fresh process it
-    /// creates the pools' first workers, which then stay (an idle worker lingers 5 s).
-    ///
-    /// Each wait comes with its *net* value: minus what the trial's same-moment control was held
-    /// up by the machine over the same interval, so one stall of the whole process during these
-    /// probes cannot become the idle pool's p99 (the denominator of the starvation rule).
-    static func measure(count: Int, spacing: Seconds, _ context: VariantContext) -> (waits: [Seconds], net: [Seconds]) {
-        _ = probeOnce(DispatchQueue.global())
-        _ = probeOnce(Probes.controlQueue)
-        var intervals: [(submitted: Seconds, wait: Seconds)] = []
-        for _ in 0..<count {
-            let submitted = MonotonicClock.now()
-            intervals.append((submitted, probeOnce(DispatchQueue.global())))
-            MonotonicClock.sleep(for: spacing)
-        }
-        let net = intervals.map { max(0, $0.wait - context.machineDelay(from: $0.submitted, to: $0.submitted + $0.wait)) }
-        return (intervals.map(\.wait), net)
-    }
-
-    /// One probe's wait; a probe that has not started after a second counts as at least that.
-    private static func probeOnce(_ queue: DispatchQueue) -> Seconds {
-        let done = DispatchSemaphore(value: 0), startedAt = Mutex<Seconds?>(nil), submitted = MonotonicClock.now()
-        queue.async { startedAt.withLock { $0 = MonotonicClock.now() }; done.signal() }
-        _ = done.wait(timeout: .now() + .seconds(1))
-        return (startedAt.withLock { $0 } ?? MonotonicClock.now()) - submitted
     }
 }
 
