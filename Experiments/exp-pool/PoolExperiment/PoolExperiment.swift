@@ -12,13 +12,11 @@ public let poolExperiment = ExperimentDefinition(
         blocks of sleep(30) did, and measures the pool's threads over time and the wait of a tiny \
         probe block submitted every 100 ms, next to the same probes on an idle pool. Every \
         variant runs in its own child process, so each starts on a fresh pool.
-        Default numbers: 20 blocks of 1 s. On this 2-core Linux the pool starts with 2 or 3 \
-        workers and adds about one a second, so the 20 blocks take about 4 s to all start. Probing \
-        variants watch for 6 s at most; two run at a time, about 12 s in all. The gate is one slot \
-        narrower than the cores: Linux's default pool is exactly as wide as the cores until its \
-        once-a-second monitor adds a thread, so a gate as wide as the cores fills it (try --gate 2). \
-        Swift-concurrency variants run 4 tasks per core, each holding a quarter of --block. \
-        --quick: 8 blocks of 0.5 s, 1.5 s windows, under 6 s in all.
+        Default: 20 blocks of 1 s; this 2-core Linux pool starts with 2 or 3 workers and adds about \
+        one a second, so they take about 4 s to all start; about 12 s in all. The gate is one slot \
+        narrower than the cores, as Linux's default pool is as wide as the cores until its monitor \
+        adds a thread (try --gate 2). Swift-concurrency variants run 4 tasks per core, each holding \
+        a quarter of --block. --quick: 8 blocks of 0.5 s, 1.5 s windows, under 6 s in all.
         --find-cap floods with at least 400 blocks that never finish and watches until the thread \
         count has not risen for 10 s: about 4 to 5 minutes here, so it is not in the default run.
         """,

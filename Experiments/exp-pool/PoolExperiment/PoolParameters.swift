@@ -4,32 +4,18 @@ import LabHarness
 /// exp-pool's variants by name: the declaration, the verdicts, the report and the tests all
 /// refer to these cases, so a rename fails to compile instead of showing "—".
 public enum PoolVariant: String, CaseIterable, VariantName {
-    case globalFlood = "global-flood"
-    case gated
-    case serialQueue = "serial-queue"
-    case overcommitFlood = "overcommit-flood"
-    case nonBlocking = "non-blocking"
-    case cooperativeBlocking = "cooperative-blocking"
-    case cooperativeSleep = "cooperative-sleep"
+    case globalFlood = "global-flood", gated, serialQueue = "serial-queue", overcommitFlood = "overcommit-flood"
+    case nonBlocking = "non-blocking", cooperativeBlocking = "cooperative-blocking", cooperativeSleep = "cooperative-sleep"
     case mainThread = "main-thread"
 }
 
 /// The experiment's knobs, parsed once from the flags by the harness (a child gets them back
 /// through its arguments), so every variant, verdict and trial time sees the same numbers.
 public struct PoolParameters: ExperimentParameters {
-    /// Blocks submitted at once (the seed: 10000).
-    public var tasks: Int
-    /// How long each block holds its thread (the seed: `sleep(30)`).
-    public var block: Seconds
-    /// How long probes run beside the work; the flood's watch ends sooner once every block started.
-    public var duration: Seconds
-    /// Width of the concurrency gate in the `gated` variant.
-    public var gate: Int
-    /// How the `gated` variant gates (`--gate-with`).
-    public var gateWith: GateKind
-    /// Flood with blocks that never finish until the thread count stops rising.
-    public var findCap: Bool
-    public var cores: Int
+    /// `--tasks` (the seed: 10000 blocks), `--block` (each block's hold; the seed: `sleep(30)`),
+    /// `--duration` (the probes' watch; the flood's ends once every block started), `--gate`,
+    /// `--gate-with`, `--find-cap`; and the cores.
+    public var tasks: Int, block: Seconds, duration: Seconds, gate: Int, gateWith: GateKind, findCap: Bool, cores: Int
 
     /// Probes run every 100 ms: often enough to feel like a user tapping, sparse enough that
     /// the probes themselves do not load the pool.
@@ -53,8 +39,7 @@ public struct PoolParameters: ExperimentParameters {
     /// `--tasks`'s help, which says how the default was sized on this machine.
     static let tasksHelp = "blocks submitted at once (the article: 10000)"
         + (DispatchPoolSize.current.statement.map { "; \($0), so the default and --quick exceed it" } ?? "")
-    /// In `--find-cap` mode the flood needs more blocks than the cap (255 workers), so it uses
-    /// at least 400.
+    /// `--find-cap` needs more blocks than the cap (255 workers): at least 400.
     static let findCapTasks = 400
     /// The thread count must stay flat this long (ten monitor ticks) to call it a cap.
     static let capPlateau: Seconds = 10
@@ -64,11 +49,8 @@ public struct PoolParameters: ExperimentParameters {
     public init(_ options: ParsedOptions) {
         findCap = options.bool("find-cap")
         tasks = findCap ? max(options.int("tasks"), PoolParameters.findCapTasks) : options.int("tasks")
-        block = options.double("block")
-        duration = options.double("duration")
-        gate = options.int("gate")
-        gateWith = options.choice("gate-with", as: GateKind.self)
-        cores = ProcessInfo.processInfo.activeProcessorCount
+        (block, duration, gate) = (options.double("block"), options.double("duration"), options.int("gate"))
+        (gateWith, cores) = (options.choice("gate-with", as: GateKind.self), ProcessInfo.processInfo.activeProcessorCount)
     }
 
     /// How long `main-thread` watches the main thread's heartbeat through the flood before the
@@ -93,10 +75,8 @@ public struct PoolParameters: ExperimentParameters {
     }
 }
 
-/// The default gate: one slot fewer than the cores (at least one).
-///
-/// On Linux the default-priority pool has exactly `cores` workers until its monitor adds one,
-/// once a second; a gate as wide as the cores fills it, and unrelated work waits for the monitor.
+/// The default gate: one slot fewer than the cores (at least one). Linux's default pool has
+/// exactly `cores` workers until its monitor adds one a second, so a gate as wide fills it.
 let defaultGateWidth = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
 
 /// The metric keys exp-pool records and reads back in its verdicts, report and tests, spelled

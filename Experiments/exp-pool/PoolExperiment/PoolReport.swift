@@ -15,16 +15,13 @@ enum PoolReport {
 
     /// The flood's thread count over time as a step chart, with the blocks and the probes'
     /// wait underneath: the staircase is the point of the experiment.
+    /// Then the main thread's heartbeat: on time through the flood, stopped while it waited on the pool.
     static func sections(_ report: ExperimentReport) -> [String] {
-        floodSection(report) + heartbeatSection(report)
-    }
-
-    /// The main thread's heartbeat: on time through the flood, then stopped while it waited on the pool.
-    static func heartbeatSection(_ report: ExperimentReport) -> [String] {
-        guard let v = report.variant(PoolVariant.mainThread), let gap = v.metrics[PoolMetric.spareGapMaxMs],
-              let frozen = v.metrics[PoolMetric.freezeGapMaxMs] else { return [] }
-        return ["  main-thread: 60 Hz heartbeat through the flood, largest gap \(PoolVerdicts.ms(gap)); "
-                + "waiting on the flooded queue, no tick for \(PoolVerdicts.ms(frozen)) (\(Format.count((frozen / (MainThread.frame * 1000)).rounded(.down))) frames)"]
+        guard let v = report.variant(PoolVariant.mainThread), let gap = v[PoolMetric.spareGapMaxMs], let frozen = v[PoolMetric.freezeGapMaxMs] else {
+            return floodSection(report)
+        }
+        return floodSection(report) + ["  main-thread: 60 Hz heartbeat through the flood, largest gap \(PoolVerdicts.ms(gap)); waiting on the flooded "
+                                       + "queue, no tick for \(PoolVerdicts.ms(frozen)) (\(Format.count((frozen / (MainThread.frame * 1000)).rounded(.down))) frames)"]
     }
 
     /// The flood's thread chart.

@@ -18,7 +18,8 @@ enum Cooperative {
             Task.detached {
                 blocks.begin()
                 switch waiting {
-                case .blockThread: blockThisThread(for: hold)
+                // Blocks the thread as a synchronous API would, from a task on purpose: the mistake measured.
+                case .blockThread: _ = DispatchSemaphore(value: 0).wait(timeout: .now() + hold)
                 case .suspend: try? await Task.sleep(for: .seconds(hold))
                 }
                 blocks.end()
@@ -43,12 +44,5 @@ enum Cooperative {
         }
         return VariantRecord(outcome: finished == count ? .completed : .stalled, metrics: m,
                              series: ["started": starts.enumerated().map { [$0.element, Double($0.offset + 1)] }])
-    }
-
-    /// Blocks the calling thread as a synchronous API would: a semaphore nobody signals, with a
-    /// timeout. Called from a task on purpose: that is the mistake this variant measures.
-    private static func blockThisThread(for seconds: Seconds) {
-        let nobody = DispatchSemaphore(value: 0)
-        _ = nobody.wait(timeout: .now() + seconds)
     }
 }

@@ -52,11 +52,10 @@ enum Gated {
         let m = result.metrics, count = Format.count
         let atOnce = m[PoolMetric.runningMax] ?? 0, waited = m[PoolMetric.blocksWaited] ?? 0, added = m[PoolMetric.threadsAdded] ?? 0
         let narrow = added <= Double(p.gate) + PoolVerdicts.gateSlack.value
+        // Seen only when the gate held (at most `gate` at once), made blocks wait, and kept the pool narrow.
         let mechanism = Evidence.when(atOnce >= 1 && atOnce <= Double(p.gate) && waited > 0 && narrow,
             "\(p.gateWith.rawValue) gate \(p.gate): at most \(count(atOnce)) blocks ran at once, \(count(waited)) of \(p.tasks) waited for a slot, "
-            + "the pool grew \(count(added)) threads (at most gate + \(count(PoolVerdicts.gateSlack.value)))",
-            otherwise: "the gate was not seen limiting the pool: \(count(atOnce)) blocks at once (gate \(p.gate)), \(count(waited)) waited for a slot, "
-            + "\(count(added)) threads added")
+            + "the pool grew \(count(added)) threads (at most gate + \(count(PoolVerdicts.gateSlack.value)))")
         let limit = Responsiveness.limitMs(idleP99Ms: m[PoolMetric.idleNetP99Ms] ?? 0)
         return result.record(extra: Metrics([PoolMetric.blockS: p.block, PoolMetric.gate: Double(p.gate)]),
                              evidence: result.probeLine + "; limit \(PoolVerdicts.ms(limit)) (\(Responsiveness.responsiveMultiple), at least \(Responsiveness.instant))",

@@ -2,20 +2,15 @@ import Foundation
 import LabHarness
 import Synchronization
 
-/// The article's symptom is the app freezing, which is the main thread. This variant gives the
-/// main thread a 60 Hz heartbeat (a repeating timer on its run loop, as a display refresh
-/// would be) and floods the global queue as `global-flood` does, in two phases:
-///
-/// 1. **The flood alone** (`spareWindow`): the main thread only turns its run loop. It is not a
-///    pool thread, so its ticks should keep coming every 16.7 ms while every pool thread is held.
-/// 2. **The main thread waits on the pool**: it puts a block on the flooded global queue and
-///    blocks on a semaphore until the block has run, the common way an app freezes (a
-///    "synchronous" helper around work sent to the global queue). No tick can come meanwhile.
-///
-/// Gaps between ticks are judged net of the trial's same-moment control, so a stall of the
-/// machine is not taken for the pool's doing. The outcome is `freezeOutcome`; the claim
-/// `pool.main-waiting-on-pool-freezes` is `frozen`, and its mechanism is the main thread seen
-/// waiting for a block queued behind blocks that still waited for a pool thread.
+/// The article's symptom is the app freezing, which is the main thread. The main thread gets a
+/// 60 Hz heartbeat (a repeating timer on its run loop, as a display refresh) while the global
+/// queue is flooded as in `global-flood`, in two phases: 1. **the flood alone** (`spareWindow`):
+/// the main thread is not a pool thread, so its ticks keep coming while every pool thread is
+/// held; 2. **the main thread waits on the pool**: it blocks on a semaphore until a block it put
+/// on the flooded queue has run (a "synchronous" helper around global-queue work), and no tick
+/// can come meanwhile. Gaps are judged net of the trial's same-moment control. The outcome is
+/// `freezeOutcome`; the claim `pool.main-waiting-on-pool-freezes` is `frozen`, its mechanism
+/// the main thread seen waiting for a block queued behind blocks still waiting for a thread.
 enum MainThread {
     /// One frame of a 60 Hz display.
     static let frame: Seconds = 1.0 / 60
