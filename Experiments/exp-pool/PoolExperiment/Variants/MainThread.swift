@@ -25,22 +25,15 @@ enum MainThread {
         RunLoop.main.add(timer, forMode: .default)
         turnMainRunLoop(until: MonotonicClock.now() + 0.25)      // the heartbeat settles before the flood
 
-        let blocks = Blocks(context)
-        let hold = p.block
-        for _ in 0..<p.tasks {
-            DispatchQueue.global().async { blocks.hold(hold) }   // holds a pool thread on purpose, as the seed's sleep(30)
-        }
+        let blocks = Blocks(context), hold = p.block
+        for _ in 0..<p.tasks { DispatchQueue.global().async { blocks.hold(hold) } }   // holds a pool thread on purpose, as the seed's sleep(30)
         let spareEnd = blocks.origin + p.spareWindow
         turnMainRunLoop(until: spareEnd)
-        let waitingAtSpareEnd = p.tasks - blocks.started
 
-        // Phase 2: the main thread waits for a block it put on the flooded queue.
-        let ran = DispatchSemaphore(value: 0)
-        let ahead = p.tasks - blocks.started
-        let waitStart = MonotonicClock.now()
+        // Phase 2: the main thread waits for a block it put on the flooded queue, behind those still waiting.
+        let ran = DispatchSemaphore(value: 0), ahead = p.tasks - blocks.started, waitStart = MonotonicClock.now()
         DispatchQueue.global().async { ran.signal() }
-        let bound = p.duration + 2 * p.block + 5
-        let returned = ran.wait(timeout: .now() + .nanoseconds(Int(bound * 1e9))) == .success
+        let returned = ran.wait(timeout: .now() + .nanoseconds(Int((p.duration + 2 * p.block + 5) * 1e9))) == .success
         let waitEnd = MonotonicClock.now()
         turnMainRunLoop(until: waitEnd + 0.2)                  // the heartbeat resumes
         timer.invalidate()
@@ -48,18 +41,17 @@ enum MainThread {
         let ticks = context.events.filter { $0.label == tickLabel }.map { context.startedAt + $0.t }
         let spare = gaps(ticks, from: blocks.origin, to: spareEnd, context)
         let frozen = gaps(ticks, from: waitStart, to: waitEnd + 0.2, context)
-        var m = Metrics([PoolMetric.tasks: Double(p.tasks), PoolMetric.blockS: p.block, PoolMetric.spareWindowS: p.spareWindow,
+        let m = Metrics([PoolMetric.tasks: Double(p.tasks), PoolMetric.blockS: p.block, PoolMetric.spareWindowS: p.spareWindow,
                          PoolMetric.spareTicks: Double(spare.count), PoolMetric.spareGapMaxMs: spare.largest * 1000,
-                         PoolMetric.spareGapMaxNetMs: spare.largestNet * 1000, PoolMetric.spareBlocksWaiting: Double(waitingAtSpareEnd),
+                         PoolMetric.spareGapMaxNetMs: spare.largestNet * 1000, PoolMetric.spareBlocksWaiting: Double(ahead),
                          PoolMetric.mainWaitS: waitEnd - waitStart, PoolMetric.mainWaitReturned: returned ? 1 : 0,
                          PoolMetric.mainWaitBlocksAhead: Double(ahead), PoolMetric.freezeGapMaxMs: frozen.largest * 1000,
-                         PoolMetric.freezeGapMaxFrames: frozen.largest / frame, PoolMetric.blocksStarted: Double(blocks.started)])
-        m[PoolMetric.spareControlDelayS] = context.machineDelay(from: blocks.origin, to: spareEnd)
-        m[PoolMetric.wallS] = context.elapsed()
+                         PoolMetric.freezeGapMaxFrames: frozen.largest / frame, PoolMetric.blocksStarted: Double(blocks.started),
+                         PoolMetric.spareControlDelayS: context.machineDelay(from: blocks.origin, to: spareEnd), PoolMetric.wallS: context.elapsed()])
 
         let outcome = freezeOutcome(block: p.block, spareNet: spare.largestNet, frozen: frozen.largest)
         let evidence = "flood: \(spare.count) ticks in \(Format.seconds(p.spareWindow)), largest gap \(Format.seconds(spare.largest)) "
-            + "with \(waitingAtSpareEnd) of \(p.tasks) blocks still waiting for a thread; main waited \(Format.seconds(waitEnd - waitStart)) "
+            + "with \(ahead) of \(p.tasks) blocks still waiting for a thread; main waited \(Format.seconds(waitEnd - waitStart)) "
             + "for its block\(returned ? "" : " (gave up: a lower bound)"), no tick for \(Format.seconds(frozen.largest)) "
             + "(\(Format.count((frozen.largest / frame).rounded(.down))) frames; a freeze is \(PoolVerdicts.freezeFloor) and \(PoolVerdicts.freezeFactor))"
         let mechanism = Evidence.when(ahead > 0 && waitEnd - waitStart > 0,
