@@ -30,7 +30,7 @@ public let poolExperiment = ExperimentDefinition(
         .integer("gate", default: defaultGateWidth, range: 1...255,
                  help: "blocks the gated variant lets into the pool at once (default: cores - 1, at least 1)"),
         .choice("gate-with", GateKind.self, default: .semaphore,
-                help: "how the gated variant gates: a semaphore in front of the queue, or OperationQueue.maxConcurrentOperationCount"),
+                help: "how the gated variant keeps at most --gate blocks in the pool (each way is a case of GateKind)"),
         .toggle("find-cap", help: "flood with blocks that never finish until the thread count stops rising (minutes)",
                 reportKey: "find_cap"),
     ],
