@@ -11,10 +11,7 @@ final class Blocks: Sendable {
     /// Monotonic instant the work was submitted; the watch's times are relative to it.
     let origin: Seconds
 
-    init(_ context: VariantContext) {
-        self.context = context
-        origin = MonotonicClock.now()
-    }
+    init(_ context: VariantContext) { (self.context, origin) = (context, MonotonicClock.now()) }
 
     func begin() {
         context.event(Blocks.startedLabel)
@@ -33,9 +30,7 @@ final class Blocks: Sendable {
     var started: Int { counts.withLock { $0.started } }
     var maxRunning: Int { counts.withLock { $0.max } }
     /// Start times, seconds since `origin`, in order.
-    var starts: [Seconds] {
-        context.events.filter { $0.label == Blocks.startedLabel }.map { context.startedAt + $0.t - origin }
-    }
+    var starts: [Seconds] { context.events.filter { $0.label == Blocks.startedLabel }.map { context.startedAt + $0.t - origin } }
 }
 
 /// The shape every probing variant shares: probe the idle pool, start the work, probe every

@@ -19,12 +19,9 @@ import LabHarness
 enum GlobalFlood {
     static func run(_ context: VariantContext) -> VariantRecord {
         let p = context.parameters(PoolParameters.self)
-        let ending: ProbeWindow.Ending = p.findCap
-            ? .plateau(flat: PoolParameters.capPlateau, within: PoolParameters.capBudget)
-            : .allStarted(within: p.duration)
+        let ending: ProbeWindow.Ending = p.findCap ? .plateau(flat: PoolParameters.capPlateau, within: PoolParameters.capBudget) : .allStarted(within: p.duration)
         let window = ProbeWindow(idleProbes: p.floodIdleProbes, expected: p.tasks, ending: ending, drain: p.findCap ? 0 : p.block + 1.5)
-        let hold = p.block, forever = p.findCap
-        let never = DispatchSemaphore(value: 0)
+        let hold = p.block, forever = p.findCap, never = DispatchSemaphore(value: 0)
         let result = window.run(context) { blocks in
             for _ in 0..<p.tasks {
                 DispatchQueue.global().async {

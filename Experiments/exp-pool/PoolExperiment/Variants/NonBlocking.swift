@@ -12,12 +12,9 @@ enum NonBlocking {
         let p = context.parameters(PoolParameters.self)
         let window = ProbeWindow(idleProbes: p.idleProbes, expected: p.tasks, ending: .allStarted(within: p.block + 5), drain: 1)
         let result = window.run(context) { blocks in
-            for _ in 0..<p.tasks {
-                DispatchQueue.global().asyncAfter(deadline: .now() + p.block) { blocks.begin(); blocks.end() }
-            }
+            for _ in 0..<p.tasks { DispatchQueue.global().asyncAfter(deadline: .now() + p.block) { blocks.begin(); blocks.end() } }
         }
-        // Every timer was set within microseconds of the work's start, so its lateness is its
-        // start minus one delay.
+        // Every timer was set within microseconds of the work's start: its lateness is its start minus one delay.
         let starts = result.blocks.starts, count = Format.count
         var extra = Metrics([PoolMetric.blockS: p.block])
         if let lateness = LatencySummary(starts.map { max(0, $0 - p.block) }) {
