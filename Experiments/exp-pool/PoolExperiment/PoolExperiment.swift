@@ -141,17 +141,13 @@ private let probing: Instruments = [.stallWatch, .threadTimeline]
 
 /// The outcomes exp-pool defines, for its probing variants.
 public extension Outcome {
-    /// Probes kept starting about as fast as on the idle pool.
-    static let responsive: Outcome = "responsive"
-    /// Probes waited far longer than on the idle pool: the pool was busy with the work
-    /// (`Responsiveness` states the rule).
-    static let starved: Outcome = "starved"
+    /// Probes started about as fast as on the idle pool, waited far longer (the pool was busy
+    /// with the work), or waited but less than starved: `Responsiveness` states the rule.
+    static let responsive: Outcome = "responsive", starved: Outcome = "starved", slowed: Outcome = "slowed"
     /// `--find-cap`: the thread count stopped rising while blocks were still waiting.
     static let capped: Outcome = "capped"
     /// The main thread's heartbeat stopped while it waited on the pool (`MainThread.freezeOutcome`).
     static let frozen: Outcome = "frozen"
-    /// Probes waited past the responsive limit, but less than the starvation rule asks.
-    static let slowed: Outcome = "slowed"
     /// Timers elapsed, but the pool grew past the cores meanwhile.
     static let heldThreads: Outcome = "held-threads"
 }

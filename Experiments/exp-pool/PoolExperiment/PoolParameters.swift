@@ -41,10 +41,9 @@ public struct PoolParameters: ExperimentParameters {
         + (DispatchPoolSize.current.statement.map { "; \($0), so the default and --quick exceed it" } ?? "")
     /// `--find-cap` needs more blocks than the cap (255 workers): at least 400.
     static let findCapTasks = 400
-    /// The thread count must stay flat this long (ten monitor ticks) to call it a cap.
-    static let capPlateau: Seconds = 10
-    /// The longest a cap search may take (the cap took about 4 minutes on the lab machine).
-    static let capBudget: Seconds = 600
+    /// A cap: the thread count flat for ten monitor ticks; a search takes at most 600 s (the cap
+    /// took about 4 minutes on the lab machine).
+    static let capPlateau: Seconds = 10, capBudget: Seconds = 600
 
     public init(_ options: ParsedOptions) {
         findCap = options.bool("find-cap")

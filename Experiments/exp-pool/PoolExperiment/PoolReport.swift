@@ -4,14 +4,10 @@ import LabHarness
 enum PoolReport {
     static let columns: [ReportColumn] = [
         .ratio("started", PoolMetric.blocksStarted.rawValue, of: PoolMetric.tasks.rawValue),
-        .count("at once", PoolMetric.runningMax.rawValue),
-        .count("threads", PoolMetric.threadsPeak.rawValue),
+        .count("at once", PoolMetric.runningMax.rawValue), .count("threads", PoolMetric.threadsPeak.rawValue),
         .decimal("+thr/s", PoolMetric.growthThreadsPerS.rawValue, places: 1),
-        ReportColumn("probe p50") { $0.metrics[PoolMetric.probeP50Ms].map(PoolVerdicts.ms) ?? "—" },
-        ReportColumn("probe p99") { $0.metrics[PoolMetric.probeP99Ms].map(PoolVerdicts.ms) ?? "—" },
-        ReportColumn("excess p99") { $0.metrics[PoolMetric.excessP99Ms].map(PoolVerdicts.ms) ?? "—" },
-        ReportColumn("idle p99") { $0.metrics[PoolMetric.idleP99Ms].map(PoolVerdicts.ms) ?? "—" },
-    ]
+    ] + [("probe p50", PoolMetric.probeP50Ms), ("probe p99", PoolMetric.probeP99Ms), ("excess p99", PoolMetric.excessP99Ms),
+         ("idle p99", PoolMetric.idleP99Ms)].map { header, key in ReportColumn(header) { $0[key].map(PoolVerdicts.ms) ?? "—" } }
 
     /// The flood's thread count over time as a step chart, with the blocks and the probes'
     /// wait underneath: the staircase is the point of the experiment.

@@ -4,11 +4,9 @@ import LabHarness
 /// compare variants or read more than one variant's outcome. Latencies are judged net of
 /// machine stalls: probes against their paired controls, gaps against the trial's control.
 enum PoolVerdicts {
-    /// "Slow" growth: Linux adds about one thread a second; a pool that made a thread per block
-    /// would add all of them at once.
+    /// "Slow" growth: Linux adds about one thread a second; a thread per block would come at once.
     static let slowGrowth = Threshold("slow growth", 5, "threads/s")
-    /// Where the kernel states its pool's limit, a few threads over it (the manager, a timer
-    /// thread) still count as held to it.
+    /// Where the kernel states its pool's limit, a few threads over it (manager, timers) still count.
     static let statedLimitSlack = Threshold("stated-limit slack", 2, "threads")
     /// Behind a gate, the pool may grow this much past the gate's width.
     static let gateSlack = Threshold("gate slack", 2, "threads")
@@ -49,8 +47,7 @@ enum PoolVerdicts {
                        + "the cap itself needs --find-cap (minutes)")
     }
 
-    /// Why this run's flood cannot exhaust the pool (fewer blocks than the limit the kernel
-    /// states), or `nil` when it can or no limit is stated (Linux).
+    /// Why this run's flood cannot exhaust the pool (fewer blocks than a stated limit), or `nil`.
     static func floodFitsThePool(_ options: ParsedOptions) -> String? {
         DispatchPoolSize.current.tooFewToExhaust(PoolParameters(options).tasks, what: "blocks")
     }

@@ -57,8 +57,7 @@ struct ProbeWindow {
         let p = context.parameters(PoolParameters.self)
         guard let sampler = context.threads else { preconditionFailure("a probing variant declares instruments: [.threadTimeline]") }
         let idle = QueueProbes.idleBaseline(.global(), count: idleProbes, spacing: p.idleSpacing, machineDelay: context.machineDelay)
-        let blocks = Blocks(context)
-        let probes = QueueProbes(.global())
+        let blocks = Blocks(context), probes = QueueProbes(.global())
         start(blocks)
 
         // Probe on an absolute 100 ms grid until the watch ends.
@@ -70,10 +69,8 @@ struct ProbeWindow {
             MonotonicClock.sleep(until: next)
             let now = MonotonicClock.now()
             switch ending {
-            case .after(let limit):
-                watching = now - blocks.origin < limit
-            case .allStarted(let limit):
-                watching = now - blocks.origin < limit && blocks.started < expected
+            case .after(let limit): watching = now - blocks.origin < limit
+            case .allStarted(let limit): watching = now - blocks.origin < limit && blocks.started < expected
             case .plateau(let flat, let limit):
                 if sampler.peakSoFar > peak { peak = sampler.peakSoFar; lastRise = now }
                 plateau = now - lastRise >= flat
@@ -163,11 +160,9 @@ extension ProbeWindow.Result {
 /// The one rule for what probes felt, used by every probing variant's outcome.
 ///
 /// - `responsive`: the p99 of each probe's excess over its same-moment control (which cancels
-///   stalls of the whole machine) stays within `responsiveMultiple` × the idle p99 (net of
-///   machine stalls) or under `instant`, whichever is larger. Idle probes take tens of
-///   microseconds, and one scheduler hiccup moves that by milliseconds, so a ratio of two tiny
-///   numbers says nothing on its own: the floor is the classic limit below which a response
-///   feels instant.
+///   machine stalls) stays within `responsiveMultiple` × the idle p99 (net of stalls) or under
+///   `instant`, whichever is larger: idle probes take tens of µs and one scheduler hiccup moves
+///   that by ms, so the floor is the classic limit below which a response feels instant.
 /// - `starved`: not responsive, and probes waited at least `starvation` × the idle latency at
 ///   p50 and at p99 (net idle figures). A flood makes probes wait seconds, so the rule is wide.
 /// - `slowed`: neither.

@@ -18,12 +18,7 @@ public enum GateKind: String, CaseIterable, Sendable {
         switch self {
         case .semaphore:
             let slots = DispatchSemaphore(value: width)
-            NamedThread.start("pool.gate") {
-                for _ in 0..<count {
-                    slots.wait()
-                    DispatchQueue.global().async { work(); slots.signal() }
-                }
-            }
+            NamedThread.start("pool.gate") { for _ in 0..<count { slots.wait(); DispatchQueue.global().async { work(); slots.signal() } } }
             return nil
         case .operationQueue:
             let queue = OperationQueue()
