@@ -42,11 +42,8 @@ struct ProbeWindow {
     /// also once the thread count has not risen for `flat` seconds (a cap).
     enum Ending { case after(Seconds), allStarted(within: Seconds), plateau(flat: Seconds, within: Seconds) }
 
-    var idleProbes: Int
-    var expected: Int
-    var ending: Ending
-    /// How long to wait, after the watch, for probes that are still queued.
-    var drain: Seconds
+    /// Idle probes first, units of work expected, and how long to wait after the watch for probes still queued.
+    var idleProbes: Int, expected: Int, ending: Ending, drain: Seconds
 
     /// `plateau`: the count stopped rising while work still waited; `outcome` by `Responsiveness`.
     struct Result { var metrics: Metrics, series: [String: [[Double]]], blocks: Blocks, plateau: Bool, outcome: Outcome }

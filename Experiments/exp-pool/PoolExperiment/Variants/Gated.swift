@@ -39,10 +39,9 @@ enum Gated {
         let p = context.parameters(PoolParameters.self)
         let window = ProbeWindow(idleProbes: p.idleProbes, expected: p.tasks, ending: .after(p.duration), drain: 1.5)
         var keep: AnyObject?
-        let result = window.run(context) { blocks in
-            let hold = p.block
-            keep = p.gateWith.start(p.tasks, width: p.gate) { blocks.hold(hold) }   // still blocks a pool thread, but at most `gate` of them
-        }
+        let hold = p.block
+        // Each block still blocks a pool thread, but at most `gate` of them.
+        let result = window.run(context) { blocks in keep = p.gateWith.start(p.tasks, width: p.gate) { blocks.hold(hold) } }
         withExtendedLifetime(keep) {}   // the work need not finish within the window; the child exits soon after
         let m = result.metrics, count = Format.count
         let atOnce = m[PoolMetric.runningMax] ?? 0, waited = m[PoolMetric.blocksWaited] ?? 0, added = m[PoolMetric.threadsAdded] ?? 0

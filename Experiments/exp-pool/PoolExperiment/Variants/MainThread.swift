@@ -17,9 +17,7 @@ enum MainThread {
     static let tickLabel = "tick"
 
     static func run(_ context: VariantContext) -> VariantRecord {
-        guard Thread.isMainThread else {
-            return VariantRecord(outcome: .failed, evidence: "must run on the main thread (as a child trial)")
-        }
+        guard Thread.isMainThread else { return VariantRecord(outcome: .failed, evidence: "must run on the main thread (as a child trial)") }
         let p = context.parameters(PoolParameters.self)
         let timer = Timer(fire: Date(), interval: frame, repeats: true) { _ in context.event(tickLabel) }
         RunLoop.main.add(timer, forMode: .default)
@@ -76,9 +74,7 @@ enum MainThread {
 
     /// Turns the main run loop (which fires the heartbeat) until `end`.
     static func turnMainRunLoop(until end: Seconds) {
-        while MonotonicClock.now() < end {
-            _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: min(0.05, max(0.001, end - MonotonicClock.now()))))
-        }
+        while MonotonicClock.now() < end { _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: min(0.05, max(0.001, end - MonotonicClock.now())))) }
     }
 
     /// The ticks within `from...to` and the largest gap between consecutive ticks there, raw
@@ -88,10 +84,7 @@ enum MainThread {
         let inside = times.filter { $0 >= from && $0 <= to }
         let edges = [times.last { $0 < from } ?? from] + inside + [to]
         var largest = 0.0, largestNet = 0.0
-        for (a, b) in zip(edges, edges.dropFirst()) {
-            largest = max(largest, b - a)
-            largestNet = max(largestNet, b - a - context.machineDelay(from: a, to: b))
-        }
+        for (a, b) in zip(edges, edges.dropFirst()) { (largest, largestNet) = (max(largest, b - a), max(largestNet, b - a - context.machineDelay(from: a, to: b))) }
         return (inside.count, largest, largestNet)
     }
 }
