@@ -42,26 +42,26 @@ final class PoolSizingTests: XCTestCase {
     /// With a stated limit, "bounded" means at most the limit ran at once while more blocks
     /// waited; growth is quoted, not judged (Darwin adds a worker as soon as one blocks).
     func testBoundedIsJudgedAgainstTheStatedLimit() throws {
-        let options = try CommandLineParser(program: "exp-pool", flags: poolExperiment.flags).parse([])
+        let options = try poolExperiment.parser.parse([])
+        let slack = PoolVerdicts.statedLimitSlack.value, fast = PoolVerdicts.slowGrowth.value + 1
         func verdict(tasks: Double, atOnce: Double, rate: Double, limit: Double?) -> Verdict {
             var m = Metrics()
-            m["tasks"] = tasks
-            m["running.max"] = atOnce
-            m["threads.before"] = 3
-            m["threads.peak"] = atOnce + 3
-            m["growth.threads_per_s"] = rate
-            m["blocks.started"] = tasks
-            m["pool.stated_limit"] = limit
+            m[PoolMetric.tasks] = tasks
+            m[PoolMetric.runningMax] = atOnce
+            m[PoolMetric.threadsBefore] = 3
+            m[PoolMetric.threadsPeak] = atOnce + 3
+            m[PoolMetric.growthThreadsPerS] = rate
+            m[PoolMetric.blocksStarted] = tasks
+            m[PoolMetric.poolStatedLimit] = limit
             let name = PoolVariant.globalFlood.rawValue
-            let inputs = FindingInputs(variants: [name: VariantReport(name: name, outcome: .starved, metrics: m)],
-                                       options: options, platform: .current)
-            return PoolVerdicts.globalQueueIsBounded(inputs)
+            let report = VariantReport(name: name, outcome: .starved, metrics: m, mechanism: .seen("blocks held the threads"))
+            return PoolVerdicts.globalQueueIsBounded(FindingInputs(variants: [name: report], options: options, platform: .current))
         }
-        XCTAssertTrue(verdict(tasks: 84, atOnce: 64, rate: 60, limit: 64).reproduced)
-        XCTAssertFalse(verdict(tasks: 84, atOnce: 84, rate: 60, limit: 64).reproduced, "every block ran at once")
-        XCTAssertFalse(verdict(tasks: 84, atOnce: 80, rate: 60, limit: 64).reproduced, "past the stated limit")
-        XCTAssertTrue(verdict(tasks: 84, atOnce: 64, rate: 60, limit: 64).summary.contains("kern.wq_max_constrained_threads"))
-        XCTAssertFalse(verdict(tasks: 20, atOnce: 6, rate: 60, limit: nil).reproduced, "without a stated limit, fast growth is not the finding")
+        XCTAssertTrue(verdict(tasks: 84, atOnce: 64, rate: fast, limit: 64).reproduced)
+        XCTAssertFalse(verdict(tasks: 84, atOnce: 84, rate: fast, limit: 64).reproduced, "every block ran at once")
+        XCTAssertFalse(verdict(tasks: 84, atOnce: 64 + slack + 1, rate: fast, limit: 64).reproduced, "past the stated limit")
+        XCTAssertTrue(verdict(tasks: 84, atOnce: 64, rate: fast, limit: 64).summary.contains("kern.wq_max_constrained_threads"))
+        XCTAssertFalse(verdict(tasks: 20, atOnce: 6, rate: fast, limit: nil).reproduced, "without a stated limit, fast growth is not the finding")
         XCTAssertTrue(verdict(tasks: 20, atOnce: 6, rate: 1, limit: nil).reproduced)
     }
 }

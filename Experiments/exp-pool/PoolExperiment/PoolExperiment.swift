@@ -12,19 +12,13 @@ public let poolExperiment = ExperimentDefinition(
         blocks of sleep(30) did, and measures the pool's threads over time and the wait of a tiny \
         probe block submitted every 100 ms, next to the same probes on an idle pool. Every \
         variant runs in its own child process, so each starts on a fresh pool.
-        Default numbers: 20 blocks of 1 s. On this 2-core Linux the pool starts with 2 or 3 \
-        workers and adds about one a second, so the 20 blocks take about 4 s to all start: long \
-        enough to see the staircase and feel the freeze, short enough for a live demo. Probing \
-        variants watch for 6 s at most (the flood stops once its last block started); two \
-        variants run at a time, and the whole run takes about 12 s. The gate is one slot \
-        narrower than the cores (1 on 2 cores): Linux's default pool is exactly as wide as the cores \
-        until its once-a-second monitor adds a thread, so a gate as wide as the cores fills it \
-        and the first probes wait up to a second (try --gate 2). Swift-concurrency variants run \
-        4 tasks per core, each holding a quarter of --block. --quick: 8 blocks of 0.5 s, 1.5 s \
-        windows, under 5 s in all.
-        --find-cap floods with at least 400 blocks that never finish (more with --tasks) and \
-        watches until the thread count has not risen for 10 s: about 4 to 5 minutes here, so it \
-        is not in the default run; its probes never start and count with the time they waited.
+        Default: 20 blocks of 1 s; this 2-core Linux pool starts with 2 or 3 workers and adds about \
+        one a second, so they take about 4 s to all start; about 12 s in all. The gate is one slot \
+        narrower than the cores, as Linux's default pool is as wide as the cores until its monitor \
+        adds a thread (try --gate 2). Swift-concurrency variants run 4 tasks per core, each holding \
+        a quarter of --block. --quick: 8 blocks of 0.5 s, 1.5 s windows, under 6 s in all.
+        --find-cap floods with at least 400 blocks that never finish and watches until the thread \
+        count has not risen for 10 s: about 4 to 5 minutes here, so it is not in the default run.
         """,
     flags: [
         .integer("tasks", default: PoolParameters.defaultTasks, quick: PoolParameters.quickTasks, range: 1...100_000,
@@ -35,75 +29,85 @@ public let poolExperiment = ExperimentDefinition(
                  help: "how long probes run beside the work (the flood stops sooner once every block started)"),
         .integer("gate", default: defaultGateWidth, range: 1...255,
                  help: "blocks the gated variant lets into the pool at once (default: cores - 1, at least 1)"),
-        .choice("gate-with", ["semaphore", "operation-queue"], default: "semaphore",
-                help: "how the gated variant gates: a semaphore in front of the queue, or OperationQueue.maxConcurrentOperationCount"),
+        .choice("gate-with", GateKind.self, default: .semaphore,
+                help: "how the gated variant keeps at most --gate blocks in the pool (each way is a case of GateKind)"),
         .toggle("find-cap", help: "flood with blocks that never finish until the thread count stops rising (minutes)",
                 reportKey: "find_cap"),
     ],
     variants: [
-        Variant(PoolVariant.globalFlood, summary: "every block blocks a global-queue thread (the article)",
+        Variant(PoolVariant.globalFlood, "every block blocks a global-queue thread (the article)",
                 expect: [
-                    OutcomeExpectation(.starved, .expected, "probes waited behind the flood: the pool is bounded"),
-                    OutcomeExpectation(.capped, .expected, "--find-cap: the thread count stopped rising with blocks still waiting"),
-                    OutcomeExpectation(.responsive, .forbidden, "probes ran at once: the pool kept a thread free for them"),
-                    OutcomeExpectation(.completed, .interesting, "--find-cap: every block got a thread (fewer blocks than the cap)"),
-                    OutcomeExpectation(.timedOut, .interesting, "--find-cap: still rising when its budget ran out"),
+                    .expected(.starved, "probes waited behind the flood: the pool is bounded"),
+                    .expected(.capped, "--find-cap: the thread count stopped rising with blocks still waiting"),
+                    .forbidden(.responsive, "probes ran at once: the pool kept a thread free for them"),
+                    .interesting(.slowed, "probes waited, but less than the starvation rule's multiple of the idle pool"),
+                    .interesting(.completed, "--find-cap: every block got a thread (fewer blocks than the cap)"),
+                    .interesting(.timedOut, "--find-cap: still rising when its budget ran out"),
                 ],
-                limits: PoolParameters.watchLimits
-                    .budgeted { $0.bool("find-cap") ? PoolParameters.capBudget + 60 : PoolParameters($0).watchBudget + $0.double("block") }
-                    .estimating { $0.bool("find-cap") ? 270 : $0.double("duration") + 1.7 },
-                body: GlobalFlood.run),
-        Variant(PoolVariant.gated, summary: "the same blocks, at most --gate of them in the pool at once",
+                claim: Claim("pool.flood-starves-unrelated-work",
+                             "probes queued behind the flood's blocks wait at least 10 x the idle latency, at p50 and at p99"),
+                time: .from { (p: PoolParameters) in p.floodTime }, instruments: probing,
+                progressMetric: PoolMetric.blocksStarted, body: GlobalFlood.run),
+        Variant(PoolVariant.gated, "the same blocks, at most --gate of them in the pool at once",
                 expect: [
-                    OutcomeExpectation(.responsive, .expected, "probes started about as fast as on the idle pool"),
-                    OutcomeExpectation(.starved, .interesting, "the gate filled the pool (a gate as wide as Linux's default pool)"),
+                    .expected(.responsive, "probes started about as fast as on the idle pool"),
+                    .interesting(.starved, "the gate filled the pool (a gate as wide as Linux's default pool)"),
+                    .interesting(.slowed, "probes waited past the responsive limit"),
                 ],
-                limits: PoolParameters.watchLimits, body: Gated.run),
-        Variant(PoolVariant.serialQueue, summary: "the same blocks on their own serial queue; probes on the global queue",
+                claim: Claim("pool.gate-keeps-latency",
+                             "behind a gate seen limiting the pool, probe p99 beyond its same-moment control stays within 2 x idle (floor: 100 ms)"),
+                time: .from { (p: PoolParameters) in p.probing(watch: p.duration) }, instruments: probing,
+                progressMetric: PoolMetric.blocksStarted, body: Gated.run),
+        Variant(PoolVariant.serialQueue, "the same blocks on their own serial queue; probes on the global queue",
                 expect: [
-                    OutcomeExpectation(.responsive, .expected, "the work waits for itself, not for the global pool"),
-                    OutcomeExpectation(.starved, .forbidden, "a serial queue's work starved the global queue"),
+                    .expected(.responsive, "the work waits for itself, not for the global pool"),
+                    .forbidden(.starved, "a serial queue's work starved the global queue"),
+                    .forbidden(.slowed, "a serial queue's work slowed the global queue"),
                 ],
-                limits: PoolParameters.watchLimits, body: SerialQueue.run),
-        Variant(PoolVariant.overcommitFlood, summary: "each block on its own serial queue (the overcommit pool); not in the default run",
+                time: .from { (p: PoolParameters) in p.probing(watch: p.duration) }, instruments: probing,
+                progressMetric: PoolMetric.blocksStarted, body: SerialQueue.run),
+        Variant(PoolVariant.overcommitFlood, "each block on its own serial queue (the overcommit pool); not in the default run",
                 expect: [
-                    OutcomeExpectation(.responsive, .expected, "a thread per block at once, up to 255; the default pool stays free"),
-                    OutcomeExpectation(.starved, .interesting, "probes waited although the flood used another pool"),
+                    .expected(.responsive, "a thread per block at once, up to 255; the default pool stays free"),
+                    .interesting(.starved, "probes waited although the flood used another pool"),
+                    .interesting(.slowed, "probes waited although the flood used another pool"),
                 ],
                 includedByDefault: false,
-                limits: PoolParameters.watchLimits.budgeted { PoolParameters($0).watchBudget + $0.double("block") }
-                    .estimating { $0.double("block") + 2 },
-                body: OvercommitFlood.run),
-        Variant(PoolVariant.nonBlocking, summary: "the same delays as asyncAfter timers: no thread held while waiting",
+                time: .from { (p: PoolParameters) in p.probing(watch: p.block) }, instruments: probing,
+                progressMetric: PoolMetric.blocksStarted, body: OvercommitFlood.run),
+        Variant(PoolVariant.nonBlocking, "the same delays as asyncAfter timers: no thread held while waiting",
                 expect: [
-                    OutcomeExpectation(.completed, .expected, "every delay elapsed and its handler ran"),
-                    OutcomeExpectation(.stalled, .forbidden, "some timers never fired"),
+                    .expected(.completed, "every delay elapsed and its handler ran, the pool no wider than the cores"),
+                    .forbidden(.stalled, "some timers never fired"),
+                    .forbidden(.heldThreads, "the pool grew past the cores while the timers waited"),
                 ],
-                limits: PoolParameters.watchLimits.estimating { $0.double("block") + 0.3 }, body: NonBlocking.run),
-        Variant(PoolVariant.cooperativeBlocking, summary: "Swift tasks that block their thread (a semaphore wait)",
+                claim: Claim("pool.timers-hold-no-threads", "the same delays as timers all elapse while the thread count stays flat"),
+                time: .from { (p: PoolParameters) in p.probing(watch: p.block) }, instruments: probing,
+                progressMetric: PoolMetric.blocksStarted, body: NonBlocking.run),
+        Variant(PoolVariant.cooperativeBlocking, "Swift tasks that block their thread (a semaphore wait)",
                 expect: [
-                    OutcomeExpectation(.completed, .expected, "all finished, one wave of `cores` tasks at a time"),
-                    OutcomeExpectation(.stalled, .interesting, "not all finished within their budget"),
+                    .expected(.completed, "all finished, one wave of `cores` tasks at a time"),
+                    .interesting(.stalled, "not all finished within their budget"),
                 ],
-                limits: PoolParameters.cooperativeLimits
-                    .budgeted { Seconds(PoolParameters($0).cooperativeTasks) * PoolParameters($0).cooperativeHold + 15 }
-                    .estimating { $0.double("block") + 0.3 },
-                body: { Cooperative.run($0, .blockThread) }),
-        Variant(PoolVariant.cooperativeSleep, summary: "the same Swift tasks with await Task.sleep",
+                time: .from { (p: PoolParameters) in TrialTime(expected: p.block + 0.3, progressTotal: p.cooperativeTasks) },
+                instruments: [.threadTimeline], progressMetric: PoolMetric.blocksStarted, body: { Cooperative.run($0, .blockThread) }),
+        Variant(PoolVariant.cooperativeSleep, "the same Swift tasks with await Task.sleep",
                 expect: [
-                    OutcomeExpectation(.completed, .expected, "all finished together"),
-                    OutcomeExpectation(.stalled, .forbidden, "sleeping tasks did not finish"),
+                    .expected(.completed, "all finished together"),
+                    .forbidden(.stalled, "sleeping tasks did not finish"),
                 ],
-                limits: PoolParameters.cooperativeLimits.budgeted { PoolParameters($0).cooperativeHold + 15 }
-                    .estimating { $0.double("block") / 4 + 0.3 },
-                body: { Cooperative.run($0, .suspend) }),
-        Variant(PoolVariant.mainThread, summary: "a 60 Hz main-run-loop heartbeat through the flood, then the main thread waits for a block it put on the flooded queue",
+                time: .from { (p: PoolParameters) in TrialTime(expected: p.cooperativeHold + 0.3, progressTotal: p.cooperativeTasks) },
+                instruments: [.threadTimeline], progressMetric: PoolMetric.blocksStarted, body: { Cooperative.run($0, .suspend) }),
+        Variant(PoolVariant.mainThread, "a 60 Hz main-run-loop heartbeat through the flood, then the main thread waits for a block it put on the flooded queue",
                 expect: [
-                    OutcomeExpectation(.frozen, .expected, "the heartbeat kept time through the flood, then stopped for as long as the main thread waited on the pool"),
-                    OutcomeExpectation(.responsive, .interesting, "the main thread's wait was short: the pool had a thread for its block"),
-                    OutcomeExpectation(.starved, .forbidden, "the heartbeat fell behind before the main thread waited on the pool: the flood reached the main thread"),
+                    .expected(.frozen, "the heartbeat kept time through the flood, then stopped for as long as the main thread waited on the pool"),
+                    .interesting(.responsive, "the main thread's wait was short: the pool had a thread for its block"),
+                    .forbidden(.starved, "the heartbeat fell behind before the main thread waited on the pool: the flood reached the main thread"),
                 ],
-                limits: PoolParameters.watchLimits.estimating { $0.double("duration") * 0.8 + 0.5 },
+                claim: Claim("pool.main-waiting-on-pool-freezes",
+                             "a main thread that waits for a block it put on the flooded global queue misses frames for as long as the block waits: "
+                             + "at least half a block's hold (--block), and 10 x the largest gap before"),
+                time: .from { (p: PoolParameters) in .about(p.duration * 0.8 + 0.5) }, instruments: [.stallWatch],
                 body: MainThread.run),
     ],
     findings: [
@@ -111,43 +115,39 @@ public let poolExperiment = ExperimentDefinition(
                 claim: DispatchPoolSize.current.statedLimit == nil
                     ? "blocks outnumber threads: the pool grows slowly (about one thread a second) and, given minutes (--find-cap), stops at a cap"
                     : "blocks outnumber threads: the pool stops at the limit the kernel states (kern.wq_max_constrained_threads) while blocks wait",
-                needs: [PoolVariant.globalFlood], premiseMissing: PoolVerdicts.floodFitsThePool, evaluate: PoolVerdicts.globalQueueIsBounded),
-        Finding("pool.flood-starves-unrelated-work",
-                claim: "probe latency under the flood is at least 10 x the idle latency, at p50 and at p99",
-                needs: [PoolVariant.globalFlood], premiseMissing: PoolVerdicts.floodFitsThePool, evaluate: PoolVerdicts.floodStarvesUnrelatedWork),
-        Finding("pool.gate-keeps-latency",
-                claim: "behind a gate, probe p99 beyond its same-moment control stays within 2 x idle (floor: 100 ms) and the threads stay near the gate's width",
-                needs: [PoolVariant.gated], evaluate: PoolVerdicts.gateKeepsLatency),
-        Finding("pool.timers-hold-no-threads",
-                claim: "the same delays as timers all elapse while the thread count stays flat",
-                needs: [PoolVariant.nonBlocking], evaluate: PoolVerdicts.timersHoldNoThreads),
+                needs: [PoolVariant.globalFlood], premiseMissing: PoolVerdicts.floodFitsThePool,
+                thresholds: DispatchPoolSize.current.statedLimit == nil ? [PoolVerdicts.slowGrowth] : [PoolVerdicts.statedLimitSlack],
+                evaluate: PoolVerdicts.globalQueueIsBounded),
         Finding("pool.cooperative-pool-is-core-wide",
                 claim: "at most one blocking task per core runs at once; with await Task.sleep they all proceed",
                 needs: [PoolVariant.cooperativeBlocking, .cooperativeSleep], evaluate: PoolVerdicts.cooperativePoolIsCoreWide),
         Finding("pool.flood-spares-main-thread",
                 claim: "the main thread is not a pool thread: its 60 Hz heartbeat keeps time while the flood holds every pool thread (largest gap within 3 frames, net of a same-moment control)",
-                needs: [PoolVariant.mainThread], evaluate: PoolVerdicts.floodSparesMainThread),
-        Finding("pool.main-waiting-on-pool-freezes",
-                claim: "a main thread that waits for a block it put on the flooded global queue misses frames for as long as the block waits: at least half a block's hold (--block), and 10 x the largest gap before",
-                needs: [PoolVariant.mainThread], evaluate: PoolVerdicts.mainWaitingOnPoolFreezes),
+                needs: [PoolVariant.mainThread], thresholds: [PoolVerdicts.sparedGap, PoolVerdicts.sparedTicks],
+                evaluate: PoolVerdicts.floodSparesMainThread),
     ],
     columns: PoolReport.columns,
     defaultJobs: 2,
     extraSections: PoolReport.sections,
     defaultPlan: { options, variants in
         // The cap search takes minutes and floods on its own.
-        options.bool("find-cap") ? [PoolVariant.globalFlood.rawValue] : variants.filter(\.includedByDefault).map(\.name)
-    }
+        PoolParameters(options).findCap ? [PoolVariant.globalFlood.rawValue] : variants.filter(\.includedByDefault).map(\.name)
+    },
+    parameters: PoolParameters.self
 )
+
+/// What the harness runs around a probing variant: a same-moment control and the thread count.
+private let probing: Instruments = [.stallWatch, .threadTimeline]
 
 /// The outcomes exp-pool defines, for its probing variants.
 public extension Outcome {
-    /// Probes kept starting about as fast as on the idle pool.
-    static let responsive: Outcome = "responsive"
-    /// Probes waited far longer than on the idle pool: the pool was busy with the work.
-    static let starved: Outcome = "starved"
+    /// Probes started about as fast as on the idle pool, waited far longer (the pool was busy
+    /// with the work), or waited but less than starved: `Responsiveness` states the rule.
+    static let responsive: Outcome = "responsive", starved: Outcome = "starved", slowed: Outcome = "slowed"
     /// `--find-cap`: the thread count stopped rising while blocks were still waiting.
     static let capped: Outcome = "capped"
-    /// The main thread's heartbeat stopped (10 frames or more) while it waited on the pool.
+    /// The main thread's heartbeat stopped while it waited on the pool (`MainThread.freezeOutcome`).
     static let frozen: Outcome = "frozen"
+    /// Timers elapsed, but the pool grew past the cores meanwhile.
+    static let heldThreads: Outcome = "held-threads"
 }

@@ -3,28 +3,21 @@ import LabHarness
 /// The terminal report's pieces: the table's columns and the flood's thread chart.
 enum PoolReport {
     static let columns: [ReportColumn] = [
-        .ratio("started", PoolMetric.blocksStarted, of: PoolMetric.tasks),
-        .count("at once", PoolMetric.runningMax),
-        .count("threads", PoolMetric.threadsPeak),
-        .decimal("+thr/s", PoolMetric.growthThreadsPerS, places: 1),
-        ReportColumn("probe p50") { $0.metrics[PoolMetric.probeP50Ms].map(PoolVerdicts.ms) ?? "—" },
-        ReportColumn("probe p99") { $0.metrics[PoolMetric.probeP99Ms].map(PoolVerdicts.ms) ?? "—" },
-        ReportColumn("excess p99") { $0.metrics[PoolMetric.excessP99Ms].map(PoolVerdicts.ms) ?? "—" },
-        ReportColumn("idle p99") { $0.metrics[PoolMetric.idleP99Ms].map(PoolVerdicts.ms) ?? "—" },
-    ]
+        .ratio("started", PoolMetric.blocksStarted.rawValue, of: PoolMetric.tasks.rawValue),
+        .count("at once", PoolMetric.runningMax.rawValue), .count("threads", PoolMetric.threadsPeak.rawValue),
+        .decimal("+thr/s", PoolMetric.growthThreadsPerS.rawValue, places: 1),
+    ] + [("probe p50", PoolMetric.probeP50Ms), ("probe p99", PoolMetric.probeP99Ms), ("excess p99", PoolMetric.excessP99Ms),
+         ("idle p99", PoolMetric.idleP99Ms)].map { header, key in ReportColumn(header) { $0[key].map(PoolVerdicts.ms) ?? "—" } }
 
     /// The flood's thread count over time as a step chart, with the blocks and the probes'
     /// wait underneath: the staircase is the point of the experiment.
+    /// Then the main thread's heartbeat: on time through the flood, stopped while it waited on the pool.
     static func sections(_ report: ExperimentReport) -> [String] {
-        floodSection(report) + heartbeatSection(report)
-    }
-
-    /// The main thread's heartbeat: on time through the flood, then stopped while it waited on the pool.
-    static func heartbeatSection(_ report: ExperimentReport) -> [String] {
-        guard let v = report.variant(PoolVariant.mainThread), let gap = v.metrics[PoolMetric.spareGapMaxMs],
-              let frozen = v.metrics[PoolMetric.freezeGapMaxMs] else { return [] }
-        return ["  main-thread: 60 Hz heartbeat through the flood, largest gap \(PoolVerdicts.ms(gap)); "
-                + "waiting on the flooded queue, no tick for \(PoolVerdicts.ms(frozen)) (\(Format.count((frozen / (MainThread.frame * 1000)).rounded(.down))) frames)"]
+        guard let v = report.variant(PoolVariant.mainThread), let gap = v[PoolMetric.spareGapMaxMs], let frozen = v[PoolMetric.freezeGapMaxMs] else {
+            return floodSection(report)
+        }
+        return floodSection(report) + ["  main-thread: 60 Hz heartbeat through the flood, largest gap \(PoolVerdicts.ms(gap)); waiting on the flooded "
+                                       + "queue, no tick for \(PoolVerdicts.ms(frozen)) (\(Format.count((frozen / (MainThread.frame * 1000)).rounded(.down))) frames)"]
     }
 
     /// The flood's thread chart.

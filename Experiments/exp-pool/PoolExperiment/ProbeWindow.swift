@@ -1,148 +1,181 @@
-import Dispatch
 import LabHarness
+import Synchronization
+
+/// The work's units as they run, counted from inside them: how many ran at once is the pool's
+/// width as the work saw it. Each start is the event `block started` in the trial's log (the
+/// harness keeps the times) and one step of the trial's progress.
+final class Blocks: Sendable {
+    static let startedLabel = "block started"
+    private let counts = Mutex((started: 0, running: 0, max: 0))
+    private let context: VariantContext
+    /// Monotonic instant the work was submitted; the watch's times are relative to it.
+    let origin: Seconds
+
+    init(_ context: VariantContext) { (self.context, origin) = (context, MonotonicClock.now()) }
+
+    func begin() {
+        context.event(Blocks.startedLabel)
+        counts.withLock { c in c.started += 1; c.running += 1; c.max = Swift.max(c.max, c.running) }
+        context.progress.advance()
+    }
+    func end() { counts.withLock { $0.running -= 1 } }
+
+    /// One unit of the seed's work: holds the calling thread for `seconds` (its sleep(30)).
+    func hold(_ seconds: Seconds) {
+        begin()
+        MonotonicClock.sleep(for: seconds)   // holds its thread on purpose: the mistake measured
+        end()
+    }
+
+    var started: Int { counts.withLock { $0.started } }
+    var maxRunning: Int { counts.withLock { $0.max } }
+    /// Start times, seconds since `origin`, in order.
+    var starts: [Seconds] { context.events.filter { $0.label == Blocks.startedLabel }.map { context.startedAt + $0.t - origin } }
+}
 
 /// The shape every probing variant shares: probe the idle pool, start the work, probe every
-/// 100 ms while sampling the thread count, then gather threads, starts and probe waits into
-/// metrics and series.
-///
-/// The work itself (a flood, a gate, a serial queue, timers) is the only thing that differs, so
-/// the numbers of different variants are comparable.
+/// 100 ms while the harness samples the thread count, then gather threads, starts and probe
+/// waits into metrics. Only the work differs (a flood, a gate, a serial queue, timers), so the
+/// numbers of different variants are comparable.
 struct ProbeWindow {
-    /// When the watch ends.
-    enum Ending {
-        /// After exactly this long.
-        case after(Seconds)
-        /// Once every unit of work has started (plus one probe interval), at most this long.
-        case allStarted(within: Seconds)
-        /// Once the thread count has not risen for `flat` seconds (a cap), or every unit
-        /// started, at most `within` seconds.
-        case plateau(flat: Seconds, within: Seconds)
-    }
+    /// When the watch ends: after a time; once every unit started (at most `within`); or
+    /// also once the thread count has not risen for `flat` seconds (a cap).
+    enum Ending { case after(Seconds), allStarted(within: Seconds), plateau(flat: Seconds, within: Seconds) }
 
-    var parameters: PoolParameters
-    /// Probes on the idle pool before the work starts.
-    var idleProbes: Int
-    /// Units of work the variant submits (blocks or timers).
-    var expected: Int
-    var ending: Ending
-    /// How long to wait, after the watch, for probes that are still queued.
-    var drain: Seconds
+    /// Idle probes first, units of work expected, and how long to wait after the watch for probes still queued.
+    var idleProbes: Int, expected: Int, ending: Ending, drain: Seconds
 
-    /// What the watch measured.
-    struct Result {
-        var metrics: Metrics
-        var series: [String: [[Double]]]
-        var idleP99Ms: Double
-        var excessP99Ms: Double
-        var ledger: BlockLedger
-        /// `.plateau` only: the count stopped rising while work was still waiting.
-        var plateau: Bool
-    }
+    /// `plateau`: the count stopped rising while work still waited; `outcome` by `Responsiveness`.
+    struct Result { var metrics: Metrics, series: [String: [[Double]]], blocks: Blocks, plateau: Bool, outcome: Outcome }
 
     /// Runs the watch on the calling thread; `start` submits the work and must return at once.
-    func run(_ context: VariantContext, start: (BlockLedger) -> Void) -> Result {
-        let idle = IdleBaseline.measure(count: idleProbes, spacing: parameters.idleSpacing)
-
-        let sampler = ThreadSampler(interval: parameters.findCap ? 0.05 : 0.01)
-        sampler.start()
-        let ledger = BlockLedger(progress: context.progress)
-        let probes = ProbeLog(origin: ledger.origin)
-        start(ledger)
+    /// Needs the `.stallWatch` and `.threadTimeline` instruments.
+    func run(_ context: VariantContext, start: (Blocks) -> Void) -> Result {
+        let p = context.parameters(PoolParameters.self)
+        guard let sampler = context.threads else { preconditionFailure("a probing variant declares instruments: [.threadTimeline]") }
+        let idle = QueueProbes.idleBaseline(.global(), count: idleProbes, spacing: p.idleSpacing, machineDelay: context.machineDelay)
+        let blocks = Blocks(context), probes = QueueProbes(.global())
+        start(blocks)
 
         // Probe on an absolute 100 ms grid until the watch ends.
-        var next = ledger.origin
-        var peak = sampler.peakSoFar
-        var lastRise = ledger.origin
-        var plateau = false
-        var watching = true
+        var next = blocks.origin, peak = sampler.peakSoFar, lastRise = blocks.origin
+        var plateau = false, watching = true
         while watching {
             probes.submit()
-            next += parameters.probeInterval
+            next += p.probeInterval
             MonotonicClock.sleep(until: next)
             let now = MonotonicClock.now()
-            let elapsed = now - ledger.origin
             switch ending {
-            case .after(let limit):
-                watching = elapsed < limit
-            case .allStarted(let limit):
-                watching = elapsed < limit && ledger.started < expected
+            case .after(let limit): watching = now - blocks.origin < limit
+            case .allStarted(let limit): watching = now - blocks.origin < limit && blocks.started < expected
             case .plateau(let flat, let limit):
-                let seen = sampler.peakSoFar
-                if seen > peak { peak = seen; lastRise = now }
+                if sampler.peakSoFar > peak { peak = sampler.peakSoFar; lastRise = now }
                 plateau = now - lastRise >= flat
-                watching = elapsed < limit && ledger.started < expected && !plateau
+                watching = now - blocks.origin < limit && blocks.started < expected && !plateau
             }
         }
         let watchEnd = MonotonicClock.now()
         // Probes still queued get a little time to start, so their waits are measured rather
         // than bounded; those that do not are kept as lower bounds.
-        let drainUntil = watchEnd + drain
-        while probes.waiting > 0 && MonotonicClock.now() < drainUntil { MonotonicClock.sleep(for: 0.01) }
+        while probes.waiting > 0 && MonotonicClock.now() < watchEnd + drain { MonotonicClock.sleep(for: 0.01) }
         let end = MonotonicClock.now()
-        let timeline = sampler.stop()
+        let timeline = sampler.stop().since(blocks.origin)
+        let starts = blocks.starts
+        plateau = plateau && blocks.started < expected
 
-        var metrics = Metrics()
-        metrics[PoolMetric.tasks] = Double(expected)
-        metrics[PoolMetric.blocksStarted] = Double(ledger.started)
-        metrics[PoolMetric.runningMax] = Double(ledger.maxRunning)
-        if ledger.started >= expected, let last = ledger.lastStart { metrics[PoolMetric.blocksLastStartS] = last }
-        metrics[PoolMetric.watchS] = watchEnd - ledger.origin
-        metrics[PoolMetric.threadsBefore] = Double(timeline.first)
-        metrics[PoolMetric.threadsPeak] = Double(timeline.peak)
-        metrics[PoolMetric.threadsAdded] = Double(timeline.peak - timeline.first)
-        metrics[PoolMetric.threadsFinal] = Double(timeline.final)
-        // Growth while blocks were still waiting: after the last one started the pool has no
-        // reason to grow.
-        let growthEnd = ledger.started >= expected ? (ledger.lastStart ?? timeline.duration) : timeline.duration
+        var m = Metrics([PoolMetric.tasks: Double(expected), PoolMetric.blocksStarted: Double(starts.count),
+                         PoolMetric.runningMax: Double(blocks.maxRunning), PoolMetric.watchS: watchEnd - blocks.origin,
+                         PoolMetric.threadsBefore: Double(timeline.first), PoolMetric.threadsPeak: Double(timeline.peak),
+                         PoolMetric.threadsAdded: Double(timeline.peak - timeline.first), PoolMetric.threadsFinal: Double(timeline.final),
+                         PoolMetric.blocksWaited: Double(starts.filter { $0 >= p.block / 2 }.count)])
+        if starts.count >= expected { m[PoolMetric.blocksLastStartS] = starts.last }
         if case .plateau = ending {
             // Growth up to the moment the count reached its peak, and the cap itself when the
             // count stopped rising with work still waiting.
             let reached = timeline.firstTime(reaching: timeline.peak) ?? timeline.duration
-            metrics[PoolMetric.capReachedS] = reached
-            if let rate = timeline.growthRate(in: 0...max(reached, 0.05)) { metrics[PoolMetric.growthThreadsPerS] = rate }
-            if plateau && ledger.started < expected {
-                metrics[PoolMetric.capThreads] = Double(timeline.peak)
-                // Each started block holds its worker for good, so this counts the workers.
-                metrics[PoolMetric.capWorkers] = Double(ledger.started)
+            m[PoolMetric.capReachedS] = reached
+            m[PoolMetric.growthThreadsPerS] = timeline.growthRate(in: 0...max(reached, 0.05))
+            if plateau {
+                m[PoolMetric.capThreads] = Double(timeline.peak)
+                m[PoolMetric.capWorkers] = Double(starts.count)   // each started block holds its worker for good
             }
-        } else if let rate = timeline.growthRate(in: 0...max(growthEnd, 0.05)) {
-            metrics[PoolMetric.growthThreadsPerS] = rate
+        } else {
+            // Growth while blocks were still waiting: after the last one started the pool has
+            // no reason to grow.
+            let growthEnd = starts.count >= expected ? (starts.last ?? timeline.duration) : timeline.duration
+            m[PoolMetric.growthThreadsPerS] = timeline.growthRate(in: 0...max(growthEnd, 0.05))
         }
-
-        if let raw = LatencySummary(idle.waits) { metrics.merge(raw.metrics(prefix: "idle", unit: "_ms", scale: 1000)) }
-        let idleSummary = LatencySummary(idle.net)
-        if let idleSummary {
-            metrics[PoolMetric.idleNetP50Ms] = idleSummary.p50 * 1000
-            metrics[PoolMetric.idleNetP99Ms] = idleSummary.p99 * 1000
-        }
+        if let raw = LatencySummary(idle.waits) { m.merge(raw.metrics(prefix: "idle", unit: "_ms", scale: 1000)) }
+        let idleNet = LatencySummary(idle.net)
+        m[PoolMetric.idleNetP50Ms] = idleNet.map { $0.p50 * 1000 }
+        m[PoolMetric.idleNetP99Ms] = idleNet.map { $0.p99 * 1000 }
         let waits = probes.waits(at: end)
-        let probeSummary = LatencySummary(waits.probe)
-        if let probeSummary { metrics.merge(probeSummary.metrics(prefix: "probe", unit: "_ms", scale: 1000)) }
-        if let control = LatencySummary(waits.control) { metrics.merge(control.metrics(prefix: "control", unit: "_ms", scale: 1000)) }
-        let excessSummary = LatencySummary(waits.excess)
-        if let excessSummary { metrics.merge(excessSummary.metrics(prefix: "excess", unit: "_ms", scale: 1000)) }
-        metrics[PoolMetric.probeCount] = Double(waits.probe.count)
-        metrics[PoolMetric.probeUnstarted] = Double(waits.unstarted)
-        metrics[PoolMetric.wallS] = end - ledger.origin
+        for (prefix, values) in [("probe", waits.probe), ("control", waits.control), ("excess", waits.excess)] {
+            if let summary = LatencySummary(values) { m.merge(summary.metrics(prefix: prefix, unit: "_ms", scale: 1000)) }
+        }
+        m.merge(Metrics([PoolMetric.probeCount: Double(waits.probe.count), PoolMetric.probeUnstarted: Double(waits.unstarted),
+                         PoolMetric.probeBehind: Double(probes.behind(starts.map { $0 + blocks.origin }, at: end)), PoolMetric.wallS: end - blocks.origin]))
 
-        var series = probes.series(at: end)
+        var series = probes.series(origin: blocks.origin, at: end)
         series[SeriesKey.threads] = timeline.series()
-        series["started"] = ledger.startedSeries()
-        return Result(metrics: metrics, series: series,
-                      idleP99Ms: (idleSummary?.p99 ?? .nan) * 1000, excessP99Ms: (excessSummary?.p99 ?? .nan) * 1000,
-                      ledger: ledger, plateau: plateau && ledger.started < expected)
+        series["started"] = starts.enumerated().map { [$0.element, Double($0.offset + 1)] }
+        return Result(metrics: m, series: series, blocks: blocks, plateau: plateau, outcome: Responsiveness.outcome(m))
     }
 }
 
 extension ProbeWindow.Result {
-    /// `responsive` or `starved`, by the rule in `Responsiveness`.
-    var probeOutcome: Outcome {
-        Responsiveness.isResponsive(excessP99Ms: excessP99Ms, idleP99Ms: idleP99Ms) ? .responsive : .starved
-    }
-
-    func record(outcome: Outcome? = nil, extra: Metrics = Metrics()) -> VariantRecord {
+    func record(outcome: Outcome? = nil, extra: Metrics = Metrics(), evidence: String? = nil, mechanism: Evidence? = nil) -> VariantRecord {
         var m = metrics
         m.merge(extra)
-        return VariantRecord(outcome: outcome ?? probeOutcome, metrics: m, series: series)
+        return VariantRecord(outcome: outcome ?? self.outcome, metrics: m, evidence: evidence, series: series, mechanism: mechanism)
+    }
+
+    /// The probes' figures in one line, for a record's evidence.
+    var probeLine: String {
+        let m = metrics, ms = PoolVerdicts.ms
+        return "probes waited p50 \(ms(m[PoolMetric.probeP50Ms] ?? 0)), p99 \(ms(m[PoolMetric.probeP99Ms] ?? 0)) "
+            + "(excess over a same-moment control p99 \(ms(m[PoolMetric.excessP99Ms] ?? 0))); idle p50 \(ms(m[PoolMetric.idleP50Ms] ?? 0)), "
+            + "p99 \(ms(m[PoolMetric.idleP99Ms] ?? 0)) (\(ms(m[PoolMetric.idleNetP99Ms] ?? 0)) net of machine stalls)"
+    }
+
+    /// The mechanism of a pool that made probes wait: blocks seen holding its threads (counted
+    /// from inside them, later ones waiting for earlier ones) and probes seen queued behind them.
+    var heldAndBehind: Evidence {
+        let m = metrics, count = Format.count
+        return .all([
+            .when((m[PoolMetric.blocksWaited] ?? 0) > 0 && (m[PoolMetric.runningMax] ?? 0) > 0,
+                  "at most \(count(m[PoolMetric.runningMax] ?? 0)) blocks ran at once and \(count(m[PoolMetric.blocksWaited] ?? 0)) of "
+                  + "\(count(m[PoolMetric.tasks] ?? 0)) waited for a held thread (threads \(count(m[PoolMetric.threadsBefore] ?? 0)) → \(count(m[PoolMetric.threadsPeak] ?? 0)))",
+                  otherwise: "no block was seen waiting for a thread another block held"),
+            .when((m[PoolMetric.probeBehind] ?? 0) > 0,
+                  "\(count(m[PoolMetric.probeBehind] ?? 0)) of \(count(m[PoolMetric.probeCount] ?? 0)) probes were seen queued behind blocks that started after them",
+                  otherwise: "no probe was seen waiting behind a block"),
+        ])
+    }
+}
+
+/// The one rule for what probes felt, used by every probing variant's outcome.
+///
+/// - `responsive`: the p99 of each probe's excess over its same-moment control (which cancels
+///   machine stalls) stays within `responsiveMultiple` × the idle p99 (net of stalls) or under
+///   `instant`, whichever is larger: idle probes take tens of µs and one scheduler hiccup moves
+///   that by ms, so the floor is the classic limit below which a response feels instant.
+/// - `starved`: not responsive, and probes waited at least `starvation` × the idle latency at
+///   p50 and at p99 (net idle figures). A flood makes probes wait seconds, so the rule is wide.
+/// - `slowed`: neither.
+enum Responsiveness {
+    static let responsiveMultiple = Threshold("responsive", 2, "× idle p99")
+    static let instant = Threshold("instant", 100, "ms")
+    static let starvation = Threshold("starved", 10, "× idle")
+
+    static func limitMs(idleP99Ms: Double) -> Double { max(responsiveMultiple.value * idleP99Ms, instant.value) }
+
+    static func outcome(_ m: Metrics) -> Outcome {
+        guard let p50 = m[PoolMetric.probeP50Ms], let p99 = m[PoolMetric.probeP99Ms], let excess = m[PoolMetric.excessP99Ms],
+              let idle50 = m[PoolMetric.idleNetP50Ms] ?? m[PoolMetric.idleP50Ms],
+              let idle99 = m[PoolMetric.idleNetP99Ms] ?? m[PoolMetric.idleP99Ms] else { return .failed }
+        if excess <= limitMs(idleP99Ms: idle99) { return .responsive }
+        let factor = starvation.value
+        return p50 >= factor * max(idle50, 1e-6) && p99 >= factor * max(idle99, 1e-6) ? .starved : .slowed
     }
 }

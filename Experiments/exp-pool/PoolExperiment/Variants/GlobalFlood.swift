@@ -9,49 +9,40 @@ import LabHarness
 /// queued behind them, wait their turn. On Darwin the kernel adds a worker as soon as one
 /// blocks, up to the limit it states (`DispatchPoolSize`), and the default flood is sized past it.
 ///
+/// Outcome by `Responsiveness` (the claim `pool.flood-starves-unrelated-work` is `starved`);
+/// its mechanism is the blocks seen holding the pool's threads and probes seen behind them.
+///
 /// With `--find-cap` the blocks never finish and the watch lasts until the thread count stops
 /// rising: that count is the cap. Probes submitted meanwhile never start; they are reported with
 /// the time they had waited (lower bounds). The child ends with `_exit`, which takes the parked
 /// workers with it.
 enum GlobalFlood {
     static func run(_ context: VariantContext) -> VariantRecord {
-        let p = PoolParameters(context.options)
-        let ending: ProbeWindow.Ending = p.findCap
-            ? .plateau(flat: PoolParameters.capPlateau, within: PoolParameters.capBudget)
-            : .allStarted(within: p.duration)
-        let window = ProbeWindow(parameters: p, idleProbes: p.floodIdleProbes, expected: p.tasks, ending: ending, drain: p.findCap ? 0 : p.block + 1.5)
-        let hold = p.block
-        let forever = p.findCap
-        let never = DispatchSemaphore(value: 0)
-        let result = window.run(context) { ledger in
+        let p = context.parameters(PoolParameters.self)
+        let ending: ProbeWindow.Ending = p.findCap ? .plateau(flat: PoolParameters.capPlateau, within: PoolParameters.capBudget) : .allStarted(within: p.duration)
+        let window = ProbeWindow(idleProbes: p.floodIdleProbes, expected: p.tasks, ending: ending, drain: p.findCap ? 0 : p.block + 1.5)
+        let hold = p.block, forever = p.findCap, never = DispatchSemaphore(value: 0)
+        let result = window.run(context) { blocks in
             for _ in 0..<p.tasks {
                 DispatchQueue.global().async {
-                    ledger.begin()
-                    // Holds a pool thread on purpose: the seed's sleep(30), or for good when
-                    // looking for the cap.
-                    if forever { never.wait() } else { MonotonicClock.sleep(for: hold) }
-                    ledger.end()
+                    // Holds a pool thread on purpose: the seed's sleep(30), or for good when looking for the cap.
+                    if forever { blocks.begin(); never.wait() } else { blocks.hold(hold) }
                 }
             }
         }
-        var extra: Metrics = [PoolMetric.blockS: p.block]
+        var extra = Metrics([PoolMetric.blockS: p.block])
         if let limit = DispatchPoolSize.current.statedLimit { extra[PoolMetric.poolStatedLimit] = Double(limit) }
-        guard p.findCap else { return result.record(extra: extra) }
-
-        let m = result.metrics
-        let outcome: Outcome = result.plateau ? .capped : result.ledger.started >= p.tasks ? .completed : .timedOut
-        let evidence: String
-        switch outcome {
-        case .capped:
-            evidence = "flat at \(Format.count(m[PoolMetric.threadsPeak] ?? 0)) threads for \(Format.seconds(PoolParameters.capPlateau)) "
-                + "with \(p.tasks - result.ledger.started) blocks still waiting"
-        case .completed:
-            evidence = "all \(p.tasks) blocks got a thread before the count stopped rising: no cap in sight"
-        default:
-            evidence = "still rising after \(Format.seconds(PoolParameters.capBudget))"
+        guard p.findCap else {
+            return result.record(extra: extra, evidence: result.probeLine + "; \(Responsiveness.starvation) at p50 and p99 is `starved`",
+                                 mechanism: result.heldAndBehind)
         }
-        var record = result.record(outcome: outcome)
-        record.evidence = evidence
-        return record
+        let m = result.metrics, waiting = p.tasks - result.blocks.started
+        let outcome: Outcome = result.plateau ? .capped : waiting <= 0 ? .completed : .timedOut
+        let evidence = switch outcome {
+        case .capped: "flat at \(Format.count(m[PoolMetric.threadsPeak] ?? 0)) threads for \(Format.seconds(PoolParameters.capPlateau)) with \(waiting) blocks still waiting"
+        case .completed: "all \(p.tasks) blocks got a thread before the count stopped rising: no cap in sight"
+        default: "still rising after \(Format.seconds(PoolParameters.capBudget))"
+        }
+        return result.record(outcome: outcome, extra: extra, evidence: evidence, mechanism: result.heldAndBehind)
     }
 }

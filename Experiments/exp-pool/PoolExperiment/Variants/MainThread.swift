@@ -2,119 +2,89 @@ import Foundation
 import LabHarness
 import Synchronization
 
-/// The article's symptom is the app freezing, which is the main thread. This variant gives the
-/// main thread a 60 Hz heartbeat (a repeating timer on its run loop, as a display refresh
-/// would be) and floods the global queue as `global-flood` does, in two phases:
-///
-/// 1. **The flood alone** (`spareWindow`): the main thread only turns its run loop. It is not a
-///    pool thread, so its ticks should keep coming every 16.7 ms while every pool thread is held.
-/// 2. **The main thread waits on the pool**: it puts a block on the flooded global queue and
-///    blocks on a semaphore until the block has run, the common way an app freezes (a
-///    "synchronous" helper around work sent to the global queue). No tick can come meanwhile.
-///
-/// Gaps between ticks are judged net of a same-moment control thread (`StallWatch`), so a
-/// stall of the machine is not taken for the pool's doing.
+/// The article's symptom is the app freezing, which is the main thread. The main thread gets a
+/// 60 Hz heartbeat (a repeating timer on its run loop, as a display refresh) while the global
+/// queue is flooded as in `global-flood`, in two phases: 1. **the flood alone** (`spareWindow`):
+/// the main thread is not a pool thread, so its ticks keep coming while every pool thread is
+/// held; 2. **the main thread waits on the pool**: it blocks on a semaphore until a block it put
+/// on the flooded queue has run (a "synchronous" helper around global-queue work), and no tick
+/// can come meanwhile. Gaps are judged net of the trial's same-moment control. The outcome is
+/// `freezeOutcome`; the claim `pool.main-waiting-on-pool-freezes` is `frozen`, its mechanism
+/// the main thread seen waiting for a block queued behind blocks still waiting for a thread.
 enum MainThread {
     /// One frame of a 60 Hz display.
     static let frame: Seconds = 1.0 / 60
+    static let tickLabel = "tick"
 
     static func run(_ context: VariantContext) -> VariantRecord {
-        guard Thread.isMainThread else {
-            return VariantRecord(outcome: .failed, evidence: "must run on the main thread (as a child trial)")
-        }
-        let p = PoolParameters(context.options)
-        let control = StallWatch()
-        let ticks = TickLog()
-        let timer = Timer(fire: Date(), interval: frame, repeats: true) { _ in ticks.tick() }
+        guard Thread.isMainThread else { return VariantRecord(outcome: .failed, evidence: "must run on the main thread (as a child trial)") }
+        let p = context.parameters(PoolParameters.self)
+        let timer = Timer(fire: Date(), interval: frame, repeats: true) { _ in context.event(tickLabel) }
         RunLoop.main.add(timer, forMode: .default)
         turnMainRunLoop(until: MonotonicClock.now() + 0.25)      // the heartbeat settles before the flood
 
-        let ledger = BlockLedger(progress: context.progress)
-        let hold = p.block
-        for _ in 0..<p.tasks {
-            DispatchQueue.global().async {
-                ledger.begin()
-                MonotonicClock.sleep(for: hold)   // holds a pool thread on purpose, as the seed's sleep(30)
-                ledger.end()
-            }
-        }
-        let floodAt = ledger.origin
-        let spareEnd = floodAt + p.spareWindow
+        let blocks = Blocks(context), hold = p.block
+        for _ in 0..<p.tasks { DispatchQueue.global().async { blocks.hold(hold) } }   // holds a pool thread on purpose, as the seed's sleep(30)
+        let spareEnd = blocks.origin + p.spareWindow
         turnMainRunLoop(until: spareEnd)
-        let waitingAtSpareEnd = p.tasks - ledger.started
 
-        // Phase 2: the main thread waits for a block it put on the flooded queue.
-        let ran = DispatchSemaphore(value: 0)
-        let waitStart = MonotonicClock.now()
+        // Phase 2: the main thread waits for a block it put on the flooded queue, behind those still waiting.
+        let ran = DispatchSemaphore(value: 0), ahead = p.tasks - blocks.started, waitStart = MonotonicClock.now()
         DispatchQueue.global().async { ran.signal() }
-        let bound = p.watchBudget - p.spareWindow - 2
-        let returned = ran.wait(timeout: .now() + .nanoseconds(Int(bound * 1e9))) == .success
+        let returned = ran.wait(timeout: .now() + .nanoseconds(Int((p.duration + 2 * p.block + 5) * 1e9))) == .success
         let waitEnd = MonotonicClock.now()
         turnMainRunLoop(until: waitEnd + 0.2)                  // the heartbeat resumes
         timer.invalidate()
-        control.stop()
 
-        let all = ticks.times
-        let spare = gaps(all, from: floodAt, to: spareEnd, control: control)
-        let frozen = gaps(all, from: waitStart, to: waitEnd + 0.2, control: control)
-        var m = Metrics()
-        m[PoolMetric.tasks] = Double(p.tasks)
-        m[PoolMetric.blockS] = p.block
-        m[PoolMetric.spareWindowS] = p.spareWindow
-        m[PoolMetric.spareTicks] = Double(spare.count)
-        m[PoolMetric.spareGapMaxMs] = spare.largest * 1000
-        m[PoolMetric.spareGapMaxNetMs] = spare.largestNet * 1000
-        m[PoolMetric.spareBlocksWaiting] = Double(waitingAtSpareEnd)
-        m[PoolMetric.spareControlDelayS] = control.delay(from: floodAt, to: spareEnd)
-        m[PoolMetric.mainWaitS] = waitEnd - waitStart
-        m[PoolMetric.mainWaitReturned] = returned ? 1 : 0
-        m[PoolMetric.freezeGapMaxMs] = frozen.largest * 1000
-        m[PoolMetric.freezeGapMaxFrames] = frozen.largest / frame
-        m[PoolMetric.blocksStarted] = Double(ledger.started)
-        m[PoolMetric.wallS] = context.elapsed()
-        m.merge(control.metrics)
+        let ticks = context.events.filter { $0.label == tickLabel }.map { context.startedAt + $0.t }
+        let spare = gaps(ticks, from: blocks.origin, to: spareEnd, context)
+        let frozen = gaps(ticks, from: waitStart, to: waitEnd + 0.2, context)
+        let m = Metrics([PoolMetric.tasks: Double(p.tasks), PoolMetric.blockS: p.block, PoolMetric.spareWindowS: p.spareWindow,
+                         PoolMetric.spareTicks: Double(spare.count), PoolMetric.spareGapMaxMs: spare.largest * 1000,
+                         PoolMetric.spareGapMaxNetMs: spare.largestNet * 1000, PoolMetric.spareBlocksWaiting: Double(ahead),
+                         PoolMetric.mainWaitS: waitEnd - waitStart, PoolMetric.mainWaitReturned: returned ? 1 : 0,
+                         PoolMetric.mainWaitBlocksAhead: Double(ahead), PoolMetric.freezeGapMaxMs: frozen.largest * 1000,
+                         PoolMetric.freezeGapMaxFrames: frozen.largest / frame, PoolMetric.blocksStarted: Double(blocks.started),
+                         PoolMetric.spareControlDelayS: context.machineDelay(from: blocks.origin, to: spareEnd), PoolMetric.wallS: context.elapsed()])
 
-        let outcome: Outcome
-        if spare.largestNet > 3 * frame {
-            outcome = .starved
-        } else if frozen.largest >= 10 * frame {
-            outcome = .frozen
-        } else {
-            outcome = .responsive
-        }
+        let outcome = freezeOutcome(block: p.block, spareNet: spare.largestNet, frozen: frozen.largest)
         let evidence = "flood: \(spare.count) ticks in \(Format.seconds(p.spareWindow)), largest gap \(Format.seconds(spare.largest)) "
-            + "with \(waitingAtSpareEnd) of \(p.tasks) blocks still waiting for a thread; main waited \(Format.seconds(waitEnd - waitStart)) "
-            + "for its block\(returned ? "" : " (gave up)"), no tick for \(Format.seconds(frozen.largest))"
-        return VariantRecord(outcome: outcome, metrics: m, evidence: evidence)
+            + "with \(ahead) of \(p.tasks) blocks still waiting for a thread; main waited \(Format.seconds(waitEnd - waitStart)) "
+            + "for its block\(returned ? "" : " (gave up: a lower bound)"), no tick for \(Format.seconds(frozen.largest)) "
+            + "(\(Format.count((frozen.largest / frame).rounded(.down))) frames; a freeze is \(PoolVerdicts.freezeFloor) and \(PoolVerdicts.freezeFactor))"
+        let mechanism = Evidence.when(ahead > 0 && waitEnd - waitStart > 0,
+            "the main thread was seen blocked \(Format.seconds(waitEnd - waitStart)) in its semaphore wait, its block queued behind \(ahead) blocks still waiting for a pool thread",
+            otherwise: "the main thread's block was queued behind no waiting block: the pool had a thread for it")
+        return VariantRecord(outcome: outcome, metrics: m, evidence: evidence, mechanism: mechanism)
+    }
+
+    /// The one rule for this variant's outcome, from its largest tick gaps (seconds):
+    /// `starved` when a gap during the flood alone passed `PoolVerdicts.sparedGap` frames net of
+    /// the machine (the flood reached the main thread); `frozen` when the gap while the main
+    /// thread waited is at least `freezeFloor` × `--block` and `freezeFactor` × the gap before
+    /// (that gap net of the machine, at least a frame, so a stall then does not raise the bar);
+    /// `responsive` otherwise. Half a block, not a fixed time: the main thread's block waits for
+    /// the next held thread to come free, which can be just under one block (492 ms for 500 ms
+    /// blocks, once under load).
+    static func freezeOutcome(block: Seconds, spareNet: Seconds, frozen: Seconds) -> Outcome {
+        if spareNet > PoolVerdicts.sparedGap.value * frame { return .starved }
+        let before = max(spareNet, frame)
+        return frozen >= PoolVerdicts.freezeFloor.value * block && frozen >= PoolVerdicts.freezeFactor.value * before ? .frozen : .responsive
     }
 
     /// Turns the main run loop (which fires the heartbeat) until `end`.
     static func turnMainRunLoop(until end: Seconds) {
-        while MonotonicClock.now() < end {
-            _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: min(0.05, max(0.001, end - MonotonicClock.now()))))
-        }
+        while MonotonicClock.now() < end { _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: min(0.05, max(0.001, end - MonotonicClock.now())))) }
     }
 
     /// The ticks within `from...to` and the largest gap between consecutive ticks there, raw
-    /// and net of what the control thread was held up over the same gap. The gap that spans
-    /// `from` counts from the last tick before it; the last one ends at `to` (a window with no
-    /// tick is one gap from that earlier tick to `to`).
-    static func gaps(_ times: [Seconds], from: Seconds, to: Seconds, control: StallWatch) -> (count: Int, largest: Seconds, largestNet: Seconds) {
+    /// and net of what the control was held up over the same gap. The gap that spans `from`
+    /// counts from the last tick before it; the last one ends at `to`.
+    static func gaps(_ times: [Seconds], from: Seconds, to: Seconds, _ context: VariantContext) -> (count: Int, largest: Seconds, largestNet: Seconds) {
         let inside = times.filter { $0 >= from && $0 <= to }
-        let before = times.last { $0 < from } ?? from
-        let edges = [before] + inside + [to]
+        let edges = [times.last { $0 < from } ?? from] + inside + [to]
         var largest = 0.0, largestNet = 0.0
-        for (a, b) in zip(edges, edges.dropFirst()) {
-            largest = max(largest, b - a)
-            largestNet = max(largestNet, b - a - control.delay(from: a, to: b))
-        }
+        for (a, b) in zip(edges, edges.dropFirst()) { (largest, largestNet) = (max(largest, b - a), max(largestNet, b - a - context.machineDelay(from: a, to: b))) }
         return (inside.count, largest, largestNet)
     }
-}
-
-/// The heartbeat's tick times (monotonic), written on the main thread, read after.
-final class TickLog: Sendable {
-    private let times_ = Mutex<[Seconds]>([])
-    func tick() { let now = MonotonicClock.now(); times_.withLock { $0.append(now) } }
-    var times: [Seconds] { times_.withLock { $0 } }
 }

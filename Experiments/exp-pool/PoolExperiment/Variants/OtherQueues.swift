@@ -1,0 +1,36 @@
+import Dispatch
+import LabHarness
+
+/// The blocking work on its own serial queue; probes stay on the global queue.
+///
+/// A serial queue needs one thread at a time, and on Linux it takes it from the overcommit
+/// pool, not from the default pool the probes use. The work is slow (one block after another)
+/// but nothing else waits for it.
+enum SerialQueue {
+    static func run(_ context: VariantContext) -> VariantRecord {
+        let p = context.parameters(PoolParameters.self)
+        let window = ProbeWindow(idleProbes: p.idleProbes, expected: p.tasks, ending: .after(p.duration), drain: 1.5)
+        let queue = DispatchQueue(label: "pool.serial"), hold = p.block
+        let result = window.run(context) { blocks in for _ in 0..<p.tasks { queue.async { blocks.hold(hold) } } }   // blocks the serial queue's one thread, on purpose
+        return result.record(extra: Metrics([PoolMetric.blockS: p.block]), evidence: result.probeLine)
+    }
+}
+
+/// Each block on its own serial queue: what "overcommit" means.
+///
+/// A serial queue made with `DispatchQueue(label:)` targets the overcommit root queue, whose pool
+/// creates a thread for each waiting item at once instead of waiting for the monitor, up to the
+/// same 255 cap (DISPATCH_WORKQ_MAX_PTHREAD_COUNT). So a few hundred serial queues that block
+/// reach the cap in a fraction of a second; the default pool the probes use is a separate pool.
+enum OvercommitFlood {
+    static func run(_ context: VariantContext) -> VariantRecord {
+        let p = context.parameters(PoolParameters.self)
+        let window = ProbeWindow(idleProbes: p.idleProbes, expected: p.tasks, ending: .allStarted(within: p.duration), drain: 1.5)
+        let queues = (0..<p.tasks).map { DispatchQueue(label: "pool.overcommit.\($0)") }, hold = p.block
+        let result = window.run(context) { blocks in for queue in queues { queue.async { blocks.hold(hold) } } }   // holds an overcommit thread on purpose
+        var record = result.record(extra: Metrics([PoolMetric.blockS: p.block]), evidence: result.probeLine)
+        // The count jumps at once and then stays flat: a slope through that says nothing.
+        record.metrics[PoolMetric.growthThreadsPerS] = nil
+        return record
+    }
+}

@@ -1,0 +1,96 @@
+import Dispatch
+import Synchronization
+
+/// Start latency of tiny blocks on a dispatch queue, each paired with a *control* on a queue the
+/// work under study never touches: what a user feels when unrelated work waits behind a busy
+/// pool, with the machine's part measured beside it.
+///
+/// A probe is timed from submission to the moment it starts. Its control is submitted right
+/// after it; a stall of the whole machine (90 ms to seconds on a loaded 2-core VM) delays both,
+/// so a probe's *excess* over its control is what the queue, not the machine, cost it.
+public final class QueueProbes: Sendable {
+    private struct Probe { var submitted: Seconds, started: Seconds?, controlSubmitted: Seconds, controlStarted: Seconds? }
+    private let probes = Mutex<[Probe]>([])
+    private let queue: DispatchQueue
+    private let control: DispatchQueue
+
+    /// Probes `queue`; controls run on `control` (by default the utility-priority global queue,
+    /// a pool of its own in libdispatch).
+    public init(_ queue: DispatchQueue, control: DispatchQueue = .global(qos: .utility)) {
+        self.queue = queue
+        self.control = control
+    }
+
+    /// Submits one probe, then its control; returns at once.
+    public func submit() {
+        let submitted = MonotonicClock.now()
+        let index = probes.withLock { list -> Int in
+            list.append(Probe(submitted: submitted, started: nil, controlSubmitted: submitted, controlStarted: nil))
+            return list.count - 1
+        }
+        queue.async { [self] in let now = MonotonicClock.now(); probes.withLock { $0[index].started = now } }
+        let controlSubmitted = MonotonicClock.now()
+        probes.withLock { $0[index].controlSubmitted = controlSubmitted }
+        control.async { [self] in let now = MonotonicClock.now(); probes.withLock { $0[index].controlStarted = now } }
+    }
+
+    /// Probes that have not started yet.
+    public var waiting: Int { probes.withLock { $0.filter { $0.started == nil }.count } }
+
+    /// Waits as of `end`. A probe still waiting then counts with the time it had waited so far:
+    /// a lower bound, which keeps "at least N x" claims conservative. `excess` is each probe's
+    /// wait minus its control's, at least 0.
+    public func waits(at end: Seconds) -> (probe: [Seconds], control: [Seconds], excess: [Seconds], unstarted: Int) {
+        let list = probes.withLock { $0 }
+        let probe = list.map { ($0.started ?? end) - $0.submitted }
+        let control = list.map { ($0.controlStarted ?? end) - $0.controlSubmitted }
+        return (probe, control, zip(probe, control).map { max(0, $0 - $1) }, list.filter { $0.started == nil }.count)
+    }
+
+    /// Probes seen waiting behind other work: one of `otherStarts` (monotonic start times of
+    /// work queued before the probes) fell after the probe's submission and before its start
+    /// (or before `end`, for a probe that never started).
+    public func behind(_ otherStarts: [Seconds], at end: Seconds) -> Int {
+        probes.withLock { $0 }.filter { p in otherStarts.contains { $0 > p.submitted && $0 < (p.started ?? end) } }.count
+    }
+
+    /// `probe_ms`: `[[t_s, wait_ms], ...]` of the probes that started, by submission time from
+    /// `origin`; `probe_unstarted_ms`: the lower bounds of those that had not; `control_ms`.
+    public func series(origin: Seconds, at end: Seconds) -> [String: [[Double]]] {
+        var started: [[Double]] = [], unstarted: [[Double]] = [], control: [[Double]] = []
+        for p in probes.withLock({ $0 }) {
+            let t = p.submitted - origin
+            if let s = p.started { started.append([t, (s - p.submitted) * 1000]) } else { unstarted.append([t, (end - p.submitted) * 1000]) }
+            if let c = p.controlStarted { control.append([t, (c - p.controlSubmitted) * 1000]) }
+        }
+        var series = [SeriesKey.probeWait: started, "control_ms": control]
+        if !unstarted.isEmpty { series["probe_unstarted_ms"] = unstarted }
+        return series
+    }
+
+    /// The idle baseline: `count` probes of `queue`, one at a time, each submitted `spacing`
+    /// after the previous one ran. A warm-up probe goes first to `queue` and to `control` and is
+    /// not counted: on a fresh process it creates the pools' first workers. Each wait comes
+    /// with its *net* value, minus `machineDelay` over the same interval (a same-moment
+    /// control's lateness), so one stall of the process cannot become the idle p99.
+    public static func idleBaseline(_ queue: DispatchQueue, control: DispatchQueue = .global(qos: .utility), count: Int, spacing: Seconds,
+                                    machineDelay: (Seconds, Seconds) -> Seconds) -> (waits: [Seconds], net: [Seconds]) {
+        _ = probeOnce(queue)
+        _ = probeOnce(control)
+        var intervals: [(submitted: Seconds, wait: Seconds)] = []
+        for _ in 0..<count {
+            let submitted = MonotonicClock.now()
+            intervals.append((submitted, probeOnce(queue)))
+            MonotonicClock.sleep(for: spacing)
+        }
+        return (intervals.map(\.wait), intervals.map { max(0, $0.wait - machineDelay($0.submitted, $0.submitted + $0.wait)) })
+    }
+
+    /// One probe's wait; a probe that has not started after a second counts as at least that.
+    private static func probeOnce(_ queue: DispatchQueue) -> Seconds {
+        let done = DispatchSemaphore(value: 0), startedAt = Mutex<Seconds?>(nil), submitted = MonotonicClock.now()
+        queue.async { startedAt.withLock { $0 = MonotonicClock.now() }; done.signal() }
+        _ = done.wait(timeout: .now() + .seconds(1))
+        return (startedAt.withLock { $0 } ?? MonotonicClock.now()) - submitted
+    }
+}
