@@ -18,8 +18,8 @@ public enum CallbackVariant: String, CaseIterable, VariantName {
     case urlsessionSyncBackground = "urlsession-sync-background"
 }
 
-/// exp-callback's options, read once, the numbers derived from them, and the trial limits.
-public struct CallbackParameters: Sendable {
+/// exp-callback's options, parsed once (`--latency`), and the timings derived from them.
+public struct CallbackParameters: ExperimentParameters {
     /// Seconds the app's profile lookup takes (`--latency`).
     public var latency: Seconds
 
@@ -38,83 +38,64 @@ public struct CallbackParameters: Sendable {
     public var secondCallGap: Seconds { max(0.02, latency / 5) }
     /// The longest any scenario waits for something that should happen.
     public var deadline: Seconds { latency + patience + 1.5 }
-    /// A child trial's budget: generous; a trial that needs it has failed anyway.
-    public var budget: Seconds { 2 * deadline + 5 }
-    /// The harness kills a child that takes no step for this long: only a library that waits
-    /// forever gets there (its own watchdog fires after `patience`).
-    public var stallWindow: Seconds { patience + latency + 2 }
-
-    /// Every variant: the budget and stall window above, progress counted in steps; each
-    /// variant gives its own estimate.
-    static func limits(estimate: @escaping @Sendable (CallbackParameters) -> Seconds) -> TrialLimits {
-        TrialLimits(budget: { CallbackParameters($0).budget }, stallWindow: { CallbackParameters($0).stallWindow },
-                    estimate: { estimate(CallbackParameters($0)) }, progressMetric: CallbackMetric.steps)
+    /// A library variant's time: about `expected`; a child that takes no step for the
+    /// library's patience plus a lookup and two seconds waits forever (its own watchdog fires
+    /// after `patience`), and the harness ends it as a deadlock with its stacks.
+    func libraryTime(_ expected: Seconds) -> TrialTime {
+        TrialTime(expected: expected, stallWindow: patience + latency + 2)
     }
-
-    /// The URLSession variants, which run against the loopback server with fixed timings (a
-    /// response of half a second at most) whatever `--latency` says: a budget no trial needs,
-    /// and a stall window longer than the disposition scenario's own wait, so that only a
-    /// thread stuck for good reaches it.
-    static func urlSessionLimits(estimate: Seconds, stallWindow: Seconds = URLSessionDisposition.window + 1.5) -> TrialLimits {
-        TrialLimits(budget: { _ in 20 }, stallWindow: { _ in stallWindow }, estimate: { _ in estimate },
-                    progressMetric: CallbackMetric.steps)
-    }
-
-    /// The stall window of the main-thread wrapper: its last step (the server sent everything)
-    /// comes a few tens of milliseconds after the resume; two seconds without another one is
-    /// four times the worst machine stall measured here.
-    static let syncWrapperStallWindow: Seconds = 2
 }
 
-/// The metric keys exp-callback records and reads back in its verdicts and report, spelled once.
-/// They are the JSON contract's names (`metrics` in schema 1); a rename here changes the JSON.
-enum CallbackMetric {
-    static let asyncBytes = "async.bytes"
-    static let asyncResumedOnMainThread = "async.resumed_on_main_thread"
-    static let bodyBytes = "body.bytes"
-    static let delegateQueueIsMain = "delegate_queue.is_main"
-    static let scheduledS = "scheduled_s"
-    static let serverCompletedAfterS = "server.completed_after_s"
-    static let windowS = "window_s"
-    static let wrapperBytes = "wrapper.bytes"
-    static let wrapperReturnedAfterS = "wrapper.returned_after_s"
-    static let allowDecisionAfterS = "allow.decision_after_s"
-    static let allowFinished = "allow.finished"
-    static let allowHandlerCalls = "allow.handler.calls"
-    static let allowMessages = "allow.messages"
-    static let allowMessagesBeforeDecision = "allow.messages_before_decision"
-    static let awaitS = "await_s"
-    static let callbackCalls = "callback.calls"
-    static let callbackOnLibraryQueue = "callback.on_library_queue"
-    static let callbackOnMainThread = "callback.on_main_thread"
-    static let callerOnMainThread = "caller.on_main_thread"
-    static let cancelCancelled = "cancel.cancelled"
-    static let cancelEndAfterDecisionS = "cancel.end_after_decision_s"
-    static let cancelHandlerCalls = "cancel.handler.calls"
-    static let cancelMessages = "cancel.messages"
-    static let cancelMessagesBeforeDecision = "cancel.messages_before_decision"
-    static let continuedOnAppQueue = "continued.on_app_queue"
-    static let handlerCalls = "handler.calls"
-    static let handlerIgnored = "handler.ignored"
-    static let handlerNeverCalled = "handler.never_called"
-    static let handlerOnAppQueue = "handler.on_app_queue"
-    static let hopS = "hop_s"
-    static let incomingDelayS = "incoming.delay_s"
-    static let latencyS = "latency_s"
-    static let libraryHeldS = "library.held_s"
-    static let lookupOnAppQueue = "lookup.on_app_queue"
-    static let lookupOnLibraryQueue = "lookup.on_library_queue"
-    static let patienceS = "patience_s"
-    static let renderOnLibraryQueue = "render.on_library_queue"
-    static let renderedIdsOnly = "rendered.ids_only"
-    static let resumeOnAppQueue = "resume.on_app_queue"
-    static let secondCallAfterS = "second_call_after_s"
-    static let stallDetectedAfterS = "stall.detected_after_s"
-    static let steps = "steps"
-    static let taskFinished = "task.finished"
-    static let taskSuspendedForS = "task.suspended_for_s"
-    static let uiOnMainThread = "ui.on_main_thread"
-    static let wallS = "wall_s"
-    static let warningAfterDropS = "warning.after_drop_s"
-    static let warningCaptured = "warning.captured"
+/// The metric keys exp-callback records, read by its verdicts, its report and its tests. They
+/// are the JSON contract's names (`metrics` in schema 1); a rename here changes the JSON.
+public enum CallbackMetric {
+    public static let asyncBytes: MetricKey = "async.bytes"
+    public static let asyncResumedOnMainThread: MetricKey = "async.resumed_on_main_thread"
+    public static let bodyBytes: MetricKey = "body.bytes"
+    public static let delegateQueueIsMain: MetricKey = "delegate_queue.is_main"
+    public static let scheduledS: MetricKey = "scheduled_s"
+    public static let serverCompletedAfterS: MetricKey = "server.completed_after_s"
+    public static let windowS: MetricKey = "window_s"
+    public static let wrapperBytes: MetricKey = "wrapper.bytes"
+    public static let wrapperReturnedAfterS: MetricKey = "wrapper.returned_after_s"
+    /// 1 when the waiting thread had entered the wrapper's semaphore wait and not come back
+    /// when the whole response had arrived (the deadlock's mechanism, by count).
+    public static let wrapperWaiting: MetricKey = "wrapper.waiting"
+    /// Completion handler calls of the wrapper's data task when the response had arrived.
+    public static let wrapperHandlerCalls: MetricKey = "wrapper.handler_calls"
+    public static let awaitS: MetricKey = "await_s"
+    public static let callbackCalls: MetricKey = "callback.calls"
+    public static let callbackOnLibraryQueue: MetricKey = "callback.on_library_queue"
+    public static let callbackOnMainThread: MetricKey = "callback.on_main_thread"
+    public static let callerOnMainThread: MetricKey = "caller.on_main_thread"
+    public static let continuedOnAppQueue: MetricKey = "continued.on_app_queue"
+    public static let handlerCalls: MetricKey = "handler.calls"
+    public static let handlerIgnored: MetricKey = "handler.ignored"
+    public static let handlerNeverCalled: MetricKey = "handler.never_called"
+    public static let handlerOnAppQueue: MetricKey = "handler.on_app_queue"
+    public static let hopS: MetricKey = "hop_s"
+    public static let incomingDelayS: MetricKey = "incoming.delay_s"
+    public static let latencyS: MetricKey = "latency_s"
+    public static let libraryHeldS: MetricKey = "library.held_s"
+    /// 1 when the library's thread was seen inside the app's lookup (and not running) as the
+    /// incoming message arrived.
+    public static let libraryThreadWaiting: MetricKey = "library.thread_waiting"
+    public static let lookupOnAppQueue: MetricKey = "lookup.on_app_queue"
+    public static let lookupOnLibraryQueue: MetricKey = "lookup.on_library_queue"
+    public static let patienceS: MetricKey = "patience_s"
+    public static let renderOnLibraryQueue: MetricKey = "render.on_library_queue"
+    public static let renderedIdsOnly: MetricKey = "rendered.ids_only"
+    public static let resumeOnAppQueue: MetricKey = "resume.on_app_queue"
+    public static let secondCallAfterS: MetricKey = "second_call_after_s"
+    public static let stallDetectedAfterS: MetricKey = "stall.detected_after_s"
+    public static let steps: MetricKey = "steps"
+    public static let taskFinished: MetricKey = "task.finished"
+    public static let taskSuspendedForS: MetricKey = "task.suspended_for_s"
+    public static let uiOnMainThread: MetricKey = "ui.on_main_thread"
+    public static let warningAfterDropS: MetricKey = "warning.after_drop_s"
+    public static let warningCaptured: MetricKey = "warning.captured"
+
+    /// A figure of one part of a variant that runs several (`allow.messages`,
+    /// `cancel.bytes`, `own.hop_s`): `part` is the decision, the answer or the session.
+    public static func of(_ part: String, _ figure: String) -> MetricKey { MetricKey("\(part).\(figure)") }
 }

@@ -2,8 +2,8 @@ import LabHarness
 
 /// The terminal table's columns after `variant` and `outcome`.
 let callbackColumns: [ReportColumn] = [
-    .seconds("library held", CallbackMetric.libraryHeldS),
-    .seconds("msg waited", CallbackMetric.incomingDelayS),
+    .seconds("library held", CallbackMetric.libraryHeldS.rawValue),
+    .seconds("msg waited", CallbackMetric.incomingDelayS.rawValue),
     ReportColumn("result came on") { resultQueue($0) },
     ReportColumn("handler contract") { contract($0) },
 ]
@@ -17,6 +17,7 @@ private func resultQueue(_ v: VariantReport) -> String {
 /// Whether "exactly once" held, in a few words.
 private func contract(_ v: VariantReport) -> String {
     let m = v.metrics
+    func of(_ part: String, _ figure: String) -> Double? { m[CallbackMetric.of(part, figure)] }
     if v.outcome == .crashed { return "trapped: resumed twice" }
     if v.outcome == .leaked { return "leaked: runtime warning" }
     if let never = m[CallbackMetric.handlerNeverCalled], never > 0 {
@@ -25,17 +26,17 @@ private func contract(_ v: VariantReport) -> String {
     if let ignored = m[CallbackMetric.handlerIgnored], ignored > 0 {
         return "called \(Format.count(m[CallbackMetric.handlerCalls] ?? 0))×, \(Format.count(ignored)) ignored"
     }
-    if let allow = m[CallbackMetric.allowHandlerCalls], let cancel = m[CallbackMetric.cancelHandlerCalls] {
+    if let allow = of("allow", "handler.calls"), let cancel = of("cancel", "handler.calls") {
         return "once per sync (\(Format.count(allow)), \(Format.count(cancel)))"
     }
     if v.name == CallbackVariant.syncReturn.rawValue { return "no handler" }
     if v.name == CallbackVariant.urlsessionDisposition.rawValue {
         let full = m[CallbackMetric.bodyBytes] ?? -1
-        let whole = DispositionProbe.Answer.allCases.filter { m["\($0.rawValue).bytes"] == full && m["\($0.rawValue).ended"] == 1 }.count
+        let whole = DispositionProbe.Answer.allCases.filter { of($0.rawValue, "bytes") == full && of($0.rawValue, "ended") == 1 }.count
         return "\(whole) of 3 answers got the whole body"
     }
     if v.name == CallbackVariant.urlsessionQueues.rawValue {
-        let onQueue = m["own.handler.on_delegate_queue"] == 1 && m["given.handler.on_delegate_queue"] == 1
+        let onQueue = of("own", "handler.on_delegate_queue") == 1 && of("given", "handler.on_delegate_queue") == 1
         return onQueue ? "on the delegate queue" : "off the delegate queue"
     }
     if v.name == CallbackVariant.urlsessionSyncMain.rawValue || v.name == CallbackVariant.urlsessionSyncBackground.rawValue {

@@ -10,19 +10,21 @@ public struct AppProfiles: Sendable {
 
     /// Seconds a lookup takes (the simulated network or database round trip).
     public let latency: Seconds
-    public let steps: StepLog
+    /// Where the app says what it is doing (the experiment records each line as a step).
+    public let narrate: Narrate
     /// The app's own serial queue for lookups.
     public let queue: DispatchQueue
 
-    public init(latency: Seconds, steps: StepLog, queue: DispatchQueue = DispatchQueue(label: AppProfiles.queueLabel)) {
+    public init(latency: Seconds, narrate: @escaping Narrate = { _ in },
+                queue: DispatchQueue = DispatchQueue(label: AppProfiles.queueLabel)) {
         self.latency = latency
-        self.steps = steps
+        self.narrate = narrate
         self.queue = queue
     }
 
     /// The lookup itself: blocks the calling thread for `latency`.
     public func lookUp(_ ids: [UserID]) -> [Profile] {
-        steps.record("app looks up \(ids.count) profiles (\(Format.seconds(latency)))")
+        narrate("app looks up \(ids.count) profiles (\(Format.seconds(latency)))")
         MonotonicClock.sleep(for: latency)
         return ids.map { Profile(id: $0, name: AppProfiles.directory[$0] ?? $0) }
     }
@@ -37,7 +39,7 @@ public struct AppProfiles: Sendable {
     /// provider returns at once, and the handler is called once, from the app's queue.
     public var onAppQueue: ChatLibrary.FetchProfilesBlock {
         { ids, completionHandler in
-            steps.record("app moves the lookup to its own queue and returns")
+            narrate("app moves the lookup to its own queue and returns")
             queue.async {
                 let profiles = lookUp(ids)
                 completionHandler(profiles)
@@ -49,7 +51,7 @@ public struct AppProfiles: Sendable {
     /// even returns, on the library's own queue. Allowed: "whenever you are ready" includes now.
     public var fromCache: ChatLibrary.FetchProfilesBlock {
         { ids, completionHandler in
-            steps.record("app answers from its cache at once")
+            narrate("app answers from its cache at once")
             completionHandler(ids.map { Profile(id: $0, name: AppProfiles.directory[$0] ?? $0) })
         }
     }
@@ -62,7 +64,7 @@ public struct AppProfiles: Sendable {
                 let profiles = lookUp(ids)
                 if !profiles.isEmpty {
                     // The bug under study: this path returns without calling completionHandler.
-                    steps.record("app returns early and never calls the handler")
+                    narrate("app returns early and never calls the handler")
                     return
                 }
                 completionHandler(profiles)

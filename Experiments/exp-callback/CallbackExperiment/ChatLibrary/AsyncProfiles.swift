@@ -13,10 +13,10 @@ extension ChatLibrary {
             return provide(ids)
         case .completionHandler(let fetch):
             return await withCheckedContinuation { continuation in
-                steps.record("library hands the app a handler that resumes a checked continuation")
+                narrate("library hands the app a handler that resumes a checked continuation")
                 fetch(ids) { [self] profiles in
                     countHandlerCall()
-                    steps.record("app calls the handler; it resumes the continuation")
+                    narrate("app calls the handler; it resumes the continuation")
                     continuation.resume(returning: profiles)
                 }
             }

@@ -37,7 +37,8 @@ public final class ChatLibrary: Sendable {
     public let source: ProfileSource
     /// How long the library waits for a completion handler before it goes on without it.
     public let patience: Seconds
-    public let steps: StepLog
+    /// Where the library says what it is doing (the experiment records each line as a step).
+    public let narrate: Narrate
     let diagnosticLog = DiagnosticLog()
 
     private struct Counters {
@@ -47,10 +48,10 @@ public final class ChatLibrary: Sendable {
     }
     private let counters = Mutex(Counters())
 
-    public init(source: ProfileSource, patience: Seconds, steps: StepLog) {
+    public init(source: ProfileSource, patience: Seconds, narrate: @escaping Narrate = { _ in }) {
         self.source = source
         self.patience = patience
-        self.steps = steps
+        self.narrate = narrate
     }
 
     /// Seconds the library's queue spent inside the app's provider, one entry per request.
@@ -71,10 +72,10 @@ public final class ChatLibrary: Sendable {
     public func open(_ conversation: Conversation, callback: @escaping RenderCallback) {
         queue.async { [self] in
             let ids = conversation.userIDs
-            steps.record("library starts rendering; needs \(ids.count) profiles")
+            narrate("library starts rendering; needs \(ids.count) profiles")
             fetchProfiles(ids) { [self] profiles, names in
                 let rendering = render(conversation, profiles: profiles, names: names)
-                steps.record("library renders \(rendering.lines.count) lines; calls the app back")
+                narrate("library renders \(rendering.lines.count) lines; calls the app back")
                 callback(rendering)
             }
         }
@@ -86,7 +87,7 @@ public final class ChatLibrary: Sendable {
         let postedAt = MonotonicClock.now()
         queue.async { [self] in
             let delay = MonotonicClock.now() - postedAt
-            steps.record("library shows an incoming message (it waited \(Format.seconds(delay)))")
+            narrate("library shows an incoming message (it waited \(Format.seconds(delay)))")
             counters.withLock { $0.incomingDelays.append(delay) }
         }
     }
@@ -97,23 +98,23 @@ public final class ChatLibrary: Sendable {
     private func fetchProfiles(_ ids: [UserID], then: @escaping @Sendable ([Profile], Rendering.Names) -> Void) {
         switch source {
         case .returning(let provide):
-            steps.record("library calls the app's provider and waits for its return value")
+            narrate("library calls the app's provider and waits for its return value")
             let start = MonotonicClock.now()
             let profiles = provide(ids)
             let held = MonotonicClock.now() - start
             counters.withLock { $0.held.append(held) }
-            steps.record("library has the return value; its queue was held \(Format.seconds(held))")
+            narrate("library has the return value; its queue was held \(Format.seconds(held))")
             then(profiles, .fromApp)
 
         case .completionHandler(let fetch):
             let pending = PendingHandler<[Profile]>(name: "fetchProfiles handler", patience: patience, queue: queue,
-                                                    steps: steps, diagnostics: diagnosticLog) { settlement in
+                                                    narrate: narrate, diagnostics: diagnosticLog) { settlement in
                 switch settlement {
                 case .called(let profiles): then(profiles, .fromApp)
                 case .neverCalled: then([], .idsOnly)
                 }
             }
-            steps.record("library hands the app a completion handler")
+            narrate("library hands the app a completion handler")
             pending.start()
             let counted: FetchProfilesCompletionHandler = { [self] profiles in
                 countHandlerCall()
@@ -123,7 +124,7 @@ public final class ChatLibrary: Sendable {
             fetch(ids, counted)
             let held = MonotonicClock.now() - start
             counters.withLock { $0.held.append(held) }
-            steps.record("library's queue is free again after \(Format.seconds(held))")
+            narrate("library's queue is free again after \(Format.seconds(held))")
         }
     }
 

@@ -14,8 +14,6 @@ public struct Diagnostic: Sendable, Equatable {
 
     public var kind: Kind
     public var message: String
-    /// Seconds since the scenario started.
-    public var t: Seconds
 }
 
 final class DiagnosticLog: Sendable {

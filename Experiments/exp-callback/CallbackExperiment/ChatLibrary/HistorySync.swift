@@ -40,15 +40,15 @@ extension ChatLibrary {
     public func syncHistory(of conversation: Conversation, spacing: Seconds = 0.005, delegate: HistorySyncDelegate) {
         queue.async { [self] in
             let header = HistoryHeader(conversation: conversation.title, messageCount: conversation.messages.count)
-            steps.record("library receives the history header (\(header.messageCount) messages); asks its delegate")
+            narrate("library receives the history header (\(header.messageCount) messages); asks its delegate")
             let pending = PendingHandler<HistoryDisposition>(name: "decision handler", patience: patience, queue: queue,
-                                                             steps: steps, diagnostics: diagnosticLog) { [self] settlement in
+                                                             narrate: narrate, diagnostics: diagnosticLog) { [self] settlement in
                 switch settlement {
                 case .called(.allow):
-                    steps.record("library goes on: downloads \(header.messageCount) messages")
+                    narrate("library goes on: downloads \(header.messageCount) messages")
                     deliver(conversation.messages[...], spacing: spacing, delegate: delegate)
                 case .called(.cancel):
-                    steps.record("library cancels the sync: nothing downloaded")
+                    narrate("library cancels the sync: nothing downloaded")
                     delegate.library(self, didFinishSync: .cancelled)
                 case .neverCalled:
                     delegate.library(self, didFinishSync: .noDecision)
@@ -65,7 +65,7 @@ extension ChatLibrary {
     /// On the library's queue: one message now, the rest later, then the end.
     private func deliver(_ messages: ArraySlice<Message>, spacing: Seconds, delegate: HistorySyncDelegate, sent: Int = 0) {
         guard let message = messages.first else {
-            steps.record("library finishes the sync: \(sent) messages")
+            narrate("library finishes the sync: \(sent) messages")
             delegate.library(self, didFinishSync: .finished(messages: sent))
             return
         }

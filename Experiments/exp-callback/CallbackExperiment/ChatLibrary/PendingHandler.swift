@@ -22,7 +22,7 @@ final class PendingHandler<Value: Sendable>: Sendable {
 
     private let name: String
     private let queue: DispatchQueue
-    private let steps: StepLog
+    private let narrate: Narrate
     private let diagnostics: DiagnosticLog
     private let onSettle: @Sendable (Settlement) -> Void
     private let once = ExactlyOnce()
@@ -38,11 +38,11 @@ final class PendingHandler<Value: Sendable>: Sendable {
     ///   - name: how steps and diagnostics call it (`fetchProfiles handler`).
     ///   - patience: seconds without a call before the library gives up.
     ///   - queue: the library's queue; `onSettle` runs there.
-    init(name: String, patience: Seconds, queue: DispatchQueue, steps: StepLog, diagnostics: DiagnosticLog,
+    init(name: String, patience: Seconds, queue: DispatchQueue, narrate: @escaping Narrate, diagnostics: DiagnosticLog,
          onSettle: @escaping @Sendable (Settlement) -> Void) {
         self.name = name
         self.queue = queue
-        self.steps = steps
+        self.narrate = narrate
         self.diagnostics = diagnostics
         self.onSettle = onSettle
         self.patience = patience
@@ -64,18 +64,18 @@ final class PendingHandler<Value: Sendable>: Sendable {
     private func called(_ value: Value) {
         let number = calls.add(1, ordering: .relaxed).newValue
         progress.advance()
-        let call = steps.record(number == 1 ? "app calls the \(name)" : "app calls the \(name) again (call \(number))")
+        let place = ExecutionPlace.current
+        narrate(number == 1 ? "app calls the \(name)" : "app calls the \(name) again (call \(number))")
         guard once.claim(by: "app") else {
             let when = once.winner?.by == "watchdog" ? "after the library had given up on it" : "after it had been called already"
             diagnostics.append(Diagnostic(kind: .calledAgain,
-                                          message: "the \(name) was called \(ordinal(number)) \(when), from \(call.place.queue); the call was ignored",
-                                          t: call.t))
-            steps.record("library ignores call \(number) of the \(name)")
+                                          message: "the \(name) was called \(ordinal(number)) \(when), from \(place.queue); the call was ignored"))
+            narrate("library ignores call \(number) of the \(name)")
             return
         }
         queue.async { [self] in
             stopWatchdog()
-            steps.record("library is back on its queue with the result")
+            narrate("library is back on its queue with the result")
             onSettle(.called(value))
             keepAlive.withLock { $0 = nil }
         }
@@ -86,10 +86,9 @@ final class PendingHandler<Value: Sendable>: Sendable {
         guard once.claim(by: "watchdog") else { return }
         queue.async { [self] in
             stopWatchdog()
-            let step = steps.record("library gives up: no call of the \(name) for \(Format.seconds(report.window))")
+            narrate("library gives up: no call of the \(name) for \(Format.seconds(report.window))")
             diagnostics.append(Diagnostic(kind: .neverCalled,
-                                          message: "the \(name) was not called within \(Format.seconds(report.window)) (watchdog: \(report.summary)); the library went on without it",
-                                          t: step.t))
+                                          message: "the \(name) was not called within \(Format.seconds(report.window)) (watchdog: \(report.summary)); the library went on without it"))
             onSettle(.neverCalled(report))
             keepAlive.withLock { $0 = nil }
         }

@@ -25,15 +25,15 @@ final class DispositionProbe: NSObject, URLSessionDataDelegate, @unchecked Senda
     }
 
     let answer: Answer
-    let steps: StepLog
+    let narrate: Narrate
     private let store = Mutex(Record())
     /// Handlers kept and never called (`.never`): held so that dropping them is not what ends
     /// the wait.
     private let kept = Mutex<[@Sendable (URLSession.ResponseDisposition) -> Void]>([])
 
-    init(answer: Answer, steps: StepLog) {
+    init(answer: Answer, narrate: @escaping Narrate) {
         self.answer = answer
-        self.steps = steps
+        self.narrate = narrate
     }
 
     var record: Record { store.withLock { $0 } }
@@ -44,13 +44,13 @@ final class DispositionProbe: NSObject, URLSessionDataDelegate, @unchecked Senda
         store.withLock { $0.askedAt = MonotonicClock.now() }
         switch answer {
         case .allow:
-            steps.record("delegate is asked for a disposition; answers .allow")
+            narrate("delegate is asked for a disposition; answers .allow")
             completionHandler(.allow)
         case .cancel:
-            steps.record("delegate is asked for a disposition; answers .cancel")
+            narrate("delegate is asked for a disposition; answers .cancel")
             completionHandler(.cancel)
         case .never:
-            steps.record("delegate is asked for a disposition; keeps the handler, never calls it")
+            narrate("delegate is asked for a disposition; keeps the handler, never calls it")
             kept.withLock { $0.append(completionHandler) }
         }
     }
@@ -60,13 +60,13 @@ final class DispositionProbe: NSObject, URLSessionDataDelegate, @unchecked Senda
             defer { r.bytes += data.count }
             return r.bytes == 0
         }
-        if first { steps.record("delegate gets the first body bytes") }
+        if first { narrate("delegate gets the first body bytes") }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
         let code = (error as NSError?)?.code
         let bytes = record.bytes
-        steps.record(code.map { "task ends with error \($0) after \(bytes) bytes" } ?? "task completes without error after \(bytes) bytes")
+        narrate(code.map { "task ends with error \($0) after \(bytes) bytes" } ?? "task completes without error after \(bytes) bytes")
         store.withLock { $0.endedAt = MonotonicClock.now(); $0.errorCode = code }
     }
 }

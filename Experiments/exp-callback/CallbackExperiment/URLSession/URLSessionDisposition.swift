@@ -16,17 +16,15 @@ enum URLSessionDisposition {
     static var window: Seconds { 3 * response.scheduledDuration + 1 }
 
     static func run(_ context: VariantContext) throws -> VariantRecord {
-        let control = StallWatch()
         var servers: [LoopbackServer] = []
         var sessions: [URLSession] = []
         var probes: [DispositionProbe] = []
         let start = MonotonicClock.now()
         for answer in DispositionProbe.Answer.allCases {
             let server = try LoopbackServer(response: response)
-            let probe = DispositionProbe(answer: answer, steps: StepLog(startedAt: context.startedAt, progress: context.progress,
-                                                                          prefix: "\(answer.rawValue) · "))
+            let probe = DispositionProbe(answer: answer, narrate: context.narrator("\(answer.rawValue) · "))
             let session = URLSession(configuration: .ephemeral, delegate: probe, delegateQueue: nil)
-            probe.steps.record("app resumes a data task")
+            probe.narrate("app resumes a data task")
             session.dataTask(with: server.url()).resume()
             servers.append(server)
             sessions.append(session)
@@ -39,25 +37,22 @@ enum URLSessionDisposition {
         let waitedUntil = MonotonicClock.now()
         for session in sessions { session.invalidateAndCancel() }
         for server in servers { server.stop(within: 2) }
-        control.stop()
 
         var m = Metrics()
         m[CallbackMetric.bodyBytes] = Double(response.body.count)
         m[CallbackMetric.scheduledS] = response.scheduledDuration
         m[CallbackMetric.windowS] = window
         for probe in probes {
-            let r = probe.record
-            let key = probe.answer.rawValue
-            m["\(key).asked"] = r.askedAt == nil ? 0 : 1
-            m["\(key).bytes"] = Double(r.bytes)
-            m["\(key).ended"] = r.endedAt == nil ? 0 : 1
-            m["\(key).error_code"] = Double(r.errorCode ?? 0)
-            if let ended = r.endedAt { m["\(key).ended_after_s"] = ended - start }
-            if let asked = r.askedAt { m["\(key).asked_after_s"] = asked - start }
+            let r = probe.record, key = probe.answer.rawValue
+            m[CallbackMetric.of(key, "asked")] = r.askedAt == nil ? 0 : 1
+            m[CallbackMetric.of(key, "bytes")] = Double(r.bytes)
+            m[CallbackMetric.of(key, "ended")] = r.endedAt == nil ? 0 : 1
+            m[CallbackMetric.of(key, "error_code")] = Double(r.errorCode ?? 0)
+            m[CallbackMetric.of(key, "ended_after_s")] = r.endedAt.map { $0 - start }
+            m[CallbackMetric.of(key, "asked_after_s")] = r.askedAt.map { $0 - start }
         }
-        m[CallbackMetric.wallS] = waitedUntil - start
+        m[MetricKey.wall] = waitedUntil - start
         m[CallbackMetric.steps] = Double(context.progress.value)
-        m.merge(control.metrics)
 
         let full = response.body.count
         let all = probes.map(\.record)
@@ -73,7 +68,6 @@ enum URLSessionDisposition {
                 ?? "still running at \(Format.seconds(waitedUntil - start))"
             return "\(p.answer.rawValue): \(Format.count(Double(r.bytes))) of \(Format.count(Double(full))) bytes, \(end)"
         }.joined(separator: "; ")
-        let events = probes.flatMap { $0.steps.events }.sorted { $0.t < $1.t }
-        return VariantRecord(outcome: outcome, metrics: m, evidence: evidence, events: events)
+        return VariantRecord(outcome: outcome, metrics: m, evidence: evidence)
     }
 }

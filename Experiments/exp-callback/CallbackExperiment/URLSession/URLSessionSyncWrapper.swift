@@ -17,18 +17,35 @@ enum URLSessionSyncWrapper {
     /// What the server sends: a small body after a short delay.
     static let response = LoopbackResponse(bodySize: 1000, headerDelay: 0.05)
 
+    /// The stall window of the main-thread wrapper: its last step (the server sent everything)
+    /// comes a few tens of milliseconds after the resume; two seconds without another one is
+    /// four times the worst machine stall measured here.
+    static let stallWindow: Seconds = 2
+
+    /// What the wrapper is doing, for a thread that looks at it from outside: whether a
+    /// thread waits in its semaphore, and how often the task's completion handler ran.
+    final class Watch: Sendable {
+        let waiting = Shared(false)
+        let handlerCalls = Shared(0)
+        let waiter = Shared<UInt64>(0)
+    }
+
     /// The wrapper: resumes a data task and waits for its completion handler, at most until
     /// `deadline` (`.distantFuture` waits for good). Returns the body's size, or nil when the
     /// wait ended first. Never inlined: the deadlock's stacks name it.
     @inline(never)
-    static func fetchSynchronously(_ url: URL, session: URLSession, deadline: DispatchTime, onResumed: () -> Void) -> Int? {
+    static func fetchSynchronously(_ url: URL, session: URLSession, deadline: DispatchTime, watch: Watch, onResumed: () -> Void) -> Int? {
         let done = DispatchSemaphore(value: 0)
-        let size = SizeBox()
+        let size = Shared(-1)
         session.dataTask(with: url) { data, _, _ in
+            watch.handlerCalls.update { $0 += 1 }
             size.set(data?.count ?? -1)
             done.signal()
         }.resume()
         onResumed()
+        watch.waiter.set(ExecutionPlace.currentThreadID())
+        watch.waiting.set(true)
+        defer { watch.waiting.set(false) }
         // Blocks the calling thread: with the main queue as delegate queue and the main thread
         // here, the handler that would signal this waits for this very thread.
         if deadline == .distantFuture {
@@ -48,7 +65,7 @@ enum URLSessionSyncWrapper {
 
     static func onBackground(_ context: VariantContext) throws -> VariantRecord {
         let queue = OperationQueue()
-        queue.name = "app.delegate"
+        queue.name = DecidingDelegate.queueLabel
         queue.maxConcurrentOperationCount = 1
         return try measure(context, delegateQueue: queue, deadline: .now() + .seconds(10))
     }
@@ -58,51 +75,41 @@ enum URLSessionSyncWrapper {
         defer { server.stop(within: 2) }
         let session = URLSession(configuration: .ephemeral, delegate: nil, delegateQueue: delegateQueue)
         defer { session.invalidateAndCancel() }
-        let steps = StepLog(startedAt: context.startedAt, progress: context.progress)
-        let mainQueue = delegateQueue === OperationQueue.main
         var m = Metrics()
-        m[CallbackMetric.delegateQueueIsMain] = mainQueue ? 1 : 0
+        m[CallbackMetric.delegateQueueIsMain] = delegateQueue === OperationQueue.main ? 1 : 0
         m[CallbackMetric.callerOnMainThread] = Thread.isMainThread ? 1 : 0
         let start = MonotonicClock.now()
-        let base = m
-        let size = fetchSynchronously(server.url(), session: session, deadline: deadline) {
-            steps.record("wrapper resumed the data task; now waits on its semaphore")
+        let base = m, watch = Watch()
+        let size = fetchSynchronously(server.url(), session: session, deadline: deadline, watch: watch) {
+            context.step("wrapper resumed the data task; now waits on its semaphore")
             // Evidence for the stuck case, from a thread that needs nothing the wrapper holds:
-            // the whole response reached the client, and the wrapper still waited.
-            let served = steps
+            // the whole response reached the client, and a moment later the wrapper still
+            // waited in its semaphore with the handler not run.
             NamedThread.start("lab.served") {
                 let until = MonotonicClock.now() + 10
                 while server.counts.responsesCompleted < 1, MonotonicClock.now() < until { MonotonicClock.sleep(for: 0.005) }
                 guard server.counts.responsesCompleted >= 1 else { return }
-                served.record("server has sent the whole response")
+                let sent = MonotonicClock.now()
+                MonotonicClock.sleep(for: 0.2)
                 var c = base
-                c[CallbackMetric.serverCompletedAfterS] = MonotonicClock.now() - start
+                c[CallbackMetric.serverCompletedAfterS] = sent - start
+                c[CallbackMetric.wrapperWaiting] = watch.waiting.get() ? 1 : 0
+                c[CallbackMetric.wrapperHandlerCalls] = Double(watch.handlerCalls.get())
+                let state = HostPlatform.threads(pid: nil).first { $0.id == Int(watch.waiter.get()) }?.state
+                context.step("server has sent the whole response", at: sent)
                 c[CallbackMetric.steps] = Double(context.progress.value)
                 context.checkpoint(VariantRecord(outcome: .deadlock, metrics: c,
-                                                 evidence: "the server sent all \(response.body.count) bytes \(Format.seconds(MonotonicClock.now() - start)) after the resume; the wrapper still waits",
-                                                 events: served.events))
+                                                 evidence: "the server sent all \(response.body.count) bytes \(Format.seconds(sent - start)) after the resume; 0.2 s later the waiting thread was \(watch.waiting.get() ? "still in the semaphore wait" : "out of the wait") (kernel state \(state?.rawValue ?? "not told")) and the handler had run \(watch.handlerCalls.get()) times"))
             }
         }
         guard let size else {
-            return VariantRecord(outcome: .stalled, metrics: m, evidence: "the wrapper's bounded wait ran out", events: steps.events)
+            return VariantRecord(outcome: .stalled, metrics: m, evidence: "the wrapper's bounded wait ran out")
         }
         let returnedAfter = MonotonicClock.now() - start
-        steps.record("wrapper returned \(size) bytes")
-        // Let the watcher's step land before the record is taken (it is in the events).
-        let settle = MonotonicClock.now() + 1
-        while server.counts.responsesCompleted < 1, MonotonicClock.now() < settle { MonotonicClock.sleep(for: 0.005) }
+        context.step("wrapper returned \(size) bytes")
         m[CallbackMetric.wrapperReturnedAfterS] = returnedAfter
         m[CallbackMetric.wrapperBytes] = Double(size)
         m[CallbackMetric.steps] = Double(context.progress.value)
-        return VariantRecord(outcome: .completed, metrics: m,
-                             evidence: "the wrapper returned \(size) bytes after \(Format.seconds(returnedAfter))",
-                             events: steps.events)
+        return VariantRecord(outcome: .completed, metrics: m, evidence: "the wrapper returned \(size) bytes after \(Format.seconds(returnedAfter))")
     }
-}
-
-/// The body's size, set on the delegate queue and read by the waiting thread.
-private final class SizeBox: Sendable {
-    private let value = Mutex(-1)
-    func set(_ n: Int) { value.withLock { $0 = n } }
-    func get() -> Int { value.withLock { $0 } }
 }

@@ -6,22 +6,37 @@ import LabHarness
 /// library hops back to its own queue to render.
 enum CompletionHandler {
     static func run(_ context: VariantContext) -> VariantRecord {
-        let s = Scenario(context)
-        let library = s.library(.completionHandler(s.app.onAppQueue))
-        let rendered = s.open(on: library)
-        s.sendIncomingMessage(to: library, after: s.parameters.incomingAfter)
-        guard s.wait(until: { rendered.count > 0 && !library.incomingDelays.isEmpty }) else {
-            return s.failed("the conversation or the incoming message did not show", library)
+        let p = context.callbackParameters
+        let library = context.library(.completionHandler(context.app().onAppQueue))
+        let rendered = context.open(on: library)
+        NamedThread.start("net.socket") {
+            MonotonicClock.sleep(for: p.incomingAfter)
+            library.receive(Message(from: "u2", text: "are you there?"))
         }
-        var m = s.metrics(library, rendered: rendered)
-        m[CallbackMetric.lookupOnAppQueue] = s.ran("app looks up", on: AppProfiles.queueLabel)
-        m[CallbackMetric.handlerOnAppQueue] = s.ran("app calls the fetchProfiles handler", on: AppProfiles.queueLabel)
-        m[CallbackMetric.renderOnLibraryQueue] = s.ran("library renders", on: ChatLibrary.queueLabel)
-        if let call = s.steps.first("app calls the fetchProfiles handler"), let back = s.steps.first("library is back") {
-            m[CallbackMetric.hopS] = back.t - call.t
+        guard context.wait(until: { rendered.count > 0 && !library.incomingDelays.isEmpty }) else {
+            return context.failed("the conversation or the incoming message did not show", library)
         }
-        let held = library.heldTimes.max() ?? 0
-        return s.record(.completed, m,
-                        "the library's queue was held \(Format.seconds(held)); the handler was called on \(s.place("app calls the fetchProfiles handler")); the library rendered on \(s.place("library renders"))")
+        var m = context.metrics(library, rendered: rendered)
+        let handlerOnApp = context.ran("app calls the fetchProfiles handler", on: AppProfiles.queueLabel)
+        let renderOnLibrary = context.ran("library renders", on: ChatLibrary.queueLabel)
+        m[CallbackMetric.lookupOnAppQueue] = context.ran("app looks up", on: AppProfiles.queueLabel)
+        m[CallbackMetric.handlerOnAppQueue] = handlerOnApp
+        m[CallbackMetric.renderOnLibraryQueue] = renderOnLibrary
+        m[CallbackMetric.hopS] = context.interval("app calls the fetchProfiles handler", "library is back")
+        let held = library.heldTimes.max() ?? .infinity, waited = library.incomingDelays.first ?? .infinity
+        let stall = context.stallSoFar
+        let symptom = held < CallbackThreshold.heldFree.value * p.latency + stall
+            && waited < CallbackThreshold.waitedFree.value * p.latency + stall && handlerOnApp == 1 && renderOnLibrary == 1
+        // The mechanism: the library's queue served a message while the app's lookup was
+        // still running on the app's queue (after it began, before the handler came).
+        let lookup = context.firstStep("app looks up"), shown = context.firstStep("library shows an incoming message")
+        let call = context.firstStep("app calls the fetchProfiles handler")
+        let free = lookup.flatMap { l in shown.flatMap { s in call.map { c in l.t < s.t && s.t < c.t } } } == true
+            && context.queue(of: "library shows an incoming message") == ChatLibrary.queueLabel
+        let into = (shown?.t ?? 0) - (lookup?.t ?? 0)
+        return VariantRecord(outcome: symptom ? .completed : .failed, metrics: m,
+                             evidence: "the library's queue was held \(Format.seconds(held)) of a \(Format.seconds(p.latency)) lookup (\(percent(held, p.latency)); \(CallbackThreshold.heldFree)\(stallNote(stall))); a message that arrived meanwhile waited \(Format.seconds(waited)) (\(CallbackThreshold.waitedFree)); the handler was called on \(context.place(of: "app calls the fetchProfiles handler")); the library rendered on \(context.place(of: "library renders"))",
+                             mechanism: .when(free, "\(ChatLibrary.queueLabel) showed an incoming message \(Format.seconds(into)) into the app's lookup, before the handler came",
+                                              otherwise: "no message was seen shown on \(ChatLibrary.queueLabel) while the lookup ran"))
     }
 }
