@@ -7,8 +7,6 @@ import LabHarness
 enum CallbackThreshold {
     /// sync-return: the library's queue is held at least this share of the lookup.
     static let heldWhole = Threshold("held at least", 0.9, "× the lookup")
-    /// sync-return: a message that arrives during the lookup waits at least this share of it.
-    static let waitedMost = Threshold("message waited at least", 0.5, "× the lookup")
     /// completion-handler: the library's queue is held under this share of the lookup.
     static let heldFree = Threshold("held under", 0.2, "× the lookup")
     /// completion-handler: a message that arrives during the lookup waits under this share.

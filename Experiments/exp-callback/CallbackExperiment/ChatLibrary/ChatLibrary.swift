@@ -39,7 +39,7 @@ public final class ChatLibrary: Sendable {
     public let patience: Seconds
     /// Where the library says what it is doing (the experiment records each line as a step).
     public let narrate: Narrate
-    let diagnosticLog = DiagnosticLog()
+    let diagnosticLog = Shared<[Diagnostic]>([])
 
     private struct Counters {
         var held: [Seconds] = []
@@ -63,7 +63,7 @@ public final class ChatLibrary: Sendable {
     func countHandlerCall() { counters.withLock { $0.handlerCalls += 1 } }
 
     /// What the library noticed about the app's side of its contracts.
-    public var diagnostics: [Diagnostic] { diagnosticLog.all }
+    public var diagnostics: [Diagnostic] { diagnosticLog.get() }
 
     // MARK: - Rendering (the callback)
 

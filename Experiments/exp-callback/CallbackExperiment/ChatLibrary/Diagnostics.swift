@@ -1,6 +1,3 @@
-import LabHarness
-import Synchronization
-
 /// Something the library noticed about how the app kept its side of a contract. A library
 /// cannot throw into the app's code from a handler the app called on its own thread, so it
 /// records the problem and tells the app's developer (here: the scenario reads it).
@@ -14,10 +11,4 @@ public struct Diagnostic: Sendable, Equatable {
 
     public var kind: Kind
     public var message: String
-}
-
-final class DiagnosticLog: Sendable {
-    private let items = Mutex<[Diagnostic]>([])
-    func append(_ item: Diagnostic) { items.withLock { $0.append(item) } }
-    var all: [Diagnostic] { items.withLock { $0 } }
 }

@@ -23,7 +23,7 @@ final class PendingHandler<Value: Sendable>: Sendable {
     private let name: String
     private let queue: DispatchQueue
     private let narrate: Narrate
-    private let diagnostics: DiagnosticLog
+    private let diagnostics: Shared<[Diagnostic]>
     private let onSettle: @Sendable (Settlement) -> Void
     private let once = ExactlyOnce()
     private let calls = Atomic<Int>(0)
@@ -38,7 +38,7 @@ final class PendingHandler<Value: Sendable>: Sendable {
     ///   - name: how steps and diagnostics call it (`fetchProfiles handler`).
     ///   - patience: seconds without a call before the library gives up.
     ///   - queue: the library's queue; `onSettle` runs there.
-    init(name: String, patience: Seconds, queue: DispatchQueue, narrate: @escaping Narrate, diagnostics: DiagnosticLog,
+    init(name: String, patience: Seconds, queue: DispatchQueue, narrate: @escaping Narrate, diagnostics: Shared<[Diagnostic]>,
          onSettle: @escaping @Sendable (Settlement) -> Void) {
         self.name = name
         self.queue = queue
@@ -68,8 +68,8 @@ final class PendingHandler<Value: Sendable>: Sendable {
         narrate(number == 1 ? "app calls the \(name)" : "app calls the \(name) again (call \(number))")
         guard once.claim(by: "app") else {
             let when = once.winner?.by == "watchdog" ? "after the library had given up on it" : "after it had been called already"
-            diagnostics.append(Diagnostic(kind: .calledAgain,
-                                          message: "the \(name) was called \(ordinal(number)) \(when), from \(place.queue); the call was ignored"))
+            let message = "the \(name) was called \(ordinal(number)) \(when), from \(place.queue); the call was ignored"
+            diagnostics.update { $0.append(Diagnostic(kind: .calledAgain, message: message)) }
             narrate("library ignores call \(number) of the \(name)")
             return
         }
@@ -87,8 +87,8 @@ final class PendingHandler<Value: Sendable>: Sendable {
         queue.async { [self] in
             stopWatchdog()
             narrate("library gives up: no call of the \(name) for \(Format.seconds(report.window))")
-            diagnostics.append(Diagnostic(kind: .neverCalled,
-                                          message: "the \(name) was not called within \(Format.seconds(report.window)) (watchdog: \(report.summary)); the library went on without it"))
+            let message = "the \(name) was not called within \(Format.seconds(report.window)) (watchdog: \(report.summary)); the library went on without it"
+            diagnostics.update { $0.append(Diagnostic(kind: .neverCalled, message: message)) }
             onSettle(.neverCalled(report))
             keepAlive.withLock { $0 = nil }
         }

@@ -9,10 +9,7 @@ enum CompletionHandler {
         let p = context.callbackParameters
         let library = context.library(.completionHandler(context.app().onAppQueue))
         let rendered = context.open(on: library)
-        NamedThread.start("net.socket") {
-            MonotonicClock.sleep(for: p.incomingAfter)
-            library.receive(Message(from: "u2", text: "are you there?"))
-        }
+        context.sendIncomingMessage(to: library, after: p.incomingAfter)
         guard context.wait(until: { rendered.count > 0 && !library.incomingDelays.isEmpty }) else {
             return context.failed("the conversation or the incoming message did not show", library)
         }

@@ -25,6 +25,19 @@ extension VariantContext {
         return rendered
     }
 
+    /// A message from the network, `after` seconds into the app's lookup, from a thread of its
+    /// own; `look` runs just before it is posted. Timed from the lookup's start, not the
+    /// trial's, so a slow start does not move it past the lookup.
+    func sendIncomingMessage(to library: ChatLibrary, after: Seconds, look: @escaping @Sendable () -> Void = {}) {
+        NamedThread.start("net.socket") { [self] in
+            let until = MonotonicClock.now() + callbackParameters.deadline
+            while firstStep("app looks up") == nil, MonotonicClock.now() < until { MonotonicClock.sleep(for: 0.001) }
+            MonotonicClock.sleep(for: after)
+            look()
+            library.receive(Message(from: "u2", text: "are you there?"))
+        }
+    }
+
     /// 1 when the first step starting with `label` ran on `queue`, else 0 (also when absent).
     func ran(_ label: String, on queue: String) -> Double { self.queue(of: label) == queue ? 1 : 0 }
 
