@@ -17,43 +17,38 @@ enum URLSessionSyncWrapper {
     /// What the server sends: a small body after a short delay.
     static let response = LoopbackResponse(bodySize: 1000, headerDelay: 0.05)
 
-    /// The stall window of the main-thread wrapper: its last step (the server sent everything)
-    /// comes a few tens of milliseconds after the resume; two seconds without another one is
-    /// four times the worst machine stall measured here.
-    static let stallWindow: Seconds = 2
-
-    /// What the wrapper is doing, for a thread that looks at it from outside: whether a
-    /// thread waits in its semaphore, and how often the task's completion handler ran.
-    final class Watch: Sendable {
-        let waiting = Shared(false)
-        let handlerCalls = Shared(0)
-        let waiter = Shared<UInt64>(0)
-    }
-
     /// The wrapper: resumes a data task and waits for its completion handler, at most until
     /// `deadline` (`.distantFuture` waits for good). Returns the body's size, or nil when the
-    /// wait ended first. Never inlined: the deadlock's stacks name it.
+    /// wait ended first. Never inlined: the deadlock's stacks name it (the handouts quote line 35).
     @inline(never)
     static func fetchSynchronously(_ url: URL, session: URLSession, deadline: DispatchTime, watch: Watch, onResumed: () -> Void) -> Int? {
-        let done = DispatchSemaphore(value: 0)
-        let size = Shared(-1)
+        let done = DispatchSemaphore(value: 0), size = Shared(-1)
         session.dataTask(with: url) { data, _, _ in
             watch.handlerCalls.update { $0 += 1 }
             size.set(data?.count ?? -1)
             done.signal()
         }.resume()
         onResumed()
-        watch.waiter.set(ExecutionPlace.currentThreadID())
-        watch.waiting.set(true)
+        watch.enter()
         defer { watch.waiting.set(false) }
-        // Blocks the calling thread: with the main queue as delegate queue and the main thread
-        // here, the handler that would signal this waits for this very thread.
-        if deadline == .distantFuture {
-            done.wait()
-        } else if done.wait(timeout: deadline) == .timedOut {
-            return nil
-        }
+        // Blocks the calling thread: on the main thread, with the main queue as delegate queue, the handler that would signal it waits for this very thread.
+        if deadline == .distantFuture { done.wait() } else if done.wait(timeout: deadline) == .timedOut { return nil }
         return size.get()
+    }
+
+    /// The stall window of the main-thread wrapper: its last step (the server sent everything)
+    /// comes a few tens of milliseconds after the resume; two seconds without another one is
+    /// four times the worst machine stall measured here.
+    static let stallWindow: Seconds = 2
+
+    /// What the wrapper is doing, for a thread that looks at it from outside: whether a
+    /// thread waits in its semaphore (and which), and how often the task's completion handler ran.
+    final class Watch: Sendable {
+        let waiting = Shared(false), handlerCalls = Shared(0), waiter = Shared<UInt64>(0)
+        func enter() {
+            waiter.set(ExecutionPlace.currentThreadID())
+            waiting.set(true)
+        }
     }
 
     static func onMain(_ context: VariantContext) throws -> VariantRecord {
