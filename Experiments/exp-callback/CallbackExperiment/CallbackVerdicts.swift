@@ -60,7 +60,7 @@ enum CallbackVerdicts {
     }
 
     /// `never: 100,000 of 100,000 bytes, completed without error at 0.51 s`, for each answer.
-    static func dispositionLines(_ v: VariantReport) -> String {
+    static func dispositionLines(_ v: Metrics) -> String {
         let full = v[CallbackMetric.bodyBytes] ?? 0
         return DispositionProbe.Answer.allCases.map { a in
             let key = a.rawValue, name = a == .never ? "never answered" : ".\(key)"
@@ -99,7 +99,7 @@ enum CallbackVerdicts {
             return abs(end - allowEnd) <= CallbackThreshold.together.value * scheduled + stall
         }
         return Verdict(symptom: v.outcome == .dispositionIgnored && everyAnswerIgnored && together, mechanism: dispositionAsked(v),
-                       "\(dispositionLines(v)) (the server paced the body over \(seconds(scheduled))\(stallNote(stall))); swift-corelibs-foundation's HTTPURLProtocol does not pause libcurl's transfer for the answer, and the handler it hands the delegate discards the disposition")
+                       "\(dispositionLines(v.metrics)) (the server paced the body over \(seconds(scheduled))\(stallNote(stall))); swift-corelibs-foundation's HTTPURLProtocol does not pause libcurl's transfer for the answer, and the handler it hands the delegate discards the disposition")
     }
 
     static func urlSessionDispositionGatesTask(_ inputs: FindingInputs) -> Verdict {
@@ -109,7 +109,7 @@ enum CallbackVerdicts {
         let allowed = m("allow", "bytes") == full && m("allow", "ended") == 1 && m("allow", "error_code") == 0
         let waited = m("never", "bytes") == 0 && m("never", "ended") == 0
         let cancelled = m("cancel", "bytes") == 0 && m("cancel", "ended") == 1 && m("cancel", "error_code") != 0
-        return Verdict(symptom: v.outcome == .completed && allowed && waited && cancelled, mechanism: dispositionAsked(v), dispositionLines(v))
+        return Verdict(symptom: v.outcome == .completed && allowed && waited && cancelled, mechanism: dispositionAsked(v), dispositionLines(v.metrics))
     }
 }
 

@@ -16,9 +16,7 @@ enum URLSessionDisposition {
     static var window: Seconds { 3 * response.scheduledDuration + 1 }
 
     static func run(_ context: VariantContext) throws -> VariantRecord {
-        var servers: [LoopbackServer] = []
-        var sessions: [URLSession] = []
-        var probes: [DispositionProbe] = []
+        var servers: [LoopbackServer] = [], sessions: [URLSession] = [], probes: [DispositionProbe] = []
         let start = MonotonicClock.now()
         for answer in DispositionProbe.Answer.allCases {
             let server = try LoopbackServer(response: response)
@@ -26,15 +24,12 @@ enum URLSessionDisposition {
             let session = URLSession(configuration: .ephemeral, delegate: probe, delegateQueue: nil)
             probe.narrate("app resumes a data task")
             session.dataTask(with: server.url()).resume()
-            servers.append(server)
-            sessions.append(session)
-            probes.append(probe)
+            servers.append(server); sessions.append(session); probes.append(probe)
         }
         let deadline = start + window
         while !probes.allSatisfy(\.ended), MonotonicClock.now() < deadline {
             MonotonicClock.sleep(for: 0.005)
         }
-        let waitedUntil = MonotonicClock.now()
         for session in sessions { session.invalidateAndCancel() }
         for server in servers { server.stop(within: 2) }
 
@@ -51,23 +46,16 @@ enum URLSessionDisposition {
             m[CallbackMetric.of(key, "ended_after_s")] = r.endedAt.map { $0 - start }
             m[CallbackMetric.of(key, "asked_after_s")] = r.askedAt.map { $0 - start }
         }
-        m[MetricKey.wall] = waitedUntil - start
+        m[MetricKey.wall] = MonotonicClock.now() - start
         m[CallbackMetric.steps] = Double(context.progress.value)
 
         let full = response.body.count
-        let all = probes.map(\.record)
-        let ignored = all.allSatisfy { $0.askedAt != nil && $0.bytes == full && $0.endedAt != nil && $0.errorCode == nil }
+        let ignored = probes.map(\.record).allSatisfy { $0.askedAt != nil && $0.bytes == full && $0.endedAt != nil && $0.errorCode == nil }
         let byAnswer = Dictionary(uniqueKeysWithValues: probes.map { ($0.answer, $0.record) })
         let gated = byAnswer[.allow].map { $0.bytes == full && $0.errorCode == nil } == true
             && byAnswer[.never].map { $0.endedAt == nil && $0.bytes == 0 } == true
             && byAnswer[.cancel].map { $0.endedAt != nil && $0.errorCode != nil && $0.bytes == 0 } == true
         let outcome: Outcome = ignored ? .dispositionIgnored : gated ? .completed : .failed
-        let evidence = probes.map { p -> String in
-            let r = p.record
-            let end = r.endedAt.map { "ended \(r.errorCode.map { "with error \($0)" } ?? "without error") at \(Format.seconds($0 - start))" }
-                ?? "still running at \(Format.seconds(waitedUntil - start))"
-            return "\(p.answer.rawValue): \(Format.count(Double(r.bytes))) of \(Format.count(Double(full))) bytes, \(end)"
-        }.joined(separator: "; ")
-        return VariantRecord(outcome: outcome, metrics: m, evidence: evidence)
+        return VariantRecord(outcome: outcome, metrics: m, evidence: CallbackVerdicts.dispositionLines(m))
     }
 }
