@@ -22,16 +22,16 @@ enum DelegateCompletion {
             guard context.wait(until: { delegate.end != nil }) else {
                 return VariantRecord(outcome: .failed, metrics: m, evidence: "the \(key) sync did not end within \(Format.seconds(p.deadline))")
             }
-            let decided = context.firstStep(prefix + "app calls the decision handler")?.t ?? .infinity
-            let early = context.events.filter { $0.label.hasPrefix(prefix) && $0.label.contains("delegate gets message") && $0.t < decided }.count
-            let endAfter = context.interval(prefix + "app calls the decision handler", prefix + "app's delegate learns the sync ended")
-            m[CallbackMetric.of(key, "messages")] = Double(delegate.messages)
-            m[CallbackMetric.of(key, "finished")] = delegate.end == .finished(messages: total) ? 1 : 0
-            m[CallbackMetric.of(key, "cancelled")] = delegate.end == .cancelled ? 1 : 0
-            m[CallbackMetric.of(key, "handler.calls")] = Double(library.handlerCalls)
-            m[CallbackMetric.of(key, "decision_after_s")] = context.interval(prefix + "library receives the history header", prefix + "app calls the decision handler")
-            m[CallbackMetric.of(key, "end_after_decision_s")] = endAfter
-            m[CallbackMetric.of(key, "messages_before_decision")] = Double(early)
+            let decidedStep = prefix + "app calls the decision handler"
+            let decided = context.firstStep(decidedStep)?.t ?? .infinity
+            let early = context.events.filter { $0.label.hasPrefix(prefix + "app's delegate gets message") && $0.t < decided }.count
+            let endAfter = context.interval(decidedStep, prefix + "app's delegate learns the sync ended")
+            for (figure, value) in [("messages", Double(delegate.messages)), ("finished", delegate.end == .finished(messages: total) ? 1 : 0),
+                                    ("cancelled", delegate.end == .cancelled ? 1 : 0), ("handler.calls", Double(library.handlerCalls)),
+                                    ("decision_after_s", context.interval(prefix + "library receives the history header", decidedStep)),
+                                    ("end_after_decision_s", endAfter), ("messages_before_decision", Double(early))] {
+                m[CallbackMetric.of(key, figure)] = value
+            }
             switch decision {
             case .allow: symptom = symptom && delegate.messages == total && delegate.end == .finished(messages: total)
             case .cancel:
@@ -43,7 +43,7 @@ enum DelegateCompletion {
             // The mechanism: the library asked, then waited for the handler, which the app
             // called once from its own queue.
             if context.firstStep(prefix + "app's delegate is asked") != nil, library.handlerCalls == 1,
-               context.queue(of: prefix + "app calls the decision handler") == DecidingDelegate.queueLabel {
+               context.queue(of: decidedStep) == DecidingDelegate.queueLabel {
                 gated.append(key)
             }
         }
