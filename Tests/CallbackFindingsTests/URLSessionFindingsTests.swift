@@ -24,7 +24,7 @@ final class URLSessionFindingsTests: XCTestCase {
         XCTAssertNotEqual(queue("own · completion handler runs", in: v), "com.apple.main-thread", "the session's own queue is not the main queue")
         XCTAssertEqual(queue("own · app's UI update", in: v), "com.apple.main-thread", "the hop to the main queue is the app's own")
         XCTAssertEqual(queue("async · the task resumes", in: v), "com.apple.main-thread", "the @MainActor caller resumed on the main thread")
-        XCTAssertEqual(v[CallbackMetric.of("own", "bytes")], v[CallbackMetric.asyncBytes], "the same body both ways")
+        XCTAssertEqual(v[CallbackMetric.of("own", .bytes)], v[CallbackMetric.asyncBytes], "the same body both ways")
     }
 
     /// The classic "make the request synchronous" helper: resume the task, wait on a semaphore.
@@ -64,9 +64,9 @@ final class URLSessionFindingsTests: XCTestCase {
         let v = try XCTUnwrap(report.variant(CallbackVariant.urlsessionDisposition))
         XCTAssertEqual(v.outcome, .dispositionIgnored)
         for answer in DispositionProbe.Answer.allCases.map(\.rawValue) {
-            XCTAssertEqual(v[CallbackMetric.of(answer, "asked")], 1, answer)
-            XCTAssertEqual(v[CallbackMetric.of(answer, "bytes")], v[CallbackMetric.bodyBytes], answer)
-            XCTAssertEqual(v[CallbackMetric.of(answer, "error_code")], 0, answer)
+            XCTAssertEqual(v[CallbackMetric.of(answer, .asked)], 1, answer)
+            XCTAssertEqual(v[CallbackMetric.of(answer, .bytes)], v[CallbackMetric.bodyBytes], answer)
+            XCTAssertEqual(v[CallbackMetric.of(answer, .errorCode)], 0, answer)
         }
     }
 
@@ -86,18 +86,18 @@ final class URLSessionFindingsTests: XCTestCase {
         gated[CallbackMetric.scheduledS] = 0.5
         gated[CallbackMetric.windowS] = 2.5
         for (key, bytes, ended, code, at) in [("allow", 100_000.0, 1.0, 0.0, 0.5), ("never", 0, 0, 0, .nan), ("cancel", 0, 1, -999, 0.11)] {
-            gated[CallbackMetric.of(key, "asked")] = 1
-            gated[CallbackMetric.of(key, "bytes")] = bytes
-            gated[CallbackMetric.of(key, "ended")] = ended
-            gated[CallbackMetric.of(key, "error_code")] = code
-            if at.isFinite { gated[CallbackMetric.of(key, "ended_after_s")] = at }
+            gated[CallbackMetric.of(key, .asked)] = 1
+            gated[CallbackMetric.of(key, .bytes)] = bytes
+            gated[CallbackMetric.of(key, .ended)] = ended
+            gated[CallbackMetric.of(key, .errorCode)] = code
+            if at.isFinite { gated[CallbackMetric.of(key, .endedAfterS)] = at }
         }
         var ignored = gated
         for key in ["never", "cancel"] {
-            ignored[CallbackMetric.of(key, "bytes")] = 100_000
-            ignored[CallbackMetric.of(key, "ended")] = 1
-            ignored[CallbackMetric.of(key, "error_code")] = 0
-            ignored[CallbackMetric.of(key, "ended_after_s")] = 0.51
+            ignored[CallbackMetric.of(key, .bytes)] = 100_000
+            ignored[CallbackMetric.of(key, .ended)] = 1
+            ignored[CallbackMetric.of(key, .errorCode)] = 0
+            ignored[CallbackMetric.of(key, .endedAfterS)] = 0.51
         }
         XCTAssertTrue(CallbackVerdicts.urlSessionDispositionGatesTask(inputs(.completed, gated)).reproduced)
         XCTAssertFalse(CallbackVerdicts.linuxURLSessionIgnoresDisposition(inputs(.completed, gated)).reproduced)
@@ -105,11 +105,11 @@ final class URLSessionFindingsTests: XCTestCase {
         XCTAssertFalse(CallbackVerdicts.urlSessionDispositionGatesTask(inputs(.dispositionIgnored, ignored)).reproduced)
         // Ignored, but one task ended a whole second after the others: not "at the same time".
         var late = ignored
-        late[CallbackMetric.of("never", "ended_after_s")] = 1.6
+        late[CallbackMetric.of("never", .endedAfterS)] = 1.6
         XCTAssertFalse(CallbackVerdicts.linuxURLSessionIgnoresDisposition(inputs(.dispositionIgnored, late)).reproduced)
         // No delegate seen asked for a disposition: the symptom alone is not judged either way.
         var unasked = ignored
-        for key in ["allow", "never", "cancel"] { unasked[CallbackMetric.of(key, "asked")] = 0 }
+        for key in ["allow", "never", "cancel"] { unasked[CallbackMetric.of(key, .asked)] = 0 }
         let verdict = CallbackVerdicts.linuxURLSessionIgnoresDisposition(inputs(.dispositionIgnored, unasked))
         XCTAssertFalse(verdict.judged)
         XCTAssertFalse(verdict.reproduced)

@@ -95,7 +95,27 @@ public enum CallbackMetric {
     public static let warningAfterDropS: MetricKey = "warning.after_drop_s"
     public static let warningCaptured: MetricKey = "warning.captured"
 
-    /// A figure of one part of a variant that runs several (`allow.messages`,
-    /// `cancel.bytes`, `own.hop_s`): `part` is the decision, the answer or the session.
-    public static func of(_ part: String, _ figure: String) -> MetricKey { MetricKey("\(part).\(figure)") }
+    /// A figure of one part of a variant that runs several (`allow.messages`, `cancel.bytes`,
+    /// `own.hop_s`): the part is the decision, the answer or the session.
+    public enum Figure: String, Sendable {
+        case asked
+        case bytes
+        case ended
+        case errorCode = "error_code"
+        case endedAfterS = "ended_after_s"
+        case askedAfterS = "asked_after_s"
+        case messages
+        case finished
+        case cancelled
+        case handlerCalls = "handler.calls"
+        case decisionAfterS = "decision_after_s"
+        case endAfterDecisionS = "end_after_decision_s"
+        case messagesBeforeDecision = "messages_before_decision"
+        case handlerOnDelegateQueue = "handler.on_delegate_queue"
+        case handlerOnMainThread = "handler.on_main_thread"
+        case hopOnMainThread = "hop.on_main_thread"
+        case hopS = "hop_s"
+    }
+
+    public static func of(_ part: String, _ figure: Figure) -> MetricKey { MetricKey("\(part).\(figure.rawValue)") }
 }

@@ -13,18 +13,18 @@ let callbackColumns: [ReportColumn] = [
 
 /// Whether "exactly once" held, in a few words.
 private func contract(_ v: VariantReport) -> String {
-    func of(_ part: String, _ figure: String) -> Double? { v[CallbackMetric.of(part, figure)] }
+    func of(_ part: String, _ figure: CallbackMetric.Figure) -> Double? { v[CallbackMetric.of(part, figure)] }
     switch CallbackVariant(rawValue: v.name) {
     case _ where v.outcome == .crashed: return "trapped: resumed twice"
     case _ where v.outcome == .leaked: return "leaked: runtime warning"
     case .syncReturn: return "no handler"
     case .forgottenHandler: return "never called; reported at \(v[CallbackMetric.stallDetectedAfterS].map(Format.seconds) ?? "—")"
-    case .delegateCompletion: return "once per sync (\(Format.count(of("allow", "handler.calls") ?? 0)), \(Format.count(of("cancel", "handler.calls") ?? 0)))"
+    case .delegateCompletion: return "once per sync (\(Format.count(of("allow", .handlerCalls) ?? 0)), \(Format.count(of("cancel", .handlerCalls) ?? 0)))"
     case .urlsessionDisposition:
-        let whole = DispositionProbe.Answer.allCases.filter { of($0.rawValue, "bytes") == v[CallbackMetric.bodyBytes] && of($0.rawValue, "ended") == 1 }
+        let whole = DispositionProbe.Answer.allCases.filter { of($0.rawValue, .bytes) == v[CallbackMetric.bodyBytes] && of($0.rawValue, .ended) == 1 }
         return "\(whole.count) of 3 answers got the whole body"
     case .urlsessionQueues:
-        return of("own", "handler.on_delegate_queue") == 1 && of("given", "handler.on_delegate_queue") == 1 ? "on the delegate queue" : "off the delegate queue"
+        return of("own", .handlerOnDelegateQueue) == 1 && of("given", .handlerOnDelegateQueue) == 1 ? "on the delegate queue" : "off the delegate queue"
     case .urlsessionSyncMain, .urlsessionSyncBackground:
         return v[CallbackMetric.wrapperBytes].map { "wrapper returned \(Format.count($0)) bytes" } ?? "wrapper never returned"
     default:

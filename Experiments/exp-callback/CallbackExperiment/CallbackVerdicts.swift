@@ -65,20 +65,20 @@ enum CallbackVerdicts {
         return DispositionProbe.Answer.allCases.map { a in
             let key = a.rawValue, name = a == .never ? "never answered" : ".\(key)"
             let end: String
-            if v[CallbackMetric.of(key, "ended")] == 1 {
-                let code = v[CallbackMetric.of(key, "error_code")] ?? 0
-                end = "\(code == 0 ? "completed without error" : "ended with error \(Format.count(code))") at \(seconds(v[CallbackMetric.of(key, "ended_after_s")]))"
+            if v[CallbackMetric.of(key, .ended)] == 1 {
+                let code = v[CallbackMetric.of(key, .errorCode)] ?? 0
+                end = "\(code == 0 ? "completed without error" : "ended with error \(Format.count(code))") at \(seconds(v[CallbackMetric.of(key, .endedAfterS)]))"
             } else {
                 end = "not ended after \(seconds(v[CallbackMetric.windowS]))"
             }
-            return "\(name): \(Format.count(v[CallbackMetric.of(key, "bytes")] ?? 0)) of \(Format.count(full)) bytes, \(end)"
+            return "\(name): \(Format.count(v[CallbackMetric.of(key, .bytes)] ?? 0)) of \(Format.count(full)) bytes, \(end)"
         }.joined(separator: "; ")
     }
 
     /// The mechanism both disposition claims need: every task's delegate was asked, that is
     /// the disposition handler was handed out (and answered, or kept).
     static func dispositionAsked(_ v: VariantReport) -> Evidence {
-        let asked = DispositionProbe.Answer.allCases.filter { v[CallbackMetric.of($0.rawValue, "asked")] == 1 }
+        let asked = DispositionProbe.Answer.allCases.filter { v[CallbackMetric.of($0.rawValue, .asked)] == 1 }
         return .when(asked.count == DispositionProbe.Answer.allCases.count,
                      "each of the 3 delegates was asked for a disposition and answered .allow, never or .cancel",
                      otherwise: "only \(asked.count) of 3 delegates were asked for a disposition")
@@ -89,13 +89,13 @@ enum CallbackVerdicts {
         let full = v[CallbackMetric.bodyBytes] ?? -1, scheduled = v[CallbackMetric.scheduledS] ?? .nan
         let stall = (v[MetricKey.controlStallMax] ?? 0) / 1000
         let everyAnswerIgnored = DispositionProbe.Answer.allCases.allSatisfy { a in
-            v[CallbackMetric.of(a.rawValue, "bytes")] == full && v[CallbackMetric.of(a.rawValue, "ended")] == 1 && v[CallbackMetric.of(a.rawValue, "error_code")] == 0
+            v[CallbackMetric.of(a.rawValue, .bytes)] == full && v[CallbackMetric.of(a.rawValue, .ended)] == 1 && v[CallbackMetric.of(a.rawValue, .errorCode)] == 0
         }
         // "At the same time": the three tasks ran side by side on the same pacing, so each ends
         // within a share of the response's length of the allowed one (plus the worst stall).
-        let allowEnd = v[CallbackMetric.of("allow", "ended_after_s")] ?? .nan
+        let allowEnd = v[CallbackMetric.of("allow", .endedAfterS)] ?? .nan
         let together = [DispositionProbe.Answer.never, .cancel].allSatisfy { a in
-            guard let end = v[CallbackMetric.of(a.rawValue, "ended_after_s")] else { return false }
+            guard let end = v[CallbackMetric.of(a.rawValue, .endedAfterS)] else { return false }
             return abs(end - allowEnd) <= CallbackThreshold.together.value * scheduled + stall
         }
         return Verdict(symptom: v.outcome == .dispositionIgnored && everyAnswerIgnored && together, mechanism: dispositionAsked(v),
@@ -105,10 +105,10 @@ enum CallbackVerdicts {
     static func urlSessionDispositionGatesTask(_ inputs: FindingInputs) -> Verdict {
         let v = inputs[CallbackVariant.urlsessionDisposition]
         let full = v[CallbackMetric.bodyBytes] ?? -1
-        func m(_ a: String, _ f: String) -> Double? { v[CallbackMetric.of(a, f)] }
-        let allowed = m("allow", "bytes") == full && m("allow", "ended") == 1 && m("allow", "error_code") == 0
-        let waited = m("never", "bytes") == 0 && m("never", "ended") == 0
-        let cancelled = m("cancel", "bytes") == 0 && m("cancel", "ended") == 1 && m("cancel", "error_code") != 0
+        func m(_ a: String, _ f: CallbackMetric.Figure) -> Double? { v[CallbackMetric.of(a, f)] }
+        let allowed = m("allow", .bytes) == full && m("allow", .ended) == 1 && m("allow", .errorCode) == 0
+        let waited = m("never", .bytes) == 0 && m("never", .ended) == 0
+        let cancelled = m("cancel", .bytes) == 0 && m("cancel", .ended) == 1 && m("cancel", .errorCode) != 0
         return Verdict(symptom: v.outcome == .completed && allowed && waited && cancelled, mechanism: dispositionAsked(v), dispositionLines(v.metrics))
     }
 }

@@ -39,12 +39,12 @@ enum URLSessionDisposition {
         m[CallbackMetric.windowS] = window
         for probe in probes {
             let r = probe.record, key = probe.answer.rawValue
-            m[CallbackMetric.of(key, "asked")] = r.askedAt == nil ? 0 : 1
-            m[CallbackMetric.of(key, "bytes")] = Double(r.bytes)
-            m[CallbackMetric.of(key, "ended")] = r.endedAt == nil ? 0 : 1
-            m[CallbackMetric.of(key, "error_code")] = Double(r.errorCode ?? 0)
-            m[CallbackMetric.of(key, "ended_after_s")] = r.endedAt.map { $0 - start }
-            m[CallbackMetric.of(key, "asked_after_s")] = r.askedAt.map { $0 - start }
+            m[CallbackMetric.of(key, .asked)] = r.askedAt == nil ? 0 : 1
+            m[CallbackMetric.of(key, .bytes)] = Double(r.bytes)
+            m[CallbackMetric.of(key, .ended)] = r.endedAt == nil ? 0 : 1
+            m[CallbackMetric.of(key, .errorCode)] = Double(r.errorCode ?? 0)
+            m[CallbackMetric.of(key, .endedAfterS)] = r.endedAt.map { $0 - start }
+            m[CallbackMetric.of(key, .askedAfterS)] = r.askedAt.map { $0 - start }
         }
         m[MetricKey.wall] = MonotonicClock.now() - start
         m[CallbackMetric.steps] = Double(context.progress.value)

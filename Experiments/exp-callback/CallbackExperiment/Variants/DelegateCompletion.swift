@@ -26,10 +26,12 @@ enum DelegateCompletion {
             let decided = context.firstStep(decidedStep)?.t ?? .infinity
             let early = context.events.filter { $0.label.hasPrefix(prefix + "app's delegate gets message") && $0.t < decided }.count
             let endAfter = context.interval(decidedStep, prefix + "app's delegate learns the sync ended")
-            for (figure, value) in [("messages", Double(delegate.messages)), ("finished", delegate.end == .finished(messages: total) ? 1 : 0),
-                                    ("cancelled", delegate.end == .cancelled ? 1 : 0), ("handler.calls", Double(library.handlerCalls)),
-                                    ("decision_after_s", context.interval(prefix + "library receives the history header", decidedStep)),
-                                    ("end_after_decision_s", endAfter), ("messages_before_decision", Double(early))] {
+            let figures: [(CallbackMetric.Figure, Double?)] = [
+                (.messages, Double(delegate.messages)), (.finished, delegate.end == .finished(messages: total) ? 1 : 0),
+                (.cancelled, delegate.end == .cancelled ? 1 : 0), (.handlerCalls, Double(library.handlerCalls)),
+                (.decisionAfterS, context.interval(prefix + "library receives the history header", decidedStep)),
+                (.endAfterDecisionS, endAfter), (.messagesBeforeDecision, Double(early))]
+            for (figure, value) in figures {
                 m[CallbackMetric.of(key, figure)] = value
             }
             switch decision {
