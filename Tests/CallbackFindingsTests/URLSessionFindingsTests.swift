@@ -63,7 +63,7 @@ final class URLSessionFindingsTests: XCTestCase {
         XCTAssertTrue(gates.summary.contains("discards the disposition"), gates.summary)
         let v = try XCTUnwrap(report.variant(CallbackVariant.urlsessionDisposition))
         XCTAssertEqual(v.outcome, .dispositionIgnored)
-        for answer in DispositionProbe.Answer.allCases.map(\.rawValue) {
+        for answer in URLSessionDisposition.Answer.allCases.map(\.rawValue) {
             XCTAssertEqual(v[CallbackMetric.of(answer, .asked)], 1, answer)
             XCTAssertEqual(v[CallbackMetric.of(answer, .bytes)], v[CallbackMetric.bodyBytes], answer)
             XCTAssertEqual(v[CallbackMetric.of(answer, .errorCode)], 0, answer)

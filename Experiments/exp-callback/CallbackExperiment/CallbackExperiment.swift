@@ -135,7 +135,7 @@ public let callbackExperiment = ExperimentDefinition(
     ],
     columns: callbackColumns,
     defaultJobs: 3,
-    extraSections: stepSections,
+    extraSections: { $0.eventSections(title: "steps (t from the trial's start · queue · thread)") },
     parameters: CallbackParameters.self
 )
 

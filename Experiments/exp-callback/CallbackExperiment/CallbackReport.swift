@@ -21,7 +21,7 @@ private func contract(_ v: VariantReport) -> String {
     case .forgottenHandler: return "never called; reported at \(v[CallbackMetric.stallDetectedAfterS].map(Format.seconds) ?? "—")"
     case .delegateCompletion: return "once per sync (\(Format.count(of("allow", .handlerCalls) ?? 0)), \(Format.count(of("cancel", .handlerCalls) ?? 0)))"
     case .urlsessionDisposition:
-        let whole = DispositionProbe.Answer.allCases.filter { of($0.rawValue, .bytes) == v[CallbackMetric.bodyBytes] && of($0.rawValue, .ended) == 1 }
+        let whole = URLSessionDisposition.Answer.allCases.filter { of($0.rawValue, .bytes) == v[CallbackMetric.bodyBytes] && of($0.rawValue, .ended) == 1 }
         return "\(whole.count) of 3 answers got the whole body"
     case .urlsessionQueues:
         return of("own", .handlerOnDelegateQueue) == 1 && of("given", .handlerOnDelegateQueue) == 1 ? "on the delegate queue" : "off the delegate queue"
@@ -32,19 +32,6 @@ private func contract(_ v: VariantReport) -> String {
         let ignored = v[CallbackMetric.handlerIgnored] ?? 0
         return ignored > 0 ? "called \(Format.count(calls))×, \(Format.count(ignored)) ignored" : calls == 1 ? "called once" : "called \(Format.count(calls))×"
     }
-}
-
-/// One block per variant: each step, when, on which queue and thread, fitted to the report's
-/// width (a long step or place wraps within its column).
-func stepSections(_ report: ExperimentReport) -> [String] {
-    var lines: [String] = ["steps (t from the trial's start · queue · thread)"]
-    for v in report.variants {
-        guard let events = v.events, !events.isEmpty else { continue }
-        lines.append("  \(v.name)")
-        let rows = events.map { e in [Format.decimal(e.t, places: 3) + " s", e.label, e.thread ?? ""] }
-        lines += TextTable(rows: rows, rightAligned: [0], lead: "    ", hasHeader: false).render(width: ReportWidth.current)
-    }
-    return [lines.joined(separator: "\n")]
 }
 
 /// The runtime's message without the file prefix and the returned value:

@@ -62,7 +62,7 @@ enum CallbackVerdicts {
     /// `never: 100,000 of 100,000 bytes, completed without error at 0.51 s`, for each answer.
     static func dispositionLines(_ v: Metrics) -> String {
         let full = v[CallbackMetric.bodyBytes] ?? 0
-        return DispositionProbe.Answer.allCases.map { a in
+        return URLSessionDisposition.Answer.allCases.map { a in
             let key = a.rawValue, name = a == .never ? "never answered" : ".\(key)"
             let end: String
             if v[CallbackMetric.of(key, .ended)] == 1 {
@@ -78,8 +78,8 @@ enum CallbackVerdicts {
     /// The mechanism both disposition claims need: every task's delegate was asked, that is
     /// the disposition handler was handed out (and answered, or kept).
     static func dispositionAsked(_ v: VariantReport) -> Evidence {
-        let asked = DispositionProbe.Answer.allCases.filter { v[CallbackMetric.of($0.rawValue, .asked)] == 1 }
-        return .when(asked.count == DispositionProbe.Answer.allCases.count,
+        let asked = URLSessionDisposition.Answer.allCases.filter { v[CallbackMetric.of($0.rawValue, .asked)] == 1 }
+        return .when(asked.count == URLSessionDisposition.Answer.allCases.count,
                      "each of the 3 delegates was asked for a disposition and answered .allow, never or .cancel",
                      otherwise: "only \(asked.count) of 3 delegates were asked for a disposition")
     }
@@ -88,18 +88,18 @@ enum CallbackVerdicts {
         let v = inputs[CallbackVariant.urlsessionDisposition]
         let full = v[CallbackMetric.bodyBytes] ?? -1, scheduled = v[CallbackMetric.scheduledS] ?? .nan
         let stall = (v[MetricKey.controlStallMax] ?? 0) / 1000
-        let everyAnswerIgnored = DispositionProbe.Answer.allCases.allSatisfy { a in
+        let everyAnswerIgnored = URLSessionDisposition.Answer.allCases.allSatisfy { a in
             v[CallbackMetric.of(a.rawValue, .bytes)] == full && v[CallbackMetric.of(a.rawValue, .ended)] == 1 && v[CallbackMetric.of(a.rawValue, .errorCode)] == 0
         }
         // "At the same time": the three tasks ran side by side on the same pacing, so each ends
         // within a share of the response's length of the allowed one (plus the worst stall).
         let allowEnd = v[CallbackMetric.of("allow", .endedAfterS)] ?? .nan
-        let together = [DispositionProbe.Answer.never, .cancel].allSatisfy { a in
+        let together = [URLSessionDisposition.Answer.never, .cancel].allSatisfy { a in
             guard let end = v[CallbackMetric.of(a.rawValue, .endedAfterS)] else { return false }
             return abs(end - allowEnd) <= CallbackThreshold.together.value * scheduled + stall
         }
         return Verdict(symptom: v.outcome == .dispositionIgnored && everyAnswerIgnored && together, mechanism: dispositionAsked(v),
-                       "\(dispositionLines(v.metrics)) (the server paced the body over \(seconds(scheduled))\(stallNote(stall))); swift-corelibs-foundation's HTTPURLProtocol does not pause libcurl's transfer for the answer, and the handler it hands the delegate discards the disposition")
+                       "\(dispositionLines(v.metrics)) (the server paced the body over \(seconds(scheduled))\(Format.stallNote(stall))); swift-corelibs-foundation's HTTPURLProtocol does not pause libcurl's transfer for the answer, and the handler it hands the delegate discards the disposition")
     }
 
     static func urlSessionDispositionGatesTask(_ inputs: FindingInputs) -> Verdict {

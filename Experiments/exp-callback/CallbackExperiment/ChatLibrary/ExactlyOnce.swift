@@ -1,3 +1,4 @@
+import LabHarness
 import Synchronization
 
 /// The library's once-guard: of all the parties that try to settle one pending operation (the

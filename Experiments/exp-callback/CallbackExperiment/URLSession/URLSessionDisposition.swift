@@ -1,5 +1,6 @@
 import Foundation
 import LabHarness
+import Synchronization
 
 /// `urlsession-disposition`: three real data tasks against the loopback server, whose
 /// response comes in timed pieces; each task's delegate answers the response's disposition
@@ -7,6 +8,11 @@ import LabHarness
 /// is the measurement: where the platform waits for the disposition, the task that never got
 /// an answer receives nothing and never ends, and the cancelled one ends at once with no body.
 enum URLSessionDisposition {
+    /// What a task's delegate does with the disposition handler.
+    enum Answer: String, CaseIterable, Sendable {
+        case allow, never, cancel
+    }
+
     /// The response: 100,000 bytes in 5 pieces 0.1 s apart after a 0.1 s delay (0.5 s in all),
     /// long enough that "waited for the answer" and "did not" cannot be confused.
     static let response = LoopbackResponse(bodySize: 100_000, headerDelay: 0.1, chunkCount: 5, chunkInterval: 0.1)
@@ -16,11 +22,11 @@ enum URLSessionDisposition {
     static var window: Seconds { 3 * response.scheduledDuration + 1 }
 
     static func run(_ context: VariantContext) throws -> VariantRecord {
-        var servers: [LoopbackServer] = [], sessions: [URLSession] = [], probes: [DispositionProbe] = []
+        var servers: [LoopbackServer] = [], sessions: [URLSession] = [], probes: [Probe] = []
         let start = MonotonicClock.now()
-        for answer in DispositionProbe.Answer.allCases {
+        for answer in Answer.allCases {
             let server = try LoopbackServer(response: response)
-            let probe = DispositionProbe(answer: answer, narrate: context.narrator("\(answer.rawValue) · "))
+            let probe = Probe(answer: answer, narrate: context.narrator("\(answer.rawValue) · "))
             let session = URLSession(configuration: .ephemeral, delegate: probe, delegateQueue: nil)
             probe.narrate("app resumes a data task")
             session.dataTask(with: server.url()).resume()
@@ -57,5 +63,50 @@ enum URLSessionDisposition {
             && byAnswer[.cancel].map { $0.endedAt != nil && $0.errorCode != nil && $0.bytes == 0 } == true
         let outcome: Outcome = ignored ? .dispositionIgnored : gated ? .completed : .failed
         return VariantRecord(outcome: outcome, metrics: m, evidence: CallbackVerdicts.dispositionLines(m))
+    }
+
+    /// A task's delegate: answers the disposition handler one way (`.never` keeps it, so that
+    /// dropping it is not what ends the wait) and records what the task did next, each event
+    /// also a step with the queue it ran on.
+    // @unchecked: URLSession wants an NSObject delegate; every stored property is immutable or
+    // inside a Mutex.
+    final class Probe: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+        struct Record: Sendable {
+            var askedAt: Seconds?, bytes = 0, endedAt: Seconds?, errorCode: Int?
+        }
+        let answer: Answer, narrate: Narrate
+        private let store = Mutex(Record())
+        private let kept = Mutex<[@Sendable (URLSession.ResponseDisposition) -> Void]>([])
+
+        init(answer: Answer, narrate: @escaping Narrate) { self.answer = answer; self.narrate = narrate }
+
+        var record: Record { store.withLock { $0 } }
+        var ended: Bool { record.endedAt != nil }
+
+        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+            store.withLock { $0.askedAt = MonotonicClock.now() }
+            switch answer {
+            case .allow: narrate("delegate is asked for a disposition; answers .allow"); completionHandler(.allow)
+            case .cancel: narrate("delegate is asked for a disposition; answers .cancel"); completionHandler(.cancel)
+            case .never:
+                narrate("delegate is asked for a disposition; keeps the handler, never calls it")
+                kept.withLock { $0.append(completionHandler) }
+            }
+        }
+
+        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+            let first = store.withLock { r -> Bool in
+                defer { r.bytes += data.count }
+                return r.bytes == 0
+            }
+            if first { narrate("delegate gets the first body bytes") }
+        }
+
+        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+            let code = (error as NSError?)?.code, bytes = record.bytes
+            narrate(code.map { "task ends with error \($0) after \(bytes) bytes" } ?? "task completes without error after \(bytes) bytes")
+            store.withLock { $0.endedAt = MonotonicClock.now(); $0.errorCode = code }
+        }
     }
 }

@@ -90,7 +90,7 @@ enum URLSessionSyncWrapper {
                 c[CallbackMetric.serverCompletedAfterS] = sent - start
                 c[CallbackMetric.wrapperWaiting] = watch.waiting.get() ? 1 : 0
                 c[CallbackMetric.wrapperHandlerCalls] = Double(watch.handlerCalls.get())
-                let state = HostPlatform.threads(pid: nil).first { $0.id == Int(watch.waiter.get()) }?.state
+                let state = ExecutionPlace.kernelState(ofThread: watch.waiter.get())
                 context.step("server has sent the whole response", at: sent)
                 c[CallbackMetric.steps] = Double(context.progress.value)
                 context.checkpoint(VariantRecord(outcome: .deadlock, metrics: c,

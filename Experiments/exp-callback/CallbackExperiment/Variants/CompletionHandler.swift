@@ -32,7 +32,7 @@ enum CompletionHandler {
             && context.queue(of: "library shows an incoming message") == ChatLibrary.queueLabel
         let into = (shown?.t ?? 0) - (lookup?.t ?? 0)
         return VariantRecord(outcome: symptom ? .completed : .failed, metrics: m,
-                             evidence: "the library's queue was held \(Format.seconds(held)) of a \(Format.seconds(p.latency)) lookup (\(percent(held, p.latency)); \(CallbackThreshold.heldFree)\(stallNote(stall))); a message that arrived meanwhile waited \(Format.seconds(waited)) (\(CallbackThreshold.waitedFree)); the handler was called on \(context.place(of: "app calls the fetchProfiles handler")); the library rendered on \(context.place(of: "library renders"))",
+                             evidence: "the library's queue was held \(Format.seconds(held)) of a \(Format.seconds(p.latency)) lookup (\(Format.share(held, of: p.latency)); \(CallbackThreshold.heldFree)\(Format.stallNote(stall))); a message that arrived meanwhile waited \(Format.seconds(waited)) (\(CallbackThreshold.waitedFree)); the handler was called on \(context.place(of: "app calls the fetchProfiles handler")); the library rendered on \(context.place(of: "library renders"))",
                              mechanism: .when(free, "\(ChatLibrary.queueLabel) showed an incoming message \(Format.seconds(into)) into the app's lookup, before the handler came",
                                               otherwise: "no message was seen shown on \(ChatLibrary.queueLabel) while the lookup ran"))
     }

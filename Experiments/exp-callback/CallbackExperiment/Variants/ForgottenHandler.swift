@@ -28,7 +28,7 @@ enum ForgottenHandler {
             && $0 <= p.patience + CallbackThreshold.detectedWithin.value + stall } ?? false
         let outcome: Outcome = report == nil || !idsOnly ? .completed : inWindow ? .stalled : .failed
         return VariantRecord(outcome: outcome, metrics: m,
-                             evidence: "\(report?.message ?? "the library rendered without reporting a stall"); reported \(detected.map(Format.seconds) ?? "—") after handing the handler out (patience \(Format.seconds(p.patience)), \(CallbackThreshold.detectedWithin) after it at most\(stallNote(stall))); rendered with \(idsOnly ? "user ids" : "names")",
+                             evidence: "\(report?.message ?? "the library rendered without reporting a stall"); reported \(detected.map(Format.seconds) ?? "—") after handing the handler out (patience \(Format.seconds(p.patience)), \(CallbackThreshold.detectedWithin) after it at most\(Format.stallNote(stall))); rendered with \(idsOnly ? "user ids" : "names")",
                              mechanism: neverCalled(context, library))
     }
 

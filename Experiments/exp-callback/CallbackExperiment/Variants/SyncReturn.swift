@@ -21,7 +21,7 @@ enum SyncReturn {
         context.sendIncomingMessage(to: library, after: p.incomingAfter) {
             let tid = inLookup.get()
             guard tid != 0 else { return }
-            let state = HostPlatform.threads(pid: nil).first { $0.id == Int(tid) }?.state
+            let state = ExecutionPlace.kernelState(ofThread: tid)
             if state != .running {
                 seen.set("the library's thread #\(tid) was inside the app's lookup (\(state.map { "kernel state \($0.rawValue)" } ?? "this platform does not tell its state")) when a message arrived")
             }
@@ -39,7 +39,7 @@ enum SyncReturn {
         let queued = context.interval("library has the return value", "library shows an incoming message").map { $0 >= 0 } ?? false
         let symptom = onLibrary == 1 && held >= CallbackThreshold.heldWhole.value * p.latency && queued
         return VariantRecord(outcome: symptom ? .completed : .failed, metrics: m,
-                             evidence: "the app's lookup ran on \(context.place(of: "app looks up")) and held the library's queue \(Format.seconds(held)) of a \(Format.seconds(p.latency)) lookup (\(percent(held, p.latency)); \(CallbackThreshold.heldWhole)); a message that arrived meanwhile waited \(Format.seconds(waited)), \(queued ? "until" : "not until") the lookup returned",
+                             evidence: "the app's lookup ran on \(context.place(of: "app looks up")) and held the library's queue \(Format.seconds(held)) of a \(Format.seconds(p.latency)) lookup (\(Format.share(held, of: p.latency)); \(CallbackThreshold.heldWhole)); a message that arrived meanwhile waited \(Format.seconds(waited)), \(queued ? "until" : "not until") the lookup returned",
                              mechanism: .when(seen.get() != nil, seen.get() ?? "", otherwise: "the library's thread was not seen waiting inside the lookup when the message arrived"))
     }
 }

@@ -1,14 +1,14 @@
 import Foundation
-import LabHarness
+import CLabSupport
 
 /// Captures what this process writes to its standard error (fd 2) for a while, with the time
 /// each piece arrived, then puts fd 2 back and passes the captured text on to it.
 ///
-/// The Swift runtime reports a leaked checked continuation only as a line on stderr; nothing
-/// in the program can observe it otherwise. To put that line in the record as evidence, a
-/// child trial points fd 2 at a pipe around the scenario. Only for child trials: it redirects
-/// the whole process's stderr.
-final class StderrCapture: Sendable {
+/// Some evidence exists only as a line the runtime prints on stderr (the Swift runtime's
+/// warning for a leaked checked continuation): nothing in the program can observe it
+/// otherwise, so a trial points fd 2 at a pipe around its scenario and reads the line back.
+/// Only for child trials: it redirects the whole process's stderr.
+public final class StderrCapture: Sendable {
     private let readEnd: Int32
     private let savedStderr: Int32
     /// What arrived, with the monotonic instant each piece was read.
@@ -16,9 +16,9 @@ final class StderrCapture: Sendable {
     private let readerDone = DispatchSemaphore(value: 0)
 
     /// Starts capturing: fd 2 now writes into a pipe that a reader thread drains.
-    init() throws {
+    public init() throws {
         var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        guard clab_pipe_cloexec(&fds) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         let saved = dup(2)
         fflush(nil)   // every stdio stream: whatever was buffered goes where it was meant to
         guard saved >= 0, dup2(fds[1], 2) >= 0 else {
@@ -28,7 +28,7 @@ final class StderrCapture: Sendable {
         close(fds[1])   // fd 2 is now the pipe's only write end: restoring fd 2 ends the stream
         readEnd = fds[0]
         savedStderr = saved
-        NamedThread.start("cb.stderr") { [self] in
+        NamedThread.start("lab.stderr") { [self] in
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
                 let n = buffer.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
@@ -43,7 +43,7 @@ final class StderrCapture: Sendable {
 
     /// Waits up to `timeout` seconds for a line containing `marker`; returns it with the time
     /// its piece arrived.
-    func waitForLine(containing marker: String, within timeout: Seconds) -> (at: Seconds, line: String)? {
+    public func waitForLine(containing marker: String, within timeout: Seconds) -> (at: Seconds, line: String)? {
         let deadline = MonotonicClock.now() + timeout
         while true {
             for chunk in chunks.get() {
@@ -56,7 +56,7 @@ final class StderrCapture: Sendable {
 
     /// Puts fd 2 back, waits (briefly) for the reader to see the end of the pipe, and writes
     /// what was captured to the real stderr, so the parent still sees it. Call it once.
-    func end() {
+    public func end() {
         fflush(nil)
         _ = dup2(savedStderr, 2)   // closes the pipe's last write end: the reader gets end-of-file
         close(savedStderr)
