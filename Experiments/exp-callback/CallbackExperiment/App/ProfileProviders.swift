@@ -2,15 +2,13 @@ import Dispatch
 import LabHarness
 
 /// The app's side: its user directory, and the ways an app can answer the library's request
-/// for profiles. Each provider records its own steps, so the report shows where the app's
-/// code ran.
+/// for profiles, each narrating its steps so the report shows where the app's code ran.
 public struct AppProfiles: Sendable {
     public static let directory: [UserID: String] = ["u1": "Ada", "u2": "Grace", "u3": "Linus"]
     public static let queueLabel = "app.profiles"
 
     /// Seconds a lookup takes (the simulated network or database round trip).
     public let latency: Seconds
-    /// Where the app says what it is doing (the experiment records each line as a step).
     public let narrate: Narrate
     /// The app's own serial queue for lookups.
     public let queue: DispatchQueue
@@ -26,14 +24,10 @@ public struct AppProfiles: Sendable {
     public func lookUp(_ ids: [UserID]) -> [Profile] {
         narrate("app looks up \(ids.count) profiles (\(Format.seconds(latency)))")
         MonotonicClock.sleep(for: latency)
-        return ids.map { Profile(id: $0, name: AppProfiles.directory[$0] ?? $0) }
+        return AppProfiles.cached(ids)
     }
 
-    /// Return-value style: the lookup runs on whatever thread the library called from, which
-    /// waits for it. The app has no way to move the work elsewhere and still return the answer.
-    public var returning: ChatLibrary.ProfilesReturningBlock {
-        { ids in lookUp(ids) }
-    }
+    static func cached(_ ids: [UserID]) -> [Profile] { ids.map { Profile(id: $0, name: directory[$0] ?? $0) } }
 
     /// Completion-handler style, done right: the lookup moves to the app's queue, the
     /// provider returns at once, and the handler is called once, from the app's queue.
@@ -52,7 +46,7 @@ public struct AppProfiles: Sendable {
     public var fromCache: ChatLibrary.FetchProfilesBlock {
         { ids, completionHandler in
             narrate("app answers from its cache at once")
-            completionHandler(ids.map { Profile(id: $0, name: AppProfiles.directory[$0] ?? $0) })
+            completionHandler(AppProfiles.cached(ids))
         }
     }
 

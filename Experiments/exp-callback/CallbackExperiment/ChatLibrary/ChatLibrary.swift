@@ -25,10 +25,7 @@ public final class ChatLibrary: Sendable {
     /// The library's callback: rendering is done.
     public typealias RenderCallback = @Sendable (Rendering) -> Void
 
-    public enum ProfileSource: Sendable {
-        case returning(ProfilesReturningBlock)
-        case completionHandler(FetchProfilesBlock)
-    }
+    public enum ProfileSource: Sendable { case returning(ProfilesReturningBlock), completionHandler(FetchProfilesBlock) }
 
     public static let queueLabel = "chat.library"
 
@@ -37,16 +34,10 @@ public final class ChatLibrary: Sendable {
     public let source: ProfileSource
     /// How long the library waits for a completion handler before it goes on without it.
     public let patience: Seconds
-    /// Where the library says what it is doing (the experiment records each line as a step).
     public let narrate: Narrate
     let diagnosticLog = Shared<[Diagnostic]>([])
 
-    private struct Counters {
-        var held: [Seconds] = []
-        var incomingDelays: [Seconds] = []
-        var handlerCalls = 0
-    }
-    private let counters = Mutex(Counters())
+    private let counters = Mutex<(held: [Seconds], incomingDelays: [Seconds], handlerCalls: Int)>(([], [], 0))
 
     public init(source: ProfileSource, patience: Seconds, narrate: @escaping Narrate = { _ in }) {
         self.source = source
@@ -64,8 +55,6 @@ public final class ChatLibrary: Sendable {
 
     /// What the library noticed about the app's side of its contracts.
     public var diagnostics: [Diagnostic] { diagnosticLog.get() }
-
-    // MARK: - Rendering (the callback)
 
     /// Renders `conversation`, asking the app for the senders' profiles, then calls `callback`
     /// on the library's queue. The library calls it once; it says nothing of the app's thread.
@@ -92,8 +81,6 @@ public final class ChatLibrary: Sendable {
         }
     }
 
-    // MARK: - Profiles (the completion handler, or a return value)
-
     /// On the library's queue. `then` also runs on the library's queue.
     private func fetchProfiles(_ ids: [UserID], then: @escaping @Sendable ([Profile], Rendering.Names) -> Void) {
         switch source {
@@ -107,8 +94,7 @@ public final class ChatLibrary: Sendable {
             then(profiles, .fromApp)
 
         case .completionHandler(let fetch):
-            let pending = PendingHandler<[Profile]>(name: "fetchProfiles handler", patience: patience, queue: queue,
-                                                    narrate: narrate, diagnostics: diagnosticLog) { settlement in
+            let pending = PendingHandler<[Profile]>(name: "fetchProfiles handler", library: self) { settlement in
                 switch settlement {
                 case .called(let profiles): then(profiles, .fromApp)
                 case .neverCalled: then([], .idsOnly)

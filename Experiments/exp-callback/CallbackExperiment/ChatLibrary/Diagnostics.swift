@@ -3,12 +3,10 @@
 /// records the problem and tells the app's developer (here: the scenario reads it).
 public struct Diagnostic: Sendable, Equatable {
     public enum Kind: String, Sendable {
-        /// A handler was not called within the library's patience; the library went on without it.
+        /// Not called within the library's patience: the library went on without it.
         case neverCalled = "never-called"
-        /// A handler was called again after it had been settled; the call was ignored.
+        /// Called again after it was settled: the call was ignored.
         case calledAgain = "called-again"
     }
-
-    public var kind: Kind
-    public var message: String
+    public var kind: Kind, message: String
 }

@@ -41,8 +41,7 @@ extension ChatLibrary {
         queue.async { [self] in
             let header = HistoryHeader(conversation: conversation.title, messageCount: conversation.messages.count)
             narrate("library receives the history header (\(header.messageCount) messages); asks its delegate")
-            let pending = PendingHandler<HistoryDisposition>(name: "decision handler", patience: patience, queue: queue,
-                                                             narrate: narrate, diagnostics: diagnosticLog) { [self] settlement in
+            let pending = PendingHandler<HistoryDisposition>(name: "decision handler", library: self) { [self] settlement in
                 switch settlement {
                 case .called(.allow):
                     narrate("library goes on: downloads \(header.messageCount) messages")

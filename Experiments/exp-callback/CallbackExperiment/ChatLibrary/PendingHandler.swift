@@ -21,36 +21,27 @@ final class PendingHandler<Value: Sendable>: Sendable {
     }
 
     private let name: String
-    private let queue: DispatchQueue
-    private let narrate: Narrate
-    private let diagnostics: Shared<[Diagnostic]>
+    private let library: ChatLibrary
     private let onSettle: @Sendable (Settlement) -> Void
     private let once = ExactlyOnce()
     private let calls = Atomic<Int>(0)
-    private let patience: Seconds
     private let progress = ProgressCounter()
     private let watchdog = Mutex<Watchdog?>(nil)
     /// The pending operation keeps itself alive until it is settled: the app may drop the
     /// handler (that is the bug being watched for), and the watchdog holds it only weakly.
     private let keepAlive = Mutex<PendingHandler<Value>?>(nil)
 
-    /// - Parameters:
-    ///   - name: how steps and diagnostics call it (`fetchProfiles handler`).
-    ///   - patience: seconds without a call before the library gives up.
-    ///   - queue: the library's queue; `onSettle` runs there.
-    init(name: String, patience: Seconds, queue: DispatchQueue, narrate: @escaping Narrate, diagnostics: Shared<[Diagnostic]>,
-         onSettle: @escaping @Sendable (Settlement) -> Void) {
+    /// `name` is how steps and diagnostics call it (`fetchProfiles handler`); `onSettle` runs
+    /// on the library's queue, after the library's patience at the latest.
+    init(name: String, library: ChatLibrary, onSettle: @escaping @Sendable (Settlement) -> Void) {
         self.name = name
-        self.queue = queue
-        self.narrate = narrate
-        self.diagnostics = diagnostics
+        self.library = library
         self.onSettle = onSettle
-        self.patience = patience
     }
 
     /// Starts the patience clock. Call it just before handing `handler` to the app.
     func start() {
-        let dog = Watchdog(counter: progress, window: patience) { [weak self] report in self?.stalled(report) }
+        let dog = Watchdog(counter: progress, window: library.patience) { [weak self] report in self?.stalled(report) }
         watchdog.withLock { $0 = dog }
         keepAlive.withLock { $0 = self }
         dog.start()
@@ -65,17 +56,17 @@ final class PendingHandler<Value: Sendable>: Sendable {
         let number = calls.add(1, ordering: .relaxed).newValue
         progress.advance()
         let place = ExecutionPlace.current
-        narrate(number == 1 ? "app calls the \(name)" : "app calls the \(name) again (call \(number))")
+        library.narrate(number == 1 ? "app calls the \(name)" : "app calls the \(name) again (call \(number))")
         guard once.claim(by: "app") else {
             let when = once.winner?.by == "watchdog" ? "after the library had given up on it" : "after it had been called already"
             let message = "the \(name) was called \(ordinal(number)) \(when), from \(place.queue); the call was ignored"
-            diagnostics.update { $0.append(Diagnostic(kind: .calledAgain, message: message)) }
-            narrate("library ignores call \(number) of the \(name)")
+            library.diagnosticLog.update { $0.append(Diagnostic(kind: .calledAgain, message: message)) }
+            library.narrate("library ignores call \(number) of the \(name)")
             return
         }
-        queue.async { [self] in
+        library.queue.async { [self] in
             stopWatchdog()
-            narrate("library is back on its queue with the result")
+            library.narrate("library is back on its queue with the result")
             onSettle(.called(value))
             keepAlive.withLock { $0 = nil }
         }
@@ -84,18 +75,17 @@ final class PendingHandler<Value: Sendable>: Sendable {
     /// On the watchdog's thread: nothing called the handler for the whole patience window.
     private func stalled(_ report: StallReport) {
         guard once.claim(by: "watchdog") else { return }
-        queue.async { [self] in
+        library.queue.async { [self] in
             stopWatchdog()
-            narrate("library gives up: no call of the \(name) for \(Format.seconds(report.window))")
+            library.narrate("library gives up: no call of the \(name) for \(Format.seconds(report.window))")
             let message = "the \(name) was not called within \(Format.seconds(report.window)) (watchdog: \(report.summary)); the library went on without it"
-            diagnostics.update { $0.append(Diagnostic(kind: .neverCalled, message: message)) }
+            library.diagnosticLog.update { $0.append(Diagnostic(kind: .neverCalled, message: message)) }
             onSettle(.neverCalled(report))
             keepAlive.withLock { $0 = nil }
         }
     }
 
-    /// `Watchdog.stop()` waits for the watchdog's thread to notice (up to one poll, 20 ms);
-    /// the library's queue must not wait for that, so another thread does.
+    /// `Watchdog.stop()` waits up to one poll (20 ms) for its thread: not on the library's queue.
     private func stopWatchdog() {
         guard let dog = watchdog.withLock({ $0 }) else { return }
         DispatchQueue.global().async { dog.stop() }

@@ -45,7 +45,7 @@ enum URLSessionQueues {
         }
         let all = seen.get(), resumed = all["async"]!
         var m = Metrics()
-        m[CallbackMetric.callerOnMainThread] = caller.isMainThread ? 1 : 0
+        m["caller.on_main_thread"] = caller.isMainThread ? 1 : 0
         var symptom = caller.isMainThread && resumed.onMainThread, onDelegateQueues = true
         for key in ["own", "given"] {
             let h = all[key]!, hop = all["\(key).hop"]!
@@ -57,7 +57,7 @@ enum URLSessionQueues {
             symptom = symptom && !h.onMainThread && hop.onMainThread
             onDelegateQueues = onDelegateQueues && h.onDelegateQueue
         }
-        m[CallbackMetric.asyncResumedOnMainThread] = resumed.onMainThread ? 1 : 0
+        m["async.resumed_on_main_thread"] = resumed.onMainThread ? 1 : 0
         m[CallbackMetric.asyncBytes] = Double(resumed.bytes)
         m[CallbackMetric.steps] = Double(context.progress.value)
         m[MetricKey.wall] = context.elapsed()

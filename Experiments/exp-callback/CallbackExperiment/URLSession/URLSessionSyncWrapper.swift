@@ -71,8 +71,8 @@ enum URLSessionSyncWrapper {
         let session = URLSession(configuration: .ephemeral, delegate: nil, delegateQueue: delegateQueue)
         defer { session.invalidateAndCancel() }
         var m = Metrics()
-        m[CallbackMetric.delegateQueueIsMain] = delegateQueue === OperationQueue.main ? 1 : 0
-        m[CallbackMetric.callerOnMainThread] = Thread.isMainThread ? 1 : 0
+        m["delegate_queue.is_main"] = delegateQueue === OperationQueue.main ? 1 : 0
+        m["caller.on_main_thread"] = Thread.isMainThread ? 1 : 0
         let start = MonotonicClock.now()
         let base = m, watch = Watch()
         let size = fetchSynchronously(server.url(), session: session, deadline: deadline, watch: watch) {

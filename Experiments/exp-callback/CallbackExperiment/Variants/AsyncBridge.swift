@@ -27,7 +27,7 @@ enum AsyncBridge {
         }
         var m = context.metrics(library, rendered: nil)
         m[CallbackMetric.taskFinished] = 1
-        m[CallbackMetric.awaitS] = context.interval("task calls await", "app gets")
+        m["await_s"] = context.interval("task calls await", "app gets")
         m[CallbackMetric.resumeOnAppQueue] = context.ran("app calls the handler", on: AppProfiles.queueLabel)
         m[CallbackMetric.continuedOnAppQueue] = context.ran("app gets", on: AppProfiles.queueLabel)
         return VariantRecord(outcome: .completed, metrics: m,
@@ -59,7 +59,7 @@ enum AsyncBridge {
         var m = context.metrics(library, rendered: nil)
         m[CallbackMetric.warningCaptured] = warning == nil ? 0 : 1
         m[CallbackMetric.taskFinished] = watched.reached ? 1 : 0
-        m[CallbackMetric.patienceS] = p.patience
+        m["patience_s"] = p.patience
         if let warning, let dropped = context.firstStep("app returns early") {
             m[CallbackMetric.warningAfterDropS] = context.since(warning.at) - dropped.t
             m[CallbackMetric.taskSuspendedForS] = context.elapsed() - dropped.t

@@ -29,11 +29,11 @@ enum Callback {
         var m = context.metrics(library, rendered: rendered)
         let (callback, ui) = places.get()
         let onLibrary = callback?.queue == ChatLibrary.queueLabel, onMain = callback?.isMainThread == true
-        m[CallbackMetric.callerOnMainThread] = opener.isMainThread ? 1 : 0
-        m[CallbackMetric.callbackOnLibraryQueue] = onLibrary ? 1 : 0
-        m[CallbackMetric.callbackOnMainThread] = onMain ? 1 : 0
-        m[CallbackMetric.uiOnMainThread] = ui?.isMainThread == true ? 1 : 0
-        m[CallbackMetric.hopS] = context.interval("app gets the rendered", "app updates its UI")
+        m["caller.on_main_thread"] = opener.isMainThread ? 1 : 0
+        m["callback.on_library_queue"] = onLibrary ? 1 : 0
+        m["callback.on_main_thread"] = onMain ? 1 : 0
+        m["ui.on_main_thread"] = ui?.isMainThread == true ? 1 : 0
+        m["hop_s"] = context.interval("app gets the rendered", "app updates its UI")
         let symptom = opener.isMainThread && onLibrary && !onMain && ui?.isMainThread == true
         // The mechanism: the library called the block on the very thread that had just
         // rendered, that is where its own work ended.

@@ -16,10 +16,10 @@ enum CompletionHandler {
         var m = context.metrics(library, rendered: rendered)
         let handlerOnApp = context.ran("app calls the fetchProfiles handler", on: AppProfiles.queueLabel)
         let renderOnLibrary = context.ran("library renders", on: ChatLibrary.queueLabel)
-        m[CallbackMetric.lookupOnAppQueue] = context.ran("app looks up", on: AppProfiles.queueLabel)
-        m[CallbackMetric.handlerOnAppQueue] = handlerOnApp
-        m[CallbackMetric.renderOnLibraryQueue] = renderOnLibrary
-        m[CallbackMetric.hopS] = context.interval("app calls the fetchProfiles handler", "library is back")
+        m["lookup.on_app_queue"] = context.ran("app looks up", on: AppProfiles.queueLabel)
+        m["handler.on_app_queue"] = handlerOnApp
+        m["render.on_library_queue"] = renderOnLibrary
+        m["hop_s"] = context.interval("app calls the fetchProfiles handler", "library is back")
         let held = library.heldTimes.max() ?? .infinity, waited = library.incomingDelays.first ?? .infinity
         let stall = context.stallSoFar
         let symptom = held < CallbackThreshold.heldFree.value * p.latency + stall

@@ -16,7 +16,7 @@ enum DoubleCall {
         // Room for a second rendering to show up, if the guard let the second call through.
         MonotonicClock.sleep(for: p.secondCallGap)
         var m = context.metrics(library, rendered: rendered)
-        m[CallbackMetric.secondCallAfterS] = context.interval("app calls the fetchProfiles handler", "app calls the fetchProfiles handler again")
+        m["second_call_after_s"] = context.interval("app calls the fetchProfiles handler", "app calls the fetchProfiles handler again")
         let ignored = library.diagnostics.first { $0.kind == .calledAgain }
         let outcome: Outcome = rendered.count > 1 ? .renderedTwice : library.handlerCalls == 2 && ignored != nil ? .completed : .failed
         return VariantRecord(outcome: outcome, metrics: m,

@@ -12,16 +12,16 @@ enum ForgottenHandler {
         guard context.wait(until: { rendered.count > 0 }) else {
             // The library waited past its own patience: that is the hang it exists to prevent.
             var m = context.metrics(library, rendered: rendered)
-            m[CallbackMetric.patienceS] = p.patience
+            m["patience_s"] = p.patience
             return VariantRecord(outcome: .deadlock, metrics: m, evidence: "the library was still waiting for the handler after \(Format.seconds(p.deadline))",
                                  mechanism: neverCalled(context, library))
         }
         var m = context.metrics(library, rendered: rendered)
-        m[CallbackMetric.patienceS] = p.patience
+        m["patience_s"] = p.patience
         let detected = context.interval("library hands the app", "library gives up")
         m[CallbackMetric.stallDetectedAfterS] = detected
         let idsOnly = rendered.first?.value.names == .idsOnly
-        m[CallbackMetric.renderedIdsOnly] = idsOnly ? 1 : 0
+        m["rendered.ids_only"] = idsOnly ? 1 : 0
         let report = library.diagnostics.first { $0.kind == .neverCalled }
         let stall = context.stallSoFar
         let inWindow = detected.map { $0 >= CallbackThreshold.notBeforePatience.value * p.patience

@@ -56,7 +56,7 @@ extension VariantContext {
         m[CallbackMetric.incomingDelayS] = library.incomingDelays.first
         m[CallbackMetric.handlerCalls] = Double(library.handlerCalls)
         m[CallbackMetric.handlerIgnored] = Double(library.diagnostics.filter { $0.kind == .calledAgain }.count)
-        m[CallbackMetric.handlerNeverCalled] = Double(library.diagnostics.filter { $0.kind == .neverCalled }.count)
+        m["handler.never_called"] = Double(library.diagnostics.filter { $0.kind == .neverCalled }.count)
         m[CallbackMetric.callbackCalls] = rendered.map { Double($0.count) }
         m[CallbackMetric.steps] = Double(progress.value)
         m[MetricKey.wall] = elapsed()
