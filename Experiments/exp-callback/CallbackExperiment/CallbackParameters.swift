@@ -87,3 +87,10 @@ public enum CallbackMetric {
 
     public static func of(_ part: String, _ figure: Figure) -> MetricKey { MetricKey("\(part).\(figure.rawValue)") }
 }
+
+extension TrialTiming {
+    /// A library variant's time: about `expected`, with the library's stall window.
+    static func library(_ expected: @escaping @Sendable (CallbackParameters) -> Seconds) -> TrialTiming {
+        .from { (p: CallbackParameters) in p.libraryTime(expected(p)) }
+    }
+}

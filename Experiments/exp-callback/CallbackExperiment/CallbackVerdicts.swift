@@ -5,20 +5,19 @@ import LabHarness
 /// that a delay must stay under also allows what a same-moment control lost to the machine
 /// meanwhile, so a loaded machine does not flip it.
 enum CallbackThreshold {
-    /// sync-return: the library's queue is held at least this share of the lookup.
+    /// sync-return holds the library's queue at least this share of the lookup; completion-
+    /// handler holds it under `heldFree`, and a message meanwhile waits under `waitedFree`.
     static let heldWhole = Threshold("held at least", 0.9, "× the lookup")
-    /// completion-handler: the library's queue is held under this share of the lookup.
     static let heldFree = Threshold("held under", 0.2, "× the lookup")
-    /// completion-handler: a message that arrives during the lookup waits under this share.
     static let waitedFree = Threshold("message waited under", 0.25, "× the lookup")
-    /// delegate-completion: a cancelled sync ends within this long of the decision (or within
-    /// the lookup's length, if longer).
+    /// delegate-completion: a cancelled sync ends this soon after the decision (or within the
+    /// lookup's length, if longer).
     static let cancelPrompt = Threshold("cancel ends within", 0.25, "s")
-    /// forgotten-handler: the stall is reported no earlier than this share of the patience...
+    /// forgotten-handler: the stall is reported not before this share of the patience, and at
+    /// most `detectedWithin` after it.
     static let notBeforePatience = Threshold("reported not before", 0.99, "× the patience")
-    /// ...and at most this long after it.
     static let detectedWithin = Threshold("reported within", 0.5, "s")
-    /// linux-urlsession-ignores-disposition: "at the same time" means each task ends within
+    /// linux-urlsession-ignores-disposition: "at the same time" is each task ending within
     /// this share of the response's pacing of the allowed one.
     static let together = Threshold("ends apart at most", 0.5, "× the response's pacing")
 }
@@ -41,10 +40,8 @@ enum CallbackVerdicts {
 
     static func urlSessionSyncWrapperDeadlocksMain(_ inputs: FindingInputs) -> Verdict {
         let main = inputs[CallbackVariant.urlsessionSyncMain], background = inputs[CallbackVariant.urlsessionSyncBackground]
-        // The mechanism of a deadlock, not merely a slow wrapper: the whole response had
-        // arrived, and the main thread was seen waiting in the wrapper's semaphore: by its
-        // stack where stacks were taken, else by the wrapper's own count (in the wait, the
-        // handler not run, a moment after the response arrived).
+        // A deadlock, not a slow wrapper: the whole response had arrived, and the main thread
+        // was seen in the semaphore wait: by its stack, else by the wrapper's own counts.
         let served = main[CallbackMetric.serverCompletedAfterS]
         let clause = main.whereClause(in: "dispatch_semaphore_wait", calledFrom: "fetchSynchronously")
         let counted = main[CallbackMetric.wrapperWaiting] == 1 && main[CallbackMetric.wrapperHandlerCalls] == 0
@@ -91,8 +88,7 @@ enum CallbackVerdicts {
         let everyAnswerIgnored = URLSessionDisposition.Answer.allCases.allSatisfy { a in
             v[CallbackMetric.of(a.rawValue, .bytes)] == full && v[CallbackMetric.of(a.rawValue, .ended)] == 1 && v[CallbackMetric.of(a.rawValue, .errorCode)] == 0
         }
-        // "At the same time": the three tasks ran side by side on the same pacing, so each ends
-        // within a share of the response's length of the allowed one (plus the worst stall).
+        // The tasks ran side by side on the same pacing: each ends near the allowed one.
         let allowEnd = v[CallbackMetric.of("allow", .endedAfterS)] ?? .nan
         let together = [URLSessionDisposition.Answer.never, .cancel].allSatisfy { a in
             guard let end = v[CallbackMetric.of(a.rawValue, .endedAfterS)] else { return false }

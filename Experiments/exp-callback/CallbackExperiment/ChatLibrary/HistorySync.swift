@@ -3,21 +3,16 @@ import LabHarness
 
 /// What the delegate decides about a history download, like URLSession's
 /// `ResponseDisposition` (`.allow` / `.cancel`).
-public enum HistoryDisposition: String, Sendable {
-    case allow
-    case cancel
-}
+public enum HistoryDisposition: String, Sendable { case allow, cancel }
 
 /// What the server announced before sending the messages (URLSession's response, before its body).
 public struct HistoryHeader: Sendable {
-    public var conversation: String
-    public var messageCount: Int
+    public var conversation: String, messageCount: Int
 }
 
 /// How a history sync ended.
 public enum SyncEnd: Sendable, Equatable {
-    case finished(messages: Int)
-    case cancelled
+    case finished(messages: Int), cancelled
     /// The delegate never answered; the library stopped the sync after its patience.
     case noDecision
 }

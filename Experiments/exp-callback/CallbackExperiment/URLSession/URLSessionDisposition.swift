@@ -3,22 +3,19 @@ import LabHarness
 import Synchronization
 
 /// `urlsession-disposition`: three real data tasks against the loopback server, whose
-/// response comes in timed pieces; each task's delegate answers the response's disposition
-/// handler differently: `.allow`, never, `.cancel`. What each task then did (bytes, end, time)
-/// is the measurement: where the platform waits for the disposition, the task that never got
-/// an answer receives nothing and never ends, and the cancelled one ends at once with no body.
+/// response comes in timed pieces; each task's delegate answers the disposition handler
+/// `.allow`, never, or `.cancel`. Where the platform waits for the disposition, the unanswered
+/// task receives nothing and never ends, and the cancelled one ends at once with no body.
 enum URLSessionDisposition {
     /// What a task's delegate does with the disposition handler.
-    enum Answer: String, CaseIterable, Sendable {
-        case allow, never, cancel
-    }
+    enum Answer: String, CaseIterable, Sendable { case allow, never, cancel }
 
     /// The response: 100,000 bytes in 5 pieces 0.1 s apart after a 0.1 s delay (0.5 s in all),
     /// long enough that "waited for the answer" and "did not" cannot be confused.
     static let response = LoopbackResponse(bodySize: 100_000, headerDelay: 0.1, chunkCount: 5, chunkInterval: 0.1)
 
-    /// How long the scenario waits for the tasks: the response's own length three times over,
-    /// plus a second. A task that waits for a disposition that never comes is still waiting then.
+    /// How long the scenario waits for the tasks: a task that waits for a disposition that
+    /// never comes is still waiting after three times the response's length plus a second.
     static var window: Seconds { 3 * response.scheduledDuration + 1 }
 
     static func run(_ context: VariantContext) throws -> VariantRecord {
@@ -39,7 +36,7 @@ enum URLSessionDisposition {
         for session in sessions { session.invalidateAndCancel() }
         for server in servers { server.stop(within: 2) }
 
-        var m = Metrics()
+        var m = context.figures()
         m[CallbackMetric.bodyBytes] = Double(response.body.count)
         m[CallbackMetric.scheduledS] = response.scheduledDuration
         m[CallbackMetric.windowS] = window
@@ -52,8 +49,6 @@ enum URLSessionDisposition {
             m[CallbackMetric.of(key, .endedAfterS)] = r.endedAt.map { $0 - start }
             m[CallbackMetric.of(key, .askedAfterS)] = r.askedAt.map { $0 - start }
         }
-        m[MetricKey.wall] = MonotonicClock.now() - start
-        m[CallbackMetric.steps] = Double(context.progress.value)
 
         let full = response.body.count
         let ignored = probes.map(\.record).allSatisfy { $0.askedAt != nil && $0.bytes == full && $0.endedAt != nil && $0.errorCode == nil }
@@ -71,9 +66,7 @@ enum URLSessionDisposition {
     // @unchecked: URLSession wants an NSObject delegate; every stored property is immutable or
     // inside a Mutex.
     final class Probe: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-        struct Record: Sendable {
-            var askedAt: Seconds?, bytes = 0, endedAt: Seconds?, errorCode: Int?
-        }
+        struct Record: Sendable { var askedAt: Seconds?, bytes = 0, endedAt: Seconds?, errorCode: Int? }
         let answer: Answer, narrate: Narrate
         private let store = Mutex(Record())
         private let kept = Mutex<[@Sendable (URLSession.ResponseDisposition) -> Void]>([])

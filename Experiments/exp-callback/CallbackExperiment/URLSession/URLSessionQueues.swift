@@ -1,11 +1,10 @@
 import Foundation
 import LabHarness
 
-/// `urlsession-queues`: which queue runs a real data task's completion handler, asked from the
-/// main thread. The completion-handler API runs it on the session's delegate queue (the
-/// session's own serial queue when none is given, or the one given), never on the caller's
-/// thread; the app hops to a queue of its choosing (here the main queue) itself. The async API
-/// resumes the caller where it awaited: a `@MainActor` caller on the main thread.
+/// `urlsession-queues`: asked from the main thread, a real data task's completion handler runs
+/// on the session's delegate queue (its own serial queue, or the one given), never on the
+/// caller's thread; the app hops to the main queue itself. The async API resumes a
+/// `@MainActor` caller on the main thread.
 enum URLSessionQueues {
     /// Where one handler, hop or resume ran, by key (`own`, `given.hop`, `async`).
     typealias Seen = (onDelegateQueue: Bool, onMainThread: Bool, bytes: Int, at: Seconds)
@@ -14,11 +13,8 @@ enum URLSessionQueues {
         let server = try LoopbackServer(response: LoopbackResponse(bodySize: 10_000, headerDelay: 0.02))
         defer { server.stop(within: 2) }
         let caller = ExecutionPlace.current, url = server.url()
-        let appQueue = OperationQueue()
-        appQueue.name = DecidingDelegate.queueLabel
-        appQueue.maxConcurrentOperationCount = 1
         let own = URLSession(configuration: .ephemeral, delegate: nil, delegateQueue: nil)
-        let given = URLSession(configuration: .ephemeral, delegate: nil, delegateQueue: appQueue)
+        let given = URLSession(configuration: .ephemeral, delegate: nil, delegateQueue: .serial(DecidingDelegate.queueLabel))
         defer { own.finishTasksAndInvalidate(); given.finishTasksAndInvalidate() }
 
         let seen = Shared<[String: Seen]>([:])
@@ -44,7 +40,7 @@ enum URLSessionQueues {
             return context.failed("the handlers, the hops and the async resume did not all happen")
         }
         let all = seen.get(), resumed = all["async"]!
-        var m = Metrics()
+        var m = context.figures()
         m["caller.on_main_thread"] = caller.isMainThread ? 1 : 0
         var symptom = caller.isMainThread && resumed.onMainThread, onDelegateQueues = true
         for key in ["own", "given"] {
@@ -59,8 +55,6 @@ enum URLSessionQueues {
         }
         m["async.resumed_on_main_thread"] = resumed.onMainThread ? 1 : 0
         m[CallbackMetric.asyncBytes] = Double(resumed.bytes)
-        m[CallbackMetric.steps] = Double(context.progress.value)
-        m[MetricKey.wall] = context.elapsed()
         return VariantRecord(outcome: symptom ? .completed : .failed, metrics: m,
                              evidence: "asked from \(caller.queue) (\(caller.thread)); the handlers ran off the main thread (own queue: \(context.place(of: "own · completion handler")); given queue: \(context.place(of: "given · completion handler"))) and each hop landed on it; async data(from:) resumed its @MainActor caller \(resumed.onMainThread ? "on" : "off") the main thread (\(context.place(of: "async · the task resumes")))",
                              mechanism: .when(onDelegateQueues, "inside each handler OperationQueue.current was its session's delegate queue",

@@ -59,10 +59,7 @@ enum URLSessionSyncWrapper {
     }
 
     static func onBackground(_ context: VariantContext) throws -> VariantRecord {
-        let queue = OperationQueue()
-        queue.name = DecidingDelegate.queueLabel
-        queue.maxConcurrentOperationCount = 1
-        return try measure(context, delegateQueue: queue, deadline: .now() + .seconds(10))
+        try measure(context, delegateQueue: .serial(DecidingDelegate.queueLabel), deadline: .now() + .seconds(10))
     }
 
     private static func measure(_ context: VariantContext, delegateQueue: OperationQueue, deadline: DispatchTime) throws -> VariantRecord {
@@ -106,5 +103,15 @@ enum URLSessionSyncWrapper {
         m[CallbackMetric.wrapperBytes] = Double(size)
         m[CallbackMetric.steps] = Double(context.progress.value)
         return VariantRecord(outcome: .completed, metrics: m, evidence: "the wrapper returned \(size) bytes after \(Format.seconds(returnedAfter))")
+    }
+}
+
+extension OperationQueue {
+    /// A serial operation queue named `name`: an app's own delegate queue.
+    static func serial(_ name: String) -> OperationQueue {
+        let queue = OperationQueue()
+        queue.name = name
+        queue.maxConcurrentOperationCount = 1
+        return queue
     }
 }

@@ -49,8 +49,7 @@ enum DelegateCompletion {
                 gated.append(key)
             }
         }
-        m[MetricKey.wall] = context.elapsed()
-        m[CallbackMetric.steps] = Double(context.progress.value)
+        m.merge(context.figures())
         return VariantRecord(outcome: symptom ? .completed : .failed, metrics: m,
                              evidence: evidence.joined(separator: "; ") + " (cancel ends within \(CallbackThreshold.cancelPrompt) or the lookup's length)",
                              mechanism: .when(gated.count == 2, "both delegates were asked and called their decision handler once, from \(DecidingDelegate.queueLabel); the library went on only from inside it",
@@ -69,16 +68,12 @@ enum DelegateCompletion {
 /// The app's delegate: thinks on the app's queue for a moment, then decides.
 final class DecidingDelegate: HistorySyncDelegate {
     static let queueLabel = "app.delegate"
-    private let decision: HistoryDisposition
-    private let thinking: Seconds
-    private let narrate: Narrate
+    private let decision: HistoryDisposition, thinking: Seconds, narrate: Narrate
     private let queue = DispatchQueue(label: DecidingDelegate.queueLabel)
     private let state = Mutex<(messages: Int, end: SyncEnd?)>((0, nil))
 
     init(decision: HistoryDisposition, thinking: Seconds, narrate: @escaping Narrate) {
-        self.decision = decision
-        self.thinking = thinking
-        self.narrate = narrate
+        (self.decision, self.thinking, self.narrate) = (decision, thinking, narrate)
     }
 
     var messages: Int { state.withLock { $0.messages } }

@@ -48,9 +48,12 @@ extension VariantContext {
         }
     }
 
+    /// The figures every scenario reports: its steps so far and its wall time.
+    func figures() -> Metrics { [CallbackMetric.steps.rawValue: Double(progress.value), MetricKey.wall.rawValue: elapsed()] }
+
     /// The figures every library scenario reports.
     func metrics(_ library: ChatLibrary, rendered: CallProbe<Rendering>?) -> Metrics {
-        var m = Metrics()
+        var m = figures()
         m[CallbackMetric.latencyS] = callbackParameters.latency
         m[CallbackMetric.libraryHeldS] = library.heldTimes.max()
         m[CallbackMetric.incomingDelayS] = library.incomingDelays.first
@@ -58,8 +61,6 @@ extension VariantContext {
         m[CallbackMetric.handlerIgnored] = Double(library.diagnostics.filter { $0.kind == .calledAgain }.count)
         m["handler.never_called"] = Double(library.diagnostics.filter { $0.kind == .neverCalled }.count)
         m[CallbackMetric.callbackCalls] = rendered.map { Double($0.count) }
-        m[CallbackMetric.steps] = Double(progress.value)
-        m[MetricKey.wall] = elapsed()
         return m
     }
 
