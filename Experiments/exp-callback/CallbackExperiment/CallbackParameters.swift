@@ -94,3 +94,10 @@ extension TrialTiming {
         .from { (p: CallbackParameters) in p.libraryTime(expected(p)) }
     }
 }
+
+extension Metrics {
+    /// Sets the figures of one part of a variant (`allow.bytes`, `own.hop_s`).
+    mutating func set(_ part: String, _ figures: KeyValuePairs<CallbackMetric.Figure, Double?>) {
+        for (figure, value) in figures { self[CallbackMetric.of(part, figure)] = value }
+    }
+}

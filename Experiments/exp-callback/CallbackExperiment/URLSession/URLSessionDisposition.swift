@@ -29,10 +29,7 @@ enum URLSessionDisposition {
             session.dataTask(with: server.url()).resume()
             servers.append(server); sessions.append(session); probes.append(probe)
         }
-        let deadline = start + window
-        while !probes.allSatisfy(\.ended), MonotonicClock.now() < deadline {
-            MonotonicClock.sleep(for: 0.005)
-        }
+        _ = MainQueueFriendlyWait.until(within: window) { probes.allSatisfy(\.ended) }
         for session in sessions { session.invalidateAndCancel() }
         for server in servers { server.stop(within: 2) }
 
@@ -41,19 +38,14 @@ enum URLSessionDisposition {
         m[CallbackMetric.scheduledS] = response.scheduledDuration
         m[CallbackMetric.windowS] = window
         for probe in probes {
-            let r = probe.record, key = probe.answer.rawValue
-            m[CallbackMetric.of(key, .asked)] = r.askedAt == nil ? 0 : 1
-            m[CallbackMetric.of(key, .bytes)] = Double(r.bytes)
-            m[CallbackMetric.of(key, .ended)] = r.endedAt == nil ? 0 : 1
-            m[CallbackMetric.of(key, .errorCode)] = Double(r.errorCode ?? 0)
-            m[CallbackMetric.of(key, .endedAfterS)] = r.endedAt.map { $0 - start }
-            m[CallbackMetric.of(key, .askedAfterS)] = r.askedAt.map { $0 - start }
+            let r = probe.record
+            m.set(probe.answer.rawValue, [.asked: r.askedAt == nil ? 0 : 1, .bytes: Double(r.bytes), .ended: r.endedAt == nil ? 0 : 1,
+                                          .errorCode: Double(r.errorCode ?? 0), .endedAfterS: r.endedAt.map { $0 - start }, .askedAfterS: r.askedAt.map { $0 - start }])
         }
-
         let full = response.body.count
         let ignored = probes.map(\.record).allSatisfy { $0.askedAt != nil && $0.bytes == full && $0.endedAt != nil && $0.errorCode == nil }
         let byAnswer = Dictionary(uniqueKeysWithValues: probes.map { ($0.answer, $0.record) })
-        let gated = byAnswer[.allow].map { $0.bytes == full && $0.errorCode == nil } == true
+        let gated = byAnswer[.allow].map { $0.bytes == full && $0.endedAt != nil && $0.errorCode == nil } == true
             && byAnswer[.never].map { $0.endedAt == nil && $0.bytes == 0 } == true
             && byAnswer[.cancel].map { $0.endedAt != nil && $0.errorCode != nil && $0.bytes == 0 } == true
         let outcome: Outcome = ignored ? .dispositionIgnored : gated ? .completed : .failed

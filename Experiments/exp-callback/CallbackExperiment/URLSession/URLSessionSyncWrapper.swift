@@ -36,19 +36,14 @@ enum URLSessionSyncWrapper {
         return size.get()
     }
 
-    /// The stall window of the main-thread wrapper: its last step (the server sent everything)
-    /// comes a few tens of milliseconds after the resume; two seconds without another one is
-    /// four times the worst machine stall measured here.
+    /// The main-thread wrapper's stall window: its last step (the server sent everything) comes
+    /// tens of ms after the resume; 2 s is four times the worst machine stall measured here.
     static let stallWindow: Seconds = 2
 
-    /// What the wrapper is doing, for a thread that looks at it from outside: whether a
-    /// thread waits in its semaphore (and which), and how often the task's completion handler ran.
+    /// What the wrapper is doing, for a thread that looks at it from outside.
     final class Watch: Sendable {
         let waiting = Shared(false), handlerCalls = Shared(0), waiter = Shared<UInt64>(0)
-        func enter() {
-            waiter.set(ExecutionPlace.currentThreadID())
-            waiting.set(true)
-        }
+        func enter() { waiter.set(ExecutionPlace.currentThreadID()); waiting.set(true) }
     }
 
     static func onMain(_ context: VariantContext) throws -> VariantRecord {
@@ -67,41 +62,30 @@ enum URLSessionSyncWrapper {
         defer { server.stop(within: 2) }
         let session = URLSession(configuration: .ephemeral, delegate: nil, delegateQueue: delegateQueue)
         defer { session.invalidateAndCancel() }
-        var m = Metrics()
-        m["delegate_queue.is_main"] = delegateQueue === OperationQueue.main ? 1 : 0
-        m["caller.on_main_thread"] = Thread.isMainThread ? 1 : 0
-        let start = MonotonicClock.now()
-        let base = m, watch = Watch()
+        var m: Metrics = ["delegate_queue.is_main": delegateQueue === OperationQueue.main ? 1 : 0, "caller.on_main_thread": Thread.isMainThread ? 1 : 0]
+        let start = MonotonicClock.now(), base = m, watch = Watch()
         let size = fetchSynchronously(server.url(), session: session, deadline: deadline, watch: watch) {
             context.step("wrapper resumed the data task; now waits on its semaphore")
             // Evidence for the stuck case, from a thread that needs nothing the wrapper holds:
-            // the whole response reached the client, and a moment later the wrapper still
-            // waited in its semaphore with the handler not run.
+            // the whole response was sent, and 0.2 s later the wrapper still waited, handler not run.
             NamedThread.start("lab.served") {
-                let until = MonotonicClock.now() + 10
-                while server.counts.responsesCompleted < 1, MonotonicClock.now() < until { MonotonicClock.sleep(for: 0.005) }
-                guard server.counts.responsesCompleted >= 1 else { return }
-                let sent = MonotonicClock.now()
+                guard let sent = server.waitForCompletedResponses(within: 10) else { return }
                 MonotonicClock.sleep(for: 0.2)
-                var c = base
-                c[CallbackMetric.serverCompletedAfterS] = sent - start
-                c[CallbackMetric.wrapperWaiting] = watch.waiting.get() ? 1 : 0
-                c[CallbackMetric.wrapperHandlerCalls] = Double(watch.handlerCalls.get())
+                let waiting = watch.waiting.get(), calls = watch.handlerCalls.get()
                 let state = ExecutionPlace.kernelState(ofThread: watch.waiter.get())
                 context.step("server has sent the whole response", at: sent)
-                c[CallbackMetric.steps] = Double(context.progress.value)
+                var c = base
+                c.merge([CallbackMetric.serverCompletedAfterS.rawValue: sent - start, CallbackMetric.wrapperWaiting.rawValue: waiting ? 1 : 0,
+                         CallbackMetric.wrapperHandlerCalls.rawValue: Double(calls), CallbackMetric.steps.rawValue: Double(context.progress.value)])
                 context.checkpoint(VariantRecord(outcome: .deadlock, metrics: c,
-                                                 evidence: "the server sent all \(response.body.count) bytes \(Format.seconds(sent - start)) after the resume; 0.2 s later the waiting thread was \(watch.waiting.get() ? "still in the semaphore wait" : "out of the wait") (kernel state \(state?.rawValue ?? "not told")) and the handler had run \(watch.handlerCalls.get()) times"))
+                                                 evidence: "the server sent all \(response.body.count) bytes \(Format.seconds(sent - start)) after the resume; 0.2 s later the waiting thread was \(waiting ? "still in the semaphore wait" : "out of the wait") (kernel state \(state?.rawValue ?? "not told")) and the handler had run \(calls) times"))
             }
         }
-        guard let size else {
-            return VariantRecord(outcome: .stalled, metrics: m, evidence: "the wrapper's bounded wait ran out")
-        }
+        guard let size else { return VariantRecord(outcome: .stalled, metrics: m, evidence: "the wrapper's bounded wait ran out") }
         let returnedAfter = MonotonicClock.now() - start
         context.step("wrapper returned \(size) bytes")
-        m[CallbackMetric.wrapperReturnedAfterS] = returnedAfter
-        m[CallbackMetric.wrapperBytes] = Double(size)
-        m[CallbackMetric.steps] = Double(context.progress.value)
+        m.merge([CallbackMetric.wrapperReturnedAfterS.rawValue: returnedAfter, CallbackMetric.wrapperBytes.rawValue: Double(size),
+                 CallbackMetric.steps.rawValue: Double(context.progress.value)])
         return VariantRecord(outcome: .completed, metrics: m, evidence: "the wrapper returned \(size) bytes after \(Format.seconds(returnedAfter))")
     }
 }
@@ -110,8 +94,7 @@ extension OperationQueue {
     /// A serial operation queue named `name`: an app's own delegate queue.
     static func serial(_ name: String) -> OperationQueue {
         let queue = OperationQueue()
-        queue.name = name
-        queue.maxConcurrentOperationCount = 1
+        (queue.name, queue.maxConcurrentOperationCount) = (name, 1)
         return queue
     }
 }

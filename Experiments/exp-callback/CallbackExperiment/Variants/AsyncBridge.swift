@@ -1,10 +1,13 @@
 import LabHarness
 
-/// The completion-handler provider behind `async`/`await` (`ChatLibrary.profiles(for:)`,
-/// built on `withCheckedContinuation`). Three apps: one that calls the handler once
-/// (`async-bridge`), one that forgets it (`async-leak`), one that calls it twice
-/// (`async-double`). The continuation's run-time checks are the only guard.
+/// The completion-handler provider behind `async`/`await` (`ChatLibrary.profiles(for:)`, on
+/// `withCheckedContinuation`), with an app that calls the handler once (`async-bridge`), forgets
+/// it (`async-leak`) or calls it twice (`async-double`). The continuation's checks are the only guard.
 enum AsyncBridge {
+    /// The runtime's warning for a continuation dropped without a resume, and its trap message
+    /// for a second resume.
+    static let leakMarker = "leaked its continuation", doubleMarker = "more than once"
+
     /// Starts a task that awaits the profiles through `library`; `finished` counts it going on.
     private static func startTask(_ context: VariantContext, _ library: ChatLibrary, _ finished: ProgressCounter) {
         context.step("app starts a task that awaits the profiles")
@@ -34,13 +37,8 @@ enum AsyncBridge {
                              evidence: "resumed from \(context.place(of: "app calls the handler")); the task went on on \(context.place(of: "app gets"))")
     }
 
-    /// The runtime's warning for a continuation dropped without a resume.
-    static let leakMarker = "leaked its continuation"
-    /// The runtime's trap message for a second resume.
-    static let doubleMarker = "more than once"
-
-    /// `async-leak`: the handler is dropped without a call. The runtime prints its "leaked its
-    /// continuation" warning on stderr (captured here) and the task never continues.
+    /// `async-leak`: the handler is dropped without a call. The runtime's warning on stderr is
+    /// captured, then the task is watched for the library's patience: it never continues.
     static func leak(_ context: VariantContext) throws -> VariantRecord {
         let p = context.callbackParameters
         let library = context.library(.completionHandler(context.app().forgetting))
@@ -52,10 +50,8 @@ enum AsyncBridge {
             context.step("runtime warns on stderr: \(leakMarker)", at: warning.at,
                          place: ExecutionPlace(queue: "stderr", thread: "Swift runtime", isMainThread: false))
         }
-        // Then watch the task for the library's patience: does it ever continue?
         let watched = finished.wait(forAtLeast: 1, stallWindow: p.patience, budget: p.patience)
         capture.end()
-
         var m = context.metrics(library, rendered: nil)
         m[CallbackMetric.warningCaptured] = warning == nil ? 0 : 1
         m[CallbackMetric.taskFinished] = watched.reached ? 1 : 0
@@ -72,8 +68,7 @@ enum AsyncBridge {
     /// If this function returns, the runtime did not catch it.
     static func double(_ context: VariantContext) -> VariantRecord {
         let p = context.callbackParameters
-        // Measure, then trap: after every step the harness holds the steps so far, so the
-        // report shows what led to the trap.
+        // Measure, then trap: after every step the harness holds the steps so far.
         let narrate: Narrate = { label in
             context.step(label)
             context.checkpoint(VariantRecord(outcome: .crashed, metrics: [CallbackMetric.latencyS.rawValue: p.latency]))
@@ -82,8 +77,7 @@ enum AsyncBridge {
         let library = ChatLibrary(source: .completionHandler(app.twice(gap: p.secondCallGap)), patience: p.patience, narrate: narrate)
         let finished = ProgressCounter()
         startTask(context, library, finished)
-        // The trap, if it comes, ends the process during this wait.
-        _ = context.wait(until: { false })
+        _ = context.wait(until: { false })   // the trap, if it comes, ends the process in this wait
         var m = context.metrics(library, rendered: nil)
         m[CallbackMetric.taskFinished] = finished.value > 0 ? 1 : 0
         return VariantRecord(outcome: .completed, metrics: m, evidence: "the continuation was resumed twice and the process went on")
