@@ -2,19 +2,11 @@ import LabHarness
 
 /// exp-callback's variants by name (a rename fails to compile instead of showing "—").
 public enum CallbackVariant: String, CaseIterable, VariantName {
-    case syncReturn = "sync-return"
-    case callback
-    case completionHandler = "completion-handler"
-    case delegateCompletion = "delegate-completion"
-    case forgottenHandler = "forgotten-handler"
-    case doubleCall = "double-call"
-    case asyncBridge = "async-bridge"
-    case asyncLeak = "async-leak"
-    case asyncDouble = "async-double"
-    case urlsessionDisposition = "urlsession-disposition"
-    case urlsessionQueues = "urlsession-queues"
-    case urlsessionSyncMain = "urlsession-sync-main"
-    case urlsessionSyncBackground = "urlsession-sync-background"
+    case syncReturn = "sync-return", callback, completionHandler = "completion-handler", delegateCompletion = "delegate-completion"
+    case forgottenHandler = "forgotten-handler", doubleCall = "double-call"
+    case asyncBridge = "async-bridge", asyncLeak = "async-leak", asyncDouble = "async-double"
+    case urlsessionDisposition = "urlsession-disposition", urlsessionQueues = "urlsession-queues"
+    case urlsessionSyncMain = "urlsession-sync-main", urlsessionSyncBackground = "urlsession-sync-background"
 }
 
 /// exp-callback's options, parsed once (`--latency`), and the timings derived from them.
@@ -46,33 +38,24 @@ public struct CallbackParameters: ExperimentParameters {
 /// contract's names (`metrics` in schema 1): a rename changes the JSON. A figure only written
 /// for the JSON (`hop_s`, `lookup.on_app_queue`) is named where it is written.
 public enum CallbackMetric {
-    public static let asyncBytes: MetricKey = "async.bytes"
-    public static let bodyBytes: MetricKey = "body.bytes"
-    public static let scheduledS: MetricKey = "scheduled_s"
-    public static let serverCompletedAfterS: MetricKey = "server.completed_after_s"
-    public static let windowS: MetricKey = "window_s"
-    public static let wrapperBytes: MetricKey = "wrapper.bytes"
-    public static let wrapperReturnedAfterS: MetricKey = "wrapper.returned_after_s"
-    /// 1: the waiter was in the semaphore wait when the whole response had arrived (the
-    /// deadlock's mechanism, by count), with this many handler calls.
-    public static let wrapperWaiting: MetricKey = "wrapper.waiting"
-    public static let wrapperHandlerCalls: MetricKey = "wrapper.handler_calls"
-    public static let callbackCalls: MetricKey = "callback.calls"
-    public static let continuedOnAppQueue: MetricKey = "continued.on_app_queue"
-    public static let handlerCalls: MetricKey = "handler.calls"
-    public static let handlerIgnored: MetricKey = "handler.ignored"
-    public static let incomingDelayS: MetricKey = "incoming.delay_s"
-    public static let latencyS: MetricKey = "latency_s"
-    public static let libraryHeldS: MetricKey = "library.held_s"
+    // The library scenarios.
+    public static let latencyS: MetricKey = "latency_s", steps: MetricKey = "steps"
+    public static let libraryHeldS: MetricKey = "library.held_s", incomingDelayS: MetricKey = "incoming.delay_s"
     /// 1: the library's thread was seen inside the app's lookup, not running, as a message came.
     public static let libraryThreadWaiting: MetricKey = "library.thread_waiting"
-    public static let resumeOnAppQueue: MetricKey = "resume.on_app_queue"
-    public static let stallDetectedAfterS: MetricKey = "stall.detected_after_s"
-    public static let steps: MetricKey = "steps"
-    public static let taskFinished: MetricKey = "task.finished"
-    public static let taskSuspendedForS: MetricKey = "task.suspended_for_s"
-    public static let warningAfterDropS: MetricKey = "warning.after_drop_s"
-    public static let warningCaptured: MetricKey = "warning.captured"
+    public static let handlerCalls: MetricKey = "handler.calls", handlerIgnored: MetricKey = "handler.ignored"
+    public static let callbackCalls: MetricKey = "callback.calls", stallDetectedAfterS: MetricKey = "stall.detected_after_s"
+    // The async bridge.
+    public static let resumeOnAppQueue: MetricKey = "resume.on_app_queue", continuedOnAppQueue: MetricKey = "continued.on_app_queue"
+    public static let taskFinished: MetricKey = "task.finished", taskSuspendedForS: MetricKey = "task.suspended_for_s"
+    public static let warningCaptured: MetricKey = "warning.captured", warningAfterDropS: MetricKey = "warning.after_drop_s"
+    // URLSession.
+    public static let bodyBytes: MetricKey = "body.bytes", scheduledS: MetricKey = "scheduled_s", windowS: MetricKey = "window_s"
+    public static let asyncBytes: MetricKey = "async.bytes", serverCompletedAfterS: MetricKey = "server.completed_after_s"
+    public static let wrapperBytes: MetricKey = "wrapper.bytes", wrapperReturnedAfterS: MetricKey = "wrapper.returned_after_s"
+    /// 1: the waiter was in the semaphore wait when the whole response had arrived (the
+    /// deadlock's mechanism, by count), with this many handler calls.
+    public static let wrapperWaiting: MetricKey = "wrapper.waiting", wrapperHandlerCalls: MetricKey = "wrapper.handler_calls"
 
     /// A figure of one part of a variant that runs several (`allow.messages`, `cancel.bytes`,
     /// `own.hop_s`): the part is the decision, the answer or the session.

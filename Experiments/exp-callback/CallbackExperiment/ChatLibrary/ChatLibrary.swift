@@ -40,9 +40,7 @@ public final class ChatLibrary: Sendable {
     private let counters = Mutex<(held: [Seconds], incomingDelays: [Seconds], handlerCalls: Int)>(([], [], 0))
 
     public init(source: ProfileSource, patience: Seconds, narrate: @escaping Narrate = { _ in }) {
-        self.source = source
-        self.patience = patience
-        self.narrate = narrate
+        (self.source, self.patience, self.narrate) = (source, patience, narrate)
     }
 
     /// Seconds the library's queue spent inside the app's provider, one entry per request.

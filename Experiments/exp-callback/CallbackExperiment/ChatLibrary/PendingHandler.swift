@@ -15,10 +15,7 @@ import Synchronization
 ///   instead of an operation that waits forever. Watchdog and a late call race through the same
 ///   guard: whichever comes first settles, the other is refused.
 final class PendingHandler<Value: Sendable>: Sendable {
-    enum Settlement: Sendable {
-        case called(Value)
-        case neverCalled(StallReport)
-    }
+    enum Settlement: Sendable { case called(Value), neverCalled(StallReport) }
 
     private let name: String
     private let library: ChatLibrary
@@ -34,9 +31,7 @@ final class PendingHandler<Value: Sendable>: Sendable {
     /// `name` is how steps and diagnostics call it (`fetchProfiles handler`); `onSettle` runs
     /// on the library's queue, after the library's patience at the latest.
     init(name: String, library: ChatLibrary, onSettle: @escaping @Sendable (Settlement) -> Void) {
-        self.name = name
-        self.library = library
-        self.onSettle = onSettle
+        (self.name, self.library, self.onSettle) = (name, library, onSettle)
     }
 
     /// Starts the patience clock. Call it just before handing `handler` to the app.
@@ -48,9 +43,7 @@ final class PendingHandler<Value: Sendable>: Sendable {
     }
 
     /// The block the app must call exactly once.
-    var handler: @Sendable (Value) -> Void {
-        { [self] value in called(value) }
-    }
+    var handler: @Sendable (Value) -> Void { { [self] value in called(value) } }
 
     private func called(_ value: Value) {
         let number = calls.add(1, ordering: .relaxed).newValue
@@ -64,31 +57,27 @@ final class PendingHandler<Value: Sendable>: Sendable {
             library.narrate("library ignores call \(number) of the \(name)")
             return
         }
-        library.queue.async { [self] in
-            stopWatchdog()
-            library.narrate("library is back on its queue with the result")
-            onSettle(.called(value))
-            keepAlive.withLock { $0 = nil }
-        }
+        settle(.called(value), "library is back on its queue with the result")
     }
 
     /// On the watchdog's thread: nothing called the handler for the whole patience window.
     private func stalled(_ report: StallReport) {
         guard once.claim(by: "watchdog") else { return }
-        library.queue.async { [self] in
-            stopWatchdog()
-            library.narrate("library gives up: no call of the \(name) for \(Format.seconds(report.window))")
-            let message = "the \(name) was not called within \(Format.seconds(report.window)) (watchdog: \(report.summary)); the library went on without it"
-            library.diagnosticLog.update { $0.append(Diagnostic(kind: .neverCalled, message: message)) }
-            onSettle(.neverCalled(report))
-            keepAlive.withLock { $0 = nil }
-        }
+        let window = Format.seconds(report.window)
+        settle(.neverCalled(report), "library gives up: no call of the \(name) for \(window)",
+               Diagnostic(kind: .neverCalled, message: "the \(name) was not called within \(window) (watchdog: \(report.summary)); the library went on without it"))
     }
 
-    /// `Watchdog.stop()` waits up to one poll (20 ms) for its thread: not on the library's queue.
-    private func stopWatchdog() {
-        guard let dog = watchdog.withLock({ $0 }) else { return }
-        DispatchQueue.global().async { dog.stop() }
+    /// On the library's queue: stops the watchdog, says so, settles, and lets go of itself.
+    private func settle(_ settlement: Settlement, _ step: String, _ diagnostic: Diagnostic? = nil) {
+        library.queue.async { [self] in
+            let dog = watchdog.withLock { $0 }
+            DispatchQueue.global().async { dog?.stop() }   // stop() waits up to a poll (20 ms): not on the library's queue
+            library.narrate(step)
+            if let diagnostic { library.diagnosticLog.update { $0.append(diagnostic) } }
+            onSettle(settlement)
+            keepAlive.withLock { $0 = nil }
+        }
     }
 
     private func ordinal(_ n: Int) -> String {

@@ -45,11 +45,8 @@ enum URLSessionQueues {
         var symptom = caller.isMainThread && resumed.onMainThread, onDelegateQueues = true
         for key in ["own", "given"] {
             let h = all[key]!, hop = all["\(key).hop"]!
-            m[CallbackMetric.of(key, .handlerOnDelegateQueue)] = h.onDelegateQueue ? 1 : 0
-            m[CallbackMetric.of(key, .handlerOnMainThread)] = h.onMainThread ? 1 : 0
-            m[CallbackMetric.of(key, .bytes)] = Double(h.bytes)
-            m[CallbackMetric.of(key, .hopOnMainThread)] = hop.onMainThread ? 1 : 0
-            m[CallbackMetric.of(key, .hopS)] = hop.at - h.at
+            m.set(key, [.handlerOnDelegateQueue: h.onDelegateQueue ? 1 : 0, .handlerOnMainThread: h.onMainThread ? 1 : 0,
+                        .bytes: Double(h.bytes), .hopOnMainThread: hop.onMainThread ? 1 : 0, .hopS: hop.at - h.at])
             symptom = symptom && !h.onMainThread && hop.onMainThread
             onDelegateQueues = onDelegateQueues && h.onDelegateQueue
         }

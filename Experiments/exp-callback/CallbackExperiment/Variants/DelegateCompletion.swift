@@ -10,8 +10,7 @@ enum DelegateCompletion {
     static func run(_ context: VariantContext) -> VariantRecord {
         let p = context.callbackParameters
         let total = Conversation.sample.messages.count
-        var m = Metrics()
-        m[CallbackMetric.latencyS] = p.latency
+        var m: Metrics = [CallbackMetric.latencyS.rawValue: p.latency]
         var evidence: [String] = [], gated: [String] = [], symptom = true
         for decision in [HistoryDisposition.allow, .cancel] {
             let key = decision.rawValue, prefix = "\(key) · "
@@ -26,14 +25,10 @@ enum DelegateCompletion {
             let decided = context.firstStep(decidedStep)?.t ?? .infinity
             let early = context.events.filter { $0.label.hasPrefix(prefix + "app's delegate gets message") && $0.t < decided }.count
             let endAfter = context.interval(decidedStep, prefix + "app's delegate learns the sync ended")
-            let figures: [(CallbackMetric.Figure, Double?)] = [
-                (.messages, Double(delegate.messages)), (.finished, delegate.end == .finished(messages: total) ? 1 : 0),
-                (.cancelled, delegate.end == .cancelled ? 1 : 0), (.handlerCalls, Double(library.handlerCalls)),
-                (.decisionAfterS, context.interval(prefix + "library receives the history header", decidedStep)),
-                (.endAfterDecisionS, endAfter), (.messagesBeforeDecision, Double(early))]
-            for (figure, value) in figures {
-                m[CallbackMetric.of(key, figure)] = value
-            }
+            m.set(key, [.messages: Double(delegate.messages), .finished: delegate.end == .finished(messages: total) ? 1 : 0,
+                        .cancelled: delegate.end == .cancelled ? 1 : 0, .handlerCalls: Double(library.handlerCalls),
+                        .decisionAfterS: context.interval(prefix + "library receives the history header", decidedStep),
+                        .endAfterDecisionS: endAfter, .messagesBeforeDecision: Double(early)])
             switch decision {
             case .allow: symptom = symptom && delegate.messages == total && delegate.end == .finished(messages: total)
             case .cancel:
