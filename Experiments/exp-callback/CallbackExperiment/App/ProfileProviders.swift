@@ -13,11 +13,8 @@ public struct AppProfiles: Sendable {
     /// The app's own serial queue for lookups.
     public let queue: DispatchQueue
 
-    public init(latency: Seconds, narrate: @escaping Narrate = { _ in },
-                queue: DispatchQueue = DispatchQueue(label: AppProfiles.queueLabel)) {
-        self.latency = latency
-        self.narrate = narrate
-        self.queue = queue
+    public init(latency: Seconds, narrate: @escaping Narrate = { _ in }, queue: DispatchQueue = DispatchQueue(label: AppProfiles.queueLabel)) {
+        (self.latency, self.narrate, self.queue) = (latency, narrate, queue)
     }
 
     /// The lookup itself: blocks the calling thread for `latency`.

@@ -1,12 +1,10 @@
 import LabHarness
 
 extension ChatLibrary {
-    /// The app's completion-handler provider, bridged to `async`.
-    ///
-    /// Here the library adds no guard and no watchdog of its own: the checked continuation is
-    /// the whole contract. Its checks differ from `PendingHandler`'s: a second `resume` traps
-    /// the process, and a handler dropped without a call makes the runtime print a warning
-    /// while the awaiting task stays suspended for good.
+    /// The app's completion-handler provider, bridged to `async` with no guard or watchdog of
+    /// the library's own: the checked continuation is the whole contract. Unlike
+    /// `PendingHandler`, a second `resume` traps, and a handler dropped without a call makes the
+    /// runtime warn while the awaiting task stays suspended for good.
     public func profiles(for ids: [UserID]) async -> [Profile] {
         switch source {
         case .returning(let provide):

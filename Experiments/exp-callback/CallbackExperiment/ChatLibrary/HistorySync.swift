@@ -18,9 +18,8 @@ public enum SyncEnd: Sendable, Equatable {
 }
 
 /// A delegate whose first method carries a completion handler that decides whether the work
-/// goes on: the pattern of URLSession's `dataTask(_:didReceive:completionHandler:)` and of
-/// UserNotifications. The library waits for the decision; until the handler is called, nothing
-/// is downloaded. All three methods are called on the library's queue.
+/// goes on (URLSession's `dataTask(_:didReceive:completionHandler:)`): until it is called,
+/// nothing is downloaded. All three methods are called on the library's queue.
 public protocol HistorySyncDelegate: AnyObject, Sendable {
     func library(_ library: ChatLibrary, didReceive header: HistoryHeader,
                  completionHandler: @escaping @Sendable (HistoryDisposition) -> Void)
@@ -29,9 +28,8 @@ public protocol HistorySyncDelegate: AnyObject, Sendable {
 }
 
 extension ChatLibrary {
-    /// Downloads `conversation`'s history through `delegate`: header first, then (if the
-    /// delegate allows) the messages one by one `spacing` seconds apart, then the end. The
-    /// library keeps the delegate until the sync ends (as URLSession keeps its delegate).
+    /// Downloads `conversation`'s history through `delegate` (kept until the sync ends, as
+    /// URLSession keeps its delegate): header, then if allowed the messages `spacing` s apart.
     public func syncHistory(of conversation: Conversation, spacing: Seconds = 0.005, delegate: HistorySyncDelegate) {
         queue.async { [self] in
             let header = HistoryHeader(conversation: conversation.title, messageCount: conversation.messages.count)

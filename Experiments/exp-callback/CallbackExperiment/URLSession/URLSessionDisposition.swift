@@ -10,8 +10,8 @@ enum URLSessionDisposition {
     /// What a task's delegate does with the disposition handler.
     enum Answer: String, CaseIterable, Sendable { case allow, never, cancel }
 
-    /// The response: 100,000 bytes in 5 pieces 0.1 s apart after a 0.1 s delay (0.5 s in all),
-    /// long enough that "waited for the answer" and "did not" cannot be confused.
+    /// 100,000 bytes in 5 pieces 0.1 s apart after 0.1 s: long enough that "waited for the
+    /// answer" and "did not" cannot be confused.
     static let response = LoopbackResponse(bodySize: 100_000, headerDelay: 0.1, chunkCount: 5, chunkInterval: 0.1)
 
     /// How long the scenario waits for the tasks: a task that waits for a disposition that

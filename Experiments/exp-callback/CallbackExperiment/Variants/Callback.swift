@@ -1,10 +1,9 @@
 import Dispatch
 import LabHarness
 
-/// `callback`: the library tells the app its own work is done. The app opens the
-/// conversation from the main thread; the callback arrives on the library's queue, because
-/// the library executes it where its work ended. An app that wants to touch its UI hops to the
-/// main queue itself.
+/// `callback`: the library tells the app its own work is done. Opened from the main thread,
+/// the callback arrives on the library's queue, where the library's work ended; an app that
+/// wants to touch its UI hops to the main queue itself.
 enum Callback {
     static func run(_ context: VariantContext) -> VariantRecord {
         let library = context.library(.completionHandler(context.app().fromCache))
@@ -29,10 +28,8 @@ enum Callback {
         var m = context.metrics(library, rendered: rendered)
         let (callback, ui) = places.get()
         let onLibrary = callback?.queue == ChatLibrary.queueLabel, onMain = callback?.isMainThread == true
-        m["caller.on_main_thread"] = opener.isMainThread ? 1 : 0
-        m["callback.on_library_queue"] = onLibrary ? 1 : 0
-        m["callback.on_main_thread"] = onMain ? 1 : 0
-        m["ui.on_main_thread"] = ui?.isMainThread == true ? 1 : 0
+        m.merge(["caller.on_main_thread": opener.isMainThread ? 1 : 0, "callback.on_library_queue": onLibrary ? 1 : 0,
+                 "callback.on_main_thread": onMain ? 1 : 0, "ui.on_main_thread": ui?.isMainThread == true ? 1 : 0])
         m["hop_s"] = context.interval("app gets the rendered", "app updates its UI")
         let symptom = opener.isMainThread && onLibrary && !onMain && ui?.isMainThread == true
         // The mechanism: the library called the block on the very thread that had just

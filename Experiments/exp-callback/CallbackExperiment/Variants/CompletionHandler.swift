@@ -1,9 +1,8 @@
 import LabHarness
 
-/// `completion-handler`: the app's provider gets a completion handler, moves the lookup to
-/// its own queue and returns at once. The library's queue is free during the lookup (an
-/// incoming message shows immediately); the handler is called from the app's queue, and the
-/// library hops back to its own queue to render.
+/// `completion-handler`: the app's provider gets a completion handler, moves the lookup to its
+/// own queue and returns at once. The library's queue stays free (a message shows at once); the
+/// handler is called from the app's queue, and the library hops back to its own to render.
 enum CompletionHandler {
     static func run(_ context: VariantContext) -> VariantRecord {
         let p = context.callbackParameters
@@ -16,9 +15,8 @@ enum CompletionHandler {
         var m = context.metrics(library, rendered: rendered)
         let handlerOnApp = context.ran("app calls the fetchProfiles handler", on: AppProfiles.queueLabel)
         let renderOnLibrary = context.ran("library renders", on: ChatLibrary.queueLabel)
-        m["lookup.on_app_queue"] = context.ran("app looks up", on: AppProfiles.queueLabel)
-        m["handler.on_app_queue"] = handlerOnApp
-        m["render.on_library_queue"] = renderOnLibrary
+        m.merge(["lookup.on_app_queue": context.ran("app looks up", on: AppProfiles.queueLabel), "handler.on_app_queue": handlerOnApp,
+                 "render.on_library_queue": renderOnLibrary])
         m["hop_s"] = context.interval("app calls the fetchProfiles handler", "library is back")
         let held = library.heldTimes.max() ?? .infinity, waited = library.incomingDelays.first ?? .infinity
         let stall = context.stallSoFar

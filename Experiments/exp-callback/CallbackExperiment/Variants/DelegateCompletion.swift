@@ -3,9 +3,8 @@ import LabHarness
 import Synchronization
 
 /// `delegate-completion`: the library asks its delegate, through a completion handler,
-/// whether a history download may go on (URLSession's `didReceive response` with `.allow` /
-/// `.cancel`). Two syncs: one delegate allows, one cancels. Nothing is downloaded before the
-/// decision; allowing delivers every message, cancelling ends the sync at once and cleanly.
+/// whether a history download may go on (URLSession's `.allow` / `.cancel`). Nothing comes
+/// before the decision; allowing delivers every message, cancelling ends the sync at once.
 enum DelegateCompletion {
     static func run(_ context: VariantContext) -> VariantRecord {
         let p = context.callbackParameters

@@ -1,23 +1,20 @@
 import LabHarness
 
-/// `forgotten-handler`: the app's provider never calls its completion handler. The
-/// library's watchdog (the harness's `Watchdog` over a counter only the handler advances)
-/// notices after the library's patience, and the library reports the stall and renders with
-/// user ids instead of waiting forever.
+/// `forgotten-handler`: the app's provider never calls its completion handler. The library's
+/// watchdog notices after the library's patience, and the library reports the stall and
+/// renders with user ids instead of waiting forever.
 enum ForgottenHandler {
     static func run(_ context: VariantContext) -> VariantRecord {
         let p = context.callbackParameters
         let library = context.library(.completionHandler(context.app().forgetting))
         let rendered = context.open(on: library)
-        guard context.wait(until: { rendered.count > 0 }) else {
-            // The library waited past its own patience: that is the hang it exists to prevent.
-            var m = context.metrics(library, rendered: rendered)
-            m["patience_s"] = p.patience
+        let ended = context.wait(until: { rendered.count > 0 })
+        var m = context.metrics(library, rendered: rendered)
+        m["patience_s"] = p.patience
+        guard ended else {   // waited past its own patience: the hang the library exists to prevent
             return VariantRecord(outcome: .deadlock, metrics: m, evidence: "the library was still waiting for the handler after \(Format.seconds(p.deadline))",
                                  mechanism: neverCalled(context, library))
         }
-        var m = context.metrics(library, rendered: rendered)
-        m["patience_s"] = p.patience
         let detected = context.interval("library hands the app", "library gives up")
         m[CallbackMetric.stallDetectedAfterS] = detected
         let idsOnly = rendered.first?.value.names == .idsOnly
