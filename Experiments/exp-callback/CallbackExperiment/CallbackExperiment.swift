@@ -31,41 +31,35 @@ public let callbackExperiment = ExperimentDefinition(
         Variant(CallbackVariant.syncReturn, "the provider returns the profiles; the library waits on its own queue",
                 expect: [.expected(.completed, "the lookup ran on the library's queue and held it for its whole length"),
                          .forbidden(.failed, "the lookup did not hold the library's queue for its length")],
-                claim: Claim("callback.sync-return-blocks-library",
-                             "With a return-value provider the app's lookup runs on the library's queue and holds it for the lookup's whole latency."),
+                claim: Claim("callback.sync-return-blocks-library", "With a return-value provider the app's lookup runs on the library's queue and holds it for the lookup's whole latency."),
                 time: .library { p in p.latency * 1.1 }, progressMetric: CallbackMetric.steps, body: SyncReturn.run),
         Variant(CallbackVariant.callback, "the library calls the app back when its own work is done",
                 expect: [.expected(.completed, "the callback ran where the library's work ended, on its queue"),
                          .forbidden(.failed, "the callback ran elsewhere, or the app's hop to main did not land there")],
-                claim: Claim("callback.callback-runs-on-library-queue",
-                             "A callback runs where the library's work ended, on the library's queue, not on the thread that asked; the app hops to the main queue itself."),
+                claim: Claim("callback.callback-runs-on-library-queue", "A callback runs where the library's work ended, on the library's queue, not on the thread that asked; the app hops to the main queue itself."),
                 time: .library { _ in 0.2 }, progressMetric: CallbackMetric.steps, body: Callback.run),
         Variant(CallbackVariant.completionHandler, "the provider gets a handler, looks up on the app's queue, calls it from there",
                 expect: [.expected(.completed, "the library's queue stayed free; the result hopped back to it"),
                          .forbidden(.failed, "the library's queue was held, or the result came on the wrong queue")],
-                claim: Claim("callback.completion-handler-frees-library",
-                             "With a completion handler the library's queue is held for near zero time; the result arrives on the app's queue and the library hops back to its own."),
+                claim: Claim("callback.completion-handler-frees-library", "With a completion handler the library's queue is held for near zero time; the result arrives on the app's queue and the library hops back to its own."),
                 time: .library { p in p.latency * 1.1 }, instruments: [.stallWatch], progressMetric: CallbackMetric.steps, body: CompletionHandler.run),
         Variant(CallbackVariant.delegateCompletion, "a delegate's completion handler allows or cancels a history download",
                 expect: [.expected(.completed, "both syncs ended: allow delivered everything, cancel nothing"),
                          .forbidden(.failed, "a message came before the decision, or a decision did not take effect at once")],
-                claim: Claim("callback.delegate-completion-gates-work",
-                             "A delegate's completion handler gates the work: nothing happens before the decision, .allow delivers everything, .cancel ends the work at once and cleanly."),
+                claim: Claim("callback.delegate-completion-gates-work", "A delegate's completion handler gates the work: nothing happens before the decision, .allow delivers everything, .cancel ends the work at once and cleanly."),
                 time: .library { p in p.latency * 0.6 + 0.2 }, instruments: [.stallWatch], progressMetric: CallbackMetric.steps, body: DelegateCompletion.run),
         Variant(CallbackVariant.forgottenHandler, "the app never calls the handler; the library's watchdog steps in",
                 expect: [.expected(.stalled, "the library detected the missing call within its patience and reported it"),
                          .forbidden(.deadlock, "the library waited forever for a call that never came"),
                          .forbidden(.completed, "the library went on without noticing the missing call"),
                          .forbidden(.failed, "the library reported the stall outside its patience window")],
-                claim: Claim("callback.forgotten-handler-stalls",
-                             "A completion handler that is never called stalls the operation; the library's watchdog detects it within its patience and reports it instead of waiting forever."),
+                claim: Claim("callback.forgotten-handler-stalls", "A completion handler that is never called stalls the operation; the library's watchdog detects it within its patience and reports it instead of waiting forever."),
                 time: .library { p in p.patience + 0.2 }, instruments: [.stallWatch], progressMetric: CallbackMetric.steps, body: ForgottenHandler.run),
         Variant(CallbackVariant.doubleCall, "the app calls the handler twice; the library's once-guard catches the second",
                 expect: [.expected(.completed, "one rendering; the second call was ignored and reported"),
                          .forbidden(.renderedTwice, "the second call got through the once-guard"),
                          .forbidden(.failed, "the second call was not reported")],
-                claim: Claim("callback.double-call-detected",
-                             "A completion handler called twice is caught by the library's once-guard: the second call is reported and ignored, the work happens once."),
+                claim: Claim("callback.double-call-detected", "A completion handler called twice is caught by the library's once-guard: the second call is reported and ignored, the work happens once."),
                 time: .library { p in p.latency * 1.3 + 0.1 }, progressMetric: CallbackMetric.steps, body: DoubleCall.run),
         Variant(CallbackVariant.asyncBridge, "the provider behind await, through withCheckedContinuation, resumed once",
                 expect: [.expected(.completed, "the task resumed once and went on after the await")],
@@ -87,8 +81,7 @@ public let callbackExperiment = ExperimentDefinition(
         Variant(CallbackVariant.urlsessionQueues, "asked from the main thread: where a data task's completion handler runs, the hop to main, and async data(from:)",
                 expect: [.expected(.completed, "every handler ran off the main thread, every hop landed on it and the async caller resumed on it"),
                          .forbidden(.failed, "a handler ran on the main thread, a hop missed it, or the async caller resumed elsewhere")],
-                claim: Claim("callback.urlsession-completion-on-delegate-queue",
-                             "A URLSession data task's completion handler runs on the session's delegate queue (its own serial queue, or the one given), not on the caller's thread; the app hops to the queue it wants; async data(from:) resumes a @MainActor caller on the main thread."),
+                claim: Claim("callback.urlsession-completion-on-delegate-queue", "A URLSession data task's completion handler runs on the session's delegate queue (its own serial queue, or the one given), not on the caller's thread; the app hops to the queue it wants; async data(from:) resumes a @MainActor caller on the main thread."),
                 time: .about(0.3), progressMetric: CallbackMetric.steps, body: URLSessionQueues.run),
         // A hang is the expected outcome here: the stall window is its detection time.
         Variant(CallbackVariant.urlsessionSyncMain, "a semaphore wrapper around a data task, on the main thread, with the main queue as delegate queue",
@@ -125,11 +118,10 @@ public let callbackExperiment = ExperimentDefinition(
     parameters: CallbackParameters.self
 )
 
-/// The outcome exp-callback defines.
+/// The outcomes exp-callback defines.
 public extension Outcome {
-    /// The once-guard let a second completion-handler call through: the conversation was rendered twice.
+    /// The once-guard let a second completion-handler call through: rendered twice.
     static let renderedTwice: Outcome = "rendered-twice"
-    /// Every data task got its whole body and completed without error whatever its delegate
-    /// answered to the response (or if it never answered): the disposition was not waited for.
+    /// Every data task got its whole body without error whatever its delegate answered.
     static let dispositionIgnored: Outcome = "disposition-ignored"
 }

@@ -33,13 +33,3 @@ private func contract(_ v: VariantReport) -> String {
         return ignored > 0 ? "called \(Format.count(calls))×, \(Format.count(ignored)) ignored" : calls == 1 ? "called once" : "called \(Format.count(calls))×"
     }
 }
-
-/// The runtime's message without the file prefix and the returned value:
-/// `SWIFT TASK CONTINUATION MISUSE: profiles(for:) tried to resume its continuation more than once`.
-/// Other evidence comes back unchanged.
-func misuseMessage(_ evidence: String) -> String {
-    guard let start = evidence.range(of: "SWIFT TASK CONTINUATION MISUSE") else { return evidence }
-    let tail = evidence[start.lowerBound...]
-    guard let end = tail.range(of: AsyncBridge.doubleMarker) else { return String(tail) }
-    return String(tail[..<end.upperBound])
-}

@@ -31,7 +31,7 @@ enum CallbackVerdicts {
         let trapped = (double.evidence ?? "").contains(AsyncBridge.doubleMarker)
         let stuck = leak[CallbackMetric.taskFinished] == 0
         let leakText = warned ? "leak warned \(seconds(leak[CallbackMetric.warningAfterDropS])) after the handler was dropped, task \(stuck ? "still suspended" : "went on") after \(seconds(leak[CallbackMetric.taskSuspendedForS]))" : "no leak warning captured (\(leak.outcome))"
-        let doubleText = "double resume \(double.outcome)" + (trapped ? ": \(misuseMessage(double.evidence ?? ""))" : "")
+        let doubleText = "double resume \(double.outcome)" + (trapped ? ": \(RuntimeMessage.continuationMisuse(in: double.evidence ?? "", endingWith: AsyncBridge.doubleMarker))" : "")
         return Verdict(symptom: leak.outcome == .leaked && stuck && double.outcome == .crashed,
                        mechanism: .all([.when(warned, "the runtime's leak warning seen on stderr", otherwise: "no leak warning from the runtime was seen on stderr"),
                                         .when(trapped, "the runtime's double-resume trap message seen", otherwise: "no double-resume message from the runtime was seen")]),

@@ -33,6 +33,13 @@ extension VariantContext {
         return b.t - a.t
     }
 
+    /// True when a step starting with each of `starts` happened, the first of each strictly
+    /// after the first of the one before: an order, which load cannot flip as it can a length.
+    public func stepsInOrder(_ starts: String...) -> Bool {
+        let times = starts.compactMap { firstStep($0)?.t }
+        return times.count == starts.count && zip(times, times.dropFirst()).allSatisfy { $0 < $1 }
+    }
+
     /// How long the machine held up the same-moment control since the trial started (zero
     /// without `.stallWatch`): the allowance a delay limit adds so load cannot flip it.
     public var stallSoFar: Seconds { machineDelay(from: startedAt, to: MonotonicClock.now()) }

@@ -84,10 +84,8 @@ public final class ChatLibrary: Sendable {
         switch source {
         case .returning(let provide):
             narrate("library calls the app's provider and waits for its return value")
-            let start = MonotonicClock.now()
-            let profiles = provide(ids)
-            let held = MonotonicClock.now() - start
-            counters.withLock { $0.held.append(held) }
+            var profiles: [Profile] = []
+            let held = holding { profiles = provide(ids) }
             narrate("library has the return value; its queue was held \(Format.seconds(held))")
             then(profiles, .fromApp)
 
@@ -104,12 +102,18 @@ public final class ChatLibrary: Sendable {
                 countHandlerCall()
                 pending.handler(profiles)
             }
-            let start = MonotonicClock.now()
-            fetch(ids, counted)
-            let held = MonotonicClock.now() - start
-            counters.withLock { $0.held.append(held) }
+            let held = holding { fetch(ids, counted) }
             narrate("library's queue is free again after \(Format.seconds(held))")
         }
+    }
+
+    /// Runs the app's `code` on the library's queue and records how long it held the queue.
+    private func holding(_ code: () -> Void) -> Seconds {
+        let start = MonotonicClock.now()
+        code()
+        let held = MonotonicClock.now() - start
+        counters.withLock { $0.held.append(held) }
+        return held
     }
 
     private func render(_ conversation: Conversation, profiles: [Profile], names: Rendering.Names) -> Rendering {

@@ -24,11 +24,9 @@ enum CompletionHandler {
             && waited < CallbackThreshold.waitedFree.value * p.latency + stall && handlerOnApp == 1 && renderOnLibrary == 1
         // The mechanism: the library's queue served a message while the app's lookup was
         // still running on the app's queue (after it began, before the handler came).
-        let lookup = context.firstStep("app looks up"), shown = context.firstStep("library shows an incoming message")
-        let call = context.firstStep("app calls the fetchProfiles handler")
-        let free = lookup.flatMap { l in shown.flatMap { s in call.map { c in l.t < s.t && s.t < c.t } } } == true
+        let free = context.stepsInOrder("app looks up", "library shows an incoming message", "app calls the fetchProfiles handler")
             && context.queue(of: "library shows an incoming message") == ChatLibrary.queueLabel
-        let into = (shown?.t ?? 0) - (lookup?.t ?? 0)
+        let into = context.interval("app looks up", "library shows an incoming message") ?? 0
         return VariantRecord(outcome: symptom ? .completed : .failed, metrics: m,
                              evidence: "the library's queue was held \(Format.seconds(held)) of a \(Format.seconds(p.latency)) lookup (\(Format.share(held, of: p.latency)); \(CallbackThreshold.heldFree)\(Format.stallNote(stall))); a message that arrived meanwhile waited \(Format.seconds(waited)) (\(CallbackThreshold.waitedFree)); the handler was called on \(context.place(of: "app calls the fetchProfiles handler")); the library rendered on \(context.place(of: "library renders"))",
                              mechanism: .when(free, "\(ChatLibrary.queueLabel) showed an incoming message \(Format.seconds(into)) into the app's lookup, before the handler came",
