@@ -60,14 +60,9 @@ enum CallbackVerdicts {
     static func dispositionLines(_ v: Metrics) -> String {
         let full = v[CallbackMetric.bodyBytes] ?? 0
         return URLSessionDisposition.Answer.allCases.map { a in
-            let key = a.rawValue, name = a == .never ? "never answered" : ".\(key)"
-            let end: String
-            if v[CallbackMetric.of(key, .ended)] == 1 {
-                let code = v[CallbackMetric.of(key, .errorCode)] ?? 0
-                end = "\(code == 0 ? "completed without error" : "ended with error \(Format.count(code))") at \(seconds(v[CallbackMetric.of(key, .endedAfterS)]))"
-            } else {
-                end = "not ended after \(seconds(v[CallbackMetric.windowS]))"
-            }
+            let key = a.rawValue, name = a == .never ? "never answered" : ".\(key)", code = v[CallbackMetric.of(key, .errorCode)] ?? 0
+            let end = v[CallbackMetric.of(key, .ended)] != 1 ? "not ended after \(seconds(v[CallbackMetric.windowS]))"
+                : "\(code == 0 ? "completed without error" : "ended with error \(Format.count(code))") at \(seconds(v[CallbackMetric.of(key, .endedAfterS)]))"
             return "\(name): \(Format.count(v[CallbackMetric.of(key, .bytes)] ?? 0)) of \(Format.count(full)) bytes, \(end)"
         }.joined(separator: "; ")
     }
