@@ -4,10 +4,8 @@ import LabHarness
 let callbackColumns: [ReportColumn] = [
     .seconds("library held", CallbackMetric.libraryHeldS.rawValue),
     .seconds("msg waited", CallbackMetric.incomingDelayS.rawValue),
-    ReportColumn("result came on") { v in
-        // The queue of the step where the app got its result (labels start with "app gets").
-        v.events?.last { $0.label.hasPrefix("app gets") }?.thread.map { String($0.split(separator: " · ").first ?? "—") } ?? "—"
-    },
+    // The queue of the step where the app got its result (labels start with "app gets").
+    ReportColumn("result came on") { $0.events?.last { $0.label.hasPrefix("app gets") }?.thread?.components(separatedBy: " · ").first ?? "—" },
     ReportColumn("handler contract") { contract($0) },
 ]
 

@@ -34,9 +34,7 @@ enum URLSessionDisposition {
         for server in servers { server.stop(within: 2) }
 
         var m = context.figures()
-        m[CallbackMetric.bodyBytes] = Double(response.body.count)
-        m[CallbackMetric.scheduledS] = response.scheduledDuration
-        m[CallbackMetric.windowS] = window
+        m.set([CallbackMetric.bodyBytes: Double(response.body.count), CallbackMetric.scheduledS: response.scheduledDuration, CallbackMetric.windowS: window])
         for probe in probes {
             let r = probe.record
             m.set(probe.answer.rawValue, [.asked: r.askedAt == nil ? 0 : 1, .bytes: Double(r.bytes), .ended: r.endedAt == nil ? 0 : 1,

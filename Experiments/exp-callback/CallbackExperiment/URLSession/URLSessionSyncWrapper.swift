@@ -75,8 +75,8 @@ enum URLSessionSyncWrapper {
                 let state = ExecutionPlace.kernelState(ofThread: watch.waiter.get())
                 context.step("server has sent the whole response", at: sent)
                 var c = base
-                c.merge([CallbackMetric.serverCompletedAfterS.rawValue: sent - start, CallbackMetric.wrapperWaiting.rawValue: waiting ? 1 : 0,
-                         CallbackMetric.wrapperHandlerCalls.rawValue: Double(calls), CallbackMetric.steps.rawValue: Double(context.progress.value)])
+                c.set([CallbackMetric.serverCompletedAfterS: sent - start, CallbackMetric.wrapperWaiting: waiting ? 1 : 0,
+                       CallbackMetric.wrapperHandlerCalls: Double(calls), CallbackMetric.steps: Double(context.progress.value)])
                 context.checkpoint(VariantRecord(outcome: .deadlock, metrics: c,
                                                  evidence: "the server sent all \(response.body.count) bytes \(Format.seconds(sent - start)) after the resume; 0.2 s later the waiting thread was \(waiting ? "still in the semaphore wait" : "out of the wait") (kernel state \(state?.rawValue ?? "not told")) and the handler had run \(calls) times"))
             }
@@ -84,8 +84,7 @@ enum URLSessionSyncWrapper {
         guard let size else { return VariantRecord(outcome: .stalled, metrics: m, evidence: "the wrapper's bounded wait ran out") }
         let returnedAfter = MonotonicClock.now() - start
         context.step("wrapper returned \(size) bytes")
-        m.merge([CallbackMetric.wrapperReturnedAfterS.rawValue: returnedAfter, CallbackMetric.wrapperBytes.rawValue: Double(size),
-                 CallbackMetric.steps.rawValue: Double(context.progress.value)])
+        m.set([CallbackMetric.wrapperReturnedAfterS: returnedAfter, CallbackMetric.wrapperBytes: Double(size), CallbackMetric.steps: Double(context.progress.value)])
         return VariantRecord(outcome: .completed, metrics: m, evidence: "the wrapper returned \(size) bytes after \(Format.seconds(returnedAfter))")
     }
 }

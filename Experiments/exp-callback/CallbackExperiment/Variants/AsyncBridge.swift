@@ -29,10 +29,9 @@ enum AsyncBridge {
             return context.failed("the awaiting task did not finish", library)
         }
         var m = context.metrics(library, rendered: nil)
-        m[CallbackMetric.taskFinished] = 1
-        m["await_s"] = context.interval("task calls await", "app gets")
-        m[CallbackMetric.resumeOnAppQueue] = context.ran("app calls the handler", on: AppProfiles.queueLabel)
-        m[CallbackMetric.continuedOnAppQueue] = context.ran("app gets", on: AppProfiles.queueLabel)
+        m.set([CallbackMetric.taskFinished: 1, "await_s": context.interval("task calls await", "app gets"),
+               CallbackMetric.resumeOnAppQueue: context.ran("app calls the handler", on: AppProfiles.queueLabel),
+               CallbackMetric.continuedOnAppQueue: context.ran("app gets", on: AppProfiles.queueLabel)])
         return VariantRecord(outcome: .completed, metrics: m,
                              evidence: "resumed from \(context.place(of: "app calls the handler")); the task went on on \(context.place(of: "app gets"))")
     }
@@ -53,9 +52,7 @@ enum AsyncBridge {
         let watched = finished.wait(forAtLeast: 1, stallWindow: p.patience, budget: p.patience)
         capture.end()
         var m = context.metrics(library, rendered: nil)
-        m[CallbackMetric.warningCaptured] = warning == nil ? 0 : 1
-        m[CallbackMetric.taskFinished] = watched.reached ? 1 : 0
-        m["patience_s"] = p.patience
+        m.set([CallbackMetric.warningCaptured: warning == nil ? 0 : 1, CallbackMetric.taskFinished: watched.reached ? 1 : 0, "patience_s": p.patience])
         if let warning, let dropped = context.firstStep("app returns early") {
             m[CallbackMetric.warningAfterDropS] = context.since(warning.at) - dropped.t
             m[CallbackMetric.taskSuspendedForS] = context.elapsed() - dropped.t

@@ -54,13 +54,11 @@ extension VariantContext {
     /// The figures every library scenario reports.
     func metrics(_ library: ChatLibrary, rendered: CallProbe<Rendering>?) -> Metrics {
         var m = figures()
-        m[CallbackMetric.latencyS] = callbackParameters.latency
-        m[CallbackMetric.libraryHeldS] = library.heldTimes.max()
-        m[CallbackMetric.incomingDelayS] = library.incomingDelays.first
-        m[CallbackMetric.handlerCalls] = Double(library.handlerCalls)
-        m[CallbackMetric.handlerIgnored] = Double(library.diagnostics.filter { $0.kind == .calledAgain }.count)
-        m["handler.never_called"] = Double(library.diagnostics.filter { $0.kind == .neverCalled }.count)
-        m[CallbackMetric.callbackCalls] = rendered.map { Double($0.count) }
+        func count(_ kind: Diagnostic.Kind) -> Double { Double(library.diagnostics.filter { $0.kind == kind }.count) }
+        m.set([CallbackMetric.latencyS: callbackParameters.latency, CallbackMetric.libraryHeldS: library.heldTimes.max(),
+               CallbackMetric.incomingDelayS: library.incomingDelays.first, CallbackMetric.handlerCalls: Double(library.handlerCalls),
+               CallbackMetric.handlerIgnored: count(.calledAgain), "handler.never_called": count(.neverCalled),
+               CallbackMetric.callbackCalls: rendered.map { Double($0.count) }])
         return m
     }
 

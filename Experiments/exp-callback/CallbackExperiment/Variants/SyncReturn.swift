@@ -31,8 +31,7 @@ enum SyncReturn {
         }
         var m = context.metrics(library, rendered: rendered)
         let onLibrary = context.ran("app looks up", on: ChatLibrary.queueLabel)
-        m["lookup.on_library_queue"] = onLibrary
-        m[CallbackMetric.libraryThreadWaiting] = seen.get() == nil ? 0 : 1
+        m.set(["lookup.on_library_queue": onLibrary, CallbackMetric.libraryThreadWaiting: seen.get() == nil ? 0 : 1])
         let held = library.heldTimes.max() ?? 0, waited = library.incomingDelays.first ?? 0
         // The message that arrived during the lookup was shown only once the lookup returned
         // (an order, not a length: a late sender shortens the wait, not the lesson).
