@@ -29,7 +29,7 @@ enum URLSessionDisposition {
             session.dataTask(with: server.url()).resume()
             servers.append(server); sessions.append(session); probes.append(probe)
         }
-        _ = MainQueueFriendlyWait.until(within: window) { probes.allSatisfy(\.ended) }
+        _ = MainQueueFriendlyWait.until(within: window) { probes.allSatisfy { $0.record.endedAt != nil } }
         for session in sessions { session.invalidateAndCancel() }
         for server in servers { server.stop(within: 2) }
 
@@ -64,7 +64,6 @@ enum URLSessionDisposition {
         init(answer: Answer, narrate: @escaping Narrate) { self.answer = answer; self.narrate = narrate }
 
         var record: Record { store.withLock { $0 } }
-        var ended: Bool { record.endedAt != nil }
 
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
@@ -79,11 +78,7 @@ enum URLSessionDisposition {
         }
 
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-            let first = store.withLock { r -> Bool in
-                defer { r.bytes += data.count }
-                return r.bytes == 0
-            }
-            if first { narrate("delegate gets the first body bytes") }
+            if store.withLock({ r in defer { r.bytes += data.count }; return r.bytes == 0 }) { narrate("delegate gets the first body bytes") }
         }
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {

@@ -15,10 +15,8 @@ enum ForgottenHandler {
             return VariantRecord(outcome: .deadlock, metrics: m, evidence: "the library was still waiting for the handler after \(Format.seconds(p.deadline))",
                                  mechanism: neverCalled(context, library))
         }
-        let detected = context.interval("library hands the app", "library gives up")
-        m[CallbackMetric.stallDetectedAfterS] = detected
-        let idsOnly = rendered.first?.value.names == .idsOnly
-        m["rendered.ids_only"] = idsOnly ? 1 : 0
+        let detected = context.interval("library hands the app", "library gives up"), idsOnly = rendered.first?.value.names == .idsOnly
+        m.set([CallbackMetric.stallDetectedAfterS: detected, "rendered.ids_only": idsOnly ? 1 : 0])
         let report = library.diagnostics.first { $0.kind == .neverCalled }
         let stall = context.stallSoFar
         let inWindow = detected.map { $0 >= CallbackThreshold.notBeforePatience.value * p.patience
