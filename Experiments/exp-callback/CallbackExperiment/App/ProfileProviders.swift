@@ -31,10 +31,7 @@ public struct AppProfiles: Sendable {
     public var onAppQueue: ChatLibrary.FetchProfilesBlock {
         { ids, completionHandler in
             narrate("app moves the lookup to its own queue and returns")
-            queue.async {
-                let profiles = lookUp(ids)
-                completionHandler(profiles)
-            }
+            queue.async { completionHandler(lookUp(ids)) }
         }
     }
 

@@ -25,9 +25,7 @@ enum AsyncBridge {
         let library = context.library(.completionHandler(context.app().onAppQueue))
         let finished = ProgressCounter()
         startTask(context, library, finished)
-        guard context.wait(until: { finished.value > 0 }) else {
-            return context.failed("the awaiting task did not finish", library)
-        }
+        guard context.wait(until: { finished.value > 0 }) else { return context.failed("the awaiting task did not finish", library) }
         var m = context.metrics(library, rendered: nil)
         m.set([CallbackMetric.taskFinished: 1, "await_s": context.interval("task calls await", "app gets"),
                CallbackMetric.resumeOnAppQueue: context.ran("app calls the handler", on: AppProfiles.queueLabel),

@@ -22,9 +22,7 @@ enum Callback {
                 uiUpdated.record()
             }
         }
-        guard context.wait(until: { uiUpdated.count > 0 }) else {
-            return context.failed("the callback and the UI update did not both happen", library)
-        }
+        guard context.wait(until: { uiUpdated.count > 0 }) else { return context.failed("the callback and the UI update did not both happen", library) }
         var m = context.metrics(library, rendered: rendered)
         let (callback, ui) = places.get()
         let onLibrary = callback?.queue == ChatLibrary.queueLabel, onMain = callback?.isMainThread == true

@@ -9,9 +9,7 @@ enum CompletionHandler {
         let library = context.library(.completionHandler(context.app().onAppQueue))
         let rendered = context.open(on: library)
         context.sendIncomingMessage(to: library, after: p.incomingAfter)
-        guard context.wait(until: { rendered.count > 0 && !library.incomingDelays.isEmpty }) else {
-            return context.failed("the conversation or the incoming message did not show", library)
-        }
+        guard context.wait(until: { rendered.count > 0 && !library.incomingDelays.isEmpty }) else { return context.failed("the conversation or the incoming message did not show", library) }
         var m = context.metrics(library, rendered: rendered)
         let handlerOnApp = context.ran("app calls the fetchProfiles handler", on: AppProfiles.queueLabel)
         let renderOnLibrary = context.ran("library renders", on: ChatLibrary.queueLabel)

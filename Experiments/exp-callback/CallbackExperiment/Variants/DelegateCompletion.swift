@@ -51,11 +51,7 @@ enum DelegateCompletion {
     }
 
     static func describe(_ end: SyncEnd) -> String {
-        switch end {
-        case .finished(let n): "finished (\(n) messages)"
-        case .cancelled: "cancelled"
-        case .noDecision: "without a decision"
-        }
+        switch end { case .finished(let n): "finished (\(n) messages)"; case .cancelled: "cancelled"; case .noDecision: "without a decision" }
     }
 }
 

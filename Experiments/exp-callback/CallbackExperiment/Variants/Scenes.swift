@@ -13,16 +13,12 @@ extension VariantContext {
 
     /// Waits until `condition` holds, up to the scenario's deadline; on the main thread it
     /// keeps the main run loop (and so the main queue) turning meanwhile.
-    func wait(until condition: () -> Bool) -> Bool {
-        MainQueueFriendlyWait.until(within: callbackParameters.deadline, condition)
-    }
+    func wait(until condition: () -> Bool) -> Bool { MainQueueFriendlyWait.until(within: callbackParameters.deadline, condition) }
 
     /// The app, narrating its steps (with `prefix`, to tell apart the scenarios of one variant).
     func app(_ prefix: String = "") -> AppProfiles { AppProfiles(latency: callbackParameters.latency, narrate: narrator(prefix)) }
 
-    func library(_ source: ChatLibrary.ProfileSource, _ prefix: String = "") -> ChatLibrary {
-        ChatLibrary(source: source, patience: callbackParameters.patience, narrate: narrator(prefix))
-    }
+    func library(_ source: ChatLibrary.ProfileSource, _ prefix: String = "") -> ChatLibrary { ChatLibrary(source: source, patience: callbackParameters.patience, narrate: narrator(prefix)) }
 
     /// Opens the sample conversation on `library` with a callback that records where it ran.
     func open(on library: ChatLibrary) -> CallProbe<Rendering> {

@@ -26,9 +26,7 @@ enum SyncReturn {
                 seen.set("the library's thread #\(tid) was inside the app's lookup (\(state.map { "kernel state \($0.rawValue)" } ?? "this platform does not tell its state")) when a message arrived")
             }
         }
-        guard context.wait(until: { rendered.count > 0 && !library.incomingDelays.isEmpty }) else {
-            return context.failed("the conversation or the incoming message did not show", library)
-        }
+        guard context.wait(until: { rendered.count > 0 && !library.incomingDelays.isEmpty }) else { return context.failed("the conversation or the incoming message did not show", library) }
         var m = context.metrics(library, rendered: rendered)
         let onLibrary = context.ran("app looks up", on: ChatLibrary.queueLabel)
         m.set(["lookup.on_library_queue": onLibrary, CallbackMetric.libraryThreadWaiting: seen.get() == nil ? 0 : 1])
