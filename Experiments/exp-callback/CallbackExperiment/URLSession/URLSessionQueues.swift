@@ -50,8 +50,7 @@ enum URLSessionQueues {
             symptom = symptom && !h.onMainThread && hop.onMainThread
             onDelegateQueues = onDelegateQueues && h.onDelegateQueue
         }
-        m["async.resumed_on_main_thread"] = resumed.onMainThread ? 1 : 0
-        m[CallbackMetric.asyncBytes] = Double(resumed.bytes)
+        m.set(["async.resumed_on_main_thread": resumed.onMainThread ? 1 : 0, CallbackMetric.asyncBytes: Double(resumed.bytes)])
         return VariantRecord(outcome: symptom ? .completed : .failed, metrics: m,
                              evidence: "asked from \(caller.queue) (\(caller.thread)); the handlers ran off the main thread (own queue: \(context.place(of: "own · completion handler")); given queue: \(context.place(of: "given · completion handler"))) and each hop landed on it; async data(from:) resumed its @MainActor caller \(resumed.onMainThread ? "on" : "off") the main thread (\(context.place(of: "async · the task resumes")))",
                              mechanism: .when(onDelegateQueues, "inside each handler OperationQueue.current was its session's delegate queue",

@@ -8,7 +8,6 @@ enum Callback {
     static func run(_ context: VariantContext) -> VariantRecord {
         let library = context.library(.completionHandler(context.app().fromCache))
         let opener = ExecutionPlace.current
-        let uiUpdated = CallProbe<Void>()
         let rendered = CallProbe<Rendering>()
         let places = Shared<(callback: ExecutionPlace?, ui: ExecutionPlace?)>((nil, nil))
         context.step("app opens the conversation")
@@ -17,12 +16,12 @@ enum Callback {
             context.step("app gets the rendered conversation (its callback runs)")
             rendered.record(rendering)
             DispatchQueue.main.async {
-                places.update { $0.ui = .current }
+                let here = ExecutionPlace.current
                 context.step("app updates its UI after hopping to the main queue")
-                uiUpdated.record()
+                places.update { $0.ui = here }   // after the step: a waiter that sees it sees the step
             }
         }
-        guard context.wait(until: { uiUpdated.count > 0 }) else { return context.failed("the callback and the UI update did not both happen", library) }
+        guard context.wait(until: { places.get().ui != nil }) else { return context.failed("the callback and the UI update did not both happen", library) }
         var m = context.metrics(library, rendered: rendered)
         let (callback, ui) = places.get()
         let onLibrary = callback?.queue == ChatLibrary.queueLabel, onMain = callback?.isMainThread == true
