@@ -13,8 +13,6 @@ public enum CallbackVariant: String, CaseIterable, VariantName {
 public struct CallbackParameters: ExperimentParameters {
     /// Seconds the app's profile lookup takes (`--latency`).
     public var latency: Seconds
-
-    public init(latency: Seconds) { self.latency = latency }
     public init(_ options: ParsedOptions) { latency = options.double("latency") }
 
     /// How long the library waits for a completion handler: twice the lookup plus a quarter
