@@ -77,11 +77,6 @@ extension TrialTiming {
 }
 
 extension Metrics {
-    /// Sets each figure (nil: left out).
-    mutating func set(_ figures: KeyValuePairs<MetricKey, Double?>) {
-        for (key, value) in figures { self[key] = value }
-    }
-
     /// Sets the figures of one part of a variant (`allow.bytes`, `own.hop_s`).
     mutating func set(_ part: String, _ figures: KeyValuePairs<CallbackMetric.Figure, Double?>) {
         for (figure, value) in figures { self[CallbackMetric.of(part, figure)] = value }

@@ -21,10 +21,8 @@ private func contract(_ v: VariantReport) -> String {
     case .urlsessionDisposition:
         let whole = URLSessionDisposition.Answer.allCases.filter { of($0.rawValue, .bytes) == v[CallbackMetric.bodyBytes] && of($0.rawValue, .ended) == 1 }
         return "\(whole.count) of 3 answers got the whole body"
-    case .urlsessionQueues:
-        return of("own", .handlerOnDelegateQueue) == 1 && of("given", .handlerOnDelegateQueue) == 1 ? "on the delegate queue" : "off the delegate queue"
-    case .urlsessionSyncMain, .urlsessionSyncBackground:
-        return v[CallbackMetric.wrapperBytes].map { "wrapper returned \(Format.count($0)) bytes" } ?? "wrapper never returned"
+    case .urlsessionQueues: return of("own", .handlerOnDelegateQueue) == 1 && of("given", .handlerOnDelegateQueue) == 1 ? "on the delegate queue" : "off the delegate queue"
+    case .urlsessionSyncMain, .urlsessionSyncBackground: return v[CallbackMetric.wrapperBytes].map { "wrapper returned \(Format.count($0)) bytes" } ?? "wrapper never returned"
     default:
         guard let calls = v[CallbackMetric.handlerCalls] else { return "—" }
         let ignored = v[CallbackMetric.handlerIgnored] ?? 0

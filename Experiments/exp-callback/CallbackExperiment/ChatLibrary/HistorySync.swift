@@ -6,9 +6,7 @@ import LabHarness
 public enum HistoryDisposition: String, Sendable { case allow, cancel }
 
 /// What the server announced before sending the messages (URLSession's response, before its body).
-public struct HistoryHeader: Sendable {
-    public var conversation: String, messageCount: Int
-}
+public struct HistoryHeader: Sendable { public var conversation: String, messageCount: Int }
 
 /// How a history sync ended.
 public enum SyncEnd: Sendable, Equatable {

@@ -17,8 +17,7 @@ import Synchronization
 final class PendingHandler<Value: Sendable>: Sendable {
     enum Settlement: Sendable { case called(Value), neverCalled(StallReport) }
 
-    private let name: String
-    private let library: ChatLibrary
+    private let name: String, library: ChatLibrary
     private let onSettle: @Sendable (Settlement) -> Void
     private let once = ExactlyOnce()
     private let calls = Atomic<Int>(0)

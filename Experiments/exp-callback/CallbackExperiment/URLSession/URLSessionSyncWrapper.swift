@@ -88,12 +88,3 @@ enum URLSessionSyncWrapper {
         return VariantRecord(outcome: .completed, metrics: m, evidence: "the wrapper returned \(size) bytes after \(Format.seconds(returnedAfter))")
     }
 }
-
-extension OperationQueue {
-    /// A serial operation queue named `name`: an app's own delegate queue.
-    static func serial(_ name: String) -> OperationQueue {
-        let queue = OperationQueue()
-        (queue.name, queue.maxConcurrentOperationCount) = (name, 1)
-        return queue
-    }
-}

@@ -43,10 +43,7 @@ enum AsyncBridge {
         let finished = ProgressCounter()
         startTask(context, library, finished)
         let warning = capture.waitForLine(containing: leakMarker, within: p.deadline)
-        if let warning {
-            context.step("runtime warns on stderr: \(leakMarker)", at: warning.at,
-                         place: ExecutionPlace(queue: "stderr", thread: "Swift runtime", isMainThread: false))
-        }
+        if let warning { context.step("runtime warns on stderr: \(leakMarker)", at: warning.at, place: ExecutionPlace(queue: "stderr", thread: "Swift runtime", isMainThread: false)) }
         let watched = finished.wait(forAtLeast: 1, stallWindow: p.patience, budget: p.patience)
         capture.end()
         var m = context.metrics(library, rendered: nil)
