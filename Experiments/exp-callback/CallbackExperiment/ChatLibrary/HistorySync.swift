@@ -19,8 +19,7 @@ public enum SyncEnd: Sendable, Equatable {
 /// goes on (URLSession's `dataTask(_:didReceive:completionHandler:)`): until it is called,
 /// nothing is downloaded. All three methods are called on the library's queue.
 public protocol HistorySyncDelegate: AnyObject, Sendable {
-    func library(_ library: ChatLibrary, didReceive header: HistoryHeader,
-                 completionHandler: @escaping @Sendable (HistoryDisposition) -> Void)
+    func library(_ library: ChatLibrary, didReceive header: HistoryHeader, completionHandler: @escaping @Sendable (HistoryDisposition) -> Void)
     func library(_ library: ChatLibrary, didReceive message: Message)
     func library(_ library: ChatLibrary, didFinishSync end: SyncEnd)
 }

@@ -69,13 +69,9 @@ final class DecidingDelegate: HistorySyncDelegate {
     var messages: Int { state.withLock { $0.messages } }
     var end: SyncEnd? { state.withLock { $0.end } }
 
-    func library(_ library: ChatLibrary, didReceive header: HistoryHeader,
-                 completionHandler: @escaping @Sendable (HistoryDisposition) -> Void) {
+    func library(_ library: ChatLibrary, didReceive header: HistoryHeader, completionHandler: @escaping @Sendable (HistoryDisposition) -> Void) {
         narrate("app's delegate is asked; decides on its own queue")
-        let decision = decision
-        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(thinking * 1e9))) {
-            completionHandler(decision)
-        }
+        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(thinking * 1e9))) { [decision] in completionHandler(decision) }
     }
 
     func library(_ library: ChatLibrary, didReceive message: Message) {

@@ -58,8 +58,7 @@ extension VariantContext {
         return m
     }
 
-    /// A scenario whose expected event never came: it did not hang (every wait has a
-    /// deadline), it failed to measure.
+    /// A scenario whose expected event never came: not a hang (every wait has a deadline), a failure to measure.
     func failed(_ what: String, _ library: ChatLibrary? = nil) -> VariantRecord {
         VariantRecord(outcome: .failed, metrics: library.map { metrics($0, rendered: nil) } ?? Metrics(),
                       evidence: "\(what) within \(Format.seconds(callbackParameters.deadline))")
