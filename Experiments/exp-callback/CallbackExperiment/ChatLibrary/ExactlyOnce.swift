@@ -6,9 +6,7 @@ import Synchronization
 /// `Mutex`, so it holds whichever threads the calls come from and however they race.
 public final class ExactlyOnce: Sendable {
     /// One attempt to settle: who tried (`app` or `watchdog`), and its number (1, 2...).
-    public struct Attempt: Sendable, Equatable {
-        public var by: String, number: Int
-    }
+    public struct Attempt: Sendable, Equatable { public var by: String, number: Int }
 
     private let state = Mutex<(winner: Attempt?, refused: [Attempt], attempts: Int)>((nil, [], 0))
 

@@ -19,9 +19,8 @@ final class PendingHandler<Value: Sendable>: Sendable {
 
     private let name: String, library: ChatLibrary
     private let onSettle: @Sendable (Settlement) -> Void
-    private let once = ExactlyOnce()
+    private let once = ExactlyOnce(), progress = ProgressCounter()
     private let calls = Atomic<Int>(0)
-    private let progress = ProgressCounter()
     private let watchdog = Mutex<Watchdog?>(nil)
     /// The pending operation keeps itself alive until it is settled: the app may drop the
     /// handler (that is the bug being watched for), and the watchdog holds it only weakly.

@@ -16,8 +16,7 @@ enum CompletionHandler {
         m.merge(["lookup.on_app_queue": context.ran("app looks up", on: AppProfiles.queueLabel), "handler.on_app_queue": handlerOnApp,
                  "render.on_library_queue": renderOnLibrary])
         m["hop_s"] = context.interval("app calls the fetchProfiles handler", "library is back")
-        let held = library.heldTimes.max() ?? .infinity, waited = library.incomingDelays.first ?? .infinity
-        let stall = context.stallSoFar
+        let held = library.heldTimes.max() ?? .infinity, waited = library.incomingDelays.first ?? .infinity, stall = context.stallSoFar
         let symptom = held < CallbackThreshold.heldFree.value * p.latency + stall
             && waited < CallbackThreshold.waitedFree.value * p.latency + stall && handlerOnApp == 1 && renderOnLibrary == 1
         // The mechanism: the library's queue served a message while the app's lookup was
