@@ -15,8 +15,7 @@ final class ExactlyOnceTests: XCTestCase {
     private let latency: Seconds = 0.05
 
     private func library(_ source: (AppProfiles) -> ChatLibrary.ProfileSource, patience: Seconds = 1) -> ChatLibrary {
-        let steps = StepLog()
-        return ChatLibrary(source: source(AppProfiles(latency: latency, steps: steps)), patience: patience, steps: steps)
+        ChatLibrary(source: source(AppProfiles(latency: latency)), patience: patience)
     }
 
     func testTheLibrarysCallbackIsCalledExactlyOnce() {
@@ -51,7 +50,7 @@ final class ExactlyOnceTests: XCTestCase {
     /// Without a guard, a relay passes the app's second call straight on: the helper says so.
     func testTheHelperCatchesARelayWithoutAGuard() {
         let recorder = RecordingReporter()
-        let app = AppProfiles(latency: latency, steps: StepLog())
+        let app = AppProfiles(latency: latency)
         assertCalledExactlyOnce(within: 2, grace: 0.2, reporter: recorder.reporter) { (done: @escaping @Sendable ([Profile]) -> Void) in
             app.twice(gap: 0.02)(["u1"], done)
         }
@@ -64,7 +63,7 @@ final class ExactlyOnceTests: XCTestCase {
     /// within its timeout instead of hanging.
     func testTheHelperCatchesARelayWithoutAWatchdog() {
         let recorder = RecordingReporter()
-        let app = AppProfiles(latency: latency, steps: StepLog())
+        let app = AppProfiles(latency: latency)
         assertCalledExactlyOnce(within: 0.3, reporter: recorder.reporter) { (done: @escaping @Sendable ([Profile]) -> Void) in
             app.forgetting(["u1"], done)
         }
@@ -86,13 +85,12 @@ final class ExactlyOnceTests: XCTestCase {
     /// A call that comes after the watchdog settled the operation loses the race and is
     /// reported as such.
     func testALateCallAfterTheLibraryGaveUpIsIgnored() {
-        let steps = StepLog()
         let late: ChatLibrary.FetchProfilesBlock = { ids, handler in
             DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(400)) {
                 handler(ids.map { Profile(id: $0, name: "late") })
             }
         }
-        let lib = ChatLibrary(source: .completionHandler(late), patience: 0.1, steps: steps)
+        let lib = ChatLibrary(source: .completionHandler(late), patience: 0.1)
         let rendered = CallProbe<Rendering>()
         lib.open(.sample, callback: rendered.callback)
         XCTAssertTrue(rendered.waitForCall(within: 2))

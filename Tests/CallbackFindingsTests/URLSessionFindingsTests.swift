@@ -9,24 +9,14 @@ import XCTest
 /// as child processes and reads as a lesson; timings are judged as orderings or against the
 /// response's own pacing, never as absolute limits a loaded machine could cross.
 final class URLSessionFindingsTests: XCTestCase {
-    private func run(_ variants: CallbackVariant...) throws -> ExperimentReport {
-        try ExperimentRunner.run(callbackExperiment, arguments: ["--quick", "--variant", variants.map(\.rawValue).joined(separator: ",")],
-                                 executable: BuiltProducts.executable("exp-callback"))
-    }
-
-    private func queue(_ text: String, in v: VariantReport?) -> String? {
-        v?.events?.first { $0.label.contains(text) }?.thread?.components(separatedBy: " · ").first
-    }
-
     /// A completion handler runs where the *session* says, not where the caller was: asked from
     /// the main thread, the handler of a session without a delegate queue runs on the session's
     /// own serial queue, and with `delegateQueue: app.delegate` on that queue; both off the main
     /// thread. The app hops to the main queue itself for its UI. The async `data(from:)` instead
     /// resumes its caller where it awaited: a `@MainActor` task on the main thread.
     func testACompletionHandlerRunsOnTheSessionsDelegateQueueNotTheCallers() throws {
-        let report = try run(.urlsessionQueues)
-        let finding = try XCTUnwrap(report.finding("callback.urlsession-completion-on-delegate-queue"))
-        XCTAssertTrue(finding.reproduced, finding.summary)
+        let report = try CallbackQuickRun.report()
+        assertReproduced(report, "callback.urlsession-completion-on-delegate-queue")
         let v = try XCTUnwrap(report.variant(CallbackVariant.urlsessionQueues))
         XCTAssertEqual(v.outcome, .completed)
         XCTAssertEqual(queue("app resumes a data task", in: v), "com.apple.main-thread", "the caller is the main thread")
@@ -34,8 +24,7 @@ final class URLSessionFindingsTests: XCTestCase {
         XCTAssertNotEqual(queue("own · completion handler runs", in: v), "com.apple.main-thread", "the session's own queue is not the main queue")
         XCTAssertEqual(queue("own · app's UI update", in: v), "com.apple.main-thread", "the hop to the main queue is the app's own")
         XCTAssertEqual(queue("async · the task resumes", in: v), "com.apple.main-thread", "the @MainActor caller resumed on the main thread")
-        XCTAssertEqual(v.metrics["own.bytes"], 10_000)
-        XCTAssertEqual(v.metrics["async.bytes"], 10_000)
+        XCTAssertEqual(v[CallbackMetric.of("own", .bytes)], v[CallbackMetric.asyncBytes], "the same body both ways")
     }
 
     /// The classic "make the request synchronous" helper: resume the task, wait on a semaphore.
@@ -44,20 +33,19 @@ final class URLSessionFindingsTests: XCTestCase {
     /// child is stuck until the harness kills it, and its stacks show the main thread waiting
     /// in the wrapper. With a background delegate queue the same wrapper returns.
     func testASemaphoreWrapperDeadlocksTheMainThreadWhenTheDelegateQueueIsMain() throws {
-        let report = try run(.urlsessionSyncMain, .urlsessionSyncBackground)
-        let finding = try XCTUnwrap(report.finding("callback.urlsession-sync-wrapper-deadlocks-main"))
-        XCTAssertTrue(finding.reproduced, finding.summary)
+        let report = try CallbackQuickRun.report()
+        assertReproduced(report, "callback.urlsession-sync-wrapper-deadlocks-main")
         let main = try XCTUnwrap(report.variant(CallbackVariant.urlsessionSyncMain))
         XCTAssertEqual(main.outcome, .deadlock)
-        XCTAssertEqual(main.metrics["steps"], 2, "resumed, and the server sent everything; the wrapper never returned")
-        XCTAssertNotNil(main.metrics["server.completed_after_s"], "the response had arrived before the kill")
+        XCTAssertNotNil(main[CallbackMetric.serverCompletedAfterS], "the response had arrived before the kill")
+        XCTAssertEqual(main[CallbackMetric.wrapperHandlerCalls], 0, "the handler never ran")
         if StackCapture.unavailableReason == nil {   // where stacks are taken (Linux), they show the wait
             XCTAssertNotNil(main.whereClause(in: "dispatch_semaphore_wait", calledFrom: "fetchSynchronously"),
                             "the stacks show the wait: \(main.stackGroups.map { $0.summary() })")
         }
         let background = try XCTUnwrap(report.variant(CallbackVariant.urlsessionSyncBackground))
         XCTAssertEqual(background.outcome, .completed)
-        XCTAssertEqual(background.metrics["wrapper.bytes"], 1000)
+        XCTAssertEqual(background[CallbackMetric.wrapperBytes], Double(URLSessionSyncWrapper.response.body.count))
     }
 
     /// On Linux the response's disposition is not waited for: swift-corelibs-foundation hands the
@@ -68,20 +56,17 @@ final class URLSessionFindingsTests: XCTestCase {
     /// that reason.
     func testOnLinuxTheDispositionIsIgnored() throws {
         try XCTSkipUnless(PlatformInfo.current.isLinux, "swift-corelibs-foundation only")
-        let report = try run(.urlsessionDisposition)
-        let ignored = try XCTUnwrap(report.finding("callback.linux-urlsession-ignores-disposition"))
-        XCTAssertTrue(ignored.applicable)
-        XCTAssertTrue(ignored.reproduced, ignored.summary)
+        let report = try CallbackQuickRun.report()
+        assertReproduced(report, "callback.linux-urlsession-ignores-disposition")
         let gates = try XCTUnwrap(report.finding("callback.urlsession-disposition-gates-task"))
         XCTAssertFalse(gates.applicable)
         XCTAssertTrue(gates.summary.contains("discards the disposition"), gates.summary)
         let v = try XCTUnwrap(report.variant(CallbackVariant.urlsessionDisposition))
         XCTAssertEqual(v.outcome, .dispositionIgnored)
-        for answer in ["allow", "never", "cancel"] {
-            XCTAssertEqual(v.metrics["\(answer).bytes"], 100_000, answer)
-            XCTAssertEqual(v.metrics["\(answer).error_code"], 0, answer)
-            // Not before the server had paced the whole body out.
-            XCTAssertGreaterThanOrEqual(try XCTUnwrap(v.metrics["\(answer).ended_after_s"]), 0.5 - 0.01, answer)
+        for answer in URLSessionDisposition.Answer.allCases.map(\.rawValue) {
+            XCTAssertEqual(v[CallbackMetric.of(answer, .asked)], 1, answer)
+            XCTAssertEqual(v[CallbackMetric.of(answer, .bytes)], v[CallbackMetric.bodyBytes], answer)
+            XCTAssertEqual(v[CallbackMetric.of(answer, .errorCode)], 0, answer)
         }
     }
 
@@ -97,22 +82,22 @@ final class URLSessionFindingsTests: XCTestCase {
                                  options: options, platform: .current)
         }
         var gated = Metrics()
-        gated["body.bytes"] = 100_000
-        gated["scheduled_s"] = 0.5
-        gated["window_s"] = 2.5
+        gated[CallbackMetric.bodyBytes] = 100_000
+        gated[CallbackMetric.scheduledS] = 0.5
+        gated[CallbackMetric.windowS] = 2.5
         for (key, bytes, ended, code, at) in [("allow", 100_000.0, 1.0, 0.0, 0.5), ("never", 0, 0, 0, .nan), ("cancel", 0, 1, -999, 0.11)] {
-            gated["\(key).asked"] = 1
-            gated["\(key).bytes"] = bytes
-            gated["\(key).ended"] = ended
-            gated["\(key).error_code"] = code
-            if at.isFinite { gated["\(key).ended_after_s"] = at }
+            gated[CallbackMetric.of(key, .asked)] = 1
+            gated[CallbackMetric.of(key, .bytes)] = bytes
+            gated[CallbackMetric.of(key, .ended)] = ended
+            gated[CallbackMetric.of(key, .errorCode)] = code
+            if at.isFinite { gated[CallbackMetric.of(key, .endedAfterS)] = at }
         }
         var ignored = gated
         for key in ["never", "cancel"] {
-            ignored["\(key).bytes"] = 100_000
-            ignored["\(key).ended"] = 1
-            ignored["\(key).error_code"] = 0
-            ignored["\(key).ended_after_s"] = 0.51
+            ignored[CallbackMetric.of(key, .bytes)] = 100_000
+            ignored[CallbackMetric.of(key, .ended)] = 1
+            ignored[CallbackMetric.of(key, .errorCode)] = 0
+            ignored[CallbackMetric.of(key, .endedAfterS)] = 0.51
         }
         XCTAssertTrue(CallbackVerdicts.urlSessionDispositionGatesTask(inputs(.completed, gated)).reproduced)
         XCTAssertFalse(CallbackVerdicts.linuxURLSessionIgnoresDisposition(inputs(.completed, gated)).reproduced)
@@ -120,7 +105,13 @@ final class URLSessionFindingsTests: XCTestCase {
         XCTAssertFalse(CallbackVerdicts.urlSessionDispositionGatesTask(inputs(.dispositionIgnored, ignored)).reproduced)
         // Ignored, but one task ended a whole second after the others: not "at the same time".
         var late = ignored
-        late["never.ended_after_s"] = 1.6
+        late[CallbackMetric.of("never", .endedAfterS)] = 1.6
         XCTAssertFalse(CallbackVerdicts.linuxURLSessionIgnoresDisposition(inputs(.dispositionIgnored, late)).reproduced)
+        // No delegate seen asked for a disposition: the symptom alone is not judged either way.
+        var unasked = ignored
+        for key in ["allow", "never", "cancel"] { unasked[CallbackMetric.of(key, .asked)] = 0 }
+        let verdict = CallbackVerdicts.linuxURLSessionIgnoresDisposition(inputs(.dispositionIgnored, unasked))
+        XCTAssertFalse(verdict.judged)
+        XCTAssertFalse(verdict.reproduced)
     }
 }

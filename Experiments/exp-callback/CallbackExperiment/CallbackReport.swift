@@ -2,68 +2,30 @@ import LabHarness
 
 /// The terminal table's columns after `variant` and `outcome`.
 let callbackColumns: [ReportColumn] = [
-    .seconds("library held", CallbackMetric.libraryHeldS),
-    .seconds("msg waited", CallbackMetric.incomingDelayS),
-    ReportColumn("result came on") { resultQueue($0) },
+    .seconds("library held", CallbackMetric.libraryHeldS.rawValue),
+    .seconds("msg waited", CallbackMetric.incomingDelayS.rawValue),
+    // The queue of the step where the app got its result (labels start with "app gets").
+    ReportColumn("result came on") { $0.events?.last { $0.label.hasPrefix("app gets") }?.thread?.components(separatedBy: " · ").first ?? "—" },
     ReportColumn("handler contract") { contract($0) },
 ]
 
-/// The queue of the step where the app got its result (labels start with "app gets").
-private func resultQueue(_ v: VariantReport) -> String {
-    guard let event = v.events?.last(where: { $0.label.hasPrefix("app gets") }), let place = event.thread else { return "—" }
-    return String(place.split(separator: " · ").first ?? "—")
-}
-
 /// Whether "exactly once" held, in a few words.
 private func contract(_ v: VariantReport) -> String {
-    let m = v.metrics
-    if v.outcome == .crashed { return "trapped: resumed twice" }
-    if v.outcome == .leaked { return "leaked: runtime warning" }
-    if let never = m[CallbackMetric.handlerNeverCalled], never > 0 {
-        return "never called; reported at \(m[CallbackMetric.stallDetectedAfterS].map(Format.seconds) ?? "—")"
+    func of(_ part: String, _ figure: CallbackMetric.Figure) -> Double? { v[CallbackMetric.of(part, figure)] }
+    switch CallbackVariant(rawValue: v.name) {
+    case _ where v.outcome == .crashed: return "trapped: resumed twice"
+    case _ where v.outcome == .leaked: return "leaked: runtime warning"
+    case .syncReturn: return "no handler"
+    case .forgottenHandler: return "never called; reported at \(v[CallbackMetric.stallDetectedAfterS].map(Format.seconds) ?? "—")"
+    case .delegateCompletion: return "once per sync (\(Format.count(of("allow", .handlerCalls) ?? 0)), \(Format.count(of("cancel", .handlerCalls) ?? 0)))"
+    case .urlsessionDisposition:
+        let whole = URLSessionDisposition.Answer.allCases.filter { of($0.rawValue, .bytes) == v[CallbackMetric.bodyBytes] && of($0.rawValue, .ended) == 1 }
+        return "\(whole.count) of 3 answers got the whole body"
+    case .urlsessionQueues: return of("own", .handlerOnDelegateQueue) == 1 && of("given", .handlerOnDelegateQueue) == 1 ? "on the delegate queue" : "off the delegate queue"
+    case .urlsessionSyncMain, .urlsessionSyncBackground: return v[CallbackMetric.wrapperBytes].map { "wrapper returned \(Format.count($0)) bytes" } ?? "wrapper never returned"
+    default:
+        guard let calls = v[CallbackMetric.handlerCalls] else { return "—" }
+        let ignored = v[CallbackMetric.handlerIgnored] ?? 0
+        return ignored > 0 ? "called \(Format.count(calls))×, \(Format.count(ignored)) ignored" : calls == 1 ? "called once" : "called \(Format.count(calls))×"
     }
-    if let ignored = m[CallbackMetric.handlerIgnored], ignored > 0 {
-        return "called \(Format.count(m[CallbackMetric.handlerCalls] ?? 0))×, \(Format.count(ignored)) ignored"
-    }
-    if let allow = m[CallbackMetric.allowHandlerCalls], let cancel = m[CallbackMetric.cancelHandlerCalls] {
-        return "once per sync (\(Format.count(allow)), \(Format.count(cancel)))"
-    }
-    if v.name == CallbackVariant.syncReturn.rawValue { return "no handler" }
-    if v.name == CallbackVariant.urlsessionDisposition.rawValue {
-        let full = m[CallbackMetric.bodyBytes] ?? -1
-        let whole = DispositionProbe.Answer.allCases.filter { m["\($0.rawValue).bytes"] == full && m["\($0.rawValue).ended"] == 1 }.count
-        return "\(whole) of 3 answers got the whole body"
-    }
-    if v.name == CallbackVariant.urlsessionQueues.rawValue {
-        let onQueue = m["own.handler.on_delegate_queue"] == 1 && m["given.handler.on_delegate_queue"] == 1
-        return onQueue ? "on the delegate queue" : "off the delegate queue"
-    }
-    if v.name == CallbackVariant.urlsessionSyncMain.rawValue || v.name == CallbackVariant.urlsessionSyncBackground.rawValue {
-        return m[CallbackMetric.wrapperBytes].map { "wrapper returned \(Format.count($0)) bytes" } ?? "wrapper never returned"
-    }
-    if let calls = m[CallbackMetric.handlerCalls] { return calls == 1 ? "called once" : "called \(Format.count(calls))×" }
-    return "—"
-}
-
-/// One block per variant: each step, when, on which queue and thread, fitted to the report's
-/// width (a long step or place wraps within its column).
-func stepSections(_ report: ExperimentReport) -> [String] {
-    var lines: [String] = ["steps (t from the trial's start · queue · thread)"]
-    for v in report.variants {
-        guard let events = v.events, !events.isEmpty else { continue }
-        lines.append("  \(v.name)")
-        let rows = events.map { e in [Format.decimal(e.t, places: 3) + " s", e.label, e.thread ?? ""] }
-        lines += TextTable(rows: rows, rightAligned: [0], lead: "    ", hasHeader: false).render(width: ReportWidth.current)
-    }
-    return [lines.joined(separator: "\n")]
-}
-
-/// The runtime's message without the file prefix and the returned value:
-/// `SWIFT TASK CONTINUATION MISUSE: profiles(for:) tried to resume its continuation more than once`.
-/// Other evidence comes back unchanged.
-func misuseMessage(_ evidence: String) -> String {
-    guard let start = evidence.range(of: "SWIFT TASK CONTINUATION MISUSE") else { return evidence }
-    let tail = evidence[start.lowerBound...]
-    guard let end = tail.range(of: "more than once") else { return String(tail) }
-    return String(tail[..<end.upperBound])
 }

@@ -2,46 +2,36 @@ import Dispatch
 import LabHarness
 
 /// The app's side: its user directory, and the ways an app can answer the library's request
-/// for profiles. Each provider records its own steps, so the report shows where the app's
-/// code ran.
+/// for profiles, each narrating its steps so the report shows where the app's code ran.
 public struct AppProfiles: Sendable {
     public static let directory: [UserID: String] = ["u1": "Ada", "u2": "Grace", "u3": "Linus"]
     public static let queueLabel = "app.profiles"
 
     /// Seconds a lookup takes (the simulated network or database round trip).
     public let latency: Seconds
-    public let steps: StepLog
+    public let narrate: Narrate
     /// The app's own serial queue for lookups.
     public let queue: DispatchQueue
 
-    public init(latency: Seconds, steps: StepLog, queue: DispatchQueue = DispatchQueue(label: AppProfiles.queueLabel)) {
-        self.latency = latency
-        self.steps = steps
-        self.queue = queue
+    public init(latency: Seconds, narrate: @escaping Narrate = { _ in }, queue: DispatchQueue = DispatchQueue(label: AppProfiles.queueLabel)) {
+        (self.latency, self.narrate, self.queue) = (latency, narrate, queue)
     }
 
     /// The lookup itself: blocks the calling thread for `latency`.
     public func lookUp(_ ids: [UserID]) -> [Profile] {
-        steps.record("app looks up \(ids.count) profiles (\(Format.seconds(latency)))")
+        narrate("app looks up \(ids.count) profiles (\(Format.seconds(latency)))")
         MonotonicClock.sleep(for: latency)
-        return ids.map { Profile(id: $0, name: AppProfiles.directory[$0] ?? $0) }
+        return AppProfiles.cached(ids)
     }
 
-    /// Return-value style: the lookup runs on whatever thread the library called from, which
-    /// waits for it. The app has no way to move the work elsewhere and still return the answer.
-    public var returning: ChatLibrary.ProfilesReturningBlock {
-        { ids in lookUp(ids) }
-    }
+    static func cached(_ ids: [UserID]) -> [Profile] { ids.map { Profile(id: $0, name: directory[$0] ?? $0) } }
 
     /// Completion-handler style, done right: the lookup moves to the app's queue, the
     /// provider returns at once, and the handler is called once, from the app's queue.
     public var onAppQueue: ChatLibrary.FetchProfilesBlock {
         { ids, completionHandler in
-            steps.record("app moves the lookup to its own queue and returns")
-            queue.async {
-                let profiles = lookUp(ids)
-                completionHandler(profiles)
-            }
+            narrate("app moves the lookup to its own queue and returns")
+            queue.async { completionHandler(lookUp(ids)) }
         }
     }
 
@@ -49,8 +39,8 @@ public struct AppProfiles: Sendable {
     /// even returns, on the library's own queue. Allowed: "whenever you are ready" includes now.
     public var fromCache: ChatLibrary.FetchProfilesBlock {
         { ids, completionHandler in
-            steps.record("app answers from its cache at once")
-            completionHandler(ids.map { Profile(id: $0, name: AppProfiles.directory[$0] ?? $0) })
+            narrate("app answers from its cache at once")
+            completionHandler(AppProfiles.cached(ids))
         }
     }
 
@@ -62,7 +52,7 @@ public struct AppProfiles: Sendable {
                 let profiles = lookUp(ids)
                 if !profiles.isEmpty {
                     // The bug under study: this path returns without calling completionHandler.
-                    steps.record("app returns early and never calls the handler")
+                    narrate("app returns early and never calls the handler")
                     return
                 }
                 completionHandler(profiles)

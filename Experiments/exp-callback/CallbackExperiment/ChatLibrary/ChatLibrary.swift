@@ -25,10 +25,7 @@ public final class ChatLibrary: Sendable {
     /// The library's callback: rendering is done.
     public typealias RenderCallback = @Sendable (Rendering) -> Void
 
-    public enum ProfileSource: Sendable {
-        case returning(ProfilesReturningBlock)
-        case completionHandler(FetchProfilesBlock)
-    }
+    public enum ProfileSource: Sendable { case returning(ProfilesReturningBlock), completionHandler(FetchProfilesBlock) }
 
     public static let queueLabel = "chat.library"
 
@@ -37,20 +34,13 @@ public final class ChatLibrary: Sendable {
     public let source: ProfileSource
     /// How long the library waits for a completion handler before it goes on without it.
     public let patience: Seconds
-    public let steps: StepLog
-    let diagnosticLog = DiagnosticLog()
+    public let narrate: Narrate
+    let diagnosticLog = Shared<[Diagnostic]>([])
 
-    private struct Counters {
-        var held: [Seconds] = []
-        var incomingDelays: [Seconds] = []
-        var handlerCalls = 0
-    }
-    private let counters = Mutex(Counters())
+    private let counters = Mutex<(held: [Seconds], incomingDelays: [Seconds], handlerCalls: Int)>(([], [], 0))
 
-    public init(source: ProfileSource, patience: Seconds, steps: StepLog) {
-        self.source = source
-        self.patience = patience
-        self.steps = steps
+    public init(source: ProfileSource, patience: Seconds, narrate: @escaping Narrate = { _ in }) {
+        (self.source, self.patience, self.narrate) = (source, patience, narrate)
     }
 
     /// Seconds the library's queue spent inside the app's provider, one entry per request.
@@ -62,19 +52,17 @@ public final class ChatLibrary: Sendable {
     func countHandlerCall() { counters.withLock { $0.handlerCalls += 1 } }
 
     /// What the library noticed about the app's side of its contracts.
-    public var diagnostics: [Diagnostic] { diagnosticLog.all }
-
-    // MARK: - Rendering (the callback)
+    public var diagnostics: [Diagnostic] { diagnosticLog.get() }
 
     /// Renders `conversation`, asking the app for the senders' profiles, then calls `callback`
     /// on the library's queue. The library calls it once; it says nothing of the app's thread.
     public func open(_ conversation: Conversation, callback: @escaping RenderCallback) {
         queue.async { [self] in
             let ids = conversation.userIDs
-            steps.record("library starts rendering; needs \(ids.count) profiles")
+            narrate("library starts rendering; needs \(ids.count) profiles")
             fetchProfiles(ids) { [self] profiles, names in
                 let rendering = render(conversation, profiles: profiles, names: names)
-                steps.record("library renders \(rendering.lines.count) lines; calls the app back")
+                narrate("library renders \(rendering.lines.count) lines; calls the app back")
                 callback(rendering)
             }
         }
@@ -86,45 +74,65 @@ public final class ChatLibrary: Sendable {
         let postedAt = MonotonicClock.now()
         queue.async { [self] in
             let delay = MonotonicClock.now() - postedAt
-            steps.record("library shows an incoming message (it waited \(Format.seconds(delay)))")
+            narrate("library shows an incoming message (it waited \(Format.seconds(delay)))")
             counters.withLock { $0.incomingDelays.append(delay) }
         }
     }
-
-    // MARK: - Profiles (the completion handler, or a return value)
 
     /// On the library's queue. `then` also runs on the library's queue.
     private func fetchProfiles(_ ids: [UserID], then: @escaping @Sendable ([Profile], Rendering.Names) -> Void) {
         switch source {
         case .returning(let provide):
-            steps.record("library calls the app's provider and waits for its return value")
-            let start = MonotonicClock.now()
-            let profiles = provide(ids)
-            let held = MonotonicClock.now() - start
-            counters.withLock { $0.held.append(held) }
-            steps.record("library has the return value; its queue was held \(Format.seconds(held))")
+            narrate("library calls the app's provider and waits for its return value")
+            var profiles: [Profile] = []
+            let held = holding { profiles = provide(ids) }
+            narrate("library has the return value; its queue was held \(Format.seconds(held))")
             then(profiles, .fromApp)
 
         case .completionHandler(let fetch):
-            let pending = PendingHandler<[Profile]>(name: "fetchProfiles handler", patience: patience, queue: queue,
-                                                    steps: steps, diagnostics: diagnosticLog) { settlement in
+            let pending = PendingHandler<[Profile]>(name: "fetchProfiles handler", library: self) { settlement in
                 switch settlement {
                 case .called(let profiles): then(profiles, .fromApp)
                 case .neverCalled: then([], .idsOnly)
                 }
             }
-            steps.record("library hands the app a completion handler")
+            narrate("library hands the app a completion handler")
             pending.start()
             let counted: FetchProfilesCompletionHandler = { [self] profiles in
                 countHandlerCall()
                 pending.handler(profiles)
             }
-            let start = MonotonicClock.now()
-            fetch(ids, counted)
-            let held = MonotonicClock.now() - start
-            counters.withLock { $0.held.append(held) }
-            steps.record("library's queue is free again after \(Format.seconds(held))")
+            let held = holding { fetch(ids, counted) }
+            narrate("library's queue is free again after \(Format.seconds(held))")
         }
+    }
+
+    /// The app's completion-handler provider, bridged to `async` with no guard or watchdog of
+    /// the library's own: the checked continuation is the whole contract. Unlike
+    /// `PendingHandler`, a second `resume` traps, and a handler dropped without a call makes the
+    /// runtime warn while the awaiting task stays suspended for good.
+    public func profiles(for ids: [UserID]) async -> [Profile] {
+        switch source {
+        case .returning(let provide): return provide(ids)
+        case .completionHandler(let fetch):
+            return await withCheckedContinuation { continuation in
+                narrate("library hands the app a handler that resumes a checked continuation")
+                fetch(ids) { [self] profiles in
+                    countHandlerCall()
+                    narrate("app calls the handler; it resumes the continuation")
+                    continuation.resume(returning: profiles)
+                }
+            }
+        }
+    }
+
+    /// Runs the app's `code` on the library's queue and records how long it held the queue.
+    private func holding(_ code: () -> Void) -> Seconds {
+        let start = MonotonicClock.now()
+        code()
+        let held = MonotonicClock.now() - start
+        counters.withLock { $0.held.append(held) }
+        return held
     }
 
     private func render(_ conversation: Conversation, profiles: [Profile], names: Rendering.Names) -> Rendering {

@@ -4,33 +4,18 @@ public typealias UserID = String
 
 /// What the app tells the library about a user.
 public struct Profile: Sendable, Equatable {
-    public var id: UserID
-    public var name: String
-
-    public init(id: UserID, name: String) {
-        self.id = id
-        self.name = name
-    }
+    public var id: UserID, name: String
+    public init(id: UserID, name: String) { self.id = id; self.name = name }
 }
 
 public struct Message: Sendable, Equatable {
-    public var from: UserID
-    public var text: String
-
-    public init(from: UserID, text: String) {
-        self.from = from
-        self.text = text
-    }
+    public var from: UserID, text: String
+    public init(from: UserID, text: String) { self.from = from; self.text = text }
 }
 
 public struct Conversation: Sendable {
-    public var title: String
-    public var messages: [Message]
-
-    public init(title: String, messages: [Message]) {
-        self.title = title
-        self.messages = messages
-    }
+    public var title: String, messages: [Message]
+    public init(title: String, messages: [Message]) { self.title = title; self.messages = messages }
 
     /// The distinct senders, in order of first appearance: what the library must ask about.
     public var userIDs: [UserID] {
@@ -48,16 +33,9 @@ public struct Conversation: Sendable {
     ])
 }
 
-/// A rendered conversation: one line per message.
+/// A rendered conversation: one line per message, with names from the app, or only ids when
+/// the app never answered (as ChatKit asks apps to give at least the client id on a failure).
 public struct Rendering: Sendable, Equatable {
-    public enum Names: String, Sendable {
-        /// Names came from the app.
-        case fromApp
-        /// The app never answered; the library fell back to showing ids (as ChatKit asks apps
-        /// to provide at least the client id when a lookup fails).
-        case idsOnly
-    }
-
-    public var lines: [String]
-    public var names: Names
+    public enum Names: String, Sendable { case fromApp, idsOnly }
+    public var lines: [String], names: Names
 }

@@ -1,25 +1,12 @@
-import LabHarness
-import Synchronization
-
 /// Something the library noticed about how the app kept its side of a contract. A library
 /// cannot throw into the app's code from a handler the app called on its own thread, so it
 /// records the problem and tells the app's developer (here: the scenario reads it).
 public struct Diagnostic: Sendable, Equatable {
     public enum Kind: String, Sendable {
-        /// A handler was not called within the library's patience; the library went on without it.
+        /// Not called within the library's patience: the library went on without it.
         case neverCalled = "never-called"
-        /// A handler was called again after it had been settled; the call was ignored.
+        /// Called again after it was settled: the call was ignored.
         case calledAgain = "called-again"
     }
-
-    public var kind: Kind
-    public var message: String
-    /// Seconds since the scenario started.
-    public var t: Seconds
-}
-
-final class DiagnosticLog: Sendable {
-    private let items = Mutex<[Diagnostic]>([])
-    func append(_ item: Diagnostic) { items.withLock { $0.append(item) } }
-    var all: [Diagnostic] { items.withLock { $0 } }
+    public var kind: Kind, message: String
 }

@@ -3,52 +3,41 @@ import LabHarness
 
 /// What the delegate decides about a history download, like URLSession's
 /// `ResponseDisposition` (`.allow` / `.cancel`).
-public enum HistoryDisposition: String, Sendable {
-    case allow
-    case cancel
-}
+public enum HistoryDisposition: String, Sendable { case allow, cancel }
 
 /// What the server announced before sending the messages (URLSession's response, before its body).
-public struct HistoryHeader: Sendable {
-    public var conversation: String
-    public var messageCount: Int
-}
+public struct HistoryHeader: Sendable { public var conversation: String, messageCount: Int }
 
 /// How a history sync ended.
 public enum SyncEnd: Sendable, Equatable {
-    case finished(messages: Int)
-    case cancelled
+    case finished(messages: Int), cancelled
     /// The delegate never answered; the library stopped the sync after its patience.
     case noDecision
 }
 
 /// A delegate whose first method carries a completion handler that decides whether the work
-/// goes on: the pattern of URLSession's `dataTask(_:didReceive:completionHandler:)` and of
-/// UserNotifications. The library waits for the decision; until the handler is called, nothing
-/// is downloaded. All three methods are called on the library's queue.
+/// goes on (URLSession's `dataTask(_:didReceive:completionHandler:)`): until it is called,
+/// nothing is downloaded. All three methods are called on the library's queue.
 public protocol HistorySyncDelegate: AnyObject, Sendable {
-    func library(_ library: ChatLibrary, didReceive header: HistoryHeader,
-                 completionHandler: @escaping @Sendable (HistoryDisposition) -> Void)
+    func library(_ library: ChatLibrary, didReceive header: HistoryHeader, completionHandler: @escaping @Sendable (HistoryDisposition) -> Void)
     func library(_ library: ChatLibrary, didReceive message: Message)
     func library(_ library: ChatLibrary, didFinishSync end: SyncEnd)
 }
 
 extension ChatLibrary {
-    /// Downloads `conversation`'s history through `delegate`: header first, then (if the
-    /// delegate allows) the messages one by one `spacing` seconds apart, then the end. The
-    /// library keeps the delegate until the sync ends (as URLSession keeps its delegate).
+    /// Downloads `conversation`'s history through `delegate` (kept until the sync ends, as
+    /// URLSession keeps its delegate): header, then if allowed the messages `spacing` s apart.
     public func syncHistory(of conversation: Conversation, spacing: Seconds = 0.005, delegate: HistorySyncDelegate) {
         queue.async { [self] in
             let header = HistoryHeader(conversation: conversation.title, messageCount: conversation.messages.count)
-            steps.record("library receives the history header (\(header.messageCount) messages); asks its delegate")
-            let pending = PendingHandler<HistoryDisposition>(name: "decision handler", patience: patience, queue: queue,
-                                                             steps: steps, diagnostics: diagnosticLog) { [self] settlement in
+            narrate("library receives the history header (\(header.messageCount) messages); asks its delegate")
+            let pending = PendingHandler<HistoryDisposition>(name: "decision handler", library: self) { [self] settlement in
                 switch settlement {
                 case .called(.allow):
-                    steps.record("library goes on: downloads \(header.messageCount) messages")
+                    narrate("library goes on: downloads \(header.messageCount) messages")
                     deliver(conversation.messages[...], spacing: spacing, delegate: delegate)
                 case .called(.cancel):
-                    steps.record("library cancels the sync: nothing downloaded")
+                    narrate("library cancels the sync: nothing downloaded")
                     delegate.library(self, didFinishSync: .cancelled)
                 case .neverCalled:
                     delegate.library(self, didFinishSync: .noDecision)
@@ -65,7 +54,7 @@ extension ChatLibrary {
     /// On the library's queue: one message now, the rest later, then the end.
     private func deliver(_ messages: ArraySlice<Message>, spacing: Seconds, delegate: HistorySyncDelegate, sent: Int = 0) {
         guard let message = messages.first else {
-            steps.record("library finishes the sync: \(sent) messages")
+            narrate("library finishes the sync: \(sent) messages")
             delegate.library(self, didFinishSync: .finished(messages: sent))
             return
         }

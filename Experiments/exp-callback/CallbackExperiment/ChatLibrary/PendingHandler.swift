@@ -15,91 +15,67 @@ import Synchronization
 ///   instead of an operation that waits forever. Watchdog and a late call race through the same
 ///   guard: whichever comes first settles, the other is refused.
 final class PendingHandler<Value: Sendable>: Sendable {
-    enum Settlement: Sendable {
-        case called(Value)
-        case neverCalled(StallReport)
-    }
+    enum Settlement: Sendable { case called(Value), neverCalled(StallReport) }
 
-    private let name: String
-    private let queue: DispatchQueue
-    private let steps: StepLog
-    private let diagnostics: DiagnosticLog
+    private let name: String, library: ChatLibrary
     private let onSettle: @Sendable (Settlement) -> Void
-    private let once = ExactlyOnce()
+    private let once = ExactlyOnce(), progress = ProgressCounter()
     private let calls = Atomic<Int>(0)
-    private let patience: Seconds
-    private let progress = ProgressCounter()
     private let watchdog = Mutex<Watchdog?>(nil)
     /// The pending operation keeps itself alive until it is settled: the app may drop the
     /// handler (that is the bug being watched for), and the watchdog holds it only weakly.
     private let keepAlive = Mutex<PendingHandler<Value>?>(nil)
 
-    /// - Parameters:
-    ///   - name: how steps and diagnostics call it (`fetchProfiles handler`).
-    ///   - patience: seconds without a call before the library gives up.
-    ///   - queue: the library's queue; `onSettle` runs there.
-    init(name: String, patience: Seconds, queue: DispatchQueue, steps: StepLog, diagnostics: DiagnosticLog,
-         onSettle: @escaping @Sendable (Settlement) -> Void) {
-        self.name = name
-        self.queue = queue
-        self.steps = steps
-        self.diagnostics = diagnostics
-        self.onSettle = onSettle
-        self.patience = patience
+    /// `name` is how steps and diagnostics call it (`fetchProfiles handler`); `onSettle` runs
+    /// on the library's queue, after the library's patience at the latest.
+    init(name: String, library: ChatLibrary, onSettle: @escaping @Sendable (Settlement) -> Void) {
+        (self.name, self.library, self.onSettle) = (name, library, onSettle)
     }
 
     /// Starts the patience clock. Call it just before handing `handler` to the app.
     func start() {
-        let dog = Watchdog(counter: progress, window: patience) { [weak self] report in self?.stalled(report) }
+        let dog = Watchdog(counter: progress, window: library.patience) { [weak self] report in self?.stalled(report) }
         watchdog.withLock { $0 = dog }
         keepAlive.withLock { $0 = self }
         dog.start()
     }
 
     /// The block the app must call exactly once.
-    var handler: @Sendable (Value) -> Void {
-        { [self] value in called(value) }
-    }
+    var handler: @Sendable (Value) -> Void { { [self] value in called(value) } }
 
     private func called(_ value: Value) {
         let number = calls.add(1, ordering: .relaxed).newValue
         progress.advance()
-        let call = steps.record(number == 1 ? "app calls the \(name)" : "app calls the \(name) again (call \(number))")
+        let place = ExecutionPlace.current
+        library.narrate(number == 1 ? "app calls the \(name)" : "app calls the \(name) again (call \(number))")
         guard once.claim(by: "app") else {
             let when = once.winner?.by == "watchdog" ? "after the library had given up on it" : "after it had been called already"
-            diagnostics.append(Diagnostic(kind: .calledAgain,
-                                          message: "the \(name) was called \(ordinal(number)) \(when), from \(call.place.queue); the call was ignored",
-                                          t: call.t))
-            steps.record("library ignores call \(number) of the \(name)")
+            let message = "the \(name) was called \(ordinal(number)) \(when), from \(place.queue); the call was ignored"
+            library.diagnosticLog.update { $0.append(Diagnostic(kind: .calledAgain, message: message)) }
+            library.narrate("library ignores call \(number) of the \(name)")
             return
         }
-        queue.async { [self] in
-            stopWatchdog()
-            steps.record("library is back on its queue with the result")
-            onSettle(.called(value))
-            keepAlive.withLock { $0 = nil }
-        }
+        settle(.called(value), "library is back on its queue with the result")
     }
 
     /// On the watchdog's thread: nothing called the handler for the whole patience window.
     private func stalled(_ report: StallReport) {
         guard once.claim(by: "watchdog") else { return }
-        queue.async { [self] in
-            stopWatchdog()
-            let step = steps.record("library gives up: no call of the \(name) for \(Format.seconds(report.window))")
-            diagnostics.append(Diagnostic(kind: .neverCalled,
-                                          message: "the \(name) was not called within \(Format.seconds(report.window)) (watchdog: \(report.summary)); the library went on without it",
-                                          t: step.t))
-            onSettle(.neverCalled(report))
-            keepAlive.withLock { $0 = nil }
-        }
+        let window = Format.seconds(report.window)
+        settle(.neverCalled(report), "library gives up: no call of the \(name) for \(window)",
+               Diagnostic(kind: .neverCalled, message: "the \(name) was not called within \(window) (watchdog: \(report.summary)); the library went on without it"))
     }
 
-    /// `Watchdog.stop()` waits for the watchdog's thread to notice (up to one poll, 20 ms);
-    /// the library's queue must not wait for that, so another thread does.
-    private func stopWatchdog() {
-        guard let dog = watchdog.withLock({ $0 }) else { return }
-        DispatchQueue.global().async { dog.stop() }
+    /// On the library's queue: stops the watchdog, says so, settles, and lets go of itself.
+    private func settle(_ settlement: Settlement, _ step: String, _ diagnostic: Diagnostic? = nil) {
+        library.queue.async { [self] in
+            let dog = watchdog.withLock { $0 }
+            DispatchQueue.global().async { dog?.stop() }   // stop() waits up to a poll (20 ms): not on the library's queue
+            library.narrate(step)
+            if let diagnostic { library.diagnosticLog.update { $0.append(diagnostic) } }
+            onSettle(settlement)
+            keepAlive.withLock { $0 = nil }
+        }
     }
 
     private func ordinal(_ n: Int) -> String {

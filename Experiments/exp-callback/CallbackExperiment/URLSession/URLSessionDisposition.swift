@@ -1,79 +1,90 @@
 import Foundation
 import LabHarness
+import Synchronization
 
 /// `urlsession-disposition`: three real data tasks against the loopback server, whose
-/// response comes in timed pieces; each task's delegate answers the response's disposition
-/// handler differently: `.allow`, never, `.cancel`. What each task then did (bytes, end, time)
-/// is the measurement: where the platform waits for the disposition, the task that never got
-/// an answer receives nothing and never ends, and the cancelled one ends at once with no body.
+/// response comes in timed pieces; each task's delegate answers the disposition handler
+/// `.allow`, never, or `.cancel`. Where the platform waits for the disposition, the unanswered
+/// task receives nothing and never ends, and the cancelled one ends at once with no body.
 enum URLSessionDisposition {
-    /// The response: 100,000 bytes in 5 pieces 0.1 s apart after a 0.1 s delay (0.5 s in all),
-    /// long enough that "waited for the answer" and "did not" cannot be confused.
+    /// What a task's delegate does with the disposition handler.
+    enum Answer: String, CaseIterable, Sendable { case allow, never, cancel }
+
+    /// 100,000 bytes in 5 pieces 0.1 s apart after 0.1 s: long enough that "waited for the
+    /// answer" and "did not" cannot be confused.
     static let response = LoopbackResponse(bodySize: 100_000, headerDelay: 0.1, chunkCount: 5, chunkInterval: 0.1)
 
-    /// How long the scenario waits for the tasks: the response's own length three times over,
-    /// plus a second. A task that waits for a disposition that never comes is still waiting then.
+    /// How long the scenario waits for the tasks: a task that waits for a disposition that
+    /// never comes is still waiting after three times the response's length plus a second.
     static var window: Seconds { 3 * response.scheduledDuration + 1 }
 
     static func run(_ context: VariantContext) throws -> VariantRecord {
-        let control = StallWatch()
-        var servers: [LoopbackServer] = []
-        var sessions: [URLSession] = []
-        var probes: [DispositionProbe] = []
+        var servers: [LoopbackServer] = [], sessions: [URLSession] = [], probes: [Probe] = []
         let start = MonotonicClock.now()
-        for answer in DispositionProbe.Answer.allCases {
+        for answer in Answer.allCases {
             let server = try LoopbackServer(response: response)
-            let probe = DispositionProbe(answer: answer, steps: StepLog(startedAt: context.startedAt, progress: context.progress,
-                                                                          prefix: "\(answer.rawValue) · "))
+            let probe = Probe(answer: answer, narrate: context.narrator("\(answer.rawValue) · "))
             let session = URLSession(configuration: .ephemeral, delegate: probe, delegateQueue: nil)
-            probe.steps.record("app resumes a data task")
+            probe.narrate("app resumes a data task")
             session.dataTask(with: server.url()).resume()
-            servers.append(server)
-            sessions.append(session)
-            probes.append(probe)
+            servers.append(server); sessions.append(session); probes.append(probe)
         }
-        let deadline = start + window
-        while !probes.allSatisfy(\.ended), MonotonicClock.now() < deadline {
-            MonotonicClock.sleep(for: 0.005)
-        }
-        let waitedUntil = MonotonicClock.now()
+        _ = MainQueueFriendlyWait.until(within: window) { probes.allSatisfy { $0.record.endedAt != nil } }
         for session in sessions { session.invalidateAndCancel() }
         for server in servers { server.stop(within: 2) }
-        control.stop()
 
-        var m = Metrics()
-        m[CallbackMetric.bodyBytes] = Double(response.body.count)
-        m[CallbackMetric.scheduledS] = response.scheduledDuration
-        m[CallbackMetric.windowS] = window
+        var m = context.figures()
+        m.set([CallbackMetric.bodyBytes: Double(response.body.count), CallbackMetric.scheduledS: response.scheduledDuration, CallbackMetric.windowS: window])
         for probe in probes {
             let r = probe.record
-            let key = probe.answer.rawValue
-            m["\(key).asked"] = r.askedAt == nil ? 0 : 1
-            m["\(key).bytes"] = Double(r.bytes)
-            m["\(key).ended"] = r.endedAt == nil ? 0 : 1
-            m["\(key).error_code"] = Double(r.errorCode ?? 0)
-            if let ended = r.endedAt { m["\(key).ended_after_s"] = ended - start }
-            if let asked = r.askedAt { m["\(key).asked_after_s"] = asked - start }
+            m.set(probe.answer.rawValue, [.asked: r.askedAt == nil ? 0 : 1, .bytes: Double(r.bytes), .ended: r.endedAt == nil ? 0 : 1,
+                                          .errorCode: Double(r.errorCode ?? 0), .endedAfterS: r.endedAt.map { $0 - start }, .askedAfterS: r.askedAt.map { $0 - start }])
         }
-        m[CallbackMetric.wallS] = waitedUntil - start
-        m[CallbackMetric.steps] = Double(context.progress.value)
-        m.merge(control.metrics)
-
         let full = response.body.count
-        let all = probes.map(\.record)
-        let ignored = all.allSatisfy { $0.askedAt != nil && $0.bytes == full && $0.endedAt != nil && $0.errorCode == nil }
+        let ignored = probes.map(\.record).allSatisfy { $0.askedAt != nil && $0.bytes == full && $0.endedAt != nil && $0.errorCode == nil }
         let byAnswer = Dictionary(uniqueKeysWithValues: probes.map { ($0.answer, $0.record) })
-        let gated = byAnswer[.allow].map { $0.bytes == full && $0.errorCode == nil } == true
+        let gated = byAnswer[.allow].map { $0.bytes == full && $0.endedAt != nil && $0.errorCode == nil } == true
             && byAnswer[.never].map { $0.endedAt == nil && $0.bytes == 0 } == true
             && byAnswer[.cancel].map { $0.endedAt != nil && $0.errorCode != nil && $0.bytes == 0 } == true
         let outcome: Outcome = ignored ? .dispositionIgnored : gated ? .completed : .failed
-        let evidence = probes.map { p -> String in
-            let r = p.record
-            let end = r.endedAt.map { "ended \(r.errorCode.map { "with error \($0)" } ?? "without error") at \(Format.seconds($0 - start))" }
-                ?? "still running at \(Format.seconds(waitedUntil - start))"
-            return "\(p.answer.rawValue): \(Format.count(Double(r.bytes))) of \(Format.count(Double(full))) bytes, \(end)"
-        }.joined(separator: "; ")
-        let events = probes.flatMap { $0.steps.events }.sorted { $0.t < $1.t }
-        return VariantRecord(outcome: outcome, metrics: m, evidence: evidence, events: events)
+        return VariantRecord(outcome: outcome, metrics: m, evidence: CallbackVerdicts.dispositionLines(m))
+    }
+
+    /// A task's delegate: answers the disposition handler one way (`.never` keeps it, so that
+    /// dropping it is not what ends the wait) and records what the task did next, each event
+    /// also a step with the queue it ran on.
+    // @unchecked: URLSession wants an NSObject delegate; every stored property is immutable or
+    // inside a Mutex.
+    final class Probe: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+        struct Record: Sendable { var askedAt: Seconds?, bytes = 0, endedAt: Seconds?, errorCode: Int? }
+        let answer: Answer, narrate: Narrate
+        private let store = Mutex(Record())
+        private let kept = Mutex<[@Sendable (URLSession.ResponseDisposition) -> Void]>([])
+
+        init(answer: Answer, narrate: @escaping Narrate) { self.answer = answer; self.narrate = narrate }
+
+        var record: Record { store.withLock { $0 } }
+
+        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+            store.withLock { $0.askedAt = MonotonicClock.now() }
+            switch answer {
+            case .allow: narrate("delegate is asked for a disposition; answers .allow"); completionHandler(.allow)
+            case .cancel: narrate("delegate is asked for a disposition; answers .cancel"); completionHandler(.cancel)
+            case .never:
+                narrate("delegate is asked for a disposition; keeps the handler, never calls it")
+                kept.withLock { $0.append(completionHandler) }
+            }
+        }
+
+        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+            if store.withLock({ r in defer { r.bytes += data.count }; return r.bytes == 0 }) { narrate("delegate gets the first body bytes") }
+        }
+
+        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+            let code = (error as NSError?)?.code, bytes = record.bytes
+            narrate(code.map { "task ends with error \($0) after \(bytes) bytes" } ?? "task completes without error after \(bytes) bytes")
+            store.withLock { $0.endedAt = MonotonicClock.now(); $0.errorCode = code }
+        }
     }
 }

@@ -1,86 +1,59 @@
 import Foundation
 import LabHarness
-import Synchronization
 
-/// `urlsession-queues`: which queue runs a real data task's completion handler, asked from the
-/// main thread. The completion-handler API runs it on the session's delegate queue (the
-/// session's own serial queue when none is given, or the one given), never on the caller's
-/// thread; the app hops to a queue of its choosing (here the main queue) itself. The async API
-/// resumes the caller where it awaited: a `@MainActor` caller on the main thread.
+/// `urlsession-queues`: asked from the main thread, a real data task's completion handler runs
+/// on the session's delegate queue (its own serial queue, or the one given), never on the
+/// caller's thread; the app hops to the main queue itself. The async API resumes a
+/// `@MainActor` caller on the main thread.
 enum URLSessionQueues {
-    /// Where one handler ran.
-    struct Seen: Sendable {
-        var onDelegateQueue = false
-        var onMainThread = false
-        var bytes = -1
-        var at: Seconds = 0
-    }
+    /// Where one handler, hop or resume ran, by key (`own`, `given.hop`, `async`).
+    typealias Seen = (onDelegateQueue: Bool, onMainThread: Bool, bytes: Int, at: Seconds)
 
     static func run(_ context: VariantContext) throws -> VariantRecord {
-        let s = Scenario(context)
         let server = try LoopbackServer(response: LoopbackResponse(bodySize: 10_000, headerDelay: 0.02))
         defer { server.stop(within: 2) }
-        let caller = ExecutionPlace.current
-        let appQueue = OperationQueue()
-        appQueue.name = "app.delegate"
-        appQueue.maxConcurrentOperationCount = 1
-        let ownQueueSession = URLSession(configuration: .ephemeral, delegate: nil, delegateQueue: nil)
-        let givenQueueSession = URLSession(configuration: .ephemeral, delegate: nil, delegateQueue: appQueue)
-        defer {
-            ownQueueSession.finishTasksAndInvalidate()
-            givenQueueSession.finishTasksAndInvalidate()
-        }
+        let caller = ExecutionPlace.current, url = server.url()
+        let own = URLSession(configuration: .ephemeral, delegate: nil, delegateQueue: nil)
+        let given = URLSession(configuration: .ephemeral, delegate: nil, delegateQueue: .serial(DecidingDelegate.queueLabel))
+        defer { own.finishTasksAndInvalidate(); given.finishTasksAndInvalidate() }
 
-        let handlers = SeenBoard()
-        let hops = SeenBoard()
-        for (key, session) in [("own", ownQueueSession), ("given", givenQueueSession)] {
-            s.steps.record("app resumes a data task (session with \(key == "own" ? "its own delegate queue" : "delegate queue app.delegate"))")
-            session.dataTask(with: server.url()) { [steps = s.steps] data, _, _ in
-                steps.record("\(key) · completion handler runs")
-                let seen = Seen(onDelegateQueue: OperationQueue.current === session.delegateQueue, onMainThread: Thread.isMainThread,
-                                bytes: data?.count ?? -1, at: MonotonicClock.now())
-                handlers.set(key, seen)
+        let seen = Shared<[String: Seen]>([:])
+        for (key, session) in [("own", own), ("given", given)] {
+            context.step("app resumes a data task (session with \(key == "own" ? "its own delegate queue" : "delegate queue \(DecidingDelegate.queueLabel)"))")
+            session.dataTask(with: url) { data, _, _ in
+                context.step("\(key) · completion handler runs")
+                let here = (OperationQueue.current === session.delegateQueue, Thread.isMainThread, data?.count ?? -1, MonotonicClock.now())
+                seen.update { $0[key] = here }
                 DispatchQueue.main.async {
-                    steps.record("\(key) · app's UI update runs after its hop to the main queue")
-                    hops.set(key, Seen(onMainThread: Thread.isMainThread, at: MonotonicClock.now()))
+                    context.step("\(key) · app's UI update runs after its hop to the main queue")
+                    seen.update { $0["\(key).hop"] = (false, Thread.isMainThread, 0, MonotonicClock.now()) }
                 }
             }.resume()
         }
-        let resumed = SeenBoard()
-        let url = server.url()
-        s.steps.record("app awaits data(from:) in a @MainActor task")
-        Task { @MainActor [steps = s.steps] in
-            let bytes = (try? await ownQueueSession.data(from: url))?.0.count ?? -1
-            steps.record("async · the task resumes after the await")
-            resumed.set("async", Seen(onMainThread: Thread.isMainThread, bytes: bytes, at: MonotonicClock.now()))
+        context.step("app awaits data(from:) in a @MainActor task")
+        Task { @MainActor in
+            let bytes = (try? await own.data(from: url))?.0.count ?? -1
+            context.step("async · the task resumes after the await")
+            seen.update { $0["async"] = (false, Thread.isMainThread, bytes, MonotonicClock.now()) }
         }
-        guard s.wait(until: { hops.all.count == 2 && resumed.all.count == 1 }) else {
-            return s.record(.failed, Metrics(), "the handlers, the hops and the async resume did not all happen within \(Format.seconds(s.parameters.deadline))")
+        guard context.wait(until: { ["own.hop", "given.hop", "async"].allSatisfy { seen.get()[$0] != nil } }) else {
+            return context.failed("the handlers, the hops and the async resume did not all happen")
         }
-        var m = Metrics()
-        m[CallbackMetric.callerOnMainThread] = caller.isMainThread ? 1 : 0
-        let handled = handlers.all, hopped = hops.all
+        let all = seen.get(), resumed = all["async"]!
+        var m = context.figures()
+        m["caller.on_main_thread"] = caller.isMainThread ? 1 : 0
+        var symptom = caller.isMainThread && resumed.onMainThread, onDelegateQueues = true
         for key in ["own", "given"] {
-            let h = handled[key] ?? Seen(), hop = hopped[key] ?? Seen()
-            m["\(key).handler.on_delegate_queue"] = h.onDelegateQueue ? 1 : 0
-            m["\(key).handler.on_main_thread"] = h.onMainThread ? 1 : 0
-            m["\(key).bytes"] = Double(h.bytes)
-            m["\(key).hop.on_main_thread"] = hop.onMainThread ? 1 : 0
-            m["\(key).hop_s"] = hop.at - h.at
+            let h = all[key]!, hop = all["\(key).hop"]!
+            m.set(key, [.handlerOnDelegateQueue: h.onDelegateQueue ? 1 : 0, .handlerOnMainThread: h.onMainThread ? 1 : 0,
+                        .bytes: Double(h.bytes), .hopOnMainThread: hop.onMainThread ? 1 : 0, .hopS: hop.at - h.at])
+            symptom = symptom && !h.onMainThread && hop.onMainThread
+            onDelegateQueues = onDelegateQueues && h.onDelegateQueue
         }
-        let a = resumed.all["async"] ?? Seen()
-        m[CallbackMetric.asyncResumedOnMainThread] = a.onMainThread ? 1 : 0
-        m[CallbackMetric.asyncBytes] = Double(a.bytes)
-        m[CallbackMetric.steps] = Double(s.steps.all.count)
-        m[CallbackMetric.wallS] = context.elapsed()
-        return s.record(.completed, m,
-                        "asked from \(caller.queue) (\(caller.thread)); own queue: the handler ran on \(s.place("own · completion handler")); given queue: on \(s.place("given · completion handler")); async: resumed on \(s.place("async · the task resumes"))")
+        m.set(["async.resumed_on_main_thread": resumed.onMainThread ? 1 : 0, CallbackMetric.asyncBytes: Double(resumed.bytes)])
+        return VariantRecord(outcome: symptom ? .completed : .failed, metrics: m,
+                             evidence: "asked from \(caller.queue) (\(caller.thread)); the handlers ran off the main thread (own queue: \(context.place(of: "own · completion handler")); given queue: \(context.place(of: "given · completion handler"))) and each hop landed on it; async data(from:) resumed its @MainActor caller \(resumed.onMainThread ? "on" : "off") the main thread (\(context.place(of: "async · the task resumes")))",
+                             mechanism: .when(onDelegateQueues, "inside each handler OperationQueue.current was its session's delegate queue",
+                                              otherwise: "a handler did not see its session's delegate queue as OperationQueue.current"))
     }
-}
-
-/// Where each handler ran, by key, written from the queues that ran them.
-private final class SeenBoard: Sendable {
-    private let seen = Mutex<[String: URLSessionQueues.Seen]>([:])
-    func set(_ key: String, _ value: URLSessionQueues.Seen) { seen.withLock { $0[key] = value } }
-    var all: [String: URLSessionQueues.Seen] { seen.withLock { $0 } }
 }

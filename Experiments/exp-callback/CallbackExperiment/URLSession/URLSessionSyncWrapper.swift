@@ -19,24 +19,31 @@ enum URLSessionSyncWrapper {
 
     /// The wrapper: resumes a data task and waits for its completion handler, at most until
     /// `deadline` (`.distantFuture` waits for good). Returns the body's size, or nil when the
-    /// wait ended first. Never inlined: the deadlock's stacks name it.
+    /// wait ended first. Never inlined: the deadlock's stacks name it (the handouts quote line 35).
     @inline(never)
-    static func fetchSynchronously(_ url: URL, session: URLSession, deadline: DispatchTime, onResumed: () -> Void) -> Int? {
-        let done = DispatchSemaphore(value: 0)
-        let size = SizeBox()
+    static func fetchSynchronously(_ url: URL, session: URLSession, deadline: DispatchTime, watch: Watch, onResumed: () -> Void) -> Int? {
+        let done = DispatchSemaphore(value: 0), size = Shared(-1)
         session.dataTask(with: url) { data, _, _ in
+            watch.handlerCalls.update { $0 += 1 }
             size.set(data?.count ?? -1)
             done.signal()
         }.resume()
         onResumed()
-        // Blocks the calling thread: with the main queue as delegate queue and the main thread
-        // here, the handler that would signal this waits for this very thread.
-        if deadline == .distantFuture {
-            done.wait()
-        } else if done.wait(timeout: deadline) == .timedOut {
-            return nil
-        }
+        watch.enter()
+        defer { watch.waiting.set(false) }
+        // Blocks the calling thread: on the main thread, with the main queue as delegate queue, the handler that would signal it waits for this very thread.
+        if deadline == .distantFuture { done.wait() } else if done.wait(timeout: deadline) == .timedOut { return nil }
         return size.get()
+    }
+
+    /// The main-thread wrapper's stall window: its last step (the server sent everything) comes
+    /// tens of ms after the resume; 2 s is four times the worst machine stall measured here.
+    static let stallWindow: Seconds = 2
+
+    /// What the wrapper is doing, for a thread that looks at it from outside.
+    final class Watch: Sendable {
+        let waiting = Shared(false), handlerCalls = Shared(0), waiter = Shared<UInt64>(0)
+        func enter() { waiter.set(ExecutionPlace.currentThreadID()); waiting.set(true) }
     }
 
     static func onMain(_ context: VariantContext) throws -> VariantRecord {
@@ -47,10 +54,7 @@ enum URLSessionSyncWrapper {
     }
 
     static func onBackground(_ context: VariantContext) throws -> VariantRecord {
-        let queue = OperationQueue()
-        queue.name = "app.delegate"
-        queue.maxConcurrentOperationCount = 1
-        return try measure(context, delegateQueue: queue, deadline: .now() + .seconds(10))
+        try measure(context, delegateQueue: .serial(DecidingDelegate.queueLabel), deadline: .now() + .seconds(10))
     }
 
     private static func measure(_ context: VariantContext, delegateQueue: OperationQueue, deadline: DispatchTime) throws -> VariantRecord {
@@ -58,51 +62,29 @@ enum URLSessionSyncWrapper {
         defer { server.stop(within: 2) }
         let session = URLSession(configuration: .ephemeral, delegate: nil, delegateQueue: delegateQueue)
         defer { session.invalidateAndCancel() }
-        let steps = StepLog(startedAt: context.startedAt, progress: context.progress)
-        let mainQueue = delegateQueue === OperationQueue.main
-        var m = Metrics()
-        m[CallbackMetric.delegateQueueIsMain] = mainQueue ? 1 : 0
-        m[CallbackMetric.callerOnMainThread] = Thread.isMainThread ? 1 : 0
-        let start = MonotonicClock.now()
-        let base = m
-        let size = fetchSynchronously(server.url(), session: session, deadline: deadline) {
-            steps.record("wrapper resumed the data task; now waits on its semaphore")
+        var m: Metrics = ["delegate_queue.is_main": delegateQueue === OperationQueue.main ? 1 : 0, "caller.on_main_thread": Thread.isMainThread ? 1 : 0]
+        let start = MonotonicClock.now(), base = m, watch = Watch()
+        let size = fetchSynchronously(server.url(), session: session, deadline: deadline, watch: watch) {
+            context.step("wrapper resumed the data task; now waits on its semaphore")
             // Evidence for the stuck case, from a thread that needs nothing the wrapper holds:
-            // the whole response reached the client, and the wrapper still waited.
-            let served = steps
+            // the whole response was sent, and 0.2 s later the wrapper still waited, handler not run.
             NamedThread.start("lab.served") {
-                let until = MonotonicClock.now() + 10
-                while server.counts.responsesCompleted < 1, MonotonicClock.now() < until { MonotonicClock.sleep(for: 0.005) }
-                guard server.counts.responsesCompleted >= 1 else { return }
-                served.record("server has sent the whole response")
+                guard let sent = server.waitForCompletedResponses(within: 10) else { return }
+                MonotonicClock.sleep(for: 0.2)
+                let waiting = watch.waiting.get(), calls = watch.handlerCalls.get()
+                let state = ExecutionPlace.kernelState(ofThread: watch.waiter.get())
+                context.step("server has sent the whole response", at: sent)
                 var c = base
-                c[CallbackMetric.serverCompletedAfterS] = MonotonicClock.now() - start
-                c[CallbackMetric.steps] = Double(context.progress.value)
+                c.set([CallbackMetric.serverCompletedAfterS: sent - start, CallbackMetric.wrapperWaiting: waiting ? 1 : 0,
+                       CallbackMetric.wrapperHandlerCalls: Double(calls), CallbackMetric.steps: Double(context.progress.value)])
                 context.checkpoint(VariantRecord(outcome: .deadlock, metrics: c,
-                                                 evidence: "the server sent all \(response.body.count) bytes \(Format.seconds(MonotonicClock.now() - start)) after the resume; the wrapper still waits",
-                                                 events: served.events))
+                                                 evidence: "the server sent all \(response.body.count) bytes \(Format.seconds(sent - start)) after the resume; 0.2 s later the waiting thread was \(waiting ? "still in the semaphore wait" : "out of the wait") (kernel state \(state?.rawValue ?? "not told")) and the handler had run \(calls) times"))
             }
         }
-        guard let size else {
-            return VariantRecord(outcome: .stalled, metrics: m, evidence: "the wrapper's bounded wait ran out", events: steps.events)
-        }
+        guard let size else { return VariantRecord(outcome: .stalled, metrics: m, evidence: "the wrapper's bounded wait ran out") }
         let returnedAfter = MonotonicClock.now() - start
-        steps.record("wrapper returned \(size) bytes")
-        // Let the watcher's step land before the record is taken (it is in the events).
-        let settle = MonotonicClock.now() + 1
-        while server.counts.responsesCompleted < 1, MonotonicClock.now() < settle { MonotonicClock.sleep(for: 0.005) }
-        m[CallbackMetric.wrapperReturnedAfterS] = returnedAfter
-        m[CallbackMetric.wrapperBytes] = Double(size)
-        m[CallbackMetric.steps] = Double(context.progress.value)
-        return VariantRecord(outcome: .completed, metrics: m,
-                             evidence: "the wrapper returned \(size) bytes after \(Format.seconds(returnedAfter))",
-                             events: steps.events)
+        context.step("wrapper returned \(size) bytes")
+        m.set([CallbackMetric.wrapperReturnedAfterS: returnedAfter, CallbackMetric.wrapperBytes: Double(size), CallbackMetric.steps: Double(context.progress.value)])
+        return VariantRecord(outcome: .completed, metrics: m, evidence: "the wrapper returned \(size) bytes after \(Format.seconds(returnedAfter))")
     }
-}
-
-/// The body's size, set on the delegate queue and read by the waiting thread.
-private final class SizeBox: Sendable {
-    private let value = Mutex(-1)
-    func set(_ n: Int) { value.withLock { $0 = n } }
-    func get() -> Int { value.withLock { $0 } }
 }

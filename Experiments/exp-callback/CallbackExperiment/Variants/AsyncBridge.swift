@@ -1,101 +1,77 @@
 import LabHarness
 
-/// The completion-handler provider behind `async`/`await` (`ChatLibrary.profiles(for:)`,
-/// built on `withCheckedContinuation`). Three apps: one that calls the handler once
-/// (`async-bridge`), one that forgets it (`async-leak`), one that calls it twice
-/// (`async-double`). The continuation's run-time checks are the only guard.
+/// The completion-handler provider behind `async`/`await` (`ChatLibrary.profiles(for:)`, on
+/// `withCheckedContinuation`), with an app that calls the handler once (`async-bridge`), forgets
+/// it (`async-leak`) or calls it twice (`async-double`). The continuation's checks are the only guard.
 enum AsyncBridge {
+    /// The runtime's warning for a continuation dropped without a resume, and its trap message
+    /// for a second resume.
+    static let leakMarker = "leaked its continuation", doubleMarker = "more than once"
+
+    /// Starts a task that awaits the profiles through `library`; `finished` counts it going on.
+    private static func startTask(_ context: VariantContext, _ library: ChatLibrary, _ finished: ProgressCounter) {
+        context.step("app starts a task that awaits the profiles")
+        Task.detached {
+            context.step("task calls await library.profiles(for:)")
+            let profiles = await library.profiles(for: Conversation.sample.userIDs)
+            context.step("app gets \(profiles.count) profiles after await (the task continues)")
+            finished.advance()
+        }
+    }
+
     /// `async-bridge`: the task suspends at `await`, the app's queue resumes it, and the task
     /// continues on the concurrency runtime's executor, not on the app's queue.
     static func bridge(_ context: VariantContext) -> VariantRecord {
-        let s = Scenario(context)
-        let library = s.library(.completionHandler(s.app.onAppQueue))
+        let library = context.library(.completionHandler(context.app().onAppQueue))
         let finished = ProgressCounter()
-        s.steps.record("app starts a task that awaits the profiles")
-        Task.detached { [steps = s.steps] in
-            steps.record("task calls await library.profiles(for:)")
-            let profiles = await library.profiles(for: Conversation.sample.userIDs)
-            steps.record("app gets \(profiles.count) profiles after await (the task continues)")
-            finished.advance()
-        }
-        guard s.wait(until: { finished.value > 0 }) else {
-            return s.failed("the awaiting task did not finish", library)
-        }
-        var m = s.metrics(library, rendered: nil)
-        m[CallbackMetric.taskFinished] = 1
-        let resumed = s.steps.first("app calls the handler")
-        let continued = s.steps.first("app gets")
-        if let started = s.steps.first("task calls await"), let continued { m[CallbackMetric.awaitS] = continued.t - started.t }
-        m[CallbackMetric.resumeOnAppQueue] = resumed?.place.queue == AppProfiles.queueLabel ? 1 : 0
-        m[CallbackMetric.continuedOnAppQueue] = continued?.place.queue == AppProfiles.queueLabel ? 1 : 0
-        return s.record(.completed, m,
-                        "resumed from \(s.place("app calls the handler")); the task went on on \(s.place("app gets"))")
+        startTask(context, library, finished)
+        guard context.wait(until: { finished.value > 0 }) else { return context.failed("the awaiting task did not finish", library) }
+        var m = context.metrics(library, rendered: nil)
+        m.set([CallbackMetric.taskFinished: 1, "await_s": context.interval("task calls await", "app gets"),
+               CallbackMetric.resumeOnAppQueue: context.ran("app calls the handler", on: AppProfiles.queueLabel),
+               CallbackMetric.continuedOnAppQueue: context.ran("app gets", on: AppProfiles.queueLabel)])
+        return VariantRecord(outcome: .completed, metrics: m,
+                             evidence: "resumed from \(context.place(of: "app calls the handler")); the task went on on \(context.place(of: "app gets"))")
     }
 
-    /// `async-leak`: the handler is dropped without a call. The runtime prints its "leaked its
-    /// continuation" warning on stderr (captured here) and the task never continues.
+    /// `async-leak`: the handler is dropped without a call. The runtime's warning on stderr is
+    /// captured, then the task is watched for the library's patience: it never continues.
     static func leak(_ context: VariantContext) throws -> VariantRecord {
-        let s = Scenario(context)
-        let library = s.library(.completionHandler(s.app.forgetting))
+        let p = context.callbackParameters
+        let library = context.library(.completionHandler(context.app().forgetting))
         let capture = try StderrCapture()
-        let taskProgress = ProgressCounter()
-        s.steps.record("app starts a task that awaits the profiles")
-        Task.detached { [steps = s.steps] in
-            steps.record("task calls await library.profiles(for:)")
-            _ = await library.profiles(for: Conversation.sample.userIDs)
-            steps.record("app gets the profiles after await (the task continues)")
-            taskProgress.advance()
-        }
-        let marker = "leaked its continuation"
-        let warning = capture.waitForLine(containing: marker, within: s.parameters.deadline)
-        if let warning {
-            s.steps.record("runtime warns on stderr: \(marker)", at: warning.at,
-                           place: ExecutionPlace(queue: "stderr", thread: "Swift runtime", isMainThread: false))
-        }
-        // Then watch the task for the library's patience: does it ever continue?
-        let watched = taskProgress.wait(forAtLeast: 1, stallWindow: s.parameters.patience, budget: s.parameters.patience)
+        let finished = ProgressCounter()
+        startTask(context, library, finished)
+        let warning = capture.waitForLine(containing: leakMarker, within: p.deadline)
+        if let warning { context.step("runtime warns on stderr: \(leakMarker)", at: warning.at, place: ExecutionPlace(queue: "stderr", thread: "Swift runtime", isMainThread: false)) }
+        let watched = finished.wait(forAtLeast: 1, stallWindow: p.patience, budget: p.patience)
         capture.end()
-
-        var m = s.metrics(library, rendered: nil)
-        m[CallbackMetric.warningCaptured] = warning == nil ? 0 : 1
-        m[CallbackMetric.taskFinished] = watched.reached ? 1 : 0
-        m[CallbackMetric.patienceS] = s.parameters.patience
-        if let warning, let dropped = s.steps.first("app returns early") {
-            m[CallbackMetric.warningAfterDropS] = warning.at - s.steps.startedAt - dropped.t
-            m[CallbackMetric.taskSuspendedForS] = MonotonicClock.now() - s.steps.startedAt - dropped.t
+        var m = context.metrics(library, rendered: nil)
+        m.set([CallbackMetric.warningCaptured: warning == nil ? 0 : 1, CallbackMetric.taskFinished: watched.reached ? 1 : 0, "patience_s": p.patience])
+        if let warning, let dropped = context.firstStep("app returns early") {
+            m[CallbackMetric.warningAfterDropS] = context.since(warning.at) - dropped.t
+            m[CallbackMetric.taskSuspendedForS] = context.elapsed() - dropped.t
         }
-        let outcome: Outcome
-        switch (warning != nil, watched.reached) {
-        case (_, true): outcome = .completed
-        case (true, false): outcome = .leaked
-        case (false, false): outcome = .stalled
-        }
-        let line = warning?.line.trimmingCharacters(in: .whitespaces) ?? "no leak warning on stderr"
-        return s.record(outcome, m, line)
+        let outcome: Outcome = watched.reached ? .completed : warning != nil ? .leaked : .stalled
+        return VariantRecord(outcome: outcome, metrics: m, evidence: warning?.line.trimmingCharacters(in: .whitespaces) ?? "no leak warning on stderr")
     }
 
     /// `async-double`: the handler is called twice; the second `resume` traps the process.
     /// If this function returns, the runtime did not catch it.
     static func double(_ context: VariantContext) -> VariantRecord {
-        let s = Scenario(context)
-        let library = s.library(.completionHandler(s.app.twice(gap: s.parameters.secondCallGap)))
+        let p = context.callbackParameters
+        // Measure, then trap: after every step the harness holds the steps so far.
+        let narrate: Narrate = { label in
+            context.step(label)
+            context.checkpoint(VariantRecord(outcome: .crashed, metrics: [CallbackMetric.latencyS.rawValue: p.latency]))
+        }
+        let app = AppProfiles(latency: p.latency, narrate: narrate)
+        let library = ChatLibrary(source: .completionHandler(app.twice(gap: p.secondCallGap)), patience: p.patience, narrate: narrate)
         let finished = ProgressCounter()
-        // Measure, then trap: after every step the harness holds the steps so far, so the
-        // report shows what led to the trap.
-        s.steps.onEachStep { [s] in
-            context.checkpoint(VariantRecord(outcome: .crashed, metrics: [CallbackMetric.latencyS: s.parameters.latency], events: s.steps.events))
-        }
-        s.steps.record("app starts a task that awaits the profiles")
-        Task.detached { [steps = s.steps] in
-            steps.record("task calls await library.profiles(for:)")
-            _ = await library.profiles(for: Conversation.sample.userIDs)
-            steps.record("app gets the profiles after await (the task continues)")
-            finished.advance()
-        }
-        // The trap, if it comes, ends the process during this wait.
-        _ = s.wait(until: { false })
-        var m = s.metrics(library, rendered: nil)
+        startTask(context, library, finished)
+        _ = context.wait(until: { false })   // the trap, if it comes, ends the process in this wait
+        var m = context.metrics(library, rendered: nil)
         m[CallbackMetric.taskFinished] = finished.value > 0 ? 1 : 0
-        return s.record(.completed, m, "the continuation was resumed twice and the process went on")
+        return VariantRecord(outcome: .completed, metrics: m, evidence: "the continuation was resumed twice and the process went on")
     }
 }

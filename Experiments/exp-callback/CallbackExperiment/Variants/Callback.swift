@@ -1,38 +1,41 @@
 import Dispatch
 import LabHarness
 
-/// `callback`: the library tells the app its own work is done. The app opens the
-/// conversation from the main thread; the callback arrives on the library's queue, because
-/// the library executes it where its work ended. An app that wants to touch its UI hops to the
-/// main queue itself.
+/// `callback`: the library tells the app its own work is done. Opened from the main thread,
+/// the callback arrives on the library's queue, where the library's work ended; an app that
+/// wants to touch its UI hops to the main queue itself.
 enum Callback {
     static func run(_ context: VariantContext) -> VariantRecord {
-        let s = Scenario(context)
-        let library = s.library(.completionHandler(s.app.fromCache))
+        let library = context.library(.completionHandler(context.app().fromCache))
         let opener = ExecutionPlace.current
-        let uiUpdated = CallProbe<Void>()
         let rendered = CallProbe<Rendering>()
-        s.steps.record("app opens the conversation")
-        library.open(.sample) { [steps = s.steps] rendering in
-            steps.record("app gets the rendered conversation (its callback runs)")
+        let places = Shared<(callback: ExecutionPlace?, ui: ExecutionPlace?)>((nil, nil))
+        context.step("app opens the conversation")
+        library.open(.sample) { rendering in
+            places.update { $0.callback = .current }
+            context.step("app gets the rendered conversation (its callback runs)")
             rendered.record(rendering)
             DispatchQueue.main.async {
-                steps.record("app updates its UI after hopping to the main queue")
-                uiUpdated.record()
+                let here = ExecutionPlace.current
+                context.step("app updates its UI after hopping to the main queue")
+                places.update { $0.ui = here }   // after the step: a waiter that sees it sees the step
             }
         }
-        guard s.wait(until: { uiUpdated.count > 0 }) else {
-            return s.failed("the callback and the UI update did not both happen", library)
-        }
-        var m = s.metrics(library, rendered: rendered)
-        let callback = s.steps.first("app gets the rendered")
-        let ui = s.steps.first("app updates its UI")
-        m[CallbackMetric.callerOnMainThread] = opener.isMainThread ? 1 : 0
-        m[CallbackMetric.callbackOnLibraryQueue] = callback?.place.queue == ChatLibrary.queueLabel ? 1 : 0
-        m[CallbackMetric.callbackOnMainThread] = callback?.place.isMainThread == true ? 1 : 0
-        m[CallbackMetric.uiOnMainThread] = ui?.place.isMainThread == true ? 1 : 0
-        if let callback, let ui { m[CallbackMetric.hopS] = ui.t - callback.t }
-        return s.record(.completed, m,
-                        "opened from \(opener.queue) (\(opener.thread)); the callback ran on \(s.place("app gets the rendered")); the UI update on \(s.place("app updates its UI"))")
+        guard context.wait(until: { places.get().ui != nil }) else { return context.failed("the callback and the UI update did not both happen", library) }
+        var m = context.metrics(library, rendered: rendered)
+        let (callback, ui) = places.get()
+        let onLibrary = callback?.queue == ChatLibrary.queueLabel, onMain = callback?.isMainThread == true
+        m.merge(["caller.on_main_thread": opener.isMainThread ? 1 : 0, "callback.on_library_queue": onLibrary ? 1 : 0,
+                 "callback.on_main_thread": onMain ? 1 : 0, "ui.on_main_thread": ui?.isMainThread == true ? 1 : 0])
+        m["hop_s"] = context.interval("app gets the rendered", "app updates its UI")
+        let symptom = opener.isMainThread && onLibrary && !onMain && ui?.isMainThread == true
+        // The mechanism: the library called the block on the very thread that had just
+        // rendered, that is where its own work ended.
+        let renderedOn = context.firstStep("library renders")?.thread, calledOn = context.firstStep("app gets the rendered")?.thread
+        return VariantRecord(outcome: symptom ? .completed : .failed, metrics: m,
+                             evidence: "opened from \(opener.queue) (\(opener.thread)); the callback ran on \(context.place(of: "app gets the rendered")); the UI update on \(context.place(of: "app updates its UI"))",
+                             mechanism: .when(renderedOn != nil && renderedOn == calledOn && callback?.queue != "?",
+                                              "the callback ran on the thread and queue that had just rendered (\(calledOn ?? ""))",
+                                              otherwise: "the callback's queue was not seen to be where the rendering ended (rendered on \(renderedOn ?? "—"), called on \(calledOn ?? "—"))"))
     }
 }

@@ -1,27 +1,32 @@
 import LabHarness
 
-/// `completion-handler`: the app's provider gets a completion handler, moves the lookup to
-/// its own queue and returns at once. The library's queue is free during the lookup (an
-/// incoming message shows immediately); the handler is called from the app's queue, and the
-/// library hops back to its own queue to render.
+/// `completion-handler`: the app's provider gets a completion handler, moves the lookup to its
+/// own queue and returns at once. The library's queue stays free (a message shows at once); the
+/// handler is called from the app's queue, and the library hops back to its own to render.
 enum CompletionHandler {
     static func run(_ context: VariantContext) -> VariantRecord {
-        let s = Scenario(context)
-        let library = s.library(.completionHandler(s.app.onAppQueue))
-        let rendered = s.open(on: library)
-        s.sendIncomingMessage(to: library, after: s.parameters.incomingAfter)
-        guard s.wait(until: { rendered.count > 0 && !library.incomingDelays.isEmpty }) else {
-            return s.failed("the conversation or the incoming message did not show", library)
-        }
-        var m = s.metrics(library, rendered: rendered)
-        m[CallbackMetric.lookupOnAppQueue] = s.ran("app looks up", on: AppProfiles.queueLabel)
-        m[CallbackMetric.handlerOnAppQueue] = s.ran("app calls the fetchProfiles handler", on: AppProfiles.queueLabel)
-        m[CallbackMetric.renderOnLibraryQueue] = s.ran("library renders", on: ChatLibrary.queueLabel)
-        if let call = s.steps.first("app calls the fetchProfiles handler"), let back = s.steps.first("library is back") {
-            m[CallbackMetric.hopS] = back.t - call.t
-        }
-        let held = library.heldTimes.max() ?? 0
-        return s.record(.completed, m,
-                        "the library's queue was held \(Format.seconds(held)); the handler was called on \(s.place("app calls the fetchProfiles handler")); the library rendered on \(s.place("library renders"))")
+        let p = context.callbackParameters
+        let library = context.library(.completionHandler(context.app().onAppQueue))
+        let rendered = context.open(on: library)
+        context.sendIncomingMessage(to: library, after: p.incomingAfter)
+        guard context.wait(until: { rendered.count > 0 && !library.incomingDelays.isEmpty }) else { return context.failed("the conversation or the incoming message did not show", library) }
+        var m = context.metrics(library, rendered: rendered)
+        let handlerOnApp = context.ran("app calls the fetchProfiles handler", on: AppProfiles.queueLabel)
+        let renderOnLibrary = context.ran("library renders", on: ChatLibrary.queueLabel)
+        m.merge(["lookup.on_app_queue": context.ran("app looks up", on: AppProfiles.queueLabel), "handler.on_app_queue": handlerOnApp,
+                 "render.on_library_queue": renderOnLibrary])
+        m["hop_s"] = context.interval("app calls the fetchProfiles handler", "library is back")
+        let held = library.heldTimes.max() ?? .infinity, waited = library.incomingDelays.first ?? .infinity, stall = context.stallSoFar
+        let symptom = held < CallbackThreshold.heldFree.value * p.latency + stall
+            && waited < CallbackThreshold.waitedFree.value * p.latency + stall && handlerOnApp == 1 && renderOnLibrary == 1
+        // The mechanism: the library's queue served a message while the app's lookup was
+        // still running on the app's queue (after it began, before the handler came).
+        let free = context.stepsInOrder("app looks up", "library shows an incoming message", "app calls the fetchProfiles handler")
+            && context.queue(of: "library shows an incoming message") == ChatLibrary.queueLabel
+        let into = context.interval("app looks up", "library shows an incoming message") ?? 0
+        return VariantRecord(outcome: symptom ? .completed : .failed, metrics: m,
+                             evidence: "the library's queue was held \(Format.seconds(held)) of a \(Format.seconds(p.latency)) lookup (\(Format.share(held, of: p.latency)); \(CallbackThreshold.heldFree)\(Format.stallNote(stall))); a message that arrived meanwhile waited \(Format.seconds(waited)) (\(CallbackThreshold.waitedFree)); the handler was called on \(context.place(of: "app calls the fetchProfiles handler")); the library rendered on \(context.place(of: "library renders"))",
+                             mechanism: .when(free, "\(ChatLibrary.queueLabel) showed an incoming message \(Format.seconds(into)) into the app's lookup, before the handler came",
+                                              otherwise: "no message was seen shown on \(ChatLibrary.queueLabel) while the lookup ran"))
     }
 }

@@ -3,92 +3,84 @@ import LabHarness
 import Synchronization
 
 /// `delegate-completion`: the library asks its delegate, through a completion handler,
-/// whether a history download may go on (URLSession's `didReceive response` with `.allow` /
-/// `.cancel`). Two syncs: one delegate allows, one cancels. Nothing is downloaded before the
-/// decision; allowing delivers every message, cancelling ends the sync at once and cleanly.
+/// whether a history download may go on (URLSession's `.allow` / `.cancel`). Nothing comes
+/// before the decision; allowing delivers every message, cancelling ends the sync at once.
 enum DelegateCompletion {
     static func run(_ context: VariantContext) -> VariantRecord {
-        let s = Scenario(context)
-        var m = Metrics()
-        m[CallbackMetric.latencyS] = s.parameters.latency
-        var evidence: [String] = []
-        var logs: [StepLog] = []
+        let p = context.callbackParameters
+        let total = Conversation.sample.messages.count
+        var m: Metrics = [CallbackMetric.latencyS.rawValue: p.latency]
+        var evidence: [String] = [], gated: [String] = [], symptom = true
         for decision in [HistoryDisposition.allow, .cancel] {
-            let steps = StepLog(startedAt: context.startedAt, progress: context.progress, prefix: "\(decision.rawValue) · ")
-            logs.append(steps)
-            let library = s.library(.completionHandler(s.app.onAppQueue), steps: steps)
-            let delegate = DecidingDelegate(decision: decision, thinking: s.parameters.decisionDelay, steps: steps)
-            steps.record("app starts a history sync")
+            let key = decision.rawValue, prefix = "\(key) · "
+            let library = context.library(.completionHandler(context.app(prefix).onAppQueue), prefix)
+            let delegate = DecidingDelegate(decision: decision, thinking: p.decisionDelay, narrate: context.narrator(prefix))
+            context.step(prefix + "app starts a history sync")
             library.syncHistory(of: .sample, delegate: delegate)
-            guard s.wait(until: { delegate.end != nil }) else {
-                return s.record(.failed, m, "the \(decision.rawValue) sync did not end within \(Format.seconds(s.parameters.deadline))")
+            guard context.wait(until: { delegate.end != nil }) else {
+                return VariantRecord(outcome: .failed, metrics: m, evidence: "the \(key) sync did not end within \(Format.seconds(p.deadline))")
             }
-            let key = decision.rawValue
-            m["\(key).messages"] = Double(delegate.messages)
-            m["\(key).finished"] = delegate.end == .finished(messages: Conversation.sample.messages.count) ? 1 : 0
-            m["\(key).cancelled"] = delegate.end == .cancelled ? 1 : 0
-            m["\(key).handler.calls"] = Double(library.handlerCalls)
-            if let asked = steps.first("library receives the history header"), let decided = steps.first("app calls the decision handler") {
-                m["\(key).decision_after_s"] = decided.t - asked.t
+            let decidedStep = prefix + "app calls the decision handler"
+            let decided = context.firstStep(decidedStep)?.t ?? .infinity
+            let early = context.events.filter { $0.label.hasPrefix(prefix + "app's delegate gets message") && $0.t < decided }.count
+            let endAfter = context.interval(decidedStep, prefix + "app's delegate learns the sync ended")
+            m.set(key, [.messages: Double(delegate.messages), .finished: delegate.end == .finished(messages: total) ? 1 : 0,
+                        .cancelled: delegate.end == .cancelled ? 1 : 0, .handlerCalls: Double(library.handlerCalls),
+                        .decisionAfterS: context.interval(prefix + "library receives the history header", decidedStep),
+                        .endAfterDecisionS: endAfter, .messagesBeforeDecision: Double(early)])
+            switch decision {
+            case .allow: symptom = symptom && delegate.messages == total && delegate.end == .finished(messages: total)
+            case .cancel:
+                let prompt = max(CallbackThreshold.cancelPrompt.value, p.latency) + context.stallSoFar
+                symptom = symptom && delegate.messages == 0 && delegate.end == .cancelled && (endAfter ?? .infinity) < prompt
             }
-            if let decided = steps.first("app calls the decision handler"), let end = steps.first("app's delegate learns the sync ended") {
-                m["\(key).end_after_decision_s"] = end.t - decided.t
+            symptom = symptom && early == 0
+            evidence.append("\(key): \(delegate.messages) of \(total) messages, \(early) before the decision, ended \(delegate.end.map(describe) ?? "never")\(endAfter.map { " \(Format.seconds($0)) after the decision" } ?? "")")
+            // The mechanism: the library asked, then waited for the handler, which the app
+            // called once from its own queue.
+            if context.firstStep(prefix + "app's delegate is asked") != nil, library.handlerCalls == 1,
+               context.queue(of: decidedStep) == DecidingDelegate.queueLabel {
+                gated.append(key)
             }
-            // Did any message reach the delegate before the decision was made?
-            let decidedAt = steps.first("app calls the decision handler")?.t ?? .infinity
-            let early = steps.all.filter { $0.label.contains("delegate gets message") && $0.t < decidedAt }.count
-            m["\(key).messages_before_decision"] = Double(early)
-            evidence.append("\(key): \(delegate.messages) messages, ended \(delegate.end.map(describe) ?? "never")")
         }
-        m[CallbackMetric.wallS] = context.elapsed()
-        let events = logs.flatMap(\.events)   // the allow sync, then the cancel sync
-        s.control.stop()
-        m.merge(s.control.metrics)
-        return VariantRecord(outcome: .completed, metrics: m, evidence: evidence.joined(separator: "; "), events: events)
+        m.merge(context.figures())
+        return VariantRecord(outcome: symptom ? .completed : .failed, metrics: m,
+                             evidence: evidence.joined(separator: "; ") + " (cancel ends within \(CallbackThreshold.cancelPrompt) or the lookup's length)",
+                             mechanism: .when(gated.count == 2, "both delegates were asked and called their decision handler once, from \(DecidingDelegate.queueLabel); the library went on only from inside it",
+                                              otherwise: "a delegate's decision handler was not seen asked and called once (\(gated.joined(separator: ", ")) only)"))
     }
 
     static func describe(_ end: SyncEnd) -> String {
-        switch end {
-        case .finished(let n): "finished (\(n) messages)"
-        case .cancelled: "cancelled"
-        case .noDecision: "without a decision"
-        }
+        switch end { case .finished(let n): "finished (\(n) messages)"; case .cancelled: "cancelled"; case .noDecision: "without a decision" }
     }
 }
 
 /// The app's delegate: thinks on the app's queue for a moment, then decides.
 final class DecidingDelegate: HistorySyncDelegate {
-    private let decision: HistoryDisposition
-    private let thinking: Seconds
-    private let steps: StepLog
-    private let queue = DispatchQueue(label: "app.delegate")
+    static let queueLabel = "app.delegate"
+    private let decision: HistoryDisposition, thinking: Seconds, narrate: Narrate
+    private let queue = DispatchQueue(label: DecidingDelegate.queueLabel)
     private let state = Mutex<(messages: Int, end: SyncEnd?)>((0, nil))
 
-    init(decision: HistoryDisposition, thinking: Seconds, steps: StepLog) {
-        self.decision = decision
-        self.thinking = thinking
-        self.steps = steps
+    init(decision: HistoryDisposition, thinking: Seconds, narrate: @escaping Narrate) {
+        (self.decision, self.thinking, self.narrate) = (decision, thinking, narrate)
     }
 
     var messages: Int { state.withLock { $0.messages } }
     var end: SyncEnd? { state.withLock { $0.end } }
 
-    func library(_ library: ChatLibrary, didReceive header: HistoryHeader,
-                 completionHandler: @escaping @Sendable (HistoryDisposition) -> Void) {
-        steps.record("app's delegate is asked; decides on its own queue")
-        let decision = decision
-        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(thinking * 1e9))) {
-            completionHandler(decision)
-        }
+    func library(_ library: ChatLibrary, didReceive header: HistoryHeader, completionHandler: @escaping @Sendable (HistoryDisposition) -> Void) {
+        narrate("app's delegate is asked; decides on its own queue")
+        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(thinking * 1e9))) { [decision] in completionHandler(decision) }
     }
 
     func library(_ library: ChatLibrary, didReceive message: Message) {
         let n = state.withLock { s -> Int in s.messages += 1; return s.messages }
-        steps.record("app's delegate gets message \(n)")
+        narrate("app's delegate gets message \(n)")
     }
 
     func library(_ library: ChatLibrary, didFinishSync end: SyncEnd) {
-        steps.record("app's delegate learns the sync ended: \(DelegateCompletion.describe(end))")
+        narrate("app's delegate learns the sync ended: \(DelegateCompletion.describe(end))")
         state.withLock { $0.end = end }   // after the step: a waiter that sees the end sees the step too
     }
 }

@@ -5,23 +5,24 @@ import LabHarness
 /// ignores the second and reports it; the conversation is rendered once.
 enum DoubleCall {
     static func run(_ context: VariantContext) -> VariantRecord {
-        let s = Scenario(context)
-        let library = s.library(.completionHandler(s.app.twice(gap: s.parameters.secondCallGap)))
-        let rendered = s.open(on: library)
+        let p = context.callbackParameters
+        let library = context.library(.completionHandler(context.app().twice(gap: p.secondCallGap)))
+        let rendered = context.open(on: library)
         // Both calls made, and the library reacted to the second: ignored it, or (without a
         // working guard) rendered again.
-        guard s.wait(until: { rendered.count > 0 && library.handlerCalls >= 2 && (s.steps.first("library ignores") != nil || rendered.count > 1) }) else {
-            return s.failed("the conversation or the second handler call did not come", library)
+        guard context.wait(until: { rendered.count > 0 && library.handlerCalls >= 2 && (context.firstStep("library ignores") != nil || rendered.count > 1) }) else {
+            return context.failed("the conversation or the second handler call did not come", library)
         }
         // Room for a second rendering to show up, if the guard let the second call through.
-        MonotonicClock.sleep(for: s.parameters.secondCallGap)
-        var m = s.metrics(library, rendered: rendered)
-        if let first = s.steps.first("app calls the fetchProfiles handler"),
-           let second = s.steps.first("app calls the fetchProfiles handler again") {
-            m[CallbackMetric.secondCallAfterS] = second.t - first.t
-        }
+        MonotonicClock.sleep(for: p.secondCallGap)
+        var m = context.metrics(library, rendered: rendered)
+        m["second_call_after_s"] = context.interval("app calls the fetchProfiles handler", "app calls the fetchProfiles handler again")
         let ignored = library.diagnostics.first { $0.kind == .calledAgain }
-        let outcome: Outcome = rendered.count == 1 ? .completed : .renderedTwice
-        return s.record(outcome, m, ignored?.message ?? "no second call was reported; the conversation was rendered \(rendered.count) times")
+        let outcome: Outcome = rendered.count > 1 ? .renderedTwice : library.handlerCalls == 2 && ignored != nil ? .completed : .failed
+        return VariantRecord(outcome: outcome, metrics: m,
+                             evidence: "\(library.handlerCalls) handler calls, \(ignored == nil ? 0 : 1) ignored; the conversation was rendered \(rendered.count) time\(rendered.count == 1 ? "" : "s")",
+                             mechanism: .when(library.handlerCalls == 2 && context.firstStep("app calls the fetchProfiles handler again") != nil,
+                                              "the second call reached the once-guard from \(context.place(of: "app calls the fetchProfiles handler again")), which \(ignored.map { "refused it: \($0.message)" } ?? "let it through")",
+                                              otherwise: "the second call was not seen reaching the library (\(library.handlerCalls) calls)"))
     }
 }

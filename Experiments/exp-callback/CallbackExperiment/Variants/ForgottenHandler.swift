@@ -1,29 +1,39 @@
 import LabHarness
 
-/// `forgotten-handler`: the app's provider never calls its completion handler. The
-/// library's watchdog (the harness's `Watchdog` over a counter only the handler advances)
-/// notices after the library's patience, and the library reports the stall and renders with
-/// user ids instead of waiting forever.
+/// `forgotten-handler`: the app's provider never calls its completion handler. The library's
+/// watchdog notices after the library's patience, and the library reports the stall and
+/// renders with user ids instead of waiting forever.
 enum ForgottenHandler {
     static func run(_ context: VariantContext) -> VariantRecord {
-        let s = Scenario(context)
-        let library = s.library(.completionHandler(s.app.forgetting))
-        let rendered = s.open(on: library)
-        guard s.wait(until: { rendered.count > 0 }) else {
-            // The library waited past its own patience: that is the hang it exists to prevent.
-            var m = s.metrics(library, rendered: rendered)
-            m[CallbackMetric.patienceS] = s.parameters.patience
-            return s.record(.deadlock, m, "the library was still waiting for the handler after \(Format.seconds(s.parameters.deadline))")
+        let p = context.callbackParameters
+        let library = context.library(.completionHandler(context.app().forgetting))
+        let rendered = context.open(on: library)
+        let ended = context.wait(until: { rendered.count > 0 })
+        var m = context.metrics(library, rendered: rendered)
+        m["patience_s"] = p.patience
+        guard ended else {   // waited past its own patience: the hang the library exists to prevent
+            return VariantRecord(outcome: .deadlock, metrics: m, evidence: "the library was still waiting for the handler after \(Format.seconds(p.deadline))",
+                                 mechanism: neverCalled(context, library))
         }
-        var m = s.metrics(library, rendered: rendered)
-        m[CallbackMetric.patienceS] = s.parameters.patience
-        if let handed = s.steps.first("library hands the app"), let gaveUp = s.steps.first("library gives up") {
-            m[CallbackMetric.stallDetectedAfterS] = gaveUp.t - handed.t
-        }
-        let idsOnly = rendered.first?.value.names == .idsOnly
-        m[CallbackMetric.renderedIdsOnly] = idsOnly ? 1 : 0
+        let detected = context.interval("library hands the app", "library gives up"), idsOnly = rendered.first?.value.names == .idsOnly
+        m.set([CallbackMetric.stallDetectedAfterS: detected, "rendered.ids_only": idsOnly ? 1 : 0])
         let report = library.diagnostics.first { $0.kind == .neverCalled }
-        let outcome: Outcome = report != nil && idsOnly ? .stalled : .completed
-        return s.record(outcome, m, report?.message ?? "the library rendered without reporting a stall")
+        let stall = context.stallSoFar
+        let inWindow = detected.map { $0 >= CallbackThreshold.notBeforePatience.value * p.patience
+            && $0 <= p.patience + CallbackThreshold.detectedWithin.value + stall } ?? false
+        let outcome: Outcome = report == nil || !idsOnly ? .completed : inWindow ? .stalled : .failed
+        return VariantRecord(outcome: outcome, metrics: m,
+                             evidence: "\(report?.message ?? "the library rendered without reporting a stall"); reported \(detected.map(Format.seconds) ?? "—") after handing the handler out (patience \(Format.seconds(p.patience)), \(CallbackThreshold.detectedWithin) after it at most\(Format.stallNote(stall))); rendered with \(idsOnly ? "user ids" : "names")",
+                             mechanism: neverCalled(context, library))
+    }
+
+    /// The mechanism: the app's block ended without a call, and the handler stayed pending,
+    /// never called, until the library finished without it (or to the end of the wait).
+    static func neverCalled(_ context: VariantContext, _ library: ChatLibrary) -> Evidence {
+        guard let appEnded = context.firstStep("app returns early")?.t, library.handlerCalls == 0 else {
+            return .notSeen("the pending handler was not seen left uncalled by the app (\(library.handlerCalls) calls)")
+        }
+        let finished = context.firstStep("library gives up").map { "the library finished without it \(Format.seconds($0.t - appEnded)) later" }
+        return .seen("0 calls of the pending handler after the app's block ended; \(finished ?? "the library never finished")")
     }
 }

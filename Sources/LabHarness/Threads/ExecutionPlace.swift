@@ -1,5 +1,4 @@
 import Foundation
-import LabHarness
 
 /// Where code is running right now: the dispatch queue's label and the kernel thread.
 ///
@@ -15,6 +14,12 @@ public struct ExecutionPlace: Sendable, Equatable, Codable {
     /// its pool threads after the tail of their root queue's label; the kernel keeps 15 bytes).
     public var thread: String
     public var isMainThread: Bool
+
+    public init(queue: String, thread: String, isMainThread: Bool) {
+        self.queue = queue
+        self.thread = thread
+        self.isMainThread = isMainThread
+    }
 
     public static var current: ExecutionPlace {
         ExecutionPlace(queue: currentQueueLabel(), thread: "\(CurrentThread.name) #\(currentThreadID())",
@@ -40,5 +45,12 @@ public struct ExecutionPlace: Sendable, Equatable, Codable {
     /// The kernel's id for the calling thread (Linux TID); on Darwin the pthread id.
     public static func currentThreadID() -> UInt64 {
         HostPlatform.currentThreadID()
+    }
+
+    /// The kernel's scheduling state of this process's thread `id` (from `currentThreadID()`),
+    /// looked at from another thread: whether a thread seen inside some call is running or
+    /// waiting. Nil when the thread is gone or the platform does not tell its state.
+    public static func kernelState(ofThread id: UInt64) -> ThreadState? {
+        HostPlatform.threads(pid: nil).first { $0.id == Int(id) }?.state
     }
 }

@@ -1,0 +1,66 @@
+import LabHarness
+
+/// Something the library or the app says it is doing, as a step of the scenario.
+public typealias Narrate = @Sendable (String) -> Void
+
+/// What the variants share: the library and the app narrate their steps through
+/// `context.step` (the harness's placed steps: `queue · thread`).
+extension VariantContext {
+    var callbackParameters: CallbackParameters { parameters(CallbackParameters.self) }
+
+    /// A narrator for the library and the app that records steps with `prefix` before each label.
+    func narrator(_ prefix: String = "") -> Narrate { { [self] label in step(prefix + label) } }
+
+    /// Waits until `condition` holds, up to the scenario's deadline; on the main thread it
+    /// keeps the main run loop (and so the main queue) turning meanwhile.
+    func wait(until condition: () -> Bool) -> Bool { MainQueueFriendlyWait.until(within: callbackParameters.deadline, condition) }
+
+    /// The app, narrating its steps (with `prefix`, to tell apart the scenarios of one variant).
+    func app(_ prefix: String = "") -> AppProfiles { AppProfiles(latency: callbackParameters.latency, narrate: narrator(prefix)) }
+
+    func library(_ source: ChatLibrary.ProfileSource, _ prefix: String = "") -> ChatLibrary { ChatLibrary(source: source, patience: callbackParameters.patience, narrate: narrator(prefix)) }
+
+    /// Opens the sample conversation on `library` with a callback that records where it ran.
+    func open(on library: ChatLibrary) -> CallProbe<Rendering> {
+        let rendered = CallProbe<Rendering>()
+        step("app opens the conversation")
+        library.open(.sample) { [self] rendering in
+            step("app gets the rendered conversation (its callback runs)")
+            rendered.record(rendering)
+        }
+        return rendered
+    }
+
+    /// A message from the network, `after` seconds into the app's lookup, from a thread of its
+    /// own; `look` runs just before it is posted. Timed from the lookup's start, not the
+    /// trial's, so a slow start does not move it past the lookup.
+    func sendIncomingMessage(to library: ChatLibrary, after: Seconds, look: @escaping @Sendable () -> Void = {}) {
+        NamedThread.start("net.socket") { [self] in
+            let until = MonotonicClock.now() + callbackParameters.deadline
+            while firstStep("app looks up") == nil, MonotonicClock.now() < until { MonotonicClock.sleep(for: 0.001) }
+            MonotonicClock.sleep(for: after)
+            look()
+            library.receive(Message(from: "u2", text: "are you there?"))
+        }
+    }
+
+    /// The figures every scenario reports: its steps so far and its wall time.
+    func figures() -> Metrics { [CallbackMetric.steps.rawValue: Double(progress.value), MetricKey.wall.rawValue: elapsed()] }
+
+    /// The figures every library scenario reports.
+    func metrics(_ library: ChatLibrary, rendered: CallProbe<Rendering>?) -> Metrics {
+        var m = figures()
+        func count(_ kind: Diagnostic.Kind) -> Double { Double(library.diagnostics.filter { $0.kind == kind }.count) }
+        m.set([CallbackMetric.latencyS: callbackParameters.latency, CallbackMetric.libraryHeldS: library.heldTimes.max(),
+               CallbackMetric.incomingDelayS: library.incomingDelays.first, CallbackMetric.handlerCalls: Double(library.handlerCalls),
+               CallbackMetric.handlerIgnored: count(.calledAgain), "handler.never_called": count(.neverCalled),
+               CallbackMetric.callbackCalls: rendered.map { Double($0.count) }])
+        return m
+    }
+
+    /// A scenario whose expected event never came: not a hang (every wait has a deadline), a failure to measure.
+    func failed(_ what: String, _ library: ChatLibrary? = nil) -> VariantRecord {
+        VariantRecord(outcome: .failed, metrics: library.map { metrics($0, rendered: nil) } ?? Metrics(),
+                      evidence: "\(what) within \(Format.seconds(callbackParameters.deadline))")
+    }
+}
