@@ -18,24 +18,25 @@ public let fixtureExperiment = ExperimentDefinition(
     variants: [
         Variant("ok", summary: "counts to --count over --hold seconds",
                 expect: [OutcomeExpectation(.completed, .expected, "it finished")],
-                progressTotal: { $0.int("count") },
+                time: .from { (p: FixtureParameters) in TrialTime(expected: p.hold, budget: 60, progressTotal: p.count) },
                 claim: Claim("fixture.ok-completes", "the ok variant completes")) { context in
-            let count = context.options.int("count")
-            let step = context.options.double("hold") / Double(count)
+            let parameters = context.parameters(FixtureParameters.self)
+            let count = parameters.count
+            let step = parameters.hold / Double(count)
             let start = MonotonicClock.now()
             for _ in 0..<count { MonotonicClock.sleep(for: step); context.progress.advance() }
             var metrics = Metrics()
             metrics["total"] = Double(count)
             metrics["completed"] = Double(context.progress.value)
             metrics["wall_s"] = MonotonicClock.now() - start
-            return VariantRecord(outcome: context.options.bool("break") ? .failed : .completed, metrics: metrics,
+            return VariantRecord(outcome: parameters.breaks ? .failed : .completed, metrics: metrics,
                                  series: ["steps": [[0, 0], [1, Double(count)]]],
                                  events: [TimedEvent(t: 0, label: "start"), TimedEvent(t: context.elapsed(), label: "end")])
         },
         Variant("hang", summary: "blocks its main thread forever after one step",
                 expect: [OutcomeExpectation(.deadlock, .expected, "the harness killed it"),
                          OutcomeExpectation(.completed, .forbidden, "a semaphore nobody signals was signalled")],
-                budget: { _ in 5 }, stallWindow: { _ in 0.5 }, progressMetric: "completed") { context in
+                time: .fixed(TrialTime(expected: 0.5, budget: 5, stallWindow: 0.5)), progressMetric: "completed") { context in
             context.progress.advance()
             DispatchSemaphore(value: 0).wait()
             return VariantRecord(outcome: .completed)
@@ -47,7 +48,7 @@ public let fixtureExperiment = ExperimentDefinition(
         },
         Variant("sleepy", summary: "sleeps a minute while making no progress (for interrupting)",
                 expect: [OutcomeExpectation(.interrupted, .expected, "stopped by Ctrl-C")],
-                includedByDefault: false, budget: { _ in 120 }, estimate: { _ in 60 }) { _ in
+                includedByDefault: false, time: .fixed(TrialTime(expected: 60, budget: 120))) { _ in
             MonotonicClock.sleep(for: 60)
             return VariantRecord(outcome: .completed)
         },
@@ -74,11 +75,31 @@ public let fixtureExperiment = ExperimentDefinition(
     findings: [
         Finding("fixture.hang-deadlocks", claim: "a blocked main thread is reported as a deadlock", needs: ["hang"]) { inputs in
             let hang = inputs["hang"]
-            return Verdict(hang.outcome == .deadlock, "hang ended \(hang.outcome) with completed \(Format.count(hang.metrics["completed"] ?? -1)): \(hang.evidence ?? "")")
+            return Verdict(symptom: hang.outcome == .deadlock,
+                           mechanism: .when(hang.metrics["completed"] == 1, "the child made its one step, then none",
+                                            otherwise: "the child never made its first step"),
+                           "hang ended \(hang.outcome) with completed \(Format.count(hang.metrics["completed"] ?? -1)): \(hang.evidence ?? "")")
         },
         Finding("fixture.never-applies", claim: "applies nowhere", needs: ["ok"], appliesWhen: { _ in false },
-                notApplicableReason: "a fixture that applies nowhere") { _ in Verdict(false, "unreachable") },
+                notApplicableReason: "a fixture that applies nowhere") { _ in .notJudged("unreachable") },
     ],
     columns: [.ratio("done", "completed", of: "total"), .seconds("wall", "wall_s")],
-    defaultJobs: 3
+    defaultJobs: 3,
+    parameters: FixtureParameters.self
 )
+
+/// The fixture's flags, parsed once.
+public struct FixtureParameters: ExperimentParameters {
+    /// `--count`: items the ok variant counts.
+    public var count: Int
+    /// `--hold`: how long the ok variant takes.
+    public var hold: Seconds
+    /// `--break`: make the ok variant fail.
+    public var breaks: Bool
+
+    public init(_ options: ParsedOptions) {
+        count = options.int("count")
+        hold = options.double("hold")
+        breaks = options.bool("break")
+    }
+}

@@ -20,7 +20,7 @@ final class MachineGradeTests: XCTestCase {
     }
 
     func testAFindingOnABrokenVariantIsNotJudged() throws {
-        let finding = Finding("x.claim", claim: "it holds", needs: ["v"]) { _ in Verdict(true, "held") }
+        let finding = Finding("x.claim", claim: "it holds", needs: ["v"]) { _ in Verdict(symptom: true, mechanism: .seen("seen"), "held") }
         let options = try CommandLineParser(program: "x", flags: []).parse([])
         for (outcome, why) in [(Outcome.cpuStarved, "the machine"), (.interrupted, "interrupted")] {
             let broken = VariantReport(name: "v", outcome: outcome, evidence: "the machine: waited 3 s for a CPU")

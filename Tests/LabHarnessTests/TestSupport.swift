@@ -34,7 +34,7 @@ final class RecordingReporter: Sendable {
     private let storage = Mutex<[String]>([])
     var messages: [String] { storage.withLock { $0 } }
     var reporter: FailureReporter {
-        FailureReporter { [self] message, _, _ in storage.withLock { $0.append(message) } }
+        FailureReporter { [self] message, _ in storage.withLock { $0.append(message) } }
     }
 }
 

@@ -30,7 +30,8 @@ final class TrialTests: XCTestCase {
             ],
             findings: [
                 Finding("tally.mostly-deadlocks", claim: "it deadlocks", needs: ["mixed"]) { inputs in
-                    Verdict(inputs["mixed"].outcome == .deadlock, "\(inputs["mixed"].trials ?? [:])")
+                    Verdict(symptom: inputs["mixed"].outcome == .deadlock, mechanism: .seen("three trials ran"),
+                            "\(inputs["mixed"].trials ?? [:])")
                 },
             ])
         Sequencer.shared.reset()
@@ -60,7 +61,7 @@ final class TrialTests: XCTestCase {
                 },
             ],
             findings: [
-                Finding("needs.elsewhere", claim: "", needs: ["a"], appliesWhen: { _ in false }) { _ in Verdict(false, "") },
+                Finding("needs.elsewhere", claim: "", needs: ["a"], appliesWhen: { _ in false }) { _ in .notJudged("") },
             ])
         let onlyA = try ExperimentRunner.run(definition, arguments: ["--variant", "a"])
         XCTAssertEqual(onlyA.findings.map(\.id), ["needs.a", "needs.elsewhere"])

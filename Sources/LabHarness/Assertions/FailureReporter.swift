@@ -13,12 +13,6 @@ public struct FailureReporter: Sendable {
         self.record = record
     }
 
-    /// The older shape: a message, a `#filePath` and a line. Sites that only know their path as
-    /// a runtime string pass `<unknown file>`; use `init(record:)` to get every field.
-    public init(fail: @escaping @Sendable (_ message: String, _ file: StaticString, _ line: UInt) -> Void) {
-        self.record = { message, site in fail(message, site.staticFilePath ?? "<unknown file>", UInt(site.line)) }
-    }
-
     /// A reporter from a closure that need not be `@Sendable` (one that appends to a local
     /// array, say). Safe as long as the assertions using it are called from one thread at a
     /// time, because a reporter only ever runs on the assertion's calling thread, before the

@@ -67,8 +67,6 @@ public final class CallProbe<Value: Sendable>: Sendable {
 
 extension CallProbe where Value == Void {
     public func record() { record(()) }
-    /// A `() -> Void` that records each call.
-    public var plainCallback: @Sendable () -> Void { { [self] in record(()) } }
 }
 
 /// The calling thread as reports describe it.

@@ -154,13 +154,13 @@ public enum ChildProcess {
         var threadLimit = MachineCheck.ThreadLimitWatch(pid: pid)
         var machine: MachineCondition?
 
-        func terminate(_ reason: KillReason, at now: Seconds) {
+        func terminate(_ reason: KillReason) {
             killReason = reason
             // Empty where the platform cannot look at another process's threads (Darwin).
             threadsAtKill = ThreadCensus.threads(pid: pid)
             // Before calling it stuck: could it create the thread it waited for, did it get a CPU?
             if reason == .stall || reason == .budget {
-                machine = MachineCheck.atKill(pid: pid, threads: threadsAtKill, lifetime: now - start)
+                machine = MachineCheck.atKill(pid: pid, threads: threadsAtKill, lifetime: MonotonicClock.now() - start)
                 stacks = StackCapture.captureRaw(pid: pid)
             }
             killGroup(pid, leaderUnreaped: true)
@@ -169,10 +169,10 @@ public enum ChildProcess {
 
         func enforceLimits(at now: Seconds) {
             guard killReason == nil, status == nil else { return }
-            if interrupting.load(ordering: .relaxed) { terminate(.interrupt, at: now) }
-            else if now - start >= spec.budget { terminate(.budget, at: now) }
-            else if let window = spec.stallWindow, let since = out.lastProgressAt, now - since >= window { terminate(.stall, at: now) }
-            else if spec.endsAtThreadLimit, threadLimit.reached != nil { terminate(.threadLimit, at: now) }
+            if interrupting.load(ordering: .relaxed) { terminate(.interrupt) }
+            else if now - start >= spec.budget { terminate(.budget) }
+            else if let window = spec.stallWindow, let since = out.lastProgressAt, now - since >= window { terminate(.stall) }
+            else if spec.endsAtThreadLimit, threadLimit.reached != nil { terminate(.threadLimit) }
         }
 
         while !open.isEmpty {

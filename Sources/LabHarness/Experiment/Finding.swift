@@ -24,13 +24,6 @@ public struct Verdict: Sendable, Equatable {
         }
     }
 
-    /// LEGACY (issue 23 removes it once every experiment names its mechanism).
-    public init(_ reproduced: Bool, _ summary: String) {
-        self.reproduced = reproduced
-        judged = true
-        self.summary = summary
-    }
-
     /// A claim the run could not judge, with the reason.
     public static func notJudged(_ reason: String) -> Verdict {
         var verdict = Verdict(symptom: false, mechanism: .notSeen(reason), "")

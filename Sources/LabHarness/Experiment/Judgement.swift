@@ -159,6 +159,9 @@ public struct TrialTiming: Sendable {
     /// The same time whatever the flags.
     public static func about(_ seconds: Seconds) -> TrialTiming { TrialTiming { _ in .about(seconds) } }
 
+    /// The same time, budget and stall window whatever the flags.
+    public static func fixed(_ time: TrialTime) -> TrialTiming { TrialTiming { _ in time } }
+
     /// A time read from the experiment's parameters.
     public static func from<P: ExperimentParameters>(_ time: @escaping @Sendable (P) -> TrialTime) -> TrialTiming {
         TrialTiming { parameters in

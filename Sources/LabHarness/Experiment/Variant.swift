@@ -22,24 +22,15 @@ public struct Variant: Sendable {
     public var expectations: [OutcomeExpectation]
     /// Whether a run without `--variant` includes it (slow or special variants opt out).
     public var includedByDefault: Bool
-    /// Wall budget of a child trial, in seconds, given the options. Past it the child is
-    /// killed and the outcome comes from the harness (`deadlock` or `timed-out`).
-    public var budget: @Sendable (ParsedOptions) -> Seconds
-    /// Kill a child that reports no progress for this long (`nil`: budget only).
-    public var stallWindow: @Sendable (ParsedOptions) -> Seconds?
-    /// A rough expected duration, for scheduling (longest first) and the progress line.
-    public var estimate: @Sendable (ParsedOptions) -> Seconds
-    /// The total the progress counter counts up to, if known (shown as `done/total`).
-    public var progressTotal: @Sendable (ParsedOptions) -> Int?
     /// The metric that receives the child's last progress value when the harness has to build
     /// the result itself (a child that was killed or crashed), such as `completed`.
     public var progressMetric: String?
     /// The claim this variant checks on its own, if any: it holds when the outcome is graded
     /// `expected` and the record's `mechanism` was seen.
     public var claim: Claim?
-    /// How long a trial takes, from the experiment's typed parameters (`nil`: the older
-    /// `budget`/`estimate` closures over the options).
-    public var timing: TrialTiming?
+    /// How long a trial takes, from the experiment's typed parameters: the harness derives the
+    /// child's budget, its stall window and the progress line's total from it.
+    public var timing: TrialTiming
     /// What the harness starts around the body (a same-moment control, a thread timeline).
     public var instruments: Instruments = []
     public var body: @Sendable (VariantContext) throws -> VariantRecord
@@ -58,41 +49,35 @@ public struct Variant: Sendable {
                                    progressMetric: MetricKey? = nil,
                                    body: @escaping @Sendable (VariantContext) throws -> VariantRecord) {
         self.init(name.rawValue, summary: summary, isolation: isolation, expect: expectations,
-                  includedByDefault: includedByDefault, progressMetric: progressMetric?.rawValue, body: body)
-        self.claim = claim
-        self.timing = time
+                  includedByDefault: includedByDefault, time: time, progressMetric: progressMetric?.rawValue,
+                  claim: claim, body: body)
         self.instruments = instruments
     }
 
-    /// The trial's time under these options and parameters.
+    /// The trial's time under the run's parameters. (`options` is kept for callers that have
+    /// both; the time reads only the typed parameters.)
     public func trialTime(_ options: ParsedOptions, _ parameters: any ExperimentParameters) -> TrialTime {
-        if let timing { return timing.derive(parameters) }
-        return TrialTime(expected: estimate(options), budget: budget(options), stallWindow: stallWindow(options),
-                         progressTotal: progressTotal(options))
+        timing.derive(parameters)
     }
 
+    /// A variant named by a plain string (the harness's own tests and fixtures). Without `time`
+    /// a trial is expected to take about a second, with a minute's budget.
     public init(_ name: String,
                 summary: String,
                 isolation: Isolation = .childProcess,
                 expect expectations: [OutcomeExpectation],
                 includedByDefault: Bool = true,
-                budget: @escaping @Sendable (ParsedOptions) -> Seconds = { _ in 60 },
-                stallWindow: @escaping @Sendable (ParsedOptions) -> Seconds? = { _ in nil },
-                estimate: @escaping @Sendable (ParsedOptions) -> Seconds = { _ in 1 },
-                progressTotal: @escaping @Sendable (ParsedOptions) -> Int? = { _ in nil },
+                time: TrialTiming = .fixed(TrialTime(expected: 1, budget: 60)),
                 progressMetric: String? = nil,
                 claim: Claim? = nil,
                 body: @escaping @Sendable (VariantContext) throws -> VariantRecord) {
         self.claim = claim
+        self.timing = time
         self.name = name
         self.summary = summary
         self.isolation = isolation
         self.expectations = expectations
         self.includedByDefault = includedByDefault
-        self.budget = budget
-        self.stallWindow = stallWindow
-        self.estimate = estimate
-        self.progressTotal = progressTotal
         self.progressMetric = progressMetric
         self.body = body
     }

@@ -4,23 +4,6 @@
 /// instead of showing "—" in a table.
 public protocol VariantName: RawRepresentable, Sendable, Hashable where RawValue == String {}
 
-extension Variant {
-    /// A variant declared by its typed name, with its trial limits from `limits` (see
-    /// `TrialLimits`; by default the harness's standard limits).
-    public init<Name: VariantName>(_ name: Name,
-                                   summary: String,
-                                   isolation: Isolation = .childProcess,
-                                   expect expectations: [OutcomeExpectation],
-                                   includedByDefault: Bool = true,
-                                   limits: TrialLimits = .standard,
-                                   body: @escaping @Sendable (VariantContext) throws -> VariantRecord) {
-        self.init(name.rawValue, summary: summary, isolation: isolation, expect: expectations,
-                  includedByDefault: includedByDefault, budget: limits.budget, stallWindow: limits.stallWindow,
-                  estimate: limits.estimate, progressTotal: limits.progressTotal,
-                  progressMetric: limits.progressMetric, body: body)
-    }
-}
-
 extension Finding {
     /// A finding over typed variant names.
     public init<Name: VariantName>(_ id: String, claim: String, needs: [Name],

@@ -19,7 +19,6 @@ public struct PlatformInfo: Sendable, Codable, Equatable {
                                              swift: swiftVersion)
 
     public var isLinux: Bool { os == "linux" }
-    public var isDarwin: Bool { os == "macos" || os == "ios" }
 
     /// As the C shim was compiled (`clab_os_name`).
     static var currentOS: String {

@@ -30,9 +30,4 @@ public enum ThreadRoster {
         guard clab_thread_name_of(id, &buffer, UInt(buffer.count)) == 0 else { return "" }
         return buffer.withUnsafeBytes { cString(in: $0) }
     }
-
-    /// The identity of the calling thread.
-    public static var currentIdentity: UInt64 {
-        HostPlatform.currentThreadID()
-    }
 }

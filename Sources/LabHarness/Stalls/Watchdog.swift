@@ -17,9 +17,6 @@ public struct StallReport: Sendable, Equatable {
     /// (`capturesStacks`); its note says when the platform gives none.
     public var stacks: StackSnapshot? = nil
 
-    /// How long after the last progress the stall was noticed (window plus detection delay).
-    public var detectionDelay: Seconds { detectedAt - lastProgressAt }
-
     /// For evidence lines: `no progress for 3.0 s at 0 (27 threads: 1 R, 26 S)`.
     public var summary: String {
         "no progress for \(Format.seconds(detectedAt - lastProgressAt)) at \(progress) (\(ThreadCensus.describe(threads)))"
