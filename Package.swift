@@ -55,7 +55,7 @@ let package = Package(
         // A small program the harness's tests launch as a child: it blocks, traps, exits, prints.
         .target(name: "LabFixtureKit", dependencies: ["LabHarness"], path: "Tests/LabFixtureKit"),
         .executableTarget(name: "lab-fixture", dependencies: ["LabHarness", "LabFixtureKit"], path: "Tests/LabFixture"),
-        .testTarget(name: "LabHarnessTests", dependencies: ["LabHarness", "LabHarnessXCTest", "CLabSupport", "lab-fixture"],
+        .testTarget(name: "LabHarnessTests", dependencies: ["LabHarness", "LabHarnessXCTest", "CLabSupport", "LabFixtureKit", "lab-fixture"],
                     path: "Tests/LabHarnessTests"),
         .testTarget(name: "LabHarnessTestingTests", dependencies: ["LabHarnessTesting"], path: "Tests/LabHarnessTestingTests"),
     ] + experiments.flatMap { experiment($0.executable, module: $0.module, tests: $0.tests) },

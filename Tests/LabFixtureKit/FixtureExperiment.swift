@@ -26,9 +26,9 @@ public let fixtureExperiment = ExperimentDefinition(
             let start = MonotonicClock.now()
             for _ in 0..<count { MonotonicClock.sleep(for: step); context.progress.advance() }
             var metrics = Metrics()
-            metrics["total"] = Double(count)
-            metrics["completed"] = Double(context.progress.value)
-            metrics["wall_s"] = MonotonicClock.now() - start
+            metrics[FixtureMetric.total] = Double(count)
+            metrics[FixtureMetric.completed] = Double(context.progress.value)
+            metrics[MetricKey.wall] = MonotonicClock.now() - start
             return VariantRecord(outcome: parameters.breaks ? .failed : .completed, metrics: metrics,
                                  series: ["steps": [[0, 0], [1, Double(count)]]],
                                  events: [TimedEvent(t: 0, label: "start"), TimedEvent(t: context.elapsed(), label: "end")])
@@ -36,7 +36,7 @@ public let fixtureExperiment = ExperimentDefinition(
         Variant("hang", summary: "blocks its main thread forever after one step",
                 expect: [OutcomeExpectation(.deadlock, .expected, "the harness killed it"),
                          OutcomeExpectation(.completed, .forbidden, "a semaphore nobody signals was signalled")],
-                time: .fixed(TrialTime(expected: 0.5, budget: 5, stallWindow: 0.5)), progressMetric: "completed") { context in
+                time: .fixed(TrialTime(expected: 0.5, budget: 5, stallWindow: 0.5)), progressMetric: FixtureMetric.completed.rawValue) { context in
             context.progress.advance()
             DispatchSemaphore(value: 0).wait()
             return VariantRecord(outcome: .completed)
@@ -76,9 +76,9 @@ public let fixtureExperiment = ExperimentDefinition(
         Finding("fixture.hang-deadlocks", claim: "a blocked main thread is reported as a deadlock", needs: ["hang"]) { inputs in
             let hang = inputs["hang"]
             return Verdict(symptom: hang.outcome == .deadlock,
-                           mechanism: .when(hang.metrics["completed"] == 1, "the child made its one step, then none",
+                           mechanism: .when(hang[FixtureMetric.completed] == 1, "the child made its one step, then none",
                                             otherwise: "the child never made its first step"),
-                           "hang ended \(hang.outcome) with completed \(Format.count(hang.metrics["completed"] ?? -1)): \(hang.evidence ?? "")")
+                           "hang ended \(hang.outcome) with completed \(Format.count(hang[FixtureMetric.completed] ?? -1)): \(hang.evidence ?? "")")
         },
         Finding("fixture.never-applies", claim: "applies nowhere", needs: ["ok"], appliesWhen: { _ in false },
                 notApplicableReason: "a fixture that applies nowhere") { _ in .notJudged("unreachable") },
@@ -102,4 +102,14 @@ public struct FixtureParameters: ExperimentParameters {
         hold = options.double("hold")
         breaks = options.bool("break")
     }
+}
+
+/// The fixture's metric keys, for the harness's tests.
+public enum FixtureMetric {
+    /// Items the ok variant counted (the hang variant's progress when it was killed).
+    public static let completed: MetricKey = "completed"
+    /// Items the ok variant set out to count.
+    public static let total: MetricKey = "total"
+    /// What measure-then-trap measured before its trap.
+    public static let measured: MetricKey = "measured"
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LabHarness
+import LabFixtureKit
 import XCTest
 
 /// The experiment contract, end to end, through the fixture's tiny experiment: flags, JSON,
@@ -13,11 +14,11 @@ final class ExperimentMainTests: XCTestCase {
         XCTAssertEqual(report.experiment, "fixture")
         XCTAssertEqual(report.variants.map(\.name), ["ok", "hang", "trap"])
         XCTAssertEqual(report.variant("ok")?.outcome, .completed)
-        XCTAssertEqual(report.variant("ok")?.metrics["completed"], 5)
+        XCTAssertEqual(report.variant("ok")?[FixtureMetric.completed], 5)
         XCTAssertEqual(report.variant("ok")?.series?["steps"]?.count, 2)
         XCTAssertEqual(report.variant("ok")?.events?.map(\.label), ["start", "end"])
         XCTAssertEqual(report.variant("hang")?.outcome, .deadlock)
-        XCTAssertEqual(report.variant("hang")?.metrics["completed"], 1, "progress so far, from the child's progress lines")
+        XCTAssertEqual(report.variant("hang")?[FixtureMetric.completed], 1, "progress so far, from the child's progress lines")
         XCTAssertEqual(report.variant("trap")?.outcome, .crashed)
         XCTAssertTrue(report.variant("trap")?.evidence?.contains("Fatal error: fixture variant trapped on purpose") ?? false)
         XCTAssertEqual(report.finding("fixture.never-applies")?.applicable, false)
@@ -32,7 +33,7 @@ final class ExperimentMainTests: XCTestCase {
         XCTAssertEqual(run.exitCode, 0, run.stderr)
         let report = try ExperimentReport.decode(Data(run.stdout.utf8))
         XCTAssertEqual(report.variants.map(\.name), ["ok"])
-        XCTAssertEqual(report.variant("ok")?.metrics["completed"], 2, "--quick's count")
+        XCTAssertEqual(report.variant("ok")?[FixtureMetric.completed], 2, "--quick's count")
         XCTAssertEqual(report.findings.map(\.id), ["fixture.ok-completes", "fixture.never-applies"])
     }
 
@@ -67,8 +68,8 @@ final class ExperimentMainTests: XCTestCase {
         let v = try XCTUnwrap(report.variant("measure-then-trap"))
         XCTAssertEqual(v.outcome, .crashed)
         XCTAssertEqual(v.grade, .expected)
-        XCTAssertEqual(v.metrics["measured"], 42)
-        XCTAssertNotNil(v.metrics["signal"], "the signal that ended the child")
+        XCTAssertEqual(v[FixtureMetric.measured], 42)
+        XCTAssertNotNil(v[MetricKey.signal], "the signal that ended the child")
         XCTAssertEqual(v.events?.map(\.label), ["checkpoint"])
         XCTAssertEqual(v.series?["steps"]?.count, 1)
         let evidence = try XCTUnwrap(v.evidence)

@@ -1,4 +1,5 @@
 import Foundation
+import LabFixtureKit
 import LabHarness
 import LabHarnessXCTest
 import LabRunner
@@ -27,7 +28,7 @@ final class HostileReportTests: XCTestCase {
         let cases: [(String, (inout LabDocument) -> Void)] = [
             ("elapsed_s", { $0.elapsedSeconds = 1e20 }),
             ("elapsed_s", { $0.elapsedSeconds = -1e300 }),
-            ("total", { $0.experiments[1].variants[1].metrics["total"] = 1e300 }),
+            ("total", { $0.experiments[1].variants[1].metrics[FixtureMetric.total] = 1e300 }),
             ("threads", { $0.experiments[0].variants[0].series?["threads"]?[3] = [1, 1e30] }),
             ("lateness_ms", { $0.experiments[1].variants[1].series?["lateness_ms"]?[0] = [0, -1e300] }),
             ("t", { $0.experiments[2].variants[1].events?[2] = TimedEvent(t: 1e25, label: "completion1") }),
@@ -134,7 +135,7 @@ final class HostileReportTests: XCTestCase {
         // Markers replaced by generated text: encoding a million arrays would be slow here.
         document.experiments[0].variants[0].series?["threads"] = [[-7777, -7777]]
         document.experiments[1].variants[1].series?["lateness_ms"] = [[-8888, -8888]]
-        document.experiments[1].variants[1].metrics["total"] = Double(count)
+        document.experiments[1].variants[1].metrics[FixtureMetric.total] = Double(count)
         var text = String(decoding: try ExperimentReport.encoder().encode(document), as: UTF8.self)
         func points(_ value: (Int) -> Int) -> String {
             var out = "["
