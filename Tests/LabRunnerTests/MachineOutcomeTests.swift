@@ -76,11 +76,21 @@ final class MachineOutcomeTests: XCTestCase {
             busy.append(loop)
         }
         defer { for loop in busy { loop.terminate(); loop.waitUntilExit() } }
-        let (report, status) = try lab(["runloop", "--quick", "--variant", "timer-init"], prefix: "", via: ["/usr/bin/chrt", "--idle", "0"])
-        for variant in report.variants {
-            XCTAssertEqual(variant.outcome, .cpuStarved, "\(variant.name): \(variant.evidence ?? "")")
+        // A SCHED_IDLE thread still gets a sliver of CPU, and the timer trial mostly sleeps, so
+        // now and then it is given what it needs and measures honestly. Such a run must judge
+        // correctly (no refutation, nothing forbidden); up to three runs must show the starvation.
+        var seen: [String] = []
+        for _ in 0..<3 {
+            let (report, status) = try lab(["runloop", "--quick", "--variant", "timer-init"], prefix: "", via: ["/usr/bin/chrt", "--idle", "0"])
+            if report.variants.allSatisfy({ $0.outcome == .cpuStarved }) {
+                XCTAssertTrue(report.findings.filter(\.applicable).allSatisfy { $0.judged == false }, "\(report.findings)")
+                XCTAssertEqual(status, 1)
+                return
+            }
+            XCTAssertTrue(report.forbiddenVariants.isEmpty, "\(report.variants)")
+            XCTAssertTrue(report.findings.filter(\.applicable).allSatisfy { $0.reproduced || $0.judged == false }, "\(report.findings)")
+            seen += report.variants.map { "\($0.name) \($0.outcome): \($0.evidence ?? "")" }
         }
-        XCTAssertTrue(report.findings.filter(\.applicable).allSatisfy { $0.judged == false }, "\(report.findings)")
-        XCTAssertEqual(status, 1)
+        XCTFail("in three runs at SCHED_IDLE behind busy cores no trial was found CPU-starved: \(seen)")
     }
 }
