@@ -48,7 +48,7 @@ public enum ExperimentMain {
         if options.int("trials") > 1 {
             // Many trials can take long: say how long before the first one starts.
             let plan = ExperimentRunner.estimate(definition, options: options)
-            Terminal.writeError("\(program): \(plan.trials) trials (\(options.int("trials")) of each of \(plan.variants) variants) "
+            Terminal.writeError("\(program): \(plan.trials) trials (\(options.int("trials")) of each of \(plan.variants) \(definition.sweep.map { options.wasGiven($0.flag) } == true ? "points" : "variants")) "
                                 + "will take about \(Format.duration(plan.seconds)), by each variant's usual time; Ctrl-C stops early with what finished\n")
         }
         let interrupt = InterruptHandler.install()

@@ -27,9 +27,18 @@ public enum ExperimentRunner {
 
     /// What a run with `options` will take, from each variant's own estimate, its trials and
     /// the lanes that run them side by side; and how many trials that is.
+    /// A sweep runs its family at every size, one point at a time.
+    /// `variants` counts the sweep's points in a sweep run.
     public static func estimate(_ definition: ExperimentDefinition, options: ParsedOptions) -> (seconds: Seconds, trials: Int, variants: Int) {
-        let variants = plannedVariants(definition, options: options)
         let trials = options.int("trials")
+        if let sweep = definition.sweep, let sizes = try? sweep.sizes(options), !sizes.isEmpty {
+            let points = sizes.flatMap { size in sweep.family(options).map { ($0, sweep.pointOptions(options, variant: $0.name, size: size)) } }
+            let seconds = points.reduce(0.0) { sum, point in
+                sum + ((try? definition.parameters(point.1)).map { point.0.trialTime(point.1, $0).expected } ?? 0)
+            }
+            return (seconds * Double(trials), points.count * trials, points.count)
+        }
+        let variants = plannedVariants(definition, options: options)
         guard let parameters = try? definition.parameters(options) else { return (0, 0, variants.count) }
         let total = variants.reduce(0) { $0 + $1.trialTime(options, parameters).expected } * Double(trials)
         let jobs = Double(max(1, min(options.int("jobs"), variants.count * trials)))
