@@ -31,7 +31,8 @@ public let fixtureExperiment = ExperimentDefinition(
             metrics[MetricKey.wall] = MonotonicClock.now() - start
             return VariantRecord(outcome: parameters.breaks ? .failed : .completed, metrics: metrics,
                                  series: ["steps": [[0, 0], [1, Double(count)]]],
-                                 events: [TimedEvent(t: 0, label: "start"), TimedEvent(t: context.elapsed(), label: "end")])
+                                 events: [TimedEvent(t: 0, label: "start"), TimedEvent(t: context.elapsed(), label: "end")],
+                                 mechanism: .when(context.progress.value == count, "\(count) steps counted", otherwise: "a step was missed"))
         },
         Variant("hang", summary: "blocks its main thread forever after one step",
                 expect: [OutcomeExpectation(.deadlock, .expected, "the harness killed it"),
@@ -43,7 +44,8 @@ public let fixtureExperiment = ExperimentDefinition(
         },
         Variant("trap", summary: "calls fatalError",
                 expect: [OutcomeExpectation(.crashed, .expected, "the trap ended the child")],
-                claim: Claim("fixture.trap-crashes", "a trap is reported as a crash")) { _ in
+                claim: Claim("fixture.trap-crashes", "a trap is reported as a crash")) { context in
+            context.checkpoint(VariantRecord(outcome: .crashed, mechanism: .seen("the body reached its fatalError")))
             fatalError("fixture variant trapped on purpose")
         },
         Variant("sleepy", summary: "sleeps a minute while making no progress (for interrupting)",

@@ -66,7 +66,7 @@ final class CommandLineTests: XCTestCase {
                     .toggle("inner-stage", help: "internal: a stage the experiment runs itself", hidden: true)],
             variants: [Variant("only", summary: "the only one", expect: [OutcomeExpectation(.completed, .expected, "fine")],
                                claim: Claim("t.only-completes", "it completes")) { _ in
-                VariantRecord(outcome: .completed)
+                VariantRecord(outcome: .completed, mechanism: .seen("it ran to the end"))
             }],
             findings: [])
         let help = HelpText.render(definition)

@@ -15,7 +15,7 @@ final class HumanReportWidthTests: XCTestCase {
             about: "", flags: [],
             variants: [Variant("global-queue", summary: "", expect: [OutcomeExpectation(.deadlock, .expected, "")],
                                claim: Claim("runloop.global-queue-misses-timeouts", "")) { _ in
-                VariantRecord(outcome: .deadlock)
+                VariantRecord(outcome: .deadlock, mechanism: .seen("callers seen blocked"))
             }],
             findings: [Finding("runloop.x", claim: "", needs: ["global-queue"]) { _ in Verdict(symptom: true, mechanism: .seen("x"), "x") }],
             columns: [.count("threads", "threads.peak")], extraSections: sections)

@@ -55,7 +55,7 @@ final class ReportTests: XCTestCase {
             flags: [.integer("tasks", default: 300, range: 1...5000, help: "")],
             variants: [Variant("global-queue", summary: "", expect: [OutcomeExpectation(.deadlock, .expected, "")],
                                claim: Claim("runloop.global-queue-misses-timeouts", "")) { _ in
-                VariantRecord(outcome: .deadlock)
+                VariantRecord(outcome: .deadlock, mechanism: .seen("callers seen blocked"))
             }],
             findings: [],
             columns: [.ratio("done", "completed", of: "total"), .count("threads", "threads.peak"), .seconds("wait p99", "wait.p99_s")])

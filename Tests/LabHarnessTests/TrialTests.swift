@@ -53,11 +53,11 @@ final class TrialTests: XCTestCase {
             variants: [
                 Variant("a", summary: "", isolation: .inProcess, expect: [OutcomeExpectation(.completed, .expected, "")],
                         claim: Claim("needs.a", "")) { _ in
-                    VariantRecord(outcome: .completed)
+                    VariantRecord(outcome: .completed, mechanism: .seen("a ran"))
                 },
                 Variant("b", summary: "", isolation: .inProcess, expect: [OutcomeExpectation(.completed, .expected, "")],
                         claim: Claim("needs.b", "")) { _ in
-                    VariantRecord(outcome: .failed)
+                    VariantRecord(outcome: .failed, mechanism: .seen("b ran"))
                 },
             ],
             findings: [

@@ -165,6 +165,12 @@ extension Claim {
                                  judged: false)
         }
         let grade = expectations.grade(of: variant.outcome)
+        if grade == .expected, variant.mechanism == nil {
+            // A body that records no evidence at all cannot reproduce its claim: the symptom alone judges nothing.
+            return FindingReport(id: id, applicable: true, reproduced: false,
+                                 summary: "not judged (mechanism not recorded: \(variant.name) ended \(variant.outcome) without saying what it saw of the cause)\(evidence)",
+                                 judged: false)
+        }
         let mechanism = variant.mechanism.map { "; mechanism: \($0.what)" } ?? ""
         let meaning = expectations.meaning(of: variant.outcome).map { " (\($0))" } ?? ""
         let limits = thresholds.isEmpty ? "" : " [" + thresholds.map(\.description).joined(separator: ", ") + "]"
