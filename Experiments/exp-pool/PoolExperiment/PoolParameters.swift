@@ -49,9 +49,7 @@ public struct PoolParameters: ExperimentParameters {
     func probing(watch: Seconds) -> TrialTime { TrialTime(expected: watch + 1.5, progressTotal: tasks) }
 
     /// The flood's trial; with `--find-cap`, minutes bounded by the search's own budget.
-    var floodTime: TrialTime {
-        findCap ? TrialTime(expected: 270, budget: PoolParameters.capBudget + 60, progressTotal: tasks) : probing(watch: duration + block)
-    }
+    var floodTime: TrialTime { findCap ? TrialTime(expected: 270, budget: PoolParameters.capBudget + 60, progressTotal: tasks) : probing(watch: duration + block) }
 }
 
 /// The default gate: one slot fewer than the cores (at least one). Linux's default pool has

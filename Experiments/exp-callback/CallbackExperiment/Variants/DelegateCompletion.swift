@@ -16,8 +16,7 @@ enum DelegateCompletion {
             let delegate = DecidingDelegate(decision: decision, thinking: p.decisionDelay, narrate: context.narrator(prefix))
             context.step(prefix + "app starts a history sync")
             library.syncHistory(of: .sample, delegate: delegate)
-            guard context.wait(until: { delegate.end != nil })
-            else { return VariantRecord(outcome: .failed, metrics: m, evidence: "the \(key) sync did not end within \(Format.seconds(p.deadline))") }
+            guard context.wait(until: { delegate.end != nil }) else { return VariantRecord(outcome: .failed, metrics: m, evidence: "the \(key) sync did not end within \(Format.seconds(p.deadline))") }
             let decidedStep = prefix + "app calls the decision handler"
             let decided = context.firstStep(decidedStep)?.t ?? .infinity
             let early = context.events.filter { $0.label.hasPrefix(prefix + "app's delegate gets message") && $0.t < decided }.count

@@ -8,8 +8,7 @@ enum DoubleCall {
         let rendered = context.open(on: library)
         // Both calls made, and the library reacted to the second: ignored it, or (without a
         // working guard) rendered again.
-        guard context.wait(until: { rendered.count > 0 && library.handlerCalls >= 2 && (context.firstStep("library ignores") != nil || rendered.count > 1) })
-        else { return context.failed("the conversation or the second handler call did not come", library) }
+        guard context.wait(until: { rendered.count > 0 && library.handlerCalls >= 2 && (context.firstStep("library ignores") != nil || rendered.count > 1) }) else { return context.failed("the conversation or the second handler call did not come", library) }
         // Room for a second rendering to show up, if the guard let the second call through.
         MonotonicClock.sleep(for: p.secondCallGap)
         var m = context.metrics(library, rendered: rendered)

@@ -16,8 +16,8 @@ enum SyncReturn {
         // The mechanism, seen from the network's thread as its message arrives: the library's thread waits inside the lookup.
         let seen = Shared<String?>(nil)
         context.sendIncomingMessage(to: library, after: p.incomingAfter) {
-            let tid = inLookup.get()
-            guard tid != 0, case let state = ExecutionPlace.kernelState(ofThread: tid), state != .running else { return }
+            let tid = inLookup.get(), state = tid == 0 ? nil : ExecutionPlace.kernelState(ofThread: tid)
+            guard tid != 0, state != .running else { return }
             seen.set("the library's thread #\(tid) was inside the app's lookup (\(state.map { "kernel state \($0.rawValue)" } ?? "this platform does not tell its state")) when a message arrived")
         }
         guard context.wait(until: { rendered.count > 0 && !library.incomingDelays.isEmpty }) else { return context.failed("the conversation or the incoming message did not show", library) }

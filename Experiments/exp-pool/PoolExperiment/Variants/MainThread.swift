@@ -7,9 +7,8 @@ import Synchronization
 /// (`spareWindow`): the main thread is not a pool thread, so its ticks keep coming; 2. **the
 /// main thread waits on the pool** for a block it put on the flooded queue, and no tick can come.
 enum MainThread {
-    /// One frame of a 60 Hz display.
-    static let frame: Seconds = 1.0 / 60
-    static let tickLabel = "tick"
+    /// One frame of a 60 Hz display, and the heartbeat's event.
+    static let frame: Seconds = 1.0 / 60, tickLabel = "tick"
 
     static func run(_ context: VariantContext) -> VariantRecord {
         guard Thread.isMainThread else { return VariantRecord(outcome: .failed, evidence: "must run on the main thread (as a child trial)") }
