@@ -3,11 +3,11 @@ extension TextChart {
     /// note, then an axis labelled 0 and the scale's end; `title` gets that end's label. The bars
     /// get what `columns` leaves beside the names and a short note: at least 10, at most `width`.
     ///
-    ///     owner alive (scale 0 to 500 ms)
-    ///       weak-strong         │D 9 µs
-    ///       heap-stack-delayed  │████████████████D 502 ms
-    ///                           └───────────────┘
-    ///                           0          500 ms
+    ///     alive (scale 0 to 500 ms)
+    ///       short │ 9 µs
+    ///       long  │████████████████ 502 ms
+    ///             └───────────────┘
+    ///             0          500 ms
     public static func timeBars(_ rows: [(name: String, seconds: Seconds, note: String)], width: Int = 40,
                                 columns: Int = ReportWidth.current, title: (_ end: String) -> String) -> [String] {
         guard !rows.isEmpty else { return [] }
