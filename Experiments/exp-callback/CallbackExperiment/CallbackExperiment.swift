@@ -1,10 +1,7 @@
 import LabHarness
 
-/// exp-callback, declared: each variant's outcomes and the claim it checks on its own (its
-/// outcome rule and mechanism are in Variants/), and the findings that compare variants or
-/// read one two ways by platform (CallbackVerdicts.swift). Every variant runs the same chat
-/// library (ChatLibrary/) against a different app, in a child process: two trap or leave a
-/// task suspended for good on purpose.
+/// exp-callback: every variant runs the same chat library (ChatLibrary/) against a different
+/// app, in a child process (two trap or leave a task suspended for good on purpose).
 public let callbackExperiment = ExperimentDefinition(
     name: "callback",
     executable: "exp-callback",
@@ -23,10 +20,7 @@ public let callbackExperiment = ExperimentDefinition(
     against a loopback HTTP server the child starts on 127.0.0.1 (a response paced in timed \
     pieces), with fixed timings of half a second at most whatever --latency says.
     """,
-    flags: [
-        .seconds("latency", default: 1.0, quick: 0.25, range: 0.05...10,
-                 help: "how long the app's simulated profile lookup takes"),
-    ],
+    flags: [.seconds("latency", default: 1.0, quick: 0.25, range: 0.05...10, help: "how long the app's simulated profile lookup takes")],
     variants: [
         Variant(CallbackVariant.syncReturn, "the provider returns the profiles; the library waits on its own queue",
                 expect: [.expected(.completed, "the lookup ran on the library's queue and held it for its whole length"),
@@ -118,10 +112,7 @@ public let callbackExperiment = ExperimentDefinition(
     parameters: CallbackParameters.self
 )
 
-/// The outcomes exp-callback defines.
+/// The outcomes exp-callback defines (the declarations above say what each means).
 public extension Outcome {
-    /// The once-guard let a second completion-handler call through: rendered twice.
-    static let renderedTwice: Outcome = "rendered-twice"
-    /// Every data task got its whole body without error whatever its delegate answered.
-    static let dispositionIgnored: Outcome = "disposition-ignored"
+    static let renderedTwice: Outcome = "rendered-twice", dispositionIgnored: Outcome = "disposition-ignored"
 }

@@ -3,51 +3,40 @@ import LabHarness
 /// exp-callback's variants by name (a rename fails to compile instead of showing "—").
 public enum CallbackVariant: String, CaseIterable, VariantName {
     case syncReturn = "sync-return", callback, completionHandler = "completion-handler", delegateCompletion = "delegate-completion"
-    case forgottenHandler = "forgotten-handler", doubleCall = "double-call"
-    case asyncBridge = "async-bridge", asyncLeak = "async-leak", asyncDouble = "async-double"
+    case forgottenHandler = "forgotten-handler", doubleCall = "double-call", asyncBridge = "async-bridge", asyncLeak = "async-leak", asyncDouble = "async-double"
     case urlsessionDisposition = "urlsession-disposition", urlsessionQueues = "urlsession-queues"
     case urlsessionSyncMain = "urlsession-sync-main", urlsessionSyncBackground = "urlsession-sync-background"
 }
 
-/// exp-callback's options, parsed once (`--latency`), and the timings derived from them.
+/// exp-callback's options, parsed once (`--latency`: seconds the app's lookup takes), and the
+/// timings derived from them.
 public struct CallbackParameters: ExperimentParameters {
-    /// Seconds the app's profile lookup takes (`--latency`).
     public var latency: Seconds
     public init(_ options: ParsedOptions) { latency = options.double("latency") }
 
-    /// How long the library waits for a completion handler: twice the lookup plus a quarter
-    /// second, so a well-behaved app is never cut off on a loaded machine.
+    /// How long the library waits for a completion handler: long enough that a well-behaved app
+    /// is never cut off on a loaded machine.
     public var patience: Seconds { 2 * latency + 0.25 }
-    /// The delegate's thinking time, and when a message arrives during the lookup.
+    /// The delegate's thinking time; when a message arrives during the lookup; the gap before
+    /// the double-calling app's second call; the longest any scenario waits for a step.
     public var decisionDelay: Seconds { latency / 4 }
     public var incomingAfter: Seconds { latency / 4 }
-    /// How long after the first call the double-calling app calls again.
     public var secondCallGap: Seconds { max(0.02, latency / 5) }
-    /// The longest any scenario waits for something that should happen.
     public var deadline: Seconds { latency + patience + 1.5 }
-    /// A library variant's time: about `expected`; no step for the library's patience (its own
-    /// watchdog's window) plus a lookup and 2 s is a hang, which the harness ends with stacks.
-    func libraryTime(_ expected: Seconds) -> TrialTime {
-        TrialTime(expected: expected, stallWindow: patience + latency + 2)
-    }
 }
 
-/// The metric keys exp-callback's verdicts, report and tests read back. They are the JSON
-/// contract's names (`metrics` in schema 1): a rename changes the JSON. A figure only written
-/// for the JSON (`hop_s`, `lookup.on_app_queue`) is named where it is written.
+/// The metric keys exp-callback's verdicts, report and tests read back: the JSON contract's
+/// names (schema 1). A figure only written for the JSON (`hop_s`) is named where it is written.
 public enum CallbackMetric {
-    // The library scenarios.
     public static let latencyS: MetricKey = "latency_s", steps: MetricKey = "steps"
     public static let libraryHeldS: MetricKey = "library.held_s", incomingDelayS: MetricKey = "incoming.delay_s"
     /// 1: the library's thread was seen inside the app's lookup, not running, as a message came.
     public static let libraryThreadWaiting: MetricKey = "library.thread_waiting"
     public static let handlerCalls: MetricKey = "handler.calls", handlerIgnored: MetricKey = "handler.ignored"
     public static let callbackCalls: MetricKey = "callback.calls", stallDetectedAfterS: MetricKey = "stall.detected_after_s"
-    // The async bridge.
     public static let resumeOnAppQueue: MetricKey = "resume.on_app_queue", continuedOnAppQueue: MetricKey = "continued.on_app_queue"
     public static let taskFinished: MetricKey = "task.finished", taskSuspendedForS: MetricKey = "task.suspended_for_s"
     public static let warningCaptured: MetricKey = "warning.captured", warningAfterDropS: MetricKey = "warning.after_drop_s"
-    // URLSession.
     public static let bodyBytes: MetricKey = "body.bytes", scheduledS: MetricKey = "scheduled_s", windowS: MetricKey = "window_s"
     public static let asyncBytes: MetricKey = "async.bytes", serverCompletedAfterS: MetricKey = "server.completed_after_s"
     public static let wrapperBytes: MetricKey = "wrapper.bytes", wrapperReturnedAfterS: MetricKey = "wrapper.returned_after_s"
@@ -55,8 +44,7 @@ public enum CallbackMetric {
     /// deadlock's mechanism, by count), with this many handler calls.
     public static let wrapperWaiting: MetricKey = "wrapper.waiting", wrapperHandlerCalls: MetricKey = "wrapper.handler_calls"
 
-    /// A figure of one part of a variant that runs several (`allow.messages`, `cancel.bytes`,
-    /// `own.hop_s`): the part is the decision, the answer or the session.
+    /// A figure of one part of a variant that runs several (`allow.messages`, `own.hop_s`).
     public enum Figure: String, Sendable {
         case asked, bytes, ended, messages, finished, cancelled
         case errorCode = "error_code", endedAfterS = "ended_after_s", askedAfterS = "asked_after_s"
@@ -70,9 +58,10 @@ public enum CallbackMetric {
 }
 
 extension TrialTiming {
-    /// A library variant's time: about `expected`, with the library's stall window.
+    /// A library variant's time: about `expected`; no step for the library's patience plus a
+    /// lookup and 2 s is a hang, which the harness ends with stacks.
     static func library(_ expected: @escaping @Sendable (CallbackParameters) -> Seconds) -> TrialTiming {
-        .from { (p: CallbackParameters) in p.libraryTime(expected(p)) }
+        .from { (p: CallbackParameters) in TrialTime(expected: expected(p), stallWindow: p.patience + p.latency + 2) }
     }
 }
 

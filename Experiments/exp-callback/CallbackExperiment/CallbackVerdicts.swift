@@ -1,29 +1,25 @@
 import LabHarness
 
-/// The figures exp-callback's claims are judged against, each named once. Every one is a
-/// ratio of the lookup's latency (or of the response's pacing) with a wide margin; a limit
-/// that a delay must stay under also allows what a same-moment control lost to the machine
-/// meanwhile, so a loaded machine does not flip it.
+/// The figures exp-callback's claims are judged against, each named once: ratios of the lookup's
+/// latency (or the response's pacing) with wide margins; a limit a delay must stay under also
+/// allows what a same-moment control lost to the machine meanwhile.
 enum CallbackThreshold {
-    /// sync-return holds the library's queue at least this share of the lookup; completion-
-    /// handler holds it under `heldFree`, and a message meanwhile waits under `waitedFree`.
+    /// sync-return holds the library's queue at least `heldWhole`; completion-handler under
+    /// `heldFree`, and a message meanwhile waits under `waitedFree`.
     static let heldWhole = Threshold("held at least", 0.9, "× the lookup")
     static let heldFree = Threshold("held under", 0.2, "× the lookup")
     static let waitedFree = Threshold("message waited under", 0.25, "× the lookup")
-    /// delegate-completion: a cancelled sync ends this soon after the decision (or within the
-    /// lookup's length, if longer).
+    /// delegate-completion: a cancelled sync ends this soon after the decision (or the lookup's length).
     static let cancelPrompt = Threshold("cancel ends within", 0.25, "s")
-    /// forgotten-handler: the stall is reported not before this share of the patience, and at
-    /// most `detectedWithin` after it.
+    /// forgotten-handler: the stall is reported not before this share of the patience, and at most `detectedWithin` after it.
     static let notBeforePatience = Threshold("reported not before", 0.99, "× the patience")
     static let detectedWithin = Threshold("reported within", 0.5, "s")
-    /// linux-urlsession-ignores-disposition: "at the same time" is each task ending within
-    /// this share of the response's pacing of the allowed one.
+    /// linux-urlsession-ignores-disposition: each task ends this close to the allowed one.
     static let together = Threshold("ends apart at most", 0.5, "× the response's pacing")
 }
 
-/// How the findings that compare variants, or that read one variant two ways by platform, are
-/// judged. The claims of single variants are their outcome rules (see Variants/).
+/// The findings that compare variants or read one two ways by platform; the claims of single
+/// variants are their outcome rules (Variants/).
 enum CallbackVerdicts {
     static func continuationMisuseDetected(_ inputs: FindingInputs) -> Verdict {
         let leak = inputs[CallbackVariant.asyncLeak], double = inputs[CallbackVariant.asyncDouble]
@@ -40,8 +36,8 @@ enum CallbackVerdicts {
 
     static func urlSessionSyncWrapperDeadlocksMain(_ inputs: FindingInputs) -> Verdict {
         let main = inputs[CallbackVariant.urlsessionSyncMain], background = inputs[CallbackVariant.urlsessionSyncBackground]
-        // A deadlock, not a slow wrapper: the whole response had arrived, and the main thread
-        // was seen in the semaphore wait: by its stack, else by the wrapper's own counts.
+        // A deadlock, not a slow wrapper: the whole response had arrived, and the main thread was
+        // seen in the semaphore wait (by its stack, else by the wrapper's own counts).
         let served = main[CallbackMetric.serverCompletedAfterS]
         let clause = main.whereClause(in: "dispatch_semaphore_wait", calledFrom: "fetchSynchronously")
         let counted = main[CallbackMetric.wrapperWaiting] == 1 && main[CallbackMetric.wrapperHandlerCalls] == 0
@@ -67,8 +63,7 @@ enum CallbackVerdicts {
         }.joined(separator: "; ")
     }
 
-    /// The mechanism both disposition claims need: every task's delegate was asked, that is
-    /// the disposition handler was handed out (and answered, or kept).
+    /// The mechanism both disposition claims need: every task's delegate was handed the disposition handler.
     static func dispositionAsked(_ v: VariantReport) -> Evidence {
         let asked = URLSessionDisposition.Answer.allCases.filter { v[CallbackMetric.of($0.rawValue, .asked)] == 1 }
         return .when(asked.count == URLSessionDisposition.Answer.allCases.count,
@@ -78,8 +73,7 @@ enum CallbackVerdicts {
 
     static func linuxURLSessionIgnoresDisposition(_ inputs: FindingInputs) -> Verdict {
         let v = inputs[CallbackVariant.urlsessionDisposition]
-        let scheduled = v[CallbackMetric.scheduledS] ?? .nan
-        let stall = (v[MetricKey.controlStallMax] ?? 0) / 1000
+        let scheduled = v[CallbackMetric.scheduledS] ?? .nan, stall = (v[MetricKey.controlStallMax] ?? 0) / 1000
         // The tasks ran side by side on the same pacing: each ends near the allowed one.
         let allowEnd = v[CallbackMetric.of("allow", .endedAfterS)] ?? .nan
         let together = [URLSessionDisposition.Answer.never, .cancel].allSatisfy { a in
@@ -91,9 +85,7 @@ enum CallbackVerdicts {
     }
 
     static func urlSessionDispositionGatesTask(_ inputs: FindingInputs) -> Verdict {
-        // The body's `.completed` is the gating: .allow got the body, never got nothing and
-        // did not end, .cancel ended with an error and no body.
-        let v = inputs[CallbackVariant.urlsessionDisposition]
+        let v = inputs[CallbackVariant.urlsessionDisposition]   // its `.completed` is the gating
         return Verdict(symptom: v.outcome == .completed, mechanism: dispositionAsked(v), dispositionLines(v.metrics))
     }
 }

@@ -13,9 +13,7 @@ public struct RefCounts: Sendable, Equatable, CustomStringConvertible {
         RefCounts(strong: Int(_getRetainCount(object)), weak: Int(_getWeakRetainCount(object)), unowned: Int(_getUnownedRetainCount(object)))
     }
 
-    public static func - (a: RefCounts, b: RefCounts) -> RefCounts {
-        RefCounts(strong: a.strong - b.strong, weak: a.weak - b.weak, unowned: a.unowned - b.unowned)
-    }
+    public static func - (a: RefCounts, b: RefCounts) -> RefCounts { RefCounts(strong: a.strong - b.strong, weak: a.weak - b.weak, unowned: a.unowned - b.unowned) }
     public static let zero = RefCounts(strong: 0, weak: 0, unowned: 0)
 
     /// As a change: `+1 strong`, `+1 weak, +1 unowned`, or `nothing`.
@@ -31,12 +29,9 @@ public struct RefCounts: Sendable, Equatable, CustomStringConvertible {
 /// strong reference: `stored` is read after the creating code returned, when no copy is left.
 public final class CaptureProbe {
     private var baseline: RefCounts?
-    /// The change while a freshly created closure is held and not yet stored.
-    public private(set) var atCreation: RefCounts?
-    /// The change once the closure is stored on the owner.
-    public private(set) var onceStored: RefCounts?
-    /// The change while a scheduled block is pending (see `pending(on:around:)`).
-    public private(set) var whilePending: RefCounts?
+    /// The change while a fresh closure is held, not yet stored; once it is stored; while a
+    /// scheduled block is pending (`pending(on:around:)`).
+    public private(set) var atCreation: RefCounts?, onceStored: RefCounts?, whilePending: RefCounts?
 
     public init() {}
 
@@ -70,10 +65,7 @@ public final class CaptureProbe {
     public var metrics: Metrics {
         var metrics = Metrics()
         for (moment, delta) in [("created", atCreation), ("stored", onceStored), ("pending", whilePending)] {
-            guard let delta else { continue }
-            for (count, value) in [("strong", delta.strong), ("weak", delta.weak), ("unowned", delta.unowned)] {
-                metrics[CaptureProbe.key(moment, count)] = Double(value)
-            }
+            for (count, value) in [("strong", delta?.strong), ("weak", delta?.weak), ("unowned", delta?.unowned)] { metrics[CaptureProbe.key(moment, count)] = value.map(Double.init) }
         }
         return metrics
     }
@@ -83,8 +75,7 @@ public final class CaptureProbe {
 
     /// The change at `moment` (`created`, `stored`, `pending`), read back from a report's metrics.
     public static func delta(_ metrics: Metrics, moment: String = "stored") -> RefCounts? {
-        guard let strong = metrics[key(moment, "strong")], let weak = metrics[key(moment, "weak")],
-              let unowned = metrics[key(moment, "unowned")] else { return nil }
-        return RefCounts(strong: Int(strong), weak: Int(weak), unowned: Int(unowned))
+        guard let s = metrics[key(moment, "strong")], let w = metrics[key(moment, "weak")], let u = metrics[key(moment, "unowned")] else { return nil }
+        return RefCounts(strong: Int(s), weak: Int(w), unowned: Int(u))
     }
 }

@@ -2,13 +2,8 @@ import LabHarness
 
 /// exp-dance's variants by name (the command line's and the JSON's), for declarations and tests.
 public enum DanceVariant: String, CaseIterable, VariantName {
-    case strongCapture = "strong-capture"
-    case weakStrong = "weak-strong"
-    case heapStack = "heap-stack"
-    case heapStackDelayed = "heap-stack-delayed"
-    case hiddenAPICycle = "hidden-api-cycle"
-    case hiddenAPIFixed = "hidden-api-fixed"
-    case unownedAfterRelease = "unowned-after-release"
+    case strongCapture = "strong-capture", weakStrong = "weak-strong", heapStack = "heap-stack", heapStackDelayed = "heap-stack-delayed"
+    case hiddenAPICycle = "hidden-api-cycle", hiddenAPIFixed = "hidden-api-fixed", unownedAfterRelease = "unowned-after-release"
 }
 
 /// How long each kind of dance trial takes, from `--delay` and `--grace` (budgets derived): an owner
@@ -20,10 +15,8 @@ extension TrialTiming {
     static let trap = TrialTiming.seconds { (p: DanceParameters) in p.grace + 0.5 }
 }
 
-/// exp-dance: does a stored closure keep its owner alive? The weak-strong dance against the
-/// heap-stack dance (pass the owner in as a parameter instead of capturing it), after
-/// ChenYilong's iOSBlog article "Heap-Stack Dance" and its `Foo.m` demo. Each variant is one
-/// declaration here and one body in `Variants/`; `OwnerTrial` does the measuring.
+/// exp-dance, after ChenYilong's iOSBlog article "Heap-Stack Dance" and its `Foo.m` demo: one
+/// declaration here and one body in `Variants/` per variant; `OwnerTrial` does the measuring.
 public let danceExperiment = ExperimentDefinition(
     name: "dance",
     executable: "exp-dance",

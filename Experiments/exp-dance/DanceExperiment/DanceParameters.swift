@@ -2,27 +2,18 @@ import LabHarness
 
 /// exp-dance's options, parsed once by the harness (bodies read them through `OwnerTrial`).
 public struct DanceParameters: ExperimentParameters {
-    /// `--delay`: the seed's two seconds before `completion1` (and the weak-strong retry).
-    public var delay: Seconds
-    /// `--grace`: how long an owner may outlive its scope before it counts as leaked.
-    public var grace: Seconds
-
+    /// `--delay` (the seed's two seconds before `completion1`) and `--grace`.
+    public var delay: Seconds, grace: Seconds
     public init(_ options: ParsedOptions) { (delay, grace) = (options.double("delay"), options.double("grace")) }
 }
 
 /// The metric keys exp-dance records, for its report and tests: the JSON contract's names (notes
 /// quote some). The capture probe adds `capture.MOMENT.COUNT` (`CaptureProbe.key`). Flags are 0/1.
 public enum DanceMetric {
-    public static let aliveAtScopeExit: MetricKey = "alive_at_scope_exit"
-    public static let aliveMidDelay: MetricKey = "alive_mid_delay"
-    public static let completion1AfterCompletion2S: MetricKey = "completion1_after_completion2_s"
+    public static let aliveAtScopeExit: MetricKey = "alive_at_scope_exit", aliveMidDelay: MetricKey = "alive_mid_delay"
+    public static let completion1AfterCompletion2S: MetricKey = "completion1_after_completion2_s", deinitAfterCompletion1S: MetricKey = "deinit_after_completion1_s"
     public static let deinitAfterCompletion1ControlDelayS: MetricKey = "deinit_after_completion1.control_delay_s"   // the machine's share
-    public static let deinitAfterCompletion1S: MetricKey = "deinit_after_completion1_s"
-    public static let delayedFoundNil: MetricKey = "delayed.found_nil"
-    public static let delayedRanAfterScopeS: MetricKey = "delayed.ran_after_scope_s"
-    public static let graceS: MetricKey = "grace_s"
-    public static let releaseAfterBreakS: MetricKey = "release_after_break_s"
-    public static let releaseAfterScopeS: MetricKey = "release_after_scope_s"
-    public static let released: MetricKey = "released"
-    public static let releasedAfterBreak: MetricKey = "released_after_break"
+    public static let delayedFoundNil: MetricKey = "delayed.found_nil", delayedRanAfterScopeS: MetricKey = "delayed.ran_after_scope_s"
+    public static let graceS: MetricKey = "grace_s", released: MetricKey = "released", releaseAfterScopeS: MetricKey = "release_after_scope_s"
+    public static let releasedAfterBreak: MetricKey = "released_after_break", releaseAfterBreakS: MetricKey = "release_after_break_s"
 }

@@ -1,15 +1,13 @@
 import LabHarness
 
-/// What every dance variant measures around its one owner, so a body keeps only the lesson: the
-/// owner's reference counts (`probe`), its release (exact times from the `LifetimeTag` stored in
-/// it), and the events `scope-end`, `deinit`, `grace-over`, `cycle-broken` in the harness's log.
-/// A body makes the owner with `tag()` and `watch`es it, marks `endScope(of:)`, calls `settle`
-/// (or `awaitRelease`) after the closing brace, then returns `record(...)` with its outcome rule.
+/// What every dance variant measures around its one owner, so a body keeps only the lesson: its
+/// reference counts (`probe`), its release (times from the `LifetimeTag` stored in it), and the
+/// events `scope-end`, `deinit`, `grace-over`, `cycle-broken`. A body makes the owner with `tag()`,
+/// `watch`es it, marks `endScope(of:)`, calls `settle` or `awaitRelease` after the closing brace,
+/// and returns `record(...)`.
 public final class OwnerTrial {
-    public let context: VariantContext
-    public let label: String
+    public let context: VariantContext, label: String, parameters: DanceParameters
     public let probe = CaptureProbe()
-    public let parameters: DanceParameters
     public var metrics = Metrics()
     let tracker = ReleaseTracker()
     private weak var owner: AnyObject?
@@ -23,11 +21,7 @@ public final class OwnerTrial {
 
     /// Tracks the owner (weakly) and takes its reference counts' baseline, read from the body's
     /// local as the later readings are (returning the owner from here adds a retain in -O builds).
-    public func watch(_ owner: AnyObject) {
-        tracker.track(owner, label)
-        self.owner = owner
-        probe.begin(owner)
-    }
+    public func watch(_ owner: AnyObject) { tracker.track(owner, label); self.owner = owner; probe.begin(owner) }
 
     /// Marks the end of the owner's scope: call it with the scope's last use of the owner, which
     /// it keeps alive across the mark (so the release delay is never negative).
@@ -42,9 +36,7 @@ public final class OwnerTrial {
     /// Whether the owner went within its grace period (the first `awaitRelease` decides).
     public var released: Bool? { metrics[DanceMetric.released].map { $0 == 1 } }
     /// Right after the scope's closing brace (`awaitRelease` calls it): did the owner outlive it?
-    public func scopeClosed() {
-        if metrics[DanceMetric.aliveAtScopeExit] == nil { metrics[DanceMetric.aliveAtScopeExit] = isAlive ? 1 : 0 }
-    }
+    public func scopeClosed() { if metrics[DanceMetric.aliveAtScopeExit] == nil { metrics[DanceMetric.aliveAtScopeExit] = isAlive ? 1 : 0 } }
 
     /// Waits up to `--grace` from `due` (default now) for the release, with the main queue
     /// running; logs `deinit` at the tag's time. The first call gives `released`.
@@ -98,7 +90,7 @@ public final class OwnerTrial {
                      otherwise: "\(what) held \(created) when created and \(held) once stored, not \(expected)")
     }
 
-    /// "released 14 µs after its scope ended" or "still alive 500 ms after its scope ended".
+    /// `released 14 µs after its scope ended`, `still alive 500 ms after its scope ended`.
     public var releaseSummary: String { DanceReport.aliveOrReleased(metrics) }
 
     /// The record of a variant whose claim is what its stored closure holds (`heldMechanism`).
@@ -106,8 +98,7 @@ public final class OwnerTrial {
         record(outcome, mechanism: heldMechanism(what, releasedHolding: expected), evidence: "\(label) \(releaseSummary)")
     }
 
-    /// The variant's record: its outcome and mechanism, with the lifetime's, the probe's and the
-    /// variant's own metrics (the events reach it through the harness).
+    /// The variant's record, with the lifetime's, the probe's and the variant's own metrics.
     public func record(_ outcome: Outcome, mechanism: Evidence, evidence: String) -> VariantRecord {
         var all = metrics
         all.merge(probe.metrics)

@@ -139,15 +139,8 @@ public let poolExperiment = ExperimentDefinition(
 /// What the harness runs around a probing variant: a same-moment control and the thread count.
 private let probing: Instruments = [.stallWatch, .threadTimeline]
 
-/// The outcomes exp-pool defines, for its probing variants.
+/// The outcomes exp-pool defines (the declarations above say what each means).
 public extension Outcome {
-    /// Probes started about as fast as on the idle pool, waited far longer (the pool was busy
-    /// with the work), or waited but less than starved: `Responsiveness` states the rule.
     static let responsive: Outcome = "responsive", starved: Outcome = "starved", slowed: Outcome = "slowed"
-    /// `--find-cap`: the thread count stopped rising while blocks were still waiting.
-    static let capped: Outcome = "capped"
-    /// The main thread's heartbeat stopped while it waited on the pool (`MainThread.freezeOutcome`).
-    static let frozen: Outcome = "frozen"
-    /// Timers elapsed, but the pool grew past the cores meanwhile.
-    static let heldThreads: Outcome = "held-threads"
+    static let capped: Outcome = "capped", frozen: Outcome = "frozen", heldThreads: Outcome = "held-threads"
 }

@@ -1,49 +1,34 @@
 import Foundation
 import LabHarness
 
-/// exp-pool's variants by name: the declaration, the verdicts, the report and the tests all
-/// refer to these cases, so a rename fails to compile instead of showing "—".
+/// exp-pool's variants by name (a rename fails to compile instead of showing "—").
 public enum PoolVariant: String, CaseIterable, VariantName {
     case globalFlood = "global-flood", gated, serialQueue = "serial-queue", overcommitFlood = "overcommit-flood"
     case nonBlocking = "non-blocking", cooperativeBlocking = "cooperative-blocking", cooperativeSleep = "cooperative-sleep"
     case mainThread = "main-thread"
 }
 
-/// The experiment's knobs, parsed once from the flags by the harness (a child gets them back
-/// through its arguments), so every variant, verdict and trial time sees the same numbers.
+/// exp-pool's flags, parsed once (`--tasks`, `--block`, `--duration`, `--gate`, `--gate-with`,
+/// `--find-cap`), and the cores.
 public struct PoolParameters: ExperimentParameters {
-    /// `--tasks` (the seed: 10000 blocks), `--block` (each block's hold; the seed: `sleep(30)`),
-    /// `--duration` (the probes' watch; the flood's ends once every block started), `--gate`,
-    /// `--gate-with`, `--find-cap`; and the cores.
     public var tasks: Int, block: Seconds, duration: Seconds, gate: Int, gateWith: GateKind, findCap: Bool, cores: Int
 
-    /// Probes run every 100 ms: often enough to feel like a user tapping, sparse enough that
-    /// the probes themselves do not load the pool.
+    /// Probes every 100 ms, like a user tapping, too sparse to load the pool themselves.
     let probeInterval: Seconds = 0.1
-    /// Sequential probes on the idle pool before the work starts (after a warm-up probe). The
-    /// flood's claim compares p99s, so it takes a hundred (its p99 is then not simply the
-    /// maximum, and one stall of the machine does not move it); the others take twenty.
-    let floodIdleProbes = 100
-    let idleProbes = 20
-    /// Spacing of the idle probes: 10 ms, enough for the worker to go properly idle (closer
-    /// probes find it still warm and start in about 5 µs instead of 25 µs).
-    let idleSpacing: Seconds = 0.01
+    /// Idle probes before the work: the flood's claim compares p99s, so it takes a hundred (one
+    /// machine stall then does not move its p99); the others twenty. 10 ms apart, so the worker
+    /// goes properly idle (closer ones find it warm: 5 µs instead of 25 µs).
+    let floodIdleProbes = 100, idleProbes = 20, idleSpacing: Seconds = 0.01
 
-    /// Blocks in a default run: 20 here (Linux's pool adds about one thread a second, so 20 blocks
-    /// of 1 s outnumber it for seconds); where the kernel states its pool's limit (Darwin: a
-    /// thread for every blocked block up to max(64, 5 × CPUs)), 20 more than that limit, so the
-    /// premise "blocks outnumber threads" holds there too (`DispatchPoolSize`).
+    /// Blocks in a default run (`--quick`: 8): 20, which outnumber Linux's slowly growing pool for
+    /// seconds, or 20 past the limit a kernel states (Darwin), so blocks outnumber threads there too.
     static let defaultTasks = DispatchPoolSize.current.floodSize(base: 20, beyond: 20)
-    /// Blocks in a `--quick` run: 8 here, 8 past a stated limit.
     static let quickTasks = DispatchPoolSize.current.floodSize(base: 8, beyond: 8)
-    /// `--tasks`'s help, which says how the default was sized on this machine.
     static let tasksHelp = "blocks submitted at once (the article: 10000)"
         + (DispatchPoolSize.current.statement.map { "; \($0), so the default and --quick exceed it" } ?? "")
-    /// `--find-cap` needs more blocks than the cap (255 workers): at least 400.
-    static let findCapTasks = 400
-    /// A cap: the thread count flat for ten monitor ticks; a search takes at most 600 s (the cap
-    /// took about 4 minutes on the lab machine).
-    static let capPlateau: Seconds = 10, capBudget: Seconds = 600
+    /// `--find-cap`: more blocks than the cap (255 workers); a cap is the count flat for ten
+    /// monitor ticks; a search takes at most 600 s (about 4 minutes on the lab machine).
+    static let findCapTasks = 400, capPlateau: Seconds = 10, capBudget: Seconds = 600
 
     public init(_ options: ParsedOptions) {
         findCap = options.bool("find-cap")
@@ -52,34 +37,26 @@ public struct PoolParameters: ExperimentParameters {
         (gateWith, cores) = (options.choice("gate-with", as: GateKind.self), ProcessInfo.processInfo.activeProcessorCount)
     }
 
-    /// How long `main-thread` watches the main thread's heartbeat through the flood before the
-    /// main thread waits on the pool itself: a quarter of the probes' window, between half a
-    /// second (30 frames) and a second.
+    /// `main-thread`'s watch of the flood alone: a quarter of the probes' window, 0.5 to 1 s.
     var spareWindow: Seconds { max(0.5, min(1, duration / 4)) }
 
-    /// Swift-concurrency variants: four tasks per core (so blocking ones run in four waves), each
-    /// holding a quarter of `--block`, so the blocking variant takes about one block in all.
+    /// Swift-concurrency variants: four tasks per core, each holding a quarter of `--block`.
     static let cooperativeWaves = 4
     var cooperativeTasks: Int { PoolParameters.cooperativeWaves * cores }
     var cooperativeHold: Seconds { block / Seconds(PoolParameters.cooperativeWaves) }
 
-    /// A probing variant's trial: idle probes, a watch of `watch`, late probes drained;
-    /// progress counts blocks started.
+    /// A probing variant's trial: idle probes, a watch of `watch`, late probes drained.
     func probing(watch: Seconds) -> TrialTime { TrialTime(expected: watch + 1.5, progressTotal: tasks) }
 
-    /// The flood's trial: the probing watch, or, with `--find-cap`, minutes whose budget is the
-    /// search's own bound (a search still rising then ends `timed-out`).
-    var floodTime: TrialTime {
-        findCap ? TrialTime(expected: 270, budget: PoolParameters.capBudget + 60, progressTotal: tasks) : probing(watch: duration + block)
-    }
+    /// The flood's trial; with `--find-cap`, minutes bounded by the search's own budget.
+    var floodTime: TrialTime { findCap ? TrialTime(expected: 270, budget: PoolParameters.capBudget + 60, progressTotal: tasks) : probing(watch: duration + block) }
 }
 
 /// The default gate: one slot fewer than the cores (at least one). Linux's default pool has
 /// exactly `cores` workers until its monitor adds one a second, so a gate as wide fills it.
 let defaultGateWidth = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
 
-/// The metric keys exp-pool records and reads back in its verdicts, report and tests, spelled
-/// once. They are the JSON contract's names (`metrics` in schema 1); a rename here changes the JSON.
+/// The metric keys exp-pool records and reads back: the JSON contract's names (schema 1).
 public enum PoolMetric {
     // The work, counted from inside its blocks (`blocks.waited`: started half a block or more
     // after the work began, so they waited for a thread or a gate's slot an earlier block held).

@@ -9,9 +9,8 @@ enum PoolReport {
     ] + [("probe p50", PoolMetric.probeP50Ms), ("probe p99", PoolMetric.probeP99Ms), ("excess p99", PoolMetric.excessP99Ms),
          ("idle p99", PoolMetric.idleP99Ms)].map { header, key in ReportColumn(header) { $0[key].map(PoolVerdicts.ms) ?? "—" } }
 
-    /// The flood's thread count over time as a step chart, with the blocks and the probes'
-    /// wait underneath: the staircase is the point of the experiment.
-    /// Then the main thread's heartbeat: on time through the flood, stopped while it waited on the pool.
+    /// The flood's thread count over time (the staircase is the point of the experiment), then
+    /// the main thread's heartbeat: on time through the flood, stopped while it waited on the pool.
     static func sections(_ report: ExperimentReport) -> [String] {
         guard let v = report.variant(PoolVariant.mainThread), let gap = v[PoolMetric.spareGapMaxMs], let frozen = v[PoolMetric.freezeGapMaxMs] else {
             return floodSection(report)
@@ -20,7 +19,6 @@ enum PoolReport {
                                        + "queue, no tick for \(PoolVerdicts.ms(frozen)) (\(Format.count((frozen / (MainThread.frame * 1000)).rounded(.down))) frames)"]
     }
 
-    /// The flood's thread chart.
     static func floodSection(_ report: ExperimentReport) -> [String] {
         guard let flood = report.variant(PoolVariant.globalFlood), let threads = flood.series?[SeriesKey.threads], threads.count >= 2 else {
             return []

@@ -1,8 +1,7 @@
 import LabHarness
 
-/// The figures exp-pool's claims are judged against, each named once, and the claims that
-/// compare variants or read more than one variant's outcome. Latencies are judged net of
-/// machine stalls: probes against their paired controls, gaps against the trial's control.
+/// The figures exp-pool's claims are judged against, each named once, and the cross-variant claims;
+/// latencies are judged net of machine stalls (probes against paired controls, gaps the trial's).
 enum PoolVerdicts {
     /// "Slow" growth: Linux adds about one thread a second; a thread per block would come at once.
     static let slowGrowth = Threshold("slow growth", 5, "threads/s")

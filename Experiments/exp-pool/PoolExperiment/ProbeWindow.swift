@@ -1,9 +1,8 @@
 import LabHarness
 import Synchronization
 
-/// The work's units as they run, counted from inside them: how many ran at once is the pool's
-/// width as the work saw it. Each start is the event `block started` in the trial's log (the
-/// harness keeps the times) and one step of the trial's progress.
+/// The work's units as they run, counted from inside them (how many ran at once is the pool's
+/// width as the work saw it); each start is the event `block started` and a step of progress.
 final class Blocks: Sendable {
     static let startedLabel = "block started"
     private let counts = Mutex((started: 0, running: 0, max: 0))
@@ -29,17 +28,16 @@ final class Blocks: Sendable {
 
     var started: Int { counts.withLock { $0.started } }
     var maxRunning: Int { counts.withLock { $0.max } }
-    /// Start times, seconds since `origin`, in order.
+    /// Start times, seconds since `origin`, in order, and as the series `started` (time, count).
     var starts: [Seconds] { context.events.filter { $0.label == Blocks.startedLabel }.map { context.startedAt + $0.t - origin } }
+    static func series(_ starts: [Seconds]) -> [[Double]] { starts.enumerated().map { [$0.element, Double($0.offset + 1)] } }
 }
 
-/// The shape every probing variant shares: probe the idle pool, start the work, probe every
-/// 100 ms while the harness samples the thread count, then gather threads, starts and probe
-/// waits into metrics. Only the work differs (a flood, a gate, a serial queue, timers), so the
-/// numbers of different variants are comparable.
+/// The shape every probing variant shares, so their numbers compare: probe the idle pool, start
+/// the work, probe every 100 ms while the harness samples the thread count, gather the metrics.
 struct ProbeWindow {
-    /// When the watch ends: after a time; once every unit started (at most `within`); or
-    /// also once the thread count has not risen for `flat` seconds (a cap).
+    /// After a time; once every unit started (at most `within`); or also once the thread count
+    /// has not risen for `flat` seconds (a cap).
     enum Ending { case after(Seconds), allStarted(within: Seconds), plateau(flat: Seconds, within: Seconds) }
 
     /// Idle probes first, units of work expected, and how long to wait after the watch for probes still queued.
@@ -107,8 +105,7 @@ struct ProbeWindow {
         }
         if let raw = LatencySummary(idle.waits) { m.merge(raw.metrics(prefix: "idle", unit: "_ms", scale: 1000)) }
         let idleNet = LatencySummary(idle.net)
-        m[PoolMetric.idleNetP50Ms] = idleNet.map { $0.p50 * 1000 }
-        m[PoolMetric.idleNetP99Ms] = idleNet.map { $0.p99 * 1000 }
+        m.set([PoolMetric.idleNetP50Ms: idleNet.map { $0.p50 * 1000 }, PoolMetric.idleNetP99Ms: idleNet.map { $0.p99 * 1000 }])
         let waits = probes.waits(at: end)
         for (prefix, values) in [("probe", waits.probe), ("control", waits.control), ("excess", waits.excess)] {
             if let summary = LatencySummary(values) { m.merge(summary.metrics(prefix: prefix, unit: "_ms", scale: 1000)) }
@@ -118,7 +115,7 @@ struct ProbeWindow {
 
         var series = probes.series(origin: blocks.origin, at: end)
         series[SeriesKey.threads] = timeline.series()
-        series["started"] = starts.enumerated().map { [$0.element, Double($0.offset + 1)] }
+        series["started"] = Blocks.series(starts)
         return Result(metrics: m, series: series, blocks: blocks, plateau: plateau, outcome: Responsiveness.outcome(m))
     }
 }
@@ -154,15 +151,10 @@ extension ProbeWindow.Result {
     }
 }
 
-/// The one rule for what probes felt, used by every probing variant's outcome.
-///
-/// - `responsive`: the p99 of each probe's excess over its same-moment control (which cancels
-///   machine stalls) stays within `responsiveMultiple` × the idle p99 (net of stalls) or under
-///   `instant`, whichever is larger: idle probes take tens of µs and one scheduler hiccup moves
-///   that by ms, so the floor is the classic limit below which a response feels instant.
-/// - `starved`: not responsive, and probes waited at least `starvation` × the idle latency at
-///   p50 and at p99 (net idle figures). A flood makes probes wait seconds, so the rule is wide.
-/// - `slowed`: neither.
+/// The one rule for what probes felt. `responsive`: the p99 of each probe's excess over its
+/// same-moment control stays within `responsiveMultiple` × the net idle p99, or under `instant`
+/// (idle probes take µs, and one scheduler hiccup moves that by ms). `starved`: not responsive,
+/// and probes waited `starvation` × the net idle latency at p50 and p99. `slowed`: neither.
 enum Responsiveness {
     static let responsiveMultiple = Threshold("responsive", 2, "× idle p99")
     static let instant = Threshold("instant", 100, "ms")

@@ -6,16 +6,10 @@ import LabHarness
 public struct AppProfiles: Sendable {
     public static let directory: [UserID: String] = ["u1": "Ada", "u2": "Grace", "u3": "Linus"]
     public static let queueLabel = "app.profiles"
+    /// Seconds a lookup takes; the app's own serial queue for lookups.
+    public let latency: Seconds, narrate: Narrate, queue: DispatchQueue
 
-    /// Seconds a lookup takes (the simulated network or database round trip).
-    public let latency: Seconds
-    public let narrate: Narrate
-    /// The app's own serial queue for lookups.
-    public let queue: DispatchQueue
-
-    public init(latency: Seconds, narrate: @escaping Narrate = { _ in }, queue: DispatchQueue = DispatchQueue(label: AppProfiles.queueLabel)) {
-        (self.latency, self.narrate, self.queue) = (latency, narrate, queue)
-    }
+    public init(latency: Seconds, narrate: @escaping Narrate = { _ in }, queue: DispatchQueue = DispatchQueue(label: AppProfiles.queueLabel)) { (self.latency, self.narrate, self.queue) = (latency, narrate, queue) }
 
     /// The lookup itself: blocks the calling thread for `latency`.
     public func lookUp(_ ids: [UserID]) -> [Profile] {

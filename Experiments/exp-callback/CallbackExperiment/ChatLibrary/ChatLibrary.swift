@@ -3,33 +3,23 @@ import LabHarness
 import Synchronization
 
 /// A small in-process chat library in the shape of the seed's ChatKit: it renders
-/// conversations, knows users only by id, and asks the app for their profiles.
-///
-/// It uses both kinds of block the seed tells apart:
-/// - a **callback**: `open(_:callback:)` runs the app's block when the *library's* work is done.
-///   The library executes it, on the library's own queue;
-/// - a **completion handler**: with `.completionHandler`, the library hands the app a block and
-///   the app runs it when the *app's* work is done: exactly once, from any thread, whenever it
-///   is ready. `PendingHandler` is the library's side of that contract.
-///
-/// All of the library's state changes happen on one serial queue, `chat.library`; how long
-/// that queue is held by the app's code is what `heldTimes` records.
+/// conversations, knows users only by id, and asks the app for their profiles. It uses both
+/// kinds of block the seed tells apart: a **callback** (`open(_:callback:)`), which the library
+/// runs on its own queue when *its* work is done, and a **completion handler**
+/// (`.completionHandler`), which the app runs when the *app's* work is done: exactly once, from
+/// any thread, whenever it is ready (`PendingHandler` is the library's side of that contract).
+/// All of its state changes happen on one serial queue, `chat.library`.
 public final class ChatLibrary: Sendable {
     /// The app calls this with the profiles, once, from any thread.
     public typealias FetchProfilesCompletionHandler = @Sendable (_ profiles: [Profile]) -> Void
-    /// The app's provider in completion-handler style (ChatKit's `setFetchProfilesBlock:`).
+    /// The app's provider in completion-handler style (ChatKit's `setFetchProfilesBlock:`), or in
+    /// return-value style (it must answer before it returns, on the library's thread).
     public typealias FetchProfilesBlock = @Sendable (_ ids: [UserID], _ completionHandler: @escaping FetchProfilesCompletionHandler) -> Void
-    /// The app's provider in return-value style: it must answer before it returns, on the
-    /// thread the library called it on.
     public typealias ProfilesReturningBlock = @Sendable (_ ids: [UserID]) -> [Profile]
-    /// The library's callback: rendering is done.
     public typealias RenderCallback = @Sendable (Rendering) -> Void
-
     public enum ProfileSource: Sendable { case returning(ProfilesReturningBlock), completionHandler(FetchProfilesBlock) }
 
     public static let queueLabel = "chat.library"
-
-    /// The library's serial queue: every step of the library's own work runs here.
     public let queue = DispatchQueue(label: ChatLibrary.queueLabel)
     public let source: ProfileSource
     /// How long the library waits for a completion handler before it goes on without it.
@@ -39,23 +29,18 @@ public final class ChatLibrary: Sendable {
 
     private let counters = Mutex<(held: [Seconds], incomingDelays: [Seconds], handlerCalls: Int)>(([], [], 0))
 
-    public init(source: ProfileSource, patience: Seconds, narrate: @escaping Narrate = { _ in }) {
-        (self.source, self.patience, self.narrate) = (source, patience, narrate)
-    }
+    public init(source: ProfileSource, patience: Seconds, narrate: @escaping Narrate = { _ in }) { (self.source, self.patience, self.narrate) = (source, patience, narrate) }
 
-    /// Seconds the library's queue spent inside the app's provider, one entry per request.
+    /// Seconds the library's queue spent inside the app's provider, one per request; seconds
+    /// each incoming message waited for the queue; calls of handlers it handed out (ignored too).
     public var heldTimes: [Seconds] { counters.withLock { $0.held } }
-    /// Seconds each incoming message waited for the library's queue.
     public var incomingDelays: [Seconds] { counters.withLock { $0.incomingDelays } }
-    /// Calls of completion handlers the library handed out (all of them, counted or ignored).
     public var handlerCalls: Int { counters.withLock { $0.handlerCalls } }
     func countHandlerCall() { counters.withLock { $0.handlerCalls += 1 } }
-
     /// What the library noticed about the app's side of its contracts.
     public var diagnostics: [Diagnostic] { diagnosticLog.get() }
 
-    /// Renders `conversation`, asking the app for the senders' profiles, then calls `callback`
-    /// on the library's queue. The library calls it once; it says nothing of the app's thread.
+    /// Renders `conversation` with the senders' profiles from the app, then calls `callback` on the library's queue.
     public func open(_ conversation: Conversation, callback: @escaping RenderCallback) {
         queue.async { [self] in
             let ids = conversation.userIDs
@@ -68,8 +53,7 @@ public final class ChatLibrary: Sendable {
         }
     }
 
-    /// A message from the network. It is shown on the library's queue, so it waits for
-    /// whatever holds that queue; the wait is recorded.
+    /// A message from the network, shown on the library's queue: it waits for whatever holds that queue.
     public func receive(_ message: Message) {
         let postedAt = MonotonicClock.now()
         queue.async { [self] in
@@ -98,19 +82,13 @@ public final class ChatLibrary: Sendable {
             }
             narrate("library hands the app a completion handler")
             pending.start()
-            let counted: FetchProfilesCompletionHandler = { [self] profiles in
-                countHandlerCall()
-                pending.handler(profiles)
-            }
-            let held = holding { fetch(ids, counted) }
+            let held = holding { fetch(ids, pending.handler) }
             narrate("library's queue is free again after \(Format.seconds(held))")
         }
     }
 
-    /// The app's completion-handler provider, bridged to `async` with no guard or watchdog of
-    /// the library's own: the checked continuation is the whole contract. Unlike
-    /// `PendingHandler`, a second `resume` traps, and a handler dropped without a call makes the
-    /// runtime warn while the awaiting task stays suspended for good.
+    /// The app's completion-handler provider, bridged to `async` with no guard or watchdog of the
+    /// library's own: the checked continuation is the whole contract.
     public func profiles(for ids: [UserID]) async -> [Profile] {
         switch source {
         case .returning(let provide): return provide(ids)
@@ -131,8 +109,7 @@ public final class ChatLibrary: Sendable {
         let start = MonotonicClock.now()
         code()
         let held = MonotonicClock.now() - start
-        counters.withLock { $0.held.append(held) }
-        return held
+        return counters.withLock { $0.held.append(held); return held }
     }
 
     private func render(_ conversation: Conversation, profiles: [Profile], names: Rendering.Names) -> Rendering {

@@ -1,5 +1,4 @@
-/// The chat library knows users only by id; names come from the app (the seed's ChatKit needs
-/// only a client id to chat, and asks the app for everything a person would want to see).
+/// The chat library knows users only by id; names come from the app (as the seed's ChatKit).
 public typealias UserID = String
 
 /// What the app tells the library about a user.
@@ -18,11 +17,7 @@ public struct Conversation: Sendable {
     public init(title: String, messages: [Message]) { self.title = title; self.messages = messages }
 
     /// The distinct senders, in order of first appearance: what the library must ask about.
-    public var userIDs: [UserID] {
-        var seen: [UserID] = []
-        for m in messages where !seen.contains(m.from) { seen.append(m.from) }
-        return seen
-    }
+    public var userIDs: [UserID] { messages.map(\.from).reduce(into: [UserID]()) { ids, id in if !ids.contains(id) { ids.append(id) } } }
 
     /// The conversation every scenario renders.
     public static let sample = Conversation(title: "lab", messages: [
@@ -33,8 +28,7 @@ public struct Conversation: Sendable {
     ])
 }
 
-/// A rendered conversation: one line per message, with names from the app, or only ids when
-/// the app never answered (as ChatKit asks apps to give at least the client id on a failure).
+/// A rendered conversation: one line per message, with names from the app, or only ids when the app never answered.
 public struct Rendering: Sendable, Equatable {
     public enum Names: String, Sendable { case fromApp, idsOnly }
     public var lines: [String], names: Names

@@ -1,12 +1,7 @@
-/// Something the library noticed about how the app kept its side of a contract. A library
-/// cannot throw into the app's code from a handler the app called on its own thread, so it
-/// records the problem and tells the app's developer (here: the scenario reads it).
+/// Something the library noticed about how the app kept its side of a contract: it cannot throw
+/// into the app's code from a handler called on the app's thread, so it records the problem.
 public struct Diagnostic: Sendable, Equatable {
-    public enum Kind: String, Sendable {
-        /// Not called within the library's patience: the library went on without it.
-        case neverCalled = "never-called"
-        /// Called again after it was settled: the call was ignored.
-        case calledAgain = "called-again"
-    }
+    /// Not called within the library's patience (it went on without it); called again after it was settled (ignored).
+    public enum Kind: String, Sendable { case neverCalled = "never-called", calledAgain = "called-again" }
     public var kind: Kind, message: String
 }

@@ -1,15 +1,12 @@
 import Synchronization
 
 /// The library's once-guard: of all the parties that try to settle one pending operation (the
-/// app calling its completion handler, again and again, or the library's own watchdog giving
-/// up), exactly one wins, and every later attempt is recorded instead of acted on. On a
-/// `Mutex`, so it holds whichever threads the calls come from and however they race.
+/// app's handler calls, the library's watchdog), exactly one wins, and every later attempt is
+/// recorded instead of acted on, whichever threads the calls come from and however they race.
 public final class ExactlyOnce: Sendable {
     /// One attempt to settle: who tried (`app` or `watchdog`), and its number (1, 2...).
     public struct Attempt: Sendable, Equatable { public var by: String, number: Int }
-
     private let state = Mutex<(winner: Attempt?, refused: [Attempt], attempts: Int)>((nil, [], 0))
-
     public init() {}
 
     /// Claims the right to settle. True for the first caller only.
@@ -18,8 +15,7 @@ public final class ExactlyOnce: Sendable {
             s.attempts += 1
             let attempt = Attempt(by: who, number: s.attempts)
             guard s.winner == nil else { s.refused.append(attempt); return false }
-            s.winner = attempt
-            return true
+            s.winner = attempt; return true
         }
     }
 

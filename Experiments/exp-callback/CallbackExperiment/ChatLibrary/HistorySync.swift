@@ -1,23 +1,17 @@
 import Dispatch
 import LabHarness
 
-/// What the delegate decides about a history download, like URLSession's
-/// `ResponseDisposition` (`.allow` / `.cancel`).
+/// What the delegate decides about a history download, like URLSession's `ResponseDisposition`.
 public enum HistoryDisposition: String, Sendable { case allow, cancel }
 
 /// What the server announced before sending the messages (URLSession's response, before its body).
 public struct HistoryHeader: Sendable { public var conversation: String, messageCount: Int }
 
-/// How a history sync ended.
-public enum SyncEnd: Sendable, Equatable {
-    case finished(messages: Int), cancelled
-    /// The delegate never answered; the library stopped the sync after its patience.
-    case noDecision
-}
+/// How a history sync ended (`noDecision`: the library stopped it after its patience).
+public enum SyncEnd: Sendable, Equatable { case finished(messages: Int), cancelled, noDecision }
 
-/// A delegate whose first method carries a completion handler that decides whether the work
-/// goes on (URLSession's `dataTask(_:didReceive:completionHandler:)`): until it is called,
-/// nothing is downloaded. All three methods are called on the library's queue.
+/// A delegate whose first method carries a completion handler that decides whether the work goes
+/// on (URLSession's `dataTask(_:didReceive:completionHandler:)`); all run on the library's queue.
 public protocol HistorySyncDelegate: AnyObject, Sendable {
     func library(_ library: ChatLibrary, didReceive header: HistoryHeader, completionHandler: @escaping @Sendable (HistoryDisposition) -> Void)
     func library(_ library: ChatLibrary, didReceive message: Message)
@@ -44,10 +38,7 @@ extension ChatLibrary {
                 }
             }
             pending.start()
-            delegate.library(self, didReceive: header) { [self] disposition in
-                countHandlerCall()
-                pending.handler(disposition)
-            }
+            delegate.library(self, didReceive: header, completionHandler: pending.handler)
         }
     }
 

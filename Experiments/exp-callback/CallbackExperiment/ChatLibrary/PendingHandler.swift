@@ -3,34 +3,22 @@ import LabHarness
 import Synchronization
 
 /// A completion handler the library hands to the app, and the library's side of the contract
-/// "call it exactly once, from any thread, whenever you are ready".
-///
-/// - *Exactly once*: an `ExactlyOnce` guard decides which call counts. Later calls are
-///   recorded as diagnostics and ignored, so the library never renders twice.
-/// - *From any thread*: whatever thread calls the handler, the library hops back to its own
-///   serial queue before touching its state.
-/// - *Whenever you are ready*, within reason: a harness `Watchdog` watches a progress counter
-///   that only a call of the handler advances. If nothing happens for the library's patience,
-///   the watchdog settles the operation itself, so a forgotten handler becomes a reported stall
-///   instead of an operation that waits forever. Watchdog and a late call race through the same
-///   guard: whichever comes first settles, the other is refused.
+/// "call it exactly once, from any thread, whenever you are ready": an `ExactlyOnce` guard picks
+/// the call that counts (later ones are recorded and ignored); the library hops back to its own
+/// queue whatever thread calls; and a harness `Watchdog` settles the operation itself after the
+/// library's patience without a call, racing a late call through the same guard.
 final class PendingHandler<Value: Sendable>: Sendable {
     enum Settlement: Sendable { case called(Value), neverCalled(StallReport) }
 
     private let name: String, library: ChatLibrary
     private let onSettle: @Sendable (Settlement) -> Void
-    private let once = ExactlyOnce(), progress = ProgressCounter()
-    private let calls = Atomic<Int>(0)
+    private let once = ExactlyOnce(), progress = ProgressCounter(), calls = Atomic<Int>(0)
     private let watchdog = Mutex<Watchdog?>(nil)
-    /// The pending operation keeps itself alive until it is settled: the app may drop the
-    /// handler (that is the bug being watched for), and the watchdog holds it only weakly.
+    /// Keeps the operation alive until settled: the app may drop the handler, and the watchdog holds it weakly.
     private let keepAlive = Mutex<PendingHandler<Value>?>(nil)
 
-    /// `name` is how steps and diagnostics call it (`fetchProfiles handler`); `onSettle` runs
-    /// on the library's queue, after the library's patience at the latest.
-    init(name: String, library: ChatLibrary, onSettle: @escaping @Sendable (Settlement) -> Void) {
-        (self.name, self.library, self.onSettle) = (name, library, onSettle)
-    }
+    /// `name` is how steps and diagnostics call it; `onSettle` runs on the library's queue.
+    init(name: String, library: ChatLibrary, onSettle: @escaping @Sendable (Settlement) -> Void) { (self.name, self.library, self.onSettle) = (name, library, onSettle) }
 
     /// Starts the patience clock. Call it just before handing `handler` to the app.
     func start() {
@@ -44,6 +32,7 @@ final class PendingHandler<Value: Sendable>: Sendable {
     var handler: @Sendable (Value) -> Void { { [self] value in called(value) } }
 
     private func called(_ value: Value) {
+        library.countHandlerCall()
         let number = calls.add(1, ordering: .relaxed).newValue
         progress.advance()
         let place = ExecutionPlace.current
@@ -78,7 +67,5 @@ final class PendingHandler<Value: Sendable>: Sendable {
         }
     }
 
-    private func ordinal(_ n: Int) -> String {
-        switch n { case 1: "once"; case 2: "a second time"; case 3: "a third time"; default: "\(n) times" }
-    }
+    private func ordinal(_ n: Int) -> String { [1: "once", 2: "a second time", 3: "a third time"][n] ?? "\(n) times" }
 }

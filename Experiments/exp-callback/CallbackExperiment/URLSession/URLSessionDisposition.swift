@@ -2,20 +2,15 @@ import Foundation
 import LabHarness
 import Synchronization
 
-/// `urlsession-disposition`: three real data tasks against the loopback server, whose
-/// response comes in timed pieces; each task's delegate answers the disposition handler
-/// `.allow`, never, or `.cancel`. Where the platform waits for the disposition, the unanswered
-/// task receives nothing and never ends, and the cancelled one ends at once with no body.
+/// `urlsession-disposition`: three real data tasks against loopback servers whose response comes
+/// in timed pieces; each task's delegate answers the disposition `.allow`, never, or `.cancel`.
 enum URLSessionDisposition {
     /// What a task's delegate does with the disposition handler.
     enum Answer: String, CaseIterable, Sendable { case allow, never, cancel }
 
-    /// 100,000 bytes in 5 pieces 0.1 s apart after 0.1 s: long enough that "waited for the
-    /// answer" and "did not" cannot be confused.
+    /// 100,000 bytes in 5 pieces 0.1 s apart after 0.1 s: "waited for the answer" and "did not" cannot be confused.
     static let response = LoopbackResponse(bodySize: 100_000, headerDelay: 0.1, chunkCount: 5, chunkInterval: 0.1)
-
-    /// How long the scenario waits for the tasks: a task that waits for a disposition that
-    /// never comes is still waiting after three times the response's length plus a second.
+    /// How long the scenario waits: a task waiting for a disposition is still waiting after this.
     static var window: Seconds { 3 * response.scheduledDuration + 1 }
 
     static func run(_ context: VariantContext) throws -> VariantRecord {
@@ -50,9 +45,8 @@ enum URLSessionDisposition {
         return VariantRecord(outcome: outcome, metrics: m, evidence: CallbackVerdicts.dispositionLines(m))
     }
 
-    /// A task's delegate: answers the disposition handler one way (`.never` keeps it, so that
-    /// dropping it is not what ends the wait) and records what the task did next, each event
-    /// also a step with the queue it ran on.
+    /// A task's delegate: answers one way (`.never` keeps the handler, so dropping it does not
+    /// end the wait) and records what the task did next, each event also a step.
     // @unchecked: URLSession wants an NSObject delegate; every stored property is immutable or
     // inside a Mutex.
     final class Probe: NSObject, URLSessionDataDelegate, @unchecked Sendable {

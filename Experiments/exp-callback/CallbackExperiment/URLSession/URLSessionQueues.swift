@@ -1,10 +1,8 @@
 import Foundation
 import LabHarness
 
-/// `urlsession-queues`: asked from the main thread, a real data task's completion handler runs
-/// on the session's delegate queue (its own serial queue, or the one given), never on the
-/// caller's thread; the app hops to the main queue itself. The async API resumes a
-/// `@MainActor` caller on the main thread.
+/// `urlsession-queues`: asked from the main thread, a real data task's completion handler runs on the
+/// session's delegate queue, not the caller's thread; async `data(from:)` resumes a `@MainActor` caller on main.
 enum URLSessionQueues {
     /// Where one handler, hop or resume ran, by key (`own`, `given.hop`, `async`).
     typealias Seen = (onDelegateQueue: Bool, onMainThread: Bool, bytes: Int, at: Seconds)

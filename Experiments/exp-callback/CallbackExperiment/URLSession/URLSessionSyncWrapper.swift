@@ -36,10 +36,9 @@ enum URLSessionSyncWrapper {
         return size.get()
     }
 
-    /// The main-thread wrapper's stall window: its last step (the server sent everything) comes
-    /// tens of ms after the resume; 2 s is four times the worst machine stall measured here.
+    /// The main-thread wrapper's stall window: its last step comes tens of ms after the resume;
+    /// 2 s is four times the worst machine stall measured here.
     static let stallWindow: Seconds = 2
-
     /// What the wrapper is doing, for a thread that looks at it from outside.
     final class Watch: Sendable {
         let waiting = Shared(false), handlerCalls = Shared(0), waiter = Shared<UInt64>(0)
@@ -47,9 +46,7 @@ enum URLSessionSyncWrapper {
     }
 
     static func onMain(_ context: VariantContext) throws -> VariantRecord {
-        guard context.inChild, Thread.isMainThread else {
-            return VariantRecord(outcome: .failed, evidence: "blocks the main thread for good: runs only as a child trial, on its main thread")
-        }
+        guard context.inChild, Thread.isMainThread else { return VariantRecord(outcome: .failed, evidence: "blocks the main thread for good: runs only as a child trial, on its main thread") }
         return try measure(context, delegateQueue: .main, deadline: .distantFuture)
     }
 
@@ -58,10 +55,8 @@ enum URLSessionSyncWrapper {
     }
 
     private static func measure(_ context: VariantContext, delegateQueue: OperationQueue, deadline: DispatchTime) throws -> VariantRecord {
-        let server = try LoopbackServer(response: response)
-        defer { server.stop(within: 2) }
-        let session = URLSession(configuration: .ephemeral, delegate: nil, delegateQueue: delegateQueue)
-        defer { session.invalidateAndCancel() }
+        let server = try LoopbackServer(response: response), session = URLSession(configuration: .ephemeral, delegate: nil, delegateQueue: delegateQueue)
+        defer { session.invalidateAndCancel(); server.stop(within: 2) }
         var m: Metrics = ["delegate_queue.is_main": delegateQueue === OperationQueue.main ? 1 : 0, "caller.on_main_thread": Thread.isMainThread ? 1 : 0]
         let start = MonotonicClock.now(), base = m, watch = Watch()
         let size = fetchSynchronously(server.url(), session: session, deadline: deadline, watch: watch) {

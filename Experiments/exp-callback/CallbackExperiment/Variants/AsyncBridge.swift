@@ -1,15 +1,14 @@
 import LabHarness
 
-/// The completion-handler provider behind `async`/`await` (`ChatLibrary.profiles(for:)`, on
-/// `withCheckedContinuation`), with an app that calls the handler once (`async-bridge`), forgets
-/// it (`async-leak`) or calls it twice (`async-double`). The continuation's checks are the only guard.
+/// The completion-handler provider behind `await` (`ChatLibrary.profiles(for:)`): the checked
+/// continuation's checks are the only guard.
 enum AsyncBridge {
-    /// The runtime's warning for a continuation dropped without a resume, and its trap message
-    /// for a second resume.
+    /// The runtime's warning for a continuation dropped without a resume; its trap message for a second.
     static let leakMarker = "leaked its continuation", doubleMarker = "more than once"
 
-    /// Starts a task that awaits the profiles through `library`; `finished` counts it going on.
-    private static func startTask(_ context: VariantContext, _ library: ChatLibrary, _ finished: ProgressCounter) {
+    /// Starts a task that awaits the profiles through `library`; the counter counts it going on.
+    private static func startTask(_ context: VariantContext, _ library: ChatLibrary) -> ProgressCounter {
+        let finished = ProgressCounter()
         context.step("app starts a task that awaits the profiles")
         Task.detached {
             context.step("task calls await library.profiles(for:)")
@@ -17,14 +16,13 @@ enum AsyncBridge {
             context.step("app gets \(profiles.count) profiles after await (the task continues)")
             finished.advance()
         }
+        return finished
     }
 
-    /// `async-bridge`: the task suspends at `await`, the app's queue resumes it, and the task
-    /// continues on the concurrency runtime's executor, not on the app's queue.
+    /// `async-bridge`: the app's queue resumes the task, which continues on the runtime's executor.
     static func bridge(_ context: VariantContext) -> VariantRecord {
         let library = context.library(.completionHandler(context.app().onAppQueue))
-        let finished = ProgressCounter()
-        startTask(context, library, finished)
+        let finished = startTask(context, library)
         guard context.wait(until: { finished.value > 0 }) else { return context.failed("the awaiting task did not finish", library) }
         var m = context.metrics(library, rendered: nil)
         m.set([CallbackMetric.taskFinished: 1, "await_s": context.interval("task calls await", "app gets"),
@@ -34,14 +32,12 @@ enum AsyncBridge {
                              evidence: "resumed from \(context.place(of: "app calls the handler")); the task went on on \(context.place(of: "app gets"))")
     }
 
-    /// `async-leak`: the handler is dropped without a call. The runtime's warning on stderr is
-    /// captured, then the task is watched for the library's patience: it never continues.
+    /// `async-leak`: the runtime's warning on stderr is captured, then the task is watched for the library's patience.
     static func leak(_ context: VariantContext) throws -> VariantRecord {
         let p = context.callbackParameters
         let library = context.library(.completionHandler(context.app().forgetting))
         let capture = try StderrCapture()
-        let finished = ProgressCounter()
-        startTask(context, library, finished)
+        let finished = startTask(context, library)
         let warning = capture.waitForLine(containing: leakMarker, within: p.deadline)
         if let warning { context.step("runtime warns on stderr: \(leakMarker)", at: warning.at, place: ExecutionPlace(queue: "stderr", thread: "Swift runtime", isMainThread: false)) }
         let watched = finished.wait(forAtLeast: 1, stallWindow: p.patience, budget: p.patience)
@@ -49,15 +45,13 @@ enum AsyncBridge {
         var m = context.metrics(library, rendered: nil)
         m.set([CallbackMetric.warningCaptured: warning == nil ? 0 : 1, CallbackMetric.taskFinished: watched.reached ? 1 : 0, "patience_s": p.patience])
         if let warning, let dropped = context.firstStep("app returns early") {
-            m[CallbackMetric.warningAfterDropS] = context.since(warning.at) - dropped.t
-            m[CallbackMetric.taskSuspendedForS] = context.elapsed() - dropped.t
+            m.set([CallbackMetric.warningAfterDropS: context.since(warning.at) - dropped.t, CallbackMetric.taskSuspendedForS: context.elapsed() - dropped.t])
         }
         let outcome: Outcome = watched.reached ? .completed : warning != nil ? .leaked : .stalled
         return VariantRecord(outcome: outcome, metrics: m, evidence: warning?.line.trimmingCharacters(in: .whitespaces) ?? "no leak warning on stderr")
     }
 
-    /// `async-double`: the handler is called twice; the second `resume` traps the process.
-    /// If this function returns, the runtime did not catch it.
+    /// `async-double`: if this function returns, the runtime did not catch the second `resume`.
     static func double(_ context: VariantContext) -> VariantRecord {
         let p = context.callbackParameters
         // Measure, then trap: after every step the harness holds the steps so far.
@@ -67,8 +61,7 @@ enum AsyncBridge {
         }
         let app = AppProfiles(latency: p.latency, narrate: narrate)
         let library = ChatLibrary(source: .completionHandler(app.twice(gap: p.secondCallGap)), patience: p.patience, narrate: narrate)
-        let finished = ProgressCounter()
-        startTask(context, library, finished)
+        let finished = startTask(context, library)
         _ = context.wait(until: { false })   // the trap, if it comes, ends the process in this wait
         var m = context.metrics(library, rendered: nil)
         m[CallbackMetric.taskFinished] = finished.value > 0 ? 1 : 0

@@ -1,20 +1,15 @@
 import Dispatch
 import LabHarness
 
-/// `callback`: the library tells the app its own work is done. Opened from the main thread,
-/// the callback arrives on the library's queue, where the library's work ended; an app that
-/// wants to touch its UI hops to the main queue itself.
+/// `callback`: opened from the main thread, the callback arrives on the library's queue, where
+/// the library's work ended; the app hops to the main queue itself.
 enum Callback {
     static func run(_ context: VariantContext) -> VariantRecord {
         let library = context.library(.completionHandler(context.app().fromCache))
         let opener = ExecutionPlace.current
-        let rendered = CallProbe<Rendering>()
         let places = Shared<(callback: ExecutionPlace?, ui: ExecutionPlace?)>((nil, nil))
-        context.step("app opens the conversation")
-        library.open(.sample) { rendering in
+        let rendered = context.open(on: library) {   // the app's callback
             places.update { $0.callback = .current }
-            context.step("app gets the rendered conversation (its callback runs)")
-            rendered.record(rendering)
             DispatchQueue.main.async {
                 let here = ExecutionPlace.current
                 context.step("app updates its UI after hopping to the main queue")
@@ -29,8 +24,7 @@ enum Callback {
                  "callback.on_main_thread": onMain ? 1 : 0, "ui.on_main_thread": ui?.isMainThread == true ? 1 : 0])
         m["hop_s"] = context.interval("app gets the rendered", "app updates its UI")
         let symptom = opener.isMainThread && onLibrary && !onMain && ui?.isMainThread == true
-        // The mechanism: the library called the block on the very thread that had just
-        // rendered, that is where its own work ended.
+        // The mechanism: the library called the block on the very thread that had just rendered.
         let renderedOn = context.firstStep("library renders")?.thread, calledOn = context.firstStep("app gets the rendered")?.thread
         return VariantRecord(outcome: symptom ? .completed : .failed, metrics: m,
                              evidence: "opened from \(opener.queue) (\(opener.thread)); the callback ran on \(context.place(of: "app gets the rendered")); the UI update on \(context.place(of: "app updates its UI"))",

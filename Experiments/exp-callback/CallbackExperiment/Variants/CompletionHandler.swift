@@ -1,8 +1,7 @@
 import LabHarness
 
-/// `completion-handler`: the app's provider gets a completion handler, moves the lookup to its
-/// own queue and returns at once. The library's queue stays free (a message shows at once); the
-/// handler is called from the app's queue, and the library hops back to its own to render.
+/// `completion-handler`: the provider moves the lookup to the app's queue and returns at once,
+/// so the library's queue stays free; the library hops back to it to render.
 enum CompletionHandler {
     static func run(_ context: VariantContext) -> VariantRecord {
         let p = context.callbackParameters
@@ -19,8 +18,7 @@ enum CompletionHandler {
         let held = library.heldTimes.max() ?? .infinity, waited = library.incomingDelays.first ?? .infinity, stall = context.stallSoFar
         let symptom = held < CallbackThreshold.heldFree.value * p.latency + stall
             && waited < CallbackThreshold.waitedFree.value * p.latency + stall && handlerOnApp == 1 && renderOnLibrary == 1
-        // The mechanism: the library's queue served a message while the app's lookup was
-        // still running on the app's queue (after it began, before the handler came).
+        // The mechanism: the library's queue served a message while the app's lookup still ran.
         let free = context.stepsInOrder("app looks up", "library shows an incoming message", "app calls the fetchProfiles handler")
             && context.queue(of: "library shows an incoming message") == ChatLibrary.queueLabel
         let into = context.interval("app looks up", "library shows an incoming message") ?? 0

@@ -2,9 +2,8 @@ import Dispatch
 import LabHarness
 import Synchronization
 
-/// `delegate-completion`: the library asks its delegate, through a completion handler,
-/// whether a history download may go on (URLSession's `.allow` / `.cancel`). Nothing comes
-/// before the decision; allowing delivers every message, cancelling ends the sync at once.
+/// `delegate-completion`: the library asks its delegate, through a completion handler, whether
+/// a history download may go on (URLSession's `.allow` / `.cancel`).
 enum DelegateCompletion {
     static func run(_ context: VariantContext) -> VariantRecord {
         let p = context.callbackParameters
@@ -17,9 +16,7 @@ enum DelegateCompletion {
             let delegate = DecidingDelegate(decision: decision, thinking: p.decisionDelay, narrate: context.narrator(prefix))
             context.step(prefix + "app starts a history sync")
             library.syncHistory(of: .sample, delegate: delegate)
-            guard context.wait(until: { delegate.end != nil }) else {
-                return VariantRecord(outcome: .failed, metrics: m, evidence: "the \(key) sync did not end within \(Format.seconds(p.deadline))")
-            }
+            guard context.wait(until: { delegate.end != nil }) else { return VariantRecord(outcome: .failed, metrics: m, evidence: "the \(key) sync did not end within \(Format.seconds(p.deadline))") }
             let decidedStep = prefix + "app calls the decision handler"
             let decided = context.firstStep(decidedStep)?.t ?? .infinity
             let early = context.events.filter { $0.label.hasPrefix(prefix + "app's delegate gets message") && $0.t < decided }.count
@@ -28,20 +25,13 @@ enum DelegateCompletion {
                         .cancelled: delegate.end == .cancelled ? 1 : 0, .handlerCalls: Double(library.handlerCalls),
                         .decisionAfterS: context.interval(prefix + "library receives the history header", decidedStep),
                         .endAfterDecisionS: endAfter, .messagesBeforeDecision: Double(early)])
-            switch decision {
-            case .allow: symptom = symptom && delegate.messages == total && delegate.end == .finished(messages: total)
-            case .cancel:
-                let prompt = max(CallbackThreshold.cancelPrompt.value, p.latency) + context.stallSoFar
-                symptom = symptom && delegate.messages == 0 && delegate.end == .cancelled && (endAfter ?? .infinity) < prompt
-            }
-            symptom = symptom && early == 0
+            let prompt = max(CallbackThreshold.cancelPrompt.value, p.latency) + context.stallSoFar
+            symptom = symptom && early == 0 && (decision == .allow ? delegate.messages == total && delegate.end == .finished(messages: total)
+                                                : delegate.messages == 0 && delegate.end == .cancelled && (endAfter ?? .infinity) < prompt)
             evidence.append("\(key): \(delegate.messages) of \(total) messages, \(early) before the decision, ended \(delegate.end.map(describe) ?? "never")\(endAfter.map { " \(Format.seconds($0)) after the decision" } ?? "")")
-            // The mechanism: the library asked, then waited for the handler, which the app
-            // called once from its own queue.
+            // The mechanism: the library asked, then waited for the handler, which the app called once from its own queue.
             if context.firstStep(prefix + "app's delegate is asked") != nil, library.handlerCalls == 1,
-               context.queue(of: decidedStep) == DecidingDelegate.queueLabel {
-                gated.append(key)
-            }
+               context.queue(of: decidedStep) == DecidingDelegate.queueLabel { gated.append(key) }
         }
         m.merge(context.figures())
         return VariantRecord(outcome: symptom ? .completed : .failed, metrics: m,
@@ -50,9 +40,7 @@ enum DelegateCompletion {
                                               otherwise: "a delegate's decision handler was not seen asked and called once (\(gated.joined(separator: ", ")) only)"))
     }
 
-    static func describe(_ end: SyncEnd) -> String {
-        switch end { case .finished(let n): "finished (\(n) messages)"; case .cancelled: "cancelled"; case .noDecision: "without a decision" }
-    }
+    static func describe(_ end: SyncEnd) -> String { switch end { case .finished(let n): "finished (\(n) messages)"; case .cancelled: "cancelled"; case .noDecision: "without a decision" } }
 }
 
 /// The app's delegate: thinks on the app's queue for a moment, then decides.
@@ -61,11 +49,7 @@ final class DecidingDelegate: HistorySyncDelegate {
     private let decision: HistoryDisposition, thinking: Seconds, narrate: Narrate
     private let queue = DispatchQueue(label: DecidingDelegate.queueLabel)
     private let state = Mutex<(messages: Int, end: SyncEnd?)>((0, nil))
-
-    init(decision: HistoryDisposition, thinking: Seconds, narrate: @escaping Narrate) {
-        (self.decision, self.thinking, self.narrate) = (decision, thinking, narrate)
-    }
-
+    init(decision: HistoryDisposition, thinking: Seconds, narrate: @escaping Narrate) { (self.decision, self.thinking, self.narrate) = (decision, thinking, narrate) }
     var messages: Int { state.withLock { $0.messages } }
     var end: SyncEnd? { state.withLock { $0.end } }
 

@@ -1,8 +1,6 @@
 import LabHarness
 
-/// `double-call`: the app calls its completion handler with the profiles, then again from a
-/// retry path on another queue. The library's once-guard lets the first call through,
-/// ignores the second and reports it; the conversation is rendered once.
+/// `double-call`: the app calls its handler again from a retry path on another queue.
 enum DoubleCall {
     static func run(_ context: VariantContext) -> VariantRecord {
         let p = context.callbackParameters
@@ -10,9 +8,7 @@ enum DoubleCall {
         let rendered = context.open(on: library)
         // Both calls made, and the library reacted to the second: ignored it, or (without a
         // working guard) rendered again.
-        guard context.wait(until: { rendered.count > 0 && library.handlerCalls >= 2 && (context.firstStep("library ignores") != nil || rendered.count > 1) }) else {
-            return context.failed("the conversation or the second handler call did not come", library)
-        }
+        guard context.wait(until: { rendered.count > 0 && library.handlerCalls >= 2 && (context.firstStep("library ignores") != nil || rendered.count > 1) }) else { return context.failed("the conversation or the second handler call did not come", library) }
         // Room for a second rendering to show up, if the guard let the second call through.
         MonotonicClock.sleep(for: p.secondCallGap)
         var m = context.metrics(library, rendered: rendered)

@@ -1,8 +1,7 @@
 import LabHarness
 
-/// `forgotten-handler`: the app's provider never calls its completion handler. The library's
-/// watchdog notices after the library's patience, and the library reports the stall and
-/// renders with user ids instead of waiting forever.
+/// `forgotten-handler`: the library's watchdog notices after its patience, reports the stall
+/// and renders with user ids instead of waiting forever.
 enum ForgottenHandler {
     static func run(_ context: VariantContext) -> VariantRecord {
         let p = context.callbackParameters
@@ -17,8 +16,7 @@ enum ForgottenHandler {
         }
         let detected = context.interval("library hands the app", "library gives up"), idsOnly = rendered.first?.value.names == .idsOnly
         m.set([CallbackMetric.stallDetectedAfterS: detected, "rendered.ids_only": idsOnly ? 1 : 0])
-        let report = library.diagnostics.first { $0.kind == .neverCalled }
-        let stall = context.stallSoFar
+        let report = library.diagnostics.first { $0.kind == .neverCalled }, stall = context.stallSoFar
         let inWindow = detected.map { $0 >= CallbackThreshold.notBeforePatience.value * p.patience
             && $0 <= p.patience + CallbackThreshold.detectedWithin.value + stall } ?? false
         let outcome: Outcome = report == nil || !idsOnly ? .completed : inWindow ? .stalled : .failed
@@ -27,8 +25,7 @@ enum ForgottenHandler {
                              mechanism: neverCalled(context, library))
     }
 
-    /// The mechanism: the app's block ended without a call, and the handler stayed pending,
-    /// never called, until the library finished without it (or to the end of the wait).
+    /// The mechanism: the app's block ended without a call, and the handler stayed uncalled.
     static func neverCalled(_ context: VariantContext, _ library: ChatLibrary) -> Evidence {
         guard let appEnded = context.firstStep("app returns early")?.t, library.handlerCalls == 0 else {
             return .notSeen("the pending handler was not seen left uncalled by the app (\(library.handlerCalls) calls)")

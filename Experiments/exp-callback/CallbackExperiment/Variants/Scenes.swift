@@ -3,37 +3,34 @@ import LabHarness
 /// Something the library or the app says it is doing, as a step of the scenario.
 public typealias Narrate = @Sendable (String) -> Void
 
-/// What the variants share: the library and the app narrate their steps through
-/// `context.step` (the harness's placed steps: `queue · thread`).
+/// What the variants share: the library and the app narrate their steps through `context.step`.
 extension VariantContext {
     var callbackParameters: CallbackParameters { parameters(CallbackParameters.self) }
-
     /// A narrator for the library and the app that records steps with `prefix` before each label.
     func narrator(_ prefix: String = "") -> Narrate { { [self] label in step(prefix + label) } }
 
-    /// Waits until `condition` holds, up to the scenario's deadline; on the main thread it
-    /// keeps the main run loop (and so the main queue) turning meanwhile.
+    /// Waits until `condition` holds, up to the scenario's deadline, with the main queue turning.
     func wait(until condition: () -> Bool) -> Bool { MainQueueFriendlyWait.until(within: callbackParameters.deadline, condition) }
 
-    /// The app, narrating its steps (with `prefix`, to tell apart the scenarios of one variant).
+    /// The app and the library, narrating their steps (with `prefix`, to tell apart the scenarios of one variant).
     func app(_ prefix: String = "") -> AppProfiles { AppProfiles(latency: callbackParameters.latency, narrate: narrator(prefix)) }
-
     func library(_ source: ChatLibrary.ProfileSource, _ prefix: String = "") -> ChatLibrary { ChatLibrary(source: source, patience: callbackParameters.patience, narrate: narrator(prefix)) }
 
-    /// Opens the sample conversation on `library` with a callback that records where it ran.
-    func open(on library: ChatLibrary) -> CallProbe<Rendering> {
+    /// Opens the sample conversation on `library` with a callback that records where it ran,
+    /// then runs the app's `then` in it.
+    func open(on library: ChatLibrary, then: @escaping @Sendable () -> Void = {}) -> CallProbe<Rendering> {
         let rendered = CallProbe<Rendering>()
         step("app opens the conversation")
         library.open(.sample) { [self] rendering in
             step("app gets the rendered conversation (its callback runs)")
             rendered.record(rendering)
+            then()
         }
         return rendered
     }
 
-    /// A message from the network, `after` seconds into the app's lookup, from a thread of its
-    /// own; `look` runs just before it is posted. Timed from the lookup's start, not the
-    /// trial's, so a slow start does not move it past the lookup.
+    /// A message from the network, `after` seconds into the app's lookup (not the trial: a slow
+    /// start cannot move it past the lookup), from a thread of its own; `look` runs just before.
     func sendIncomingMessage(to library: ChatLibrary, after: Seconds, look: @escaping @Sendable () -> Void = {}) {
         NamedThread.start("net.socket") { [self] in
             let until = MonotonicClock.now() + callbackParameters.deadline

@@ -19,8 +19,7 @@ final class Thermostat {
     func read() { onReading?(self) }
 }
 
-/// `heap-stack`: the stored closure takes its owner as a parameter instead of capturing it. The claim
-/// holds when the thermostat goes at its scope's end and no reference count moved for the handler.
+/// `heap-stack`: the thermostat goes at its scope's end, and no reference count moved for the handler.
 enum HeapStack {
     static func run(_ context: VariantContext) -> VariantRecord {
         let trial = OwnerTrial(context, owner: "thermostat")

@@ -1,12 +1,10 @@
 import Dispatch
 import LabHarness
 
-/// The seed's `Foo` in Swift: two stored completions whose parameter is a `Foo`. `init` calls
-/// `completion2(self)`, and `completion2` schedules `completion1(foo)` on the main queue
-/// `delay` seconds later, reaching the object only through its parameter.
-/// Neither stored completion captures the object: no cycle. The delayed block captures `foo`, the
-/// parameter, strongly, which keeps the object alive until the block has run: the seed's printed
-/// order. The `trial` lines are the lab's measurement, not the seed's code.
+/// The seed's `Foo` in Swift: `init` calls `completion2(self)`, which schedules `completion1(foo)`
+/// on the main queue `delay` seconds later. Neither stored completion captures the object; the
+/// delayed block captures `foo`, the parameter, which keeps it alive until the block has run: the
+/// seed's printed order. The `trial` lines are the lab's measurement, not the seed's code.
 final class Foo: @unchecked Sendable {   // used only on the main thread (the trial's body and the main queue)
     typealias Completion = (Foo) -> Void
     var completion1: Completion?
@@ -36,16 +34,13 @@ final class Foo: @unchecked Sendable {   // used only on the main thread (the tr
     }
 }
 
-/// `heap-stack-delayed`: the seed's demo, timed. The claim holds when the events come in the
-/// article's order, the deinit promptly after completion1 (less what a same-moment control lost
-/// to the machine), and the pending block held foo strongly, the stored completions not.
+/// `heap-stack-delayed`: the seed's demo, timed; the deinit is judged less what a same-moment
+/// control lost to the machine.
 enum HeapStackDelayed {
     /// The seed's printed lines, in its order (`两秒钟后`, "two seconds later", is `after-delay`).
     static let articleOrder = ["completion2", "after-delay", "completion1", "deinit"]
-
     /// dispatch_after never fires early; 2 % covers the two clocks being read a moment apart.
     static let onTime = Threshold("completion1 after completion2 at least", 98, "% of the delay")
-
     /// Far below the delay: nothing but the pending block held foo.
     static let prompt = Threshold("deinit after completion1 under", 50, "% of the delay")
 

@@ -7,8 +7,7 @@ enum BarButtonStyle: String { case settings = "barbuttonicon_set", groupProfile 
 /// it on every tap. Nothing in the signature says the action is stored, so a caller whose
 /// action names the screen has built a cycle without writing `self` anywhere.
 final class ConversationScreen {
-    private(set) var rightBarButtonIcon: String?
-    private(set) var pushed: [String] = []
+    private(set) var rightBarButtonIcon: String?, pushed: [String] = []
     private var barButtonAction: ((String) -> Void)?
     let lifetime: LifetimeTag
     init(lifetime: LifetimeTag) { self.lifetime = lifetime }
@@ -28,8 +27,7 @@ final class ConversationScreen {
 /// The same screen with the seed's fix: the action's first parameter is the screen itself, so
 /// a caller has what it needs without naming (and capturing) the screen.
 final class FixedConversationScreen {
-    private(set) var rightBarButtonIcon: String?
-    private(set) var pushed: [String] = []
+    private(set) var rightBarButtonIcon: String?, pushed: [String] = []
     private var barButtonAction: ((FixedConversationScreen, String) -> Void)?
     let lifetime: LifetimeTag
     init(lifetime: LifetimeTag) { self.lifetime = lifetime }
@@ -43,9 +41,8 @@ final class FixedConversationScreen {
     func push(_ title: String) { pushed.append(title) }
 }
 
-/// `hidden-api-cycle` and `hidden-api-fixed`: the same call site against the two APIs. The
-/// caller's closure is wrapped in `probe.created(on:)`, which measures it and passes it on. The
-/// finding `dance.hidden-api-cycle` compares the two.
+/// `hidden-api-cycle` and `hidden-api-fixed`: the same call site against the two APIs (the
+/// caller's closure wrapped in `probe.created(on:)`, which measures it and passes it on).
 enum HiddenAPI {
     static func runCycle(_ context: VariantContext) -> VariantRecord {
         let trial = OwnerTrial(context, owner: "screen")

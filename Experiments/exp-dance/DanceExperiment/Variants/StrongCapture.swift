@@ -8,7 +8,6 @@ final class Ticker {
     let lifetime: LifetimeTag
     init(lifetime: LifetimeTag) { self.lifetime = lifetime }
 
-    /// The handler `start()` stores, made apart so the probe can see it before it is stored.
     func makeTickHandler() -> () -> Void {
         { self.ticks += 1 }   // a strong capture of self: the point of this variant
     }

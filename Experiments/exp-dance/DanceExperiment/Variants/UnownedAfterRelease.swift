@@ -16,7 +16,6 @@ final class Badge {
     let lifetime: LifetimeTag
     init(lifetime: LifetimeTag) { self.lifetime = lifetime }
 
-    /// The handler `subscribe(to:)` hands over, made apart so the probe can see it.
     func makeHandler() -> () -> Void {
         { [unowned self] in self.unread += 1 }
     }
@@ -24,10 +23,8 @@ final class Badge {
     func subscribe(to bus: EventBus) { bus.subscribe(makeHandler()) }
 }
 
-/// `unowned-after-release`: an `[unowned self]` handler called after its owner is gone. The trap
-/// ends its process, so the trial runs in one of its own (`runTrapProcess`): it measures,
-/// checkpoints, lets the bus post. The claim holds when that process crashed with the runtime's
-/// "unowned reference" message after the handler held the badge unowned and the badge was gone.
+/// `unowned-after-release`: the trap ends its process, so the trial runs in one of its own
+/// (`runTrapProcess`): it measures, checkpoints, then lets the bus post.
 enum UnownedAfterRelease {
     static func run(_ context: VariantContext) -> VariantRecord {
         guard context.isTrapProcess else {

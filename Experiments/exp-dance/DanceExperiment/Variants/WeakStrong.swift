@@ -5,16 +5,12 @@ import LabHarness
 /// Both capture `self` weakly and make it strong again with `guard let self`: the weak-strong
 /// dance, Swift's spelling of `__weak typeof(self) weakSelf` plus `__strong strongSelf`.
 final class Uploader: @unchecked Sendable {   // used only on the main thread (the trial's body and the main queue)
-    private(set) var progressReports = 0
-    private(set) var retries = 0
+    private(set) var progressReports = 0, retries = 0
     var onProgress: (() -> Void)?
     let lifetime: LifetimeTag
-
     private let note: @Sendable (String) -> Void   // where the retry says what it found (the trial's event log)
-
     init(lifetime: LifetimeTag, note: @escaping @Sendable (String) -> Void) { (self.lifetime, self.note) = (lifetime, note) }
 
-    /// The handler `start()` stores, made apart so the probe can see it before it is stored.
     func makeProgressHandler() -> () -> Void {
         { [weak self] in
             guard let self else { return }
@@ -37,9 +33,8 @@ final class Uploader: @unchecked Sendable {   // used only on the main thread (t
     }
 }
 
-/// `weak-strong`: `[weak self]` and `guard let self` in a stored closure and in delayed work. The
-/// claim holds when the uploader goes at its scope's end, its closures held one weak reference
-/// and no strong one, and the delayed retry, run later, found nil.
+/// `weak-strong`: the uploader goes at its scope's end, its closures hold one weak reference and
+/// no strong one, and the delayed retry, run later, finds nil.
 enum WeakStrong {
     static func run(_ context: VariantContext) -> VariantRecord {
         let trial = OwnerTrial(context, owner: "uploader")

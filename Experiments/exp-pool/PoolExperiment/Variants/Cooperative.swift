@@ -1,11 +1,8 @@
 import Dispatch
 import LabHarness
 
-/// Swift concurrency's cooperative pool: as wide as the cores, and it never grows.
-///
-/// A task that blocks its thread (a semaphore, `sleep`, a synchronous API) keeps that core's
-/// slot until it returns, so at most one blocking task per core runs and every other task waits.
-/// `await Task.sleep` suspends instead: the thread goes back to the pool and every task proceeds.
+/// Swift concurrency's cooperative pool, as wide as the cores: a task that blocks its thread keeps
+/// that core's slot, while `await Task.sleep` gives the thread back and every task proceeds.
 enum Cooperative {
     enum Waiting: Sendable { case blockThread, suspend }
 
@@ -35,7 +32,6 @@ enum Cooperative {
         m[PoolMetric.blocksLastStartS] = starts.last
         let timeline = context.threads?.stop().since(blocks.origin)
         (m[PoolMetric.threadsBefore], m[PoolMetric.threadsPeak]) = (timeline.map { Double($0.first) }, timeline.map { Double($0.peak) })
-        return VariantRecord(outcome: finished == count ? .completed : .stalled, metrics: m,
-                             series: ["started": starts.enumerated().map { [$0.element, Double($0.offset + 1)] }])
+        return VariantRecord(outcome: finished == count ? .completed : .stalled, metrics: m, series: ["started": Blocks.series(starts)])
     }
 }

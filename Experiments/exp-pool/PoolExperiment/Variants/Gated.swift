@@ -30,10 +30,6 @@ public enum GateKind: String, CaseIterable, Sendable {
 }
 
 /// The same blocking work, but never more than `--gate` blocks in the pool at once.
-///
-/// Outcome by `Responsiveness`; its claim's mechanism is the gate seen limiting concurrency:
-/// at most `--gate` blocks ran at once, later blocks waited for a slot, and the pool grew by at
-/// most the gate's width (plus `PoolVerdicts.gateSlack`).
 enum Gated {
     static func run(_ context: VariantContext) -> VariantRecord {
         let p = context.parameters(PoolParameters.self)

@@ -1,21 +1,11 @@
 import Dispatch
 import LabHarness
 
-/// The seed's mistake: every block blocks a global-queue thread.
-///
-/// `DispatchQueue.global()` is a bounded pool, not a thread per block. On Linux its default-
-/// priority pool starts as wide as the cores; a monitor on the dispatch manager thread then adds
-/// one worker a second while every worker is blocked, up to 255. Blocks, and any unrelated work
-/// queued behind them, wait their turn. On Darwin the kernel adds a worker as soon as one
-/// blocks, up to the limit it states (`DispatchPoolSize`), and the default flood is sized past it.
-///
-/// Outcome by `Responsiveness` (the claim `pool.flood-starves-unrelated-work` is `starved`);
-/// its mechanism is the blocks seen holding the pool's threads and probes seen behind them.
-///
+/// The seed's mistake: every block blocks a global-queue thread of a bounded pool (Linux: as
+/// wide as the cores, then one more worker a second up to 255; Darwin: a worker per blocked one
+/// up to the limit it states, which the default flood is sized past). Outcome by `Responsiveness`.
 /// With `--find-cap` the blocks never finish and the watch lasts until the thread count stops
-/// rising: that count is the cap. Probes submitted meanwhile never start; they are reported with
-/// the time they had waited (lower bounds). The child ends with `_exit`, which takes the parked
-/// workers with it.
+/// rising: that count is the cap; probes that never start are kept as lower bounds.
 enum GlobalFlood {
     static func run(_ context: VariantContext) -> VariantRecord {
         let p = context.parameters(PoolParameters.self)

@@ -2,19 +2,13 @@ import Foundation
 import LabHarness
 import Synchronization
 
-/// The article's symptom is the app freezing, which is the main thread. The main thread gets a
-/// 60 Hz heartbeat (a repeating timer on its run loop, as a display refresh) while the global
-/// queue is flooded as in `global-flood`, in two phases: 1. **the flood alone** (`spareWindow`):
-/// the main thread is not a pool thread, so its ticks keep coming while every pool thread is
-/// held; 2. **the main thread waits on the pool**: it blocks on a semaphore until a block it put
-/// on the flooded queue has run (a "synchronous" helper around global-queue work), and no tick
-/// can come meanwhile. Gaps are judged net of the trial's same-moment control. The outcome is
-/// `freezeOutcome`; the claim `pool.main-waiting-on-pool-freezes` is `frozen`, its mechanism
-/// the main thread seen waiting for a block queued behind blocks still waiting for a thread.
+/// The article's symptom, the app freezing, is the main thread's. It gets a 60 Hz heartbeat (a
+/// repeating timer on its run loop) while the global queue is flooded: 1. **the flood alone**
+/// (`spareWindow`): the main thread is not a pool thread, so its ticks keep coming; 2. **the
+/// main thread waits on the pool** for a block it put on the flooded queue, and no tick can come.
 enum MainThread {
-    /// One frame of a 60 Hz display.
-    static let frame: Seconds = 1.0 / 60
-    static let tickLabel = "tick"
+    /// One frame of a 60 Hz display, and the heartbeat's event.
+    static let frame: Seconds = 1.0 / 60, tickLabel = "tick"
 
     static func run(_ context: VariantContext) -> VariantRecord {
         guard Thread.isMainThread else { return VariantRecord(outcome: .failed, evidence: "must run on the main thread (as a child trial)") }
@@ -58,14 +52,10 @@ enum MainThread {
         return VariantRecord(outcome: outcome, metrics: m, evidence: evidence, mechanism: mechanism)
     }
 
-    /// The one rule for this variant's outcome, from its largest tick gaps (seconds):
-    /// `starved` when a gap during the flood alone passed `PoolVerdicts.sparedGap` frames net of
-    /// the machine (the flood reached the main thread); `frozen` when the gap while the main
-    /// thread waited is at least `freezeFloor` × `--block` and `freezeFactor` × the gap before
-    /// (that gap net of the machine, at least a frame, so a stall then does not raise the bar);
-    /// `responsive` otherwise. Half a block, not a fixed time: the main thread's block waits for
-    /// the next held thread to come free, which can be just under one block (492 ms for 500 ms
-    /// blocks, once under load).
+    /// The outcome from the largest tick gaps: `starved` when the flood alone reached the main
+    /// thread; `frozen` when the wait's gap passes both freeze thresholds (the gap before net of
+    /// the machine, at least a frame); else `responsive`. Half a block, not a fixed time: the
+    /// block waits for the next held thread to come free (492 ms for 500 ms blocks, once).
     static func freezeOutcome(block: Seconds, spareNet: Seconds, frozen: Seconds) -> Outcome {
         if spareNet > PoolVerdicts.sparedGap.value * frame { return .starved }
         let before = max(spareNet, frame)
@@ -77,9 +67,8 @@ enum MainThread {
         while MonotonicClock.now() < end { _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: min(0.05, max(0.001, end - MonotonicClock.now())))) }
     }
 
-    /// The ticks within `from...to` and the largest gap between consecutive ticks there, raw
-    /// and net of what the control was held up over the same gap. The gap that spans `from`
-    /// counts from the last tick before it; the last one ends at `to`.
+    /// The ticks within `from...to` and their largest gap, raw and net of the control's delay
+    /// over it; the first gap counts from the last tick before `from`, the last ends at `to`.
     static func gaps(_ times: [Seconds], from: Seconds, to: Seconds, _ context: VariantContext) -> (count: Int, largest: Seconds, largestNet: Seconds) {
         let inside = times.filter { $0 >= from && $0 <= to }
         let edges = [times.last { $0 < from } ?? from] + inside + [to]

@@ -1,12 +1,8 @@
 import Dispatch
 import LabHarness
 
-/// The same delays as timers: `asyncAfter` keeps a deadline, not a thread.
-///
-/// Waiting happens in the dispatch manager's timer list; a worker is needed only for the
-/// instant each handler runs. `completed` (the claim `pool.timers-hold-no-threads`) needs every
-/// delay elapsed with the pool grown by at most the cores; its mechanism is the timers seen
-/// pending together while the thread count was sampled.
+/// The same delays as timers: `asyncAfter` keeps a deadline in the dispatch manager's timer
+/// list, not a thread; a worker is needed only for the instant each handler runs.
 enum NonBlocking {
     static func run(_ context: VariantContext) -> VariantRecord {
         let p = context.parameters(PoolParameters.self)

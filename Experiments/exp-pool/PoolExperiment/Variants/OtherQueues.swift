@@ -1,11 +1,8 @@
 import Dispatch
 import LabHarness
 
-/// The blocking work on its own serial queue; probes stay on the global queue.
-///
-/// A serial queue needs one thread at a time, and on Linux it takes it from the overcommit
-/// pool, not from the default pool the probes use. The work is slow (one block after another)
-/// but nothing else waits for it.
+/// The blocking work on its own serial queue: one thread at a time, from the overcommit pool on
+/// Linux, not the default pool the probes use. The work is slow, but nothing else waits for it.
 enum SerialQueue {
     static func run(_ context: VariantContext) -> VariantRecord {
         let p = context.parameters(PoolParameters.self)
@@ -16,12 +13,9 @@ enum SerialQueue {
     }
 }
 
-/// Each block on its own serial queue: what "overcommit" means.
-///
-/// A serial queue made with `DispatchQueue(label:)` targets the overcommit root queue, whose pool
-/// creates a thread for each waiting item at once instead of waiting for the monitor, up to the
-/// same 255 cap (DISPATCH_WORKQ_MAX_PTHREAD_COUNT). So a few hundred serial queues that block
-/// reach the cap in a fraction of a second; the default pool the probes use is a separate pool.
+/// Each block on its own serial queue: what "overcommit" means. The overcommit root queue's pool
+/// makes a thread for each waiting item at once, up to the same 255 cap (a few hundred blocking
+/// queues reach it in a fraction of a second); the default pool the probes use is separate.
 enum OvercommitFlood {
     static func run(_ context: VariantContext) -> VariantRecord {
         let p = context.parameters(PoolParameters.self)
