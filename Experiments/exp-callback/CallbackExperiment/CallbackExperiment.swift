@@ -81,7 +81,7 @@ public let callbackExperiment = ExperimentDefinition(
         Variant(CallbackVariant.urlsessionSyncMain, "a semaphore wrapper around a data task, on the main thread, with the main queue as delegate queue",
                 expect: [.expected(.deadlock, "the handler is queued for the main thread, which waits for it: the wrapper never returns"),
                          .forbidden(.completed, "the wrapper returned: the handler ran without the main thread")],
-                time: .from { (_: CallbackParameters) in TrialTime(expected: URLSessionSyncWrapper.stallWindow + 0.3, stallWindow: URLSessionSyncWrapper.stallWindow) }, progressMetric: CallbackMetric.steps, body: URLSessionSyncWrapper.onMain),
+                time: .from { (p: CallbackParameters) in TrialTime(expected: p.syncDeadlockWindow + 0.3, stallWindow: p.syncDeadlockWindow) }, progressMetric: CallbackMetric.steps, body: URLSessionSyncWrapper.onMain),
         Variant(CallbackVariant.urlsessionSyncBackground, "the same wrapper with a background delegate queue",
                 expect: [.expected(.completed, "the handler ran on the background queue and the wrapper returned"),
                          .forbidden(.stalled, "the wrapper's bounded wait ran out"),

@@ -11,8 +11,8 @@ public enum CallbackVariant: String, CaseIterable, VariantName {
 /// exp-callback's options, parsed once (`--latency`: seconds the app's lookup takes), and the
 /// timings derived from them.
 public struct CallbackParameters: ExperimentParameters {
-    public var latency: Seconds
-    public init(_ options: ParsedOptions) { latency = options.double("latency") }
+    public var latency: Seconds, quick: Bool
+    public init(_ options: ParsedOptions) { latency = options.double("latency"); quick = options.bool("quick") }
 
     /// How long the library waits for a completion handler: long enough that a well-behaved app
     /// is never cut off on a loaded machine.
@@ -23,6 +23,8 @@ public struct CallbackParameters: ExperimentParameters {
     public var incomingAfter: Seconds { latency / 4 }
     public var secondCallGap: Seconds { max(0.02, latency / 5) }
     public var deadline: Seconds { latency + patience + 1.5 }
+    /// How long `urlsession-sync-main` may make no step before it is called a deadlock.
+    var syncDeadlockWindow: Seconds { URLSessionSyncWrapper.stallWindow(quick: quick) }
 }
 
 /// The metric keys exp-callback's verdicts, report and tests read back: the JSON contract's
