@@ -150,53 +150,39 @@ struct RunloopParameters: ExperimentParameters {
     }
 }
 
-/// The metric keys exp-runloop records and reads back in its verdicts and report, spelled once.
-/// They are the JSON contract's names (`metrics` in schema 1); a rename here changes the JSON.
-/// Public, so tests read metrics through them.
+/// The metric keys exp-runloop records and reads back in its verdicts, report and tests, spelled
+/// once: the JSON contract's names (`metrics` in schema 1).
 public enum RunloopMetric {
-    public static let armDelayMaxS: MetricKey = "arm_delay.max_s"
-    public static let armDelayP50S: MetricKey = "arm_delay.p50_s"
-    public static let callerDelayCensored: MetricKey = "caller_delay.censored"
-    public static let callerDelayMaxS: MetricKey = "caller_delay.max_s"
-    public static let callersStarted: MetricKey = "callers.started"
-    public static let completed: MetricKey = "completed"
-    public static let cpuPerWall: MetricKey = "cpu_per_wall"
-    public static let cpuS: MetricKey = "cpu_s"
-    public static let fired: MetricKey = "fired"
-    public static let guardPromisedS: MetricKey = "guard.promised_s"
-    public static let runHeldS: MetricKey = "run.held_s"
-    public static let runReleased: MetricKey = "run.released"
-    public static let untilDateExcessS: MetricKey = "until_date.excess_s"
-    public static let untilDateReleased: MetricKey = "until_date.released"
+    /// Every trial of requests: issued, done, timers fired, callers that saw their timeout.
+    public static let total: MetricKey = "total", completed: MetricKey = "completed", fired: MetricKey = "fired", timely: MetricKey = "timely"
+    public static let wallS: MetricKey = "wall_s", wallControlDelayS: MetricKey = "wall.control_delay_s"
+    /// Fire time − deadline; `excess`: less what the same-moment control was held up meanwhile.
+    public static let latenessP50Ms: MetricKey = "lateness.p50_ms", latenessP99Ms: MetricKey = "lateness.p99_ms", latenessMaxMs: MetricKey = "lateness.max_ms"
+    public static let latenessExcessP50Ms: MetricKey = "lateness.excess.p50_ms", latenessExcessP99Ms: MetricKey = "lateness.excess.p99_ms"
+    public static let latenessExcessMaxMs: MetricKey = "lateness.excess.max_ms", latenessCensored: MetricKey = "lateness.censored"
+    /// The request placements (`RequestMetrics`).
+    public static let waitP50S: MetricKey = "wait.p50_s", waitP99S: MetricKey = "wait.p99_s", waitMaxS: MetricKey = "wait.max_s", waitCensored: MetricKey = "wait.censored"
+    public static let armDelayP50S: MetricKey = "arm_delay.p50_s", armDelayMaxS: MetricKey = "arm_delay.max_s"
+    public static let callerDelayMaxS: MetricKey = "caller_delay.max_s", callerDelayCensored: MetricKey = "caller_delay.censored"
+    public static let callersStarted: MetricKey = "callers.started", inFlightPeak: MetricKey = "in_flight.peak", stallDetectedS: MetricKey = "stall.detected_s"
+    public static let threadsPeak: MetricKey = "threads.peak", threadsBaseline: MetricKey = "threads.baseline"
+    public static let runloopThreadsPeak: MetricKey = "runloop_threads.peak", runloopsUnreturned: MetricKey = "runloops.unreturned"
+    /// The timeout designs (`TimeoutTrial`): completed before their timeout fired, woken before
+    /// their deadline; first issued to last woken over the timeout; first to last issued; last
+    /// deadline to last woken; threads the design added, 1/0 for its thread's real-time
+    /// priority granted/refused; timer settings; the process's peak memory.
+    public static let completedFirst: MetricKey = "completed_first", early: MetricKey = "early", wallPerTimeout: MetricKey = "wall_per_timeout"
+    public static let issueS: MetricKey = "issue_s", drainS: MetricKey = "drain_s", threadsAdded: MetricKey = "threads.added", threadsRealtime: MetricKey = "threads.realtime"
+    public static let timersArmed: MetricKey = "timers.armed", memoryPeakMB: MetricKey = "memory.peak_mb", cpuS: MetricKey = "cpu_s"
+    /// The pitfalls: run-loop passes, CPU and runnable time per wall second, wrapper steps.
+    public static let passes: MetricKey = "passes", passesPerS: MetricKey = "passes_per_s", steps: MetricKey = "steps"
+    public static let cpuPerWall: MetricKey = "cpu_per_wall", runnablePerWall: MetricKey = "runnable_per_wall"
+    /// The double guard (`GuardRelease`).
+    public static let guardPromisedS: MetricKey = "guard.promised_s", runHeldS: MetricKey = "run.held_s", runReleased: MetricKey = "run.released"
+    public static let untilDateExcessS: MetricKey = "until_date.excess_s", untilDateReleased: MetricKey = "until_date.released"
     public static let untilDateReleasedAfterS: MetricKey = "until_date.released_after_s"
-    public static let firstFireFireDateInitMs: MetricKey = "first_fire.fire_date_init_ms"
-    public static let firstFireScheduledMs: MetricKey = "first_fire.scheduled_ms"
+    /// Each Timer constructor's first fire (`TimerInit`).
+    public static let intervalMs: MetricKey = "interval_ms", firstFireFireDateInitMs: MetricKey = "first_fire.fire_date_init_ms"
+    public static let firstFireScheduledMs: MetricKey = "first_fire.scheduled_ms", firstFireTimeIntervalInitMs: MetricKey = "first_fire.time_interval_init_ms"
     public static let firstFireTimeIntervalInitExcessMs: MetricKey = "first_fire.time_interval_init.excess_ms"
-    public static let firstFireTimeIntervalInitMs: MetricKey = "first_fire.time_interval_init_ms"
-    public static let inFlightPeak: MetricKey = "in_flight.peak"
-    public static let intervalMs: MetricKey = "interval_ms"
-    public static let latenessCensored: MetricKey = "lateness.censored"
-    public static let latenessExcessMaxMs: MetricKey = "lateness.excess.max_ms"
-    public static let latenessExcessP50Ms: MetricKey = "lateness.excess.p50_ms"
-    public static let latenessExcessP99Ms: MetricKey = "lateness.excess.p99_ms"
-    public static let latenessMaxMs: MetricKey = "lateness.max_ms"
-    public static let latenessP50Ms: MetricKey = "lateness.p50_ms"
-    public static let latenessP99Ms: MetricKey = "lateness.p99_ms"
-    public static let passes: MetricKey = "passes"
-    public static let passesPerS: MetricKey = "passes_per_s"
-    public static let runloopThreadsPeak: MetricKey = "runloop_threads.peak"
-    public static let runloopsUnreturned: MetricKey = "runloops.unreturned"
-    public static let runnablePerWall: MetricKey = "runnable_per_wall"
-    public static let stallDetectedS: MetricKey = "stall.detected_s"
-    public static let steps: MetricKey = "steps"
-    public static let threadsBaseline: MetricKey = "threads.baseline"
-    public static let threadsPeak: MetricKey = "threads.peak"
-    public static let timely: MetricKey = "timely"
-    public static let total: MetricKey = "total"
-    public static let waitCensored: MetricKey = "wait.censored"
-    public static let waitMaxS: MetricKey = "wait.max_s"
-    public static let waitP50S: MetricKey = "wait.p50_s"
-    public static let waitP99S: MetricKey = "wait.p99_s"
-    public static let wallControlDelayS: MetricKey = "wall.control_delay_s"
-    public static let wallS: MetricKey = "wall_s"
 }

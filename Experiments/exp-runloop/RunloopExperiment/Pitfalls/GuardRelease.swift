@@ -22,8 +22,8 @@ enum GuardRelease {
         let p = context.parameters(RunloopParameters.self)
         let timeout = p.timeout, guardSeconds = PlacementRuntime.guardSeconds
         let promised = timeout + guardSeconds
-        let log = RequestLog(count: 2)
-        let gauge = RunLoopThreadGauge()
+        let log = StepTable(count: 2, row: RequestTimes())
+        let gauge = PeakGauge()
         let progress = context.progress
         for (index, style) in [(untilDate, TimeoutRunLoop.Style.untilDate(guardSeconds: guardSeconds)), (forever, .forever)] {
             log.mark(index, \.submitted)

@@ -31,19 +31,19 @@ public enum Placement: String, Sendable, CaseIterable {
 final class PlacementRuntime: Sendable {
     let placement: Placement
     let timeout: Seconds
-    let log: RequestLog
-    let gauge: RunLoopThreadGauge
+    let log: StepTable<RequestTimes>
+    let gauge: PeakGauge
     private let shared: SharedRunLoopThread?
     private let operations: OperationQueue?
 
     /// The guard the seed suggests adding to the timeout in `run(until:)`.
     static let guardSeconds: Seconds = 5
 
-    init(_ placement: Placement, timeout: Seconds, log: RequestLog) throws {
+    init(_ placement: Placement, timeout: Seconds, log: StepTable<RequestTimes>) throws {
         self.placement = placement
         self.timeout = timeout
         self.log = log
-        gauge = RunLoopThreadGauge()
+        gauge = PeakGauge()
         switch placement {
         case .sharedThread:
             guard let thread = SharedRunLoopThread.start(gauge: gauge) else { throw SetupError("no socket port for the shared run loop") }

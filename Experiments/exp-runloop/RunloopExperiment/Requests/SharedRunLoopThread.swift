@@ -30,7 +30,7 @@ final class SharedRunLoopThread: Sendable {
     /// Starts the thread and returns once its run loop exists; `nil` if no port could be made.
     /// With `realtime`, the thread first asks for real-time priority (`RealtimePriority`);
     /// `priority` then says what the scheduler answered.
-    static func start(name: String = "rl.shared", gauge: RunLoopThreadGauge, realtime: Bool = false) -> SharedRunLoopThread? {
+    static func start(name: String = "rl.shared", gauge: PeakGauge, realtime: Bool = false) -> SharedRunLoopThread? {
         let state = State()
         NamedThread.start(name) {
             if realtime {

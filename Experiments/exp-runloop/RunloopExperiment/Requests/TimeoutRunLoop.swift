@@ -36,7 +36,7 @@ enum TimeoutRunLoop {
     /// timer has stopped the loop. Returns when the run loop returns (never, for `.forever`).
     /// `ownThread`: this thread was started for this request, so its whole run-queue wait
     /// (its start included) belongs to the request's `runQueueWait`.
-    static func run(_ index: Int, timeout: Seconds, style: Style, log: RequestLog, gauge: RunLoopThreadGauge,
+    static func run(_ index: Int, timeout: Seconds, style: Style, log: StepTable<RequestTimes>, gauge: PeakGauge,
                     ownThread: Bool = false, onTimeout: @escaping @Sendable () -> Void) {
         let waitedBefore = ownThread ? 0 : (RequestTimes.threadRunQueueWait() ?? 0)
         gauge.enter()
