@@ -1,4 +1,3 @@
-import CoreFoundation
 import Foundation
 import LabHarness
 import Synchronization
@@ -30,35 +29,19 @@ public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
 
     private let pending = Mutex(Pending())
     private let loop = LoopState()
-    private let ready = DispatchSemaphore(value: 0), exited = DispatchSemaphore(value: 0)
-    private let stopping = Atomic<Bool>(false)
-    private let handle = Mutex<RunLoopHandle?>(nil)
-    private let grant = Mutex<RealtimePriority.Grant?>(nil)
+    private let thread = SharedRunLoopThread()
     private let timerSets = Atomic<Int>(0)
 
     /// How many times the one run-loop timer was set: once per firing pass or earlier deadline.
     public var timersArmed: Int? { timerSets.load(ordering: .relaxed) }
-
-    public var threadPriority: RealtimePriority.Grant? { grant.withLock { $0 } }
+    public var threadPriority: RealtimePriority.Grant? { thread.priority }
     private init() {}
 
     /// Starts the thread and returns once its run loop and timer exist. With `realtime` the
-    /// thread first asks for real-time priority.
+    /// thread first asks for real-time priority: its one job is to be on time, and it uses
+    /// little CPU, so it may run ahead of the callers it wakes (see `RealtimePriority`).
     public static func start(threadName: String = "rl.heap", realtime: Bool) -> DeadlineHeapTimeouts? {
         let design = DeadlineHeapTimeouts()
-        NamedThread.start(threadName) { design.runLoopBody(realtime: realtime) }
-        design.ready.wait()
-        return design.handle.withLock({ $0 }) == nil ? nil : design
-    }
-
-    private func runLoopBody(realtime: Bool) {
-        // The thread's one job is to be on time, and it uses little CPU: ask to run ahead of
-        // the callers it wakes (see `RealtimePriority` for what happens without it).
-        if realtime {
-            let answer = RealtimePriority.requestForCurrentThread()
-            grant.withLock { $0 = answer }
-        }
-        let runLoop = RunLoop.current
         // Repeating with a huge interval so CoreFoundation never invalidates it after a firing;
         // every firing sets its next date explicitly. `Timer(fire:interval:repeats:block:)`
         // because `Timer(timeInterval:repeats:block:)` fires at once on Linux.
@@ -67,15 +50,13 @@ public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
         // `run(mode:before:)` waits instead of returning at once. No port is needed, and a
         // `SocketPort` would cost a thread: CFSocket on Linux watches its sockets from a
         // manager thread of its own (which is why `shared-thread` shows two threads).
-        let timer = Timer(fire: .distantFuture, interval: 1e9, repeats: true) { [self] _ in fireDue() }
-        runLoop.add(timer, forMode: .default)
-        loop.timer = timer
-        handle.withLock { $0 = .current }
-        ready.signal()
-        while !stopping.load(ordering: .acquiring) { _ = runLoop.run(mode: .default, before: .distantFuture) }
-        timer.invalidate()
-        loop.timer = nil
-        exited.signal()
+        let started = design.thread.start(name: threadName, realtime: realtime) { runLoop in
+            let timer = Timer(fire: .distantFuture, interval: 1e9, repeats: true) { _ in design.fireDue() }
+            runLoop.add(timer, forMode: .default)
+            design.loop.timer = timer
+            return { timer.invalidate(); design.loop.timer = nil }
+        }
+        return started ? design : nil
     }
 
     public func arm(at deadline: Seconds, onFire: @escaping @Sendable (Seconds) -> Void) -> Token {
@@ -85,11 +66,8 @@ public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
             p.armedFor = deadline
             return (token, true)
         }
-        if earlier, let cf = handle.withLock({ $0?.cf }) {
-            // Only the run-loop thread sets its timer: ask it, and wake it so it does so now.
-            CFRunLoopPerformBlock(cf, HostPlatform.defaultRunLoopMode) { [self] in resetTimer() }
-            CFRunLoopWakeUp(cf)
-        }
+        // Only the run-loop thread sets its timer: ask it, and wake it so it does so now.
+        if earlier { thread.perform { [self] in resetTimer() } }
         return token
     }
 
@@ -114,7 +92,7 @@ public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
     /// request is woken before its deadline.
     private func fireDue() {
         var next = Seconds.infinity
-        while !stopping.load(ordering: .relaxed) {
+        while !thread.isStopping {
             let (due, earliest) = pending.withLock { p in
                 let due = p.heap.popDue(by: MonotonicClock.now())
                 p.armedFor = p.heap.earliestDeadline ?? .infinity
@@ -133,11 +111,5 @@ public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
         timer.fireDate = deadline.isFinite ? Date(timeIntervalSinceNow: deadline - MonotonicClock.now()) : .distantFuture
     }
 
-    public func stop() {
-        guard let cf = handle.withLock({ $0?.cf }) else { return }
-        stopping.store(true, ordering: .releasing)
-        CFRunLoopStop(cf)
-        CFRunLoopWakeUp(cf)
-        _ = exited.wait(timeout: .now() + .seconds(2))
-    }
+    public func stop() { thread.stop() }
 }
