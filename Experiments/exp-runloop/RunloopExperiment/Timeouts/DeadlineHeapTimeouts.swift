@@ -7,30 +7,22 @@ import Synchronization
 /// the earliest, and when it fires it wakes every request that is due in one pass, then is set
 /// for the next earliest.
 ///
-/// Arming is a lock and a heap insert on the caller's thread (O(log n)); the run loop only hears
-/// about it when the new deadline is earlier than the one the timer is set for, which for
-/// requests that all take the same timeout happens once per burst. Compare `shared-thread`,
-/// which hands every request to the run loop (a performed block and a wake-up) and inserts one
-/// `CFRunLoopTimer` per request into the run loop's sorted timer list. Its thread asks for
-/// real-time priority as `shared-thread`'s does, so the two differ only in their bookkeeping.
+/// Arming is a lock and a heap insert on the caller's thread (O(log n)); the run loop hears of
+/// it only when the new deadline is earlier than the timer's, once per burst for requests with
+/// the same timeout. `shared-thread` hands every request to the run loop (a performed block and
+/// a wake-up) and inserts a `CFRunLoopTimer` per request into its sorted timer list. Both
+/// threads ask for real-time priority, so the two differ only in their bookkeeping.
 public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
     public typealias Token = DeadlineHeap<@Sendable (Seconds) -> Void>.Handle
 
-    /// What the run-loop thread and the callers share.
-    private struct Pending {
-        var heap = DeadlineHeap<@Sendable (Seconds) -> Void>()
-        /// The deadline the run-loop timer is set for (or about to be); +∞ when idle.
-        var armedFor = Seconds.infinity
-    }
+    /// What the run-loop thread and the callers share: the heap, and the deadline the timer is
+    /// set for (or about to be; +∞ when idle).
+    private struct Pending { var heap = DeadlineHeap<@Sendable (Seconds) -> Void>(), armedFor = Seconds.infinity }
 
-    /// What only the run-loop thread touches after start.
     // `Timer` is not Sendable; it is created, set and invalidated on the run-loop thread only.
     private final class LoopState: @unchecked Sendable { var timer: Timer? }
 
-    private let pending = Mutex(Pending())
-    private let loop = LoopState()
-    private let thread = SharedRunLoopThread()
-    private let timerSets = Atomic<Int>(0)
+    private let pending = Mutex(Pending()), loop = LoopState(), thread = SharedRunLoopThread(), timerSets = Atomic<Int>(0)
 
     /// How many times the one run-loop timer was set: once per firing pass or earlier deadline.
     public var timersArmed: Int? { timerSets.load(ordering: .relaxed) }

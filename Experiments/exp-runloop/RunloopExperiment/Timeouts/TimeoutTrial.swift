@@ -8,22 +8,16 @@ import LabHarness
 /// async` does: none blocks a thread while it waits. Each takes its deadline when it starts, so
 /// issuing does not count as lateness.
 ///
-/// Threads: those a `NewThreadWatch` saw appear from just before the design started, less every
-/// thread a caller ran on, are the design's own. The runtime starts threads for the first
-/// detached tasks that never run a caller, so a few tasks run first and their threads are part
-/// of "before". Memory is the process's peak, meaningful in a process of its own (a point).
+/// Threads: those a `NewThreadWatch` saw appear once the design started, less every thread a
+/// caller ran on, are the design's own (a few tasks run first, so the runtime's threads for
+/// them exist before). Memory is the process's peak, meaningful in a process of its own.
 public enum TimeoutTrial {
-    /// What one trial measured: `finished` is false if the budget ran out first; `started`
-    /// counts the callers that took their deadline and raced; `addedThreadNames` names the
-    /// threads in `threads.added`; per request, the monotonic instants it was due and woken by
-    /// its timeout (NaN: never started, or did not time out).
+    /// What one trial measured: `finished`: before the budget ran out; `started`: callers that
+    /// took their deadline and raced; the threads in `threads.added`; per request, the instants
+    /// it was due and woken by its timeout (NaN: never started, or did not time out).
     public struct Result: Sendable {
-        public var metrics: Metrics
-        public var finished: Bool, started: Int
-        public var addedThreadNames: [String]
-        public var deadlines: [Double], firedAt: [Double]
-        public var issuedAt: Seconds
-        public var threadPriority: RealtimePriority.Grant?
+        public var metrics: Metrics, finished: Bool, started: Int, addedThreadNames: [String]
+        public var deadlines: [Double], firedAt: [Double], issuedAt: Seconds, threadPriority: RealtimePriority.Grant?
     }
 
     /// One request's instants and the threads its caller started and woke on (0: unknown).
@@ -35,9 +29,8 @@ public enum TimeoutTrial {
                            completeAfter: @escaping @Sendable (Int) -> Seconds? = { _ in nil },
                            budget: Seconds) -> Result? {
         warmUpCallers()
-        let watch = NewThreadWatch(interval: 0.1)
+        let watch = NewThreadWatch(interval: 0.1), cpuStart = CPUTime.process()
         watch.start()
-        let cpuStart = CPUTime.process()
         guard let keeper = design.start() else { watch.stop(); return nil }
         // Two locked writes per request, each after the instant it records (a timer's fire
         // instant is the design's own).
@@ -51,8 +44,7 @@ public enum TimeoutTrial {
                 let outcome = await keeper.race(deadline: started + timeout, request: request(completingAfter: after))
                 let woke = MonotonicClock.now(), thread = KernelThreadID.current() ?? 0
                 table.update(i) { slot in
-                    slot.woke = woke
-                    slot.wakeThread = thread
+                    (slot.woke, slot.wakeThread) = (woke, thread)
                     if case .timedOut(let at) = outcome { slot.fired = at }
                 }
                 done.advance()
@@ -60,9 +52,7 @@ public enum TimeoutTrial {
         }
         let limit = MonotonicClock.now() + budget
         while done.value < requests, MonotonicClock.now() < limit { MonotonicClock.sleep(for: 0.005) }
-        let appeared = watch.stop()
-        let cpu = CPUTime.process() - cpuStart
-        let finished = done.value == requests
+        let appeared = watch.stop(), cpu = CPUTime.process() - cpuStart, finished = done.value == requests
         let priority = keeper.threadPriority, armed = keeper.timersArmed
         keeper.stop()
         let slots = table.snapshot()
