@@ -102,18 +102,11 @@ enum RequestTrial {
             if caller == .global, let few = DispatchPoolSize.current.tooFewToExhaust(count, what: "callers") { return .notSeen(few) }
         }
         let started = times.count { $0.started != nil }
-        guard started > 0 else {
-            return .notSeen("0 of \(count) callers had started: nothing waited (the machine gave the trial no thread or no CPU)")
-        }
-        guard placement.runsOnPool || started == count else {
-            return .notSeen("only \(started) of \(count) callers started")
-        }
-        // Run loops that waited for a pool thread: not armed within one timeout of their
-        // caller starting (or never).
-        let queued = placement.runsOnPool ? times.filter { t in
-            guard let s = t.started else { return false }
-            return t.armed.map { $0 - s > patience } ?? true
-        }.count : 0
+        guard started > 0 else { return .notSeen("0 of \(count) callers had started: nothing waited (the machine gave the trial no thread or no CPU)") }
+        guard placement.runsOnPool || started == count else { return .notSeen("only \(started) of \(count) callers started") }
+        // Run loops that waited for a pool thread: not armed within `patience` of their caller
+        // starting (or never).
+        let queued = placement.runsOnPool ? times.count { t in t.started.map { s in t.armed.map { $0 - s > patience } ?? true } ?? false } : 0
         let behind = queued > 0 ? ", \(queued) run loops queued behind them for a pool thread" : ""
         let hasFrames = stacks?.contains { !$0.frames.isEmpty } == true
         guard caller.blocks else {

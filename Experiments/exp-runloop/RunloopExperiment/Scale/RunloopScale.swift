@@ -59,10 +59,8 @@ enum RunloopScale {
     static func priorityNote(_ points: [SweepPoint]) -> String? {
         let asked = points.filter { $0[RunloopMetric.threadsRealtime] != nil }
         guard !asked.isEmpty else { return nil }
-        var names: [String] = []
-        for p in asked where !names.contains(p.variant) { names.append(p.variant) }
-        let refused = asked.filter { $0[RunloopMetric.threadsRealtime] == 0 }.count
-        let designs = "threads of their own (\(names.joined(separator: ", ")))"
+        let names = asked.map(\.variant).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        let refused = asked.count { $0[RunloopMetric.threadsRealtime] == 0 }, designs = "threads of their own (\(names.joined(separator: ", ")))"
         if refused == 0 { return "\(designs): real-time priority (SCHED_FIFO), at every point" }
         if refused == asked.count { return "\(designs): normal priority, real-time was refused (needs root, CAP_SYS_NICE or RLIMIT_RTPRIO)" }
         return "\(designs): real-time priority refused at \(refused) of \(asked.count) points"

@@ -16,8 +16,7 @@ enum SweepVerdicts {
     /// Lateness below this is scheduling noise: a ratio's smaller side is raised to it, so a
     /// 0.05 ms p99 does not turn a 1 ms one into "20 times worse".
     static let noiseFloor = Threshold("noise floor", 0.5, "ms")
-    /// deadline-heap's p99 beyond the control at the largest count, and the threads it may add
-    /// (its run-loop thread, and one to spare).
+    /// deadline-heap's p99 beyond the control at the largest count; the threads it may add.
     static let onTime = Threshold("on time", 50, "ms"), threads = Threshold("threads added", 2)
 
     /// p99 lateness beyond the control, in ms, raised to the noise floor (`nil` if unmeasured).
@@ -33,8 +32,7 @@ enum SweepVerdicts {
 
     /// The mechanism at a point: every caller started, and the design's timers counted.
     static func raced(_ point: SweepPoint, _ design: TimeoutDesignName, timers: (Double, Double) -> Bool, _ what: String) -> Evidence {
-        let total = point[RunloopMetric.total] ?? 0, done = point[RunloopMetric.completed] ?? 0, armed = point[RunloopMetric.timersArmed] ?? .nan
-        let n = Format.count
+        let total = point[RunloopMetric.total] ?? 0, done = point[RunloopMetric.completed] ?? 0, armed = point[RunloopMetric.timersArmed] ?? .nan, n = Format.count
         return .when(total > 0 && done == total && timers(armed, total),
                      "\(design.rawValue) at \(n(Double(point.size))): \(n(done)) of \(n(total)) requests raced to the end, \(armed.isNaN ? "timers not counted" : "\(n(armed)) \(what)")")
     }
