@@ -11,7 +11,7 @@ final class StepTableTests: XCTestCase {
     }
 
     func testStepsMarkedFromManyThreadsAreAllKeptAndCounted() {
-        let table = StepTable(count: 200, row: Row())
+        let table = StepTable(count: 200, row: Row())   // more rows than lock stripes, not a multiple of them
         DispatchQueue.concurrentPerform(iterations: 200) { i in
             table.mark(i, \.started)
             if i.isMultiple(of: 2) { table.mark(i, \.done, 42) }
@@ -25,6 +25,14 @@ final class StepTableTests: XCTestCase {
         XCTAssertEqual(rows.map(\.thread), Array(0..<200), "each row was changed only through its own index")
         XCTAssertEqual(table[3], rows[3])
         XCTAssertNil(table[1].done)
+    }
+
+    func testSmallAndEmptyTables() {
+        XCTAssertEqual(StepTable(count: 0, row: Row()).snapshot(), [])
+        let one = StepTable(count: 1, row: Row())
+        one.mark(0, \.done, 7)
+        XCTAssertEqual(one.snapshot(), [Row(started: nil, done: 7, thread: 0)])
+        XCTAssertEqual(one.count(\.done), 1)
     }
 
     func testMarkWithoutAValueRecordsTheMonotonicNow() {
