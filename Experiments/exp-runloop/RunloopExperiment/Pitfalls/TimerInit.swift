@@ -15,7 +15,9 @@ enum TimerInit {
     enum Constructor: String, CaseIterable, Sendable {
         case timeInterval = "time_interval_init", fireDate = "fire_date_init", scheduled = "scheduled"
 
-        var label: String { [.timeInterval: "Timer(timeInterval:)", .fireDate: "Timer(fire:)", .scheduled: "scheduledTimer"][self]! }
+        var label: String {
+            switch self { case .timeInterval: "Timer(timeInterval:)"; case .fireDate: "Timer(fire:)"; case .scheduled: "scheduledTimer" }
+        }
     }
 
     static func run(_ context: VariantContext) -> VariantRecord {

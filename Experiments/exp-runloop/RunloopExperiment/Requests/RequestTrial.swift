@@ -180,9 +180,8 @@ enum RequestMetrics {
         m.summarize(arms, p50: RunloopMetric.armDelayP50S, max: RunloopMetric.armDelayMaxS)
         // How long callers sat in their queue before running at all (a lower bound for the
         // ones that never ran).
-        let submitted = times.filter { $0.submitted != nil }
-        m.summarize(submitted.map { ($0.started ?? endedAt) - $0.submitted! }, max: RunloopMetric.callerDelayMaxS,
-                    censored: (RunloopMetric.callerDelayCensored, submitted.count { $0.started == nil }))
+        m.summarize(times.compactMap { t in t.submitted.map { (t.started ?? endedAt) - $0 } }, max: RunloopMetric.callerDelayMaxS,
+                    censored: (RunloopMetric.callerDelayCensored, times.count { $0.submitted != nil && $0.started == nil }))
         m[RunloopMetric.callersStarted] = Double(started.count)
         m[RunloopMetric.inFlightPeak] = Double(inFlightPeak(times))
         return m
