@@ -120,7 +120,7 @@ final class SweepFindingsTests: XCTestCase {
         let report = try ExperimentReport.decode(Data(run.stdout.utf8))
         let heap = try XCTUnwrap(report.variant(TimeoutDesignName.deadlineHeap), run.stderr)
         XCTAssertEqual(heap.outcome, .completed, "the design still works: \(heap.evidence ?? "")")
-        XCTAssertEqual(heap[TimeoutMetric.threadsRealtime], 0)
+        XCTAssertEqual(heap[RunloopMetric.threadsRealtime], 0)
         XCTAssertTrue(heap.evidence?.contains("normal priority (real-time refused: EPERM") == true, heap.evidence ?? "no evidence")
     }
 
@@ -129,7 +129,7 @@ final class SweepFindingsTests: XCTestCase {
     /// were refused; nothing when no design has a thread of its own.
     func testTheSweepTableSaysWhatPriorityTheDesignsThreadsRanAt() {
         func point(_ design: TimeoutDesignName, realtime: Double?) -> SweepPoint {
-            SweepPoint(variant: design.rawValue, size: 10, metrics: realtime.map { [TimeoutMetric.threadsRealtime.rawValue: $0] } ?? [:])
+            SweepPoint(variant: design.rawValue, size: 10, metrics: realtime.map { [RunloopMetric.threadsRealtime.rawValue: $0] } ?? [:])
         }
         let sleep = point(.taskSleep, realtime: nil)
         let granted = RunloopScale.priorityNote([point(.sharedThread, realtime: 1), point(.deadlineHeap, realtime: 1), sleep])

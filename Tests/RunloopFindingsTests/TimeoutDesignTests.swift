@@ -103,14 +103,14 @@ final class TimeoutDesignTests: XCTestCase {
         let m = result.metrics
         XCTAssertTrue(result.finished, "\(design.rawValue): every request ended within the budget", file: file, line: line)
         XCTAssertEqual(result.started, count, "\(design.rawValue): every caller started", file: file, line: line)
-        XCTAssertEqual(m[TimeoutMetric.fired], Double(count), "\(design.rawValue): every request was woken by its timeout", file: file, line: line)
-        XCTAssertEqual(m[TimeoutMetric.early], 0, "\(design.rawValue): no request was woken before its deadline", file: file, line: line)
+        XCTAssertEqual(m[RunloopMetric.fired], Double(count), "\(design.rawValue): every request was woken by its timeout", file: file, line: line)
+        XCTAssertEqual(m[RunloopMetric.early], 0, "\(design.rawValue): no request was woken before its deadline", file: file, line: line)
         XCTAssertEqual(result.firedAt.filter { !$0.isNaN }.count, count, file: file, line: line)
-        for metric in [TimeoutMetric.latenessP50, TimeoutMetric.latenessP99, TimeoutMetric.latenessMax, TimeoutMetric.wallPerTimeout,
-                       TimeoutMetric.issue, TimeoutMetric.threadsAdded, TimeoutMetric.cpu] {
+        for metric in [RunloopMetric.latenessP50Ms, RunloopMetric.latenessP99Ms, RunloopMetric.latenessMaxMs, RunloopMetric.wallPerTimeout,
+                       RunloopMetric.issueS, RunloopMetric.threadsAdded, RunloopMetric.cpuS] {
             XCTAssertNotNil(m[metric], "\(design.rawValue): \(metric.rawValue) measured", file: file, line: line)
         }
-        XCTAssertGreaterThanOrEqual(m[TimeoutMetric.wallPerTimeout] ?? 0, 1, "\(design.rawValue): the last request waited its whole timeout", file: file, line: line)
+        XCTAssertGreaterThanOrEqual(m[RunloopMetric.wallPerTimeout] ?? 0, 1, "\(design.rawValue): the last request waited its whole timeout", file: file, line: line)
     }
 
     func testEveryDesignWakesEachOfTwoHundredRequestsOnceAndNeverEarly() throws {
@@ -125,9 +125,9 @@ final class TimeoutDesignTests: XCTestCase {
         for (design, result) in trials({ TimeoutTrial.run($0, requests: count, timeout: 1.5, completeAfter: { $0 % 2 == 0 ? 0.01 : nil }, budget: 20) }) {
             let result = try XCTUnwrap(result, design.rawValue)
             XCTAssertTrue(result.finished, design.rawValue)
-            XCTAssertEqual(result.metrics[TimeoutMetric.completedFirst], Double(count / 2), "\(design.rawValue): early completions won their race")
-            XCTAssertEqual(result.metrics[TimeoutMetric.fired], Double(count / 2), "\(design.rawValue): the others timed out")
-            XCTAssertEqual(result.metrics[TimeoutMetric.early], 0, design.rawValue)
+            XCTAssertEqual(result.metrics[RunloopMetric.completedFirst], Double(count / 2), "\(design.rawValue): early completions won their race")
+            XCTAssertEqual(result.metrics[RunloopMetric.fired], Double(count / 2), "\(design.rawValue): the others timed out")
+            XCTAssertEqual(result.metrics[RunloopMetric.early], 0, design.rawValue)
         }
     }
 
@@ -135,9 +135,9 @@ final class TimeoutDesignTests: XCTestCase {
     /// request, deadline-heap re-sets its one timer per firing pass, far fewer times.
     func testSharedThreadArmsATimerPerRequestAndTheHeapOneTimer() throws {
         let shared = try XCTUnwrap(TimeoutTrial.run(.sharedThread, requests: count, timeout: timeout, budget: 20))
-        XCTAssertEqual(shared.metrics[TimeoutMetric.timersArmed], Double(count))
+        XCTAssertEqual(shared.metrics[RunloopMetric.timersArmed], Double(count))
         let heap = try XCTUnwrap(TimeoutTrial.run(.deadlineHeap, requests: count, timeout: timeout, budget: 20))
-        XCTAssertLessThan(heap.metrics[TimeoutMetric.timersArmed] ?? .infinity, Double(count))
+        XCTAssertLessThan(heap.metrics[RunloopMetric.timersArmed] ?? .infinity, Double(count))
     }
 
     /// Threads the design created are counted, the callers' are not: the run-loop designs add
@@ -145,10 +145,10 @@ final class TimeoutDesignTests: XCTestCase {
     func testThreadsAddedCountTheDesignsOwnThreadsOnly() throws {
         let heap = try XCTUnwrap(TimeoutTrial.run(.deadlineHeap, requests: count, timeout: timeout, budget: 20))
         XCTAssertTrue(heap.addedThreadNames.contains("rl.heap"), "the heap's run-loop thread: \(heap.addedThreadNames)")
-        XCTAssertEqual(heap.metrics[TimeoutMetric.threadsAdded], Double(heap.addedThreadNames.count))
+        XCTAssertEqual(heap.metrics[RunloopMetric.threadsAdded], Double(heap.addedThreadNames.count))
         let sleep = try XCTUnwrap(TimeoutTrial.run(.taskSleep, requests: count, timeout: timeout, budget: 20))
         XCTAssertFalse(sleep.addedThreadNames.contains("rl.heap"))
-        XCTAssertLessThan(sleep.metrics[TimeoutMetric.threadsAdded] ?? 99, heap.metrics[TimeoutMetric.threadsAdded] ?? 0,
+        XCTAssertLessThan(sleep.metrics[RunloopMetric.threadsAdded] ?? 99, heap.metrics[RunloopMetric.threadsAdded] ?? 0,
                           "task-sleep starts no thread of its own: \(sleep.addedThreadNames) vs \(heap.addedThreadNames)")
     }
 

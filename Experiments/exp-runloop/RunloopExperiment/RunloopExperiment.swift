@@ -166,12 +166,10 @@ public let runloopExperiment = ExperimentDefinition(
     parameters: RunloopParameters.self
 )
 
-/// The outcomes exp-runloop defines.
+/// The outcomes exp-runloop defines: a wrapper's `run(mode:before:)` returned at once on every
+/// pass (it spun); `Timer(timeInterval:)` fired before half its interval, net of machine stalls.
 public extension Outcome {
-    /// A wrapper's `run(mode:before:)` returned at once on every pass: it spun.
-    static let busyLoop: Outcome = "busy-loop"
-    /// `Timer(timeInterval:)` fired long before its interval (half of it, net of machine stalls).
-    static let firesEarly: Outcome = "fires-early"
+    static let busyLoop: Outcome = "busy-loop", firesEarly: Outcome = "fires-early"
 }
 
 /// A variant that times out `--tasks` requests with their run loops placed one way, named

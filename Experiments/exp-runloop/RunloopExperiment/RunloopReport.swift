@@ -27,29 +27,20 @@ func callerSection(_ report: ExperimentReport) -> String? {
     let caller = report.parameters["caller"].map(\.description) ?? "global"
     var lines: [String] = []
     for placement in [RunloopVariant.dedicatedThread, .sharedThread] {
-        guard let blocked = report.variant(placement), let free = report.variant(placement.withAsyncCallers),
-              let blockedWall = blocked[RunloopMetric.wallS], let freeWall = free[RunloopMetric.wallS] else { continue }
-        lines.append("  \(pad(placement.rawValue, 17)) \(pad(Format.seconds(blockedWall), 7)) with \(caller) callers   \(pad(Format.seconds(freeWall), 7)) with async callers")
+        guard let blocked = report.variant(placement)?[RunloopMetric.wallS], let free = report.variant(placement.withAsyncCallers)?[RunloopMetric.wallS] else { continue }
+        lines.append("  \(pad(placement.rawValue, 17)) \(pad(Format.seconds(blocked), 7)) with \(caller) callers   \(pad(Format.seconds(free), 7)) with async callers")
     }
-    if !lines.isEmpty {
-        lines.insert("same run loops, different callers (all requests, first start to last done):", at: 0)
-    }
+    if !lines.isEmpty { lines.insert("same run loops, different callers (all requests, first start to last done):", at: 0) }
     let bar: VariantReport? = report.variant(RunloopVariant.sharedThreadAsync) ?? (caller == "async" ? report.variant(RunloopVariant.sharedThread) : nil)
     if let bar, let wall = bar[RunloopMetric.wallS], let p99 = bar[RunloopMetric.latenessP99Ms] {
-        let ratio = wall / timeout
         let met = RunloopBar.figures(bar, timeout: timeout).allSatisfy(\.met)
+        let figures = "  \(Format.count(bar[RunloopMetric.total] ?? 0)) requests done in \(Format.seconds(wall)) = \(Format.decimal(wall / timeout, places: 3)) × timeout, timer lateness p99 \(Format.milliseconds(p99))"
         if !lines.isEmpty { lines.append("") }
-        let figures = "\(Format.count(bar[RunloopMetric.total] ?? 0)) requests done in \(Format.seconds(wall)) = \(Format.decimal(ratio, places: 3)) × timeout, timer lateness p99 \(Format.milliseconds(p99))"
-        if report.variants.count == 1 {
-            lines.append("performance bar (shared-thread, async callers): \(RunloopBar.targets)")
-            lines.append("  \(figures)   \(met ? "met" : "MISSED")")
-        } else {
-            // Other trials ran at the same time and shared the two cores: the bar is judged
-            // on a run of its own.
-            lines.append("shared-thread with async callers, alongside the other trials:")
-            lines.append("  \(figures)")
-            lines.append("  (performance bar: \(RunloopBar.targets), judged alone: exp-runloop \(RunloopBar.bar.arguments.joined(separator: " ")))")
-        }
+        // Run beside other trials, on the same two cores, the bar is not judged: only quoted.
+        lines += report.variants.count == 1
+            ? ["performance bar (shared-thread, async callers): \(RunloopBar.targets)", figures + "   \(met ? "met" : "MISSED")"]
+            : ["shared-thread with async callers, alongside the other trials:", figures,
+               "  (performance bar: \(RunloopBar.targets), judged alone: exp-runloop \(RunloopBar.bar.arguments.joined(separator: " ")))"]
     }
     return lines.isEmpty ? nil : lines.joined(separator: "\n")
 }
@@ -61,25 +52,20 @@ enum RunloopBar {
     static let targets = "all done in ≤ 1.05 × timeout, timer p99 < 10 ms"
 
     static let bar = PerformanceBar(title: "shared-thread with async callers (300 requests)",
-                                    arguments: ["--caller", "async", "--variant", RunloopVariant.sharedThread.rawValue,
-                                                "--tasks", "300", "--timeout", "1"]) { report in
-        guard let v = report.variant(RunloopVariant.sharedThread) else { return [] }
-        return figures(v, timeout: report.parameters["timeout_s"]?.number ?? 1)
+                                    arguments: ["--caller", "async", "--variant", RunloopVariant.sharedThread.rawValue, "--tasks", "300", "--timeout", "1"]) { report in
+        report.variant(RunloopVariant.sharedThread).map { figures($0, timeout: report.parameters["timeout_s"]?.number ?? 1) } ?? []
     }
 
-    /// The bar's figures from the variant that measured it.
     static func figures(_ v: VariantReport, timeout: Seconds) -> [PerformanceBar.Figure] {
         guard let wall = v[RunloopMetric.wallS] else { return [] }
         let ratio = wall / timeout
-        let all = v[RunloopMetric.completed] == v[RunloopMetric.total]
-        var figures = [PerformanceBar.Figure(name: "best runloop variant (shared-thread, async callers, \(Format.count(v[RunloopMetric.total] ?? 0)) requests): total / timeout",
-                                             value: ratio, unit: "×", target: "<= 1.05", met: ratio <= 1.05 && all,
-                                             detail: "\(Format.seconds(wall)) for a \(Format.seconds(timeout)) timeout; outcome \(v.outcome)")]
-        if let p99 = v[RunloopMetric.latenessP99Ms] {
-            figures.append(PerformanceBar.Figure(name: "its timers' p99 lateness", value: p99, unit: "ms", target: "< 10 ms", met: p99 < 10,
-                                                 detail: "max \(v[RunloopMetric.latenessMaxMs].map(Format.milliseconds) ?? "—")"))
-        }
-        return figures
+        let total = PerformanceBar.Figure(name: "best runloop variant (shared-thread, async callers, \(Format.count(v[RunloopMetric.total] ?? 0)) requests): total / timeout",
+                                          value: ratio, unit: "×", target: "<= 1.05", met: ratio <= 1.05 && v[RunloopMetric.completed] == v[RunloopMetric.total],
+                                          detail: "\(Format.seconds(wall)) for a \(Format.seconds(timeout)) timeout; outcome \(v.outcome)")
+        return [total] + (v[RunloopMetric.latenessP99Ms].map { p99 in
+            [PerformanceBar.Figure(name: "its timers' p99 lateness", value: p99, unit: "ms", target: "< 10 ms", met: p99 < 10,
+                                   detail: "max \(v[RunloopMetric.latenessMaxMs].map(Format.milliseconds) ?? "—")")]
+        } ?? [])
     }
 }
 
@@ -96,6 +82,4 @@ func threadChart(_ report: ExperimentReport) -> String? {
     return lines.joined(separator: "\n")
 }
 
-private func pad(_ s: String, _ width: Int) -> String {
-    s.count >= width ? s : s + String(repeating: " ", count: width - s.count)
-}
+private func pad(_ s: String, _ width: Int) -> String { s + String(repeating: " ", count: max(0, width - s.count)) }

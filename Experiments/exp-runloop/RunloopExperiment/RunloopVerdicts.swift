@@ -1,50 +1,36 @@
 import LabHarness
 
-/// How exp-runloop's cross-variant findings are judged from what their variants measured. Each
-/// verdict quotes the figures it was decided on and names its mechanism's evidence (callers
-/// started and seen waiting, a main thread seen blocked, a loop seen returning at once), so a
-/// symptom with another cause (a thread limit, a machine that gave the trial no CPU) is not
-/// judged. A timing is judged beyond a same-moment control or as a ratio within one run.
-/// Every figure a verdict is judged against is a `Threshold` below, named once.
+/// How exp-runloop's cross-variant findings are judged. Each verdict quotes its figures and
+/// names its mechanism's evidence, so a symptom with another cause (a thread limit, a machine
+/// that gave the trial no CPU) is not judged; a timing is judged beyond a same-moment control or
+/// as a ratio within one run. Every figure judged against is a `Threshold` here, named once.
 enum RunloopVerdicts {
-    /// "On time": within this many ms of the deadline beyond what a control thread in the same
-    /// process was held up at that moment. Timers behind a starved pool are late by seconds; a
-    /// thread of its own fires within a few milliseconds.
+    /// "On time": within this of the deadline beyond a same-moment control. Timers behind a
+    /// starved pool are late by seconds; a thread of its own fires within a few milliseconds.
     static let onTimeThreshold = Threshold("on time", 50, "ms")
-    /// Blocked callers stretch the total at least this many times the async run's (about 20× at
-    /// the seed's size).
-    static let stretch = Threshold("stretch", 2, "×")
-    /// Async callers finish every request within this many timeouts (net of machine stalls).
-    static let aboutOneTimeout = Threshold("about one timeout", 1.5, "×")
-    /// A spinning loop uses at least this much CPU per wall second, or is runnable this share
-    /// of the time (on a loaded machine it gets only its share of a core).
-    static let busyCPU = Threshold("busy CPU", 0.5, "s/s")
-    static let busyRunnable = Threshold("busy runnable", 90, "%")
-    /// A loop that sleeps uses at most this much CPU per wall second.
+    /// Blocked callers stretch the total at least this many times the async run's (about 20×
+    /// at the seed's size), whose requests all finish within `aboutOneTimeout` (net of stalls).
+    static let stretch = Threshold("stretch", 2, "×"), aboutOneTimeout = Threshold("about one timeout", 1.5, "×")
+    /// A spinning loop uses this much CPU per wall second, or is runnable this share of the time
+    /// (a loaded machine gives it only its share of a core); a sleeping one at most `quietCPU`.
+    static let busyCPU = Threshold("busy CPU", 0.5, "s/s"), busyRunnable = Threshold("busy runnable", 90, "%")
     static let quietCPU = Threshold("quiet CPU", 0.05, "s/s")
-    /// "Returns at once": a loop without a source passes at least this many times as often as
-    /// the same loop with a port.
+    /// "Returns at once": a loop without a source passes this many times as often as with a port.
     static let returnsAtOnce = Threshold("returns at once", 100, "×")
-    /// Released "at the guard date": not earlier than this before it (a scheduling tick)...
-    static let guardEarly = Threshold("guard early", 0.05, "s")
-    /// ...and not later than this after it, beyond a same-moment control.
-    static let guardLate = Threshold("guard late", 0.5, "s")
-    /// "At once" against "after the interval": a first fire below this share of the interval
-    /// (net of machine stalls) is at once; at or above `afterInterval`, it waited.
-    static let atOnce = Threshold("at once", 50, "%")
-    static let afterInterval = Threshold("after the interval", 90, "%")
-    /// Under global callers the run-loop blocks never start: at most this share of them does
-    /// (the first ones may get a thread before the callers fill the pool).
+    /// Released "at the guard date": not earlier than a scheduling tick before it, not later
+    /// than `guardLate` after it beyond a same-moment control.
+    static let guardEarly = Threshold("guard early", 0.05, "s"), guardLate = Threshold("guard late", 0.5, "s")
+    /// A first fire below `atOnce` of the interval (net of stalls) is at once; at or above
+    /// `afterInterval`, it waited.
+    static let atOnce = Threshold("at once", 50, "%"), afterInterval = Threshold("after the interval", 90, "%")
+    /// Under global callers at most this share of the run-loop blocks starts (the first ones
+    /// may get a thread before the callers fill the pool).
     static let fewStarted = Threshold("run-loop blocks started", 10, "%")
-
-    /// The sweep reads the on-time limit as a number.
-    static var onTimeLimitMs: Double { onTimeThreshold.value }
 
     static func onTime(excessP99: Double) -> Bool { excessP99 <= onTimeThreshold.value }
 
-    /// The frame every semaphore wait of this experiment blocks in, as the stacks name it. The
-    /// Swift overlay's `DispatchSemaphore.wait` tail-calls libdispatch, so its own frame never
-    /// shows; libdispatch's slow path does (`_dispatch_semaphore_wait_slow`).
+    /// The frame every semaphore wait here blocks in, as stacks name it: the Swift overlay's
+    /// `DispatchSemaphore.wait` tail-calls libdispatch, whose slow path shows.
     static let semaphoreWaitFrame = "_dispatch_semaphore_wait"
 
     /// The variant's own mechanism (set by its body), or why there is none.
@@ -53,9 +39,7 @@ enum RunloopVerdicts {
     }
 
     /// Whether every timer of `v` fired on time beyond its same-moment control, and the
-    /// sentence that says so: "40 of 40 timers fired, p99 3 ms late (max 4 ms), beyond a
-    /// same-moment control p99 2 ms (the control was held up 40 ms at worst)"; `nil` when no
-    /// timer fired.
+    /// sentence that says so; `nil` when no timer fired.
     static func timers(_ v: VariantReport) -> (onTime: Bool, text: String)? {
         let total = v[RunloopMetric.total] ?? 0, fired = v[RunloopMetric.fired] ?? 0
         guard let p99 = v[RunloopMetric.latenessP99Ms], let excess = v[RunloopMetric.latenessExcessP99Ms] else { return nil }
@@ -64,23 +48,24 @@ enum RunloopVerdicts {
                 "\(Format.count(fired)) of \(Format.count(total)) timers fired, p99 \(Format.milliseconds(p99)) late (max \(Format.milliseconds(v[RunloopMetric.latenessMaxMs] ?? 0))), beyond a same-moment control p99 \(Format.milliseconds(excess))\(stall)")
     }
 
+    /// The on-time verdict of a thread placement, `loops` saying how many run-loop threads it took.
+    static func onTimeVerdict(_ v: VariantReport, also: Bool = true, _ loops: String) -> Verdict {
+        guard let timers = timers(v) else { return .notJudged("\(v.name) ended \(v.outcome) with no timer fired: \(v.evidence ?? "")") }
+        return Verdict(symptom: timers.onTime && also, mechanism: mechanism(v), timers.text + loops)
+    }
+
     static func dedicatedThreadHonorsTimeouts(_ inputs: FindingInputs) -> Verdict {
         let v = inputs[RunloopVariant.dedicatedThread]
-        guard let timers = timers(v) else { return .notJudged("dedicated-thread ended \(v.outcome) with no timer fired: \(v.evidence ?? "")") }
-        return Verdict(symptom: timers.onTime, mechanism: mechanism(v),
-                       timers.text + ", on up to \(Format.count(v[RunloopMetric.runloopThreadsPeak] ?? 0)) run-loop threads at once")
+        return onTimeVerdict(v, ", on up to \(Format.count(v[RunloopMetric.runloopThreadsPeak] ?? 0)) run-loop threads at once")
     }
 
     static func sharedThreadScales(_ inputs: FindingInputs) -> Verdict {
-        let v = inputs[RunloopVariant.sharedThread]
-        guard let timers = timers(v) else { return .notJudged("shared-thread ended \(v.outcome) with no timer fired: \(v.evidence ?? "")") }
-        let loops = v[RunloopMetric.runloopThreadsPeak] ?? 0
+        let v = inputs[RunloopVariant.sharedThread], loops = v[RunloopMetric.runloopThreadsPeak] ?? 0
         // The thread-per-request cost is clearest without blocked callers throttling it.
         let other = [RunloopVariant.dedicatedThreadAsync, .dedicatedThread].lazy.compactMap { o in
             inputs.ran(o)?[RunloopMetric.runloopThreadsPeak].map { " (\(o.rawValue) needed \(Format.count($0)) at once)" }
         }.first ?? ""
-        return Verdict(symptom: timers.onTime && loops == 1, mechanism: mechanism(v),
-                       timers.text + ", on \(Format.count(loops)) run-loop thread\(other)")
+        return onTimeVerdict(v, also: loops == 1, ", on \(Format.count(loops)) run-loop thread\(other)")
     }
 
     static func blockedCallersThrottle(_ inputs: FindingInputs) -> Verdict {
@@ -91,21 +76,18 @@ enum RunloopVerdicts {
         var parts: [String] = [], queued: [Evidence] = [], holds = true
         for placement in [RunloopVariant.dedicatedThread, .sharedThread] {
             guard let blocked = inputs.ran(placement), let free = inputs.ran(placement.withAsyncCallers) else { continue }
-            let total = blocked[RunloopMetric.total] ?? 0
-            let blockedWall = blocked[RunloopMetric.wallS] ?? .nan, freeWall = free[RunloopMetric.wallS] ?? .nan
-            // The async run's wall time without what machine stalls took from it (a control
-            // thread in the same process was held up that long): stalls neither make it look
-            // slower than one timeout nor shrink the stretch.
+            let total = blocked[RunloopMetric.total] ?? 0, blockedWall = blocked[RunloopMetric.wallS] ?? .nan, freeWall = free[RunloopMetric.wallS] ?? .nan
+            // The async run's wall time less what a same-moment control lost to the machine:
+            // stalls neither make it look slower than one timeout nor shrink the stretch.
             let freeNet = freeWall - (free[RunloopMetric.wallControlDelayS] ?? 0)
             let p50 = blocked[RunloopMetric.latenessExcessP50Ms] ?? .infinity, worst = blocked[RunloopMetric.latenessExcessMaxMs] ?? .infinity
-            // "Every timer on time" as far as the total is concerned: the typical timer is on
-            // time beyond its same-moment control, and even the latest one explains less than
-            // a tenth of the stretch.
+            // "Every timer on time" for the total: the typical timer is on time beyond its
+            // control, and even the latest explains less than a tenth of the stretch.
             let onTime = blocked[RunloopMetric.fired] == total && onTime(excessP99: p50) && worst / 1000 < (blockedWall - freeNet) / 10
             holds = holds && onTime && blockedWall >= stretch.value * freeNet
                 && free[RunloopMetric.completed] == free[RunloopMetric.total] && freeNet <= aboutOneTimeout.value * p.timeout
-            // The mechanism: the blocked callers queued for pool threads (fewer in flight at
-            // once than there were callers), while every async caller waited at once.
+            // The mechanism: blocked callers queued for pool threads (fewer in flight at once
+            // than callers), while every async caller waited at once.
             let inFlight = blocked[RunloopMetric.inFlightPeak] ?? 0, freeInFlight = free[RunloopMetric.inFlightPeak] ?? 0
             queued.append(.when(inFlight >= 1 && inFlight < total && freeInFlight == total,
                                 "\(placement.rawValue): at most \(Format.count(inFlight)) of \(Format.count(total)) global-queue callers blocked at once (the rest queued for a pool thread, the last for \(Format.seconds(blocked[RunloopMetric.callerDelayMaxS] ?? 0))), all \(Format.count(freeInFlight)) async callers waiting at once",
@@ -123,12 +105,10 @@ enum RunloopVerdicts {
             return .notJudged("CPU time was not measured: \(spin.evidence ?? "") / \(calm.evidence ?? "")")
         }
         let runnable = spin[RunloopMetric.runnablePerWall]
-        let busy = spinCPU >= busyCPU.value || (runnable ?? 0) * 100 >= busyRunnable.value
-        let quiet = calmCPU <= quietCPU.value
+        let busy = spinCPU >= busyCPU.value || (runnable ?? 0) * 100 >= busyRunnable.value, quiet = calmCPU <= quietCPU.value
         let spinPasses = spin[RunloopMetric.passes] ?? 0, calmPasses = calm[RunloopMetric.passes] ?? 0
-        var text = "no source: \(Format.decimal(spinCPU, places: 2)) CPU-s per s"
-        if let runnable { text += " (runnable \(Format.decimal(runnable * 100, places: 0)) % of the time)" }
-        text += "; SocketPort: \(Format.decimal(calmCPU, places: 3)) CPU-s per s"
+        let text = "no source: \(Format.decimal(spinCPU, places: 2)) CPU-s per s" + (runnable.map { " (runnable \(Format.decimal($0 * 100, places: 0)) % of the time)" } ?? "")
+            + "; SocketPort: \(Format.decimal(calmCPU, places: 3)) CPU-s per s"
         // The mechanism: run(mode:before:) returned at once without a source, pass after pass.
         let mechanism = Evidence.when(spinPasses >= returnsAtOnce.value * max(calmPasses, 1),
                                       "run(mode:before:) returned \(SpinWrapper.passes(Int(spinPasses))) without a source, \(SpinWrapper.passes(Int(calmPasses))) with the port")
@@ -145,8 +125,7 @@ enum RunloopVerdicts {
             ? "run loop: returned in \(Format.seconds(loop[RunloopMetric.wallS] ?? .nan)) after \(SpinWrapper.passes(Int(loop[RunloopMetric.passes] ?? 0)))"
             : "run loop: \(loop.outcome) (\(loop.evidence ?? ""))"
         // The mechanism: the completion was queued for the main thread (step 1 done, step 2
-        // never), and the main thread was seen waiting in the semaphore (stacks, where the
-        // platform takes them).
+        // never), and the main thread was seen waiting in the semaphore (stacks, where taken).
         let caller = "\(MainThreadWrapper.self).semaphore"
         let queued = steps == 1 ? "the completion was queued on the main queue and never ran (step 1 of \(MainThreadWrapper.steps))" : nil
         let mechanism: Evidence
@@ -163,54 +142,46 @@ enum RunloopVerdicts {
 
     static func runUntilDateReleasesAtGuard(_ inputs: FindingInputs) -> Verdict {
         let global = inputs[RunloopVariant.runUntilDate], thread = inputs[RunloopVariant.runUntilDateThread]
-        let promised = thread[RunloopMetric.guardPromisedS] ?? .nan
-        let releasedAfter = thread[RunloopMetric.untilDateReleasedAfterS]
+        let promised = thread[RunloopMetric.guardPromisedS] ?? .nan, releasedAfter = thread[RunloopMetric.untilDateReleasedAfterS]
         let atGuard = releasedAfter.map { $0 >= promised - guardEarly.value } == true && (thread[RunloopMetric.untilDateExcessS] ?? .infinity) <= guardLate.value
         let runHeld = thread[RunloopMetric.runReleased] == 0 && (thread[RunloopMetric.runHeldS] ?? 0) >= promised
         let threadText = "thread callers: run(until:) "
             + (releasedAfter.map { "released its thread \(Format.seconds($0)) after arming" } ?? "never released its thread")
             + " (timeout + guard: \(Format.seconds(promised))), run() "
             + (runHeld ? "still held its thread after \(Format.seconds(thread[RunloopMetric.runHeldS] ?? 0))" : "returned or was not watched long enough")
-        // The thread half's mechanism: both timers fired and stopped their loops, and both
-        // callers woke, so what follows is the run loop's own doing.
+        // The thread half's mechanism: both timers fired and stopped their loops, both callers
+        // woke: what follows is the run loop's own doing.
         var mechanism = Evidence.when(thread[RunloopMetric.fired] == 2 && thread[RunloopMetric.completed] == 2,
                                       "both timers fired (CFRunLoopStop called) and both thread callers woke",
                                       otherwise: "\(Format.count(thread[RunloopMetric.fired] ?? 0)) of 2 timers fired, \(Format.count(thread[RunloopMetric.completed] ?? 0)) of 2 callers woke")
         // The global half holds only where the callers were global-queue blocks (`--caller`).
         let callers = inputs.parameters(RunloopParameters.self).caller
-        var globalOK = true
-        let globalText: String
+        var globalOK = true, globalText = "run-until-date ran with \(callers.phrase) (--caller), so the global half is not measured here"
         if callers == .global {
-            let total = global[RunloopMetric.total] ?? 0
-            let started = global[RunloopMetric.runloopThreadsPeak] ?? .infinity
+            let total = global[RunloopMetric.total] ?? 0, started = global[RunloopMetric.runloopThreadsPeak] ?? .infinity
             globalOK = global.outcome == .deadlock && total > 0 && started * 100 <= fewStarted.value * total
             globalText = global.outcome == .deadlock
                 ? "global callers: deadlock, \(Format.count(started)) of \(Format.count(total)) run-loop blocks ever started; the guard of the other \(Format.count(total - started)) is inside a block that never ran"
                 : "global callers: \(global.outcome) (\(global.evidence ?? ""))"
             mechanism = .all([mechanism, RunloopVerdicts.mechanism(global)])
-        } else {
-            globalText = "run-until-date ran with \(callers.phrase) (--caller), so the global half is not measured here"
         }
         return Verdict(symptom: atGuard && runHeld && thread.outcome == .completed && globalOK, mechanism: mechanism, "\(threadText); \(globalText)")
     }
 
     static func linuxTimerInitFiresImmediately(_ inputs: FindingInputs) -> Verdict {
         let v = inputs[RunloopVariant.timerInit]
-        let interval = v[RunloopMetric.intervalMs] ?? .nan
-        let early = v[RunloopMetric.firstFireTimeIntervalInitMs] ?? .nan
+        let interval = v[RunloopMetric.intervalMs] ?? .nan, early = v[RunloopMetric.firstFireTimeIntervalInitMs] ?? .nan
         // What a machine stall added to that first fire is taken off (a control thread in the
         // same process was held up as long), so a stall cannot make "at once" look late.
         let earlyNet = v[RunloopMetric.firstFireTimeIntervalInitExcessMs] ?? early
-        let fire = v[RunloopMetric.firstFireFireDateInitMs] ?? .nan
-        let scheduled = v[RunloopMetric.firstFireScheduledMs] ?? .nan
+        let fire = v[RunloopMetric.firstFireFireDateInitMs] ?? .nan, scheduled = v[RunloopMetric.firstFireScheduledMs] ?? .nan
         let text = "a \(Format.milliseconds(interval)) timer first fired after \(Format.milliseconds(early)) with Timer(timeInterval:)\(early - earlyNet >= 5 ? " (\(Format.milliseconds(earlyNet)) beyond a same-moment control)" : ""), \(Format.milliseconds(fire)) with Timer(fire:), \(Format.milliseconds(scheduled)) with scheduledTimer"
         // The mechanism: each constructor's timer was added to a running run loop and fired
         // there (its first fire was timed), beside a same-moment control.
         let mechanism = Evidence.when([early, fire, scheduled].allSatisfy(\.isFinite) && v[MetricKey.controlStallMax] != nil,
                                       "the three timers fired on their run loops, timed against a same-moment control",
                                       otherwise: "a timer's first fire was not timed: \(v.evidence ?? "")")
-        return Verdict(symptom: earlyNet * 100 < atOnce.value * interval && fire * 100 >= afterInterval.value * interval
-                           && scheduled * 100 >= afterInterval.value * interval,
-                       mechanism: mechanism, text)
+        let waited = [fire, scheduled].allSatisfy { $0 * 100 >= afterInterval.value * interval }
+        return Verdict(symptom: earlyNet * 100 < atOnce.value * interval && waited, mechanism: mechanism, text)
     }
 }

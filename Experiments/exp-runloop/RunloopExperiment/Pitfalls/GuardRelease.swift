@@ -5,26 +5,20 @@ import LabHarness
 /// free (a thread each), so the run-loop blocks on the global queue do get a thread.
 ///
 /// Two requests side by side, each run loop in a block on the global queue with a port and the
-/// timeout timer, each caller a thread of its own blocked on a semaphore: request 0 runs its
-/// loop with `run(until:)` and the guard, request 1 with `run()` as the seed wrote it. Both
-/// callers wake when their timers fire. `CFRunLoopStop` ends only the current pass, so
-/// `run(until:)` keeps its thread until the guard date and then returns (what the article
-/// promised: the thread is released), and `run()` never returns.
-///
-/// Progress: each caller that wakes, and the release of request 0.
+/// timeout timer, each caller a thread blocked on a semaphore: request 0 runs its loop with
+/// `run(until:)` and the guard, request 1 with `run()` as the seed wrote it. Both callers wake
+/// when their timers fire. `CFRunLoopStop` ends only the current pass, so `run(until:)` keeps
+/// its thread until the guard date and then returns (what the article promised: the thread is
+/// released), and `run()` never returns. Progress: each caller that wakes, and request 0's release.
 enum GuardRelease {
-    static let untilDate = 0
-    static let forever = 1
+    static let untilDate = 0, forever = 1
     /// How long past the guard date the trial watches for the release before calling it held.
     static let grace: Seconds = 2
 
     static func run(_ context: VariantContext) -> VariantRecord {
-        let p = context.parameters(RunloopParameters.self)
-        let timeout = p.timeout, guardSeconds = PlacementRuntime.guardSeconds
+        let timeout = context.parameters(RunloopParameters.self).timeout, guardSeconds = PlacementRuntime.guardSeconds
         let promised = timeout + guardSeconds
-        let log = RequestLog(count: 2)
-        let gauge = RunLoopThreadGauge()
-        let progress = context.progress
+        let log = StepTable(count: 2, row: RequestTimes()), gauge = PeakGauge(), progress = context.progress
         for (index, style) in [(untilDate, TimeoutRunLoop.Style.untilDate(guardSeconds: guardSeconds)), (forever, .forever)] {
             log.mark(index, \.submitted)
             NamedThread.start("rl.caller") {
@@ -41,24 +35,20 @@ enum GuardRelease {
         }
         // Watch request 0 until it is released or `grace` past its guard date, then request 1
         // at least as long after its own arming.
-        let start = MonotonicClock.now()
-        func times(_ i: Int) -> RequestTimes { log.snapshot()[i] }
-        let giveUp = start + promised + grace + 5
-        while MonotonicClock.now() < giveUp {
-            let t = times(untilDate)
-            if t.released != nil { break }
-            if let armed = t.armed, MonotonicClock.now() > armed + promised + grace { break }
+        let start = MonotonicClock.now(), giveUp = start + promised + grace + 5
+        while MonotonicClock.now() < giveUp, log[untilDate].released == nil,
+              log[untilDate].armed.map({ MonotonicClock.now() <= $0 + promised + grace }) ?? true {
             MonotonicClock.sleep(for: 0.01)
         }
-        let watchedUntil = max(MonotonicClock.now(), (times(forever).armed ?? start) + promised + 0.5)
-        while MonotonicClock.now() < watchedUntil, times(forever).released == nil { MonotonicClock.sleep(for: 0.01) }
+        let watchedUntil = max(MonotonicClock.now(), (log[forever].armed ?? start) + promised + 0.5)
+        while MonotonicClock.now() < watchedUntil, log[forever].released == nil { MonotonicClock.sleep(for: 0.01) }
         let end = MonotonicClock.now()
 
-        let a = times(untilDate), b = times(forever)
+        let a = log[untilDate], b = log[forever]
         var m = Metrics()
         m[RunloopMetric.total] = 2
-        m[RunloopMetric.completed] = Double([a, b].filter { $0.woke != nil }.count)
-        m[RunloopMetric.fired] = Double([a, b].filter { $0.fired != nil }.count)
+        m[RunloopMetric.completed] = Double([a, b].count { $0.woke != nil })
+        m[RunloopMetric.fired] = Double([a, b].count { $0.fired != nil })
         m[RunloopMetric.guardPromisedS] = promised
         if let armed = a.armed, let released = a.released {
             m[RunloopMetric.untilDateReleasedAfterS] = released - armed
@@ -69,14 +59,7 @@ enum GuardRelease {
         if let armed = b.armed { m[RunloopMetric.runHeldS] = (b.released ?? end) - armed }
         m[RunloopMetric.wallS] = end - start
 
-        let outcome: Outcome
-        if m[RunloopMetric.completed] != 2 {
-            outcome = .stalled
-        } else if a.released == nil {
-            outcome = .leaked
-        } else {
-            outcome = .completed
-        }
+        let outcome: Outcome = m[RunloopMetric.completed] != 2 ? .stalled : a.released == nil ? .leaked : .completed
         let untilText = a.released.flatMap { r in a.armed.map { "run(until:) released its thread \(Format.seconds(r - $0)) after arming" } }
             ?? "run(until:) still held its thread"
         let runText = b.released == nil ? "run() still held its thread after \(Format.seconds(m[RunloopMetric.runHeldS] ?? 0))" : "run() returned"

@@ -64,11 +64,7 @@ enum MainThreadWrapper {
     }
 
     private static func record(wall: Seconds, passes: Int?, progress: ProgressCounter) -> VariantRecord {
-        var metrics = Metrics()
-        metrics[RunloopMetric.total] = 1
-        metrics[RunloopMetric.completed] = 1
-        metrics[RunloopMetric.steps] = Double(progress.value)
-        metrics[RunloopMetric.wallS] = wall
+        var metrics = Metrics([RunloopMetric.total: 1, RunloopMetric.completed: 1, RunloopMetric.steps: Double(progress.value), RunloopMetric.wallS: wall])
         if let passes { metrics[RunloopMetric.passes] = Double(passes) }
         let how = passes.map { " after \(SpinWrapper.passes($0)) of the main run loop" } ?? ""
         return VariantRecord(outcome: .completed, metrics: metrics,

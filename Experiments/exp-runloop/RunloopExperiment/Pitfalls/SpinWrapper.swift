@@ -18,19 +18,14 @@ enum SpinWrapper {
     static func run(_ context: VariantContext, withSource: Bool) -> VariantRecord {
         let duration = context.parameters(RunloopParameters.self).interval
         final class Shared: Sendable {
-            let done = Atomic<Bool>(false)
-            let handle = Mutex<RunLoopHandle?>(nil)
-            let ready = DispatchSemaphore(value: 0)
-            let finished = DispatchSemaphore(value: 0)
+            let done = Atomic<Bool>(false), handle = Mutex<RunLoopHandle?>(nil)
+            let ready = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
             let result = Mutex<(passes: Int, wall: Seconds, cpu: Seconds?, runnable: Seconds?, portMissing: Bool)?>(nil)
         }
         let shared = Shared()
         NamedThread.start("rl.spin") {
-            var port: SocketPort?
-            if withSource {
-                port = SocketPort(tcpPort: 0)
-                if let port { RunLoop.current.add(port, forMode: .default) }
-            }
+            let port = withSource ? SocketPort(tcpPort: 0) : nil
+            if let port { RunLoop.current.add(port, forMode: .default) }
             shared.handle.withLock { $0 = .current }
             shared.ready.signal()
             let start = MonotonicClock.now()
@@ -64,10 +59,7 @@ enum SpinWrapper {
         if r.portMissing { return VariantRecord(outcome: .failed, evidence: "no socket port could be made") }
         context.progress.advance()
 
-        var metrics = Metrics()
-        metrics[RunloopMetric.wallS] = r.wall
-        metrics[RunloopMetric.passes] = Double(r.passes)
-        metrics[RunloopMetric.passesPerS] = Double(r.passes) / r.wall
+        var metrics = Metrics([RunloopMetric.wallS: r.wall, RunloopMetric.passes: Double(r.passes), RunloopMetric.passesPerS: Double(r.passes) / r.wall])
         if let cpu = r.cpu {
             metrics[RunloopMetric.cpuS] = cpu
             metrics[RunloopMetric.cpuPerWall] = cpu / r.wall

@@ -13,16 +13,10 @@ import Synchronization
 enum TimerInit {
 
     enum Constructor: String, CaseIterable, Sendable {
-        case timeInterval = "time_interval_init"
-        case fireDate = "fire_date_init"
-        case scheduled = "scheduled"
+        case timeInterval = "time_interval_init", fireDate = "fire_date_init", scheduled = "scheduled"
 
         var label: String {
-            switch self {
-            case .timeInterval: "Timer(timeInterval:)"
-            case .fireDate: "Timer(fire:)"
-            case .scheduled: "scheduledTimer"
-            }
+            switch self { case .timeInterval: "Timer(timeInterval:)"; case .fireDate: "Timer(fire:)"; case .scheduled: "scheduledTimer" }
         }
     }
 
@@ -68,10 +62,7 @@ enum TimerInit {
         let early = earlyNet < 0.5 * interval
         let othersOnTime = [Constructor.fireDate, .scheduled].allSatisfy { (measured[$0] ?? 0) >= 0.9 * interval }
         let text = Constructor.allCases.map { "\($0.label) \(Format.seconds(measured[$0] ?? .nan))" }.joined(separator: ", ")
-        let outcome: Outcome
-        if early && othersOnTime { outcome = .firesEarly }
-        else if !early && othersOnTime { outcome = .completed }
-        else { outcome = .failed }
+        let outcome: Outcome = !othersOnTime ? .failed : early ? .firesEarly : .completed
         return VariantRecord(outcome: outcome, metrics: metrics,
                              evidence: "first fire of a \(Format.seconds(interval)) timer: \(text)")
     }

@@ -18,7 +18,6 @@ public enum CallerKind: String, Sendable, CaseIterable {
     /// Whether each caller blocks a thread while it waits (a pool thread, but for `.thread`).
     var blocks: Bool { self != .async }
 
-    /// How the report says it.
     var phrase: String {
         switch self {
         case .global: "global-queue callers"
@@ -34,8 +33,7 @@ struct RequestClient: Sendable {
     let runtime: PlacementRuntime
     let progress: ProgressCounter
 
-    /// The seed's `[[Foo new] test]`: blocks the calling thread on a semaphore until the
-    /// request's timer fires.
+    /// The seed's `[[Foo new] test]`: blocks the calling thread until the request's timer fires.
     func callBlocking(_ index: Int) {
         runtime.log.mark(index, \.started)
         let done = DispatchSemaphore(value: 0)
@@ -60,27 +58,18 @@ struct RequestClient: Sendable {
 }
 
 enum Callers {
-    /// The queue of the operation-queue callers, as the seed sets it up. One per process is
-    /// enough: every trial runs in a process of its own.
-    static let operations: OperationQueue = {
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 300
-        return queue
-    }()
+    /// The operation-queue callers' queue, as the seed sets it up (one trial per process).
+    static let operations = { let queue = OperationQueue(); queue.maxConcurrentOperationCount = 300; return queue }()
 
     /// Issues requests `0..<count`, each from its own caller of `kind`, and returns at once.
     static func launch(_ kind: CallerKind, count: Int, client: RequestClient) {
         for index in 0..<count {
             client.runtime.log.mark(index, \.submitted)
             switch kind {
-            case .global:
-                DispatchQueue.global().async { client.callBlocking(index) }
-            case .thread:
-                NamedThread.start("rl.caller") { client.callBlocking(index) }
-            case .async:
-                Task.detached { await client.callAsync(index) }
-            case .operationQueue:
-                operations.addOperation { client.callBlocking(index) }
+            case .global: DispatchQueue.global().async { client.callBlocking(index) }
+            case .thread: NamedThread.start("rl.caller") { client.callBlocking(index) }
+            case .async: Task.detached { await client.callAsync(index) }
+            case .operationQueue: operations.addOperation { client.callBlocking(index) }
             }
         }
     }

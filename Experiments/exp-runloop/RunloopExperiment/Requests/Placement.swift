@@ -29,57 +29,34 @@ public enum Placement: String, Sendable, CaseIterable {
 
 /// The machinery a trial's requests share: the shared thread, the operation queue.
 final class PlacementRuntime: Sendable {
-    let placement: Placement
-    let timeout: Seconds
-    let log: RequestLog
-    let gauge: RunLoopThreadGauge
+    let placement: Placement, timeout: Seconds
+    let log: StepTable<RequestTimes>, gauge = PeakGauge()
     private let shared: SharedRunLoopThread?
-    private let operations: OperationQueue?
+    /// The operation-queue placement's queue, as the seed sets it up.
+    private let operations = OperationQueue()
 
     /// The guard the seed suggests adding to the timeout in `run(until:)`.
     static let guardSeconds: Seconds = 5
 
-    init(_ placement: Placement, timeout: Seconds, log: RequestLog) throws {
-        self.placement = placement
-        self.timeout = timeout
-        self.log = log
-        gauge = RunLoopThreadGauge()
-        switch placement {
-        case .sharedThread:
-            guard let thread = SharedRunLoopThread.start(gauge: gauge) else { throw SetupError("no socket port for the shared run loop") }
-            shared = thread
-            operations = nil
-        case .operationQueue:
-            let queue = OperationQueue()
-            queue.maxConcurrentOperationCount = 300
-            shared = nil
-            operations = queue
-        default:
-            shared = nil
-            operations = nil
-        }
+    init(_ placement: Placement, timeout: Seconds, log: StepTable<RequestTimes>) throws {
+        (self.placement, self.timeout, self.log) = (placement, timeout, log)
+        operations.maxConcurrentOperationCount = 300
+        shared = placement == .sharedThread ? SharedRunLoopThread.start(gauge: gauge) : nil
+        if placement == .sharedThread, shared == nil { throw SetupError("no socket port for the shared run loop") }
     }
 
     /// Starts request `index`'s timeout on its run loop; `onTimeout` runs when its timer fires.
     func launch(_ index: Int, onTimeout: @escaping @Sendable () -> Void) {
         let (timeout, log, gauge) = (self.timeout, self.log, self.gauge)
-        let work: @Sendable (TimeoutRunLoop.Style) -> Void = { style in
-            TimeoutRunLoop.run(index, timeout: timeout, style: style, log: log, gauge: gauge, onTimeout: onTimeout)
-        }
-        let ownThread: @Sendable (TimeoutRunLoop.Style) -> Void = { style in
-            TimeoutRunLoop.run(index, timeout: timeout, style: style, log: log, gauge: gauge, ownThread: true, onTimeout: onTimeout)
+        let work: @Sendable (TimeoutRunLoop.Style, Bool) -> Void = { style, ownThread in
+            TimeoutRunLoop.run(index, timeout: timeout, style: style, log: log, gauge: gauge, ownThread: ownThread, onTimeout: onTimeout)
         }
         switch placement {
-        case .globalQueue:
-            DispatchQueue.global().async { work(.untilStopped) }
-        case .runUntilDate:
-            DispatchQueue.global().async { work(.untilDate(guardSeconds: PlacementRuntime.guardSeconds)) }
-        case .dedicatedThread:
-            NamedThread.start("rl.request") { ownThread(.untilStopped) }
-        case .literalRun:
-            NamedThread.start("rl.request") { ownThread(.forever) }
-        case .operationQueue:
-            operations?.addOperation { work(.untilStopped) }
+        case .globalQueue: DispatchQueue.global().async { work(.untilStopped, false) }
+        case .runUntilDate: DispatchQueue.global().async { work(.untilDate(guardSeconds: PlacementRuntime.guardSeconds), false) }
+        case .dedicatedThread: NamedThread.start("rl.request") { work(.untilStopped, true) }
+        case .literalRun: NamedThread.start("rl.request") { work(.forever, true) }
+        case .operationQueue: operations.addOperation { work(.untilStopped, false) }
         case .sharedThread:
             // The shared thread's run-queue wait from arming to firing: what the machine made it wait.
             let armWait = Mutex<Seconds?>(nil)

@@ -1,19 +1,15 @@
 import Foundation
 import LabHarness
 
-/// One trial of the request experiment: `requests` callers of one kind, each waiting for a
-/// `timeout` timer on a run loop placed one way, measured step by step.
-///
-/// A trial with no completion for its deadlock window (`RunloopParameters.deadlockAfter`
-/// timeouts) is a deadlock: it ends there with what it measured, and (in a child process) the
-/// blocked threads die with the process.
+/// One trial of the request experiment: `--tasks` callers of one kind, each waiting for a
+/// `--timeout` timer on a run loop placed one way, measured step by step. No completion for the
+/// deadlock window is a deadlock: the trial ends with what it measured (the blocked threads die
+/// with the child process).
 enum RequestTrial {
     static func run(_ context: VariantContext, placement: Placement, caller: CallerKind) throws -> VariantRecord {
         let parameters = context.parameters(RunloopParameters.self)
-        let count = parameters.tasks
-        let timeout = parameters.timeout
-        let baseline = ThreadCensus.count() ?? 0
-        let log = RequestLog(count: count)
+        let count = parameters.tasks, timeout = parameters.timeout, baseline = ThreadCensus.count() ?? 0
+        let log = StepTable(count: count, row: RequestTimes())
         let runtime = try PlacementRuntime(placement, timeout: timeout, log: log)
         let client = RequestClient(runtime: runtime, progress: context.progress)
         // Killed at its budget, the trial has seen nothing of its callers: say so, so that a
@@ -22,17 +18,14 @@ enum RequestTrial {
 
         Callers.launch(caller, count: count, client: client)
         let stallWindow = parameters.deadlockWindow
-        let waited = context.progress.wait(forAtLeast: count, stallWindow: stallWindow,
-                                           budget: parameters.requestBodyBudget)
+        let waited = context.progress.wait(forAtLeast: count, stallWindow: stallWindow, budget: parameters.requestBodyBudget)
         let endedAt = MonotonicClock.now()
         let threadsAtEnd = ThreadCensus.threads()
-        // Per-request run loops should return right after their timers fire; give them a moment,
-        // then count the ones that did not (the seed's `run()` never does).
+        // Per-request run loops return right after their timers fire (the seed's `run()` never
+        // does): give them a moment, then count the ones still running.
         if placement.runLoopPerRequest, waited.reached {
             let settle = endedAt + min(0.5, max(0.1, timeout))
-            while log.count(\.released) < log.count(\.fired), MonotonicClock.now() < settle {
-                MonotonicClock.sleep(for: 0.01)
-            }
+            while log.count(\.released) < log.count(\.fired), MonotonicClock.now() < settle { MonotonicClock.sleep(for: 0.01) }
         }
         let unreturned = placement.runLoopPerRequest ? log.count(\.fired) - log.count(\.released) : 0
         let timeline = context.threads?.stop() ?? ThreadTimeline(interval: 0, startedAt: context.startedAt, samples: [], samplerCPU: nil)
@@ -52,14 +45,12 @@ enum RequestTrial {
         let origin = timeline.startedAt
         let lateness: [[Double]] = times.compactMap { t in
             guard let started = t.started, let fired = t.fired else { return nil }
-            return [Decimals.round(started - origin, 4), Decimals.round((fired - started - timeout) * 1000, 3)]
+            return [rounded(started - origin, places: 4), rounded((fired - started - timeout) * 1000, places: 3)]
         }
         let series = [SeriesKey.lateness: lateness.sorted { $0[0] < $1[0] }, SeriesKey.threads: timeline.series()]
 
-        let outcome: Outcome
-        let evidence: String
-        let started = times.filter { $0.started != nil }.count
-        let armed = times.filter { $0.armed != nil }.count
+        let outcome: Outcome, evidence: String
+        let started = times.count { $0.started != nil }, armed = times.count { $0.armed != nil }
         let timely = "\(Format.count(metrics[RunloopMetric.timely] ?? 0)) of \(count) saw their \(Format.seconds(timeout)) timeout within \(Format.seconds(2 * timeout))"
         switch waited {
         case .reached:
@@ -80,8 +71,7 @@ enum RequestTrial {
         }
         let mechanism = callersSeen(placement: placement, caller: caller, times: times, patience: timeout,
                                     runLoopsPeak: runtime.gauge.peak, stacks: stacks?.threads)
-        let record = StackEvidence.attach(stacks, to: VariantRecord(outcome: outcome, metrics: metrics, evidence: evidence, series: series,
-                                                                    mechanism: mechanism))
+        let record = StackEvidence.attach(stacks, to: VariantRecord(outcome: outcome, metrics: metrics, evidence: evidence, series: series, mechanism: mechanism))
         // A stall whose threads were runnable but passed over by the scheduler is the
         // machine's (a deadlock's threads sleep): it judges nothing.
         if outcome == .deadlock,
@@ -91,18 +81,13 @@ enum RequestTrial {
         return record
     }
 
-    /// What the trial saw of its callers: the mechanism every request claim rests on.
-    ///
-    /// Run loops on the pool (global-queue, operation-queue, run-until-date) miss their
-    /// timeouts because callers that block hold the pool's threads: that needs callers that
-    /// started and were seen blocked (threads waiting in the semaphore, by stacks where the
-    /// platform takes them, else the count of callers started and not woken) with run loops
-    /// queued behind them (not started within `patience`, one timeout); with async callers, run
-    /// loops seen holding the pool's threads (in `CFRunLoopRun`). A thread placement's timings
-    /// mean something only when every caller started and waited beside it. Zero callers started
-    /// (a thread limit, a machine that gave the trial no CPU) is no mechanism, whatever the
-    /// symptom. `nil`: run-until-date without global callers, whose finding then judges only
-    /// its thread half.
+    /// What the trial saw of its callers: the mechanism every request claim rests on. Run
+    /// loops on the pool miss their timeouts because blocked callers hold its threads: callers
+    /// seen blocked (in the semaphore by stacks, else by counts) with run loops queued behind
+    /// them (not armed within `patience`); with async callers, run loops seen holding pool
+    /// threads. A thread placement's timings count only when every caller started. Zero callers
+    /// started is no mechanism, whatever the symptom. `nil`: run-until-date without global
+    /// callers, whose finding then judges only its thread half.
     static func callersSeen(placement: Placement, caller: CallerKind, times: [RequestTimes], patience: Seconds,
                             runLoopsPeak: Int, stacks: [ThreadStack]?) -> Evidence? {
         let count = times.count
@@ -116,19 +101,12 @@ enum RequestTrial {
             // get a thread at once, and nothing is left waiting for one.
             if caller == .global, let few = DispatchPoolSize.current.tooFewToExhaust(count, what: "callers") { return .notSeen(few) }
         }
-        let started = times.filter { $0.started != nil }.count
-        guard started > 0 else {
-            return .notSeen("0 of \(count) callers had started: nothing waited (the machine gave the trial no thread or no CPU)")
-        }
-        guard placement.runsOnPool || started == count else {
-            return .notSeen("only \(started) of \(count) callers started")
-        }
-        // Run loops that waited for a pool thread: not armed within one timeout of their
-        // caller starting (or never).
-        let queued = placement.runsOnPool ? times.filter { t in
-            guard let s = t.started else { return false }
-            return t.armed.map { $0 - s > patience } ?? true
-        }.count : 0
+        let started = times.count { $0.started != nil }
+        guard started > 0 else { return .notSeen("0 of \(count) callers had started: nothing waited (the machine gave the trial no thread or no CPU)") }
+        guard placement.runsOnPool || started == count else { return .notSeen("only \(started) of \(count) callers started") }
+        // Run loops that waited for a pool thread: not armed within `patience` of their caller
+        // starting (or never).
+        let queued = placement.runsOnPool ? times.count { t in t.started.map { s in t.armed.map { $0 - s > patience } ?? true } ?? false } : 0
         let behind = queued > 0 ? ", \(queued) run loops queued behind them for a pool thread" : ""
         let hasFrames = stacks?.contains { !$0.frames.isEmpty } == true
         guard caller.blocks else {
@@ -163,87 +141,48 @@ enum RequestTrial {
 
 /// The contract's metrics from the requests' times.
 enum RequestMetrics {
-    /// `control` gives the same-moment delay of a control thread over an interval (see
-    /// `StallWatch`); with it (or the firing thread's own run-queue wait, when larger), each
-    /// timer's lateness minus the machine's own at that moment becomes `lateness.excess.*`, the
-    /// part the placement is responsible for.
+    /// A request still waiting when the trial ended (at `endedAt`) waited at least until then:
+    /// it enters the percentiles as a lower bound, counted in `.censored` (the table prints
+    /// "≥"), so a deadlocked variant still says how long its callers waited. `control(from, to)`
+    /// is how long a same-moment control was held up over an interval (`StallWatch`): the
+    /// machine's part, which `lateness.excess.*` and `wall.control_delay_s` take off (or the
+    /// firing thread's own run-queue wait, when larger).
     static func compute(_ times: [RequestTimes], timeout: Seconds, endedAt: Seconds,
                         control: (Seconds, Seconds) -> Seconds = { _, _ in 0 }) -> Metrics {
         var m = Metrics()
-        let done = times.filter { $0.woke != nil }
+        let done = times.count { $0.woke != nil }
         m[RunloopMetric.total] = Double(times.count)
-        m[RunloopMetric.completed] = Double(done.count)
-        m[RunloopMetric.fired] = Double(times.filter { $0.fired != nil }.count)
+        m[RunloopMetric.completed] = Double(done)
+        m[RunloopMetric.fired] = Double(times.count { $0.fired != nil })
         // "Saw its timeout": the caller woke within twice the timeout of starting to wait.
-        m[RunloopMetric.timely] = Double(times.filter { t in
-            guard let s = t.started, let w = t.woke else { return false }
-            return w - s <= 2 * timeout
-        }.count)
-        let firstStart = times.compactMap(\.started).min()
-        let lastWake = times.compactMap(\.woke).max()
-        if let firstStart {
-            // First request started to last request done; for an unfinished run, to its end.
-            let end = done.count == times.count ? (lastWake ?? endedAt) : endedAt
-            m[RunloopMetric.wallS] = end - firstStart
-            // The part of that wall time the machine itself took (a control thread was held
-            // up as long): what a stall added, not the placement or the callers.
-            m[RunloopMetric.wallControlDelayS] = control(firstStart, end)
+        m[RunloopMetric.timely] = Double(times.count { t in t.started.flatMap { s in t.woke.map { $0 - s <= 2 * timeout } } == true })
+        if let first = times.compactMap(\.started).min() {
+            // First request started to last done; for an unfinished run, to its end.
+            let end = done == times.count ? (times.compactMap(\.woke).max() ?? endedAt) : endedAt
+            m[RunloopMetric.wallS] = end - first
+            m[RunloopMetric.wallControlDelayS] = control(first, end)
         }
-        // A request still waiting when the trial ended waited at least until then: its wait
-        // (and its timer's lateness, once its deadline has passed) enters the percentiles as a
-        // lower bound, and the `.censored` count says how many did. With any censored sample,
-        // every percentile is a lower bound too ("≥" in the table): a deadlocked variant still
-        // reports how long its callers had waited, rather than nothing.
-        var waits: [Double] = [], waitsCensored = 0
-        var lateness: [Double] = [], latenessCensored = 0, excess: [Double] = []
+        var waits: [Double] = [], lateness: [Double] = [], excess: [Double] = [], arms: [Double] = []
         for t in times {
             guard let s = t.started else { continue }
-            if let w = t.woke { waits.append(w - s) } else { waits.append(endedAt - s); waitsCensored += 1 }
-            let due = s + timeout
-            let end = t.fired ?? max(due, endedAt)
-            if t.fired == nil { latenessCensored += 1 }
-            lateness.append(t.fired.map { $0 - due } ?? (end - due))
-            // Beyond what the machine took: the control's delay, or the run-queue wait of the
-            // thread that fired the timer, whichever is more.
+            waits.append((t.woke ?? endedAt) - s)
+            let due = s + timeout, end = t.fired ?? max(due, endedAt)
+            lateness.append(end - due)
             excess.append(max(0, end - due - max(control(due, end), t.runQueueWait ?? 0)))
+            if let a = t.armed { arms.append(a - s) }
         }
-        if let w = LatencySummary(waits) {
-            m[RunloopMetric.waitP50S] = w.p50
-            m[RunloopMetric.waitP99S] = w.p99
-            m[RunloopMetric.waitMaxS] = w.max
-            m[RunloopMetric.waitCensored] = Double(waitsCensored)
-        }
-        if let l = LatencySummary(lateness) {
-            m[RunloopMetric.latenessP50Ms] = l.p50 * 1000
-            m[RunloopMetric.latenessP99Ms] = l.p99 * 1000
-            m[RunloopMetric.latenessMaxMs] = l.max * 1000
-            m[RunloopMetric.latenessCensored] = Double(latenessCensored)
-        }
-        if let e = LatencySummary(excess) {
-            m[RunloopMetric.latenessExcessP50Ms] = e.p50 * 1000
-            m[RunloopMetric.latenessExcessP99Ms] = e.p99 * 1000
-            m[RunloopMetric.latenessExcessMaxMs] = e.max * 1000
-        }
-        let armDelays = times.compactMap { t -> Double? in
-            guard let s = t.started, let a = t.armed else { return nil }
-            return a - s
-        }
-        if let a = LatencySummary(armDelays) {
-            m[RunloopMetric.armDelayP50S] = a.p50
-            m[RunloopMetric.armDelayMaxS] = a.max
-        }
-        // How long callers sat in their queue before running at all; for the ones that never
-        // ran, a lower bound as above.
-        var callerDelays: [Double] = [], callersCensored = 0
-        for t in times {
-            guard let q = t.submitted else { continue }
-            if let s = t.started { callerDelays.append(s - q) } else { callerDelays.append(endedAt - q); callersCensored += 1 }
-        }
-        if let c = LatencySummary(callerDelays) {
-            m[RunloopMetric.callerDelayMaxS] = c.max
-            m[RunloopMetric.callerDelayCensored] = Double(callersCensored)
-        }
-        m[RunloopMetric.callersStarted] = Double(times.filter { $0.started != nil }.count)
+        let started = times.filter { $0.started != nil }
+        m.summarize(waits, p50: RunloopMetric.waitP50S, p99: RunloopMetric.waitP99S, max: RunloopMetric.waitMaxS,
+                    censored: (RunloopMetric.waitCensored, started.count { $0.woke == nil }))
+        m.summarize(lateness, scale: 1000, p50: RunloopMetric.latenessP50Ms, p99: RunloopMetric.latenessP99Ms, max: RunloopMetric.latenessMaxMs,
+                    censored: (RunloopMetric.latenessCensored, started.count { $0.fired == nil }))
+        m.summarize(excess, scale: 1000, p50: RunloopMetric.latenessExcessP50Ms, p99: RunloopMetric.latenessExcessP99Ms, max: RunloopMetric.latenessExcessMaxMs)
+        m.summarize(arms, p50: RunloopMetric.armDelayP50S, max: RunloopMetric.armDelayMaxS)
+        // How long callers sat in their queue before running at all (a lower bound for the
+        // ones that never ran).
+        m.summarize(times.compactMap { t in t.submitted.map { (t.started ?? endedAt) - $0 } }, max: RunloopMetric.callerDelayMaxS,
+                    censored: (RunloopMetric.callerDelayCensored, times.count { $0.submitted != nil && $0.started == nil }))
+        m[RunloopMetric.callersStarted] = Double(started.count)
         m[RunloopMetric.inFlightPeak] = Double(inFlightPeak(times))
         return m
     }
@@ -251,11 +190,7 @@ enum RequestMetrics {
     /// The most callers waiting at once (started, not yet woken).
     static func inFlightPeak(_ times: [RequestTimes]) -> Int {
         var edges: [(Seconds, Int)] = []
-        for t in times {
-            guard let s = t.started else { continue }
-            edges.append((s, 1))
-            if let w = t.woke { edges.append((w, -1)) }
-        }
+        for t in times { if let s = t.started { edges += [(s, 1)] + (t.woke.map { [($0, -1)] } ?? []) } }
         edges.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
         var now = 0, peak = 0
         for (_, d) in edges { now += d; peak = max(peak, now) }
@@ -263,11 +198,19 @@ enum RequestMetrics {
     }
 }
 
-/// Fixed decimal places for series points, so JSON stays readable.
-enum Decimals {
-    static func round(_ value: Double, _ places: Int) -> Double {
-        var scale = 1.0
-        for _ in 0..<places { scale *= 10 }
-        return (value * scale).rounded() / scale
+extension Metrics {
+    /// The p50, p99 and max of `values` (times `scale`) under the keys given, with `censored`'s
+    /// count beside them; nothing for no values.
+    mutating func summarize(_ values: [Double], scale: Double = 1, p50: MetricKey? = nil, p99: MetricKey? = nil, max: MetricKey? = nil,
+                            censored: (MetricKey, Int)? = nil) {
+        guard let s = LatencySummary(values) else { return }
+        for (key, value) in [(p50, s.p50), (p99, s.p99), (max, s.max)] { if let key { self[key] = value * scale } }
+        if let censored { self[censored.0] = Double(censored.1) }
     }
+}
+
+/// Fixed decimal places for series points, so JSON stays readable.
+func rounded(_ value: Double, places: Int) -> Double {
+    let scale = (0..<places).reduce(1.0) { r, _ in r * 10 }
+    return (value * scale).rounded() / scale
 }

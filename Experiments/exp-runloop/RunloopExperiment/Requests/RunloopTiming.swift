@@ -1,13 +1,10 @@
 import LabHarness
 
 /// Rough durations, for scheduling child trials (longest first), the progress line and budgets.
-///
-/// The only slow thing in this experiment is the global queue's pool when its threads are
-/// blocked: on Linux it starts with about three workers and adds about one per second
-/// (measured by exp-pool's global-flood). Everything else takes about one timeout.
+/// The only slow thing here is the global queue's pool when its threads are blocked: on Linux
+/// it starts with about three workers and adds about one per second (exp-pool's global-flood).
 enum RunloopTiming {
-    /// Seconds for `items` blocking work items of `hold` seconds each to get through a pool
-    /// that starts with 3 workers and adds one per second.
+    /// Seconds for `items` blocking work items of `hold` seconds each to get through that pool.
     static func throttledPool(items: Int, hold: Seconds) -> Seconds {
         var t = 0.0, done = 0.0
         let step = 0.05

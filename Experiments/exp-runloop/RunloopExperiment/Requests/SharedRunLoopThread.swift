@@ -8,83 +8,82 @@ import Synchronization
 ///
 /// Requests do not block this thread: each one adds a timer to its run loop (from any thread,
 /// through `CFRunLoopPerformBlock`) and the timer's block tells the request's caller. So the
-/// cost is one thread, whatever the number of requests in flight.
+/// cost is one thread, whatever the number of requests in flight. `deadline-heap` runs its one
+/// timer on the same kind of thread.
 final class SharedRunLoopThread: Sendable {
-    /// What the thread and its owner share.
-    private final class State: Sendable {
-        let ready = DispatchSemaphore(value: 0)
-        let exited = DispatchSemaphore(value: 0)
-        let stopping = Atomic<Bool>(false)
-        let handle = Mutex<RunLoopHandle?>(nil)
-        let grant = Mutex<RealtimePriority.Grant?>(nil)
+    private let ready = DispatchSemaphore(value: 0), exited = DispatchSemaphore(value: 0)
+    private let stopping = Atomic<Bool>(false)
+    private let handle = Mutex<RunLoopHandle?>(nil)
+    private let grant = Mutex<RealtimePriority.Grant?>(nil)
+
+    init() {}
+
+    /// Starts the thread and returns once its run loop exists (`nil`: it could not get a source).
+    /// `source` runs on the thread first: it gives the run loop something to wait on (without
+    /// one, `run(mode:before:)` returns at once and the loop spins) and returns what undoes it.
+    /// With `realtime`, the thread first asks for real-time priority; `gauge` counts it while
+    /// its loop runs.
+    static func start(name: String = "rl.shared", gauge: PeakGauge? = nil, realtime: Bool = false,
+                      source: @escaping @Sendable (RunLoop) -> (() -> Void)? = port) -> SharedRunLoopThread? {
+        let thread = SharedRunLoopThread()
+        return thread.start(name: name, gauge: gauge, realtime: realtime, source: source) ? thread : nil
     }
 
-    private let state: State
-    private let handle: RunLoopHandle
-
-    private init(state: State, handle: RunLoopHandle) {
-        self.state = state
-        self.handle = handle
-    }
-
-    /// Starts the thread and returns once its run loop exists; `nil` if no port could be made.
-    /// With `realtime`, the thread first asks for real-time priority (`RealtimePriority`);
-    /// `priority` then says what the scheduler answered.
-    static func start(name: String = "rl.shared", gauge: RunLoopThreadGauge, realtime: Bool = false) -> SharedRunLoopThread? {
-        let state = State()
-        NamedThread.start(name) {
+    func start(name: String, gauge: PeakGauge? = nil, realtime: Bool, source: @escaping @Sendable (RunLoop) -> (() -> Void)?) -> Bool {
+        NamedThread.start(name) { [self] in
             if realtime {
                 let answer = RealtimePriority.requestForCurrentThread()
-                state.grant.withLock { $0 = answer }
+                grant.withLock { $0 = answer }
             }
-            // The port keeps the run loop alive between timers; without a source,
-            // `run(mode:before:)` would return at once and this loop would spin.
-            guard let port = SocketPort(tcpPort: 0) else { state.ready.signal(); return }
-            RunLoop.current.add(port, forMode: .default)
-            state.handle.withLock { $0 = .current }
-            gauge.enter()
-            state.ready.signal()
+            guard let undo = source(RunLoop.current) else { ready.signal(); return }
+            handle.withLock { $0 = .current }
+            gauge?.enter()
+            ready.signal()
             // A loop with a flag rather than `run()`: `run()` would ignore `CFRunLoopStop`.
-            while !state.stopping.load(ordering: .acquiring) {
-                _ = RunLoop.current.run(mode: .default, before: .distantFuture)
-            }
-            gauge.leave()
-            RunLoop.current.remove(port, forMode: .default)
-            port.invalidate()
-            state.exited.signal()
+            while !isStopping { _ = RunLoop.current.run(mode: .default, before: .distantFuture) }
+            gauge?.leave()
+            undo()
+            exited.signal()
         }
-        state.ready.wait()
-        guard let handle = state.handle.withLock({ $0 }) else { return nil }
-        return SharedRunLoopThread(state: state, handle: handle)
+        ready.wait()
+        return handle.withLock { $0 } != nil
+    }
+
+    /// The default source: a port, which keeps the run loop asleep between timers.
+    static func port(_ runLoop: RunLoop) -> (() -> Void)? {
+        guard let port = SocketPort(tcpPort: 0) else { return nil }
+        runLoop.add(port, forMode: .default)
+        return { runLoop.remove(port, forMode: .default); port.invalidate() }
     }
 
     /// The scheduler's answer when the thread was started with `realtime`; `nil` otherwise.
-    var priority: RealtimePriority.Grant? { state.grant.withLock { $0 } }
+    var priority: RealtimePriority.Grant? { grant.withLock { $0 } }
+    var isStopping: Bool { stopping.load(ordering: .acquiring) }
 
-    /// Arms a one-shot timer on the shared run loop for the monotonic instant `deadline`;
-    /// `onFire` runs on the shared thread. Callable from any thread.
-    ///
-    /// The timer is set for the request's deadline, not for "interval from whenever the shared
-    /// thread gets to it", so the hop to the shared thread does not push the timeout back.
-    func schedule(at deadline: Seconds, onArmed: @escaping @Sendable () -> Void,
-                  onFire: @escaping @Sendable () -> Void) {
-        CFRunLoopPerformBlock(handle.cf, SharedRunLoopThread.defaultMode) {
-            let fireDate = Date(timeIntervalSinceNow: deadline - MonotonicClock.now())
-            let timer = Timer(fire: fireDate, interval: 0, repeats: false) { _ in onFire() }
+    /// Runs `block` on the thread's next pass, and wakes it so that the pass is now.
+    func perform(_ block: @escaping @Sendable () -> Void) {
+        guard let cf = handle.withLock({ $0?.cf }) else { return }
+        CFRunLoopPerformBlock(cf, HostPlatform.defaultRunLoopMode, block)
+        CFRunLoopWakeUp(cf)
+    }
+
+    /// Arms a one-shot timer on the shared run loop for the monotonic instant `deadline` (not
+    /// "interval from whenever the thread gets to it", so the hop does not push the timeout
+    /// back); `onFire` runs on the shared thread. Callable from any thread.
+    func schedule(at deadline: Seconds, onArmed: @escaping @Sendable () -> Void, onFire: @escaping @Sendable () -> Void) {
+        perform {
+            let timer = Timer(fire: Date(timeIntervalSinceNow: deadline - MonotonicClock.now()), interval: 0, repeats: false) { _ in onFire() }
             RunLoop.current.add(timer, forMode: .default)
             onArmed()
         }
-        // A performed block waits for the loop's next pass; wake it so the timer is armed now.
-        CFRunLoopWakeUp(handle.cf)
     }
 
-    /// The default mode as `CFRunLoopPerformBlock` takes it (it differs between platforms).
-    private static var defaultMode: CFTypeRef { HostPlatform.defaultRunLoopMode }
-
-    /// Ends the thread (waits a second at most).
+    /// Ends the thread (waits two seconds at most).
     func stop() {
-        state.stopping.store(true, ordering: .releasing)
-        CFRunLoopStop(handle.cf)
-        _ = state.exited.wait(timeout: .now() + .seconds(1))
+        guard let cf = handle.withLock({ $0?.cf }) else { return }
+        stopping.store(true, ordering: .releasing)
+        CFRunLoopStop(cf)
+        CFRunLoopWakeUp(cf)
+        _ = exited.wait(timeout: .now() + .seconds(2))
     }
 }

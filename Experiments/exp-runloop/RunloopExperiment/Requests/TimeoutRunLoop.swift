@@ -2,10 +2,8 @@ import CoreFoundation
 import Foundation
 import LabHarness
 
-/// A `CFRunLoop` reference that may cross threads.
-///
-/// `CFRunLoopStop`, `CFRunLoopWakeUp` and `CFRunLoopPerformBlock` are documented as safe to call
-/// from any thread; that is how one thread tells another's run loop to do something.
+/// A `CFRunLoop` reference that may cross threads: `CFRunLoopStop`, `CFRunLoopWakeUp` and
+/// `CFRunLoopPerformBlock` are documented as safe to call from any thread.
 struct RunLoopHandle: @unchecked Sendable {
     let cf: CFRunLoop
 
@@ -32,23 +30,20 @@ enum TimeoutRunLoop {
         case forever
     }
 
-    /// Runs request `index`; calls `onTimeout` on this thread when the timer fires, after the
-    /// timer has stopped the loop. Returns when the run loop returns (never, for `.forever`).
-    /// `ownThread`: this thread was started for this request, so its whole run-queue wait
-    /// (its start included) belongs to the request's `runQueueWait`.
-    static func run(_ index: Int, timeout: Seconds, style: Style, log: RequestLog, gauge: RunLoopThreadGauge,
+    /// Runs request `index`; calls `onTimeout` on this thread once the timer has stopped the
+    /// loop, and returns when the run loop does (never, for `.forever`). `ownThread`: the thread
+    /// was started for this request, so its whole run-queue wait belongs to `runQueueWait`.
+    static func run(_ index: Int, timeout: Seconds, style: Style, log: StepTable<RequestTimes>, gauge: PeakGauge,
                     ownThread: Bool = false, onTimeout: @escaping @Sendable () -> Void) {
         let waitedBefore = ownThread ? 0 : (RequestTimes.threadRunQueueWait() ?? 0)
         gauge.enter()
         defer { gauge.leave() }
         let runLoop = RunLoop.current
+        // Linux has no NSMachPort and `Port()` traps: a socket port is the portable source
+        // that never fires.
         var port: SocketPort?
-        if case .untilStopped = style {} else {
-            // Linux has no NSMachPort and `Port()` traps; a socket port is the portable way to
-            // give a run loop a source that never fires.
-            port = SocketPort(tcpPort: 0)
-            if let port { runLoop.add(port, forMode: .default) }
-        }
+        if case .untilStopped = style {} else { port = SocketPort(tcpPort: 0) }
+        if let port { runLoop.add(port, forMode: .default) }
         // `Timer(fire:interval:repeats:block:)`, not `Timer(timeInterval:repeats:block:)`: on
         // Linux the latter fires at once (see the timer-init variant).
         let timer = Timer(fire: Date(timeIntervalSinceNow: timeout), interval: 0, repeats: false) { _ in
@@ -60,17 +55,11 @@ enum TimeoutRunLoop {
         runLoop.add(timer, forMode: .default)
         log.mark(index, \.armed)
         switch style {
-        case .untilStopped:
-            CFRunLoopRun()
-        case .untilDate(let guardSeconds):
-            runLoop.run(until: Date(timeIntervalSinceNow: timeout + guardSeconds))
-        case .forever:
-            runLoop.run()
+        case .untilStopped: CFRunLoopRun()
+        case .untilDate(let guardSeconds): runLoop.run(until: Date(timeIntervalSinceNow: timeout + guardSeconds))
+        case .forever: runLoop.run()
         }
-        if let port {
-            runLoop.remove(port, forMode: .default)
-            port.invalidate()
-        }
+        if let port { runLoop.remove(port, forMode: .default); port.invalidate() }
         log.mark(index, \.released)
     }
 }

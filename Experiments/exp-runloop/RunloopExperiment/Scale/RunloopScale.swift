@@ -27,11 +27,11 @@ enum RunloopScale {
                     evaluate: SweepVerdicts.deadlineHeapScales),
         ],
         headers: ("design", "requests"),
-        columns: [.decimal("wall/T", TimeoutMetric.wallPerTimeout.rawValue, places: 3),
-                  .milliseconds("late p50", TimeoutMetric.latenessP50.rawValue), .milliseconds("p99", TimeoutMetric.latenessP99.rawValue),
-                  .milliseconds("max", TimeoutMetric.latenessMax.rawValue), .count("threads+", TimeoutMetric.threadsAdded.rawValue),
-                  .decimal("peak MB", TimeoutMetric.memoryPeak.rawValue, places: 0), .decimal("CPU s", TimeoutMetric.cpu.rawValue)],
-        chart: (TimeoutMetric.latenessP99, "p99 lateness against requests", Format.milliseconds),
+        columns: [.decimal("wall/T", RunloopMetric.wallPerTimeout.rawValue, places: 3),
+                  .milliseconds("late p50", RunloopMetric.latenessP50Ms.rawValue), .milliseconds("p99", RunloopMetric.latenessP99Ms.rawValue),
+                  .milliseconds("max", RunloopMetric.latenessMaxMs.rawValue), .count("threads+", RunloopMetric.threadsAdded.rawValue),
+                  .decimal("peak MB", RunloopMetric.memoryPeakMB.rawValue, places: 0), .decimal("CPU s", RunloopMetric.cpuS.rawValue)],
+        chart: (RunloopMetric.latenessP99Ms, "p99 lateness against requests", Format.milliseconds),
         notes: { priorityNote($0).map { [$0] } ?? [] })
 
     /// A design's variant: `--tasks` async requests racing their timeouts, kept by `design`.
@@ -57,12 +57,10 @@ enum RunloopScale {
 
     /// What priority the designs' own threads ran at, since it is part of what was measured.
     static func priorityNote(_ points: [SweepPoint]) -> String? {
-        let asked = points.filter { $0[TimeoutMetric.threadsRealtime] != nil }
+        let asked = points.filter { $0[RunloopMetric.threadsRealtime] != nil }
         guard !asked.isEmpty else { return nil }
-        var names: [String] = []
-        for p in asked where !names.contains(p.variant) { names.append(p.variant) }
-        let refused = asked.filter { $0[TimeoutMetric.threadsRealtime] == 0 }.count
-        let designs = "threads of their own (\(names.joined(separator: ", ")))"
+        let names = asked.map(\.variant).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        let refused = asked.count { $0[RunloopMetric.threadsRealtime] == 0 }, designs = "threads of their own (\(names.joined(separator: ", ")))"
         if refused == 0 { return "\(designs): real-time priority (SCHED_FIFO), at every point" }
         if refused == asked.count { return "\(designs): normal priority, real-time was refused (needs root, CAP_SYS_NICE or RLIMIT_RTPRIO)" }
         return "\(designs): real-time priority refused at \(refused) of \(asked.count) points"

@@ -19,27 +19,27 @@ enum RunloopScaleBars {
     }
 
     static func wall(_ v: VariantReport, _ n: String, limit: Double) -> PerformanceBar.Figure? {
-        guard let ratio = v[TimeoutMetric.wallPerTimeout] else { return nil }
-        let issue = v[TimeoutMetric.issue] ?? .nan, drain = v[TimeoutMetric.drain] ?? .nan
+        guard let ratio = v[RunloopMetric.wallPerTimeout] else { return nil }
+        let issue = v[RunloopMetric.issueS] ?? .nan, drain = v[RunloopMetric.drainS] ?? .nan
         return PerformanceBar.Figure(name: "\(n): all done / timeout", value: ratio, unit: "×", target: "<= \(Format.number(limit))",
                                      met: ratio <= limit && v.outcome == .completed,
-                                     detail: "\(issue >= drain ? "issuing dominates" : "firing dominates"): issuing \(Format.seconds(issue)) (one detached task per request), firing fell behind the last deadline by \(Format.seconds(drain)); peak \(v[TimeoutMetric.memoryPeak].map { Format.decimal($0, places: 0) } ?? "—") MB; outcome \(v.outcome)")
+                                     detail: "\(issue >= drain ? "issuing dominates" : "firing dominates"): issuing \(Format.seconds(issue)) (one detached task per request), firing fell behind the last deadline by \(Format.seconds(drain)); peak \(v[RunloopMetric.memoryPeakMB].map { Format.decimal($0, places: 0) } ?? "—") MB; outcome \(v.outcome)")
     }
 
     static func p99(_ v: VariantReport, _ n: String, limitMs: Double) -> PerformanceBar.Figure? {
-        guard let p99 = v[TimeoutMetric.latenessP99] else { return nil }
+        guard let p99 = v[RunloopMetric.latenessP99Ms] else { return nil }
         // The figure depends on it: a timer thread at normal priority competes with the callers it wakes.
-        let priority = [1: "; its thread at real-time priority", 0: "; its thread at normal priority (real-time refused)"][v[TimeoutMetric.threadsRealtime].map(Int.init) ?? -1] ?? ""
+        let priority = [1: "; its thread at real-time priority", 0: "; its thread at normal priority (real-time refused)"][v[RunloopMetric.threadsRealtime].map(Int.init) ?? -1] ?? ""
         return PerformanceBar.Figure(name: "\(n): p99 lateness", value: p99, unit: "ms", target: "<= \(Format.number(limitMs)) ms", met: p99 <= limitMs,
-                                     detail: "p50 \(v[TimeoutMetric.latenessP50].map(Format.milliseconds) ?? "—"), max \(v[TimeoutMetric.latenessMax].map(Format.milliseconds) ?? "—"), control held up \(v[MetricKey.controlStallMax].map(Format.milliseconds) ?? "—") at worst\(priority)")
+                                     detail: "p50 \(v[RunloopMetric.latenessP50Ms].map(Format.milliseconds) ?? "—"), max \(v[RunloopMetric.latenessMaxMs].map(Format.milliseconds) ?? "—"), control held up \(v[MetricKey.controlStallMax].map(Format.milliseconds) ?? "—") at worst\(priority)")
     }
 
     static func threads(_ v: VariantReport, _ n: String) -> PerformanceBar.Figure? {
-        v[TimeoutMetric.threadsAdded].map { PerformanceBar.Figure(name: "\(n): threads added", value: $0, unit: "threads", target: "<= 2", met: $0 <= 2, detail: v.evidence ?? "") }
+        v[RunloopMetric.threadsAdded].map { PerformanceBar.Figure(name: "\(n): threads added", value: $0, unit: "threads", target: "<= 2", met: $0 <= 2, detail: v.evidence ?? "") }
     }
 
     static func memory(_ v: VariantReport, _ n: String, limitMB: Double) -> PerformanceBar.Figure? {
-        v[TimeoutMetric.memoryPeak].map { PerformanceBar.Figure(name: "\(n): peak resident memory", value: $0, unit: "MB", target: "<= \(Format.number(limitMB)) MB",
+        v[RunloopMetric.memoryPeakMB].map { PerformanceBar.Figure(name: "\(n): peak resident memory", value: $0, unit: "MB", target: "<= \(Format.number(limitMB)) MB",
                                                                 met: $0 <= limitMB, detail: "the whole trial process, callers included") }
     }
 }

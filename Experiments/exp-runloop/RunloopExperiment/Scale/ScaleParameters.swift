@@ -2,13 +2,10 @@ import LabHarness
 
 /// How far `--tasks` and `--sweep` go, what they refuse, and how long a design's trial takes.
 ///
-/// A caller that blocks holds a thread for the whole timeout, and so does a placement that runs
-/// a run loop per request: 1000 of them is already more threads than the machine has any use
-/// for, so they stop there. Async callers hold no thread while they wait, and the designs that
-/// keep every timeout on one thread (or none) go to 100,000 requests.
+/// A blocking caller holds a thread for the whole timeout, and so does a run loop per request:
+/// they stop at 1000 (`blockingCap`), already more threads than the machine has any use for.
+/// Async callers with a design that keeps every timeout on one thread (or none) go to `maxTasks`.
 enum ScaleParameters {
-    /// The most requests with blocking callers or a thread per request; with async callers and
-    /// a design that holds no thread per request.
     static let blockingCap = 1000, maxTasks = 100_000
 
     /// Whether `name` is a request variant whose placement holds a thread, a pool block or an

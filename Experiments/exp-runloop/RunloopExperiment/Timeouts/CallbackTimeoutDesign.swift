@@ -45,11 +45,9 @@ extension CallbackTimeoutDesign {
     }
 }
 
-/// What the two sides of one request's race share: who won, and the request's task so the
-/// winner can cancel it.
+/// What the two sides of one request's race share: who won, and the request's task.
 final class RaceState: Sendable {
-    private let decided = Atomic<Bool>(false)
-    private let requestTask = Mutex<Task<Void, Never>?>(nil)
+    private let decided = Atomic<Bool>(false), requestTask = Mutex<Task<Void, Never>?>(nil)
 
     /// `true` for the first caller only: that side resumes the waiter.
     func claim() -> Bool { !decided.exchange(true, ordering: .acquiringAndReleasing) }

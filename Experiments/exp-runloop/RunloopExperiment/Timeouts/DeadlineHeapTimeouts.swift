@@ -1,4 +1,3 @@
-import CoreFoundation
 import Foundation
 import LabHarness
 import Synchronization
@@ -8,57 +7,33 @@ import Synchronization
 /// the earliest, and when it fires it wakes every request that is due in one pass, then is set
 /// for the next earliest.
 ///
-/// Arming is a lock and a heap insert on the caller's thread (O(log n)); the run loop only hears
-/// about it when the new deadline is earlier than the one the timer is set for, which for
-/// requests that all take the same timeout happens once per burst. Compare `shared-thread`,
-/// which hands every request to the run loop (a performed block and a wake-up) and inserts one
-/// `CFRunLoopTimer` per request into the run loop's sorted timer list. Its thread asks for
-/// real-time priority as `shared-thread`'s does, so the two differ only in their bookkeeping.
+/// Arming is a lock and a heap insert on the caller's thread (O(log n)); the run loop hears of
+/// it only when the new deadline is earlier than the timer's, once per burst for requests with
+/// the same timeout. `shared-thread` hands every request to the run loop (a performed block and
+/// a wake-up) and inserts a `CFRunLoopTimer` per request into its sorted timer list. Both
+/// threads ask for real-time priority, so the two differ only in their bookkeeping.
 public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
     public typealias Token = DeadlineHeap<@Sendable (Seconds) -> Void>.Handle
 
-    /// What the run-loop thread and the callers share.
-    private struct Pending {
-        var heap = DeadlineHeap<@Sendable (Seconds) -> Void>()
-        /// The deadline the run-loop timer is set for (or about to be); +∞ when idle.
-        var armedFor = Seconds.infinity
-    }
+    /// What the run-loop thread and the callers share: the heap, and the deadline the timer is
+    /// set for (or about to be; +∞ when idle).
+    private struct Pending { var heap = DeadlineHeap<@Sendable (Seconds) -> Void>(), armedFor = Seconds.infinity }
 
-    /// What only the run-loop thread touches after start.
     // `Timer` is not Sendable; it is created, set and invalidated on the run-loop thread only.
     private final class LoopState: @unchecked Sendable { var timer: Timer? }
 
-    private let pending = Mutex(Pending())
-    private let loop = LoopState()
-    private let ready = DispatchSemaphore(value: 0), exited = DispatchSemaphore(value: 0)
-    private let stopping = Atomic<Bool>(false)
-    private let handle = Mutex<RunLoopHandle?>(nil)
-    private let grant = Mutex<RealtimePriority.Grant?>(nil)
-    private let timerSets = Atomic<Int>(0)
+    private let pending = Mutex(Pending()), loop = LoopState(), thread = SharedRunLoopThread(), timerSets = Atomic<Int>(0)
 
     /// How many times the one run-loop timer was set: once per firing pass or earlier deadline.
     public var timersArmed: Int? { timerSets.load(ordering: .relaxed) }
-
-    public var threadPriority: RealtimePriority.Grant? { grant.withLock { $0 } }
+    public var threadPriority: RealtimePriority.Grant? { thread.priority }
     private init() {}
 
     /// Starts the thread and returns once its run loop and timer exist. With `realtime` the
-    /// thread first asks for real-time priority.
+    /// thread first asks for real-time priority: its one job is to be on time, and it uses
+    /// little CPU, so it may run ahead of the callers it wakes (see `RealtimePriority`).
     public static func start(threadName: String = "rl.heap", realtime: Bool) -> DeadlineHeapTimeouts? {
         let design = DeadlineHeapTimeouts()
-        NamedThread.start(threadName) { design.runLoopBody(realtime: realtime) }
-        design.ready.wait()
-        return design.handle.withLock({ $0 }) == nil ? nil : design
-    }
-
-    private func runLoopBody(realtime: Bool) {
-        // The thread's one job is to be on time, and it uses little CPU: ask to run ahead of
-        // the callers it wakes (see `RealtimePriority` for what happens without it).
-        if realtime {
-            let answer = RealtimePriority.requestForCurrentThread()
-            grant.withLock { $0 = answer }
-        }
-        let runLoop = RunLoop.current
         // Repeating with a huge interval so CoreFoundation never invalidates it after a firing;
         // every firing sets its next date explicitly. `Timer(fire:interval:repeats:block:)`
         // because `Timer(timeInterval:repeats:block:)` fires at once on Linux.
@@ -67,15 +42,13 @@ public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
         // `run(mode:before:)` waits instead of returning at once. No port is needed, and a
         // `SocketPort` would cost a thread: CFSocket on Linux watches its sockets from a
         // manager thread of its own (which is why `shared-thread` shows two threads).
-        let timer = Timer(fire: .distantFuture, interval: 1e9, repeats: true) { [self] _ in fireDue() }
-        runLoop.add(timer, forMode: .default)
-        loop.timer = timer
-        handle.withLock { $0 = .current }
-        ready.signal()
-        while !stopping.load(ordering: .acquiring) { _ = runLoop.run(mode: .default, before: .distantFuture) }
-        timer.invalidate()
-        loop.timer = nil
-        exited.signal()
+        let started = design.thread.start(name: threadName, realtime: realtime) { runLoop in
+            let timer = Timer(fire: .distantFuture, interval: 1e9, repeats: true) { _ in design.fireDue() }
+            runLoop.add(timer, forMode: .default)
+            design.loop.timer = timer
+            return { timer.invalidate(); design.loop.timer = nil }
+        }
+        return started ? design : nil
     }
 
     public func arm(at deadline: Seconds, onFire: @escaping @Sendable (Seconds) -> Void) -> Token {
@@ -85,11 +58,8 @@ public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
             p.armedFor = deadline
             return (token, true)
         }
-        if earlier, let cf = handle.withLock({ $0?.cf }) {
-            // Only the run-loop thread sets its timer: ask it, and wake it so it does so now.
-            CFRunLoopPerformBlock(cf, HostPlatform.defaultRunLoopMode) { [self] in resetTimer() }
-            CFRunLoopWakeUp(cf)
-        }
+        // Only the run-loop thread sets its timer: ask it, and wake it so it does so now.
+        if earlier { thread.perform { [self] in resetTimer() } }
         return token
     }
 
@@ -114,7 +84,7 @@ public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
     /// request is woken before its deadline.
     private func fireDue() {
         var next = Seconds.infinity
-        while !stopping.load(ordering: .relaxed) {
+        while !thread.isStopping {
             let (due, earliest) = pending.withLock { p in
                 let due = p.heap.popDue(by: MonotonicClock.now())
                 p.armedFor = p.heap.earliestDeadline ?? .infinity
@@ -133,11 +103,5 @@ public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
         timer.fireDate = deadline.isFinite ? Date(timeIntervalSinceNow: deadline - MonotonicClock.now()) : .distantFuture
     }
 
-    public func stop() {
-        guard let cf = handle.withLock({ $0?.cf }) else { return }
-        stopping.store(true, ordering: .releasing)
-        CFRunLoopStop(cf)
-        CFRunLoopWakeUp(cf)
-        _ = exited.wait(timeout: .now() + .seconds(2))
-    }
+    public func stop() { thread.stop() }
 }

@@ -23,7 +23,8 @@ public final class DispatchTimerTimeouts: CallbackTimeoutDesign {
         // `.strict`: no coalescing with other timers beyond the leeway, which is zero.
         let source = DispatchSource.makeTimerSource(flags: .strict, queue: queue)
         let token = Token(source: source)
-        source.schedule(deadline: DispatchTimerTimeouts.dispatchTime(for: deadline), repeating: .never, leeway: .nanoseconds(0))
+        let schedule = { token.source.schedule(deadline: DispatchTimerTimeouts.dispatchTime(for: deadline), repeating: .never, leeway: .nanoseconds(0)) }
+        schedule()
         // The handler holds the token and so the source: an armed source stays alive by itself
         // until it fires or is cancelled, and cancelling releases the handler and the cycle.
         source.setEventHandler {
@@ -31,9 +32,7 @@ public final class DispatchTimerTimeouts: CallbackTimeoutDesign {
             if now < deadline {
                 // Dispatch's clock and the monotonic clock can disagree by a rounding: never
                 // wake a request early, try again for the rest.
-                token.source.schedule(deadline: DispatchTimerTimeouts.dispatchTime(for: deadline), repeating: .never,
-                                      leeway: .nanoseconds(0))
-                return
+                return schedule()
             }
             if token.settle() { onFire(now) }
             token.source.cancel()

@@ -16,7 +16,7 @@ public final class SharedThreadTimeouts: CallbackTimeoutDesign {
     private init(thread: SharedRunLoopThread) { self.thread = thread }
     /// Starts the thread; with `realtime` it asks for real-time priority first.
     public static func start(realtime: Bool) -> SharedThreadTimeouts? {
-        SharedRunLoopThread.start(name: "rl.shared", gauge: RunLoopThreadGauge(), realtime: realtime).map(SharedThreadTimeouts.init)
+        SharedRunLoopThread.start(realtime: realtime).map(SharedThreadTimeouts.init)
     }
 
     public func arm(at deadline: Seconds, onFire: @escaping @Sendable (Seconds) -> Void) {

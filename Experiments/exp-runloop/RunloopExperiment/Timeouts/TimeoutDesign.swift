@@ -4,14 +4,11 @@ import LabHarness
 /// deadline-heap`), its sweep points and its verdicts (`shared-thread` is also the request
 /// placement of that name: the same thread, measured by the request trial there).
 public enum TimeoutDesignName: String, CaseIterable, VariantName {
-    /// One run-loop thread, one run-loop `Timer` per request.
-    case sharedThread = "shared-thread"
-    /// The same kind of thread, ONE run-loop timer set for the earliest deadline of a min-heap.
-    case deadlineHeap = "deadline-heap"
-    /// No run loop: a `DispatchSourceTimer` per request on one serial queue.
-    case dispatchTimer = "dispatch-timer"
-    /// No run loop and no thread of its own: a child task sleeping until the deadline.
-    case taskSleep = "task-sleep"
+    /// One run-loop thread with a run-loop `Timer` per request; the same kind of thread with ONE
+    /// timer set for the earliest deadline of a min-heap; no run loop, a `DispatchSourceTimer`
+    /// per request on one serial queue; no thread of its own, a child task sleeping until the
+    /// deadline.
+    case sharedThread = "shared-thread", deadlineHeap = "deadline-heap", dispatchTimer = "dispatch-timer", taskSleep = "task-sleep"
 
     /// The two run-loop designs keep their timeouts on a thread of their own that asks for
     /// real-time priority, so a sweep compares their bookkeeping, not their priority (and their
@@ -46,13 +43,10 @@ public protocol TimeoutDesign: Sendable {
     /// comes first. A `nil` request never completes. The loser of the race is cancelled.
     func race(deadline: Seconds, request: (@Sendable () async -> Void)?) async -> RaceOutcome
 
-    /// What the scheduler answered when the design's own thread asked for real-time priority
-    /// (`nil`: the design has no thread of its own, so it never asks).
+    /// The scheduler's answer when the design's own thread asked for real-time priority (`nil`:
+    /// no thread of its own); how many times it set a timer, where it counts them (one per
+    /// request for `shared-thread`, one per firing pass for `deadline-heap`: the sweep's mechanism).
     var threadPriority: RealtimePriority.Grant? { get }
-
-    /// How many times the design set a timer so far, where it counts them: one run-loop timer
-    /// per request for `shared-thread`, its one timer re-set per firing pass for `deadline-heap`.
-    /// It is the mechanism the sweep's findings name.
     var timersArmed: Int? { get }
 
     /// Ends what the design started (threads, queues). Pending timeouts are abandoned.

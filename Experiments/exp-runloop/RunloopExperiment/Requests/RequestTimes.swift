@@ -1,0 +1,26 @@
+import LabHarness
+
+/// What happened to one request, as monotonic instants (`nil`: it never happened): one row of
+/// the trial's `StepTable`.
+///
+/// The seed's `Foo` blocks its caller until a timeout timer on some run loop fires. Timing every
+/// step separately tells *where* a request lost its time: queued before its caller even ran
+/// (`submitted` to `started`), waiting for a thread to run its run loop (`started` to `armed`),
+/// or in the timer itself (`armed` to `fired`).
+public struct RequestTimes: Sendable, Equatable {
+    /// Handed to its queue, thread or task; began and started waiting; timer on its run loop.
+    public var submitted: Seconds?, started: Seconds?, armed: Seconds?
+    /// The timer fired; the caller woke (the request is done); the request's run loop returned,
+    /// giving its thread back (per-request run loops only).
+    public var fired: Seconds?, woke: Seconds?, released: Seconds?
+    /// How long the thread whose timer fired waited in the run queue for a CPU on the way
+    /// (since its run loop's block began, or since its birth for a thread of its own): the
+    /// machine's part of the timer's lateness, seen on that very thread (Linux; `nil` where the
+    /// platform keeps no run-queue time).
+    public var runQueueWait: Seconds?
+
+    /// The calling thread's run-queue wait so far (`nil` on Darwin).
+    static func threadRunQueueWait() -> Seconds? { HostPlatform.currentThreadRunnableTime()?.waiting }
+
+    public init() {}
+}
