@@ -17,7 +17,7 @@ public let runloopExperiment = ExperimentDefinition(
     async callers for comparison, and the run-loop pitfalls. Each variant runs in its own process, \
     several at once: blocked threads cost no CPU, and every process has its own dispatch pool. \
     A variant with no completion for \(Int(RunloopParameters.deadlockAfter)) x timeout is a deadlock. The pitfalls have their own \
-    durations (--request, --interval). The default run takes about 23 s, \
+    durations (--request, --interval, --guard). The default run takes about 23 s, \
     because that is how long the global queue's pool needs to get 300 blocked callers through \
     (it adds about one thread per second); --quick shows the same findings in a few seconds.
     """,
@@ -33,6 +33,8 @@ public let runloopExperiment = ExperimentDefinition(
                  help: "how long the main-thread wrappers' request takes (sync-*-main); no step for \(Int(RunloopParameters.deadlockAfter)) of them is a deadlock"),
         .seconds("interval", default: 0.5, quick: 0.25, range: 0.05...5,
                  help: "the pitfalls' timer interval (timer-init) and how long the spinning wrapper waits (spin-*)"),
+        .seconds("guard", default: 5, quick: 1, range: 0.5...30,
+                 help: "the double guard: how long past its timeout run(until:) may run (the article: 5 s)"),
     ],
     variants: [
         requestVariant(.globalQueue, summary: "the run loop runs in a block on the global queue (the article's second way)", expect: [
@@ -41,7 +43,7 @@ public let runloopExperiment = ExperimentDefinition(
             OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
         ], claim: Claim("runloop.global-queue-misses-timeouts",
                         "with run loops on the global queue and callers blocked on it, requests see their timeout far too late or never")),
-        requestVariant(.runUntilDate, summary: "global-queue with the article's double guard, run(until: timeout + 5 s)", expect: [
+        requestVariant(.runUntilDate, summary: "global-queue with the article's double guard, run(until: timeout + guard)", expect: [
             OutcomeExpectation(.deadlock, .expected, "the guard never runs: it is inside the block that never starts"),
             OutcomeExpectation(.completed, .interesting, "every caller woke, late: the pool had room (callers that do not block it)"),
             OutcomeExpectation(.leaked, .interesting, "callers woke, but each run loop held its pool thread until the guard date: run(until:) ignores CFRunLoopStop"),
@@ -60,7 +62,7 @@ public let runloopExperiment = ExperimentDefinition(
             OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
         ], claim: Claim("runloop.operation-queue-callers-hold-the-pool",
                         "callers that are operations on an OperationQueue (maxConcurrentOperationCount 300) block pool threads like global-queue callers: run loops on the global queue see their timeouts far too late or never")),
-        Variant(RunloopVariant.runUntilDateThread, "the double guard with thread callers: run(until: timeout + 5 s) beside run(), both on the global queue",
+        Variant(RunloopVariant.runUntilDateThread, "the double guard with thread callers: run(until: timeout + guard) beside run(), both on the global queue",
                 expect: [
                     OutcomeExpectation(.completed, .expected, "run(until:) released its thread at about timeout + guard; run() kept its own"),
                     OutcomeExpectation(.leaked, .interesting, "run(until:) still held its thread \(Int(GuardRelease.grace)) s past its guard date"),

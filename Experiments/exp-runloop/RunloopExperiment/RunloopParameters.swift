@@ -63,6 +63,8 @@ struct RunloopParameters: ExperimentParameters {
     /// How long the main-thread wrappers' request takes; the pitfalls' timer interval
     /// (timer-init), also how long the spinning wrapper waits.
     var request: Seconds, interval: Seconds
+    /// The double guard `run(until:)` adds to the timeout (the article: 5 s; `--quick`: 1 s).
+    var guardSeconds: Seconds
 
     /// Reads the flags and checks that they go together (`ScaleParameters.check`).
     init(_ options: ParsedOptions) throws {
@@ -73,7 +75,7 @@ struct RunloopParameters: ExperimentParameters {
     /// Reads the flags, unchecked.
     init(reading options: ParsedOptions) {
         (tasks, timeout, caller) = (options.int("tasks"), options.double("timeout"), options.choice("caller", as: CallerKind.self))
-        (request, interval) = (options.double("request"), options.double("interval"))
+        (request, interval, guardSeconds) = (options.double("request"), options.double("interval"), options.double("guard"))
     }
 
     /// The deadlock rule: a request trial with no completion for this many timeouts (or a
@@ -88,20 +90,20 @@ struct RunloopParameters: ExperimentParameters {
 
     /// How long a request trial waits for its requests before calling it a day (stalls end it
     /// much sooner): four times the worst estimate, and at least 10 s.
-    var requestBodyBudget: Seconds { max(10, 4 * RunloopTiming.throttledPool(items: tasks, hold: timeout + PlacementRuntime.guardSeconds)) }
+    var requestBodyBudget: Seconds { max(10, 4 * RunloopTiming.throttledPool(items: tasks, hold: timeout + guardSeconds)) }
 
     /// A request variant's time: its estimate, and a budget past the trial's own. No stall
     /// window: the trial detects its own stall (`RequestTrial`), because the mechanism its
     /// claims need is in its step table and the stacks it takes at that moment; a detector in
     /// the harness would only race it and leave a record without that evidence.
     func requestTime(_ placement: Placement, caller: CallerKind) -> TrialTime {
-        TrialTime(expected: RunloopTiming.estimate(placement, caller: caller, requests: tasks, timeout: timeout),
+        TrialTime(expected: RunloopTiming.estimate(placement, caller: caller, requests: tasks, timeout: timeout, guardSeconds: guardSeconds),
                   budget: requestBodyBudget + 10, progressTotal: tasks)
     }
 
     /// `run-until-date@thread`: the guard's whole length and a little more (the watch past
     /// the guard date ends it early when the thread is released).
-    var guardTime: TrialTime { TrialTime(expected: timeout + PlacementRuntime.guardSeconds + 0.6, progressTotal: 3) }
+    var guardTime: TrialTime { TrialTime(expected: timeout + guardSeconds + 0.6, progressTotal: 3) }
 
     /// The main-thread wrappers: the harness ends a wrapper that takes no step for the deadlock
     /// window (a wrapper blocks the thread that would watch) and takes every thread's stack; the

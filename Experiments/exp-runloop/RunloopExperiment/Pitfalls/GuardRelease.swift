@@ -16,7 +16,7 @@ enum GuardRelease {
     static let grace: Seconds = 2
 
     static func run(_ context: VariantContext) -> VariantRecord {
-        let timeout = context.parameters(RunloopParameters.self).timeout, guardSeconds = PlacementRuntime.guardSeconds
+        let p = context.parameters(RunloopParameters.self), timeout = p.timeout, guardSeconds = p.guardSeconds
         let promised = timeout + guardSeconds
         let log = StepTable(count: 2, row: RequestTimes()), gauge = PeakGauge(), progress = context.progress
         for (index, style) in [(untilDate, TimeoutRunLoop.Style.untilDate(guardSeconds: guardSeconds)), (forever, .forever)] {

@@ -15,7 +15,7 @@ public enum Placement: String, Sendable, CaseIterable {
     /// An `OperationQueue` with `maxConcurrentOperationCount` 300 runs the run loop (the seed's
     /// commented-out third way). Operation queues dispatch onto the same global pool.
     case operationQueue = "operation-queue"
-    /// `globalQueue` with the seed's double guard, `run(until: timeout + 5 s)`.
+    /// `globalQueue` with the seed's double guard, `run(until: timeout + guard)` (the seed: 5 s).
     case runUntilDate = "run-until-date"
     /// `dedicatedThread` as the seed wrote it: a port, `RunLoop.run()` and `CFRunLoopStop`.
     case literalRun = "literal-run"
@@ -29,17 +29,14 @@ public enum Placement: String, Sendable, CaseIterable {
 
 /// The machinery a trial's requests share: the shared thread, the operation queue.
 final class PlacementRuntime: Sendable {
-    let placement: Placement, timeout: Seconds
+    let placement: Placement, timeout: Seconds, guardSeconds: Seconds
     let log: StepTable<RequestTimes>, gauge = PeakGauge()
     private let shared: SharedRunLoopThread?
     /// The operation-queue placement's queue, as the seed sets it up.
     private let operations = OperationQueue()
 
-    /// The guard the seed suggests adding to the timeout in `run(until:)`.
-    static let guardSeconds: Seconds = 5
-
-    init(_ placement: Placement, timeout: Seconds, log: StepTable<RequestTimes>) throws {
-        (self.placement, self.timeout, self.log) = (placement, timeout, log)
+    init(_ placement: Placement, timeout: Seconds, guardSeconds: Seconds, log: StepTable<RequestTimes>) throws {
+        (self.placement, self.timeout, self.guardSeconds, self.log) = (placement, timeout, guardSeconds, log)
         operations.maxConcurrentOperationCount = 300
         shared = placement == .sharedThread ? SharedRunLoopThread.start(gauge: gauge) : nil
         if placement == .sharedThread, shared == nil { throw SetupError("no socket port for the shared run loop") }
@@ -47,13 +44,13 @@ final class PlacementRuntime: Sendable {
 
     /// Starts request `index`'s timeout on its run loop; `onTimeout` runs when its timer fires.
     func launch(_ index: Int, onTimeout: @escaping @Sendable () -> Void) {
-        let (timeout, log, gauge) = (self.timeout, self.log, self.gauge)
+        let (timeout, guardSeconds, log, gauge) = (self.timeout, self.guardSeconds, self.log, self.gauge)
         let work: @Sendable (TimeoutRunLoop.Style, Bool) -> Void = { style, ownThread in
             TimeoutRunLoop.run(index, timeout: timeout, style: style, log: log, gauge: gauge, ownThread: ownThread, onTimeout: onTimeout)
         }
         switch placement {
         case .globalQueue: DispatchQueue.global().async { work(.untilStopped, false) }
-        case .runUntilDate: DispatchQueue.global().async { work(.untilDate(guardSeconds: PlacementRuntime.guardSeconds), false) }
+        case .runUntilDate: DispatchQueue.global().async { work(.untilDate(guardSeconds: guardSeconds), false) }
         case .dedicatedThread: NamedThread.start("rl.request") { work(.untilStopped, true) }
         case .literalRun: NamedThread.start("rl.request") { work(.forever, true) }
         case .operationQueue: operations.addOperation { work(.untilStopped, false) }

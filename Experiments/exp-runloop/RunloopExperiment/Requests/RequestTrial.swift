@@ -10,7 +10,7 @@ enum RequestTrial {
         let parameters = context.parameters(RunloopParameters.self)
         let count = parameters.tasks, timeout = parameters.timeout, baseline = ThreadCensus.count() ?? 0
         let log = StepTable(count: count, row: RequestTimes())
-        let runtime = try PlacementRuntime(placement, timeout: timeout, log: log)
+        let runtime = try PlacementRuntime(placement, timeout: timeout, guardSeconds: parameters.guardSeconds, log: log)
         let client = RequestClient(runtime: runtime, progress: context.progress)
         // Killed at its budget, the trial has seen nothing of its callers: say so, so that a
         // machine that gave it no CPU judges nothing.
