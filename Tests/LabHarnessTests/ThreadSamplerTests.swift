@@ -42,22 +42,24 @@ final class ThreadSamplerTests: XCTestCase {
     /// Most of that cost on the lab's VM is the wake-up itself: a thread that does nothing but
     /// wake every 10 ms is charged 0.4-0.6 % of a core here, more when the machine is idle
     /// (idle vCPUs sleep deeper). So the test measures that floor too, in the same windows,
-    /// and takes the best of three windows of each to filter other processes' noise. It passes
-    /// when the sampler stays under 1 %, or, should this machine's bare wake-up alone come near
-    /// that, when sampling adds under 0.3 points to it. Both figures are printed; the README's
-    /// figure comes from `swift run -c release lab bench`.
+    /// and takes the best of up to three windows of each to filter other processes' noise. It
+    /// passes when the sampler stays under 1 % (the first window that does ends the test), or,
+    /// should this machine's bare wake-up alone come near that, when sampling adds under 0.3
+    /// points to it. The figures are printed; the README's figure comes from `swift run -c
+    /// release lab bench`.
     func testSamplingAtTenMillisecondsCostsUnderOnePercentOfACore() throws {
         var samplerShares: [Double] = []
         var floorShares: [Double] = []
         for _ in 0..<3 {
-            floorShares.append(ThreadSampler.wakeUpFloor(interval: 0.01, for: 0.6))
             let sampler = ThreadSampler(interval: 0.01)
             sampler.start()
             MonotonicClock.sleep(for: 0.6)
             let timeline = sampler.stop()
             samplerShares.append(try XCTUnwrap(timeline.samplerCPU) / timeline.duration)
+            if samplerShares.last! < 0.01 { break }   // under 1 %: no floor needed
+            floorShares.append(ThreadSampler.wakeUpFloor(interval: 0.01, for: 0.6))
         }
-        let best = try XCTUnwrap(samplerShares.min()), floor = try XCTUnwrap(floorShares.min())
+        let best = try XCTUnwrap(samplerShares.min()), floor = floorShares.min() ?? 0
         let percent = { (v: [Double]) in v.map { Format.decimal($0 * 100, places: 3) + " %" }.joined(separator: ", ") }
         print("sampler at 10 ms (debug build): \(percent(samplerShares)) of one core; bare 10 ms wake-ups: \(percent(floorShares))")
         if best >= 0.01 {

@@ -4,7 +4,8 @@ import LabHarnessXCTest
 import LabRunner
 import XCTest
 
-/// `lab all --quick --json FILE` then `lab report`, with the real experiments hosted by `lab`.
+/// `lab all --quick --json FILE` then `lab report`, with the real experiments hosted by `lab`
+/// (the run is `QuickLabAll`'s, shared with the projector's test).
 ///
 /// Whether each finding reproduces is each experiment's own tests' business (they use trials
 /// and margins for that); this test checks what must hold whatever the machine's load: every
@@ -18,8 +19,9 @@ final class EndToEndTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("results.json")
 
-        let run = try ChildProcess.run(ChildSpec(executable: lab, arguments: ["all", "--quick", "--json", file.path], budget: 120))
-        let document = try LabDocument.read(Data(contentsOf: file))
+        let all = try QuickLabAll.shared.get()
+        let run = all.run, document = all.document
+        try all.data.write(to: file)
         XCTAssertTrue(document.complete, "\(document.failures)")
         XCTAssertEqual(document.experiments.map(\.experiment), LabCatalog.standard.entries.map(\.definition.name))
         for report in document.experiments {

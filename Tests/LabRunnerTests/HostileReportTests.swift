@@ -126,12 +126,13 @@ final class HostileReportTests: XCTestCase {
         }
     }
 
-    /// Millions of points are read and drawn at what a screen can show: the page stays small.
+    /// Hundreds of thousands of points are read and drawn at what a screen can show: the page
+    /// stays small.
     func testAHugeSeriesIsDownsampledToWhatAScreenCanShow() throws {
         let directory = try temporaryDirectory("huge")
         defer { try? FileManager.default.removeItem(at: directory) }
         var document = sampleDocument()
-        let count = 600_000
+        let count = 200_000
         // Markers replaced by generated text: encoding a million arrays would be slow here.
         document.experiments[0].variants[0].series?["threads"] = [[-7777, -7777]]
         document.experiments[1].variants[1].series?["lateness_ms"] = [[-8888, -8888]]
