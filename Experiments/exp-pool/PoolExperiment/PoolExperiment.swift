@@ -127,7 +127,7 @@ public let poolExperiment = ExperimentDefinition(
                 evaluate: PoolVerdicts.floodSparesMainThread),
     ],
     columns: PoolReport.columns,
-    defaultJobs: 2,
+    defaultJobs: 3,
     extraSections: PoolReport.sections,
     defaultPlan: { options, variants in
         // The cap search takes minutes and floods on its own.
