@@ -20,6 +20,12 @@ public struct AppProfiles: Sendable {
 
     static func cached(_ ids: [UserID]) -> [Profile] { ids.map { Profile(id: $0, name: directory[$0] ?? $0) } }
 
+    /// Return-value style: the lookup runs on the thread the library called from, which waits
+    /// for the answer (`sync-return`; the callback handout's first exercise changes it).
+    public var returning: ChatLibrary.ProfilesReturningBlock {
+        { ids in lookUp(ids) }
+    }
+
     /// Completion-handler style, done right: the lookup moves to the app's queue, the
     /// provider returns at once, and the handler is called once, from the app's queue.
     public var onAppQueue: ChatLibrary.FetchProfilesBlock {

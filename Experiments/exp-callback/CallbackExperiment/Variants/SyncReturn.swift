@@ -5,12 +5,13 @@ import LabHarness
 enum SyncReturn {
     static func run(_ context: VariantContext) -> VariantRecord {
         let p = context.callbackParameters, app = context.app()
-        // The kernel id of the thread inside the app's lookup (0: none), for another thread to look at.
+        // The kernel id of the thread inside the app's provider (0: none), for another thread to look at.
         let inLookup = Shared<UInt64>(0)
+        let provide = app.returning
         let library = context.library(.returning { ids in
             inLookup.set(ExecutionPlace.currentThreadID())
             defer { inLookup.set(0) }
-            return app.lookUp(ids)
+            return provide(ids)
         })
         let rendered = context.open(on: library)
         // The mechanism, seen from the network's thread as its message arrives: the library's thread waits inside the lookup.
