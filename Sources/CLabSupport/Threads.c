@@ -71,11 +71,14 @@ long clab_stat_line_thread_count(const char *line) {
 
 #if defined(__linux__)
 
-/// The thread ids listed in a `/proc/.../task` directory, at most `capacity` of them, in the
-/// directory's order; -1 when it cannot be opened (the process is gone).
-static long clab_task_ids(const char *directory, long *out, long capacity) {
-    DIR *dir = opendir(directory);
-    if (!dir) return -1;
+static int clab_compare_longs(const void *a, const void *b) {
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+/// One walk of `dir` from its start: at most `capacity` ids, sorted.
+static long clab_walk_task_ids(DIR *dir, long *out, long capacity) {
+    rewinddir(dir);
     long written = 0;
     struct dirent *entry;
     while (written < capacity && (entry = readdir(dir)) != NULL) {
@@ -83,6 +86,50 @@ static long clab_task_ids(const char *directory, long *out, long capacity) {
         long tid = strtol(entry->d_name, &end, 10);
         if (*end == 0 && tid > 0) out[written++] = tid;
     }
+    qsort(out, (size_t)written, sizeof *out, clab_compare_longs);
+    return written;
+}
+
+/// The thread ids listed in a `/proc/.../task` directory, at most `capacity` of them, sorted;
+/// -1 when it cannot be opened (the process is gone).
+///
+/// One walk of that directory can miss live threads: the kernel's `next_tid` (fs/proc/base.c)
+/// ends the walk when the thread it stands on has exited meanwhile, and the rest is resumed by
+/// position, which the exits have shifted, so threads later in the list, the newest ones, go
+/// unlisted (`ThreadListingChurnTests`: 1 to 3 listings in 7,000 missed a live thread while
+/// older threads exited). A walk cut that way lists a thread the next walk no longer finds, so
+/// two walks in a row that agree are whole: the directory is walked until two agree, at most
+/// six times, and under churn that never settles the union of the walks is returned (it can
+/// hold a thread that has exited since; never miss one that lived throughout).
+static long clab_task_ids(const char *directory, long *out, long capacity) {
+    DIR *dir = opendir(directory);
+    if (!dir) return -1;
+    long *walk = capacity > 0 ? malloc((size_t)capacity * sizeof *walk) : NULL;
+    long *previous = capacity > 0 ? malloc((size_t)capacity * sizeof *previous) : NULL;
+    long written = 0;
+    if (!walk || !previous) {
+        written = clab_walk_task_ids(dir, out, capacity);
+    } else {
+        long before = -1;
+        for (int attempt = 0; attempt < 6; attempt++) {
+            long n = clab_walk_task_ids(dir, walk, capacity);
+            if (n == before && memcmp(walk, previous, (size_t)n * sizeof *walk) == 0) {
+                memcpy(out, walk, (size_t)n * sizeof *walk);
+                written = n;
+                break;
+            }
+            // The union so far, kept sorted: add what this walk found that it lacked.
+            long known = written;
+            for (long i = 0; i < n && written < capacity; i++) {
+                if (!bsearch(&walk[i], out, (size_t)known, sizeof *out, clab_compare_longs)) out[written++] = walk[i];
+            }
+            qsort(out, (size_t)written, sizeof *out, clab_compare_longs);
+            long *swap = previous; previous = walk; walk = swap;
+            before = n;
+        }
+    }
+    free(walk);
+    free(previous);
     closedir(dir);
     return written;
 }
