@@ -99,7 +99,7 @@ static long clab_walk_task_ids(DIR *dir, long *out, long capacity) {
 /// unlisted (`ThreadListingChurnTests`: 1 to 3 listings in 7,000 missed a live thread while
 /// older threads exited). A walk cut that way lists a thread the next walk no longer finds, so
 /// two walks in a row that agree are whole: the directory is walked until two agree, at most
-/// six times, and under churn that never settles the union of the walks is returned (it can
+/// twelve times, and under churn that never settles the union of the walks is returned (it can
 /// hold a thread that has exited since; never miss one that lived throughout).
 static long clab_task_ids(const char *directory, long *out, long capacity) {
     DIR *dir = opendir(directory);
@@ -111,7 +111,7 @@ static long clab_task_ids(const char *directory, long *out, long capacity) {
         written = clab_walk_task_ids(dir, out, capacity);
     } else {
         long before = -1;
-        for (int attempt = 0; attempt < 6; attempt++) {
+        for (int attempt = 0; attempt < 12; attempt++) {
             long n = clab_walk_task_ids(dir, walk, capacity);
             if (n == before && memcmp(walk, previous, (size_t)n * sizeof *walk) == 0) {
                 memcpy(out, walk, (size_t)n * sizeof *walk);
