@@ -26,6 +26,18 @@ final class DeadlineHeapTests: XCTestCase {
         XCTAssertNil(heap.popEarliest())
     }
 
+    /// The heap is a value: a copy changes on its own (its storage is shared until one writes).
+    func testACopyIsIndependent() {
+        var heap = DeadlineHeap<Int>()
+        for i in 0..<100 { _ = heap.insert(i, deadline: Double(100 - i)) }
+        var copy = heap
+        _ = copy.insert(-1, deadline: 0)
+        XCTAssertEqual(copy.popDue(by: 50).count, 51, "the copy has its new entry and the 50 due by 50")
+        XCTAssertEqual(heap.count, 100, "the original kept its entries")
+        XCTAssertEqual(drain(&heap).map(\.payload), Array((0..<100).reversed()))
+        XCTAssertEqual(drain(&copy).map(\.payload), Array((0..<50).reversed()))
+    }
+
     func testManyEqualDeadlinesComeOutInTheOrderTheyWentIn() {
         var heap = DeadlineHeap<Int>()
         // Ten thousand requests armed in the same clock tick, with a few earlier and later ones mixed in.
