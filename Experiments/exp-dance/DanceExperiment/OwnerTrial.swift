@@ -24,10 +24,10 @@ public final class OwnerTrial {
     public func watch(_ owner: AnyObject) { tracker.track(owner, label); self.owner = owner; probe.begin(owner) }
 
     /// Marks the end of the owner's scope: call it with the scope's last use of the owner, which
-    /// it keeps alive across the mark (so the release delay is never negative).
+    /// it keeps alive across the mark (so the release delay is never negative). The timeline's
+    /// `scope-end` is the same instant as the release figure's.
     public func endScope(of owner: AnyObject) {
-        tracker.markScopeEnd(label)
-        context.event("scope-end")
+        context.event("scope-end", at: tracker.markScopeEnd(label))
         withExtendedLifetime(owner) {}
     }
 

@@ -62,10 +62,12 @@ public final class ReleaseTracker: Sendable {
     }
 
     /// Records that the scope which owned the object has ended: the reference point for
-    /// `releaseDelay(_:)`.
-    public func markScopeEnd(_ label: String) {
+    /// `releaseDelay(_:)`. Returns the instant recorded (monotonic), for a timeline to use.
+    @discardableResult
+    public func markScopeEnd(_ label: String) -> Seconds {
         let now = MonotonicClock.now()
         entries.withLock { $0[label]?.scopeEndedAt = now }
+        return now
     }
 
     /// Whether the object is still alive. Unknown labels are not alive.
