@@ -12,6 +12,8 @@
 //   lab-fixture lifeline-block      binds to its parent (dies with it), prints its pid, blocks
 //   lab-fixture park K              parks K extra threads, prints the thread count, exits
 //   lab-fixture block-named K       parks K threads and the main thread in fixtureWaitsAtTheGate()
+//   lab-fixture await-thread        starts a thread with NamedThread.startAndAwait, prints
+//                                   "started true|false after SECONDS" (run it at a thread limit)
 //   lab-fixture --...               the fixture experiment (see FixtureExperiment.swift)
 import Foundation
 import LabHarness
@@ -97,6 +99,10 @@ case "lifeline-block":
     let path = "/tmp/lab-fixture-lifeline-\(getppid())"
     try? String(getpid()).write(toFile: path, atomically: true, encoding: .utf8)
     blockForever()
+case "await-thread":
+    let began = MonotonicClock.now()
+    let started = NamedThread.startAndAwait("fixture.await") { $0.signalReady() }
+    say("started \(started) after \(MonotonicClock.now() - began)")
 case "park":
     let k = Int(argument) ?? 1
     let hold = DispatchSemaphore(value: 0)

@@ -23,7 +23,6 @@ public final class NewThreadWatch: Sendable {
     private let state = Mutex<State>(State())
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
-    private let ready = DispatchSemaphore(value: 0)
 
     private struct State {
         var baseline: Set<UInt64> = []
@@ -35,19 +34,25 @@ public final class NewThreadWatch: Sendable {
         self.interval = interval
     }
 
-    /// Starts the watcher thread and takes the baseline once it runs.
+    /// Starts the watcher thread and takes the baseline once it runs. Without a watcher thread
+    /// (it did not start: `NamedThread.startAndAwait`), the baseline is taken here and only the
+    /// listing at `stop()` counts.
     public func start() {
-        NamedThread.start("lab.threadwatch") { [self] in
+        let started = NamedThread.startAndAwait("lab.threadwatch") { [self] start in
             let baseline = ThreadRoster.identities()
             state.withLock { $0.baseline = baseline }
-            ready.signal()
+            guard start.signalReady() else { return }
             while !stopping.load(ordering: .acquiring) {
                 look()
                 MonotonicClock.sleep(for: interval)
             }
             finished.signal()
         }
-        ready.wait()
+        if !started {
+            stopping.store(true, ordering: .releasing)
+            let baseline = ThreadRoster.identities()
+            state.withLock { $0.baseline = baseline }
+        }
     }
 
     /// Stops watching after one last listing; returns the threads that appeared, in the order
@@ -59,7 +64,7 @@ public final class NewThreadWatch: Sendable {
     /// back on a thread that had already renamed itself (seen at load 15-50).
     @discardableResult
     public func stop() -> [Appeared] {
-        if !stopping.exchange(true, ordering: .acquiringAndReleasing) { finished.wait() }
+        if !stopping.exchange(true, ordering: .acquiringAndReleasing) { _ = finished.wait(timeout: .now() + .seconds(5)) }
         look()
         return appeared
     }

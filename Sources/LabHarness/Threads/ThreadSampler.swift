@@ -119,19 +119,20 @@ public final class ThreadSampler: Sendable {
     }
 
     /// Starts sampling; the first sample is taken before this returns, so `peakSoFar` and
-    /// `latest` are meaningful at once. Calling it twice does nothing.
-    public func start() {
+    /// `latest` are meaningful at once. Calling it twice does nothing. `false` when the
+    /// sampler's thread did not start (see `NamedThread.startAndAwait`): the timeline stays
+    /// empty and `stop()` waits for nothing.
+    @discardableResult
+    public func start() -> Bool {
         let first = state.withLock { s -> Bool in
             if s.started { return false }
             s.started = true
             return true
         }
-        guard first else { return }
-        let ready = DispatchSemaphore(value: 0)
-        NamedThread.start("lab.sampler", stackSize: 256 * 1024) { [self] in
-            run(ready: ready)
-        }
-        ready.wait()
+        guard first else { return true }
+        let started = NamedThread.startAndAwait("lab.sampler", stackSize: 256 * 1024) { [self] start in run(start) }
+        if !started { state.withLock { $0.stopped = true } }
+        return started
     }
 
     /// Stops sampling and returns the timeline. Waits (at most one interval plus a second) for
@@ -194,7 +195,7 @@ public final class ThreadSampler: Sendable {
         return result.withLock { $0 }
     }
 
-    private func run(ready: DispatchSemaphore) {
+    private func run(_ starter: NamedThread.Start) {
         let counter = FastThreadCounter()
         defer { counter.close() }
         let cpuAtStart = CPUTime.currentThread()
@@ -215,7 +216,10 @@ public final class ThreadSampler: Sendable {
             pending.append(ThreadSample(t: now - start, count: count))
             latestCount.store(count, ordering: .relaxed)
             if count > peak { peak = count; peakCount.store(count, ordering: .relaxed) }
-            if !signalled { signalled = true; ready.signal() }
+            if !signalled {
+                signalled = true
+                if !starter.signalReady() { return }   // its starter went on without it
+            }
             if pending.count >= ThreadSampler.batch || stopNow {
                 state.withLock { $0.samples.append(contentsOf: pending) }
                 pending.removeAll(keepingCapacity: true)

@@ -19,15 +19,15 @@ enum SpinWrapper {
         let duration = context.parameters(RunloopParameters.self).interval
         final class Shared: Sendable {
             let done = Atomic<Bool>(false), handle = Mutex<RunLoopHandle?>(nil)
-            let ready = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
+            let finished = DispatchSemaphore(value: 0)
             let result = Mutex<(passes: Int, wall: Seconds, cpu: Seconds?, runnable: Seconds?, portMissing: Bool)?>(nil)
         }
         let shared = Shared()
-        NamedThread.start("rl.spin") {
+        let started = NamedThread.startAndAwait("rl.spin") { start in
             let port = withSource ? SocketPort(tcpPort: 0) : nil
             if let port { RunLoop.current.add(port, forMode: .default) }
             shared.handle.withLock { $0 = .current }
-            shared.ready.signal()
+            guard start.signalReady() else { return }
             let start = MonotonicClock.now()
             let cpuStart = CPUTime.currentThread()
             // Time on a CPU plus time waiting in the run queue for one (`nil` on Darwin): a
@@ -47,7 +47,7 @@ enum SpinWrapper {
             shared.result.withLock { $0 = (passes, wall, cpu, runnableFor, withSource && port == nil) }
             shared.finished.signal()
         }
-        shared.ready.wait()
+        guard started else { return VariantRecord(outcome: .failed, evidence: "the wrapper's thread did not start") }
         // The "request": it finishes after `duration`, then ends the waiting loop's pass.
         MonotonicClock.sleep(for: duration)
         shared.done.store(true, ordering: .releasing)

@@ -11,14 +11,15 @@ import Synchronization
 /// cost is one thread, whatever the number of requests in flight. `deadline-heap` runs its one
 /// timer on the same kind of thread.
 final class SharedRunLoopThread: Sendable {
-    private let ready = DispatchSemaphore(value: 0), exited = DispatchSemaphore(value: 0)
+    private let exited = DispatchSemaphore(value: 0)
     private let stopping = Atomic<Bool>(false)
     private let handle = Mutex<RunLoopHandle?>(nil)
     private let grant = Mutex<RealtimePriority.Grant?>(nil)
 
     init() {}
 
-    /// Starts the thread and returns once its run loop exists (`nil`: it could not get a source).
+    /// Starts the thread and returns once its run loop exists (`nil`: it could not get a source,
+    /// or the thread did not start).
     /// `source` runs on the thread first: it gives the run loop something to wait on (without
     /// one, `run(mode:before:)` returns at once and the loop spins) and returns what undoes it.
     /// With `realtime`, the thread first asks for real-time priority; `gauge` counts it while
@@ -30,23 +31,22 @@ final class SharedRunLoopThread: Sendable {
     }
 
     func start(name: String, gauge: PeakGauge? = nil, realtime: Bool, source: @escaping @Sendable (RunLoop) -> (() -> Void)?) -> Bool {
-        NamedThread.start(name) { [self] in
+        let ready = NamedThread.startAndAwait(name) { [self] start in
             if realtime {
                 let answer = RealtimePriority.requestForCurrentThread()
                 grant.withLock { $0 = answer }
             }
-            guard let undo = source(RunLoop.current) else { ready.signal(); return }
+            guard let undo = source(RunLoop.current) else { start.signalReady(); return }
             handle.withLock { $0 = .current }
+            guard start.signalReady() else { handle.withLock { $0 = nil }; undo(); return }   // given up on
             gauge?.enter()
-            ready.signal()
             // A loop with a flag rather than `run()`: `run()` would ignore `CFRunLoopStop`.
             while !isStopping { _ = RunLoop.current.run(mode: .default, before: .distantFuture) }
             gauge?.leave()
             undo()
             exited.signal()
         }
-        ready.wait()
-        return handle.withLock { $0 } != nil
+        return ready && handle.withLock { $0 } != nil
     }
 
     /// The default source: a port, which keeps the run loop asleep between timers.

@@ -1,0 +1,65 @@
+import Foundation
+import LabHarness
+import Synchronization
+import XCTest
+
+/// `NamedThread.startAndAwait`: a starter waits for its thread to be ready, but never past a
+/// budget, and not at all once the thread could not be created, so a trial at a thread limit
+/// ends at once, named for the limit, instead of at its budget.
+final class NamedThreadStartTests: XCTestCase {
+    func testAThreadThatSignalsIsAwaited() {
+        let told = Mutex<Bool?>(nil), done = DispatchSemaphore(value: 0)
+        let started = NamedThread.startAndAwait("test.ready") { start in
+            told.withLock { $0 = start.signalReady() }
+            done.signal()
+        }
+        XCTAssertTrue(started)
+        XCTAssertEqual(done.wait(timeout: .now() + 5), .success)
+        XCTAssertEqual(told.withLock { $0 }, true, "its starter was still waiting")
+    }
+
+    /// A thread that never becomes ready costs its starter the budget and no more; if it turns
+    /// up later it learns that its starter went on.
+    func testAThreadNeverReadyIsGivenUpAtTheBudget() {
+        let release = DispatchSemaphore(value: 0), late = Mutex<Bool?>(nil), done = DispatchSemaphore(value: 0)
+        let began = MonotonicClock.now()
+        let started = NamedThread.startAndAwait("test.late", budget: 0.2) { start in
+            release.wait()
+            late.withLock { $0 = start.signalReady() }
+            done.signal()
+        }
+        let waited = MonotonicClock.now() - began
+        XCTAssertFalse(started)
+        XCTAssertGreaterThanOrEqual(waited, 0.2)
+        XCTAssertLessThan(waited, 2, "the budget bounds the wait")
+        release.signal()
+        XCTAssertEqual(done.wait(timeout: .now() + 5), .success)
+        XCTAssertEqual(late.withLock { $0 }, false, "a late thread is told its starter went on")
+    }
+
+    /// At a thread limit (`ulimit -p 1` for the user nobody, whose one task is the fixture),
+    /// `pthread_create` fails and the starter hears of it within the failure grace, not the
+    /// ten-second budget. Needs root to run the fixture as nobody (root ignores the limit).
+    func testAThreadThatCannotBeCreatedIsGivenUpAtOnce() throws {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
+            throw XCTSkip("needs root and util-linux's setpriv to run the fixture as the user nobody at a thread limit")
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("await-thread-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let copy = directory.appendingPathComponent("lab-fixture").path
+        try FileManager.default.copyItem(atPath: try fixture(), toPath: copy)
+        chmod(directory.path, 0o755)
+        chmod(copy, 0o755)
+        let run = try ChildProcess.run(ChildSpec(
+            executable: "/usr/bin/setpriv",
+            arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sh", "-c", "ulimit -p 1 && exec \"$0\" await-thread", copy],
+            budget: 30))
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        let words = run.stdout.split(whereSeparator: \.isWhitespace)
+        XCTAssertEqual(words.first.map(String.init), "started", run.stdout)
+        XCTAssertEqual(words.dropFirst().first.map(String.init), "false", "the thread could not be created: \(run.stdout)")
+        let after = try XCTUnwrap(words.last.flatMap { Double($0) }, run.stdout)
+        XCTAssertLessThan(after, NamedThread.startBudget / 2, "given up on the failed creation, not at the budget: \(run.stdout)")
+    }
+}
