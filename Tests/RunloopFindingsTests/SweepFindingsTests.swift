@@ -9,11 +9,11 @@ import XCTest
 /// about it, in a debug build: 10 and 30,000 requests with a 250 ms timeout, where the default
 /// (release) sweep takes four counts up to 10,000 with 1 s. Why so many: with both run-loop
 /// threads at real-time priority, one timer per request keeps up with requests a busy machine
-/// issues slowly, as the deadlines spread out. Under `stress --cpu 2` it was 2.3 ms late at
-/// 1000 against the heap's 0.43 ms, and once 16 ms at 10,000 against the debug heap's 4.6 ms,
-/// both short of the findings' 5×. At 30,000 its own firing dominates: 10-33 ms against the
-/// heap's 0.8-1.4 ms in three debug sweeps under that load, 11-51 ms against 0.1-1.4 ms in four
-/// quiet ones (the findings sweep below, each point the median of three trials).
+/// issues slowly, as the deadlines spread out: under `stress --cpu 2` its p99 was 2.3 ms at
+/// 1000 in one debug sweep and 16 ms at 10,000 in another. At 30,000 its own firing dominates:
+/// 10-33 ms against the heap's 0.8-1.4 ms in three debug sweeps under that load, 11-51 ms
+/// against 0.1-1.4 ms in four quiet ones (the findings sweep below, each point the median of
+/// three trials).
 ///
 /// Every point of a sweep runs in a child of its own, one at a time. The verdicts are ratios
 /// between points of the same sweep, on lateness beyond a same-moment control thread, so a
