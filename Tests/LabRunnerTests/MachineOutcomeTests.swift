@@ -1,6 +1,7 @@
 import Foundation
 import LabHarness
 import LabHarnessXCTest
+import Synchronization
 import XCTest
 
 /// The machine's own failures get the machine's outcomes, with real limits, not mocks: a thread
@@ -10,11 +11,11 @@ import XCTest
 final class MachineOutcomeTests: XCTestCase {
     /// Runs `lab ARGUMENTS --json` under `sh -c PREFIX`; the decoded report and exit status.
     private func lab(_ arguments: [String], prefix: String, via launcher: [String] = [], executable: String? = nil,
-                     budget: Double = 120) throws -> (ExperimentReport, Int32?) {
+                     budget: Double = 120, onStart: (@Sendable (Int32) -> Void)? = nil) throws -> (ExperimentReport, Int32?) {
         let lab = try executable ?? BuiltProducts.executable("lab")
         let argv = launcher + ["/bin/sh", "-c", prefix + " exec \"$0\" \"$@\"", lab] + arguments + ["--json"]
         let run = try ChildProcess.run(ChildSpec(executable: argv[0], arguments: Array(argv.dropFirst()),
-                                                 environment: ["SWIFT_BACKTRACE": "enable=no"], budget: budget))
+                                                 environment: ["SWIFT_BACKTRACE": "enable=no"], budget: budget, onStart: onStart))
         let report = try ExperimentReport.decode(Data(run.stdout.utf8))
         return (report, run.exitCode)
     }
@@ -65,23 +66,45 @@ final class MachineOutcomeTests: XCTestCase {
     func testRunnableThreadsTheSchedulerPassesOverAreCPUStarved() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chrt") else { throw XCTSkip("chrt (util-linux) is not installed") }
         // Every core busy at normal priority, the trial at SCHED_IDLE: it runs only when a core
-        // has nothing else to do, which here is never.
+        // has nothing else to do, which here is never. The busy loops start 80 ms after `lab`,
+        // once it has started up: at 0.3 % of a core the 20 ms of CPU a start-up needs took 5
+        // to 6 s a process, for nothing the test looks at. The trial, in the child `lab` starts
+        // next, runs starved.
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        var busy: [Process] = []
-        for _ in 0..<cores {
-            let loop = Process()
-            loop.executableURL = URL(fileURLWithPath: "/bin/sh")
-            loop.arguments = ["-c", "while :; do :; done"]
-            try loop.run()
-            busy.append(loop)
+        /// The busy loops of one run: started by `start` 80 ms after `lab`, stopped by `stop`
+        /// (after which a late start adds none).
+        final class BusyLoops: Sendable {
+            let cores: Int
+            private let state = Mutex<(loops: [Process], stopped: Bool)>(([], false))
+            init(cores: Int) { self.cores = cores }
+            func start() {
+                NamedThread.start("test.busy-loops") { [self] in
+                    MonotonicClock.sleep(for: 0.08)
+                    for _ in 0..<cores {
+                        state.withLock { s in
+                            guard !s.stopped else { return }
+                            let loop = Process()
+                            loop.executableURL = URL(fileURLWithPath: "/bin/sh")
+                            loop.arguments = ["-c", "while :; do :; done"]
+                            if (try? loop.run()) != nil { s.loops.append(loop) }
+                        }
+                    }
+                }
+            }
+            func stop() {
+                for loop in state.withLock({ s in defer { s = ([], true) }; return s.loops }) { loop.terminate(); loop.waitUntilExit() }
+            }
         }
-        defer { for loop in busy { loop.terminate(); loop.waitUntilExit() } }
         // A SCHED_IDLE thread still gets a sliver of CPU, and the timer trial mostly sleeps, so
         // now and then it is given what it needs and measures honestly. Such a run must judge
         // correctly (no refutation, nothing forbidden); up to three runs must show the starvation.
         var seen: [String] = []
         for _ in 0..<3 {
-            let (report, status) = try lab(["runloop", "--quick", "--variant", "timer-init"], prefix: "", via: ["/usr/bin/chrt", "--idle", "0"])
+            let busy = BusyLoops(cores: cores)
+            defer { busy.stop() }
+            let (report, status) = try lab(["runloop", "--quick", "--variant", "timer-init"], prefix: "", via: ["/usr/bin/chrt", "--idle", "0"],
+                                           onStart: { _ in busy.start() })
+            busy.stop()
             if report.variants.allSatisfy({ $0.outcome == .cpuStarved }) {
                 XCTAssertTrue(report.findings.filter(\.applicable).allSatisfy { $0.judged == false }, "\(report.findings)")
                 XCTAssertEqual(status, 1)
