@@ -56,6 +56,21 @@ final class StackSnapshotTests: XCTestCase {
         XCTAssertTrue(frames.allSatisfy { $0.contains("+0x") || $0 == "??" }, "\(frames.prefix(5))")
     }
 
+    /// Names looked up once are reused (the same system frames recur in every snapshot): one
+    /// raw snapshot named twice reads the same, and the second time runs no `addr2line` at all
+    /// (a symbolizer whose tool does not exist could only name frames from what it remembers).
+    func testFramesNamedOnceAreNamedAlikeFromMemory() throws {
+        if let reason = StackCapture.unavailableReason { throw XCTSkip(reason) }
+        let parked = Gate()
+        parked.park()
+        defer { parked.release() }
+        let raw = StackCapture.captureRaw(pid: getpid())
+        let first = raw.named()
+        let again = raw.named(symbolizer: StackSymbolizer(tool: "/nonexistent/addr2line"))
+        XCTAssertEqual(again.threads.map(\.frames), first.threads.map(\.frames))
+        XCTAssertTrue(first.threads.flatMap(\.frames).contains { $0.contains(".hold()") }, "\(first.threads.map(\.frames))")
+    }
+
     func testAWatchdogStallReportCarriesTheStacksOfTheStuckThread() throws {
         if let reason = StackCapture.unavailableReason { throw XCTSkip(reason) }
         let parked = Gate()

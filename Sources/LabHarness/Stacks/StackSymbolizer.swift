@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Names the raw return addresses of a snapshot: `symbol (file:line)` from `addr2line` (one run
 /// per image, each within the time left), Swift symbols demangled by the runtime's own
@@ -50,10 +51,15 @@ public struct StackSymbolizer: Sendable {
             // The executable first: its frames are the ones that name lab and user code.
             let images = lookups.keys.sorted { a, b in Self.isSystem(a) == Self.isSystem(b) ? a < b : !Self.isSystem(a) }
             for image in images {
+                let key = ImageKey(image), known = key.map { key in Self.cache.withLock { $0[key] ?? [:] } } ?? [:]
+                let missing = lookups[image]!.filter { known[$0] == nil }
+                names[image] = known
+                if missing.isEmpty { continue }
                 let left = budget - (MonotonicClock.now() - start)
                 guard left > 0.05 else { failures.append("no time left to name \((image as NSString).lastPathComponent)"); continue }
-                if let found = Self.run(tool, image: image, addresses: Array(lookups[image]!), budget: left) {
-                    names[image] = found
+                if let found = Self.run(tool, image: image, addresses: Array(missing), budget: left) {
+                    names[image]?.merge(found) { $1 }
+                    if let key { Self.cache.withLock { $0[key, default: [:]].merge(found) { $1 } } }
                 } else {
                     failures.append("addr2line failed on \((image as NSString).lastPathComponent)")
                 }
@@ -85,6 +91,22 @@ public struct StackSymbolizer: Sendable {
             frames[tid] = labels
         }
         return Named(frames: frames, note: failures.isEmpty ? nil : failures.joined(separator: "; "))
+    }
+
+    /// Names looked up before in this process, by image and address: the same few frames (a
+    /// futex wait, a sleep) recur in snapshot after snapshot, and `addr2line` on a system library
+    /// whose debug information lives in a separate, compressed file took 60-130 ms a run.
+    private static let cache = Mutex<[ImageKey: [UInt: (symbol: String?, line: String?)]]>([:])
+
+    /// An image as it is on disk now: a file rebuilt at the same path is another image.
+    private struct ImageKey: Hashable, Sendable {
+        let path: String, size: UInt64, modified: Double
+        init?(_ path: String) {
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                  let size = (attributes[.size] as? NSNumber)?.uint64Value,
+                  let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 else { return nil }
+            (self.path, self.size, self.modified) = (path, size, modified)
+        }
     }
 
     /// Images of the system and the Swift runtime: their frames are the noise a summary trims.
