@@ -72,8 +72,8 @@ final class ChildProcessTests: XCTestCase {
         let line = run.stdout.split(separator: "\n").first { $0.hasPrefix("grandchild ") }
         let grandchild = try XCTUnwrap(line.flatMap { Int32($0.dropFirst("grandchild ".count)) })
         let deadline = MonotonicClock.now() + 2
-        while processExists(grandchild) && MonotonicClock.now() < deadline { MonotonicClock.sleep(for: 0.01) }
-        XCTAssertFalse(processExists(grandchild), "the grandchild \(grandchild) outlived its parent")
+        while processAlive(grandchild) && MonotonicClock.now() < deadline { MonotonicClock.sleep(for: 0.01) }
+        XCTAssertFalse(processAlive(grandchild), "the grandchild \(grandchild) outlived its parent")
     }
 
     /// A grandchild in a group of its own that binds its life to its parent dies when the
@@ -86,8 +86,8 @@ final class ChildProcessTests: XCTestCase {
         let text = try String(contentsOfFile: file, encoding: .utf8)
         let grandchild = try XCTUnwrap(Int32(text))
         let deadline = MonotonicClock.now() + 2
-        while processExists(grandchild) && MonotonicClock.now() < deadline { MonotonicClock.sleep(for: 0.01) }
-        XCTAssertFalse(processExists(grandchild), "the grandchild \(grandchild) was orphaned")
+        while processAlive(grandchild) && MonotonicClock.now() < deadline { MonotonicClock.sleep(for: 0.01) }
+        XCTAssertFalse(processAlive(grandchild), "the grandchild \(grandchild) was orphaned")
     }
 
     /// Output larger than a pipe's buffer on both streams at once does not wedge the child.

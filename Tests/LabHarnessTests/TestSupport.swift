@@ -12,6 +12,15 @@ func processExists(_ pid: Int32) -> Bool {
     kill(pid, 0) == 0 || errno == EPERM
 }
 
+/// Whether `pid` is a process still running: a zombie has died, whoever is yet to reap it. A
+/// grandchild whose parent the harness killed is reaped by init, not by the harness; here init
+/// is the sandbox's own, which once left such a zombie for over 2 s (a CI run failed on it).
+/// Where the process table does not show the process, it counts as running.
+func processAlive(_ pid: Int32) -> Bool {
+    guard processExists(pid) else { return false }
+    return ProcessTable.all().first { $0.pid == pid }?.state != "Z"
+}
+
 /// Whether any process is still in process group `pgid`.
 func groupExists(_ pgid: Int32) -> Bool {
     kill(-pgid, 0) == 0 || errno == EPERM
