@@ -109,6 +109,25 @@ public struct StackSymbolizer: Sendable {
         }
     }
 
+    /// A C++ function's name without its parameter list (`swift::MetadataCache::get(char const*,
+    /// unsigned long) const` reads `swift::MetadataCache::get`): the list says nothing a stack
+    /// needs, and a mangled one (`_ZL39swift_getTypeByMangledNameInContextImplPKcm...`, 105
+    /// characters) was one word too wide for the report's lines.
+    static func withoutParameters(_ name: String) -> String {
+        var text = Substring(name)
+        if text.hasSuffix(" const") { text = text.dropLast(" const".count) }
+        guard text.hasSuffix(")") else { return name }
+        var depth = 0, index = text.endIndex
+        while index > text.startIndex {
+            index = text.index(before: index)
+            if text[index] == ")" { depth += 1 } else if text[index] == "(" {
+                depth -= 1
+                if depth == 0 { return index == text.startIndex ? name : String(text[..<index]) }
+            }
+        }
+        return name
+    }
+
     /// Images of the system and the Swift runtime: their frames are the noise a summary trims.
     public static func isSystem(_ path: String) -> Bool {
         if path.hasPrefix("/lib/") || path.hasPrefix("/lib64/") || path.hasPrefix("/usr/lib") { return true }
@@ -126,7 +145,9 @@ public struct StackSymbolizer: Sendable {
     /// `addr2line -f -e IMAGE ADDR...`: two lines per address, the function (`??` when unknown)
     /// and `file:line` (`??:0` or `??:?` when unknown).
     static func run(_ tool: String, image: String, addresses: [UInt], budget: Seconds) -> [UInt: (symbol: String?, line: String?)]? {
-        let arguments = ["-f", "-e", image] + addresses.map { "0x" + String($0, radix: 16) }
+        // `-C` demangles C++ (the Swift runtime's own frames); Swift's names pass through it
+        // unchanged and are demangled below.
+        let arguments = ["-f", "-C", "-e", image] + addresses.map { "0x" + String($0, radix: 16) }
         guard let result = try? ChildProcess.run(ChildSpec(executable: tool, arguments: arguments, budget: budget)),
               result.outcome == .completed else { return nil }
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -134,7 +155,8 @@ public struct StackSymbolizer: Sendable {
         for (index, address) in addresses.enumerated() where 2 * index + 1 < lines.count {
             let function = lines[2 * index]
             let place = lines[2 * index + 1].split(separator: " ").first.map(String.init) ?? ""
-            let symbol = function == "??" || function.isEmpty ? nil : SwiftDemangler.demangle(function)
+            let symbol = function == "??" || function.isEmpty ? nil
+                : SwiftDemangler.isMangled(function) ? SwiftDemangler.demangle(function) : withoutParameters(function)
             var line: String?
             if !place.hasPrefix("??"), let colon = place.lastIndex(of: ":"), place[place.index(after: colon)...] != "0",
                place[place.index(after: colon)...] != "?" {

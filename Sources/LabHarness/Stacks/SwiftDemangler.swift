@@ -13,8 +13,13 @@ public enum SwiftDemangler {
         return unsafeBitCast(symbol, to: Demangle.self)
     }()
 
+    /// Whether `name` is a Swift mangled name (as a symbol table spells it).
+    public static func isMangled(_ name: String) -> Bool {
+        name.hasPrefix("$s") || name.hasPrefix("_T") || name.hasPrefix("$S")
+    }
+
     public static func demangle(_ name: String) -> String {
-        guard name.hasPrefix("$s") || name.hasPrefix("_T") || name.hasPrefix("$S"), let function else { return name }
+        guard isMangled(name), let function else { return name }
         let utf8 = Array(name.utf8CString)
         guard let result = utf8.withUnsafeBufferPointer({ function($0.baseAddress, name.utf8.count, nil, nil, 0) }) else { return name }
         defer { free(result) }
