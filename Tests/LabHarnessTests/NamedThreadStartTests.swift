@@ -9,23 +9,26 @@ import XCTest
 final class NamedThreadStartTests: XCTestCase {
     func testAThreadThatSignalsIsAwaited() {
         let told = Mutex<Bool?>(nil), done = DispatchSemaphore(value: 0)
+        let published = Atomic<Bool>(false)
         let started = NamedThread.startAndAwait("test.ready") { start in
-            told.withLock { $0 = start.signalReady() }
+            told.withLock { $0 = start.signalReady(publishing: { published.store(true, ordering: .relaxed) }) }
             done.signal()
         }
         XCTAssertTrue(started)
+        XCTAssertTrue(published.load(ordering: .relaxed), "what the thread publishes is there once its starter goes on")
         XCTAssertEqual(done.wait(timeout: .now() + 5), .success)
         XCTAssertEqual(told.withLock { $0 }, true, "its starter was still waiting")
     }
 
     /// A thread that never becomes ready costs its starter the budget and no more; if it turns
-    /// up later it learns that its starter went on.
+    /// up later it learns that its starter went on, and what it would publish stays unpublished.
     func testAThreadNeverReadyIsGivenUpAtTheBudget() {
         let release = DispatchSemaphore(value: 0), late = Mutex<Bool?>(nil), done = DispatchSemaphore(value: 0)
+        let published = Atomic<Bool>(false)
         let began = MonotonicClock.now()
         let started = NamedThread.startAndAwait("test.late", budget: 0.2) { start in
             release.wait()
-            late.withLock { $0 = start.signalReady() }
+            late.withLock { $0 = start.signalReady(publishing: { published.store(true, ordering: .relaxed) }) }
             done.signal()
         }
         let waited = MonotonicClock.now() - began
@@ -35,6 +38,7 @@ final class NamedThreadStartTests: XCTestCase {
         release.signal()
         XCTAssertEqual(done.wait(timeout: .now() + 5), .success)
         XCTAssertEqual(late.withLock { $0 }, false, "a late thread is told its starter went on")
+        XCTAssertFalse(published.load(ordering: .relaxed), "and publishes nothing over what the starter set up")
     }
 
     /// At a thread limit (`ulimit -p 1` for the user nobody, whose one task is the fixture),

@@ -40,8 +40,7 @@ public final class NewThreadWatch: Sendable {
     public func start() {
         let started = NamedThread.startAndAwait("lab.threadwatch") { [self] start in
             let baseline = ThreadRoster.identities()
-            state.withLock { $0.baseline = baseline }
-            guard start.signalReady() else { return }
+            guard start.signalReady(publishing: { state.withLock { $0.baseline = baseline } }) else { return }
             while !stopping.load(ordering: .acquiring) {
                 look()
                 MonotonicClock.sleep(for: interval)

@@ -31,7 +31,8 @@ public enum NamedThread {
     /// meanwhile (`pthread_create` refused: a thread limit) and it did not turn up within a
     /// grace after that: Foundation's `Thread.start` reports no failure, and an unbounded wait
     /// here hung under `ulimit -u 40` until the trial's budget, 45 s later. A thread given up
-    /// on may still start later: `signalReady()` then returns `false` and `body` should end.
+    /// on may still start later: `signalReady` then publishes nothing, returns `false`, and
+    /// `body` should end.
     @discardableResult
     public static func startAndAwait(_ name: String, stackSize: Int? = nil, budget: Seconds = startBudget,
                                      _ body: @escaping @Sendable (_ start: Start) -> Void) -> Bool {
@@ -62,10 +63,13 @@ public enum NamedThread {
         private let phase = Mutex(Phase.waiting)
 
         /// Tells the starter the thread is ready; `false` when the starter had given up on it.
+        /// `publish` (what the starter reads once ready) runs only if it has not: a thread that
+        /// turns up late never overwrites what the starter set up without it.
         @discardableResult
-        public func signalReady() -> Bool {
+        public func signalReady(publishing publish: () -> Void = {}) -> Bool {
             let first = phase.withLock { p -> Bool in
                 guard p == .waiting else { return false }
+                publish()
                 p = .ready
                 return true
             }

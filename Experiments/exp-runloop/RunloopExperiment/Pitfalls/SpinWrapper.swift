@@ -26,8 +26,7 @@ enum SpinWrapper {
         let started = NamedThread.startAndAwait("rl.spin") { start in
             let port = withSource ? SocketPort(tcpPort: 0) : nil
             if let port { RunLoop.current.add(port, forMode: .default) }
-            shared.handle.withLock { $0 = .current }
-            guard start.signalReady() else { return }
+            guard start.signalReady(publishing: { shared.handle.withLock { $0 = .current } }) else { return }
             let start = MonotonicClock.now()
             let cpuStart = CPUTime.currentThread()
             // Time on a CPU plus time waiting in the run queue for one (`nil` on Darwin): a

@@ -37,8 +37,7 @@ final class SharedRunLoopThread: Sendable {
                 grant.withLock { $0 = answer }
             }
             guard let undo = source(RunLoop.current) else { start.signalReady(); return }
-            handle.withLock { $0 = .current }
-            guard start.signalReady() else { handle.withLock { $0 = nil }; undo(); return }   // given up on
+            guard start.signalReady(publishing: { handle.withLock { $0 = .current } }) else { undo(); return }   // given up on
             gauge?.enter()
             // A loop with a flag rather than `run()`: `run()` would ignore `CFRunLoopStop`.
             while !isStopping { _ = RunLoop.current.run(mode: .default, before: .distantFuture) }
