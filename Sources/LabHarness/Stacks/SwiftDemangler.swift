@@ -14,7 +14,7 @@ public enum SwiftDemangler {
     }()
 
     /// Whether `name` is a Swift mangled name (as a symbol table spells it).
-    public static func isMangled(_ name: String) -> Bool {
+    static func isMangled(_ name: String) -> Bool {
         name.hasPrefix("$s") || name.hasPrefix("_T") || name.hasPrefix("$S")
     }
 

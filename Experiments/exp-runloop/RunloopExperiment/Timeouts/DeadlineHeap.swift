@@ -181,9 +181,7 @@ private final class DeadlineOrder {
         let entry = heap[i]
         while i > 0 {
             let parent = (i - 1) / 2
-            let above = heap[parent]
-            // `precedes`, written out: a call per comparison is what a debug build spends most on.
-            guard entry.deadline < above.deadline || (entry.deadline == above.deadline && entry.sequence < above.sequence) else { break }
+            guard entry.precedes(heap[parent]) else { break }
             heap[i] = heap[parent]
             position[heap[i].slot] = i
             i = parent
@@ -200,13 +198,8 @@ private final class DeadlineOrder {
             let left = 2 * i + 1
             guard left < count else { break }
             let right = left + 1
-            var child = left
-            if right < count {
-                let r = heap[right], l = heap[left]
-                if r.deadline < l.deadline || (r.deadline == l.deadline && r.sequence < l.sequence) { child = right }
-            }
-            let below = heap[child]
-            guard below.deadline < entry.deadline || (below.deadline == entry.deadline && below.sequence < entry.sequence) else { break }
+            let child = right < count && heap[right].precedes(heap[left]) ? right : left
+            guard heap[child].precedes(entry) else { break }
             heap[i] = heap[child]
             position[heap[i].slot] = i
             i = child
