@@ -20,7 +20,10 @@ public final class VariantContext: Sendable {
     /// The process's thread count over the trial, when the variant declared `.threadTimeline`.
     public let threads: ThreadSampler?
     private let parsed: any ExperimentParameters
-    private let log = Mutex<[TimedEvent]>([])
+    /// Events as they happened: each keeps its monotonic instant unrounded, so two events (or an
+    /// event and an instant taken elsewhere on the same clock) are ordered as they happened. The
+    /// report's `TimedEvent`s are rounded for reading; nothing is judged from those.
+    private let log = Mutex<[(instant: Seconds, label: String, thread: String?)]>([])
 
     public init(variant: String, options: ParsedOptions, inChild: Bool, progress: ProgressCounter = ProgressCounter(),
                 parameters: (any ExperimentParameters)? = nil,
@@ -55,19 +58,29 @@ public final class VariantContext: Sendable {
         return typed
     }
 
-    /// Records an event at `at` (monotonic; default now), on `thread` when that matters. Safe
-    /// from any thread; the events reach the report in time order, as seconds since the trial
-    /// started.
-    public func event(_ label: String, at: Seconds? = nil, thread: String? = nil) {
-        let t = (at ?? MonotonicClock.now()) - startedAt
-        log.withLock { $0.append(TimedEvent(t: t, label: label, thread: thread)) }
+    /// Records an event at `at` (monotonic; default now), on `thread` when that matters, and
+    /// returns its instant. Safe from any thread; the events reach the report in time order, as
+    /// seconds since the trial started.
+    @discardableResult
+    public func event(_ label: String, at: Seconds? = nil, thread: String? = nil) -> Seconds {
+        let instant = at ?? MonotonicClock.now()
+        log.withLock { $0.append((instant, label, thread)) }
+        return instant
     }
 
-    /// The events so far, in time order.
-    public var events: [TimedEvent] { log.withLock { $0 }.sorted { $0.t < $1.t } }
+    /// The events so far, in time order, as the report shows them (rounded).
+    public var events: [TimedEvent] {
+        log.withLock { $0 }.sorted { $0.instant < $1.instant }.map { TimedEvent(t: $0.instant - startedAt, label: $0.label, thread: $0.thread) }
+    }
 
-    /// The first event with `label`, as seconds since the trial started.
-    public func time(of label: String) -> Seconds? { events.first { $0.label == label }?.t }
+    /// The monotonic instant of the first event with `label`, exactly as it was taken: compare
+    /// it with other instants of `MonotonicClock` (a `ReleaseTracker`'s release time, say).
+    public func instant(of label: String) -> Seconds? {
+        log.withLock { $0.filter { $0.label == label }.map(\.instant).min() }
+    }
+
+    /// The first event with `label`, as seconds since the trial started (unrounded).
+    public func time(of label: String) -> Seconds? { instant(of: label).map(since) }
 
     /// How long the machine held up the same-moment control within `from...to` (monotonic
     /// seconds): the part of a measured delay that was the machine's, not the mechanism's.

@@ -53,7 +53,7 @@ enum HeapStackDelayed {
             trial.endScope(of: foo)
         }
         trial.scopeClosed()
-        let start = context.startedAt + (context.time(of: "completion2") ?? context.elapsed())
+        let start = context.instant(of: "completion2") ?? MonotonicClock.now()
         // Half way through the delay: the pending block should be the one thing keeping foo alive.
         MainQueueFriendlyWait.pass(until: start + delay / 2)
         let aliveAtCheck = trial.isAlive
@@ -62,29 +62,41 @@ enum HeapStackDelayed {
         // Alive half way, judged from the release's own timestamp when there is one: a machine
         // stall that held the check past completion1 cannot turn the answer.
         let aliveMidDelay = trial.releasedAt.map { $0 > start + delay / 2 } ?? aliveAtCheck
-        let c1 = context.time(of: "completion1"), gone = trial.releasedAt.map(context.since) ?? .infinity
-        let gap = (c1 ?? 0) - (context.time(of: "completion2") ?? 0), late = gone - (c1 ?? .infinity)
-        let machine = c1.map { context.machineDelay(from: context.startedAt + $0, to: context.startedAt + gone) } ?? 0
+        // Both instants as taken, on one clock: completion1's when its event was logged, the
+        // release's when foo's tag was destroyed.
+        let c1 = context.instant(of: "completion1"), gone = trial.releasedAt
+        let gap = c1.map { $0 - start }, late = gone.flatMap { g in c1.map { g - $0 } }
+        let machine = c1.flatMap { c in gone.map { context.machineDelay(from: c, to: $0) } } ?? 0
         trial.metrics[DanceMetric.aliveMidDelay] = aliveMidDelay ? 1 : 0
-        if c1 != nil { trial.metrics[DanceMetric.completion1AfterCompletion2S] = gap }
-        if trial.released == true, late >= 0 {
+        trial.metrics[DanceMetric.completion1AfterCompletion2S] = gap
+        if trial.released == true, let late, late >= 0 {
             (trial.metrics[DanceMetric.deinitAfterCompletion1S], trial.metrics[DanceMetric.deinitAfterCompletion1ControlDelayS]) = (late, machine)
         }
-        // The outcome rule: foo goes right after completion1, not before it, not long after it.
-        let outcome: Outcome = trial.released != true ? .leaked : !(late >= 0) ? "released-early"
-            : late - machine >= prompt.value / 100 * delay ? "released-late" : .completed
+        let outcome = order(released: trial.released == true, completion1: c1, releasedAt: gone, machineDelay: machine, delay: delay)
+        let gapValue = gap ?? 0
 
-        let order = context.events.map(\.label).filter(articleOrder.contains)
+        let seen = context.events.map(\.label).filter(articleOrder.contains)
         let pending = trial.probe.whilePending ?? .zero, stored = trial.probe.onceStored
         let held = "the pending block held \(pending), the stored completions \(stored?.description ?? "?") (reference counts)"
         let mechanism: Evidence = outcome == "released-early"
             ? .when(pending.strong == 0, held + ": nothing kept foo alive until completion1")
-            : .all([.when(order == articleOrder && gap >= onTime.value / 100 * delay, "order " + order.joined(separator: " → ")),
+            : .all([.when(seen == articleOrder && gapValue >= onTime.value / 100 * delay, "order " + seen.joined(separator: " → ")),
                     .when(pending.strong > 0 && stored == .zero && aliveMidDelay, held + ", and foo was alive half way through the delay")])
-        let evidence = (c1 == nil ? "completion1 never ran" : "completion1 \(Format.seconds(gap)) after completion2") + " (delay \(Format.seconds(delay)))"
-            + (late >= 0 && late.isFinite ? ", deinit \(Format.seconds(late)) after completion1" : "")
+        let evidence = (c1 == nil ? "completion1 never ran" : "completion1 \(Format.seconds(gapValue)) after completion2") + " (delay \(Format.seconds(delay)))"
+            + (late.map { $0 >= 0 ? ", deinit \(Format.seconds($0)) after completion1" : "" } ?? "")
             + (machine >= 0.005 ? " (\(Format.seconds(machine)) of it a stall a same-moment control saw too)" : "")
             + "; foo \(trial.releaseSummary)"
         return trial.record(outcome, mechanism: mechanism, evidence: evidence)
+    }
+
+    /// The outcome rule, from two instants of `MonotonicClock` taken at the events themselves:
+    /// foo goes right after completion1 (`completed`), not before it (`released-early`), not long
+    /// after it, less what a same-moment control lost (`released-late`); `leaked` if it stayed.
+    /// A release that follows completion1 in program order is never early: the instants are
+    /// compared as taken, never rounded or re-based first.
+    static func order(released: Bool, completion1: Seconds?, releasedAt: Seconds?, machineDelay: Seconds, delay: Seconds) -> Outcome {
+        guard released, let releasedAt else { return .leaked }
+        guard let completion1, releasedAt >= completion1 else { return "released-early" }
+        return releasedAt - completion1 - machineDelay >= prompt.value / 100 * delay ? "released-late" : .completed
     }
 }
