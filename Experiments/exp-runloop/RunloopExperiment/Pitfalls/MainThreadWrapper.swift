@@ -29,7 +29,9 @@ enum MainThreadWrapper {
         }
     }
 
-    /// Blocks the main thread on a semaphore until the completion signals it: never.
+    /// Blocks the main thread on a semaphore until the completion signals it: never. Never
+    /// inlined: the finding looks for this frame under the semaphore wait.
+    @inline(never)
     static func semaphore(_ context: VariantContext) -> VariantRecord {
         guard context.inChild, Thread.isMainThread else {
             return VariantRecord(outcome: .failed, evidence: "blocks the main thread for good: runs only as a child trial, on its main thread")

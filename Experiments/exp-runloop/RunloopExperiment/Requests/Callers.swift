@@ -34,6 +34,8 @@ struct RequestClient: Sendable {
     let progress: ProgressCounter
 
     /// The seed's `[[Foo new] test]`: blocks the calling thread until the request's timer fires.
+    /// Never inlined: the findings look for this frame under the semaphore wait.
+    @inline(never)
     func callBlocking(_ index: Int) {
         runtime.log.mark(index, \.started)
         let done = DispatchSemaphore(value: 0)

@@ -33,6 +33,8 @@ enum TimeoutRunLoop {
     /// Runs request `index`; calls `onTimeout` on this thread once the timer has stopped the
     /// loop, and returns when the run loop does (never, for `.forever`). `ownThread`: the thread
     /// was started for this request, so its whole run-queue wait belongs to `runQueueWait`.
+    /// Never inlined: the findings look for this frame under `CFRunLoopRun`.
+    @inline(never)
     static func run(_ index: Int, timeout: Seconds, style: Style, log: StepTable<RequestTimes>, gauge: PeakGauge,
                     ownThread: Bool = false, onTimeout: @escaping @Sendable () -> Void) {
         let waitedBefore = ownThread ? 0 : (RequestTimes.threadRunQueueWait() ?? 0)
