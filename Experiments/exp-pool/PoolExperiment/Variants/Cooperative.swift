@@ -14,7 +14,7 @@ enum Cooperative {
                 blocks.begin()
                 switch waiting {
                 // Blocks the thread as a synchronous API would, from a task on purpose: the mistake measured.
-                case .blockThread: _ = DispatchSemaphore(value: 0).wait(timeout: .now() + hold)
+                case .blockThread: blockThread(for: hold)
                 case .suspend: try? await Task.sleep(for: .seconds(hold))
                 }
                 blocks.end()
@@ -33,5 +33,12 @@ enum Cooperative {
         let timeline = context.threads?.stop().since(blocks.origin)
         (m[PoolMetric.threadsBefore], m[PoolMetric.threadsPeak]) = (timeline.map { Double($0.first) }, timeline.map { Double($0.peak) })
         return VariantRecord(outcome: finished == count ? .completed : .stalled, metrics: m, series: ["started": Blocks.series(starts)])
+    }
+
+    /// Holds the calling thread for `seconds` in a wait nobody ends, as a synchronous API would.
+    /// A plain function, so a task can call it: Apple's Dispatch marks the wait itself `noasync`
+    /// (an error in an async context in the Swift 6 language mode); the block is the same.
+    static func blockThread(for seconds: Seconds) {
+        _ = DispatchSemaphore(value: 0).wait(timeout: .now() + seconds)
     }
 }

@@ -1,0 +1,256 @@
+import Foundation
+import LabHarness
+import LabHarnessXCTest
+import Synchronization
+import XCTest
+
+/// Apple's SDK rejects what Linux's libraries accept: its Dispatch and Foundation mark
+/// `DispatchSemaphore.wait`, `DispatchGroup.wait`, `DispatchWorkItem.wait`, `Thread.isMainThread`,
+/// `Thread.current`, `NSLock.lock`/`unlock`, `NSCondition.wait` and XCTest's
+/// `wait(for:timeout:)` unavailable from asynchronous contexts, an error in the Swift 6 language
+/// mode; Linux's mark none of them, so `swift build` here passes code a Mac refuses to build.
+///
+/// This test makes this machine's compiler as strict as a Mac's for those calls. It type-checks
+/// every module of the repository (the package's targets and `Tests/HarnessUser`) with the
+/// declarations in `Tests/DarwinStrictness/` compiled into it: copies of those members marked
+/// `noasync`, which shadow Linux's inside the module checked. A call that Apple's SDK rejects is
+/// then rejected here, by the compiler's own rule for what an asynchronous context is, and the
+/// test fails naming the file and line. Where the SDK in use marks the calls itself (a Mac),
+/// `swift build` is the check, and the test says so and skips.
+///
+/// Only files that can hold an asynchronous context are type-checked in full (they mention
+/// `async`, `await` or `Task`, or call a function of the repository declared with `async` in its
+/// signature); the module's other files are read for their declarations only, which keeps the
+/// whole check to seconds.
+final class DarwinStrictnessTests: XCTestCase {
+    func testNoCallAppleMarksUnavailableFromAsyncCodeIsMadeInAnAsyncContext() throws {
+        let check = try StrictnessCheck()
+        if let reason = try check.sdkIsStrictAlready() { throw XCTSkip(reason) }
+        let units = try check.repositoryUnits()
+        let uncovered = check.swiftFilesOutside(units)
+        XCTAssertEqual(uncovered, [], "Swift files in no module the check knows; add their target to StrictnessCheck.repositoryUnits")
+        let findings = try check.run(units)
+        XCTAssertEqual(findings, [], "calls Apple's SDK rejects in an async context (a Mac's `swift build` fails on each):\n"
+                       + findings.joined(separator: "\n"))
+    }
+
+    /// The check can fail: a module with a wait in a task, in an async function, in an async
+    /// closure, and the same waits in synchronous code, which Apple's SDK allows; exactly the
+    /// first three are named, with their lines.
+    func testTheCheckNamesAWaitInAsyncCodeAndNoneInSyncCode() throws {
+        let check = try StrictnessCheck()
+        if let reason = try check.sdkIsStrictAlready() { throw XCTSkip(reason) }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strictness-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = """
+            import Dispatch
+            import Foundation
+            func inATask(_ s: DispatchSemaphore) { Task.detached { s.wait() } }
+            func inAnAsyncFunction(_ g: DispatchGroup) async { _ = g.wait(timeout: .now() + 1) }
+            let inAnAsyncClosure: @Sendable () async -> Bool = { Thread.isMainThread }
+            func synchronous(_ s: DispatchSemaphore) { s.wait(); _ = Thread.isMainThread }
+            func syncClosureInAsync(_ s: DispatchSemaphore) async { DispatchQueue.global().async { s.wait() } }
+            func helperFromATask(_ s: DispatchSemaphore) { Task { synchronous(s) } }
+
+            """
+        let file = folder.appendingPathComponent("Canary.swift")
+        try source.write(to: file, atomically: true, encoding: .utf8)
+        let findings = try check.run([StrictnessCheck.Unit(module: "Canary", files: [file.path])])
+        XCTAssertEqual(findings.map { $0.components(separatedBy: ": ").first ?? "" }, [3, 4, 5].map { "\(file.path):\($0)" }, "\(findings)")
+        XCTAssertTrue(findings.allSatisfy { $0.contains("unavailable from asynchronous contexts") }, "\(findings)")
+    }
+}
+
+/// The type-check behind `DarwinStrictnessTests`, with the debug build's modules.
+struct StrictnessCheck {
+    /// A module to check: its name, its Swift files, and modules built for it elsewhere.
+    struct Unit {
+        var module: String
+        var files: [String]
+        var extraModules: String? = nil
+        var importsXCTest: Bool { files.contains { (try? String(contentsOfFile: $0, encoding: .utf8))?.contains("import XCTest") == true } }
+    }
+
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let products = BuiltProducts.directory
+    let markings = root.appendingPathComponent("Tests/DarwinStrictness/AppleAsyncMarkings.swift").path
+    let xctestMarkings = root.appendingPathComponent("Tests/DarwinStrictness/AppleXCTestAsyncMarkings.swift").path
+    let swiftc: String
+    /// The frontend command the driver uses to type-check one file, less the file and module.
+    let frontend: (executable: String, arguments: [String])
+
+    init() throws {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"
+        guard let found = path.split(separator: ":").map({ "\($0)/swiftc" }).first(where: FileManager.default.isExecutableFile) else {
+            throw XCTSkip("no swiftc on PATH: the check needs the toolchain that built the tests")
+        }
+        swiftc = found
+        let probe = FileManager.default.temporaryDirectory.appendingPathComponent("strictness-probe-\(getpid()).swift")
+        try "".write(to: probe, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: probe) }
+        let run = try ChildProcess.run(ChildSpec(executable: swiftc, arguments: ["-###", "-typecheck", "-module-name", "StrictnessProbe", probe.path], budget: 60))
+        guard let line = run.stdout.split(separator: "\n").first(where: { $0.contains("-frontend") }) else {
+            throw StrictnessError("the driver printed no frontend command: \(run.stdout) \(run.stderr)")
+        }
+        var words = line.split(separator: " ").map(String.init)
+        let executable = words.removeFirst()
+        var kept: [String] = []
+        var index = 0
+        while index < words.count {
+            let word = words[index]
+            if word == "-primary-file" || word == "-module-name" { index += 2; continue }
+            if word == probe.path { index += 1; continue }
+            kept.append(word)
+            index += 1
+        }
+        frontend = (executable, kept)
+    }
+
+    /// Whether the SDK in use marks the waits itself (then `swift build` is the check): a wait
+    /// in an async function is type-checked with no markings of ours.
+    func sdkIsStrictAlready() throws -> String? {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strictness-sdk-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("Probe.swift")
+        try "import Dispatch\nfunc f() async { DispatchSemaphore(value: 0).wait() }\n".write(to: file, atomically: true, encoding: .utf8)
+        let run = try ChildProcess.run(ChildSpec(executable: frontend.executable, arguments: frontend.arguments
+                                                 + ["-module-name", "Probe", "-swift-version", "6", "-primary-file", file.path], budget: 60))
+        return run.stderr.contains("unavailable from asynchronous contexts")
+            ? "this SDK marks the waits unavailable from async code itself (a Mac): `swift build` is the check" : nil
+    }
+
+    /// The repository's modules, by the package's layout (Package.swift): `Sources/NAME`,
+    /// `Experiments/EXE/NAME` and `Experiments/EXE/main.swift`, `Tests/NAME`, and the library
+    /// author's package in `Tests/HarnessUser`.
+    func repositoryUnits() throws -> [Unit] {
+        var units: [Unit] = []
+        for folder in Self.subfolders("Sources") where folder != "CLabSupport" {
+            units.append(Unit(module: folder, files: Self.swiftFiles(under: "Sources/\(folder)")))
+        }
+        for executable in Self.subfolders("Experiments") {
+            for module in Self.subfolders("Experiments/\(executable)") {
+                units.append(Unit(module: module, files: Self.swiftFiles(under: "Experiments/\(executable)/\(module)")))
+            }
+            units.append(Unit(module: executable.replacingOccurrences(of: "-", with: "_"), files: [Self.path("Experiments/\(executable)/main.swift")]))
+        }
+        for folder in Self.subfolders("Tests") where !["HarnessUser", "DarwinStrictness"].contains(folder) {
+            units.append(Unit(module: folder, files: Self.swiftFiles(under: "Tests/\(folder)")))
+        }
+        // The library author's package: its library is built here first, for its tests to import.
+        let kit = Unit(module: "HarnessUserKit", files: Self.swiftFiles(under: "Tests/HarnessUser/Sources/HarnessUserKit"))
+        let kitModules = FileManager.default.temporaryDirectory.appendingPathComponent("strictness-kit-\(getpid())")
+        try FileManager.default.createDirectory(at: kitModules, withIntermediateDirectories: true)
+        let built = try ChildProcess.run(ChildSpec(executable: swiftc, arguments: ["-emit-module", "-parse-as-library", "-swift-version", "6",
+                                                                                 "-module-name", kit.module, "-I", modules,
+                                                                                 "-emit-module-path", kitModules.appendingPathComponent("HarnessUserKit.swiftmodule").path] + kit.files,
+                                                   budget: 120))
+        guard built.outcome == .completed else { throw StrictnessError("HarnessUserKit did not build: \(built.stderr)") }
+        units.append(kit)
+        for folder in ["HarnessUserXCTests", "HarnessUserSwiftTests"] {
+            units.append(Unit(module: folder, files: Self.swiftFiles(under: "Tests/HarnessUser/Tests/\(folder)"), extraModules: kitModules.path))
+        }
+        return units.filter { !$0.files.isEmpty }
+    }
+
+    /// Swift files of the repository's source folders that no unit holds.
+    func swiftFilesOutside(_ units: [Unit]) -> [String] {
+        let covered = Set(units.flatMap(\.files))
+        let all = ["Sources", "Experiments", "Tests"].flatMap { Self.swiftFiles(under: $0) }
+            .filter { !$0.contains("/Tests/DarwinStrictness/") && !$0.hasSuffix("/Tests/HarnessUser/Package.swift") }
+        return all.filter { !covered.contains($0) }
+    }
+
+    /// `file:line: error text` for each call the markings reject, two modules at a time.
+    func run(_ units: [Unit]) throws -> [String] {
+        let asyncNames = Self.namesDeclaredAsync(in: units.flatMap(\.files))
+        let found = Mutex<[String]>([]), failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: units.count) { index in
+            let unit = units[index]
+            let primaries = unit.files.filter { Self.mayHoldAsyncContext($0, asyncNames: asyncNames) }
+            guard !primaries.isEmpty else { return }
+            var arguments = frontend.arguments + ["-module-name", unit.module, "-swift-version", "6", "-D", "DEBUG", "-I", modules,
+                                                  "-Xcc", "-fmodule-map-file=\(products.appendingPathComponent("CLabSupport.build/module.modulemap").path)",
+                                                  "-Xcc", "-I", "-Xcc", Self.path("Sources/CLabSupport/include")]
+            if let extra = unit.extraModules { arguments += ["-I", extra] }
+            if unit.files.count > 1 || !unit.files[0].hasSuffix("main.swift") { arguments.append("-parse-as-library") }
+            arguments += [markings] + (unit.importsXCTest ? [xctestMarkings] : [])
+            for file in unit.files { arguments += primaries.contains(file) ? ["-primary-file", file] : [file] }
+            do {
+                let run = try ChildProcess.run(ChildSpec(executable: frontend.executable, arguments: arguments, budget: 180))
+                let errors = run.stderr.split(separator: "\n").filter { $0.contains(": error: ") }.map(String.init)
+                let rejected = errors.filter { $0.contains("unavailable from asynchronous contexts") }
+                found.withLock { $0 += rejected }
+                if run.outcome != .completed && rejected.isEmpty {
+                    failures.withLock { $0.append("\(unit.module): the type-check ended \(run.outcome): \(errors.prefix(5).joined(separator: "\n"))\(run.stderr.suffix(600))") }
+                }
+            } catch {
+                failures.withLock { $0.append("\(unit.module): \(error)") }
+            }
+        }
+        let problems = failures.withLock { $0 }
+        if !problems.isEmpty { throw StrictnessError(problems.joined(separator: "\n")) }
+        // `path:line:column: error: ...` as `path:line: ...`, in file order.
+        return found.withLock { $0 }.map { line in
+            let parts = line.split(separator: ":", maxSplits: 3, omittingEmptySubsequences: false)
+            return parts.count == 4 ? "\(parts[0]):\(parts[1]): \(parts[3].drop { $0 == " " })" : line
+        }.sorted { $0.localizedStandardCompare($1) == .orderedAscending }
+    }
+
+    var modules: String { products.appendingPathComponent("Modules").path }
+
+    /// Whether `file` can hold an asynchronous context: it names `async`, `await` or `Task`, or
+    /// calls a function of the repository whose signature says `async` (an async function, or
+    /// one that takes an async closure).
+    static func mayHoldAsyncContext(_ file: String, asyncNames: Set<String>) -> Bool {
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return true }
+        let words = Set(text.split { !($0.isLetter || $0.isNumber || $0 == "_") }.map(String.init))
+        return words.contains("async") || words.contains("await") || words.contains("Task") || !words.isDisjoint(with: asyncNames)
+    }
+
+    /// Names of functions whose declaration, up to its body, says `async`.
+    static func namesDeclaredAsync(in files: [String]) -> Set<String> {
+        var names: Set<String> = []
+        for file in files {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { continue }
+            var rest = Substring(text)
+            while let range = rest.range(of: "func ") {
+                let after = rest[range.upperBound...]
+                let name = after.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+                let header = after.prefix { $0 != "{" && $0 != "}" }
+                if !name.isEmpty, header.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).contains("async") { names.insert(String(name)) }
+                rest = after
+            }
+        }
+        return names
+    }
+
+    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).standardizedFileURL.path }
+
+    static func subfolders(_ relative: String) -> [String] {
+        let url = root.appendingPathComponent(relative)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+        return names.filter { name in
+            var isDirectory: ObjCBool = false
+            return !name.hasPrefix(".") && FileManager.default.fileExists(atPath: url.appendingPathComponent(name).path, isDirectory: &isDirectory) && isDirectory.boolValue
+        }.sorted()
+    }
+
+    /// Every `.swift` file under `relative`, build folders left out.
+    static func swiftFiles(under relative: String) -> [String] {
+        let url = root.appendingPathComponent(relative)
+        guard let walk = FileManager.default.enumerator(at: url, includingPropertiesForKeys: nil) else { return [] }
+        var files: [String] = []
+        for case let file as URL in walk {
+            if file.lastPathComponent.hasPrefix(".build") || file.lastPathComponent == ".swiftpm" { walk.skipDescendants(); continue }
+            if file.pathExtension == "swift" { files.append(file.standardizedFileURL.path) }
+        }
+        return files.sorted()
+    }
+}
+
+struct StrictnessError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
