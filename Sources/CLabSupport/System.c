@@ -174,6 +174,19 @@ void *clab_search_all_libraries(void) {
     return RTLD_DEFAULT;
 }
 
+int clab_image_path(const void *address, char *buffer, unsigned long size) {
+    if (size < 2 || address == NULL) return -1;
+    // dladdr names the image (executable, shared library or loaded bundle) holding an address:
+    // glibc's <dlfcn.h> with _GNU_SOURCE, Darwin's <dlfcn.h> (dyld's dladdr). dli_fname is the
+    // path the image was loaded from, which may be relative on Linux (argv[0] for the executable).
+    Dl_info info;
+    if (dladdr(address, &info) == 0 || info.dli_fname == NULL || info.dli_fname[0] == 0) return -1;
+    size_t n = strlen(info.dli_fname);
+    if (n + 1 > size) return -1;
+    memcpy(buffer, info.dli_fname, n + 1);
+    return 0;
+}
+
 int clab_executable_path(char *buffer, unsigned long size) {
     if (size < 2) return -1;
 #if defined(__linux__)

@@ -75,6 +75,6 @@ public enum FrameworkRecording {
     /// on Darwin), where XCTest may be running tests on the main thread.
     static let runsInTestBinary: Bool = {
         let path = CommandLine.arguments.first ?? ""
-        return path.hasSuffix(".xctest") || path.hasSuffix("/xctest") || Bundle.allBundles.contains { $0.bundlePath.hasSuffix(".xctest") }
+        return path.hasSuffix(".xctest") || path.hasSuffix("/xctest") || TestBundleLocation.loadedBundle != nil
     }()
 }

@@ -167,6 +167,21 @@ final class PlatformSeamTests: XCTestCase {
         }
     }
 
+    /// The test bundle is found from the binary that holds the test code (`dladdr` on
+    /// `#dsohandle`), not from `Bundle.allBundles`, which `swiftpm-testing-helper` does not fill
+    /// on a Mac: here, where the test bundle is itself the executable, that binary is this
+    /// process's executable; where a host loaded a bundle, it lies inside the bundle.
+    func testTheTestBundleIsFoundFromTheBinaryHoldingTheTests() throws {
+        let image = try XCTUnwrap(HostPlatform.imagePath(containing: #dsohandle), "dladdr names the test binary")
+        let resolved = URL(fileURLWithPath: image).resolvingSymlinksInPath().path
+        if let bundle = TestBundleLocation.loadedBundle {
+            XCTAssertTrue(resolved.hasPrefix(bundle.resolvingSymlinksInPath().path + "/"), "\(resolved) in \(bundle.path)")
+            XCTAssertEqual(TestBundleLocation.productsDirectory.path, bundle.deletingLastPathComponent().path)
+        } else {
+            XCTAssertEqual(resolved, URL(fileURLWithPath: ChildProcess.currentExecutablePath()).resolvingSymlinksInPath().path)
+        }
+    }
+
     /// The manifest's tools version covers the newest API the tests use: exit tests
     /// (`#expect(processExitsWith:)`) came with Swift 6.2.
     func testTheToolsVersionCoversExitTests() throws {

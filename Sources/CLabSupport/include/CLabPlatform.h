@@ -57,6 +57,10 @@ void clab_stdout_unbuffered(void);
 /// (void *)-2 on Darwin).
 void *clab_search_all_libraries(void);
 
+/// The path of the image (executable, shared library or bundle binary) that holds `address`
+/// into `buffer`, as dladdr gives it (possibly relative). Returns 0, or -1.
+int clab_image_path(const void *address, char *buffer, unsigned long size);
+
 /// The running executable's absolute path into `buffer`. Linux: /proc/self/exe; Darwin:
 /// libproc's proc_pidpath. Returns 0, or -1 (the caller then asks Bundle and argv[0]).
 int clab_executable_path(char *buffer, unsigned long size);

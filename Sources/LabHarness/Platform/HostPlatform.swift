@@ -64,6 +64,12 @@ public enum HostPlatform: PlatformSeam {
         }
     }
 
+    public static func imagePath(containing address: UnsafeRawPointer) -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard clab_image_path(address, &buffer, UInt(buffer.count)) == 0 else { return nil }
+        return buffer.withUnsafeBytes { cString(in: $0) }
+    }
+
     public static func executablePathFromKernel() -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)
         guard clab_executable_path(&buffer, UInt(buffer.count)) == 0 else { return nil }

@@ -34,6 +34,9 @@ public protocol PlatformSeam {
     /// Every thread of process `pid` (this process when `nil`) with its name and state; empty
     /// when the process is gone or the platform cannot look at it.
     static func threads(pid: Int32?) -> [ThreadInfo]
+    /// The path of the image (executable, library, or a loaded bundle's binary) holding
+    /// `address`, as the dynamic linker knows it (`dladdr`); `nil` when it cannot tell.
+    static func imagePath(containing address: UnsafeRawPointer) -> String?
     /// The running executable's absolute path as the kernel knows it, or `nil` where it has
     /// no cheap answer (callers then ask `Bundle` and `argv[0]`).
     static func executablePathFromKernel() -> String?

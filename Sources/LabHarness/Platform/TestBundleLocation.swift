@@ -7,6 +7,10 @@ import Foundation
 /// bundle is itself the executable; on Darwin a host process (Xcode's `xctest` for XCTest,
 /// SwiftPM's `swiftpm-testing-helper` for Swift Testing) loads a `.xctest` bundle directory.
 public enum TestBundleLocation {
+    /// The `.xctest` bundle directory a host process loaded the tests from (Darwin); `nil` where
+    /// the test bundle is itself the executable (Linux) or this is no test process.
+    public static var loadedBundle: URL? { XCTestRunner.loadedBundle }
+
     /// The directory holding the package's built products.
     public static var productsDirectory: URL {
         if let bundle = XCTestRunner.loadedBundle {
@@ -18,14 +22,23 @@ public enum TestBundleLocation {
 
 /// The program running the tests.
 enum XCTestRunner {
-    /// The `.xctest` bundle directory a host process loaded (Darwin); `nil` when the test
-    /// bundle is itself the executable (SwiftPM on Linux, where no loaded bundle is one).
+    /// The `.xctest` bundle directory that holds the test code (Darwin, where a host process,
+    /// Xcode's `xctest` or SwiftPM's `swiftpm-testing-helper`, loads the bundle's binary from
+    /// `X.xctest/Contents/MacOS/X`); `nil` when the test bundle is itself the executable
+    /// (SwiftPM on Linux, whose `X.xctest` is a file). Found from the image that holds the
+    /// harness's code (`dladdr` on `#dsohandle`: the test binary, which links the harness
+    /// statically), not from `Bundle.allBundles`, which `swiftpm-testing-helper` does not fill.
     static var loadedBundle: URL? {
-        Bundle.allBundles.first { bundle in
+        guard let image = HostPlatform.imagePath(containing: #dsohandle) else { return nil }
+        var url = URL(fileURLWithPath: image).standardizedFileURL
+        while url.pathComponents.count > 1 {
             var isDirectory: ObjCBool = false
-            return bundle.bundlePath.hasSuffix(".xctest")
-                && FileManager.default.fileExists(atPath: bundle.bundlePath, isDirectory: &isDirectory) && isDirectory.boolValue
-        }?.bundleURL
+            if url.pathExtension == "xctest", FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+                return url
+            }
+            url.deleteLastPathComponent()
+        }
+        return nil
     }
 
     /// Whether this process is Darwin's `xctest` tool, which takes `-XCTest` filters.

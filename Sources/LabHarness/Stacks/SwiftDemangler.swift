@@ -7,9 +7,11 @@ public enum SwiftDemangler {
     private typealias Demangle = @convention(c) (UnsafePointer<CChar>?, Int, UnsafeMutablePointer<CChar>?,
                                                  UnsafeMutablePointer<Int>?, UInt32) -> UnsafeMutablePointer<CChar>?
 
-    /// A C function pointer found once; calling it from any thread is safe.
+    /// A C function pointer found once; calling it from any thread is safe. Looked up with the
+    /// shim's every-library handle: `RTLD_DEFAULT` is `NULL` on glibc but `(void *)-2` on Darwin
+    /// (`<dlfcn.h>`), where a `NULL` handle is not a valid one.
     private static let function: Demangle? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "swift_demangle") else { return nil }
+        guard let symbol = dlsym(HostPlatform.searchAllLibraries, "swift_demangle") else { return nil }
         return unsafeBitCast(symbol, to: Demangle.self)
     }()
 

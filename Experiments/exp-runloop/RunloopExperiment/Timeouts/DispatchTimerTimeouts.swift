@@ -23,11 +23,13 @@ public final class DispatchTimerTimeouts: CallbackTimeoutDesign {
         // `.strict`: no coalescing with other timers beyond the leeway, which is zero.
         let source = DispatchSource.makeTimerSource(flags: .strict, queue: queue)
         let token = Token(source: source)
-        let schedule = { token.source.schedule(deadline: DispatchTimerTimeouts.dispatchTime(for: deadline), repeating: .never, leeway: .nanoseconds(0)) }
+        // Both closures are `@Sendable` as Apple's Dispatch declares the handler (Linux's does
+        // not), so this compiler checks here what a Mac's would.
+        let schedule: @Sendable () -> Void = { token.source.schedule(deadline: DispatchTimerTimeouts.dispatchTime(for: deadline), repeating: .never, leeway: .nanoseconds(0)) }
         schedule()
         // The handler holds the token and so the source: an armed source stays alive by itself
         // until it fires or is cancelled, and cancelling releases the handler and the cycle.
-        source.setEventHandler {
+        source.setEventHandler { @Sendable in
             let now = MonotonicClock.now()
             if now < deadline {
                 // Dispatch's clock and the monotonic clock can disagree by a rounding: never

@@ -36,7 +36,7 @@ extension HarnessUserSwiftTests {
             #expect(assertCompletes(within: 2) { _ = QueueFetcher().fetchSynchronously() } != nil)
         }
 
-        @Test func aMainQueueFetcherOnTheMainActor_failsNamingTheFrameAndEndsTheProcess() async {
+        @Test(.stacksAvailable) func aMainQueueFetcherOnTheMainActor_failsNamingTheFrameAndEndsTheProcess() async {
             // The deadlock the same call makes in the app happens under the assertion too; the
             // process cannot go on, so it runs in an exit test, whose stderr is checked here.
             let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {

@@ -18,7 +18,7 @@ extension HarnessUserSwiftTests {
             _ = MainQueueFetcher().fetchSynchronously()      // deadlocks the main queue
         }
 
-        @Test func aHungFetchUnderTheHangWatch_endsTheRunNamingTheFrame() async {
+        @Test(.stacksAvailable) func aHungFetchUnderTheHangWatch_endsTheRunNamingTheFrame() async {
             // The hung code runs in an exit test: its own process, which the watch ends.
             let start = MonotonicClock.now()
             // The issue the watch records in the child reaches this test (Swift Testing passes an

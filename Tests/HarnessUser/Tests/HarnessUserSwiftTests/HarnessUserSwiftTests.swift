@@ -110,3 +110,11 @@ extension HarnessUserSwiftTests {
         }
     }
 }
+
+extension Trait where Self == ConditionTrait {
+    /// For a test whose verdict reads stack frames: skipped, with the harness's reason, where this
+    /// platform takes none (`StackCapture.unavailableReason`: Darwin today).
+    static var stacksAvailable: Self {
+        .enabled(if: StackCapture.unavailableReason == nil, Comment(rawValue: StackCapture.unavailableReason ?? "stacks are taken here"))
+    }
+}

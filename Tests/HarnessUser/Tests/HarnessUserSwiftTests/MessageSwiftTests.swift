@@ -36,7 +36,7 @@ extension HarnessUserSwiftTests {
             } != nil)
         }
 
-        @Test func aSloppyLoader_failsNamingBothCallsAndWhereTheyCameFrom() {
+        @Test(.stacksAvailable) func aSloppyLoader_failsNamingBothCallsAndWhereTheyCameFrom() {
             // Line 12 reports the error; line 15, reached for want of a `return`, reports success.
             HarnessUserSwiftTests.expectOneIssue(atLine: #line + 3, containing:
                 "call 1 with failure(HarnessUserKit.LoadError.invalidID) from closure in SloppyLoader.load (Loaders.swift:12); "

@@ -8,6 +8,12 @@ import XCTest
 /// assertions of an async test fail on the concurrency pool), then checked for its message,
 /// file and line. A failure that ends the process is shown in a child (`runAloneInAChild`).
 class CapturingTestCase: XCTestCase {
+    /// Skips, with the harness's reason, a test whose verdict reads stack frames where this
+    /// platform takes none (`StackCapture.unavailableReason`: Darwin today).
+    func skipWithoutStacks() throws {
+        if let reason = StackCapture.unavailableReason { throw XCTSkip(reason) }
+    }
+
     struct Captured: Sendable {
         var description: String
         var file: String

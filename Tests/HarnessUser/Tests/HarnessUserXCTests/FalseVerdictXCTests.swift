@@ -49,7 +49,8 @@ final class FalseVerdictXCTests: CapturingTestCase {
         XCTAssertNotNil(took)
     }
 
-    func testAMainQueueFetcherOnTheMainThread_failsNamingTheFrameAndEndsTheProcess() {
+    func testAMainQueueFetcherOnTheMainThread_failsNamingTheFrameAndEndsTheProcess() throws {
+        try skipWithoutStacks()
         // The deadlock the same call makes in the app happens under the assertion too; the
         // process cannot go on, so it runs in a child, whose output is checked here.
         let run = assertInChildProcess(expecting: .failed, budget: 20) {
@@ -98,7 +99,8 @@ final class ChildHangXCTests: CapturingTestCase {
         assertInChildProcess(expecting: .completed, budget: 20) { _ = QueueFetcher().fetchSynchronously() }
     }
 
-    func testAMainQueueFetcherInAChild_failsNamingWhereItsThreadsWere() {
+    func testAMainQueueFetcherInAChild_failsNamingWhereItsThreadsWere() throws {
+        try skipWithoutStacks()
         expectOneFailure(atLine: #line + 3, containing: "expected the child to end completed, it ended deadlock",
                          "where its threads were when it was killed", "1 thread (main thread): in ",
                          "MainQueueFetcher.fetchSynchronously (MainQueueFetchers.swift:21)") {
@@ -106,7 +108,8 @@ final class ChildHangXCTests: CapturingTestCase {
         }
     }
 
-    func testALockOrderDeadlockInAChild_passesAndItsStacksNameBothThreads() {
+    func testALockOrderDeadlockInAChild_passesAndItsStacksNameBothThreads() throws {
+        try skipWithoutStacks()
         let run = assertInChildProcess(expecting: .deadlock, budget: 2) { LockOrder.transferBothWays() }
         let lines = run.map { HangStacks.lines(of: $0) } ?? []
         XCTAssertTrue(lines.contains { $0.hasPrefix("2 threads") && $0.contains("LockOrder.transferBothWays") }, "\(lines)")

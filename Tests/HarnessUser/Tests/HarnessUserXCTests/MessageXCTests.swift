@@ -36,7 +36,8 @@ final class MessageXCTests: CapturingTestCase {
         }
     }
 
-    func testASloppyLoader_failsNamingBothCallsAndWhereTheyCameFrom() {
+    func testASloppyLoader_failsNamingBothCallsAndWhereTheyCameFrom() throws {
+        try skipWithoutStacks()
         // Line 12 reports the error; line 15, reached for want of a `return`, reports success.
         expectOneFailure(atLine: #line + 3, containing: "called 2 times",
                          "call 1 with failure(HarnessUserKit.LoadError.invalidID) from closure in SloppyLoader.load (Loaders.swift:12)",
