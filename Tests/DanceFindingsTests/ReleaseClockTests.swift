@@ -43,8 +43,9 @@ final class ReleaseClockTests: XCTestCase {
         XCTAssertEqual(HeapStackDelayed.order(released: false, completion1: c1, releasedAt: nil, machineDelay: 0, delay: 1), .leaked)
     }
 
-    /// An event's time as the context gives it back is the instant it was logged, unrounded;
-    /// the report's copy is rounded for reading only.
+    /// An event's time as the context gives it back is the instant it was logged, unrounded
+    /// (the report's copy is rounded for reading only), so steps a microsecond apart stay in
+    /// order for `stepsInOrder` and the like.
     func testEventTimesAreKeptAsTaken() throws {
         let options = try danceExperiment.parser.parse([])
         let context = VariantContext(variant: DanceVariant.heapStackDelayed.rawValue, options: options, inChild: false,
@@ -53,6 +54,9 @@ final class ReleaseClockTests: XCTestCase {
         XCTAssertEqual(context.event("x", at: at), at)
         XCTAssertEqual(context.instant(of: "x"), at)
         XCTAssertEqual(context.time(of: "x"), at - context.startedAt)
-        XCTAssertEqual(context.events.first?.t, Metrics.round(at - context.startedAt))
+        XCTAssertEqual(context.events.first?.t, at - context.startedAt)
+        context.event("y", at: at + 0.000_000_5)
+        XCTAssertEqual(context.events.map(\.label), ["x", "y"])
+        XCTAssertLessThan(try XCTUnwrap(context.events.first?.t), try XCTUnwrap(context.events.last?.t), "half a microsecond apart, still ordered")
     }
 }

@@ -68,9 +68,9 @@ public final class VariantContext: Sendable {
         return instant
     }
 
-    /// The events so far, in time order, as the report shows them (rounded).
+    /// The events so far, in time order, with their times unrounded (the report rounds its copy).
     public var events: [TimedEvent] {
-        log.withLock { $0 }.sorted { $0.instant < $1.instant }.map { TimedEvent(t: $0.instant - startedAt, label: $0.label, thread: $0.thread) }
+        log.withLock { $0 }.sorted { $0.instant < $1.instant }.map { TimedEvent(exact: $0.instant - startedAt, label: $0.label, thread: $0.thread) }
     }
 
     /// The monotonic instant of the first event with `label`, exactly as it was taken: compare
@@ -102,7 +102,7 @@ public final class VariantContext: Sendable {
             let timeline = threads.stop()
             if record.series["threads"] == nil { record.series["threads"] = timeline.series() }
         }
-        let logged = events
+        let logged = events.map(\.rounded)
         if !logged.isEmpty { record.events = (record.events + logged).sorted { $0.t < $1.t } }
         return record
     }
@@ -115,7 +115,7 @@ public final class VariantContext: Sendable {
     /// log so far is included.
     public func checkpoint(_ record: VariantRecord) {
         var record = record
-        let logged = events
+        let logged = events.map(\.rounded)
         if !logged.isEmpty { record.events = (record.events + logged).sorted { $0.t < $1.t } }
         if let stallWatch, record.metrics[MetricKey.controlStallMax] == nil { record.metrics.merge(stallWatch.metrics) }
         guard inChild, let data = try? JSONEncoder().encode(record) else { return }

@@ -41,11 +41,24 @@ public struct TimedEvent: Sendable, Equatable, Codable {
     /// The thread it happened on, when that matters.
     public var thread: String?
 
+    /// An event for the report: `t` rounded to six significant digits, for reading.
     public init(t: Seconds, label: String, thread: String? = nil) {
         self.t = Metrics.round(t)
         self.label = label
         self.thread = thread
     }
+
+    /// An event as the trial logged it, `t` unrounded, for the trial's own comparisons
+    /// (`VariantContext.events`): rounding two close events can tie or swap them against an
+    /// instant taken elsewhere.
+    init(exact t: Seconds, label: String, thread: String?) {
+        self.t = t
+        self.label = label
+        self.thread = thread
+    }
+
+    /// This event as the report keeps it (rounded).
+    var rounded: TimedEvent { TimedEvent(t: t, label: label, thread: thread) }
 }
 
 /// One variant's result in a report (schema 1).
