@@ -19,8 +19,8 @@ import XCTest
 /// `swift build` is the check, and the test says so and skips.
 ///
 /// Only files that can hold an asynchronous context are type-checked in full (they mention
-/// `async`, `await` or `Task`, or call a function of the repository declared with `async` in its
-/// signature); the module's other files are read for their declarations only, which keeps the
+/// `async`, `await` or `Task`, or call a function of the repository that takes an async
+/// closure); the module's other files are read for their declarations only, which keeps the
 /// whole check to seconds.
 final class DarwinStrictnessTests: XCTestCase {
     func testNoCallAppleMarksUnavailableFromAsyncCodeIsMadeInAnAsyncContext() throws {
@@ -201,15 +201,16 @@ struct StrictnessCheck {
     var modules: String { products.appendingPathComponent("Modules").path }
 
     /// Whether `file` can hold an asynchronous context: it names `async`, `await` or `Task`, or
-    /// calls a function of the repository whose signature says `async` (an async function, or
-    /// one that takes an async closure).
+    /// calls a function of the repository that takes an async closure (a call to an async
+    /// function needs `await`, which the file then names).
     static func mayHoldAsyncContext(_ file: String, asyncNames: Set<String>) -> Bool {
         guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return true }
         let words = Set(text.split { !($0.isLetter || $0.isNumber || $0 == "_") }.map(String.init))
         return words.contains("async") || words.contains("await") || words.contains("Task") || !words.isDisjoint(with: asyncNames)
     }
 
-    /// Names of functions whose declaration, up to its body, says `async`.
+    /// Names of functions whose parameter list says `async`: they take an async closure, whose
+    /// body is an async context at a call site that need not say `await`.
     static func namesDeclaredAsync(in files: [String]) -> Set<String> {
         var names: Set<String> = []
         for file in files {
@@ -217,10 +218,17 @@ struct StrictnessCheck {
             var rest = Substring(text)
             while let range = rest.range(of: "func ") {
                 let after = rest[range.upperBound...]
-                let name = after.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
-                let header = after.prefix { $0 != "{" && $0 != "}" }
-                if !name.isEmpty, header.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).contains("async") { names.insert(String(name)) }
                 rest = after
+                let name = after.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+                guard !name.isEmpty, let open = after.firstIndex(of: "(") else { continue }
+                // The parameter clause: from its "(" to the matching ")".
+                var depth = 0, end = open
+                for index in after[open...].indices {
+                    if after[index] == "(" { depth += 1 } else if after[index] == ")" { depth -= 1; if depth == 0 { end = index; break } }
+                    if after[index] == "{" { break }
+                }
+                let parameters = after[open..<end]
+                if parameters.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).contains("async") { names.insert(String(name)) }
             }
         }
         return names
