@@ -184,7 +184,7 @@ final class HandoutDocumentTests: XCTestCase {
 
     /// A figure in prose: a number (or a range or list of numbers) right before a unit.
     private static let figurePattern =
-        #"\d[\d,]*(?:\.\d+)?(?:(?:-|–| to | and |, )\d[\d,]*(?:\.\d+)?)*\s?(?:ms|µs|s|MB|threads?|%)(?![\w])"#
+        #"\b\d[\d,]*(?:\.\d+)?(?:(?:-|–| to | and |, )\d[\d,]*(?:\.\d+)?)*\s?(?:ms|µs|s|MB|threads?|%)(?![\w])"#
 
     /// A paragraph that names one of these commands in a code span says where its figures come from.
     private static let commandPattern = #"`(?:time |swift (?:run|test|build)|swiftc |COLUMNS=|gdb )[^`]*`"#
