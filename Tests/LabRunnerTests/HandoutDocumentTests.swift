@@ -60,7 +60,16 @@ final class HandoutDocumentTests: XCTestCase {
     // MARK: quoted blocks
 
     func testQuotedBlocksAreLinesOfTheCommittedReport() throws {
-        let page = Set(try text(Self.resultsPage).components(separatedBy: "\n").map(trimmed))
+        let pageLines = try text(Self.resultsPage).components(separatedBy: "\n").map(trimmed)
+        let page = Set(pageLines)
+        // The committed report's row for the same first cell (a variant, a finding), to show
+        // what to paste instead.
+        func counterpart(of line: String) -> String {
+            let cells = trimmed(line).split(separator: "|", omittingEmptySubsequences: true)
+            guard trimmed(line).hasPrefix("|"), let first = cells.first else { return "" }
+            let key = "|" + first + "|"
+            return pageLines.first { $0.hasPrefix(key) }.map { "; the committed report's row is: \($0)" } ?? "; the committed report has no row for \(trimmed(String(first)))"
+        }
         var checked = 0
         for document in try documents() {
             // A marker is a line of its own; one inside a sentence (this convention described) is not.
@@ -70,7 +79,7 @@ final class HandoutDocumentTests: XCTestCase {
                 let block = quotedBlock(after: index, in: document.lines)
                 XCTAssertFalse(block.isEmpty, "\(document.path):\(index + 1): no block follows the marker")
                 for (lineIndex, quoted) in block where !page.contains(trimmed(quoted)) {
-                    XCTFail("\(document.path):\(lineIndex + 1): this quoted line is not a line of \(Self.resultsPage) (regenerated? paste the new one): \(quoted)")
+                    XCTFail("\(document.path):\(lineIndex + 1): this quoted line is not a line of \(Self.resultsPage) (regenerated? paste the new one): \(quoted)\(counterpart(of: quoted))")
                 }
                 checked += block.count
             }
