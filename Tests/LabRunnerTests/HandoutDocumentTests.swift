@@ -22,8 +22,16 @@ import XCTest
 ///   after `--variant`, and every `File.swift:LINE` must still exist in the code; a
 ///   `Type.method (File.swift:LINE)` frame must have `func method` at or above that line.
 ///
-/// Figures that are not from the committed run are not checked here; the text names the
-/// command that printed them.
+/// - **Every other figure** in prose (a number before ms, µs, s, MB, threads or %) names the
+///   command that printed it: a code span with the command (`swift run …`, `time …`) in the same
+///   sentence (in a table, the same row or the sentence that introduces the table), or a fenced
+///   block with the command right before or after its paragraph; in the answers and the
+///   appendices, whose sections each report one command's runs, anywhere in its section.
+///   Parameters, thresholds and a short list of exceptions (`unmarkedFigureRules`,
+///   `unmarkedFigureExceptions`, each with its reason) need neither.
+///   `testEveryFigureInProseIsMarkedOrNamesItsCommand` lists every figure that does neither.
+/// - **The README's JSON excerpt** (its `## JSON` section) is checked key by key against the
+///   committed run.
 final class HandoutDocumentTests: XCTestCase {
     private static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -52,7 +60,16 @@ final class HandoutDocumentTests: XCTestCase {
     // MARK: quoted blocks
 
     func testQuotedBlocksAreLinesOfTheCommittedReport() throws {
-        let page = Set(try text(Self.resultsPage).components(separatedBy: "\n").map(trimmed))
+        let pageLines = try text(Self.resultsPage).components(separatedBy: "\n").map(trimmed)
+        let page = Set(pageLines)
+        // The committed report's row for the same first cell (a variant, a finding), to show
+        // what to paste instead.
+        func counterpart(of line: String) -> String {
+            let cells = trimmed(line).split(separator: "|", omittingEmptySubsequences: true)
+            guard trimmed(line).hasPrefix("|"), let first = cells.first else { return "" }
+            let key = "|" + first + "|"
+            return pageLines.first { $0.hasPrefix(key) }.map { "; the committed report's row is: \($0)" } ?? "; the committed report has no row for \(trimmed(String(first)))"
+        }
         var checked = 0
         for document in try documents() {
             // A marker is a line of its own; one inside a sentence (this convention described) is not.
@@ -62,7 +79,7 @@ final class HandoutDocumentTests: XCTestCase {
                 let block = quotedBlock(after: index, in: document.lines)
                 XCTAssertFalse(block.isEmpty, "\(document.path):\(index + 1): no block follows the marker")
                 for (lineIndex, quoted) in block where !page.contains(trimmed(quoted)) {
-                    XCTFail("\(document.path):\(lineIndex + 1): this quoted line is not a line of \(Self.resultsPage) (regenerated? paste the new one): \(quoted)")
+                    XCTFail("\(document.path):\(lineIndex + 1): this quoted line is not a line of \(Self.resultsPage) (regenerated? paste the new one): \(quoted)\(counterpart(of: quoted))")
                 }
                 checked += block.count
             }
@@ -169,6 +186,242 @@ final class HandoutDocumentTests: XCTestCase {
         case ("", "%"): return value * 100
         case ("", "k"): return value / 1000
         default: return nil
+        }
+    }
+
+    // MARK: unmarked figures
+
+    /// A figure in prose: a number (or a range or list of numbers) right before a unit.
+    private static let figurePattern =
+        #"\b\d[\d,]*(?:\.\d+)?(?:(?:-|–| to | and |, )\d[\d,]*(?:\.\d+)?)*\s?(?:ms|µs|s|MB|threads?|%)(?![\w])"#
+
+    /// A paragraph that names one of these commands in a code span says where its figures come from.
+    private static let commandPattern = #"`(?:time |swift (?:run|test|build)|swiftc |COLUMNS=|gdb )[^`]*`"#
+
+    /// The short list of figures in prose that need no marker: the words right before the figure
+    /// (`before`, matched at the end of the text before it) or right after it (`after`, matched at
+    /// the start of the text after it), and why such a figure is not a measured result.
+    static let unmarkedFigureRules: [(before: String?, after: String?, reason: String)] = [
+        (nil, #"^\s*(?:timeout|timer|lookup|window|interval|delay|grace|slices?|apart|blocks?|latency|budget|watch|into|after its)\b"#,
+         "a parameter the run is given (a 1 s timeout, a 500 ms window, 20 blocks of 1 s, a message 0.25 s into the lookup), not a result"),
+        (#"(?:every|default|each|for|at a|≤|<|under|limit|patience|within|after a|of a|blocks of|over|between|interval \(|\+)\s*$"#, nil,
+         "a parameter, a threshold or a question put to the room (every 10 ms, default 2 s, within 2 s, ≤ 5 ms, latency + 0.25 s), not a result"),
+    ]
+
+    /// Documents whose sections each report one command's runs (the exercises' key, the
+    /// appendices' measurement notes): there a command named anywhere in the figure's section
+    /// (under its nearest heading, in a code span or a fenced block) says where its figures
+    /// come from, as the documents' opening lines state.
+    static let sectionCommandDocuments: Set<String> = [
+        "notes/answers.md", "notes/callback-appendix.md", "notes/dance-appendix.md",
+        "notes/pool-appendix.md", "notes/runloop-appendix.md",
+    ]
+
+    /// Figures no rule excuses that still are not the committed run's: (file, words that contain
+    /// the figure, why). Keep it short; a result belongs in a marker or beside its command.
+    static let unmarkedFigureExceptions: [(path: String, text: String, reason: String)] = [
+        ("notes/runloop.md", #""Late p99 4 ms" means 99 % of the timers fired within 4 ms"#,
+         "an example in the definition of p99, not a measurement"),
+        ("notes/runloop.md", "a fixed 25 at once would take 12 s",
+         "arithmetic on a model the handout rules out (300 requests / 25 at once × 1 s), not a measurement"),
+        ("README.md", "so a 6 µs release never looks like a 2 s one",
+         "an illustration of the report's scale labels, not a measurement"),
+        ("notes/callback.md", "the lookup takes 1 s",
+         "a parameter of the question put to the room before the run"),
+        ("notes/pool-appendix.md", "2 × idle p99 or **100 ms**",
+         "the verdict's threshold (the instant-response limit), which the experiment declares"),
+        ("notes/workshop.md", "(40 requests, 250 ms)",
+         "the sizes `--quick` sets, not a result"),
+    ]
+
+    /// Each unmarked figure of the handouts that no rule or exception excuses, as `path:line: figure`.
+    private func unmarkedFigures() throws -> [String] {
+        let figure = try Regex(Self.figurePattern)
+        let command = try Regex(Self.commandPattern)
+        let codeSpan = try Regex(#"`[^`]*`"#)
+        let figureMarker = try Regex(#"<!--r [^>]*-->"#)
+        let rules = try Self.unmarkedFigureRules.map { rule in
+            (before: try rule.before.map { try Regex($0) }, after: try rule.after.map { try Regex($0) })
+        }
+        var found: [String] = []
+        for document in try documents() {
+            // Paragraphs: runs of non-blank lines outside fenced and quoted blocks.
+            var paragraphs: [[(number: Int, line: String)]] = []
+            var current: [(number: Int, line: String)] = []
+            var fenced = false
+            var quoted = false
+            // Whether the section each line is in names a command (see sectionCommandDocuments).
+            var sectionNamesCommand: [Int: Bool] = [:]
+            var sectionStart = 0
+            func closeSection(at end: Int) {
+                let section = document.lines[sectionStart..<end]
+                let named = section.contains { $0.contains(command) || $0.hasPrefix("swift ") }
+                for number in sectionStart..<end { sectionNamesCommand[number + 1] = named }
+                sectionStart = end
+            }
+            for (index, line) in document.lines.enumerated() where line.hasPrefix("#") { closeSection(at: index) }
+            closeSection(at: document.lines.count)
+            for (index, line) in document.lines.enumerated() {
+                if line.hasPrefix("```") { fenced.toggle(); continue }
+                if fenced { continue }
+                if trimmed(line).isEmpty {
+                    quoted = false
+                    if !current.isEmpty { paragraphs.append(current); current = [] }
+                    continue
+                }
+                if trimmed(line).hasPrefix("<!-- from:") { quoted = true; continue }
+                if quoted { continue }
+                current.append((index + 1, line))
+            }
+            if !current.isEmpty { paragraphs.append(current) }
+            // The paragraphs right before and right after a fenced block whose lines include a
+            // command speak of that command ("**Project (the run takes 11.2 s):**", "(8.4 s.)").
+            var afterCommandBlock: Set<Int> = [], beforeCommandBlock: Set<Int> = []
+            var inFence = false, fenceHasCommand = false, fenceStart = 0
+            for (index, line) in document.lines.enumerated() {
+                if line.hasPrefix("```") {
+                    if inFence, fenceHasCommand {
+                        var next = index + 1
+                        while next < document.lines.count, trimmed(document.lines[next]).isEmpty { next += 1 }
+                        afterCommandBlock.insert(next + 1)
+                        var before = fenceStart - 1
+                        while before > 0, trimmed(document.lines[before]).isEmpty { before -= 1 }
+                        beforeCommandBlock.insert(before + 1)
+                    }
+                    if !inFence { fenceStart = index }
+                    inFence.toggle(); fenceHasCommand = false
+                    continue
+                }
+                if inFence, line.hasPrefix("swift ") || line.hasPrefix("COLUMNS=") || line.hasPrefix("time ") { fenceHasCommand = true }
+            }
+            var previous = ""
+            for paragraph in paragraphs {
+                let text = paragraph.map(\.line).joined(separator: "\n")
+                defer { previous = text }
+                // A table shares the command of the sentence that introduces it.
+                let isTable = paragraph.first?.line.hasPrefix("|") == true
+                if isTable && previous.contains(command) { continue }
+                if afterCommandBlock.contains(paragraph[0].number) || beforeCommandBlock.contains(paragraph[paragraph.count - 1].number) { continue }
+                if Self.sectionCommandDocuments.contains(document.path),
+                   sectionNamesCommand[paragraph[0].number] == true { continue }
+                // Code spans (which may run over a line end) and markers blanked, offsets kept.
+                let spansOut = text.replacing(codeSpan) { String(repeating: "_", count: text[$0.range].count) }
+                let plain = spansOut.replacing(figureMarker) { String(repeating: "\u{1}", count: spansOut[$0.range].count) }
+                let flat = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+                for match in plain.matches(of: figure) {
+                    // Only a whole number: not the tail of a name, a version or a longer number.
+                    if match.range.lowerBound > plain.startIndex {
+                        let previous = plain[plain.index(before: match.range.lowerBound)]
+                        if previous.isLetter || previous.isNumber || previous == "_" || previous == "." || previous == "," { continue }
+                    }
+                    // A marker right after the number or after its unit marks the figure.
+                    if plain[match.range].contains("\u{1}") || plain[match.range.upperBound...].prefix(2).contains("\u{1}") { continue }
+                    // A command in the figure's own sentence (in a table, its own row) names
+                    // where it comes from. Code spans are blanked in `plain`, so their dots end
+                    // no sentence; offsets are the same in `text` and `plain`.
+                    let start = plain.distance(from: plain.startIndex, to: match.range.lowerBound)
+                    let unit = Array(plain)
+                    var first = start, last = start
+                    let ends: (Int) -> Bool = { i in
+                        isTable ? unit[i] == "\n"
+                            : (unit[i] == "." || unit[i] == "?" || unit[i] == "!") && (i + 1 == unit.count || unit[i + 1] == " " || unit[i + 1] == "\n")
+                    }
+                    while first > 0, !ends(first - 1) { first -= 1 }
+                    while last < unit.count, !ends(last) { last += 1 }
+                    let characters = Array(text)
+                    let sentence = String(characters[first..<min(last + 1, characters.count)])
+                    if sentence.contains(command) { continue }
+                    let before = String(plain[..<match.range.lowerBound].suffix(40))
+                    let after = String(plain[match.range.upperBound...].prefix(40))
+                    if rules.contains(where: { rule in
+                        (rule.before.map { r in before.matches(of: r).contains { $0.range.upperBound == before.endIndex } } ?? false)
+                            || (rule.after.map { after.prefixMatch(of: $0) != nil } ?? false)
+                    }) { continue }
+                    let written = String(plain[match.range]).replacingOccurrences(of: "\n", with: " ")
+                    let context = String(plain[plain.index(match.range.lowerBound, offsetBy: -min(30, plain.distance(from: plain.startIndex, to: match.range.lowerBound)))..<match.range.upperBound])
+                        .replacingOccurrences(of: "\n", with: " ")
+                    if Self.unmarkedFigureExceptions.contains(where: { $0.path == document.path && flat.contains($0.text) && $0.text.contains(written) }) { continue }
+                    let line = paragraph[plain[..<match.range.lowerBound].filter { $0 == "\n" }.count].number
+                    found.append("\(document.path):\(line): \(written) (\"…\(context)\")")
+                }
+            }
+        }
+        return found
+    }
+
+    func testEveryFigureInProseIsMarkedOrNamesItsCommand() throws {
+        for place in try unmarkedFigures() {
+            XCTFail("\(place): a figure with no marker, outside a quoted block, with no command in its sentence: mark it (<!--r EXPERIMENT/VARIANT METRIC-->) if it is the committed run's, name the command that prints it, or add it to unmarkedFigureExceptions with a reason")
+        }
+    }
+
+    // MARK: the README's JSON excerpt
+
+    /// The README's `## JSON (schema 1)` section shows an excerpt of the committed run's report
+    /// of one experiment: every key it shows must be in the committed run with the same value
+    /// (numbers to six significant digits, as the report writes them); lists of findings and
+    /// variants are matched by `id` and `name`, other lists (a series) must be a prefix.
+    func testTheReadmeJSONExcerptIsTheCommittedRun() throws {
+        let results = try XCTUnwrap(JSONSerialization.jsonObject(
+            with: Data(contentsOf: Self.root.appendingPathComponent(Self.resultsJSON))) as? [String: Any])
+        let lines = try text("README.md").components(separatedBy: "\n")
+        let heading = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("## JSON") }, "README.md has no JSON section")
+        let open = try XCTUnwrap(lines[heading...].firstIndex { $0.hasPrefix("```json") }, "README.md's JSON section has no ```json block")
+        let close = try XCTUnwrap(lines[(open + 1)...].firstIndex { $0.hasPrefix("```") })
+        let excerpt = try XCTUnwrap(JSONSerialization.jsonObject(
+            with: Data(lines[(open + 1)..<close].joined(separator: "\n").utf8)) as? [String: Any],
+            "README.md:\(open + 1): the excerpt is not a JSON object")
+        let name = try XCTUnwrap(excerpt["experiment"] as? String)
+        let committed = try XCTUnwrap((results["experiments"] as? [[String: Any]])?.first { $0["experiment"] as? String == name },
+                                      "\(Self.resultsJSON) has no experiment \(name)")
+        let differences = jsonDifferences(excerpt, committed, path: name)
+        for difference in differences {
+            XCTFail("README.md:\(open + 1) (the JSON excerpt): \(difference); paste the committed run's value from \(Self.resultsJSON)")
+        }
+        XCTAssertGreaterThan(jsonLeaves(excerpt), 20, "the excerpt shows the committed run's keys")
+    }
+
+    /// How `shown` differs from `actual`, one line per key.
+    private func jsonDifferences(_ shown: Any, _ actual: Any?, path: String) -> [String] {
+        switch shown {
+        case let object as [String: Any]:
+            guard let other = actual as? [String: Any] else { return ["\(path) is an object in the excerpt, not in the committed run"] }
+            return object.keys.sorted().flatMap { key -> [String] in
+                guard let value = other[key] else { return ["\(path).\(key) is not in the committed run"] }
+                return jsonDifferences(object[key]!, value, path: "\(path).\(key)")
+            }
+        case let list as [Any]:
+            guard let other = actual as? [Any] else { return ["\(path) is a list in the excerpt, not in the committed run"] }
+            var lines: [String] = []
+            for (index, item) in list.enumerated() {
+                if let object = item as? [String: Any], let key = ["id", "name"].first(where: { object[$0] is String }) {
+                    let wanted = object[key] as! String
+                    let match = other.first { ($0 as? [String: Any])?[key] as? String == wanted }
+                    lines += match.map { jsonDifferences(item, $0, path: "\(path)[\(wanted)]") }
+                        ?? ["\(path) has no \(key) \(wanted) in the committed run"]
+                } else if index < other.count {
+                    lines += jsonDifferences(item, other[index], path: "\(path)[\(index)]")
+                } else {
+                    lines.append("\(path)[\(index)] is beyond the committed run's \(other.count) items")
+                }
+            }
+            return lines
+        case let number as NSNumber where "\(shown)" != "\(actual ?? "nil")":
+            guard let other = (actual as? NSNumber)?.doubleValue else { return ["\(path) is \(number) in the excerpt, \(actual.map { "\($0)" } ?? "nothing") in the committed run"] }
+            let value = number.doubleValue
+            let tolerance = max(abs(other) * 5e-6, 1e-12)
+            return abs(value - other) <= tolerance ? [] : ["\(path) is \(number) in the excerpt, \(other) in the committed run"]
+        default:
+            let same = "\(shown)" == "\(actual ?? "nil")"
+            return same ? [] : ["\(path) is \(shown) in the excerpt, \(actual ?? "nothing") in the committed run"]
+        }
+    }
+
+    private func jsonLeaves(_ value: Any) -> Int {
+        switch value {
+        case let object as [String: Any]: return object.values.map(jsonLeaves).reduce(0, +)
+        case let list as [Any]: return list.map(jsonLeaves).reduce(0, +)
+        default: return 1
         }
     }
 
