@@ -13,7 +13,8 @@ enum MainThread {
     static func run(_ context: VariantContext) -> VariantRecord {
         guard Thread.isMainThread else { return VariantRecord(outcome: .failed, evidence: "must run on the main thread (as a child trial)") }
         let p = context.parameters(PoolParameters.self)
-        let timer = Timer(fire: Date(), interval: frame, repeats: true) { _ in context.event(tickLabel) }
+        let waits = MainWaits()
+        let timer = Timer(fire: Date(), interval: frame, repeats: true) { _ in waits.sample(at: context.event(tickLabel)) }
         RunLoop.main.add(timer, forMode: .default)
         turnMainRunLoop(until: MonotonicClock.now() + 0.25)      // the heartbeat settles before the flood
 
@@ -21,18 +22,22 @@ enum MainThread {
         for _ in 0..<p.tasks { DispatchQueue.global().async { blocks.hold(hold) } }   // holds a pool thread on purpose, as the seed's sleep(30)
         let spareEnd = blocks.origin + p.spareWindow
         turnMainRunLoop(until: spareEnd)
+        waits.sample()
 
         // Phase 2: the main thread waits for a block it put on the flooded queue, behind those still waiting.
+        waits.sample()
         let ran = DispatchSemaphore(value: 0), ahead = p.tasks - blocks.started, waitStart = MonotonicClock.now()
         DispatchQueue.global().async { ran.signal() }
         let returned = ran.wait(timeout: .now() + .nanoseconds(Int((p.duration + 2 * p.block + 5) * 1e9))) == .success
         let waitEnd = MonotonicClock.now()
+        waits.sample(at: waitEnd)
         turnMainRunLoop(until: waitEnd + 0.2)                  // the heartbeat resumes
+        waits.sample()
         timer.invalidate()
 
         let ticks = context.events.filter { $0.label == tickLabel }.map { context.startedAt + $0.t }
-        let spare = gaps(ticks, from: blocks.origin, to: spareEnd, context)
-        let frozen = gaps(ticks, from: waitStart, to: waitEnd + 0.2, context)
+        let spare = gaps(ticks, from: blocks.origin, to: spareEnd, context, waits)
+        let frozen = gaps(ticks, from: waitStart, to: waitEnd + 0.2, context, waits)
         let m = Metrics([PoolMetric.tasks: Double(p.tasks), PoolMetric.blockS: p.block, PoolMetric.spareWindowS: p.spareWindow,
                          PoolMetric.spareTicks: Double(spare.count), PoolMetric.spareGapMaxMs: spare.largest * 1000,
                          PoolMetric.spareGapMaxNetMs: spare.largestNet * 1000, PoolMetric.spareBlocksWaiting: Double(ahead),
@@ -67,13 +72,42 @@ enum MainThread {
         while MonotonicClock.now() < end { _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: min(0.05, max(0.001, end - MonotonicClock.now())))) }
     }
 
-    /// The ticks within `from...to` and their largest gap, raw and net of the control's delay
-    /// over it; the first gap counts from the last tick before `from`, the last ends at `to`.
-    static func gaps(_ times: [Seconds], from: Seconds, to: Seconds, _ context: VariantContext) -> (count: Int, largest: Seconds, largestNet: Seconds) {
+    /// The ticks within `from...to` and their largest gap, raw and net of the machine's part of
+    /// it: the larger of what the same-moment control lost and what the main thread itself spent
+    /// runnable, waiting for a CPU (a tick cannot come while the thread that fires it waits for
+    /// one; on a loaded machine the two threads are not held up alike). The first gap counts
+    /// from the last tick before `from`, the last ends at `to`.
+    static func gaps(_ times: [Seconds], from: Seconds, to: Seconds, _ context: VariantContext,
+                     _ waits: MainWaits) -> (count: Int, largest: Seconds, largestNet: Seconds) {
         let inside = times.filter { $0 >= from && $0 <= to }
         let edges = [times.last { $0 < from } ?? from] + inside + [to]
         var largest = 0.0, largestNet = 0.0
-        for (a, b) in zip(edges, edges.dropFirst()) { (largest, largestNet) = (max(largest, b - a), max(largestNet, b - a - context.machineDelay(from: a, to: b))) }
+        for (a, b) in zip(edges, edges.dropFirst()) {
+            let machine = max(context.machineDelay(from: a, to: b), waits.waited(from: a, to: b))
+            (largest, largestNet) = (max(largest, b - a), max(largestNet, b - a - machine))
+        }
         return (inside.count, largest, largestNet)
+    }
+}
+
+/// The main thread's run-queue wait so far (runnable, not on a CPU), sampled on the main thread
+/// at each tick and at the windows' edges, so a gap between ticks can be told apart from the
+/// machine holding the main thread up.
+final class MainWaits: Sendable {
+    private let samples = Mutex<[(at: Seconds, waited: Seconds)]>([])
+
+    /// Takes a sample of the calling thread (the main thread) at `instant` (default now).
+    func sample(at instant: Seconds = MonotonicClock.now(), waited: Seconds? = HostPlatform.currentThreadRunnableTime()?.waiting) {
+        guard let waited else { return }
+        samples.withLock { $0.append((instant, waited)) }
+    }
+
+    /// The main thread's run-queue wait from the last sample at or before `from` to the first at
+    /// or after `to` (samples sit at the ticks and the windows' edges, so little lies outside
+    /// the interval); zero where the kernel keeps no such account.
+    func waited(from: Seconds, to: Seconds) -> Seconds {
+        let all = samples.withLock { $0 }
+        guard let start = all.last(where: { $0.at <= from }), let end = all.first(where: { $0.at >= to }) else { return 0 }
+        return max(0, end.waited - start.waited)
     }
 }
