@@ -20,7 +20,10 @@ import XCTest
 ///   own unit, or in the unit named after the metric (`s`, `ms`, `µs`, `%`, `k`).
 /// - **Names**: every finding id (`runloop.…`, `pool.…`, `dance.…`, `callback.…`), every name
 ///   after `--variant`, and every `File.swift:LINE` must still exist in the code; a
-///   `Type.method (File.swift:LINE)` frame must have `func method` at or above that line.
+///   `Type.method (File.swift:LINE)` frame must name a line inside that function's body: the
+///   nearest `func` at or above the line is `method`, and the line comes before its closing brace.
+/// - **Programs**: every `notes/programs/*.swift` that the answers build must typecheck with
+///   `swiftc -typecheck -swift-version 6`, and `notes/answers.md` must give its build command.
 ///
 /// - **Every other figure** in prose (a number before ms, µs, s, MB, threads or %) names the
 ///   command that printed it: a code span with the command (`swift run …`, `time …`) in the same
@@ -483,14 +486,136 @@ final class HandoutDocumentTests: XCTestCase {
                     XCTAssertFalse(code.isEmpty || code.hasPrefix("//") || code.hasPrefix("///") || code.hasPrefix("*"),
                                    "\(place): \(name):\(number) is no longer code: \(code)")
                     if let method = match.output[2].substring {
-                        let declared = lines[..<number].contains { $0.contains("func \(method)") }
-                        XCTAssertTrue(declared, "\(place): \(method) is not declared at or above \(name):\(number)")
+                        // The frame's line must be inside that function's body: the nearest
+                        // `func` at or above it is `method`, and its closing brace comes after.
+                        if let body = Self.enclosingFunction(of: number, in: lines) {
+                            XCTAssertEqual(body.name, String(method),
+                                           "\(place): \(name):\(number) is in func \(body.name) (\(name):\(body.start)), not in \(method)")
+                            if let end = body.end {
+                                XCTAssertTrue(number < end || (number == end && trimmed(lines[end - 1]) != "}"),
+                                              "\(place): \(name):\(number) is past the end of func \(body.name) (\(name):\(body.start)-\(end))")
+                            } else {
+                                XCTFail("\(place): func \(body.name) (\(name):\(body.start)) has no closing brace")
+                            }
+                        } else {
+                            XCTFail("\(place): no func is declared at or above \(name):\(number), so it is not in \(method)")
+                        }
                     }
                     checked += 1
                 }
             }
         }
         XCTAssertGreaterThan(checked, 3)
+    }
+
+    /// The function whose body holds line `number` (1-based) of a Swift file, as far as a
+    /// `Type.method (File.swift:LINE)` frame needs: the nearest line at or above it that declares
+    /// a `func`, and the line of the brace that closes that function (braces counted from the
+    /// declaration, skipping string literals and `//` comments), or `nil` when none closes it.
+    static func enclosingFunction(of number: Int, in lines: [String]) -> (name: String, start: Int, end: Int?)? {
+        let declaration = try! Regex(#"\bfunc\s+([A-Za-z_][A-Za-z0-9_]*|`[^`]+`)"#)
+        guard number >= 1, number <= lines.count else { return nil }
+        var start = number
+        var name: String?
+        while start >= 1 {
+            let code = lines[start - 1].trimmingCharacters(in: .whitespaces)
+            if !code.hasPrefix("//") && !code.hasPrefix("*"), let match = lines[start - 1].firstMatch(of: declaration) {
+                name = String(match.output[1].substring ?? "").replacingOccurrences(of: "`", with: "")
+                break
+            }
+            start -= 1
+        }
+        guard let name else { return nil }
+        var depth = 0
+        var opened = false
+        var inString = false
+        var inBlockComment = false
+        for index in (start - 1)..<lines.count {
+            let characters = Array(lines[index])
+            var position = 0
+            // The declaration's line counts from the `func` on (a closure above it on the same
+            // line is not part of the function).
+            if index == start - 1, let match = lines[index].firstMatch(of: declaration) {
+                position = lines[index].distance(from: lines[index].startIndex, to: match.range.lowerBound)
+            }
+            while position < characters.count {
+                let character = characters[position]
+                let next = position + 1 < characters.count ? characters[position + 1] : " "
+                if inBlockComment {
+                    if character == "*" && next == "/" { inBlockComment = false; position += 1 }
+                } else if inString {
+                    if character == "\\" { position += 1 } else if character == "\"" { inString = false }
+                } else if character == "/" && next == "/" {
+                    break
+                } else if character == "/" && next == "*" {
+                    inBlockComment = true
+                    position += 1
+                } else if character == "\"" {
+                    inString = true
+                } else if character == "{" {
+                    depth += 1
+                    opened = true
+                } else if character == "}" {
+                    depth -= 1
+                    if opened && depth == 0 { return (name, start, index + 1) }
+                }
+                position += 1
+            }
+            // A string literal does not run on past its line (multi-line literals are rare in
+            // the frames the handouts cite; their lines hold no braces that matter here).
+            inString = false
+        }
+        return (name, start, nil)
+    }
+
+    func testAFrameMustNameALineInsideItsFunction() {
+        let file = """
+        struct Fetcher {
+            /// Calls func helper first.
+            func fetch() {
+                let text = "}"
+                helper { value in
+                    print(value, text)
+                }
+            }
+
+            func helper(_ body: (Int) -> Void) {
+                body(1)
+            }
+        }
+        """.components(separatedBy: "\n")
+        XCTAssertEqual(Self.enclosingFunction(of: 4, in: file)?.name, "fetch")
+        XCTAssertEqual(Self.enclosingFunction(of: 6, in: file)?.name, "fetch")
+        XCTAssertEqual(Self.enclosingFunction(of: 6, in: file)?.end, 8, "the string's brace and the closure's are not the end")
+        XCTAssertEqual(Self.enclosingFunction(of: 9, in: file)?.name, "fetch", "a line after fetch's body still finds fetch")
+        XCTAssertEqual(Self.enclosingFunction(of: 9, in: file)?.end, 8, "so the end check is what rejects it")
+        XCTAssertEqual(Self.enclosingFunction(of: 11, in: file)?.name, "helper")
+        XCTAssertNil(Self.enclosingFunction(of: 1, in: file))
+    }
+
+    /// The standalone programs the answers run (`notes/programs/*.swift`) must still compile with
+    /// the command the answers give.
+    func testTheProgramsTheAnswersRunTypecheck() throws {
+        let folder = Self.root.appendingPathComponent("notes/programs")
+        let programs = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { $0.hasSuffix(".swift") }.sorted()
+        XCTAssertFalse(programs.isEmpty, "notes/programs holds no program")
+        let answers = try text("notes/answers.md")
+        for program in programs {
+            XCTAssertTrue(answers.contains("swiftc -swift-version 6 notes/programs/\(program)"),
+                          "notes/answers.md does not give the command that builds notes/programs/\(program)")
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["swiftc", "-typecheck", "-swift-version", "6", folder.appendingPathComponent(program).path]
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = errors
+            try process.run()
+            let output = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            if process.terminationStatus == 127 { throw XCTSkip("swiftc is not on PATH") }
+            XCTAssertEqual(process.terminationStatus, 0, "notes/programs/\(program) does not typecheck:\n\(output)")
+        }
     }
 
     /// The run sheet tells the instructor which rows to point at: each must be a row (or an
