@@ -69,6 +69,12 @@ struct StrictnessCheck {
         var module: String
         var files: [String]
         var extraModules: String? = nil
+        /// A single-file program whose top-level code is its `main` (an executable's main.swift,
+        /// a program a handout has students build with `swiftc`).
+        var isProgram = false
+        /// A copy's path → the repository file it was copied from (a program not named
+        /// main.swift is checked as a copy that is, where its top-level code is allowed).
+        var copies: [String: String] = [:]
         var importsXCTest: Bool { files.contains { (try? String(contentsOfFile: $0, encoding: .utf8))?.contains("import XCTest") == true } }
     }
 
@@ -133,10 +139,21 @@ struct StrictnessCheck {
             for module in Self.subfolders("Experiments/\(executable)") {
                 units.append(Unit(module: module, files: Self.swiftFiles(under: "Experiments/\(executable)/\(module)")))
             }
-            units.append(Unit(module: executable.replacingOccurrences(of: "-", with: "_"), files: [Self.path("Experiments/\(executable)/main.swift")]))
+            units.append(Unit(module: executable.replacingOccurrences(of: "-", with: "_"), files: [Self.path("Experiments/\(executable)/main.swift")], isProgram: true))
         }
         for folder in Self.subfolders("Tests") where !["HarnessUser", "DarwinStrictness"].contains(folder) {
-            units.append(Unit(module: folder, files: Self.swiftFiles(under: "Tests/\(folder)")))
+            let files = Self.swiftFiles(under: "Tests/\(folder)")
+            units.append(Unit(module: folder, files: files, isProgram: files.count == 1 && files[0].hasSuffix("/main.swift")))
+        }
+        // Programs the handouts have students build, each on its own.
+        for program in Self.swiftFiles(under: "notes/programs") {
+            let name = URL(fileURLWithPath: program).deletingPathExtension().lastPathComponent
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strictness-\(getpid())-\(name)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let copy = folder.appendingPathComponent("main.swift")
+            try? FileManager.default.removeItem(at: copy)
+            try FileManager.default.copyItem(atPath: program, toPath: copy.path)
+            units.append(Unit(module: name, files: [copy.path], isProgram: true, copies: [copy.path: program]))
         }
         // The library author's package: its library is built here first, for its tests to import.
         let kit = Unit(module: "HarnessUserKit", files: Self.swiftFiles(under: "Tests/HarnessUser/Sources/HarnessUserKit"))
@@ -156,8 +173,8 @@ struct StrictnessCheck {
 
     /// Swift files of the repository's source folders that no unit holds.
     func swiftFilesOutside(_ units: [Unit]) -> [String] {
-        let covered = Set(units.flatMap(\.files))
-        let all = ["Sources", "Experiments", "Tests"].flatMap { Self.swiftFiles(under: $0) }
+        let covered = Set(units.flatMap { unit in unit.files.map { unit.copies[$0] ?? $0 } })
+        let all = ["Sources", "Experiments", "Tests", "notes"].flatMap { Self.swiftFiles(under: $0) }
             .filter { !$0.contains("/Tests/DarwinStrictness/") && !$0.hasSuffix("/Tests/HarnessUser/Package.swift") }
         return all.filter { !covered.contains($0) }
     }
@@ -174,13 +191,15 @@ struct StrictnessCheck {
                                                   "-Xcc", "-fmodule-map-file=\(products.appendingPathComponent("CLabSupport.build/module.modulemap").path)",
                                                   "-Xcc", "-I", "-Xcc", Self.path("Sources/CLabSupport/include")]
             if let extra = unit.extraModules { arguments += ["-I", extra] }
-            if unit.files.count > 1 || !unit.files[0].hasSuffix("main.swift") { arguments.append("-parse-as-library") }
+            if !unit.isProgram { arguments.append("-parse-as-library") }
             arguments += [markings] + (unit.importsXCTest ? [xctestMarkings] : [])
             for file in unit.files { arguments += primaries.contains(file) ? ["-primary-file", file] : [file] }
             do {
                 let run = try ChildProcess.run(ChildSpec(executable: frontend.executable, arguments: arguments, budget: 180))
                 let errors = run.stderr.split(separator: "\n").filter { $0.contains(": error: ") }.map(String.init)
-                let rejected = errors.filter { $0.contains("unavailable from asynchronous contexts") }
+                let rejected = errors.filter { $0.contains("unavailable from asynchronous contexts") }.map { line in
+                    unit.copies.reduce(line) { $0.replacingOccurrences(of: $1.key, with: $1.value) }
+                }
                 found.withLock { $0 += rejected }
                 if run.outcome != .completed && rejected.isEmpty {
                     failures.withLock { $0.append("\(unit.module): the type-check ended \(run.outcome): \(errors.prefix(5).joined(separator: "\n"))\(run.stderr.suffix(600))") }
