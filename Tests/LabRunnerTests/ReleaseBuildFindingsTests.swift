@@ -12,11 +12,21 @@ import XCTest
 /// were kept with `@inline(never)`; `EvidenceFrameTests` guards that rule).
 ///
 /// Without a release build, or with one older than the sources, the test skips and says so;
-/// with `LAB_REQUIRE_RELEASE=1` (as `.ci/run` sets it) it fails instead.
+/// with `LAB_REQUIRE_RELEASE=1` it fails instead. `.ci/run` runs the release `lab all --quick
+/// --json` itself (failing on any exit but 0) and hands its document over in
+/// `LAB_RELEASE_RESULTS`, which the test then judges instead of running the lab again.
 final class ReleaseBuildFindingsTests: XCTestCase {
     private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     func testEveryFindingReproducesInTheReleaseBuild() throws {
+        // .ci/run has just run it (and failed on any exit but 0): judge that run's document.
+        if let given = ProcessInfo.processInfo.environment["LAB_RELEASE_RESULTS"] {
+            let document = try LabDocument.read(Data(contentsOf: URL(fileURLWithPath: given)))
+            XCTAssertTrue(document.complete, "\(document.failures)")
+            let problems = Self.problems(in: document).all
+            XCTAssertEqual(problems, [], "release build, lab all --quick (\(given)):\n" + problems.joined(separator: "\n"))
+            return
+        }
         let lab = try Self.releaseLab()
         var attempt = 0
         while true {
@@ -27,15 +37,7 @@ final class ReleaseBuildFindingsTests: XCTestCase {
             let run = try ChildProcess.run(ChildSpec(executable: lab, arguments: ["all", "--quick", "--json", file.path], budget: 240))
             let document = try LabDocument.read(Data(contentsOf: file))
             XCTAssertTrue(document.complete, "\(document.failures)")
-            var problems: [String] = [], machine: [String] = []
-            for report in document.experiments {
-                let broken = report.machineVariants.map { "\($0.name) ended \($0.outcome)" }
-                for finding in report.findings where finding.applicable && !finding.reproduced {
-                    let line = "\(finding.id): \(finding.notJudged ? "not judged" : "not reproduced"): \(finding.summary)"
-                    if finding.notJudged && !broken.isEmpty { machine.append("\(line) [the machine: \(broken.joined(separator: ", "))]") } else { problems.append(line) }
-                }
-                problems += report.forbiddenVariants.map { "\(report.experiment) \($0.name): forbidden outcome \($0.outcome): \($0.evidence ?? "")" }
-            }
+            let (problems, machine, _) = Self.problems(in: document)
             XCTAssertEqual(problems, [], "release build, lab all --quick:\n" + problems.joined(separator: "\n"))
             if !problems.isEmpty || machine.isEmpty {
                 XCTAssertEqual(run.exitCode, problems.isEmpty ? 0 : 1, run.stderr.suffix(2000).description)
@@ -44,6 +46,21 @@ final class ReleaseBuildFindingsTests: XCTestCase {
             // A trial the machine broke judges nothing: once more, then say so.
             if attempt == 2 { throw XCTSkip("the machine broke trials twice, so these were not judged:\n" + machine.joined(separator: "\n")) }
         }
+    }
+
+    /// Each finding not reproduced and each forbidden outcome, named; apart, the findings not
+    /// judged because the machine broke a trial of their experiment.
+    static func problems(in document: LabDocument) -> (problems: [String], machine: [String], all: [String]) {
+        var problems: [String] = [], machine: [String] = []
+        for report in document.experiments {
+            let broken = report.machineVariants.map { "\($0.name) ended \($0.outcome)" }
+            for finding in report.findings where finding.applicable && !finding.reproduced {
+                let line = "\(finding.id): \(finding.notJudged ? "not judged" : "not reproduced"): \(finding.summary)"
+                if finding.notJudged && !broken.isEmpty { machine.append("\(line) [the machine: \(broken.joined(separator: ", "))]") } else { problems.append(line) }
+            }
+            problems += report.forbiddenVariants.map { "\(report.experiment) \($0.name): forbidden outcome \($0.outcome): \($0.evidence ?? "")" }
+        }
+        return (problems, machine, problems + machine)
     }
 
     /// `.build/release/lab`, built from these sources.
