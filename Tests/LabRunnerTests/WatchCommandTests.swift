@@ -105,6 +105,15 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertTrue(progress.running.isEmpty)
     }
 
+    func testAParameterizedTestEndsUnderItsOwnName() {
+        var progress = TestProgress()
+        progress.read("◇ Test gate(with:) started.", at: 1)
+        progress.read("◇ Test case passing 1 argument choice → .queue to gate(with:) started.", at: 1)
+        progress.read("✔ Test gate(with:) with 2 test cases passed after 2.008 seconds.", at: 3)
+        XCTAssertTrue(progress.running.isEmpty, "\(progress.running)")
+        XCTAssertEqual(progress.ending(of: "gate(with:)"), .passed)
+    }
+
     func testParallelRunsAreReadFromTheirProgressAndCrashLines() {
         var progress = TestProgress()
         progress.running(["OrderTests.test1", "OrderTests.test7"], at: 1)

@@ -64,7 +64,9 @@ public struct TestProgress: Sendable {
         // Swift Testing: a symbol, a space, then `Test NAME started.` and the like.
         guard let space = line.firstIndex(of: " "), line[line.index(after: space)...].hasPrefix("Test ") else { return }
         let text = line[line.index(after: space)...].dropFirst("Test ".count)
-        if text == "run started." {
+        if text.hasPrefix("case ") {
+            return   // `◇ Test case passing 1 argument ... to f(x:) started.`: one case of a test
+        } else if text == "run started." {
             // XCTest's part is over: a test of it still running never ended.
             crashRunning()
         } else if text.hasPrefix("run ") {
@@ -72,12 +74,19 @@ public struct TestProgress: Sendable {
         } else if text.hasSuffix(" started.") {
             start(String(text.dropLast(" started.".count)), at: now)
         } else if let range = text.range(of: " passed after ") {
-            end(String(text[..<range.lowerBound]), .passed)
+            end(TestProgress.name(text[..<range.lowerBound]), .passed)
         } else if let range = text.range(of: " failed after ") {
-            end(String(text[..<range.lowerBound]), .failed, replacing: true)
+            end(TestProgress.name(text[..<range.lowerBound]), .failed, replacing: true)
         } else if let range = text.range(of: " skipped") {
-            end(String(text[..<range.lowerBound]), .skipped)
+            end(TestProgress.name(text[..<range.lowerBound]), .skipped)
         }
+    }
+
+    /// A parameterized test ends as `f(x:) with 3 test cases passed after ...`: its name is `f(x:)`.
+    static func name(_ text: Substring) -> String {
+        guard text.hasSuffix(" test case") || text.hasSuffix(" test cases"), let with = text.range(of: " with ", options: .backwards),
+              text[with.upperBound...].first?.isNumber == true else { return String(text) }
+        return String(text[..<with.lowerBound])
     }
 
     /// Marks the tests running in processes the process table shows (`--parallel`): each starts

@@ -113,7 +113,8 @@ struct WatchRound {
                 if !progress.running.isEmpty { lastActivity = max(lastActivity, now - WatchRound.quietSample) }
             }
             // Quiet: no output for a while; then the tree's CPU use decides whether it is stuck.
-            if now - lastOutput >= WatchRound.quietSample && now - lastSample >= WatchRound.quietSample {
+            if now - lastOutput >= WatchRound.quietSample && now - lastSample >= WatchRound.quietSample
+                && (!readsTests || progress.running.isEmpty) {
                 let sample = WatchRound.cpuUse(below: keeperPid)
                 var used = 0.0
                 for (pid, seconds) in sample { used += max(0, seconds - (cpu[pid] ?? 0)) }
