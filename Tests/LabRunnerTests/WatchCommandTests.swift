@@ -124,6 +124,21 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertEqual(progress.ending(of: "OrderTests.test7"), .crashed)
     }
 
+    /// `--parallel` prints a failed test's output after the last test: a test whose process
+    /// ended before the tree was ended for a hang has no verdict yet, and runs again.
+    func testAParallelTestWithoutItsVerdictRunsAgain() {
+        var progress = TestProgress()
+        progress.running(["OrderTests.test1", "OrderTests.test2", "OrderTests.test3"], at: 1)
+        progress.read("[1/3] Testing M.OrderTests/test1", at: 2)
+        progress.read("[2/3] Testing M.OrderTests/test3", at: 2)
+        progress.read("Test Case 'OrderTests.test3' failed (0.001 seconds)", at: 2)
+        progress.mark("OrderTests.test2", .hung)
+        progress.forgetProvisional()
+        XCTAssertNil(progress.ending(of: "OrderTests.test1"), "its verdict never came")
+        XCTAssertEqual(progress.ending(of: "OrderTests.test2"), .hung)
+        XCTAssertEqual(progress.ending(of: "OrderTests.test3"), .failed)
+    }
+
     func testOnlyCandidateLinesAreDecodedAcrossChunks() {
         var splitter = LineSplitter()
         var seen: [String] = []
@@ -193,8 +208,8 @@ final class WatchFixtureTests: XCTestCase {
         let lines = run.stderr.split(separator: "\n").map(String.init)
         let summary = try XCTUnwrap(lines.last { $0.hasPrefix("lab watch: ") && $0.contains(" tests in ") }, run.stderr)
         XCTAssertTrue(summary.contains("11 tests in"), summary)
-        XCTAssertTrue(summary.contains("6 passed, 1 failed, 0 skipped, 1 crashed, 3 hung"), summary)
         let hung = lines.filter { $0.hasPrefix("lab watch: hung: ") }
+        XCTAssertTrue(summary.contains("6 passed, 1 failed, 0 skipped, 1 crashed, 3 hung"), ([summary] + hung).joined(separator: "\n"))
         XCTAssertEqual(hung.count, 3, run.stderr)
         XCTAssertEqual(Array(lines.suffix(3)), hung, "the hung tests are the last lines")
         XCTAssertTrue(hung.contains { $0.contains("OrderTests/test2Deadlocks") && $0.contains("Ledger.transferBothWays") }, hung.joined(separator: "\n"))
@@ -205,6 +220,25 @@ final class WatchFixtureTests: XCTestCase {
         XCTAssertTrue(run.stderr.contains("WatchFixtureKit.Ledger.transferBothWays() -> () (Misbehaviour.swift:"), run.stderr)
         XCTAssertEqual(fixtureProcesses().map(\.commandLine), [], "left running")
         print("lab watch on the fixture: \(Format.seconds(MonotonicClock.now() - start))")
+    }
+
+    /// `--parallel`: the running tests are read from the test processes; two hang at once, and
+    /// the verdicts SwiftPM had not printed when the tree was ended come from a later run.
+    func testAParallelRunGivesEveryTestOneVerdict() throws {
+        let (lab, _) = try fixture()
+        // 5 s: a passing test's process starts beside a spinning one, on a machine that may be busy.
+        let run = try ChildProcess.run(ChildSpec(executable: lab, arguments: ["watch", "--test-timeout", "5s", "--"] + swiftTest + ["--parallel"],
+                                                 budget: 300))
+        XCTAssertEqual(run.exitCode, 1, run.stderr.suffix(3000).description)
+        let lines = run.stderr.split(separator: "\n").map(String.init)
+        let summary = try XCTUnwrap(lines.last { $0.hasPrefix("lab watch: ") && $0.contains(" tests in ") }, run.stderr)
+        XCTAssertTrue(summary.contains("11 tests in"), summary)
+        let hung = lines.filter { $0.hasPrefix("lab watch: hung: ") }
+        XCTAssertTrue(summary.contains("6 passed, 1 failed, 0 skipped, 1 crashed, 3 hung"), ([summary] + hung).joined(separator: "\n"))
+        XCTAssertTrue(hung.contains { $0.contains("OrderTests/test2Deadlocks") && $0.contains("Ledger.transferBothWays") }, run.stderr)
+        XCTAssertTrue(hung.contains { $0.contains("OrderTests/test4Spins") && $0.contains("Spinner.spinForever") }, run.stderr)
+        XCTAssertEqual(run.stdout.components(separatedBy: "Test Case 'OrderTests.test6FailsAnAssertion' failed").count - 1, 1)
+        XCTAssertEqual(fixtureProcesses().map(\.commandLine), [], "left running")
     }
 
     /// `kill -9` of `lab watch` while a test hangs: the keeper between it and `swift test` ends

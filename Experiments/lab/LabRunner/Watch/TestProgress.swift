@@ -26,6 +26,9 @@ public struct TestProgress: Sendable {
     /// Tests that ended, with how, in the order they ended.
     public private(set) var ended: [(key: String, ending: Ending)] = []
     private var endedKeys: [String: Int] = [:]
+    /// `--parallel`: tests whose process ended but whose verdict SwiftPM has not printed yet (it
+    /// prints the output of failed tests after the last one ends).
+    public private(set) var provisional: Set<String> = []
 
     public init() {}
 
@@ -40,9 +43,9 @@ public struct TestProgress: Sendable {
             let name = String(rest[..<quote])
             let verb = rest[rest.index(after: quote)...]
             if verb.hasPrefix(" started") { start(name, at: now) }
-            else if verb.hasPrefix(" passed") { end(name, .passed) }
-            else if verb.hasPrefix(" failed") { end(name, .failed, replacing: true) }
-            else if verb.hasPrefix(" skipped") { end(name, .skipped) }
+            else if verb.hasPrefix(" passed") { end(name, .passed); provisional.remove(name) }
+            else if verb.hasPrefix(" failed") { end(name, .failed, replacing: true); provisional.remove(name) }
+            else if verb.hasPrefix(" skipped") { end(name, .skipped, replacing: true); provisional.remove(name) }
             return
         }
         if line.hasPrefix("["), let close = line.firstIndex(of: "]"),
@@ -51,7 +54,10 @@ public struct TestProgress: Sendable {
             let id = line[line.index(after: close)...].dropFirst(" Testing ".count)
             let key = TestList.key(of: String(id))
             running[key] = nil
-            if endedKeys[key] == nil { end(key, .passed) }
+            if endedKeys[key] == nil {
+                end(key, .passed)
+                provisional.insert(key)
+            }
             return
         }
         if line.hasPrefix("error: Process '"), let close = line.range(of: "' exited with unexpected signal") {
@@ -67,8 +73,10 @@ public struct TestProgress: Sendable {
         if text.hasPrefix("case ") {
             return   // `◇ Test case passing 1 argument ... to f(x:) started.`: one case of a test
         } else if text == "run started." {
-            // XCTest's part is over: a test of it still running never ended.
+            // XCTest's part is over: a test of it still running never ended, and SwiftPM has
+            // printed every verdict of a `--parallel` run.
             crashRunning()
+            provisional = []
         } else if text.hasPrefix("run ") {
             return   // `✔ Test run with 3 tests in 1 suite passed after ...`: the whole run
         } else if text.hasSuffix(" started.") {
@@ -102,6 +110,15 @@ public struct TestProgress: Sendable {
 
     /// Ends `key` as `ending` (a hung test, once its tree was ended).
     public mutating func mark(_ key: String, _ ending: Ending) { end(key, ending, replacing: true) }
+
+    /// Forgets the tests whose verdict was still to come: the tree was ended before SwiftPM
+    /// printed it, so they run again.
+    public mutating func forgetProvisional() {
+        guard !provisional.isEmpty else { return }
+        ended.removeAll { provisional.contains($0.key) }
+        endedKeys = Dictionary(uniqueKeysWithValues: ended.enumerated().map { ($0.element.key, $0.offset) })
+        provisional = []
+    }
 
     /// Forgets that `key` ran: it was running when the tree was ended for another test's hang,
     /// and will run again.

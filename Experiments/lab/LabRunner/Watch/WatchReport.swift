@@ -58,6 +58,7 @@ enum WatchReport {
         }
         for key in progress.running.keys where !keys.contains(key) { progress.forgetRunning(key) }
         for key in keys { progress.mark(key, .hung) }
+        progress.forgetProvisional()
         return hung
     }
 
