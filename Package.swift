@@ -33,10 +33,17 @@ let package = Package(
         .library(name: "LabHarnessTesting", targets: ["LabHarnessTesting"]),
     ] + experiments.map { .executable(name: $0.executable, targets: [$0.executable]) } + [
         .executable(name: "lab", targets: ["lab"]),
+        // The C shim as a shared library: `lab watch` preloads it into the processes of the
+        // command it watches, so that they answer its requests for stacks (StackResponder.c).
+        .library(name: "LabStackResponder", type: .dynamic, targets: ["LabStackPreload"]),
     ],
     targets: [
         // The harness: threads, stalls, child trials, deallocation, timing, trials, reports, CLI.
         .target(name: "CLabSupport", path: "Sources/CLabSupport"),
+        // The shim's stack responder alone (not the rest of the shim, which wraps pthread_create),
+        // for the shared library `lab watch` preloads.
+        .target(name: "LabStackPreload", path: "Sources/LabStackPreload",
+                cSettings: [.headerSearchPath("../CLabSupport/include")]),
         .target(name: "LabHarness", dependencies: ["CLabSupport"], path: "Sources/LabHarness"),
         // XCTest assertions built on the harness, for the lab's tests and for library authors.
         .target(name: "LabHarnessXCTest", dependencies: ["LabHarness", "LabHarnessRecording"], path: "Sources/LabHarnessXCTest"),

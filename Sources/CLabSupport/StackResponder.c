@@ -92,10 +92,17 @@ const char *clab_stacks_unavailable_reason(void) { return NULL; }
 
 // A child the harness launched (it sets LAB_PARENT_PID) answers stack requests from the first
 // instruction of main on, without any call in the program; LAB_STACKS=off leaves it deaf.
+// LAB_STACKS=on makes any process that loads this code answer: `lab watch` sets it, with this
+// code preloaded as a shared library (libLabStackResponder.so), for every process it watches.
+// Such a process also writes its C stdout a line at a time: `lab watch` reads it through a pipe,
+// where the C library would otherwise hold XCTest's "Test Case ... started" lines in a 4 KiB
+// buffer until long after the test began (or, for a test that hangs, forever).
 __attribute__((constructor)) static void clab_stacks_install_in_children(void) {
-    const char *off = getenv("LAB_STACKS");
-    if (off != NULL && strcmp(off, "off") == 0) return;
-    if (getenv("LAB_PARENT_PID") != NULL) (void)clab_stacks_install();
+    const char *choice = getenv("LAB_STACKS");
+    if (choice != NULL && strcmp(choice, "off") == 0) return;
+    int watched = choice != NULL && strcmp(choice, "on") == 0;
+    if (watched) (void)setvbuf(stdout, NULL, _IOLBF, 0);
+    if (getenv("LAB_PARENT_PID") != NULL || watched) (void)clab_stacks_install();
 }
 
 #else

@@ -52,10 +52,11 @@ final class InterruptTests: XCTestCase {
 
         // Nothing the run started is left: not the experiment, not its trials.
         let deadline = MonotonicClock.now() + 3
-        var leftovers = ProcessTable.all().filter { $0.commandLine.hasPrefix(lab + " ") }
+        let mine = thisProcessAndItsAncestors()
+        var leftovers = ProcessTable.all().filter { $0.commandLine.hasPrefix(lab + " ") && !mine.contains($0.pid) }
         while !leftovers.isEmpty && MonotonicClock.now() < deadline {
             MonotonicClock.sleep(for: 0.05)
-            leftovers = ProcessTable.all().filter { $0.commandLine.hasPrefix(lab + " ") }
+            leftovers = ProcessTable.all().filter { $0.commandLine.hasPrefix(lab + " ") && !mine.contains($0.pid) }
         }
         XCTAssertEqual(leftovers.map(\.commandLine), [])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), ["results.json"], "no temporary files")

@@ -36,8 +36,9 @@ final class LifelineTests: XCTestCase {
 
         // Within a second, nothing the run started is left (zombies waiting for their reaper aside).
         var leftovers: [ProcessTable.Entry] = []
+        let mine = thisProcessAndItsAncestors()
         repeat {
-            leftovers = ProcessTable.all().filter { $0.commandLine.hasPrefix(lab + " ") && $0.state != "Z" }
+            leftovers = ProcessTable.all().filter { $0.commandLine.hasPrefix(lab + " ") && $0.state != "Z" && !mine.contains($0.pid) }
             if leftovers.isEmpty { break }
             MonotonicClock.sleep(for: 0.02)
         } while MonotonicClock.now() - killedAt < 1

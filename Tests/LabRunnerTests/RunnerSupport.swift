@@ -19,6 +19,17 @@ func temporaryDirectory(_ name: String) throws -> URL {
     return url
 }
 
+/// This test process and the processes above it: never a leftover of what a test started, even
+/// when one of them is a lab program (the suite run under `lab watch -- swift test`, whose keeper
+/// is `lab watch-keeper`).
+func thisProcessAndItsAncestors() -> Set<Int32> {
+    let parents = Dictionary(ProcessTable.all().map { ($0.pid, $0.parent) }, uniquingKeysWith: { first, _ in first })
+    var result: Set<Int32> = []
+    var pid = getpid()
+    while pid > 1, result.insert(pid).inserted { pid = parents[pid] ?? 0 }
+    return result
+}
+
 /// Processes whose parent is this test process: the runner must leave none behind.
 func childrenOfThisProcess() -> [Int32] {
     ProcessTable.children().map(\.pid)

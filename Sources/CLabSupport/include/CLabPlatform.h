@@ -193,6 +193,29 @@ int clab_spawn(pid_t *pid, const char *path, char *const argv[], char *const env
 /// the kqueue cannot be had). Returns 0, or -1 when nothing could be arranged.
 int clab_die_with_parent(pid_t parent, int status);
 
+// MARK: - Process trees (`lab watch`)
+
+/// Makes this process the reaper of its orphaned descendants: a process below it whose parent
+/// dies is handed to it, not to init, so the whole tree stays findable by parent links and can
+/// be ended. Linux: PR_SET_CHILD_SUBREAPER. Returns 0, or -1 where the system has no such thing
+/// (Darwin: an orphan goes to launchd, and only its process group still ties it to the tree).
+int clab_become_subreaper(void);
+
+/// The environment variable through which the dynamic loader loads a library into a program
+/// before the program's own (Linux LD_PRELOAD, a colon- or space-separated list), or NULL where
+/// `lab watch` does not use one (Darwin: DYLD_INSERT_LIBRARIES is dropped for protected programs,
+/// and stacks of another process cannot be taken there anyway).
+const char *clab_preload_variable(void);
+
+/// CPU seconds (user plus system) process `pid` has used so far; -1 when it is gone or cannot be
+/// looked at. Linux: fields 14 and 15 of /proc/PID/stat in clock ticks; Darwin: libproc's
+/// PROC_PIDTASKINFO (Mach time units, converted with mach_timebase_info).
+double clab_process_cpu_seconds_of(pid_t pid);
+
+/// The real user id that owns process `pid`, or -1 when it is gone or unknown. Linux: the Uid
+/// line of /proc/PID/status; Darwin: PROC_PIDTBSDINFO (PROC_PIDT_SHORTBSDINFO for another user's).
+long clab_process_owner(pid_t pid);
+
 // MARK: - Sockets
 
 /// A new IPv4 TCP socket, close-on-exec from birth where the system allows (Linux

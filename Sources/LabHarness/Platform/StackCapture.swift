@@ -63,7 +63,14 @@ public enum StackCapture {
 
         let signal = clab_stacks_signal()
         var asked = 0
-        for thread in threads where clab_tgkill(pid, Int32(thread.id), signal) == 0 { asked += 1 }
+        var refused = 0
+        for thread in threads {
+            if clab_tgkill(pid, Int32(thread.id), signal) == 0 { asked += 1 } else if errno == EPERM { refused += 1 }
+        }
+        // Another user's process: waiting for answers that cannot come would only cost the budget.
+        if asked == 0 && refused > 0 {
+            return raw("stacks unavailable: not permitted to signal process \(pid) (it belongs to another user)")
+        }
         var answers: [Int: [UInt]] = [:]
         let deadline = start + answerBudget
         while true {

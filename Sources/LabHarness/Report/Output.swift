@@ -46,6 +46,19 @@ public final class Output: Sendable {
         }
     }
 
+    /// Writes `bytes` whole, as they are (`lab watch` passing a command's output through);
+    /// false when this write or an earlier one failed.
+    @discardableResult
+    public func write(bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count > 0 else { return failure == nil }
+        return state.withLock { s -> Bool in
+            guard s.failure == nil else { return false }
+            let result = clab_write_whole(fd, bytes.baseAddress, UInt(bytes.count))
+            if result != 0 { s.failure = result }
+            return result == 0
+        }
+    }
+
     /// `No space left on device (ENOSPC)` and the like, for messages.
     public static func describe(_ code: Int32) -> String {
         let names: [Int32: String] = [EPIPE: "EPIPE", EBADF: "EBADF", ENOSPC: "ENOSPC", EIO: "EIO",

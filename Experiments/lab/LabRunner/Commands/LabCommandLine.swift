@@ -15,6 +15,8 @@ public enum LabCommandLine {
         case "all": Terminal.exit(all(catalog, rest), program: "lab all")
         case "report": Terminal.exit(report(catalog, rest), program: "lab report")
         case "bench": Terminal.exit(bench(catalog, rest), program: "lab bench")
+        case "watch": Terminal.exit(WatchCommand.main(rest), program: "lab watch")
+        case "watch-keeper": exit(WatchKeeper.main(rest))
         case "bench-child":
             // The trivial child whose launch `lab bench` times: it reports and exits.
             guard ChildHandshake.startedByLab else {
@@ -39,7 +41,7 @@ public enum LabCommandLine {
                 ExperimentMain.run(entry.definition, arguments: rest, childPrefix: [entry.command], program: "lab \(entry.command)")
             }
             let names = catalog.entries.map(\.command).joined(separator: ", ")
-            Terminal.writeError("lab: unknown command or experiment '\(UsageError.echo(command))' (valid: list, all, report, bench, help, \(names))\n")
+            Terminal.writeError("lab: unknown command or experiment '\(UsageError.echo(command))' (valid: list, all, report, bench, watch, help, \(names))\n")
             exit(64)
         }
     }
@@ -116,6 +118,11 @@ public enum LabCommandLine {
           lab report --from FILE --out DIR    index.html, results.md and SVG charts from a results file
                                               (from `lab all --json FILE` or an experiment's --json)
           lab bench [--json FILE]             the harness's own costs (run with `swift run -c release`)
+          lab watch [--test-timeout 60s] [--quiet-timeout 5m] -- COMMAND [ARGS...]
+                                              run COMMAND (swift test, or any other) and, when a test or
+                                              the command hangs, print every thread's stack and end its
+                                              process tree; after a hung or crashed test, the tests that
+                                              had not run yet run
           lab NAME [flags]                    run one experiment, as `exp-NAME [flags]` would
                                               (NAME: \(catalog.entries.map(\.command).joined(separator: ", ")))
 

@@ -1,0 +1,126 @@
+import Foundation
+import LabHarness
+
+/// A `swift test` command line, understood well enough to list its tests and to run again only
+/// the ones that had not run: `swift test list` takes the build options but not the test ones,
+/// and a run of chosen tests is the same command with `--filter` for each (SwiftPM's filters
+/// reach XCTest and Swift Testing alike).
+public struct SwiftTestInvocation: Sendable, Equatable {
+    /// The `swift` program as given (`swift`, `/usr/bin/swift`) and what follows `test`.
+    public var program: String
+    public var arguments: [String]
+
+    /// `swift test ...` (or `swift-test ...`), but not `swift test list` or `--help`: `nil` for
+    /// any other command.
+    public init?(_ command: [String]) {
+        guard let first = command.first else { return nil }
+        let name = (first as NSString).lastPathComponent
+        var rest = Array(command.dropFirst())
+        if name == "swift", rest.first == "test" { rest.removeFirst() } else if name != "swift-test" { return nil }
+        if let next = rest.first, !next.hasPrefix("-") { return nil }   // `swift test list`, a subcommand
+        if rest.contains("--help") || rest.contains("-h") || rest.contains("--version") { return nil }
+        program = first
+        arguments = rest
+        self.isSwiftSubcommand = name == "swift"
+    }
+
+    private var isSwiftSubcommand: Bool
+
+    /// Options of `swift test` that take a value (so the value is not read as an option).
+    static let valued: Set<String> = [
+        "--filter", "--skip", "--num-workers", "--xunit-output", "--package-path", "--scratch-path", "--build-path",
+        "-c", "--configuration", "--triple", "--sdk", "--swift-sdk", "--toolchain", "--jobs", "-j",
+        "-Xswiftc", "-Xcc", "-Xlinker", "-Xcxx", "--experimental-event-stream-output",
+        "--experimental-event-stream-version", "--attachments-path", "--cache-path", "--config-path", "--security-path",
+        "--default-registry-url", "--netrc-file", "--resolver-fingerprint-checking", "--arch",
+    ]
+
+    /// Options `swift test list` takes too: where the package is and how it is built.
+    static let buildOptions: Set<String> = [
+        "--package-path", "--scratch-path", "--build-path", "-c", "--configuration", "--triple", "--sdk",
+        "--swift-sdk", "--toolchain", "-Xswiftc", "-Xcc", "-Xlinker", "-Xcxx", "--cache-path", "--config-path",
+        "--security-path", "--arch", "--disable-xctest", "--enable-xctest", "--disable-swift-testing",
+        "--enable-swift-testing", "--disable-sandbox", "--disable-dependency-cache", "--disable-build-manifest-caching",
+    ]
+
+    /// The options and their values, as `(name, value)`; `name` is nil for a plain word.
+    var options: [(name: String?, value: String?, tokens: [String])] {
+        var result: [(name: String?, value: String?, tokens: [String])] = []
+        var index = 0
+        while index < arguments.count {
+            let token = arguments[index]
+            if token.hasPrefix("-"), let equals = token.firstIndex(of: "="), token.hasPrefix("--") {
+                result.append((String(token[..<equals]), String(token[token.index(after: equals)...]), [token]))
+            } else if SwiftTestInvocation.valued.contains(token), index + 1 < arguments.count {
+                result.append((token, arguments[index + 1], [token, arguments[index + 1]]))
+                index += 1
+            } else if token.hasPrefix("-") {
+                result.append((token, nil, [token]))
+            } else {
+                result.append((nil, token, [token]))
+            }
+            index += 1
+        }
+        return result
+    }
+
+    /// Whether it runs XCTest's tests each in a process of its own (`--parallel`).
+    public var parallel: Bool { arguments.contains("--parallel") }
+
+    /// The user's own `--filter` and `--skip` patterns.
+    public var filters: [String] { options.filter { $0.name == "--filter" }.compactMap(\.value) }
+    public var skips: [String] { options.filter { $0.name == "--skip" }.compactMap(\.value) }
+
+    /// The command that lists the tests this one runs, built already: `swift test list
+    /// --skip-build` with the build options.
+    public var listCommand: [String] {
+        let kept = options.filter { $0.name.map(SwiftTestInvocation.buildOptions.contains) ?? false }.flatMap(\.tokens)
+        return prefix + ["list", "--skip-build"] + kept
+    }
+
+    /// The same run, of `ids` only, without building again.
+    public func rerun(_ ids: [String]) -> [String] {
+        let kept = options.filter { $0.name != "--filter" && $0.name != "--skip" }.flatMap(\.tokens)
+        let build = kept.contains("--skip-build") ? [] : ["--skip-build"]
+        return prefix + kept + build + ids.flatMap { ["--filter", SwiftTestInvocation.exactly($0)] }
+    }
+
+    private var prefix: [String] { isSwiftSubcommand ? [program, "test"] : [program] }
+
+    /// A pattern that matches test `id` and nothing else: Swift Testing matches against ids
+    /// that go on past the name (`Module.Suite/test()/File.swift:7:4`), XCTest's end there.
+    public static func exactly(_ id: String) -> String {
+        "^" + NSRegularExpression.escapedPattern(for: id) + "(/|$)"
+    }
+
+    /// Whether the user's `--filter`s (any) and `--skip`s (none) let `id` run, as SwiftPM
+    /// decides it.
+    public func selects(_ id: String) -> Bool {
+        func matches(_ pattern: String) -> Bool {
+            guard let expression = try? NSRegularExpression(pattern: pattern) else { return false }
+            return expression.firstMatch(in: id, range: NSRange(id.startIndex..., in: id)) != nil
+        }
+        if !filters.isEmpty && !filters.contains(where: matches) { return false }
+        return !skips.contains(where: matches)
+    }
+}
+
+/// The tests `swift test list` names, one id a line: `Module.Class/testName` (XCTest) and
+/// `Module.Suite/name()` (Swift Testing).
+public enum TestList {
+    public static func parse(_ text: String) -> [String] {
+        text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { $0.contains("/") && !$0.contains(" ") }
+    }
+
+    /// The name the test's own output gives it: `OrderTests.test1` for XCTest's
+    /// `Module.OrderTests/test1`, `firstPasses()` for Swift Testing's `Module.Suite/firstPasses()`.
+    public static func key(of id: String) -> String {
+        let parts = id.split(separator: "/")
+        guard let last = parts.last else { return id }
+        if last.contains("(") { return String(last) }
+        guard parts.count >= 2 else { return id }
+        let owner = parts[parts.count - 2].split(separator: ".").last.map(String.init) ?? String(parts[parts.count - 2])
+        return owner + "." + last
+    }
+}

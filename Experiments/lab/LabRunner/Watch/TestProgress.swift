@@ -1,0 +1,143 @@
+import Foundation
+import LabHarness
+
+/// What a `swift test` run has said about its tests so far, read from its output lines: which
+/// are running (since when), and how each that ended, ended.
+///
+/// The lines read (Linux, Swift 6.3):
+/// - XCTest: `Test Case 'OrderTests.test1' started at ...`, then `... passed (0.002 seconds)`,
+///   `failed (...)` or `skipped (...)`;
+/// - Swift Testing: `◇ Test firstPasses() started.`, then `✔ Test firstPasses() passed after ...`,
+///   `✘ Test ... failed after ...` or `➜ Test ... skipped`;
+/// - `swift test --parallel`: `[3/8] Testing Module.Class/test` once a test's process ended (its
+///   output, a failure's included, comes at the end); which tests are running is read from the
+///   process table instead (each runs as `Package.xctest Module.Class/test`), see `running(_:at:)`;
+/// - SwiftPM's `error: Process '...' exited with unexpected signal code 4` when the test process
+///   died, and Swift Testing's `◇ Test run started.` after XCTest's part: a test still running
+///   then never ends, it crashed.
+///
+/// Tests are keyed the way XCTest and Swift Testing print them (`OrderTests.test1`,
+/// `firstPasses()`); `TestList.key(of:)` gives the same key for an id of `swift test list`.
+public struct TestProgress: Sendable {
+    public enum Ending: String, Sendable { case passed, failed, skipped, crashed, hung }
+
+    /// Running tests and the instant each started.
+    public private(set) var running: [String: Seconds] = [:]
+    /// Tests that ended, with how, in the order they ended.
+    public private(set) var ended: [(key: String, ending: Ending)] = []
+    private var endedKeys: [String: Int] = [:]
+    /// `--parallel`: tests whose process ended but whose verdict SwiftPM has not printed yet (it
+    /// prints the output of failed tests after the last one ends).
+    public private(set) var provisional: Set<String> = []
+
+    public init() {}
+
+    /// How `key` ended, if it did.
+    public func ending(of key: String) -> Ending? { endedKeys[key].map { ended[$0].ending } }
+
+    /// Reads one line of output (without its newline).
+    public mutating func read(_ line: Substring, at now: Seconds) {
+        if line.hasPrefix("Test Case '") {
+            let rest = line.dropFirst("Test Case '".count)
+            guard let quote = rest.firstIndex(of: "'") else { return }
+            let name = String(rest[..<quote])
+            let verb = rest[rest.index(after: quote)...]
+            if verb.hasPrefix(" started") { start(name, at: now) }
+            else if verb.hasPrefix(" passed") { end(name, .passed); provisional.remove(name) }
+            else if verb.hasPrefix(" failed") { end(name, .failed, replacing: true); provisional.remove(name) }
+            else if verb.hasPrefix(" skipped") { end(name, .skipped, replacing: true); provisional.remove(name) }
+            return
+        }
+        if line.hasPrefix("["), let close = line.firstIndex(of: "]"),
+           line[line.index(after: close)...].hasPrefix(" Testing "), line[..<close].contains("/") {
+            // `--parallel`: the test's process has ended; a failure is told later, by its output.
+            let id = line[line.index(after: close)...].dropFirst(" Testing ".count)
+            let key = TestList.key(of: String(id))
+            running[key] = nil
+            if endedKeys[key] == nil {
+                end(key, .passed)
+                provisional.insert(key)
+            }
+            return
+        }
+        if line.hasPrefix("error: Process '"), let close = line.range(of: "' exited with unexpected signal") {
+            // `--parallel` names the one test its process ran; a serial run names all or none.
+            let words = line[line.index(line.startIndex, offsetBy: "error: Process '".count)..<close.lowerBound].split(separator: " ")
+            let ids = words.dropFirst().filter { $0.contains("/") && !$0.hasPrefix("-") }.flatMap { $0.split(separator: ",") }
+            if ids.count == 1 { end(TestList.key(of: String(ids[0])), .crashed, replacing: true) } else { crashRunning() }
+            return
+        }
+        // Swift Testing: a symbol, a space, then `Test NAME started.` and the like.
+        guard let space = line.firstIndex(of: " "), line[line.index(after: space)...].hasPrefix("Test ") else { return }
+        let text = line[line.index(after: space)...].dropFirst("Test ".count)
+        if text.hasPrefix("case ") {
+            return   // `◇ Test case passing 1 argument ... to f(x:) started.`: one case of a test
+        } else if text == "run started." {
+            // XCTest's part is over: a test of it still running never ended, and SwiftPM has
+            // printed every verdict of a `--parallel` run.
+            crashRunning()
+            provisional = []
+        } else if text.hasPrefix("run ") {
+            return   // `✔ Test run with 3 tests in 1 suite passed after ...`: the whole run
+        } else if text.hasSuffix(" started.") {
+            start(String(text.dropLast(" started.".count)), at: now)
+        } else if let range = text.range(of: " passed after ") {
+            end(TestProgress.name(text[..<range.lowerBound]), .passed)
+        } else if let range = text.range(of: " failed after ") {
+            end(TestProgress.name(text[..<range.lowerBound]), .failed, replacing: true)
+        } else if let range = text.range(of: " skipped") {
+            end(TestProgress.name(text[..<range.lowerBound]), .skipped)
+        }
+    }
+
+    /// A parameterized test ends as `f(x:) with 3 test cases passed after ...`: its name is `f(x:)`.
+    static func name(_ text: Substring) -> String {
+        guard text.hasSuffix(" test case") || text.hasSuffix(" test cases"), let with = text.range(of: " with ", options: .backwards),
+              text[with.upperBound...].first?.isNumber == true else { return String(text) }
+        return String(text[..<with.lowerBound])
+    }
+
+    /// Marks the tests running in processes the process table shows (`--parallel`): each starts
+    /// when first seen.
+    public mutating func running(_ keys: [String], at now: Seconds) {
+        for key in keys where running[key] == nil && endedKeys[key] == nil { running[key] = now }
+    }
+
+    /// Every running test ended as `ending` (the tree was ended, or the process died).
+    public mutating func endRunning(_ ending: Ending) {
+        for key in running.keys.sorted() { end(key, ending) }
+    }
+
+    /// Ends `key` as `ending` (a hung test, once its tree was ended).
+    public mutating func mark(_ key: String, _ ending: Ending) { end(key, ending, replacing: true) }
+
+    /// Forgets the tests whose verdict was still to come: the tree was ended before SwiftPM
+    /// printed it, so they run again.
+    public mutating func forgetProvisional() {
+        guard !provisional.isEmpty else { return }
+        ended.removeAll { provisional.contains($0.key) }
+        endedKeys = Dictionary(uniqueKeysWithValues: ended.enumerated().map { ($0.element.key, $0.offset) })
+        provisional = []
+    }
+
+    /// Forgets that `key` ran: it was running when the tree was ended for another test's hang,
+    /// and will run again.
+    public mutating func forgetRunning(_ key: String) { running[key] = nil }
+
+    private mutating func crashRunning() { endRunning(.crashed) }
+
+    private mutating func start(_ key: String, at now: Seconds) {
+        guard endedKeys[key] == nil else { return }
+        running[key] = now
+    }
+
+    private mutating func end(_ key: String, _ ending: Ending, replacing: Bool = false) {
+        running[key] = nil
+        if let index = endedKeys[key] {
+            if replacing { ended[index].ending = ending }
+            return
+        }
+        endedKeys[key] = ended.count
+        ended.append((key, ending))
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import LabHarness
+
+/// `lab watch [--test-timeout 60s] [--quiet-timeout 5m] -- COMMAND [ARGS...]`: runs a command
+/// with its output passed through, and when it hangs, says where and ends it.
+///
+/// - `swift test`: a test that runs past `--test-timeout` is hung: its name, every thread of
+///   every process below `lab watch` (grouped, the test's own first), the tree ended; then the
+///   tests that had not run yet run (`swift test --skip-build --filter ...` of the tests
+///   `swift test list` names that had not ended), and so on after each hang or crash, so every
+///   test is reported once. Exit 1 when a test failed, crashed or hung.
+/// - anything else, and `swift test` between tests: no output and no CPU use for
+///   `--quiet-timeout`: the same stacks, the tree ended, exit 124.
+/// Ctrl-C, SIGTERM, SIGHUP: the tree ended, exit 130. A killed `lab watch` is noticed by the
+/// keeper between it and the command (`WatchKeeper`), which ends the tree.
+public enum WatchCommand {
+    public static let usage = """
+        usage: lab watch [--test-timeout 60s] [--quiet-timeout 5m] -- COMMAND [ARGS...]
+          run COMMAND in a process tree of its own, its output passed through; when it hangs, print
+          every thread's stack of every process in the tree, then end the tree.
+          `swift test`: a test running longer than --test-timeout (default 60s) is hung; it is named
+          with the stacks, the tree is ended, and the tests that had not run yet run after it, so
+          every test is reported once. Any command: no output and no CPU use for --quiet-timeout
+          (default 5m) ends it, exit 124.
+          in CI: lab watch --test-timeout 120s -- swift test
+
+          --test-timeout D   how long one test may run (100ms to 24h: 500ms, 60s, 5m, 1h)
+          --quiet-timeout D  how long the command may print nothing and use no CPU
+          --help             print this help and exit
+
+        exit status: the command's; for swift test 1 when a test failed, crashed or hung;
+        124 quiet too long, 64 bad usage, 74 output could not be written, 130 interrupted
+
+        """
+
+    /// The library that makes the watched processes answer requests for stacks: beside `lab`.
+    static let responderLibrary = "libLabStackResponder.so"
+
+    public static func main(_ arguments: [String]) -> Int32 {
+        let separator = arguments.firstIndex(of: "--") ?? arguments.endIndex
+        if arguments[..<separator].contains("--help") || arguments[..<separator].contains("-h") {
+            Terminal.writeOutput(usage)
+            return 0
+        }
+        let options: WatchOptions
+        switch WatchOptions.parse(arguments) {
+        case .success(let parsed): options = parsed
+        case .failure(let problem):
+            Terminal.writeError("lab watch: \(problem.message)\n")
+            return 64
+        }
+        guard WatchSpawn.resolve(options.command[0]) != nil else {
+            Terminal.writeError("lab watch: command not found: '\(UsageError.echo(options.command[0]))'\n")
+            return 64
+        }
+        let interrupt = InterruptHandler.install()
+        let keeper = ChildProcess.currentExecutablePath()
+        let (environment, note) = watchedEnvironment(keeper: keeper)
+        var round = WatchRound(command: options.command, environment: environment, options: options, readsTests: false,
+                               parallel: false, interrupt: interrupt, keeper: keeper, stackNote: note)
+        guard let invocation = SwiftTestInvocation(options.command) else {
+            var progress = TestProgress()
+            let end: WatchRound.End
+            do { end = try round.run(&progress) } catch {
+                Terminal.writeError("lab watch: \(error)\n")
+                return 71
+            }
+            if end.interrupted { Terminal.writeError("lab watch: interrupted; the command's processes were ended\n"); return 130 }
+            if end.quiet { return 124 }
+            return end.status ?? 1
+        }
+        round.readsTests = true
+        round.parallel = invocation.parallel
+        return runTests(invocation, round: round)
+    }
+
+    /// The environment of the watched tree: this one's, with the stack responder preloaded and
+    /// switched on, and without the lab's own parent handshake (the command is not a lab child).
+    /// Also says why stacks will be missing, when that is known now.
+    static func watchedEnvironment(keeper: String) -> ([String: String], String?) {
+        var environment = ProcessInfo.processInfo.environment
+        environment[ChildLifeline.parentVariable] = nil
+        guard environment["LAB_STACKS"] != "off" else { return (environment, "stacks unavailable: LAB_STACKS=off") }
+        environment["LAB_STACKS"] = "on"
+        guard let variable = HostPlatform.preloadVariable else { return (environment, nil) }
+        let library = ((keeper as NSString).deletingLastPathComponent as NSString).appendingPathComponent(responderLibrary)
+        guard FileManager.default.fileExists(atPath: library) else {
+            return (environment, "stacks unavailable: \(library) is missing (swift build builds it; lab watch preloads it so the processes answer)")
+        }
+        environment[variable] = [library, environment[variable]].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ":")
+        return (environment, nil)
+    }
+
+    /// Rounds of `swift test` until every test ran once: after a hang or a crash, the tests
+    /// that had not ended run in a new round.
+    static func runTests(_ invocation: SwiftTestInvocation, round first: WatchRound) -> Int32 {
+        var round = first
+        var progress = TestProgress()
+        var hung: [WatchRound.HungTest] = []
+        var list: [String]?
+        var failedStatus: Int32 = 0
+        var rounds = 0
+        var crashesBefore = 0
+        while true {
+            rounds += 1
+            let end: WatchRound.End
+            do { end = try round.run(&progress) } catch {
+                Terminal.writeError("lab watch: \(error)\n")
+                return 71
+            }
+            hung += end.hung
+            if end.interrupted {
+                Terminal.writeError("lab watch: interrupted; the test processes were ended\n")
+                summary(progress, hung: hung, rounds: rounds, list: list)
+                return 130
+            }
+            if end.quiet { summary(progress, hung: hung, rounds: rounds, list: list); return 124 }
+            // A test still running when its process ended without lab watch's doing crashed it
+            // (so did one told crashed during the round, by SwiftPM or by Swift Testing starting).
+            progress.endRunning(.crashed)
+            let crashes = progress.ended.filter { $0.ending == .crashed }.count
+            defer { crashesBefore = crashes }
+            if !end.endedByWatch, let status = end.status, status != 0, failedStatus == 0 { failedStatus = status }
+            guard !end.hung.isEmpty || crashes > crashesBefore else { break }
+            if list == nil {
+                list = listTests(invocation)
+                if list == nil { break }
+            }
+            let remaining = list!.filter { invocation.selects($0) && progress.ending(of: TestList.key(of: $0)) == nil }
+            guard !remaining.isEmpty, rounds <= list!.count else { break }
+            Terminal.writeError("lab watch: running the \(remaining.count) test\(remaining.count == 1 ? "" : "s") that had not run yet\n")
+            round.command = invocation.rerun(remaining)
+        }
+        summary(progress, hung: hung, rounds: rounds, list: list)
+        let bad = progress.ended.contains { $0.ending == .failed || $0.ending == .crashed || $0.ending == .hung }
+        return bad ? max(1, failedStatus == 0 ? 1 : failedStatus) : failedStatus
+    }
+
+    /// The ids `swift test list` names for this run's package (built already), or `nil` after
+    /// saying why not.
+    static func listTests(_ invocation: SwiftTestInvocation) -> [String]? {
+        let command = invocation.listCommand
+        guard let program = WatchSpawn.resolve(command[0]) else { return nil }
+        do {
+            let run = try ChildProcess.run(ChildSpec(executable: program, arguments: Array(command.dropFirst()), budget: 300))
+            guard run.outcome == .completed else {
+                Terminal.writeError("lab watch: `\(command.joined(separator: " "))` \(run.evidence); the tests that had not run are not run\n")
+                return nil
+            }
+            return TestList.parse(run.stdout)
+        } catch {
+            Terminal.writeError("lab watch: cannot list the tests: \(error)\n")
+            return nil
+        }
+    }
+
+    /// The last lines: the counts, the crashed tests, and each hung test with where it was stuck.
+    static func summary(_ progress: TestProgress, hung: [WatchRound.HungTest], rounds: Int, list: [String]?) {
+        func count(_ ending: TestProgress.Ending) -> Int { progress.ended.filter { $0.ending == ending }.count }
+        func id(_ key: String) -> String { list?.first { TestList.key(of: $0) == key } ?? key }
+        var text = "\nlab watch: \(progress.ended.count) tests in \(rounds) run\(rounds == 1 ? "" : "s") of swift test: "
+            + "\(count(.passed)) passed, \(count(.failed)) failed, \(count(.skipped)) skipped, \(count(.crashed)) crashed, \(count(.hung)) hung\n"
+        for item in progress.ended where item.ending == .crashed { text += "lab watch: crashed: \(id(item.key))\n" }
+        for item in hung { text += "lab watch: hung: \(id(item.key)) after \(Format.seconds(item.seconds)): \(item.stuckAt)\n" }
+        Terminal.writeError(text)
+    }
+}

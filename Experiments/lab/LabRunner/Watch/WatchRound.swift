@@ -1,0 +1,212 @@
+import CLabSupport
+import Foundation
+import LabHarness
+
+/// One run of the watched command: started below a `WatchKeeper`, its output passed through
+/// as it comes (whole reads, written whole: no flush per line), its test lines read when it is
+/// `swift test`, and its tree looked at only when a limit is passed.
+struct WatchRound {
+    /// How the round ended.
+    struct End {
+        /// The keeper's exit status (the command's, 128 + signal when a signal ended it).
+        var status: Int32?
+        /// The tests found hung, with where each was stuck.
+        var hung: [HungTest] = []
+        /// Set when the command went quiet (no output, no CPU) for the quiet timeout.
+        var quiet = false
+        var interrupted = false
+        /// Whether `lab watch` ended the tree (hang, quiet, interrupt).
+        var endedByWatch: Bool { !hung.isEmpty || quiet || interrupted }
+    }
+
+    struct HungTest {
+        var key: String
+        var seconds: Seconds
+        /// The first line of the test's own stacks (`1 thread (main thread): in ... ← ...`).
+        var stuckAt: String
+    }
+
+    var command: [String]
+    var environment: [String: String]
+    var options: WatchOptions
+    /// Whether test lines are read (the command is `swift test`).
+    var readsTests: Bool
+    var parallel: Bool
+    var interrupt: InterruptHandler
+    var keeper: String
+    /// Why the watched processes cannot answer requests for stacks, when known beforehand.
+    var stackNote: String?
+
+    /// Seconds between looks at the tree's CPU use while the output is quiet.
+    static let quietSample: Seconds = 1
+    /// A quiet tree whose processes used less CPU than this share of a sample's interval made
+    /// no progress.
+    static let idleShare = 0.02
+
+    func run(_ progress: inout TestProgress) throws -> End {
+        var end = End()
+        let out = try WatchRound.pipe(), err = try WatchRound.pipe()
+        var keeperEnvironment = environment
+        keeperEnvironment[WatchKeeper.parentVariable] = String(getpid())
+        let keeperPid: Int32
+        do {
+            keeperPid = try WatchSpawn.spawn([keeper, "watch-keeper", "--"] + command, environment: keeperEnvironment,
+                                             stdout: out.write, stderr: err.write)
+        } catch {
+            [out.read, out.write, err.read, err.write].forEach { close($0) }
+            throw error
+        }
+        close(out.write)
+        close(err.write)
+
+        var lines = [out.read: LineSplitter(), err.read: LineSplitter()]
+        var open = [out.read, err.read]
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var lastActivity = MonotonicClock.now()
+        var lastOutput = lastActivity
+        var cpu: [Int32: Seconds] = [:]
+        var lastSample = lastActivity
+        var lastScan = lastActivity
+        var drainUntil: Seconds?
+
+        while !open.isEmpty {
+            var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            let ready = poll(&fds, nfds_t(fds.count), 100)
+            if ready < 0 && errno != EINTR { break }
+            var now = MonotonicClock.now()
+            for entry in fds where entry.revents != 0 {
+                let n = buffer.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress, $0.count) }
+                if n > 0 {
+                    buffer.withUnsafeBytes { bytes in
+                        let chunk = UnsafeRawBufferPointer(rebasing: bytes[0..<n])
+                        (entry.fd == out.read ? Output.standardOutput : Output.standardError).write(bytes: chunk)
+                        if readsTests { lines[entry.fd]!.split(chunk) { progress.read($0, at: now) } }
+                    }
+                    lastOutput = now
+                    lastActivity = now
+                } else if n == 0 || (errno != EINTR && errno != EAGAIN) {
+                    open.removeAll { $0 == entry.fd }
+                }
+            }
+            now = MonotonicClock.now()
+            if let drainUntil {
+                if now >= drainUntil { break }
+                continue
+            }
+            if interrupt.fired {
+                end.interrupted = true
+                ProcessTree.end(below: keeperPid)
+                drainUntil = now + 1
+                continue
+            }
+            if readsTests && parallel && now - lastScan >= 0.5 {
+                lastScan = now
+                progress.running(WatchRound.parallelTests(below: keeperPid), at: now)
+            }
+            if readsTests {
+                let late = progress.running.filter { now - $0.value >= options.testTimeout }
+                if !late.isEmpty {
+                    end.hung = WatchReport.hang(late.keys.sorted(), since: late, below: keeperPid, options: options, note: stackNote, progress: &progress)
+                    drainUntil = MonotonicClock.now() + 1
+                    continue
+                }
+                if !progress.running.isEmpty { lastActivity = max(lastActivity, now - WatchRound.quietSample) }
+            }
+            // Quiet: no output for a while; then the tree's CPU use decides whether it is stuck.
+            if now - lastOutput >= WatchRound.quietSample && now - lastSample >= WatchRound.quietSample
+                && (!readsTests || progress.running.isEmpty) {
+                let sample = WatchRound.cpuUse(below: keeperPid)
+                var used = 0.0
+                for (pid, seconds) in sample { used += max(0, seconds - (cpu[pid] ?? 0)) }
+                if used >= WatchRound.idleShare * (now - lastSample) { lastActivity = now }
+                cpu = sample
+                lastSample = now
+            }
+            if now - lastActivity >= options.quietTimeout {
+                end.quiet = true
+                WatchReport.quiet(below: keeperPid, options: options, note: stackNote)
+                drainUntil = MonotonicClock.now() + 1
+            }
+        }
+        if let last = lines[out.read]?.rest, readsTests, !last.isEmpty { progress.read(Substring(decoding: last, as: UTF8.self), at: MonotonicClock.now()) }
+        close(out.read)
+        close(err.read)
+        end.status = WatchRound.reapKeeper(keeperPid)
+        return end
+    }
+
+    /// The keeper's status once it has ended the command's tree and exited; within 5 s, or it is
+    /// killed with whatever is still below it.
+    static func reapKeeper(_ pid: Int32) -> Int32? {
+        let deadline = MonotonicClock.now() + 5
+        while true {
+            var raw: Int32 = 0
+            let reaped = waitpid(pid, &raw, WNOHANG)
+            if reaped == pid { return (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f) }
+            if reaped < 0 && errno != EINTR { return nil }
+            if MonotonicClock.now() >= deadline {
+                ProcessTree.end(below: pid)
+                _ = kill(pid, SIGKILL)
+                _ = waitpid(pid, &raw, 0)
+                return nil
+            }
+            MonotonicClock.sleep(for: 0.005)
+        }
+    }
+
+    /// CPU seconds of every process below `root`, by pid.
+    static func cpuUse(below root: Int32) -> [Int32: Seconds] {
+        var result: [Int32: Seconds] = [:]
+        for process in ProcessTree.descendants(of: root) { result[process.pid] = HostPlatform.cpuSeconds(of: process.pid) }
+        return result
+    }
+
+    /// `--parallel`: the tests running now, one per test process (`Package.xctest Module.Class/test`).
+    static func parallelTests(below root: Int32) -> [String] {
+        ProcessTree.descendants(of: root).compactMap { process in
+            let words = process.commandLine.split(separator: " ")
+            guard words.count == 2, words[0].hasSuffix(".xctest"), words[1].contains("/"), !words[1].hasPrefix("-") else { return nil }
+            return TestList.key(of: String(words[1]))
+        }
+    }
+
+    static func pipe() throws -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [0, 0]
+        guard clab_pipe_cloexec(&fds) == 0 else { throw WatchSpawn.Failure(description: "cannot create a pipe: \(String(cString: strerror(errno)))") }
+        return (fds[0], fds[1])
+    }
+}
+
+/// Cuts a stream into lines, handing over only those that may be test lines (they start with
+/// `T`, `[`, `e` or a symbol of Swift Testing's, whose UTF-8 starts with 0xE2), so that the
+/// rest of the output is never decoded. A line longer than `limit` is cut there.
+public struct LineSplitter {
+    private(set) var rest: [UInt8] = []
+    static let limit = 4096
+
+    public init() {}
+
+    public mutating func split(_ chunk: UnsafeRawBufferPointer, _ line: (Substring) -> Void) {
+        var start = 0
+        let bytes = chunk.bindMemory(to: UInt8.self)
+        while let newline = bytes[start...].firstIndex(of: 10) {
+            if rest.isEmpty {
+                if newline > start, LineSplitter.interesting(bytes[start]) {
+                    line(Substring(decoding: UnsafeBufferPointer(rebasing: bytes[start..<min(newline, start + LineSplitter.limit)]), as: UTF8.self))
+                }
+            } else {
+                rest.append(contentsOf: bytes[start..<min(newline, start + max(0, LineSplitter.limit - rest.count))])
+                if LineSplitter.interesting(rest[0]) { line(Substring(decoding: rest, as: UTF8.self)) }
+                rest.removeAll(keepingCapacity: true)
+            }
+            start = newline + 1
+        }
+        if start < bytes.count && rest.count < LineSplitter.limit {
+            rest.append(contentsOf: bytes[start..<min(bytes.count, start + LineSplitter.limit - rest.count)])
+        }
+    }
+
+    static func interesting(_ first: UInt8) -> Bool {
+        first == UInt8(ascii: "T") || first == UInt8(ascii: "[") || first == UInt8(ascii: "e") || first == 0xE2
+    }
+}

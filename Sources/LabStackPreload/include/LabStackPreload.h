@@ -1,0 +1,1 @@
+// Nothing to call: the library acts through its constructor (see StackPreload.c).

@@ -1,0 +1,312 @@
+import Foundation
+import LabHarness
+import LabHarnessXCTest
+import LabRunner
+import Synchronization
+import XCTest
+
+/// `lab watch`: its parsing of options, test lines and `swift test` command lines, and, on the
+/// fixture package `Tests/WatchFixture` (built once, under `.build/watch-fixture`), a whole run
+/// with a deadlock, a spin and a crash between passing tests.
+final class WatchCommandTests: XCTestCase {
+    // MARK: - Options
+
+    func testDurationsTakeUnitsOrSeconds() {
+        XCTAssertEqual(WatchOptions.duration("60s"), 60)
+        XCTAssertEqual(WatchOptions.duration("500ms"), 0.5)
+        XCTAssertEqual(WatchOptions.duration("5m"), 300)
+        XCTAssertEqual(WatchOptions.duration("1h"), 3600)
+        XCTAssertEqual(WatchOptions.duration("1.5"), 1.5)
+        for bad in ["", "s", "-1s", "1e3", "ten", "5 s", "nan", "1.2.3s"] { XCTAssertNil(WatchOptions.duration(bad), bad) }
+    }
+
+    func testOptionsNeedTheCommandAfterTheSeparator() throws {
+        let options = try WatchOptions.parse(["--test-timeout", "2s", "--quiet-timeout=90s", "--", "swift", "test", "--", "x"]).get()
+        XCTAssertEqual(options.testTimeout, 2)
+        XCTAssertEqual(options.quietTimeout, 90)
+        XCTAssertEqual(options.command, ["swift", "test", "--", "x"])
+        for bad in [["swift", "test"], ["--"], ["--test-timeout", "--", "true"], ["--test-timeout", "0s", "--", "true"],
+                    ["--test-timeout", "25h", "--", "true"], ["--timeout", "1s", "--", "true"]] {
+            guard case .failure(let problem) = WatchOptions.parse(bad) else { return XCTFail("accepted \(bad)") }
+            XCTAssertFalse(problem.message.contains("\n"), problem.message)
+        }
+    }
+
+    func testBadUsageIsOneLineAndExit64() throws {
+        let lab = try BuiltProducts.executable("lab")
+        for arguments in [["watch"], ["watch", "--test-timeout", "soon", "--", "true"], ["watch", "--", "no-such-command-here"]] {
+            let run = try ChildProcess.run(ChildSpec(executable: lab, arguments: arguments, budget: 20))
+            XCTAssertEqual(run.exitCode, 64, "\(arguments): \(run.stderr)")
+            XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, run.stderr)
+            XCTAssertTrue(run.stderr.hasPrefix("lab watch: "), run.stderr)
+        }
+    }
+
+    // MARK: - swift test command lines
+
+    func testSwiftTestIsRecognisedAndRerunByExactFilters() throws {
+        XCTAssertNil(SwiftTestInvocation(["swift", "build"]))
+        XCTAssertNil(SwiftTestInvocation(["swift", "test", "list"]))
+        XCTAssertNil(SwiftTestInvocation(["make", "test"]))
+        let invocation = try XCTUnwrap(SwiftTestInvocation(["swift", "test", "--parallel", "--package-path", "P", "--filter", "Order",
+                                                             "--skip", "Slow", "-c", "release", "--scratch-path=S"]))
+        XCTAssertTrue(invocation.parallel)
+        XCTAssertEqual(invocation.listCommand, ["swift", "test", "list", "--skip-build", "--package-path", "P", "-c", "release", "--scratch-path=S"])
+        let rerun = invocation.rerun(["M.OrderTests/test1", "M.Suite/first()"])
+        XCTAssertEqual(rerun, ["swift", "test", "--parallel", "--package-path", "P", "-c", "release", "--scratch-path=S", "--skip-build",
+                               "--filter", SwiftTestInvocation.exactly("M.OrderTests/test1"),
+                               "--filter", SwiftTestInvocation.exactly("M.Suite/first()")])
+        XCTAssertTrue(invocation.selects("M.OrderTests/test1"))
+        XCTAssertFalse(invocation.selects("M.OrderTests/testSlow"), "--skip Slow")
+        XCTAssertFalse(invocation.selects("M.Other/test1"), "--filter Order")
+    }
+
+    func testAnExactFilterMatchesOneTestOnly() throws {
+        func matches(_ pattern: String, _ text: String) throws -> Bool {
+            try NSRegularExpression(pattern: pattern).firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        }
+        let xctest = SwiftTestInvocation.exactly("M.OrderTests/test1")
+        XCTAssertTrue(try matches(xctest, "M.OrderTests/test1"))
+        XCTAssertFalse(try matches(xctest, "M.OrderTests/test10"))
+        XCTAssertFalse(try matches(xctest, "XM.OrderTests/test1"))
+        // Swift Testing's ids run on past the name, with the source location.
+        let swiftTesting = SwiftTestInvocation.exactly("M.Suite/first()")
+        XCTAssertTrue(try matches(swiftTesting, "M.Suite/first()/Tests.swift:7:4"))
+        XCTAssertFalse(try matches(swiftTesting, "M.Suite/firstOf()"))
+    }
+
+    func testTestListKeysMatchWhatTheTestsPrint() {
+        XCTAssertEqual(TestList.parse("M.OrderTests/test1\nM.Suite/first()\n\nwarning: something\n"), ["M.OrderTests/test1", "M.Suite/first()"])
+        XCTAssertEqual(TestList.key(of: "WatchFixtureTests.OrderTests/test1PassesFirst"), "OrderTests.test1PassesFirst")
+        XCTAssertEqual(TestList.key(of: "WatchFixtureTests.SerialSuite/firstPasses()"), "firstPasses()")
+    }
+
+    // MARK: - Test lines
+
+    func testProgressFollowsXCTestAndSwiftTestingLines() {
+        var progress = TestProgress()
+        progress.read("Test Case 'OrderTests.test1' started at 2026-11-27 00:08:58.895", at: 1)
+        XCTAssertEqual(progress.running, ["OrderTests.test1": 1])
+        progress.read("Test Case 'OrderTests.test1' passed (0.002 seconds)", at: 2)
+        progress.read("Test Case 'OrderTests.test2' started at 2026-11-27 00:08:58.897", at: 3)
+        progress.read("Test Case 'OrderTests.test2' failed (0.0 seconds)", at: 3)
+        progress.read("Test Case 'OrderTests.test3' started at 2026-11-27 00:08:58.897", at: 4)
+        // XCTest's part ended with test3 unfinished: Swift Testing's start says it crashed.
+        progress.read("◇ Test run started.", at: 5)
+        progress.read("◇ Test firstPasses() started.", at: 5)
+        XCTAssertEqual(progress.running, ["firstPasses()": 5])
+        progress.read("✔ Test firstPasses() passed after 0.001 seconds.", at: 6)
+        progress.read("◇ Test second() started.", at: 6)
+        progress.read("✘ Test second() recorded an issue at Tests.swift:9:5: Expectation failed", at: 6)
+        progress.read("✘ Test second() failed after 0.002 seconds with 1 issue.", at: 6)
+        progress.read("✔ Test run with 2 tests in 1 suite passed after 0.003 seconds.", at: 7)
+        XCTAssertEqual(progress.ended.map { $0.key }, ["OrderTests.test1", "OrderTests.test2", "OrderTests.test3", "firstPasses()", "second()"])
+        XCTAssertEqual(progress.ended.map { $0.ending }, [.passed, .failed, .crashed, .passed, .failed])
+        XCTAssertTrue(progress.running.isEmpty)
+    }
+
+    func testAParameterizedTestEndsUnderItsOwnName() {
+        var progress = TestProgress()
+        progress.read("◇ Test gate(with:) started.", at: 1)
+        progress.read("◇ Test case passing 1 argument choice → .queue to gate(with:) started.", at: 1)
+        progress.read("✔ Test gate(with:) with 2 test cases passed after 2.008 seconds.", at: 3)
+        XCTAssertTrue(progress.running.isEmpty, "\(progress.running)")
+        XCTAssertEqual(progress.ending(of: "gate(with:)"), .passed)
+    }
+
+    func testParallelRunsAreReadFromTheirProgressAndCrashLines() {
+        var progress = TestProgress()
+        progress.running(["OrderTests.test1", "OrderTests.test7"], at: 1)
+        progress.read("[1/2] Testing M.OrderTests/test1", at: 2)
+        progress.read("[2/2] Testing M.OrderTests/test7", at: 2)
+        progress.read("error: Process '/b/P.xctest M.OrderTests/test7' exited with unexpected signal code 4", at: 3)
+        XCTAssertEqual(progress.ending(of: "OrderTests.test1"), .passed)
+        XCTAssertEqual(progress.ending(of: "OrderTests.test7"), .crashed)
+    }
+
+    /// `--parallel` prints a failed test's output after the last test: a test whose process
+    /// ended before the tree was ended for a hang has no verdict yet, and runs again.
+    func testAParallelTestWithoutItsVerdictRunsAgain() {
+        var progress = TestProgress()
+        progress.running(["OrderTests.test1", "OrderTests.test2", "OrderTests.test3"], at: 1)
+        progress.read("[1/3] Testing M.OrderTests/test1", at: 2)
+        progress.read("[2/3] Testing M.OrderTests/test3", at: 2)
+        progress.read("Test Case 'OrderTests.test3' failed (0.001 seconds)", at: 2)
+        progress.mark("OrderTests.test2", .hung)
+        progress.forgetProvisional()
+        XCTAssertNil(progress.ending(of: "OrderTests.test1"), "its verdict never came")
+        XCTAssertEqual(progress.ending(of: "OrderTests.test2"), .hung)
+        XCTAssertEqual(progress.ending(of: "OrderTests.test3"), .failed)
+    }
+
+    func testOnlyCandidateLinesAreDecodedAcrossChunks() {
+        var splitter = LineSplitter()
+        var seen: [String] = []
+        for chunk in ["compiling...\nTest Ca", "se 'A.b' started at now\nplain line\n", "[1/2] Testing M.A/b\n◇ Te", "st x() started.\nno newline"] {
+            Array(chunk.utf8).withUnsafeBytes { splitter.split($0) { seen.append(String($0)) } }
+        }
+        XCTAssertEqual(seen, ["Test Case 'A.b' started at now", "[1/2] Testing M.A/b", "◇ Test x() started."])
+    }
+}
+
+/// `lab watch -- swift test` on the fixture package, whose tests deadlock, spin and crash
+/// between tests that pass. The fixture is built once for the class, under `.build/`.
+final class WatchFixtureTests: XCTestCase {
+    /// The fixture package and its scratch path.
+    static let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("WatchFixture").path
+    static let scratch = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent(".build/watch-fixture").path
+
+    /// Whether the fixture was built (by the first test that needs it), and why not if it failed.
+    nonisolated(unsafe) private static var buildTried = false
+    nonisolated(unsafe) private static var buildFailure: String?
+
+    private func fixture() throws -> (lab: String, swift: String) {
+        if let reason = StackCapture.unavailableReason { throw XCTSkip(reason) }
+        if let reason = ProcessTable.unavailableReason { throw XCTSkip(reason) }
+        let lab = try BuiltProducts.executable("lab")
+        let swift = try XCTUnwrap(WatchSpawn.resolve("swift"), "no swift on PATH")
+        if !Self.buildTried {
+            Self.buildTried = true
+            let run = try ChildProcess.run(ChildSpec(executable: swift, arguments: ["build", "--build-tests", "--package-path", Self.package,
+                                                                                   "--scratch-path", Self.scratch], budget: 900))
+            if run.outcome != .completed { Self.buildFailure = "the fixture did not build: \(run.evidence)\n\(run.stdout.suffix(2000))" }
+        }
+        if let failure = Self.buildFailure { XCTFail(failure); throw XCTSkip(failure) }
+        return (lab, swift)
+    }
+
+    /// `swift test` of the fixture, built already.
+    private var swiftTest: [String] {
+        ["swift", "test", "--skip-build", "--package-path", Self.package, "--scratch-path", Self.scratch]
+    }
+
+    /// The fixture's test processes still alive (zombies aside).
+    private func fixtureProcesses() -> [ProcessTable.Entry] {
+        ProcessTable.all().filter { $0.commandLine.contains("WatchFixturePackageTests.xctest") && $0.state != "Z" }
+    }
+
+    func testEveryTestIsReportedOnceAndTheHungOnesSayWhere() throws {
+        let (lab, _) = try fixture()
+        let start = MonotonicClock.now()
+        let run = try ChildProcess.run(ChildSpec(executable: lab, arguments: ["watch", "--test-timeout", "3s", "--"] + swiftTest, budget: 300))
+        let output = run.stdout + run.stderr
+        XCTAssertEqual(run.exitCode, 1, "tests failed and hung: \(run.evidence)\n\(run.stderr.suffix(3000))")
+        // Each passing test passed once, the failing one failed once, whatever run it ran in.
+        for name in ["OrderTests.test1PassesFirst", "OrderTests.test3PassesAfterDeadlock", "OrderTests.test5PassesAfterSpin", "OrderTests.test8PassesLast"] {
+            XCTAssertEqual(output.components(separatedBy: "Test Case '\(name)' passed").count - 1, 1, name)
+        }
+        XCTAssertEqual(output.components(separatedBy: "Test Case 'OrderTests.test6FailsAnAssertion' failed").count - 1, 1)
+        for name in ["firstPasses()", "lastPasses()"] {
+            XCTAssertEqual(output.components(separatedBy: "✔ Test \(name) passed").count - 1, 1, name)
+        }
+        // The hung tests ran once each, and the last lines say where each was stuck.
+        for name in ["OrderTests.test2Deadlocks", "OrderTests.test4Spins"] {
+            XCTAssertEqual(output.components(separatedBy: "Test Case '\(name)' started").count - 1, 1, name)
+        }
+        let lines = run.stderr.split(separator: "\n").map(String.init)
+        let summary = try XCTUnwrap(lines.last { $0.hasPrefix("lab watch: ") && $0.contains(" tests in ") }, run.stderr)
+        XCTAssertTrue(summary.contains("11 tests in"), summary)
+        let hung = lines.filter { $0.hasPrefix("lab watch: hung: ") }
+        XCTAssertTrue(summary.contains("6 passed, 1 failed, 0 skipped, 1 crashed, 3 hung"), ([summary] + hung).joined(separator: "\n"))
+        XCTAssertEqual(hung.count, 3, run.stderr)
+        XCTAssertEqual(Array(lines.suffix(3)), hung, "the hung tests are the last lines")
+        XCTAssertTrue(hung.contains { $0.contains("OrderTests/test2Deadlocks") && $0.contains("Ledger.transferBothWays") }, hung.joined(separator: "\n"))
+        XCTAssertTrue(hung.contains { $0.contains("OrderTests/test4Spins") && $0.contains("Spinner.spinForever") }, hung.joined(separator: "\n"))
+        XCTAssertTrue(hung.contains { $0.contains("SerialSuite/deadlocksToo()") && $0.contains("Ledger.transferBothWays") }, hung.joined(separator: "\n"))
+        XCTAssertTrue(lines.contains("lab watch: crashed: WatchFixtureTests.OrderTests/test7Crashes"), run.stderr)
+        // The deadlocked test's own stack comes whole, with file and line.
+        XCTAssertTrue(run.stderr.contains("WatchFixtureKit.Ledger.transferBothWays() -> () (Misbehaviour.swift:"), run.stderr)
+        XCTAssertEqual(fixtureProcesses().map(\.commandLine), [], "left running")
+        print("lab watch on the fixture: \(Format.seconds(MonotonicClock.now() - start))")
+    }
+
+    /// `--parallel`: the running tests are read from the test processes; two hang at once, and
+    /// the verdicts SwiftPM had not printed when the tree was ended come from a later run.
+    func testAParallelRunGivesEveryTestOneVerdict() throws {
+        let (lab, _) = try fixture()
+        // 5 s: a passing test's process starts beside a spinning one, on a machine that may be busy.
+        let run = try ChildProcess.run(ChildSpec(executable: lab, arguments: ["watch", "--test-timeout", "5s", "--"] + swiftTest + ["--parallel"],
+                                                 budget: 300))
+        XCTAssertEqual(run.exitCode, 1, run.stderr.suffix(3000).description)
+        let lines = run.stderr.split(separator: "\n").map(String.init)
+        let summary = try XCTUnwrap(lines.last { $0.hasPrefix("lab watch: ") && $0.contains(" tests in ") }, run.stderr)
+        XCTAssertTrue(summary.contains("11 tests in"), summary)
+        let hung = lines.filter { $0.hasPrefix("lab watch: hung: ") }
+        XCTAssertTrue(summary.contains("6 passed, 1 failed, 0 skipped, 1 crashed, 3 hung"), ([summary] + hung).joined(separator: "\n"))
+        XCTAssertTrue(hung.contains { $0.contains("OrderTests/test2Deadlocks") && $0.contains("Ledger.transferBothWays") }, run.stderr)
+        XCTAssertTrue(hung.contains { $0.contains("OrderTests/test4Spins") && $0.contains("Spinner.spinForever") }, run.stderr)
+        XCTAssertEqual(run.stdout.components(separatedBy: "Test Case 'OrderTests.test6FailsAnAssertion' failed").count - 1, 1)
+        XCTAssertEqual(fixtureProcesses().map(\.commandLine), [], "left running")
+    }
+
+    /// `kill -9` of `lab watch` while a test hangs: the keeper between it and `swift test` ends
+    /// the tree, the test binary (in a process group of its own) included.
+    func testAKilledWatchLeavesNoTestRunning() throws {
+        try endWhileATestHangs(signal: SIGKILL, expecting: nil)
+    }
+
+    /// SIGTERM (as CI's time limit sends) ends the tree and exits 130.
+    func testSIGTERMEndsTheTreeAndExits130() throws {
+        try endWhileATestHangs(signal: SIGTERM, expecting: 130)
+    }
+
+    private func endWhileATestHangs(signal: Int32, expecting status: Int32?) throws {
+        let (lab, _) = try fixture()
+        let labPid = Atomic<Int32>(0)
+        let sent = Atomic<Bool>(false)
+        NamedThread.start("test.killer") {
+            let deadline = MonotonicClock.now() + 60
+            while MonotonicClock.now() < deadline {
+                let pid = labPid.load(ordering: .acquiring)
+                if pid != 0, ProcessTree.descendants(of: pid).contains(where: { $0.commandLine.contains("WatchFixturePackageTests.xctest") }) {
+                    MonotonicClock.sleep(for: 0.3)   // into the test
+                    sent.store(true, ordering: .releasing)
+                    kill(pid, signal)
+                    return
+                }
+                MonotonicClock.sleep(for: 0.02)
+            }
+        }
+        let run = try ChildProcess.run(ChildSpec(executable: lab, arguments: ["watch", "--test-timeout", "60s", "--"] + swiftTest
+                                                    + ["--filter", "OrderTests/test2Deadlocks"], budget: 90,
+                                                 onStart: { labPid.store($0, ordering: .releasing) }))
+        XCTAssertTrue(sent.load(ordering: .acquiring), "the test never started: \(run.stderr)")
+        if let status { XCTAssertEqual(run.exitCode, status, run.stderr) } else { XCTAssertEqual(run.signal, SIGKILL) }
+        let ended = MonotonicClock.now()
+        var left = fixtureProcesses()
+        while !left.isEmpty && MonotonicClock.now() - ended < 2 {
+            MonotonicClock.sleep(for: 0.02)
+            left = fixtureProcesses()
+        }
+        XCTAssertEqual(left.map(\.commandLine), [], "still running 2 s after lab watch got \(ChildProcess.signalName(signal))")
+        for process in left { kill(process.pid, SIGKILL) }
+    }
+
+    /// Any other command: no output and no CPU for the quiet timeout is a hang: stacks, the tree
+    /// ended, status 124.
+    func testAQuietCommandIsEndedWithItsStacksAnd124() throws {
+        if let reason = StackCapture.unavailableReason { throw XCTSkip(reason) }
+        let lab = try BuiltProducts.executable("lab")
+        let marker = "lab-watch-quiet-\(getpid())"
+        let run = try ChildProcess.run(ChildSpec(executable: lab, arguments: ["watch", "--quiet-timeout", "1s", "--", "/bin/sh", "-c",
+                                                                               "echo started; sleep 30 # \(marker)"], budget: 30))
+        XCTAssertEqual(run.exitCode, 124, run.stderr)
+        XCTAssertEqual(run.stdout, "started\n", "the output passes through unchanged")
+        XCTAssertTrue(run.stderr.contains("no output and no CPU use for 1.00 s"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("nanosleep"), "the sleeping thread's stack: \(run.stderr)")
+        XCTAssertLessThan(run.wall, 10)
+        XCTAssertEqual(ProcessTable.all().filter { $0.commandLine.contains(marker) && $0.state != "Z" }.map(\.commandLine), [])
+    }
+
+    /// A busy command is not quiet: it runs to its end.
+    func testACommandUsingACPUIsNotQuiet() throws {
+        let lab = try BuiltProducts.executable("lab")
+        let run = try ChildProcess.run(ChildSpec(executable: lab, arguments: ["watch", "--quiet-timeout", "1s", "--", "/bin/sh", "-c",
+                                                                               "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; echo done"], budget: 60))
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        XCTAssertEqual(run.stdout, "done\n")
+    }
+}
+
