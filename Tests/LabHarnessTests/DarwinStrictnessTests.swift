@@ -141,7 +141,8 @@ struct StrictnessCheck {
             }
             units.append(Unit(module: executable.replacingOccurrences(of: "-", with: "_"), files: [Self.path("Experiments/\(executable)/main.swift")], isProgram: true))
         }
-        for folder in Self.subfolders("Tests") where !["HarnessUser", "DarwinStrictness"].contains(folder) {
+        let packages = Self.subfolders("Tests").filter { FileManager.default.fileExists(atPath: Self.path("Tests/\($0)/Package.swift")) }
+        for folder in Self.subfolders("Tests") where folder != "DarwinStrictness" && !packages.contains(folder) {
             let files = Self.swiftFiles(under: "Tests/\(folder)")
             units.append(Unit(module: folder, files: files, isProgram: files.count == 1 && files[0].hasSuffix("/main.swift")))
         }
@@ -155,18 +156,23 @@ struct StrictnessCheck {
             try FileManager.default.copyItem(atPath: program, toPath: copy.path)
             units.append(Unit(module: name, files: [copy.path], isProgram: true, copies: [copy.path: program]))
         }
-        // The library author's package: its library is built here first, for its tests to import.
-        let kit = Unit(module: "HarnessUserKit", files: Self.swiftFiles(under: "Tests/HarnessUser/Sources/HarnessUserKit"))
-        let kitModules = FileManager.default.temporaryDirectory.appendingPathComponent("strictness-kit-\(getpid())")
-        try FileManager.default.createDirectory(at: kitModules, withIntermediateDirectories: true)
-        let built = try ChildProcess.run(ChildSpec(executable: swiftc, arguments: ["-emit-module", "-parse-as-library", "-swift-version", "6",
-                                                                                 "-module-name", kit.module, "-I", modules,
-                                                                                 "-emit-module-path", kitModules.appendingPathComponent("HarnessUserKit.swiftmodule").path] + kit.files,
-                                                   budget: 120))
-        guard built.outcome == .completed else { throw StrictnessError("HarnessUserKit did not build: \(built.stderr)") }
-        units.append(kit)
-        for folder in ["HarnessUserXCTests", "HarnessUserSwiftTests"] {
-            units.append(Unit(module: folder, files: Self.swiftFiles(under: "Tests/HarnessUser/Tests/\(folder)"), extraModules: kitModules.path))
+        // Packages of their own in Tests/ (the library author's, lab watch's fixture): their
+        // libraries are built here first, for their tests to import.
+        for package in packages {
+            let modules = FileManager.default.temporaryDirectory.appendingPathComponent("strictness-\(getpid())-\(package)")
+            try FileManager.default.createDirectory(at: modules, withIntermediateDirectories: true)
+            for library in Self.subfolders("Tests/\(package)/Sources") {
+                let unit = Unit(module: library, files: Self.swiftFiles(under: "Tests/\(package)/Sources/\(library)"), extraModules: modules.path)
+                let built = try ChildProcess.run(ChildSpec(executable: swiftc, arguments: ["-emit-module", "-parse-as-library", "-swift-version", "6",
+                                                                                         "-module-name", library, "-I", self.modules, "-I", modules.path,
+                                                                                         "-emit-module-path", modules.appendingPathComponent("\(library).swiftmodule").path] + unit.files,
+                                                           budget: 120))
+                guard built.outcome == .completed else { throw StrictnessError("\(package)'s \(library) did not build: \(built.stderr)") }
+                units.append(unit)
+            }
+            for folder in Self.subfolders("Tests/\(package)/Tests") {
+                units.append(Unit(module: folder, files: Self.swiftFiles(under: "Tests/\(package)/Tests/\(folder)"), extraModules: modules.path))
+            }
         }
         return units.filter { !$0.files.isEmpty }
     }
@@ -175,7 +181,7 @@ struct StrictnessCheck {
     func swiftFilesOutside(_ units: [Unit]) -> [String] {
         let covered = Set(units.flatMap { unit in unit.files.map { unit.copies[$0] ?? $0 } })
         let all = ["Sources", "Experiments", "Tests", "notes"].flatMap { Self.swiftFiles(under: $0) }
-            .filter { !$0.contains("/Tests/DarwinStrictness/") && !$0.hasSuffix("/Tests/HarnessUser/Package.swift") }
+            .filter { !$0.contains("/Tests/DarwinStrictness/") && !$0.hasSuffix("/Package.swift") }
         return all.filter { !covered.contains($0) }
     }
 
