@@ -419,6 +419,18 @@ int clab_cpu_online_count(void) {
     return n > 0 ? (int)n : -1;
 }
 
+int clab_prefer_oom_kill(int adjustment) {
+    char text[32];
+    if (clab_read_small_file("/proc/self/oom_score_adj", text, sizeof text) <= 0) return -1;
+    if (strtol(text, NULL, 10) >= adjustment) return 0;
+    int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    int length = snprintf(text, sizeof text, "%d", adjustment);
+    ssize_t written = write(fd, text, (size_t)length);
+    close(fd);
+    return written == length ? 0 : -1;
+}
+
 #else
 
 // Darwin: this process's own limits through getrlimit; nothing about other processes, no
@@ -463,5 +475,7 @@ long long clab_limit_file_size(int pid) { return pid == 0 ? own_limit(RLIMIT_FSI
 long long clab_limit_open_files(int pid) { return pid == 0 ? own_limit(RLIMIT_NOFILE) : CLAB_LIMIT_UNKNOWN; }
 long long clab_process_open_files(int pid) { (void)pid; return -1; }
 int clab_process_state(int pid) { (void)pid; return -1; }
+// Darwin's jetsam is not steered from user space this way.
+int clab_prefer_oom_kill(int adjustment) { (void)adjustment; return -1; }
 
 #endif

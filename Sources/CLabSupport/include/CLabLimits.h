@@ -94,6 +94,13 @@ long long clab_limit_open_files(int pid);
 /// How many file descriptors process `pid` (0: this process) has open; -1 unknown.
 long long clab_process_open_files(int pid);
 
+/// Offers this process to the kernel's OOM killer ahead of its parent: raises its
+/// `oom_score_adj` to `adjustment` when it is lower (any process may raise its own; lowering
+/// needs privilege). A trial child calls it, so that a memory cgroup's OOM killer ends the
+/// trial, which the harness then names, rather than the harness, which would leave no report.
+/// 0 on success or when already as high, -1 where unsupported (Darwin) or on error.
+int clab_prefer_oom_kill(int adjustment);
+
 /// The scheduler state letter of process `pid` from `/proc/PID/stat` ('R', 'S', 'T' stopped,
 /// 't' traced, 'Z'...); -1 when unknown (Darwin, or the process is gone).
 int clab_process_state(int pid);
