@@ -443,6 +443,7 @@ public final class MachineWatch: Sendable {
     private let limit: Int64
     private let uid: Int64
     private let started = MonotonicClock.now()
+    private let throttledAtStart = clab_cgroup_cpu_throttled_ns(0)
     private struct State { var lastLook: Seconds = 0; var reached: MachineCondition?; var reporterTID: Int = 0; var waitAtStart: Seconds?; var told = false }
     private let state = Mutex(State())
 
@@ -483,10 +484,11 @@ public final class MachineWatch: Sendable {
         if watchesThreads, let reached = MachineCheck.threadLimitReached(limit: limit, uid: uid) { return reached }
         let bar = clab_low_cpu_class(0) == 1 ? MachineWatch.lowClassStarvedShare : MachineWatch.starvedShare
         guard let (waited, wall) = controlWait(), waited >= max(wall * bar, MachineWatch.starvedAtLeast) else { return nil }
+        var metrics: Metrics = ["cpu.control_runqueue_wait_s": Metrics.round(waited)]
         return MachineCondition(outcome: .cpuStarved,
                                 evidence: "the machine: the trial's control thread, which sleeps and needs microseconds, waited "
-                                    + "\(Format.seconds(waited)) of the trial's \(Format.seconds(wall)) for a CPU",
-                                metrics: ["cpu.control_runqueue_wait_s": Metrics.round(waited)])
+                                    + "\(Format.seconds(waited)) of the trial's \(Format.seconds(wall)) for a CPU" + quotaWords(metrics: &metrics),
+                                metrics: metrics)
     }
 
     /// A trial that failed for want of a file descriptor: its evidence says "Too many open
@@ -495,6 +497,17 @@ public final class MachineWatch: Sendable {
         guard record.outcome == .failed || record.outcome == .crashed, let evidence = record.evidence,
               evidence.contains("Too many open files") || evidence.contains("EMFILE") else { return nil }
         return MachineCheck.openFilesLimit(pid: 0, said: "Too many open files")
+    }
+
+    /// "; its cgroup's CPU quota (0.1 CPUs) held it off the CPU 1.2 s of that" when the quota
+    /// throttled this process's cgroup while the trial ran, else "".
+    func quotaWords(metrics: inout Metrics) -> String {
+        let now = clab_cgroup_cpu_throttled_ns(0)
+        guard throttledAtStart >= 0, now > throttledAtStart else { return "" }
+        let held = Double(now - throttledAtStart) / 1e9
+        metrics["cpu.cgroup_throttled_s"] = Metrics.round(held)
+        let quota = CPUBudget.current.quota.map { " (\(Format.number(($0 * 100).rounded() / 100)) CPUs)" } ?? ""
+        return "; its cgroup's CPU quota\(quota) throttled it \(Format.seconds(held)) meanwhile"
     }
 
     /// The control's run-queue wait over the trial so far, and the trial's wall time.
