@@ -118,4 +118,14 @@ final class MachineGradeTests: XCTestCase {
                                       findings: [])
         XCTAssertTrue(HumanReport.machineLines(broken, style: Style(enabled: false)).joined().contains("(exit 1)"))
     }
+
+    func testAnOptionalVariantTheMachineBrokeIsReadAsNotRun() throws {
+        enum Name: String, VariantName { case needed, optional }
+        let options = try CommandLineParser(program: "x", flags: []).parse([])
+        let suspended = VariantReport(name: "optional", outcome: .suspended, evidence: "the machine: stopped from outside")
+        let inputs = FindingInputs(variants: ["needed": VariantReport(name: "needed", outcome: .completed), "optional": suspended],
+                                   options: options, platform: .current)
+        XCTAssertNil(inputs.ran(Name.optional), "a suspended trial's figures are the stop's, not the program's")
+        XCTAssertNotNil(inputs.ran(Name.needed))
+    }
 }
