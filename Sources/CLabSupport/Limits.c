@@ -34,6 +34,7 @@ static long long number_after(const char *text, const char *key) {
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/socket.h>
 
 static atomic_llong thread_create_failures;
 
@@ -67,6 +68,61 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*
 long long clab_thread_create_failures(void) {
     return atomic_load(&thread_create_failures);
 }
+
+// File descriptors. Foundation's URLSession (libcurl) and libdispatch trap on a descriptor they
+// could not create, often with no message, so a trial at its RLIMIT_NOFILE dies by SIGILL like
+// a program's own bug. The calls that create descriptors below stand in front of the C
+// library's (as pthread_create does), forward every call unchanged, count the EMFILE/ENFILE
+// failures, and, in a trial child that asked for it, say so on stderr at once with write(2)
+// (the trap that follows leaves no time for anything later), in the line the parent reads
+// (MachineCheck.fromChildStderr).
+static atomic_llong descriptor_failures;
+static atomic_int descriptor_telling;
+static atomic_int descriptor_told;
+
+void clab_tell_descriptor_failures(void) { atomic_store(&descriptor_telling, 1); }
+long long clab_descriptor_failures(void) { return atomic_load(&descriptor_failures); }
+
+static void descriptor_failed(const char *call) {
+    int saved = errno;
+    atomic_fetch_add(&descriptor_failures, 1);
+    if (atomic_load(&descriptor_telling) && !atomic_exchange(&descriptor_told, 1)) {
+        char line[256];
+        long long limit = own_limit(RLIMIT_NOFILE);
+        int length = limit > 0
+            ? snprintf(line, sizeof line, "lab: the machine: no file descriptor could be opened (%s: %s; RLIMIT_NOFILE %lld)\n",
+                       call, saved == EMFILE ? "EMFILE" : "ENFILE", limit)
+            : snprintf(line, sizeof line, "lab: the machine: no file descriptor could be opened (%s: %s)\n",
+                       call, saved == EMFILE ? "EMFILE" : "ENFILE");
+        if (length > 0) { ssize_t ignored = write(2, line, (size_t)length); (void)ignored; }
+    }
+    errno = saved;
+}
+
+#define CLAB_FORWARD(name, ret, params, args)                                                  \
+    extern ret __interceptor_##name params __attribute__((weak));                              \
+    ret name params {                                                                          \
+        static ret (*_Atomic real) params;                                                     \
+        ret (*next) params = atomic_load(&real);                                               \
+        if (!next) {                                                                           \
+            next = __interceptor_##name ? __interceptor_##name : (ret (*) params)dlsym(RTLD_NEXT, #name); \
+            if (!next) { errno = ENOSYS; return -1; }                                          \
+            atomic_store(&real, next);                                                         \
+        }                                                                                      \
+        ret result = next args;                                                                \
+        if (result < 0 && (errno == EMFILE || errno == ENFILE)) descriptor_failed(#name);     \
+        return result;                                                                         \
+    }
+
+CLAB_FORWARD(socket, int, (int domain, int type, int protocol), (domain, type, protocol))
+CLAB_FORWARD(socketpair, int, (int domain, int type, int protocol, int fds[2]), (domain, type, protocol, fds))
+CLAB_FORWARD(pipe, int, (int fds[2]), (fds))
+CLAB_FORWARD(pipe2, int, (int fds[2], int flags), (fds, flags))
+CLAB_FORWARD(eventfd, int, (unsigned int initval, int flags), (initval, flags))
+CLAB_FORWARD(epoll_create1, int, (int flags), (flags))
+CLAB_FORWARD(dup, int, (int fd), (fd))
+CLAB_FORWARD(accept, int, (int fd, struct sockaddr *address, socklen_t *length), (fd, address, length))
+CLAB_FORWARD(accept4, int, (int fd, struct sockaddr *address, socklen_t *length, int flags), (fd, address, length, flags))
 
 /// A soft limit from `/proc/PID/limits`, whose rows read `Max processes  12  12  processes`.
 static long long proc_limit(int pid, const char *row) {
@@ -455,6 +511,9 @@ int clab_low_cpu_class(int pid) {
 long long clab_process_vm_peak(int pid) { (void)pid; (void)number_after; return -1; }
 long long clab_cgroup_oom_kills(int pid) { (void)pid; return -1; }
 long long clab_thread_create_failures(void) { return -1; }
+// Darwin's two-level namespace: a definition here would not stand in front of libSystem's.
+void clab_tell_descriptor_failures(void) {}
+long long clab_descriptor_failures(void) { return -1; }
 long long clab_cgroup_memory_limit(int pid) { (void)pid; return CLAB_LIMIT_UNKNOWN; }
 long long clab_cgroup_memory_failcnt(int pid) { (void)pid; return -1; }
 int clab_cgroup_memory_version(int pid) { (void)pid; return 0; }

@@ -94,6 +94,17 @@ long long clab_limit_open_files(int pid);
 /// How many file descriptors process `pid` (0: this process) has open; -1 unknown.
 long long clab_process_open_files(int pid);
 
+/// How many times a call that creates a file descriptor (socket, socketpair, pipe, pipe2,
+/// eventfd, epoll_create1, dup, accept, accept4) failed with EMFILE or ENFILE in this process,
+/// whoever called it; -1 where it cannot be counted (Darwin). As with `pthread_create`, the
+/// lab's definitions stand in front of the C library's and forward every call unchanged.
+long long clab_descriptor_failures(void);
+
+/// From now on, the first such failure writes one line on stderr at once ("lab: the machine:
+/// no file descriptor could be opened (socket: EMFILE; RLIMIT_NOFILE 20)"): a trial child calls
+/// it, since Foundation and libdispatch trap right after such a failure, often silently.
+void clab_tell_descriptor_failures(void);
+
 /// Offers this process to the kernel's OOM killer ahead of its parent: raises its
 /// `oom_score_adj` to `adjustment` when it is lower (any process may raise its own; lowering
 /// needs privilege). A trial child calls it, so that a memory cgroup's OOM killer ends the
