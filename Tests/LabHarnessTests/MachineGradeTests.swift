@@ -9,7 +9,7 @@ final class MachineGradeTests: XCTestCase {
     }
 
     func testAnInterruptedOrMachineBrokenTrialIsNotForbidden() {
-        for outcome in [Outcome.interrupted, .resourceLimited, .cpuStarved, .outOfMemory] {
+        for outcome in [Outcome.interrupted, .resourceLimited, .cpuStarved, .outOfMemory, .killedFromOutside, .suspended] {
             let report = ExperimentRunner.aggregate(variant, [VariantRecord(outcome: .completed),
                                                              VariantRecord(outcome: outcome, evidence: "the machine: figures")])
             XCTAssertEqual(report.outcome, outcome, "one broken trial leaves the variant unjudged")
@@ -33,5 +33,99 @@ final class MachineGradeTests: XCTestCase {
         let fine = try XCTUnwrap(finding.report(variants: ["v": VariantReport(name: "v", outcome: .completed)], options: options, platform: .current, parameters: NoParameters(options)))
         XCTAssertNil(fine.judged, "a judged finding's JSON keeps schema 1's keys only")
         XCTAssertTrue(fine.reproduced)
+    }
+
+    // MARK: Round two (issue 30): the doors the machine came through
+
+    func testASignalNoFaultRaisesIsAKillFromOutsideUnlessTheTrialSaidSomethingFatal() {
+        for signal in [SIGKILL, SIGTERM, SIGHUP] {
+            let outside = MachineCheck.signalFromOutside(signal: signal, fatalLine: nil, pid: 0, cpuLimit: -1, fileSizeLimit: -1)
+            XCTAssertEqual(outside?.outcome, .killedFromOutside, "\(signal)")
+            XCTAssertTrue(outside?.evidence.contains("from outside the harness") == true, outside?.evidence ?? "")
+            XCTAssertTrue(outside?.outcome.judgesNothing == true)
+        }
+        XCTAssertNil(MachineCheck.signalFromOutside(signal: SIGKILL, fatalLine: "Fatal error: boom", pid: 0, cpuLimit: -1, fileSizeLimit: -1),
+                     "a trial that said something fatal crashed on its own")
+        for own in [SIGSEGV, SIGILL, SIGABRT, SIGTRAP, SIGBUS] {
+            XCTAssertNil(MachineCheck.signalFromOutside(signal: own, fatalLine: nil, pid: 0, cpuLimit: -1, fileSizeLimit: -1),
+                         "signal \(own) is one a program raises itself: its crash is its own")
+        }
+    }
+
+    func testTheCPUTimeAndFileSizeLimitsAreNamedWithTheirValues() {
+        let cpu = MachineCheck.signalFromOutside(signal: SIGXCPU, fatalLine: nil, pid: 0, cpuLimit: 3, fileSizeLimit: -1)
+        XCTAssertEqual(cpu?.outcome, .resourceLimited)
+        XCTAssertTrue(cpu?.evidence.contains("RLIMIT_CPU 3 s") == true, cpu?.evidence ?? "")
+        let size = MachineCheck.signalFromOutside(signal: SIGXFSZ, fatalLine: nil, pid: 0, cpuLimit: -1, fileSizeLimit: 2_000_000)
+        XCTAssertEqual(size?.outcome, .resourceLimited)
+        XCTAssertTrue(size?.evidence.contains("RLIMIT_FSIZE 2 MB") == true, size?.evidence ?? "")
+        let files = MachineCheck.descriptorsExhausted(stderr: "socket: Too many open files\n", limit: 20)
+        XCTAssertEqual(files?.outcome, .resourceLimited)
+        XCTAssertTrue(files?.evidence.contains("RLIMIT_NOFILE 20") == true, files?.evidence ?? "")
+        XCTAssertNil(MachineCheck.descriptorsExhausted(stderr: "Fatal error: index out of range", limit: 20))
+        XCTAssertEqual(MachineCheck.descriptorsExhausted(errno: EMFILE)?.outcome, .resourceLimited)
+        XCTAssertNil(MachineCheck.descriptorsExhausted(errno: EPIPE))
+    }
+
+    func testAPidsCgroupIsNamedAsTheCgroupsLimitNotRLimitNproc() {
+        let full = MachineCheck.pidsCgroup(limit: 20, current: 20, refused: 3)
+        XCTAssertEqual(full.outcome, .resourceLimited)
+        XCTAssertTrue(full.evidence.contains("pids.max of 20"), full.evidence)
+        XCTAssertFalse(full.evidence.contains("RLIMIT_NPROC"), full.evidence)
+        XCTAssertEqual(full.metrics["limit.cgroup_pids_max"], 20)
+    }
+
+    func testStarvationNeedsTheTrialsOwnThreadsRunnableNotTheHarnesss() {
+        // Two builds on two cores: 7 of 8 threads sleep in semaphore waits; the harness's samplers
+        // queued 332 ms in a 300 ms look. Left out, the trial's own threads waited for nothing.
+        let asleep = MachineCheck.StarvationLook(threads: 8, subjects: 6, harness: 2, runnable: 0, window: 0.3, waited: 0.004,
+                                                 ran: 0.001, total: 0.01, lifetime: 3, lowClass: false)
+        XCTAssertNil(MachineCheck.starvationVerdict(asleep), "threads asleep in a wait are not starved: the deadlock stands")
+        // The same look with the trial's own threads runnable and passed over is the machine's.
+        let passedOver = MachineCheck.StarvationLook(threads: 8, subjects: 6, harness: 2, runnable: 3, window: 0.3, waited: 0.8,
+                                                     ran: 0.01, total: 2, lifetime: 3, lowClass: false)
+        let starved = MachineCheck.starvationVerdict(passedOver)
+        XCTAssertEqual(starved?.outcome, .cpuStarved)
+        XCTAssertTrue(starved?.evidence.contains("3 of its 6 trial threads were runnable") == true, starved?.evidence ?? "")
+        XCTAssertTrue(MachineCheck.isHarnessThread(ThreadInfo(id: 1, name: "lab.sampler", state: .running)))
+        XCTAssertFalse(MachineCheck.isHarnessThread(ThreadInfo(id: 2, name: "exp-runloop", state: .running)))
+    }
+
+    func testCPUsComeFromTheAffinityMaskAndTheQuota() {
+        let pinned = CPUBudget(online: 2, affinity: 1, quota: nil)
+        XCTAssertEqual(pinned.poolWidth, 1)
+        XCTAssertEqual(pinned.usable, 1)
+        XCTAssertTrue(pinned.statement.contains("1 of 2 online CPUs in the affinity mask"), pinned.statement)
+        let quota = CPUBudget(online: 8, affinity: 8, quota: 1.5)
+        XCTAssertEqual(quota.usable, 2, "a quota of 1.5 CPUs lets two run at once, part of the time")
+        XCTAssertEqual(quota.poolWidth, 8, "libdispatch sizes its pool from the mask, not the quota")
+        XCTAssertTrue(quota.statement.contains("quota of 1.5 CPUs"), quota.statement)
+        let darwin = CPUBudget(online: 10, affinity: nil, quota: nil)
+        XCTAssertEqual(darwin.usable, 10)
+        XCTAssertTrue(darwin.statement.contains("no affinity mask"), "says what it fell back to: \(darwin.statement)")
+        XCTAssertEqual(PlatformInfo.current.cpus, CPUBudget.current.usable)
+    }
+
+    func testAnInterruptedRunsClosingLineNamesExit130() {
+        let interrupted = ExperimentReport(experiment: "x", platform: .current, parameters: [:],
+                                           variants: [VariantReport(name: "v", outcome: .interrupted, evidence: "interrupted after 1 s")],
+                                           findings: [])
+        let line = HumanReport.machineLines(interrupted, style: Style(enabled: false)).joined()
+        XCTAssertTrue(line.contains("exit 130"), line)
+        XCTAssertFalse(line.contains("exit 1)"), line)
+        let broken = ExperimentReport(experiment: "x", platform: .current, parameters: [:],
+                                      variants: [VariantReport(name: "v", outcome: .killedFromOutside, evidence: "the machine: killed")],
+                                      findings: [])
+        XCTAssertTrue(HumanReport.machineLines(broken, style: Style(enabled: false)).joined().contains("(exit 1)"))
+    }
+
+    func testAnOptionalVariantTheMachineBrokeIsReadAsNotRun() throws {
+        enum Name: String, VariantName { case needed, optional }
+        let options = try CommandLineParser(program: "x", flags: []).parse([])
+        let suspended = VariantReport(name: "optional", outcome: .suspended, evidence: "the machine: stopped from outside")
+        let inputs = FindingInputs(variants: ["needed": VariantReport(name: "needed", outcome: .completed), "optional": suspended],
+                                   options: options, platform: .current)
+        XCTAssertNil(inputs.ran(Name.optional), "a suspended trial's figures are the stop's, not the program's")
+        XCTAssertNotNil(inputs.ran(Name.needed))
     }
 }

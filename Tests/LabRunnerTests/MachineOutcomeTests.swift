@@ -116,4 +116,101 @@ final class MachineOutcomeTests: XCTestCase {
         }
         XCTFail("in three runs at SCHED_IDLE behind busy cores no trial was found CPU-starved: \(seen)")
     }
+
+    // MARK: Round two (issue 30)
+
+    func testOneUsableCPUMakesTheGateClaimNotApplicableNotRefuted() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset") else { throw XCTSkip("taskset (util-linux) is not installed") }
+        let (report, status) = try lab(["pool", "--quick", "--variant", "gated"], prefix: "", via: ["/usr/bin/taskset", "-c", "0"])
+        let gate = try XCTUnwrap(report.finding("pool.gate-keeps-latency"))
+        XCTAssertFalse(gate.applicable, gate.summary)
+        XCTAssertTrue(gate.summary.hasPrefix("not applicable to this run: the gate (1) is not narrower than the pool's 1 starting workers"), gate.summary)
+        XCTAssertEqual(report.platform.cpus, 1, "the CPUs the process may use, not the CPUs online")
+        XCTAssertNotEqual(report.variant("gated")?.grade, .forbidden)
+        XCTAssertEqual(status, 1, "a run that judged no finding exits 1")
+    }
+
+    /// Runs `lab ARGUMENTS --json` and sends `signal` to its first trial child `after` seconds in
+    /// (then SIGCONT `thenContinue` seconds later, for a stop).
+    private func labWithATrialSignalled(_ arguments: [String], signal: Int32, after: Double, thenContinue: Double? = nil) throws -> (ExperimentReport, Int32?) {
+        return try lab(arguments, prefix: "", onStart: { labPID in
+            NamedThread.start("test.outsider") {
+                MonotonicClock.sleep(for: after)
+                // lab runs the experiment in-process; its trials are its children with --child-variant.
+                for entry in ProcessTable.children(of: labPID) where entry.commandLine.contains("--child-variant") {
+                    let pid = entry.pid
+                    kill(pid, signal)
+                    if let thenContinue { MonotonicClock.sleep(for: thenContinue); kill(pid, SIGCONT) }
+                    return
+                }
+            }
+        })
+    }
+
+    func testAKillFromOutsideIsNamedAndJudgesNothing() throws {
+        let (report, status) = try labWithATrialSignalled(["pool", "--quick", "--variant", "gated"], signal: SIGKILL, after: 1)
+        let gated = try XCTUnwrap(report.variant("gated"))
+        XCTAssertEqual(gated.outcome, .killedFromOutside, gated.evidence ?? "")
+        XCTAssertNil(gated.grade)
+        XCTAssertTrue(gated.evidence?.contains("killed by SIGKILL (9) from outside the harness") == true, gated.evidence ?? "")
+        let gate = try XCTUnwrap(report.finding("pool.gate-keeps-latency"))
+        XCTAssertEqual(gate.judged, false, gate.summary)
+        XCTAssertEqual(status, 1)
+    }
+
+    func testAStopFromOutsideIsSuspendedNotJudged() throws {
+        let (report, _) = try labWithATrialSignalled(["pool", "--quick", "--variant", "gated"], signal: SIGSTOP, after: 1, thenContinue: 1.5)
+        let gated = try XCTUnwrap(report.variant("gated"))
+        XCTAssertEqual(gated.outcome, .suspended, gated.evidence ?? "")
+        XCTAssertNil(gated.grade)
+        XCTAssertEqual(report.finding("pool.gate-keeps-latency")?.judged, false)
+    }
+
+    /// A cgroup of `controller` made for one test and removed after it; skips without root or
+    /// without that controller mounted as cgroup v1 (this machine's kind).
+    private func cgroup(_ controller: String, settings: [String: String]) throws -> String {
+        guard getuid() == 0 else { throw XCTSkip("needs root to create a cgroup") }
+        let root = "/sys/fs/cgroup/\(controller)"
+        guard FileManager.default.fileExists(atPath: root + "/cgroup.procs") else { throw XCTSkip("no cgroup v1 \(controller) controller at \(root)") }
+        let path = root + "/lab-test-\(getpid())-\(Int.random(in: 0..<1_000_000))"
+        guard mkdir(path, 0o755) == 0 else { throw XCTSkip("cannot create \(path): \(String(cString: strerror(errno)))") }
+        addTeardownBlock { _ = rmdir(path) }
+        for (file, value) in settings {
+            guard (try? value.write(toFile: path + "/" + file, atomically: false, encoding: .utf8)) != nil else { throw XCTSkip("cannot set \(file)") }
+        }
+        return path
+    }
+
+    func testAMemoryCgroupsOOMKillIsOutOfMemoryNamingTheCgroupsLimit() throws {
+        let group = try cgroup("memory", settings: ["memory.limit_in_bytes": "40000000"])
+        let (report, status) = try lab(["runloop", "--sweep", "10,100000", "--variant", "deadline-heap"],
+                                       prefix: "echo $$ > \(group)/cgroup.procs || exit 99;")
+        let heap = try XCTUnwrap(report.variant("deadline-heap"))
+        XCTAssertEqual(heap.outcome, .outOfMemory, heap.evidence ?? "")
+        XCTAssertTrue(heap.evidence?.contains("memory.limit_in_bytes of 40 MB") == true, heap.evidence ?? "")
+        XCTAssertTrue(heap.evidence?.contains("oom_kill of memory.oom_control") == true, heap.evidence ?? "")
+        XCTAssertNil(heap.grade)
+        XCTAssertEqual(status, 1)
+    }
+
+    func testAPidsCgroupsLimitIsNamedWithItsValue() throws {
+        let group = try cgroup("pids", settings: ["pids.max": "10"])
+        let (report, _) = try lab(["pool", "--quick", "--variant", "global-flood"], prefix: "echo $$ > \(group)/cgroup.procs || exit 99;")
+        let flood = try XCTUnwrap(report.variant("global-flood"))
+        XCTAssertEqual(flood.outcome, .resourceLimited, flood.evidence ?? "")
+        XCTAssertTrue(flood.evidence?.contains("pids.max of 10") == true, flood.evidence ?? "")
+        XCTAssertFalse(flood.evidence?.contains("RLIMIT_NPROC") == true, flood.evidence ?? "")
+        for finding in report.findings { XCTAssertEqual(finding.judged, false, finding.summary) }
+    }
+
+    func testTooFewFileDescriptorsAreResourceLimitedNamingRLimitNofile() throws {
+        let (report, _) = try lab(["pool", "--quick", "--variant", "gated,serial-queue"], prefix: "ulimit -n 14 || exit 99;")
+        let limited = report.variants.filter { $0.outcome == .resourceLimited }
+        XCTAssertFalse(limited.isEmpty, report.variants.map { "\($0.name) \($0.outcome): \($0.evidence ?? "")" }.joined(separator: "\n"))
+        for variant in report.variants {
+            XCTAssertNotEqual(variant.grade, .forbidden, "\(variant.name) \(variant.outcome): \(variant.evidence ?? "")")
+        }
+        XCTAssertTrue(limited.allSatisfy { $0.evidence?.contains("RLIMIT_NOFILE 14") == true },
+                      limited.map { $0.evidence ?? "" }.joined(separator: "\n"))
+    }
 }

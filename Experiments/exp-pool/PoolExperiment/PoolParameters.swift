@@ -34,7 +34,7 @@ public struct PoolParameters: ExperimentParameters {
         findCap = options.bool("find-cap")
         tasks = findCap ? max(options.int("tasks"), PoolParameters.findCapTasks) : options.int("tasks")
         (block, duration, gate) = (options.double("block"), options.double("duration"), options.int("gate"))
-        (gateWith, cores) = (options.choice("gate-with", as: GateKind.self), ProcessInfo.processInfo.activeProcessorCount)
+        (gateWith, cores) = (options.choice("gate-with", as: GateKind.self), CPUBudget.current.poolWidth)
     }
 
     /// `main-thread`'s watch of the flood alone: a quarter of the probes' window, 0.5 to 1 s.
@@ -52,9 +52,11 @@ public struct PoolParameters: ExperimentParameters {
     var floodTime: TrialTime { findCap ? TrialTime(expected: 270, budget: PoolParameters.capBudget + 60, progressTotal: tasks) : probing(watch: duration + block) }
 }
 
-/// The default gate: one slot fewer than the cores (at least one). Linux's default pool has
-/// exactly `cores` workers until its monitor adds one a second, so a gate as wide fills it.
-let defaultGateWidth = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
+/// The default gate: one slot fewer than the pool's width (at least one). Linux's default pool
+/// has exactly as many workers as the CPUs in the affinity mask until its monitor adds one a
+/// second, so a gate as wide fills it. `CPUBudget.poolWidth`, not the CPUs online: under
+/// `taskset -c 0` the pool is one worker wide on a two-CPU machine.
+let defaultGateWidth = max(1, CPUBudget.current.poolWidth - 1)
 
 /// The metric keys exp-pool records and reads back: the JSON contract's names (schema 1).
 public enum PoolMetric {

@@ -47,6 +47,40 @@ enum PoolVerdicts {
     }
 
     /// Why this run's flood cannot exhaust the pool (fewer blocks than a stated limit), or `nil`.
+    /// Why the gated variant's claim cannot hold on this run: its gate is not narrower than
+    /// the pool (libdispatch's pool starts as wide as the CPUs in the affinity mask), so the
+    /// gate's blocks fill every worker and nothing is left for the probes, whatever the gate
+    /// does. On one usable CPU no gate is narrower than the pool.
+    static func gateNotNarrowerThanThePool(_ options: ParsedOptions) -> String? {
+        gateNotNarrower(gate: PoolParameters(options).gate, budget: .current, statedLimit: DispatchPoolSize.current.statedLimit)
+    }
+
+    static func gateNotNarrower(gate: Int, budget: CPUBudget, statedLimit: Int?) -> String? {
+        // Where the kernel adds a worker as soon as one blocks (Darwin), the pool is wider than any gate.
+        guard statedLimit == nil else { return nil }
+        let width = budget.poolWidth
+        guard gate >= width else { return nil }
+        let why = width == 1 ? "; on one usable CPU no gate can be narrower than the pool" : ""
+        return "the gate (\(gate)) is not narrower than the pool's \(width) starting workers (\(budget.statement)), "
+            + "so its blocks fill the pool and the claim's premise, a gate narrower than the pool, does not hold\(why)"
+    }
+
+    /// Why the cooperative claim cannot hold on this run: Swift's global executor on Linux is a
+    /// dispatch queue as wide as the logical CPUs (`dispatch_queue_set_width(queue, -3)`, the
+    /// CPUs online) drawing on libdispatch's pool, which starts as wide as the affinity mask.
+    /// With fewer CPUs in the mask than online (`taskset`, a cpuset), blocking tasks run as
+    /// many at once as the pool happens to have threads: one, or two once its monitor adds one.
+    static func cooperativeWidthUnsettled(_ options: ParsedOptions) -> String? {
+        cooperativeWidthUnsettled(budget: .current)
+    }
+
+    static func cooperativeWidthUnsettled(budget: CPUBudget) -> String? {
+        guard let affinity = budget.affinity, affinity < budget.online else { return nil }
+        return "Swift's cooperative queue is as wide as the \(budget.online) CPUs online but libdispatch's pool starts with the "
+            + "\(affinity) of the affinity mask (\(budget.statement)), so how many blocking tasks run at once depends on when the "
+            + "pool adds a thread, not on the cores"
+    }
+
     static func floodFitsThePool(_ options: ParsedOptions) -> String? {
         DispatchPoolSize.current.tooFewToExhaust(PoolParameters(options).tasks, what: "blocks")
     }

@@ -127,6 +127,8 @@ public enum ChildProcess {
 
         var start = MonotonicClock.now()
         var pausedSeen = pausedTotal
+        // Before the spawn: a child the OOM killer ends in its first milliseconds still moves it.
+        let oomKillsBefore = clab_cgroup_oom_kills(0)
         let pid: Int32
         do {
             pid = try spawn(spec, stdout: outPipe.write, stderr: errPipe.write)
@@ -150,9 +152,12 @@ public enum ChildProcess {
         // Once the child has ended or been killed, what is left in the pipes is read until
         // this instant at the latest (a grandchild could otherwise hold them open).
         var drainUntil: Seconds?
-        var memory = MachineCheck.MemoryWatch(pid: pid)
+        var memory = MachineCheck.MemoryWatch(pid: pid, oomKillsAtStart: oomKillsBefore)
         var threadLimit = MachineCheck.ThreadLimitWatch(pid: pid)
         var machine: MachineCondition?
+        // Whether the child was seen stopped by someone else (SIGSTOP), looked at every 100 ms.
+        var stoppedFromOutside: MachineCondition?
+        var lastStateLook: Seconds = 0
 
         func terminate(_ reason: KillReason) {
             killReason = reason
@@ -190,6 +195,12 @@ public enum ChildProcess {
             var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             if memory.limited && status == nil && killReason == nil { memory.sample(pid: pid) }
             if status == nil && killReason == nil { threadLimit.sample(now: now) }
+            if status == nil && killReason == nil && stoppedFromOutside == nil && now - lastStateLook >= 0.1 {
+                lastStateLook = now
+                if clab_process_state(pid) == Int32(UInt8(ascii: "T")), !pausingOrJustResumed(now: now) {
+                    stoppedFromOutside = MachineCheck.stoppedFromOutside(seenAt: now - start)
+                }
+            }
             let ready = poll(&fds, nfds_t(fds.count), 20)
             if ready < 0 && errno != EINTR { break }
             for entry in fds where entry.revents != 0 {
@@ -235,8 +246,14 @@ public enum ChildProcess {
         // The machine's part: the thread limit reached while it ran (whatever it then did), what
         // the look before a kill found, or a crash at the memory limit.
         if run.outcome != .interrupted {
-            run.machine = MachineCheck.fromChildStderr(err.text) ?? threadLimit.reached ?? machine
+            run.machine = MachineCheck.fromChildStderr(err.text) ?? threadLimit.reached ?? stoppedFromOutside ?? machine
                 ?? (run.outcome == .crashed ? memory.crashVerdict(signal: run.signal, stderr: err.text) : nil)
+                ?? (run.outcome == .crashed && !run.killedByHarness
+                    ? run.signal.flatMap { MachineCheck.signalFromOutside(signal: $0, fatalLine: err.firstFatalLine, pid: pid,
+                                                                          cpuLimit: memory.cpuLimit, fileSizeLimit: memory.fileSizeLimit) }
+                    : nil)
+                ?? (run.outcome == .crashed || run.outcome == .failed
+                    ? MachineCheck.descriptorsExhausted(stderr: err.text, limit: memory.openFilesLimit) : nil)
         }
         return StackEvidence.attach(stacks, to: run)
     }
@@ -249,7 +266,7 @@ public enum ChildProcess {
         for pid in live.withLock({ Array($0) }) { killGroup(pid, leaderUnreaped: false) }
     }
 
-    private static let pauses = Mutex<(since: Seconds?, total: Seconds)>((nil, 0))
+    private static let pauses = Mutex<(since: Seconds?, total: Seconds, resumedAt: Seconds?)>((nil, 0, nil))
 
     /// Seconds the run has spent paused so far (a pause still going on is not counted yet).
     static var pausedTotal: Seconds { pauses.withLock { $0.total } }
@@ -268,7 +285,16 @@ public enum ChildProcess {
         for pid in live.withLock({ Array($0) }) { _ = kill(-pid, SIGCONT) }
         pauses.withLock { p in
             if let since = p.since { p.total += MonotonicClock.now() - since; p.since = nil }
+            p.resumedAt = MonotonicClock.now()
         }
+    }
+
+    /// Whether the harness itself has its children stopped (Ctrl-Z), or let them go less than
+    /// a second ago (a child may still be stopped until its SIGCONT lands): a stopped child is
+    /// then the harness's doing, not someone else's. Also true while this process was
+    /// stopped itself (`now` then lags the pause's bookkeeping).
+    static func pausingOrJustResumed(now: Seconds) -> Bool {
+        pauses.withLock { p in p.since != nil || p.resumedAt.map { MonotonicClock.now() - $0 < 1 } == true }
     }
 
     /// Whether `terminateAll()` was called.
@@ -359,7 +385,7 @@ public enum ChildProcess {
         case .threadLimit?:
             // The machine's part (`ChildRun.machine`) names the outcome.
             outcome = .failed
-            evidence = "ended after \(Format.seconds(wall)) when its user reached the thread limit (\(progressNote); \(ThreadCensus.describe(threadsAtKill)))"
+            evidence = "ended after \(Format.seconds(wall)) when it reached a thread limit (\(progressNote); \(ThreadCensus.describe(threadsAtKill)))"
         case .budget?:
             // Progress in the last quarter of the budget means slow, not stuck.
             let quiet = spec.stallWindow ?? spec.budget / 4

@@ -86,6 +86,12 @@ public enum ExperimentMain {
     /// process open.
     static func runChildTrial(_ definition: ExperimentDefinition, options: ParsedOptions) -> Never {
         ChildLifeline.bindToParent()
+        // Under a memory cgroup the OOM killer then ends this trial, which the parent names
+        // out-of-memory, before it ends the harness, which would leave no report at all.
+        _ = clab_prefer_oom_kill(500)
+        // A descriptor refused at RLIMIT_NOFILE is told on stderr at once: what fails next
+        // (Foundation, libdispatch) often traps without a word.
+        clab_tell_descriptor_failures()
         let name = options.string("child-variant")
         guard let variant = definition.sweep?.pointVariant(named: name, options) ?? definition.variant(named: name) else {
             Terminal.writeError("\(definition.executable): unknown variant '\(name)'\n")

@@ -122,7 +122,14 @@ public enum ExperimentRunner {
         let byName = Dictionary(reports.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         let platform = PlatformInfo.current
         let claims = variants.compactMap { variant in
-            variant.claim.flatMap { claim in byName[variant.name].map { claim.report($0, expectations: variant.expectations) } }
+            variant.claim.flatMap { claim in
+                byName[variant.name].map { report in
+                    if let missing = claim.premiseMissing?(options) {
+                        return FindingReport(id: claim.id, applicable: false, reproduced: false, summary: "not applicable to this run: \(missing)")
+                    }
+                    return claim.report(report, expectations: variant.expectations)
+                }
+            }
         }
         let findings = claims + definition.findings.compactMap {
             $0.report(variants: byName, options: options, platform: platform, parameters: parameters)
@@ -153,6 +160,9 @@ public enum ExperimentRunner {
                 return record(from: try ChildProcess.run(spec), variant: variant)
             } catch ChildProcessError.spawnFailed(_, let code) where code == EAGAIN {
                 return VariantRecord(outcome: .resourceLimited, evidence: MachineCheck.spawnRefused())
+            } catch ChildProcessError.pipeFailed(let code) where MachineCheck.descriptorsExhausted(errno: code) != nil {
+                let limited = MachineCheck.descriptorsExhausted(errno: code)!
+                return VariantRecord(outcome: limited.outcome, metrics: limited.metrics, evidence: limited.evidence)
             } catch {
                 return VariantRecord(outcome: .failed, evidence: "\(error)")
             }

@@ -156,8 +156,9 @@ extension Claim {
         let evidence = variant.evidence.map { ": \($0)" } ?? ""
         if variant.outcome.judgesNothing {
             let why = variant.outcome == .interrupted ? "interrupted" : "the machine"
+            let told = evidence.replacingOccurrences(of: "the machine: ", with: "")
             return FindingReport(id: id, applicable: true, reproduced: false,
-                                 summary: "not judged (\(why): \(variant.name) ended \(variant.outcome)\(evidence))", judged: false)
+                                 summary: "not judged (\(why): \(variant.name) ended \(variant.outcome)\(told))", judged: false)
         }
         if let mechanism = variant.mechanism, !mechanism.seen {
             return FindingReport(id: id, applicable: true, reproduced: false,

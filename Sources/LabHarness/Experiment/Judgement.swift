@@ -66,11 +66,21 @@ public struct Claim: Sendable, Equatable {
     /// The figures the variant's outcome rule judges against, stated once; the report prints
     /// them after the claim's sentence (and in the JSON's `thresholds`).
     public var thresholds: [Threshold]
+    /// Why this run cannot set up the claim's premise (a premise sized from the machine's CPUs
+    /// that cannot hold on this one), or `nil` when it can: the claim is then reported
+    /// "not applicable to this run" with the reason, never judged.
+    public var premiseMissing: (@Sendable (ParsedOptions) -> String?)?
 
-    public init(_ id: String, _ text: String, thresholds: [Threshold] = []) {
+    public init(_ id: String, _ text: String, thresholds: [Threshold] = [],
+                premiseMissing: (@Sendable (ParsedOptions) -> String?)? = nil) {
         self.id = id
         self.text = text
         self.thresholds = thresholds
+        self.premiseMissing = premiseMissing
+    }
+
+    public static func == (a: Claim, b: Claim) -> Bool {
+        a.id == b.id && a.text == b.text && a.thresholds == b.thresholds
     }
 }
 

@@ -22,8 +22,12 @@ extension FindingInputs {
     /// The report of a variant the finding declared in `needs`.
     public subscript<Name: VariantName>(variant: Name) -> VariantReport { self[variant.rawValue] }
 
-    /// The report of a variant the finding may use when it ran (`nil` when it did not).
-    public func ran<Name: VariantName>(_ variant: Name) -> VariantReport? { variants[variant.rawValue] }
+    /// The report of a variant the finding may use when it ran (`nil` when it did not, or when
+    /// the machine broke it or an interruption stopped it: such a variant measured nothing about
+    /// the program, so a finding that only may read it judges without it, as if it had not run).
+    public func ran<Name: VariantName>(_ variant: Name) -> VariantReport? {
+        variants[variant.rawValue].flatMap { $0.outcome.judgesNothing ? nil : $0 }
+    }
 }
 
 extension ExperimentReport {

@@ -4,7 +4,7 @@ import Foundation
 public struct PlatformInfo: Sendable, Codable, Equatable {
     /// `linux`, `macos`, or another lower-case OS name.
     public var os: String
-    /// Active processor count.
+    /// The CPUs the process may use (affinity mask, capped by a cgroup quota; see `CPUBudget`).
     public var cpus: Int
     /// The Swift compiler version the lab was built with, such as `6.3.1`.
     public var swift: String
@@ -15,7 +15,8 @@ public struct PlatformInfo: Sendable, Codable, Equatable {
         self.swift = swift
     }
 
-    public static let current = PlatformInfo(os: currentOS, cpus: ProcessInfo.processInfo.activeProcessorCount,
+    /// `cpus` is what the process may use (`CPUBudget.usable`: the affinity mask and a cgroup quota).
+    public static let current = PlatformInfo(os: currentOS, cpus: CPUBudget.current.usable,
                                              swift: swiftVersion)
 
     public var isLinux: Bool { os == "linux" }

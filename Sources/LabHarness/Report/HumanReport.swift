@@ -40,7 +40,7 @@ public enum HumanReport {
         lines.append("")
         lines.append(reproduced == applicable.count && !report.judgedNothing ? style.green(footer) : style.red(footer))
         if report.judgedNothing {
-            lines.append(contentsOf: TextWrap.wrap(style.red("no finding was judged: the variants that ran cover no finding that applies to this run (exit 1); --help lists what each finding needs"), width: width, indent: "  "))
+            lines.append(contentsOf: TextWrap.wrap(style.red("no finding was judged: the variants that ran cover no finding that applies to this run (\(exitWords(report))); --help lists what each finding needs"), width: width, indent: "  "))
         }
         lines.append(contentsOf: machineLines(report, style: style).flatMap { TextWrap.wrap($0, width: width, indent: "  ") })
         lines.append(contentsOf: forbiddenLines(report, definition: definition, style: style).flatMap { TextWrap.wrap($0, width: width, indent: "  ") })
@@ -60,7 +60,13 @@ public enum HumanReport {
         let onlyInterrupted = broken.allSatisfy { $0.outcome == .interrupted }
         let who = onlyInterrupted ? "the run was interrupted" : "the machine, not the program"
         return [style.yellow("not judged: \(broken.count) of \(report.variants.count) variants ended \(outcomes) (\(who)); "
-                             + "the findings that need them are neither reproduced nor refuted (exit 1)")] + unseen
+                             + "the findings that need them are neither reproduced nor refuted (\(exitWords(report)))")] + unseen
+    }
+
+    /// The exit status a report's closing lines name: 130 when the run was interrupted (it
+    /// exits so, whatever its findings), else 1.
+    static func exitWords(_ report: ExperimentReport) -> String {
+        ChildProcess.isInterrupted || report.variants.contains(where: { $0.outcome == .interrupted }) ? "exit 130, interrupted" : "exit 1"
     }
 
     /// The experiment's own sections (charts, timelines, step lists), each after a blank line,

@@ -4,7 +4,7 @@ import Synchronization
 
 /// The machine broke a trial: what it was, the figures that showed it, and one line for reports.
 public struct MachineCondition: Sendable, Equatable {
-    /// `resource-limited`, `cpu-starved` or `out-of-memory`.
+    /// `resource-limited`, `cpu-starved`, `out-of-memory`, `killed-from-outside` or `suspended`.
     public var outcome: Outcome
     /// "the machine: ..." with the limit's value and what was measured against it.
     public var evidence: String
@@ -49,9 +49,45 @@ public enum MachineCheck {
                          metrics: ["limit.nproc": Double(limit), "limit.user_tasks": Double(tasks)])
     }
 
-    /// The thread limit as seen for process `pid` (its own limit, its real user).
+    /// The thread limit as seen for process `pid` (its own limit, its real user), or its pids
+    /// cgroup's limit.
     public static func threadLimitReached(pid: Int32) -> MachineCondition? {
-        threadLimitReached(limit: clab_limit_nproc(pid), uid: clab_process_real_uid(pid))
+        threadLimitReached(limit: clab_limit_nproc(pid), uid: clab_process_real_uid(pid)) ?? pidsCgroupFull(pid: pid)
+    }
+
+    /// The pids cgroup of process `pid` (0: this one) when it is at its `pids.max` (a fork or
+    /// a thread was refused, or would be): a limit that binds root too, and that
+    /// `RLIMIT_NPROC` knows nothing of. `nil` when it has room or there is no such cgroup.
+    public static func pidsCgroupFull(pid: Int32) -> MachineCondition? {
+        let limit = clab_cgroup_pids_limit(pid)
+        let current = clab_cgroup_pids_current(pid)
+        guard limit > 0, current >= 0, current >= limit else { return nil }
+        return pidsCgroup(limit: limit, current: current, refused: clab_cgroup_pids_refused(pid))
+    }
+
+    static func pidsCgroup(limit: Int64, current: Int64, refused: Int64) -> MachineCondition {
+        var metrics: Metrics = ["limit.cgroup_pids_max": Double(limit), "limit.cgroup_pids_current": Double(current)]
+        if refused >= 0 { metrics["limit.cgroup_pids_refused"] = Double(refused) }
+        return MachineCondition(outcome: .resourceLimited,
+                                evidence: "the machine: the pids cgroup held \(current) tasks (threads included) against its pids.max of \(limit)"
+                                    + (refused > 0 ? " and refused \(refused) × to create another" : "")
+                                    + ", so no thread or process could be created",
+                                metrics: metrics)
+    }
+
+    /// Which limit refused a thread or process just now, named with its value: the pids
+    /// cgroup's `pids.max` when it is full (or has refused a creation while within one task of
+    /// it), else the user's `RLIMIT_NPROC`.
+    static func creationLimitFigures() -> (words: String, metrics: Metrics) {
+        let pidsLimit = clab_cgroup_pids_limit(0), pidsNow = clab_cgroup_pids_current(0), refused = clab_cgroup_pids_refused(0)
+        if pidsLimit > 0, pidsNow >= 0, pidsNow + 1 >= pidsLimit || (refused > 0 && pidsNow + 2 >= pidsLimit) {
+            return ("the pids cgroup's pids.max of \(pidsLimit), \(pidsNow) tasks in it now" + (refused > 0 ? ", \(refused) refused" : ""),
+                    ["limit.cgroup_pids_max": Double(pidsLimit), "limit.cgroup_pids_current": Double(pidsNow)])
+        }
+        let limit = clab_limit_nproc(0)
+        let tasks = limit > 0 ? clab_user_task_count(clab_process_real_uid(0)) : -1
+        let words = limit > 0 ? "RLIMIT_NPROC \(limit)" + (tasks >= 0 ? ", \(tasks) tasks of this user now" : "") : "RLIMIT_NPROC unlimited"
+        return (words, limit > 0 ? ["limit.nproc": Double(limit)] : [:])
     }
 
     /// This process's failed thread creations, when there were any: `pthread_create` answered
@@ -59,11 +95,9 @@ public enum MachineCheck {
     public static func threadCreationFailed() -> MachineCondition? {
         let failures = clab_thread_create_failures()
         guard failures > 0 else { return nil }
-        let limit = clab_limit_nproc(0)
-        let tasks = limit > 0 ? clab_user_task_count(clab_process_real_uid(0)) : -1
-        let figures = limit > 0 ? "RLIMIT_NPROC \(limit)" + (tasks >= 0 ? ", \(tasks) tasks of this user now" : "") : "RLIMIT_NPROC unlimited"
+        let (figures, limits) = creationLimitFigures()
         var metrics: Metrics = ["limit.thread_create_failures": Double(failures)]
-        if limit > 0 { metrics["limit.nproc"] = Double(limit) }
+        for (name, value) in limits { metrics[name] = value }
         return MachineCondition(outcome: .resourceLimited,
                                 evidence: "the machine: pthread_create failed \(failures) × with EAGAIN (\(figures)): threads the trial asked for were never created",
                                 metrics: metrics)
@@ -91,27 +125,100 @@ public enum MachineCheck {
         /// The first look that found the user at its limit.
         public private(set) var reached: MachineCondition?
 
+        var pid: Int32
+        var pidsLimit: Int64
+
         public init(pid: Int32) {
+            self.pid = pid
             limit = clab_limit_nproc(pid)
             uid = clab_process_real_uid(pid)
+            pidsLimit = clab_cgroup_pids_limit(pid)
         }
 
-        /// Whether there is a limit worth watching.
-        public var limited: Bool { limit > 0 && limit <= MachineWatch.watchedLimit && uid > 0 }
+        /// Whether there is a limit worth watching: the user's, or its pids cgroup's.
+        public var limited: Bool {
+            (limit > 0 && limit <= MachineWatch.watchedLimit && uid > 0) || (pidsLimit > 0 && pidsLimit <= MachineWatch.watchedLimit)
+        }
 
         public mutating func sample(now: Seconds) {
             guard limited, reached == nil, now - lastLook >= 0.1 else { return }
             lastLook = now
-            reached = threadLimitReached(limit: limit, uid: uid)
+            reached = threadLimitReached(limit: limit, uid: uid) ?? (pidsLimit > 0 ? pidsCgroupFull(pid: pid) : nil)
         }
     }
 
     /// The evidence when `posix_spawn` itself failed with `EAGAIN`.
     public static func spawnRefused() -> String {
-        let limit = clab_limit_nproc(0)
-        let tasks = clab_user_task_count(clab_process_real_uid(0))
-        let figures = limit > 0 ? "RLIMIT_NPROC \(limit)" + (tasks >= 0 ? ", \(tasks) tasks of this user" : "") : "no RLIMIT_NPROC"
-        return "the machine: the child could not be created (posix_spawn: EAGAIN; \(figures))"
+        "the machine: the child could not be created (posix_spawn: EAGAIN; \(creationLimitFigures().words))"
+    }
+
+    /// The evidence when the harness could not open what a trial needs (its pipes) because
+    /// this process is at its `RLIMIT_NOFILE`; `nil` when the error was another.
+    public static func descriptorsExhausted(errno code: Int32) -> MachineCondition? {
+        guard code == EMFILE || code == ENFILE else { return nil }
+        return openFilesLimit(pid: 0, said: code == EMFILE ? "EMFILE" : "ENFILE")
+    }
+
+    /// The open-files limit of process `pid`, named with its value, when something said it was reached.
+    static func openFilesLimit(pid: Int32, said: String) -> MachineCondition {
+        let limit = clab_limit_open_files(pid)
+        let open = clab_process_open_files(pid)
+        var metrics: Metrics = [:]
+        if limit > 0 { metrics["limit.nofile"] = Double(limit) }
+        if open >= 0 { metrics["limit.open_files"] = Double(open) }
+        let figures = (limit > 0 ? "RLIMIT_NOFILE \(limit)" : "RLIMIT_NOFILE unknown") + (open >= 0 ? ", \(open) open" : "")
+        return MachineCondition(outcome: .resourceLimited,
+                                evidence: "the machine: no file descriptor could be opened (\(said); \(figures))", metrics: metrics)
+    }
+
+    /// A child whose error output says it ran out of file descriptors (EMFILE, "Too many open
+    /// files") ran into a limit of the machine's, not a bug of the program's.
+    public static func descriptorsExhausted(stderr: String, limit: Int64) -> MachineCondition? {
+        guard stderr.contains("Too many open files") || stderr.contains("EMFILE") else { return nil }
+        var metrics: Metrics = [:]
+        if limit > 0 { metrics["limit.nofile"] = Double(limit) }
+        return MachineCondition(outcome: .resourceLimited,
+                                evidence: "the machine: it ran out of file descriptors (it said 'Too many open files'; "
+                                    + (limit > 0 ? "RLIMIT_NOFILE \(limit))" : "RLIMIT_NOFILE unlimited)"),
+                                metrics: metrics)
+    }
+
+    // MARK: Signals from outside
+
+    /// The verdict on a child that died by `signal` the harness did not send, with no fatal
+    /// message of its own (`fatalLine` nil): a signal no program's own fault raises (SIGKILL,
+    /// SIGTERM, SIGHUP, SIGINT, SIGQUIT) came from outside it: an administrator, a CI runner's
+    /// time limit, the OOM killer (which `MemoryWatch.crashVerdict` names first, by its
+    /// counters). The CPU-time and file-size limits end a process with SIGXCPU and SIGXFSZ.
+    /// `nil` for a signal the program may have raised itself (SIGSEGV, SIGILL, SIGABRT, ...).
+    public static func signalFromOutside(signal: Int32, fatalLine: String?, pid: Int32, cpuLimit: Int64, fileSizeLimit: Int64) -> MachineCondition? {
+        let name = ChildProcess.signalName(signal)
+        if signal == SIGXCPU {
+            return MachineCondition(outcome: .resourceLimited,
+                                    evidence: "the machine: killed by \(name) at its CPU-time limit (RLIMIT_CPU "
+                                        + (cpuLimit > 0 ? "\(cpuLimit) s)" : "unknown)"),
+                                    metrics: cpuLimit > 0 ? ["limit.cpu_s": Double(cpuLimit)] : [:])
+        }
+        if signal == SIGXFSZ {
+            return MachineCondition(outcome: .resourceLimited,
+                                    evidence: "the machine: killed by \(name) at its file-size limit (RLIMIT_FSIZE "
+                                        + (fileSizeLimit >= 0 ? "\(Format.bytes(fileSizeLimit)))" : "unknown)"),
+                                    metrics: fileSizeLimit >= 0 ? ["limit.fsize_bytes": Double(fileSizeLimit)] : [:])
+        }
+        guard fatalLine == nil, [SIGKILL, SIGTERM, SIGHUP, SIGINT, SIGQUIT].contains(signal) else { return nil }
+        return MachineCondition(outcome: .killedFromOutside,
+                                evidence: "the machine: killed by \(name) from outside the harness (the harness sent none and the trial said nothing "
+                                    + "fatal; an administrator, a time limit or another process)",
+                                metrics: ["signal.from_outside": Double(signal)])
+    }
+
+    /// A child found stopped (`SIGSTOP`, or a `SIGTSTP` the harness did not send) while it
+    /// ran: its clocks kept going while it could not run, so what it measured is the stop's.
+    public static func stoppedFromOutside(seenAt: Seconds) -> MachineCondition {
+        MachineCondition(outcome: .suspended,
+                         evidence: "the machine: the trial was stopped from outside the harness (SIGSTOP or SIGTSTP; seen stopped "
+                            + "\(Format.seconds(seenAt)) into it), so its timings are the stop's",
+                         metrics: ["stopped.seen_at_s": Metrics.round(seenAt)])
     }
 
     // MARK: CPU
@@ -128,40 +235,75 @@ public enum MachineCheck {
     /// How long the window of `starvationProbe` lasts.
     static let probeWindow: Seconds = 0.3
 
-    /// Whether process `pid`'s threads are starved now: over `probeWindow`, its threads spent
-    /// at least half the window runnable but waiting for a CPU, and were on one for less than a
-    /// quarter of that wait. A deadlocked program's threads sleep (no run-queue time); a busy
-    /// loop on a loaded machine still gets its share (two thirds of a core beside two
-    /// `stress` workers on two cores); only a process the scheduler passes over waits and does
-    /// not run. `nil` when not starved or the platform keeps no run-queue time.
+    /// Whether a thread is the harness's own (its samplers, watchdogs, progress reporter: named
+    /// `lab.` something), not one whose work a verdict reads. Those wake every few milliseconds,
+    /// so on a loaded machine they queue for a CPU whatever the trial's own threads do.
+    static func isHarnessThread(_ thread: ThreadInfo) -> Bool { thread.name.hasPrefix("lab.") }
+
+    /// Whether process `pid`'s threads are starved now: over `probeWindow`, the trial's own
+    /// threads (not the harness's samplers and watchers, `isHarnessThread`, nor the thread
+    /// doing the look) spent at least half the window runnable but waiting for a CPU, and
+    /// were on one for less than a quarter of that wait. A deadlocked program's threads sleep
+    /// in their waits (no run-queue time), whatever the harness's own threads do beside them
+    /// on a loaded machine; a busy loop on a loaded machine still gets its share (two thirds
+    /// of a core beside two `stress` workers on two cores); only a process the scheduler
+    /// passes over waits and does not run. `nil` when not starved or the platform keeps no
+    /// run-queue time.
     public static func starvation(pid: Int32, threads: [ThreadInfo], lifetime: Seconds = 0) -> MachineCondition? {
+        let me = pid == ProcessInfo.processInfo.processIdentifier || pid == 0 ? Int(clab_current_thread_id()) : -1
+        let subjects = threads.filter { !isHarnessThread($0) && $0.id != me }
         var before: [Int: RunTime] = [:]
-        for thread in threads { before[thread.id] = runTime(pid: pid, tid: thread.id) }
+        for thread in subjects { before[thread.id] = runTime(pid: pid, tid: thread.id) }
         guard !before.isEmpty else { return nil }
         let start = MonotonicClock.now()
         MonotonicClock.sleep(for: probeWindow)
         let window = MonotonicClock.now() - start
         // Threads come and go (a pool); the ones seen at both ends are compared.
-        var waited: Seconds = 0, ran: Seconds = 0, total: Seconds = 0
+        var waited: Seconds = 0, ran: Seconds = 0, total: Seconds = 0, runnable = 0, compared = 0
         for (id, first) in before {
             guard let last = runTime(pid: pid, tid: id) else { continue }
+            compared += 1
             waited += last.waiting - first.waiting
             ran += last.onCPU - first.onCPU
             total += last.waiting
+            // Runnable in the window: it waited for a CPU for a tenth of it or more.
+            if last.waiting - first.waiting >= window / 10 { runnable += 1 }
         }
-        let lowClass = clab_low_cpu_class(pid) == 1
-        let share = lowClass ? MachineWatch.lowClassStarvedShare : MachineWatch.starvedShare
+        return starvationVerdict(StarvationLook(threads: threads.count, subjects: compared, harness: threads.count - subjects.count,
+                                                runnable: runnable, window: window, waited: waited, ran: ran, total: total,
+                                                lifetime: lifetime, lowClass: clab_low_cpu_class(pid) == 1))
+    }
+
+    /// What one look at a process's run-queue time found (`starvation`).
+    struct StarvationLook: Sendable {
+        /// Threads listed; the trial's own compared at both ends; the harness's left out.
+        var threads: Int, subjects: Int, harness: Int
+        /// The trial's own threads that waited for a CPU in the window.
+        var runnable: Int
+        var window: Seconds, waited: Seconds, ran: Seconds
+        /// The trial's own threads' run-queue wait over their lives, and the process's life.
+        var total: Seconds, lifetime: Seconds
+        var lowClass: Bool
+    }
+
+    /// The judgement on one look: starved only when the trial's own threads were runnable and
+    /// passed over (their wait, not the harness's samplers', is what counts).
+    static func starvationVerdict(_ look: StarvationLook) -> MachineCondition? {
+        guard look.subjects > 0, look.runnable > 0 else { return nil }
+        let share = look.lowClass ? MachineWatch.lowClassStarvedShare : MachineWatch.starvedShare
         // A process the scheduler serves last is also judged on its whole life: a wait that
         // large means the window that called it stuck was itself a wait for a CPU.
-        let starvedNow = waited >= window * share && ran < waited / 4
-        let starvedAllAlong = lowClass && lifetime > 0 && total >= max(lifetime * share, MachineWatch.starvedAtLeast)
+        let starvedNow = look.waited >= look.window * share && look.ran < look.waited / 4
+        let starvedAllAlong = look.lowClass && look.lifetime > 0 && look.total >= max(look.lifetime * share, MachineWatch.starvedAtLeast)
         guard starvedNow || starvedAllAlong else { return nil }
+        let leftOut = look.harness > 0 ? "; the harness's own \(look.harness) left out" : ""
         return MachineCondition(outcome: .cpuStarved,
-                                evidence: "the machine: its \(threads.count) threads waited \(Format.seconds(waited)) for a CPU and ran "
-                                    + "\(Format.seconds(ran)) in a \(Format.seconds(window)) look (\(Format.seconds(total)) of run-queue wait in its "
-                                    + "\(Format.seconds(lifetime)))" + (lowClass ? " at the scheduler's lowest class" : "") + ": runnable, passed over",
-                                metrics: ["cpu.runqueue_wait_s": Metrics.round(total), "cpu.probe_wait_s": Metrics.round(waited),
-                                          "cpu.probe_ran_s": Metrics.round(ran)])
+                                evidence: "the machine: \(look.runnable) of its \(look.subjects) trial threads were runnable: they waited "
+                                    + "\(Format.seconds(look.waited)) for a CPU and ran \(Format.seconds(look.ran)) in a \(Format.seconds(look.window)) look "
+                                    + "(\(Format.seconds(look.total)) of run-queue wait in its \(Format.seconds(look.lifetime))\(leftOut))"
+                                    + (look.lowClass ? " at the scheduler's lowest class" : "") + ": runnable, passed over",
+                                metrics: ["cpu.runqueue_wait_s": Metrics.round(look.total), "cpu.probe_wait_s": Metrics.round(look.waited),
+                                          "cpu.probe_ran_s": Metrics.round(look.ran), "cpu.probe_runnable_threads": Double(look.runnable)])
     }
 
     /// What the harness checks when it kills a child for a stall or at its budget: a thread
@@ -183,11 +325,29 @@ public enum MachineCheck {
         /// The child's largest virtual size seen (bytes).
         var peak: Int64 = -1
 
-        public init(pid: Int32) {
+        /// Which cgroup version keeps the memory figures (1, 2; 0 none).
+        var cgroupVersion: Int32
+        /// The cgroup's count of allocations refused at its limit when the child started.
+        var failuresAtStart: Int64
+        /// The child's CPU-time, file-size and open-files limits, to name a SIGXCPU, a SIGXFSZ or an EMFILE.
+        var cpuLimit: Int64, fileSizeLimit: Int64, openFilesLimit: Int64
+
+        /// `oomKillsAtStart`: the cgroup's OOM kill count taken before the child was spawned
+        /// (a child killed in its first milliseconds still moves it), else read now.
+        public init(pid: Int32, oomKillsAtStart: Int64? = nil) {
             addressLimit = clab_limit_address_space(pid)
             if addressLimit == CLAB_LIMIT_UNKNOWN { addressLimit = clab_limit_address_space(0) }
-            cgroupLimit = clab_cgroup_memory_limit()
-            oomKillsAtStart = clab_cgroup_oom_kills()
+            // The child starts in this process's cgroups.
+            cgroupLimit = clab_cgroup_memory_limit(0)
+            cgroupVersion = clab_cgroup_memory_version(0)
+            self.oomKillsAtStart = oomKillsAtStart ?? clab_cgroup_oom_kills(0)
+            failuresAtStart = clab_cgroup_memory_failcnt(0)
+            cpuLimit = clab_limit_cpu_seconds(pid)
+            if cpuLimit == CLAB_LIMIT_UNKNOWN { cpuLimit = clab_limit_cpu_seconds(0) }
+            fileSizeLimit = clab_limit_file_size(pid)
+            if fileSizeLimit == CLAB_LIMIT_UNKNOWN { fileSizeLimit = clab_limit_file_size(0) }
+            openFilesLimit = clab_limit_open_files(pid)
+            if openFilesLimit == CLAB_LIMIT_UNKNOWN { openFilesLimit = clab_limit_open_files(0) }
         }
 
         /// Whether a limit is set that a trial could reach (sampling is skipped otherwise).
@@ -204,12 +364,20 @@ public enum MachineCheck {
         /// its peak reached within 128 MB (a thread stack or a malloc arena's reservation) or
         /// half of `RLIMIT_AS`, or its last words were an allocation failure.
         public func crashVerdict(signal: Int32?, stderr: String) -> MachineCondition? {
-            let kills = clab_cgroup_oom_kills()
+            let kills = clab_cgroup_oom_kills(0)
             if signal == SIGKILL, oomKillsAtStart >= 0, kills > oomKillsAtStart {
-                let limit = cgroupLimit > 0 ? " of \(Format.bytes(cgroupLimit))" : ""
+                let file = cgroupVersion == 1 ? "memory.limit_in_bytes" : "memory.max"
+                let counter = cgroupVersion == 1 ? "memory.oom_control" : "memory.events"
+                let limit = cgroupLimit > 0 ? " \(file) of \(Format.bytes(cgroupLimit))" : " limit"
+                let failures = clab_cgroup_memory_failcnt(0)
+                let refused = failures > failuresAtStart && failuresAtStart >= 0 && cgroupVersion == 1
+                    ? ", memory.failcnt \(failuresAtStart) → \(failures)" : ""
+                var metrics: Metrics = ["limit.cgroup_oom_kills": Double(kills - oomKillsAtStart)]
+                if cgroupLimit > 0 { metrics["limit.cgroup_memory_bytes"] = Double(cgroupLimit) }
                 return MachineCondition(outcome: .outOfMemory,
-                                        evidence: "the machine: killed by the kernel's memory controller (the cgroup's memory limit\(limit); oom_kill \(oomKillsAtStart) → \(kills))",
-                                        metrics: ["limit.cgroup_oom_kills": Double(kills - oomKillsAtStart)])
+                                        evidence: "the machine: killed by the kernel's OOM killer at its memory cgroup's (v\(cgroupVersion))\(limit) "
+                                            + "(oom_kill of \(counter) \(oomKillsAtStart) → \(kills)\(refused))",
+                                        metrics: metrics)
             }
             let words = ["Could not allocate memory", "failed to allocate", "out of memory", "Cannot allocate memory", "std::bad_alloc"]
             let saidSo = words.first { stderr.localizedCaseInsensitiveContains($0) }
@@ -275,6 +443,7 @@ public final class MachineWatch: Sendable {
     private let limit: Int64
     private let uid: Int64
     private let started = MonotonicClock.now()
+    private let throttledAtStart = clab_cgroup_cpu_throttled_ns(0)
     private struct State { var lastLook: Seconds = 0; var reached: MachineCondition?; var reporterTID: Int = 0; var waitAtStart: Seconds?; var told = false }
     private let state = Mutex(State())
 
@@ -315,10 +484,30 @@ public final class MachineWatch: Sendable {
         if watchesThreads, let reached = MachineCheck.threadLimitReached(limit: limit, uid: uid) { return reached }
         let bar = clab_low_cpu_class(0) == 1 ? MachineWatch.lowClassStarvedShare : MachineWatch.starvedShare
         guard let (waited, wall) = controlWait(), waited >= max(wall * bar, MachineWatch.starvedAtLeast) else { return nil }
+        var metrics: Metrics = ["cpu.control_runqueue_wait_s": Metrics.round(waited)]
         return MachineCondition(outcome: .cpuStarved,
                                 evidence: "the machine: the trial's control thread, which sleeps and needs microseconds, waited "
-                                    + "\(Format.seconds(waited)) of the trial's \(Format.seconds(wall)) for a CPU",
-                                metrics: ["cpu.control_runqueue_wait_s": Metrics.round(waited)])
+                                    + "\(Format.seconds(waited)) of the trial's \(Format.seconds(wall)) for a CPU" + quotaWords(metrics: &metrics),
+                                metrics: metrics)
+    }
+
+    /// A trial that failed for want of a file descriptor: its evidence says "Too many open
+    /// files" (EMFILE) and this process has an open-files limit. The limit is named.
+    func openFilesVerdict(_ record: VariantRecord) -> MachineCondition? {
+        guard record.outcome == .failed || record.outcome == .crashed, let evidence = record.evidence,
+              evidence.contains("Too many open files") || evidence.contains("EMFILE") else { return nil }
+        return MachineCheck.openFilesLimit(pid: 0, said: "Too many open files")
+    }
+
+    /// "; its cgroup's CPU quota (0.1 CPUs) held it off the CPU 1.2 s of that" when the quota
+    /// throttled this process's cgroup while the trial ran, else "".
+    func quotaWords(metrics: inout Metrics) -> String {
+        let now = clab_cgroup_cpu_throttled_ns(0)
+        guard throttledAtStart >= 0, now > throttledAtStart else { return "" }
+        let held = Double(now - throttledAtStart) / 1e9
+        metrics["cpu.cgroup_throttled_s"] = Metrics.round(held)
+        let quota = CPUBudget.current.quota.map { " (\(Format.number(($0 * 100).rounded() / 100)) CPUs)" } ?? ""
+        return "; its cgroup's CPU quota\(quota) throttled it \(Format.seconds(held)) meanwhile"
     }
 
     /// The control's run-queue wait over the trial so far, and the trial's wall time.
@@ -334,7 +523,23 @@ public final class MachineWatch: Sendable {
     public func apply(to record: VariantRecord) -> VariantRecord {
         var record = record
         if let (waited, wall) = controlWait(), wall > 0 { record.metrics["cpu.control_wait_share"] = Metrics.round(waited / wall) }
-        guard !record.outcome.judgesNothing, let condition = verdict() else { return record }
+        guard !record.outcome.judgesNothing else { return record }
+        if let fds = openFilesVerdict(record) { return fds.apply(to: record) }
+        guard let condition = verdict() else { return record }
+        // A deadlock or a stall is a verdict on threads that wait: when the control queued for a
+        // CPU, the trial's own threads are looked at before the machine takes the blame. If
+        // they sleep in their waits (not runnable), the harness's samplers queued beside a real
+        // deadlock (two builds on two cores do that), and the trial is judged on what it showed.
+        if condition.outcome == .cpuStarved, record.outcome == .deadlock || record.outcome == .stalled {
+            let threads = ThreadCensus.threads(pid: ProcessInfo.processInfo.processIdentifier)
+            guard let starved = MachineCheck.starvation(pid: ProcessInfo.processInfo.processIdentifier, threads: threads,
+                                                        lifetime: MonotonicClock.now() - started) else {
+                var record = record
+                record.metrics["cpu.control_starved_threads_asleep"] = 1
+                return record
+            }
+            return starved.apply(to: record)
+        }
         return condition.apply(to: record)
     }
 }

@@ -45,8 +45,17 @@ public struct Outcome: RawRepresentable, Hashable, Sendable, Codable, Expressibl
     /// or one whose last words were an allocation failure.
     public static let outOfMemory: Outcome = "out-of-memory"
 
+    /// Ended by a signal from outside the harness that no fault of the program's own raises
+    /// (SIGKILL, SIGTERM, SIGHUP, SIGINT, SIGQUIT), with no fatal message of its own: an
+    /// administrator, a CI runner's time limit, another process. (The OOM killer's SIGKILL is
+    /// `out-of-memory`, named by the memory cgroup's counters.)
+    public static let killedFromOutside: Outcome = "killed-from-outside"
+    /// Stopped from outside the harness while it ran (SIGSTOP, or a SIGTSTP the harness did not
+    /// send): its clocks ran on while it could not.
+    public static let suspended: Outcome = "suspended"
+
     /// The outcomes that belong to the machine, not to the program.
-    public static let machineOutcomes: Set<Outcome> = [.resourceLimited, .cpuStarved, .outOfMemory]
+    public static let machineOutcomes: Set<Outcome> = [.resourceLimited, .cpuStarved, .outOfMemory, .killedFromOutside, .suspended]
 
     /// Whether this outcome is the machine's (or the run's: `interrupted`) rather than the
     /// program's. Such an outcome is graded neither way and a finding that needs its variant is

@@ -95,7 +95,7 @@ public enum TimeoutTrial {
     /// for any caller exist before the design starts (waits 5 s at most).
     private static func warmUpCallers() {
         let done = DispatchSemaphore(value: 0)
-        let tasks = 2 * ProcessInfo.processInfo.activeProcessorCount
+        let tasks = 2 * CPUBudget.current.poolWidth
         for _ in 0..<tasks { Task.detached { await Task.yield(); done.signal() } }
         for _ in 0..<tasks { _ = done.wait(timeout: .now() + 5) }
         MonotonicClock.sleep(for: 0.02)
