@@ -106,7 +106,7 @@ struct ProbeWindow {
         if let raw = LatencySummary(idle.waits) { m.merge(raw.metrics(prefix: "idle", unit: "_ms", scale: 1000)) }
         let idleNet = LatencySummary(idle.net)
         m.set([PoolMetric.idleNetP50Ms: idleNet.map { $0.p50 * 1000 }, PoolMetric.idleNetP99Ms: idleNet.map { $0.p99 * 1000 }])
-        let waits = probes.waits(at: end)
+        let waits = probes.waits(at: end, machineDelay: context.machineDelay)
         for (prefix, values) in [("probe", waits.probe), ("control", waits.control), ("excess", waits.excess)] {
             if let summary = LatencySummary(values) { m.merge(summary.metrics(prefix: prefix, unit: "_ms", scale: 1000)) }
         }

@@ -39,12 +39,17 @@ public final class QueueProbes: Sendable {
 
     /// Waits as of `end`. A probe still waiting then counts with the time it had waited so far:
     /// a lower bound, which keeps "at least N x" claims conservative. `excess` is each probe's
-    /// wait minus its control's, at least 0.
-    public func waits(at end: Seconds) -> (probe: [Seconds], control: [Seconds], excess: [Seconds], unstarted: Int) {
+    /// wait less the machine's part of it, at least 0: the larger of its control's wait and what
+    /// `machineDelay(from, to)` (a same-moment control thread, `StallWatch.delay`) lost over the
+    /// probe's own wait. On a loaded machine the control block and the probe wake on different
+    /// threads, and one of them can be held up alone; a delay either control saw is the machine's.
+    public func waits(at end: Seconds, machineDelay: (Seconds, Seconds) -> Seconds = { _, _ in 0 })
+        -> (probe: [Seconds], control: [Seconds], excess: [Seconds], unstarted: Int) {
         let list = probes.withLock { $0 }
         let probe = list.map { ($0.started ?? end) - $0.submitted }
         let control = list.map { ($0.controlStarted ?? end) - $0.controlSubmitted }
-        return (probe, control, zip(probe, control).map { max(0, $0 - $1) }, list.filter { $0.started == nil }.count)
+        let machine = zip(list, control).map { p, c in max(c, machineDelay(p.submitted, p.started ?? end)) }
+        return (probe, control, zip(probe, machine).map { max(0, $0 - $1) }, list.filter { $0.started == nil }.count)
     }
 
     /// Probes seen waiting behind other work: one of `otherStarts` (monotonic start times of
