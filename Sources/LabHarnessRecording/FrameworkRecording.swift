@@ -22,6 +22,7 @@ public enum FrameworkRecording {
     /// Installs the XCTest observer; every assertion calls it on entry, so the observer sees the
     /// next test start.
     public static func prepare() {
+        SuiteContinuation.bindIfRelaunched()
         // Inside a Swift Testing test, XCTest runs no test in this process: nothing to follow
         // (and on Linux the main actor is the main queue on a worker thread, where asking the
         // main queue to add the observer would wait for the caller itself).
@@ -36,6 +37,8 @@ public enum FrameworkRecording {
                          sourceLocation: SourceLocation(fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column))
             return
         }
+        // A watchdog's thread, recording for a Swift Testing test stuck in a synchronous wait.
+        if SwiftTestingRun.recordForWaitingTest(message, at: site) { return }
         XCTestTracker.installIfNeeded()
         switch XCTestTracker.state {
         case .running(let reference):

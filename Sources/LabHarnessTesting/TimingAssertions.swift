@@ -1,3 +1,4 @@
+import LabHarnessRecording
 import Testing
 
 /// Records an issue unless `block` finishes within `timeout`. The block runs here, on the
@@ -14,7 +15,8 @@ public func assertCompletes(within timeout: some WaitTime, _ message: @autoclosu
                             reporter: FailureReporter = .swiftTesting,
                             sourceLocation: SourceLocation = #_sourceLocation,
                             _ block: () throws -> Void) rethrows -> Double? {
-    try HarnessAssertions.completes(within: timeout.labSeconds, assertionCall(reporter, message(), sourceLocation), block)
+    let call = assertionCall(reporter, message(), sourceLocation)
+    return try SwiftTestingRun.waiting(at: call.site) { try HarnessAssertions.completes(within: timeout.labSeconds, call, block) }
 }
 
 /// Records an issue unless an async operation finishes within `timeout`; on overrun the task

@@ -1,3 +1,4 @@
+import LabHarnessRecording
 /// Asserts that `block` finishes within `timeout`. The block runs here, on the calling thread
 /// (in a synchronous XCTest test, the main thread), as it would in the app: a block that waits
 /// for the main queue deadlocks here too, and fails. A watchdog thread watches the budget; when
@@ -12,8 +13,8 @@ public func assertCompletes(within timeout: some WaitTime, _ message: @autoclosu
                             file: StaticString = #filePath, line: UInt = #line,
                             fileID: StaticString = #fileID, column: UInt = #column,
                             _ block: () throws -> Void) rethrows -> Double? {
-    try HarnessAssertions.completes(within: timeout.labSeconds,
-                                    assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column), block)
+    let call = assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column)
+    return try SwiftTestingRun.waiting(at: call.site) { try HarnessAssertions.completes(within: timeout.labSeconds, call, block) }
 }
 
 /// Asserts that an async operation finishes within `timeout`. The operation runs in a task of
