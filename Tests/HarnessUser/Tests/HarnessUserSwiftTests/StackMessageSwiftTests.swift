@@ -1,0 +1,39 @@
+import Foundation
+import HarnessUserKit
+import LabHarnessTesting
+import Testing
+
+extension HarnessUserSwiftTests {
+    /// Where a failure says the code was (see `StackMessageXCTests`).
+    @Suite struct StackMessages {
+        @Test func aPatientClientWithAShortTimeout_passes() {
+            #expect(assertCompletes(within: 5) { _ = PatientClient(timeout: 0.01).request() } != nil)
+        }
+
+        /// Before: `1 thread (dispatch worker): in syscall`.
+        @Test(.stacksAvailable) func aPatientClientPastTheBudget_failsNamingItsCallerDownToTheTest() {
+            HarnessUserSwiftTests.expectOneIssue(atLine: #line + 2,
+                                                 containing: "in DispatchGroup.wait ← PatientClient.request (Fetchers.swift:39)") {
+                assertCompletes(within: 0.2) { _ = PatientClient(timeout: 0.9).request() }   // returns late, before the process would end
+            }
+        }
+
+        @Test func aCarefulLedgerUpdate_passes() {
+            #expect(assertCompletes(within: 5) { CarefulLedger().record(1) } != nil)
+        }
+
+        /// A lock taken twice never returns: the process ends, in an exit test, whose stderr
+        /// has the failure with every frame down to the exit test's body.
+        @Test(.stacksAvailable) func aReentrantLedgerUpdate_failsShowingTheFrameThatHoldsTheLock() async {
+            let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                assertCompletes(within: 0.5) { ReentrantLedger().record(1) }
+            }
+            let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+            for text in ["did not complete within 500 ms",
+                         "← ReentrantLedger.total (Fetchers.swift:69) ← ReentrantLedger.notifyObservers (Fetchers.swift:65) "
+                            + "← ReentrantLedger.record (Fetchers.swift:61) ← closure in "] {
+                #expect(stderr.contains(text), "missing \"\(text)\" in: \(stderr)")
+            }
+        }
+    }
+}
