@@ -63,25 +63,25 @@ public func assertThreadPeak(staysUnder limit: Int, counting: ThreadCounting = .
 /// call within `timeout`, no second call within `grace` after it. Returns the first call.
 @_disfavoredOverload
 @discardableResult
-public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTime = 1.0, grace: some WaitTime = 0.1,
+public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTime = 1.0, grace: some WaitTime = HarnessAssertions.defaultGrace,
                                                      _ message: @autoclosure () -> String = "",
                                                      reporter: FailureReporter = .swiftTesting,
                                                      sourceLocation: SourceLocation = #_sourceLocation,
                                                      _ start: (@escaping @Sendable (Value) -> Void) -> Void) -> CallProbe<Value>.Call? {
     HarnessAssertions.calledExactlyOnce(within: timeout.labSeconds, grace: grace.labSeconds,
-                                        assertionCall(reporter, message(), sourceLocation), start)
+                                        noting(true, assertionCall(reporter, message(), sourceLocation)), start)
 }
 
 /// `assertCalledExactlyOnce` for callbacks that take no value.
 @_disfavoredOverload
 @discardableResult
-public func assertCalledExactlyOnce(within timeout: some WaitTime = 1.0, grace: some WaitTime = 0.1,
+public func assertCalledExactlyOnce(within timeout: some WaitTime = 1.0, grace: some WaitTime = HarnessAssertions.defaultGrace,
                                     _ message: @autoclosure () -> String = "",
                                     reporter: FailureReporter = .swiftTesting,
                                     sourceLocation: SourceLocation = #_sourceLocation,
                                     _ start: (@escaping @Sendable () -> Void) -> Void) -> CallProbe<Void>.Call? {
     HarnessAssertions.calledExactlyOnce(within: timeout.labSeconds, grace: grace.labSeconds,
-                                        assertionCall(reporter, message(), sourceLocation)) { (done: @escaping @Sendable (()) -> Void) in
+                                        noting(true, assertionCall(reporter, message(), sourceLocation))) { (done: @escaping @Sendable (()) -> Void) in
         start { done(()) }
     }
 }
@@ -89,14 +89,14 @@ public func assertCalledExactlyOnce(within timeout: some WaitTime = 1.0, grace: 
 /// `assertCalledExactlyOnce` in an async test: `start` runs on the caller's actor and may
 /// await; the waits suspend, so a callback delivered on the caller's actor is seen.
 @discardableResult
-public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTime = 1.0, grace: some WaitTime = 0.1,
+public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTime = 1.0, grace: some WaitTime = HarnessAssertions.defaultGrace,
                                                      _ message: @autoclosure () -> String = "",
                                                      reporter: FailureReporter = .swiftTesting,
                                                      sourceLocation: SourceLocation = #_sourceLocation,
                                                      isolation: isolated (any Actor)? = #isolation,
                                                      _ start: (@escaping @Sendable (Value) -> Void) async -> Void) async -> CallProbe<Value>.Call? {
     await HarnessAssertions.calledExactlyOnce(within: timeout.labSeconds, grace: grace.labSeconds,
-                                              assertionCall(reporter, message(), sourceLocation), start)
+                                              noting(true, assertionCall(reporter, message(), sourceLocation)), start)
 }
 
 /// `call`, reporting a pass when `reportsPass`: an attachment of the running test

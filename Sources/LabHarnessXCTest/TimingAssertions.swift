@@ -67,27 +67,27 @@ public func assertThreadPeak(staysUnder limit: Int, counting: ThreadCounting = .
 /// first call (with its thread and time), or `nil` when there was none.
 @_disfavoredOverload
 @discardableResult
-public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTime = 1.0, grace: some WaitTime = 0.1,
+public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTime = 1.0, grace: some WaitTime = HarnessAssertions.defaultGrace,
                                                      _ message: @autoclosure () -> String = "",
                                                      reporter: FailureReporter = .xctest,
                                                      file: StaticString = #filePath, line: UInt = #line,
                                                      fileID: StaticString = #fileID, column: UInt = #column,
                                                      _ start: (@escaping @Sendable (Value) -> Void) -> Void) -> CallProbe<Value>.Call? {
     HarnessAssertions.calledExactlyOnce(within: timeout.labSeconds, grace: grace.labSeconds,
-                                        assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column), start)
+                                        noting(true, assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column)), start)
 }
 
 /// `assertCalledExactlyOnce` for callbacks that take no value.
 @_disfavoredOverload
 @discardableResult
-public func assertCalledExactlyOnce(within timeout: some WaitTime = 1.0, grace: some WaitTime = 0.1,
+public func assertCalledExactlyOnce(within timeout: some WaitTime = 1.0, grace: some WaitTime = HarnessAssertions.defaultGrace,
                                     _ message: @autoclosure () -> String = "",
                                     reporter: FailureReporter = .xctest,
                                     file: StaticString = #filePath, line: UInt = #line,
                                     fileID: StaticString = #fileID, column: UInt = #column,
                                     _ start: (@escaping @Sendable () -> Void) -> Void) -> CallProbe<Void>.Call? {
     HarnessAssertions.calledExactlyOnce(within: timeout.labSeconds, grace: grace.labSeconds,
-                                        assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column)) { (done: @escaping @Sendable (()) -> Void) in
+                                        noting(true, assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column))) { (done: @escaping @Sendable (()) -> Void) in
         start { done(()) }
     }
 }
@@ -95,7 +95,7 @@ public func assertCalledExactlyOnce(within timeout: some WaitTime = 1.0, grace: 
 /// `assertCalledExactlyOnce` in an async test: `start` runs on the caller's actor and may
 /// await; the waits suspend, so a callback delivered on the caller's actor is seen.
 @discardableResult
-public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTime = 1.0, grace: some WaitTime = 0.1,
+public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTime = 1.0, grace: some WaitTime = HarnessAssertions.defaultGrace,
                                                      _ message: @autoclosure () -> String = "",
                                                      reporter: FailureReporter = .xctest,
                                                      file: StaticString = #filePath, line: UInt = #line,
@@ -103,7 +103,7 @@ public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTi
                                                      isolation: isolated (any Actor)? = #isolation,
                                                      _ start: (@escaping @Sendable (Value) -> Void) async -> Void) async -> CallProbe<Value>.Call? {
     await HarnessAssertions.calledExactlyOnce(within: timeout.labSeconds, grace: grace.labSeconds,
-                                              assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column), start)
+                                              noting(true, assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column)), start)
 }
 
 /// `call`, reporting a pass as a log line (`path:line:column: note: …` on stdout, beside
