@@ -26,13 +26,15 @@ public enum FrameworkRecording {
         // Inside a Swift Testing test, XCTest runs no test in this process: nothing to follow
         // (and on Linux the main actor is the main queue on a worker thread, where asking the
         // main queue to add the observer would wait for the caller itself).
-        guard Test.current == nil else { return }
+        guard Test.current == nil, ExitTest.current == nil else { return }
         XCTestTracker.installIfNeeded()
     }
 
     /// Records `message` at `site` in the framework running the caller (see the type's doc).
     public static func record(_ message: String, at site: FailureSite) {
-        if Test.current != nil {
+        // Inside a test, or in an exit test's body: Swift Testing hands an exit test's issues
+        // to the parent test.
+        if Test.current != nil || ExitTest.current != nil {
             Issue.record(Comment(rawValue: message),
                          sourceLocation: SourceLocation(fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column))
             return

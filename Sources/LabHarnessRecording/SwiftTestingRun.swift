@@ -49,24 +49,38 @@ public enum SwiftTestingRun {
     /// running test: a hang that ends the process knows which test it was, and a failure that a
     /// watchdog thread records for `site` meanwhile (where `Test.current` is not set) is
     /// recorded on this test, through a task that carries the test's context.
+    ///
+    /// In an exit test's body (`ExitTest.current` is set, `Test.current` is not) the failure is
+    /// recorded the same way, as an issue of the exit test, which Swift Testing hands to the
+    /// parent test: the stack of a hang in the child reaches the parent's issue.
     public static func waiting<R>(at site: FailureSite, _ body: () throws -> R) rethrows -> R {
-        guard let test = Test.current else { return try body() }
-        register()
-        let id = identifier(of: test)
+        let test = Test.current
+        guard test != nil || ExitTest.current != nil else { return try body() }
+        let id = test.map(identifier(of:))
+        if id != nil { register() }
         let recorder = BoundRecorder()
         let key = "\(site)"
-        state.withLock { $0.inSyncWait[id, default: 0] += 1; $0.recorders[key, default: []].append(recorder) }
+        state.withLock { state in
+            if let id { state.inSyncWait[id, default: 0] += 1 }
+            state.recorders[key, default: []].append(recorder)
+        }
         defer {
             recorder.close()
             state.withLock { state in
-                state.inSyncWait[id, default: 1] -= 1
-                if state.inSyncWait[id] == 0 { state.inSyncWait[id] = nil }
+                if let id {
+                    state.inSyncWait[id, default: 1] -= 1
+                    if state.inSyncWait[id] == 0 { state.inSyncWait[id] = nil }
+                }
                 state.recorders[key]?.removeAll { $0 === recorder }
                 if state.recorders[key]?.isEmpty == true { state.recorders[key] = nil }
             }
         }
         return try body()
     }
+
+    /// Whether this process is the child of an exit test (an issue recorded in its body's task
+    /// reaches the parent test).
+    public static var inExitTest: Bool { ExitTest.current != nil }
 
     /// Records `message` on the test waiting at `site` (see `waiting(at:_:)`); false when no
     /// test waits there, or its task did not take it within two seconds.

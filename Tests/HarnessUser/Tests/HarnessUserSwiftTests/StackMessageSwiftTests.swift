@@ -22,17 +22,17 @@ extension HarnessUserSwiftTests {
             #expect(assertCompletes(within: 5) { CarefulLedger().record(1) } != nil)
         }
 
-        /// A lock taken twice never returns: the process ends, in an exit test, whose stderr
-        /// has the failure with every frame down to the exit test's body.
+        /// A lock taken twice never returns: the process ends, in an exit test, whose failure
+        /// reaches this test as an issue with every frame down to the exit test's body.
         @Test(.stacksAvailable) func aReentrantLedgerUpdate_failsShowingTheFrameThatHoldsTheLock() async {
-            let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-                assertCompletes(within: 0.5) { ReentrantLedger().record(1) }
-            }
-            let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-            for text in ["did not complete within 500 ms",
-                         "← ReentrantLedger.total (Fetchers.swift:69) ← ReentrantLedger.notifyObservers (Fetchers.swift:65) "
-                            + "← ReentrantLedger.record (Fetchers.swift:61) ← closure in "] {
-                #expect(stderr.contains(text), "missing \"\(text)\" in: \(stderr)")
+            let frames = "← ReentrantLedger.total (Fetchers.swift:69) ← ReentrantLedger.notifyObservers (Fetchers.swift:65) "
+                + "← ReentrantLedger.record (Fetchers.swift:61) ← closure in "
+            await withKnownIssue {
+                await #expect(processExitsWith: .failure) {
+                    assertCompletes(within: 0.5) { ReentrantLedger().record(1) }
+                }
+            } matching: { issue in
+                issue.comments.contains { $0.rawValue.contains("did not complete within 500 ms") && $0.rawValue.contains(frames) }
             }
         }
     }
