@@ -54,8 +54,12 @@ extension XCTestCase {
             return nil
         }
         if run.outcome != expected {
+            // A crash: the backtracer's report of the crashing thread, rather than the report's
+            // last lines (its list of loaded images).
+            let crashed = run.outcome == .crashed ? CrashReport.crashingThread(in: run.stderr) : nil
             call.fail("expected the child to end \(expected.rawValue), it ended \(run.outcome.rawValue) after \(Format.seconds(run.wall)) (\(run.evidence))"
-                      + Self.outputTail(run) + (run.rawStacks == nil ? "" : "; where its threads were when it was killed:" + HangStacks.block(of: run)))
+                      + (crashed.map { "; its crashing thread:\n    " + $0 } ?? Self.outputTail(run))
+                      + (run.rawStacks == nil ? "" : "; where its threads were when it was killed:" + HangStacks.block(of: run)))
         } else if expected == .completed, run.resultPayload != "returned" {
             call.fail("the child exited 0 without running the body (the relaunched test did not reach this line)" + Self.outputTail(run))
         } else if expected == .completed {

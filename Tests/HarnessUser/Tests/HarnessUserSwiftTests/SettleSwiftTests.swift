@@ -31,10 +31,15 @@ extension HarnessUserSwiftTests {
         /// Bad: an exit test ends when its body returns; `settleBeforeExit` keeps it alive while
         /// the late reply resumes the continuation a second time, which traps.
         @Test func aRacingLoaderInAnExitTest_trapsWithinTheSettleTime() async {
-            await #expect(processExitsWith: .failure) {
+            let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
                 _ = await RacingLoader(replyDelay: 0.05).load()
                 await settleBeforeExit(for: 0.5)
             }
+            // Swift Testing starts an exit test's child without the runtime's backtracer, so its
+            // stderr has the fatal error's line and no crash report (no frames to quote).
+            let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+            #expect(stderr.contains("tried to resume its continuation more than once"), "\(stderr)")
+            #expect(CrashReport.crashingThread(in: stderr) == nil, "\(stderr)")
         }
 
         @Test func aGuardedLoaderInAnExitTest_exitsCleanly() async {

@@ -35,7 +35,10 @@ final class SettleXCTests: CapturingTestCase {
     /// Bad: the body returns, and the late reply resumes its continuation a second time 50 ms
     /// later: a trap in the child's settle time (before, the child had exited: a pass).
     func testARacingLoaderInAChild_crashesAfterItsBodyReturns() {
-        expectOneFailure(atLine: #line + 2, containing: "expected the child to end completed, it ended crashed") {
+        // Its crashing thread's frames, from the runtime's crash report (before: the report's
+        // last three lines, its list of loaded images).
+        expectOneFailure(atLine: #line + 3, containing: "expected the child to end completed, it ended crashed",
+                         "its crashing thread:", "in CheckedContinuation.resume ← closure in RacingLoader.load (Loaders.swift:") {
             // The same line in the child runs the body; its failure is the parent's.
             assertInChildProcess(expecting: .completed, budget: 30) { Self.loadWaiting(RacingLoader(replyDelay: 0.05).load) }
         }
