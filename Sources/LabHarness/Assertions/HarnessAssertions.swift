@@ -195,13 +195,13 @@ public enum HarnessAssertions {
     /// must stay under `limit`. Returns the sampled thread-count timeline, for charts.
     public static func threadPeak(staysUnder limit: Int, counting: ThreadCounting, interval: Seconds,
                                   _ call: AssertionCall, _ block: () throws -> Void) rethrows -> ThreadTimeline {
-        let measurement = ThreadPeakMeasurement(interval: interval)
+        let measurement = ThreadPeakMeasurement(interval: interval, stacksAt: counting == .added ? limit : nil)
         do { try block() } catch {
             _ = measurement.finish()
             throw error
         }
         let (timeline, appeared) = measurement.finish()
-        threadVerdict(limit: limit, counting: counting, timeline: timeline, appeared: appeared, call)
+        threadVerdict(limit: limit, counting: counting, timeline: timeline, appeared: appeared, stacks: measurement.stacksText(), call)
         return timeline
     }
 
@@ -209,22 +209,22 @@ public enum HarnessAssertions {
     public static func threadPeak(staysUnder limit: Int, counting: ThreadCounting, interval: Seconds,
                                   _ call: AssertionCall, isolation: isolated (any Actor)? = #isolation,
                                   _ block: () async throws -> Void) async rethrows -> ThreadTimeline {
-        let measurement = ThreadPeakMeasurement(interval: interval)
+        let measurement = ThreadPeakMeasurement(interval: interval, stacksAt: counting == .added ? limit : nil)
         do { try await block() } catch {
             _ = measurement.finish()
             throw error
         }
         let (timeline, appeared) = measurement.finish()
-        threadVerdict(limit: limit, counting: counting, timeline: timeline, appeared: appeared, call)
+        threadVerdict(limit: limit, counting: counting, timeline: timeline, appeared: appeared, stacks: measurement.stacksText(), call)
         return timeline
     }
 
     /// Reports when the measured count reaches `limit`; the message names the new threads.
     static func threadVerdict(limit: Int, counting: ThreadCounting, timeline: ThreadTimeline,
-                              appeared: [NewThreadWatch.Appeared], _ call: AssertionCall) {
+                              appeared: [NewThreadWatch.Appeared], stacks: String = "", _ call: AssertionCall) {
         switch counting {
         case .added where appeared.count >= limit:
-            call.fail("the block added \(NewThreadWatch.summary(appeared)); the limit was under \(limit) (threads are counted process-wide)")
+            call.fail("the block added \(NewThreadWatch.summary(appeared)); the limit was under \(limit) (threads are counted process-wide)" + stacks)
         case .total where timeline.peak >= limit:
             call.fail("the process peaked at \(timeline.peak) threads while the block ran; the limit was under \(limit)")
         case .added:

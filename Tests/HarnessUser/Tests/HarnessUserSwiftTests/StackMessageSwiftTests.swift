@@ -18,6 +18,14 @@ extension HarnessUserSwiftTests {
             }
         }
 
+        /// A thread per request: the threads grouped by where they wait.
+        @Test(.stacksAvailable) func aHungryFetcher_isRecordedGroupingItsThreadsByWhereTheyWait() {
+            HarnessUserSwiftTests.expectOneIssue(atLine: #line + 2,
+                                                 containing: "where the new threads were when 16 had appeared:") {
+                assertThreadPeak(staysUnder: 16) { HungryFetcher.fetchAll(count: 16, latency: 0.5) }
+            }
+        }
+
         @Test func aCarefulLedgerUpdate_passes() {
             #expect(assertCompletes(within: 5) { CarefulLedger().record(1) } != nil)
         }

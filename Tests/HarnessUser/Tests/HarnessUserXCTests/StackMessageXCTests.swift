@@ -52,4 +52,21 @@ final class StackMessageXCTests: CapturingTestCase {
             XCTAssertTrue(output.contains(text), "missing \"\(text)\" in: \(output)")
         }
     }
+
+    /// Bad: a thread per request. Before, the failure named the threads by the 15 bytes of name
+    /// they inherit from their creator; now it groups them by where they wait.
+    func testAHungryFetcher_failsGroupingItsThreadsByWhereTheyWait() throws {
+        try skipWithoutStacks()
+        expectOneFailure(atLine: #line + 2, containing: "the block added 16 threads", "where the new threads were when 16 had appeared:",
+                         "← closure in HungryFetcher.fetchAll (Fetchers.swift:12)") {
+            assertThreadPeak(staysUnder: 16) { HungryFetcher.fetchAll(count: 16, latency: 0.5) }
+        }
+    }
+
+    /// Fixed: one serial queue.
+    func testAFrugalFetcher_staysUnderTheLimit() {
+        let recorder = LabHarness.RecordingReporter()
+        assertThreadPeak(staysUnder: 16, reporter: recorder.reporter) { FrugalFetcher.fetchAll(count: 16, latency: 0.02) }
+        XCTAssertEqual(recorder.messages, [])
+    }
 }
