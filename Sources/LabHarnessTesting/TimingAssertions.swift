@@ -100,6 +100,29 @@ public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTi
 }
 
 /// `call`, reporting a pass when `reportsPass`: an attachment of the running test
+/// Records an issue unless the callback handed to `start` is called, within `timeout`, on the
+/// main queue: true for a block of the main queue whichever thread drains it (under Swift
+/// Testing on Linux a dispatch worker drains it, and `Thread.isMainThread` is false there).
+/// Returns the first call, `nil` on failure.
+@_disfavoredOverload
+@discardableResult
+public func assertCalledOnMainQueue<Value: Sendable>(within timeout: some WaitTime = 1.0, _ message: @autoclosure () -> String = "",
+                                                     reporter: FailureReporter = .swiftTesting,
+                                                     sourceLocation: SourceLocation = #_sourceLocation,
+                                                     _ start: (@escaping @Sendable (Value) -> Void) -> Void) -> CallProbe<Value>.Call? {
+    HarnessAssertions.calledOnMainQueue(within: timeout.labSeconds, assertionCall(reporter, message(), sourceLocation), start)
+}
+
+/// `assertCalledOnMainQueue` in an async test: `start` runs on the caller's actor and may await.
+@discardableResult
+public func assertCalledOnMainQueue<Value: Sendable>(within timeout: some WaitTime = 1.0, _ message: @autoclosure () -> String = "",
+                                                     reporter: FailureReporter = .swiftTesting,
+                                                     sourceLocation: SourceLocation = #_sourceLocation,
+                                                     isolation: isolated (any Actor)? = #isolation,
+                                                     _ start: (@escaping @Sendable (Value) -> Void) async -> Void) async -> CallProbe<Value>.Call? {
+    await HarnessAssertions.calledOnMainQueue(within: timeout.labSeconds, assertionCall(reporter, message(), sourceLocation), start)
+}
+
 /// (`threads.txt`, kept with `swift test --attachments-path DIR`) and a line on stdout.
 func noting(_ reportsPass: Bool, _ call: AssertionCall) -> AssertionCall {
     guard reportsPass else { return call }

@@ -106,6 +106,33 @@ public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTi
                                               noting(true, assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column)), start)
 }
 
+/// Asserts that the callback handed to `start` is called, within `timeout`, on the main queue:
+/// true for a block of the main queue whichever thread drains it (the main thread under
+/// XCTest, a dispatch worker under Swift Testing on Linux). On the main thread the wait keeps
+/// the main queue draining. Returns the first call, `nil` on failure.
+@_disfavoredOverload
+@discardableResult
+public func assertCalledOnMainQueue<Value: Sendable>(within timeout: some WaitTime = 1.0, _ message: @autoclosure () -> String = "",
+                                                     reporter: FailureReporter = .xctest,
+                                                     file: StaticString = #filePath, line: UInt = #line,
+                                                     fileID: StaticString = #fileID, column: UInt = #column,
+                                                     _ start: (@escaping @Sendable (Value) -> Void) -> Void) -> CallProbe<Value>.Call? {
+    HarnessAssertions.calledOnMainQueue(within: timeout.labSeconds,
+                                        assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column), start)
+}
+
+/// `assertCalledOnMainQueue` in an async test: `start` runs on the caller's actor and may await.
+@discardableResult
+public func assertCalledOnMainQueue<Value: Sendable>(within timeout: some WaitTime = 1.0, _ message: @autoclosure () -> String = "",
+                                                     reporter: FailureReporter = .xctest,
+                                                     file: StaticString = #filePath, line: UInt = #line,
+                                                     fileID: StaticString = #fileID, column: UInt = #column,
+                                                     isolation: isolated (any Actor)? = #isolation,
+                                                     _ start: (@escaping @Sendable (Value) -> Void) async -> Void) async -> CallProbe<Value>.Call? {
+    await HarnessAssertions.calledOnMainQueue(within: timeout.labSeconds,
+                                              assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column), start)
+}
+
 /// `call`, reporting a pass as a log line (`path:line:column: note: …` on stdout, beside
 /// XCTest's own lines) when `reportsPass`.
 func noting(_ reportsPass: Bool, _ call: AssertionCall) -> AssertionCall {

@@ -268,6 +268,41 @@ public enum HarnessAssertions {
         return exactlyOnceVerdict(probe, sites, arrived: arrived, startedAt: startedAt, timeout: timeout, grace: grace, call)
     }
 
+    /// The callback handed to `start` must be called, within `timeout`, on the main queue
+    /// (`MainQueueMark`: true for a block of the main queue whichever thread drains it). Returns
+    /// the first call, `nil` on failure.
+    public static func calledOnMainQueue<Value: Sendable>(within timeout: Seconds, _ call: AssertionCall,
+                                                         _ start: (@escaping @Sendable (Value) -> Void) -> Void) -> CallProbe<Value>.Call? {
+        MainQueueMark.prepare()
+        let probe = CallProbe<Value>()
+        start { value in probe.record(value) }
+        return mainQueueVerdict(probe, arrived: probe.waitForCall(within: timeout), timeout: timeout, call)
+    }
+
+    /// `calledOnMainQueue` for an async `start`; waits without blocking.
+    public static func calledOnMainQueue<Value: Sendable>(within timeout: Seconds, _ call: AssertionCall,
+                                                         isolation: isolated (any Actor)? = #isolation,
+                                                         _ start: (@escaping @Sendable (Value) -> Void) async -> Void) async -> CallProbe<Value>.Call? {
+        MainQueueMark.prepare()
+        let probe = CallProbe<Value>()
+        await start { value in probe.record(value) }
+        let arrived = await probe.waitForCall(within: timeout)
+        return mainQueueVerdict(probe, arrived: arrived, timeout: timeout, call)
+    }
+
+    private static func mainQueueVerdict<Value>(_ probe: CallProbe<Value>, arrived: Bool, timeout: Seconds,
+                                                _ call: AssertionCall) -> CallProbe<Value>.Call? {
+        guard arrived, let first = probe.first else {
+            call.fail("the callback was never called within \(Format.seconds(timeout))")
+            return nil
+        }
+        guard first.isOnMainQueue else {
+            call.fail("the callback was called on thread \(first.thread), not on the main queue")
+            return nil
+        }
+        return first
+    }
+
     /// The verdict once the grace after the first call has passed (the waits are the caller's).
     private static func exactlyOnceVerdict<Value>(_ probe: CallProbe<Value>, _ sites: CallSites, arrived: Bool, startedAt: Seconds,
                                                   timeout: Seconds, grace: Seconds, _ call: AssertionCall) -> CallProbe<Value>.Call? {
