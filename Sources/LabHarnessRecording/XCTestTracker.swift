@@ -99,28 +99,31 @@ final class XCTestTracker: NSObject, XCTestObservation, @unchecked Sendable {
         // The Swift Testing run of a Linux test binary: XCTest runs no test in it.
         if let flag = CommandLine.arguments.firstIndex(of: "--testing-library"), flag + 1 < CommandLine.arguments.count,
            CommandLine.arguments[flag + 1] != "xctest" { return nil }
-        guard let running else {
-            if case .unknown = state, FrameworkRecording.runsInTestBinary {
-                return SuiteContinuation.Plan(
-                    framework: "XCTest", hungTest: "(the running test)", arguments: nil,
-                    remaining: "the tests after it did not run: LabHarness learns which XCTest test runs from an observer, and the hang came before it saw a test start (install HangWatchObserver in the test class's `override class func setUp()`, so it sees every test start)")
-            }
-            return nil
-        }
-        let hung = identifier(of: running)
+        let unknownTest = running == nil && { if case .unknown = state { return true } else { return false } }()
+        guard running != nil || (unknownTest && FrameworkRecording.runsInTestBinary) else { return nil }
+        let known = running.map(identifier(of:))
         guard TestBundleLocation.loadedBundle == nil else {
-            return SuiteContinuation.Plan(framework: "XCTest", hungTest: hung, arguments: nil,
+            return SuiteContinuation.Plan(framework: "XCTest", hungTest: known ?? "(the running test)", arguments: nil,
                                           remaining: "the tests after it did not run: LabHarness lists the run's tests with the Linux test binary's `--list-tests`, and has no such listing for Darwin's xctest tool")
         }
         let listing: ChildRun
         do {
             listing = try ChildProcess.run(ChildSpec(executable: ChildProcess.currentExecutablePath(), arguments: ["--list-tests"], budget: 30))
         } catch {
-            return SuiteContinuation.Plan(framework: "XCTest", hungTest: hung, arguments: nil,
+            return SuiteContinuation.Plan(framework: "XCTest", hungTest: known ?? "(the running test)", arguments: nil,
                                           remaining: "the tests after it did not run: listing them failed (\(error))")
         }
         let all = listing.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && $0.contains("/") && !$0.hasPrefix("Listing ") }
+        // The observer came in during the hung test (its first assertion installed it), so it
+        // never saw the test start: the stuck thread's stack names it (`Class.method`), and the
+        // listing says which test that is.
+        let hung = known ?? testNamed(in: SuiteContinuation.evidence ?? "", among: all)
+        guard let hung else {
+            return SuiteContinuation.Plan(
+                framework: "XCTest", hungTest: "(the running test)", arguments: nil,
+                remaining: "the tests after it did not run: LabHarness learns which XCTest test runs from an observer, the hang came before it saw a test start, and the stuck thread's stack named no listed test (install HangWatchObserver in the test class's `override class func setUp()`, so it sees every test start)")
+        }
         guard listing.outcome == .completed, let index = all.firstIndex(of: hung) else {
             return SuiteContinuation.Plan(framework: "XCTest", hungTest: hung, arguments: nil,
                                           remaining: "the tests after it did not run: the test binary's `--list-tests` did not list it (\(listing.outcome.rawValue), \(all.count) tests listed)")
@@ -137,6 +140,20 @@ final class XCTestTracker: NSObject, XCTestObservation, @unchecked Sendable {
         }
         return SuiteContinuation.Plan(framework: "XCTest", hungTest: hung, arguments: [after.joined(separator: ",")],
                                       remaining: "the \(after.count) XCTest test\(after.count == 1 ? "" : "s") after it")
+    }
+
+    /// The listed test (`Module.Class/method`) whose `Class.method` a frame of `stack` names,
+    /// when exactly one does.
+    static func testNamed(in stack: String, among listed: [String]) -> String? {
+        let named = listed.filter { id in
+            guard let slash = id.firstIndex(of: "/") else { return false }
+            let type = id[..<slash].split(separator: ".").last.map(String.init) ?? ""
+            let method = String(id[id.index(after: slash)...])
+            let frame = "\(type).\(method)"
+            // `Class.method (`, `Class.method ←` or at the end: not a longer name that starts so.
+            return [frame + " (", frame + " ←", frame + "\n"].contains { stack.contains($0) } || stack.hasSuffix(frame)
+        }
+        return named.count == 1 ? named[0] : nil
     }
 
     /// The run's selection: the Linux test binary's first argument, when it is not an option.

@@ -67,7 +67,8 @@ final class CompletionWatch: Sendable {
         call.fail(Self.overrunMessage(timeout) + "; it is still stuck \(Format.seconds(Self.grace)) later, "
                   + "so LabHarness ends the process (a blocked thread cannot be stopped). Its thread:" + text
                   + "\nWhere every thread was as the process ended:" + every)
-        SuiteContinuation.endAfterHang("the thread that called assertCompletes at \(call.site) is stuck; see the failure above")
+        SuiteContinuation.endAfterHang("the thread that called assertCompletes at \(call.site) is stuck; see the failure above",
+                                       stuckStack: text)
     }
 
     static func overrunMessage(_ timeout: Seconds) -> String {

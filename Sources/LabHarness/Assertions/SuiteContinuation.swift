@@ -85,10 +85,17 @@ public enum SuiteContinuation {
         return nil
     }
 
+    private static let evidenceText = Mutex<String?>(nil)
+
+    /// The stuck thread's grouped stack handed to `endAfterHang`, for a planner that must find
+    /// the hung test by it (XCTest's, when its observer came in during that test).
+    public static var evidence: String? { evidenceText.withLock { $0 } }
+
     /// Ends this process after a hang whose failure is already recorded: runs the tests after
     /// the hung one in a new copy of the test binary (see the type's doc), prints a summary
-    /// naming the hung test, and exits 1.
-    public static func endAfterHang(_ reason: String) -> Never {
+    /// naming the hung test, and exits 1. `stuckStack` is the stuck thread's grouped stack.
+    public static func endAfterHang(_ reason: String, stuckStack: String? = nil) -> Never {
+        evidenceText.withLock { $0 = stuckStack }
         // A closure child trial's copy runs one test for its parent, which reads how it ended.
         if ClosureChildTrial.requestedSite != nil { ProcessEnd.now(reason) }
         ProcessEnd.say("LabHarness: ending the process: \(reason)\n")

@@ -7,7 +7,8 @@ import XCTest
 /// same output, and the run fails naming the hung test. Each `test1`-`test3` is the fixed code
 /// in an ordinary run; in a copy of this binary started with `HARNESS_USER_CONTINUE_PROBE` one
 /// of them is the bad code (`sync`: stuck in `assertCompletes`; `watch`: stuck past the hang
-/// watch; `async`: an async `assertCompletes` whose operation never ends), and `test9` reads
+/// watch; `unobserved`: stuck in `assertCompletes` with no hang watch installed; `async`: an
+/// async `assertCompletes` whose operation never ends), and `test9` reads
 /// that copy's whole output.
 final class HangContinuesXCTests: CapturingTestCase {
     static let probeVariable = "HARNESS_USER_CONTINUE_PROBE"
@@ -15,11 +16,13 @@ final class HangContinuesXCTests: CapturingTestCase {
 
     override class func setUp() {
         super.setUp()
-        HangWatchObserver.install(after: probe == "watch" ? 2 : 30)
+        // `unobserved`: no hang watch, so the harness's observer comes in with the first
+        // assertion, during the hung test; the stuck thread's stack names the test instead.
+        if probe != "unobserved" { HangWatchObserver.install(after: probe == "watch" ? 2 : 30) }
     }
 
     func test1_aFetchInAssertCompletes() {
-        if Self.probe == "sync" {
+        if Self.probe == "sync" || Self.probe == "unobserved" {
             assertCompletes(within: 0.5) { _ = MainQueueFetcher().fetchSynchronously() }   // deadlocks the main thread
         } else {
             XCTAssertNotNil(assertCompletes(within: 5) { _ = QueueFetcher().fetchSynchronously() })
@@ -60,6 +63,8 @@ final class HangContinuesXCTests: CapturingTestCase {
              ["did not complete within 500 ms", "← MainQueueFetcher.fetchSynchronously (MainQueueFetchers.swift:21)"]),
             ("watch", "test2_aFetchUnderTheHangWatch", true,
              ["ran past its hang watch of 2.00 s; where every thread was:", "← MainQueueFetcher.fetchSynchronously (MainQueueFetchers.swift:21)"]),
+            ("unobserved", "test1_aFetchInAssertCompletes", true,
+             ["did not complete within 500 ms", "← MainQueueFetcher.fetchSynchronously (MainQueueFetchers.swift:21)"]),
             ("async", "test3_anAsyncOperationInAssertCompletes", false, ["did not complete within 500 ms; its task was cancelled and abandoned"]),
         ]
         for (probe, failing, hangs, failure) in cases {
