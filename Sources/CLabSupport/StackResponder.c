@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #define CLAB_STACK_DEPTH 48
@@ -44,11 +46,57 @@ static char *put_dec(char *p, long value) {
     return p;
 }
 
+// Reads one word of this process's memory without faulting: a bad address fails the system
+// call (EFAULT) instead of raising SIGSEGV in the handler.
+static int read_word(unsigned long address, unsigned long *out) {
+    if (address == 0 || (address & 7) != 0) return -1;
+    struct iovec local = {out, sizeof *out};
+    struct iovec remote = {(void *)address, sizeof *out};
+    return syscall(SYS_process_vm_readv, (long)getpid(), &local, 1UL, &remote, 1UL, 0UL) == (long)sizeof *out ? 0 : -1;
+}
+
+// The unwinder stops at a frame with no unwind information: a thread in a timed wait
+// (`DispatchGroup.wait(timeout:)`, `DispatchSemaphore.wait(timeout:)`) stopped at
+// libswiftDispatch's wait, so its chain ended in `syscall` and libdispatch with no caller of the
+// author's. The frame-pointer chain of the interrupted context (each word read with
+// `read_word`, each frame higher on the stack than the last, within 8 MB of the interrupted
+// stack pointer) goes on past it: where the unwinder's last frame is a link of that chain, the
+// links after it are its callers. (The frame that lacks unwind information may lack a frame
+// pointer too; then its own caller is skipped and the chain resumes at the next.)
+static int clab_extend_by_frame_pointers(void **frames, int count, void *context) {
+#if defined(__x86_64__)
+    if (context == NULL || count < 1 || count >= CLAB_STACK_DEPTH) return count;
+    ucontext_t *uc = (ucontext_t *)context;
+    unsigned long sp = (unsigned long)uc->uc_mcontext.gregs[REG_RSP];
+    unsigned long fp = (unsigned long)uc->uc_mcontext.gregs[REG_RBP];
+    unsigned long top = sp + (8UL << 20);
+    unsigned long chain[CLAB_STACK_DEPTH];
+    int links = 0;
+    while (links < CLAB_STACK_DEPTH && fp > sp && fp < top) {
+        unsigned long next, ret;
+        if (read_word(fp, &next) != 0 || read_word(fp + 8, &ret) != 0 || ret <= 4096) break;
+        chain[links++] = ret;
+        if (next <= fp) break;
+        fp = next;
+    }
+    unsigned long last = (unsigned long)frames[count - 1];
+    for (int i = 0; i < links; i++) {
+        if (chain[i] != last) continue;
+        for (int j = i + 1; j < links && count < CLAB_STACK_DEPTH; j++) frames[count++] = (void *)chain[j];
+        break;
+    }
+#else
+    (void)frames; (void)context;
+#endif
+    return count;
+}
+
 static void clab_stacks_handler(int sig, siginfo_t *info, void *context) {
-    (void)sig; (void)info; (void)context;
+    (void)sig; (void)info;
     int saved = errno;
     void *frames[CLAB_STACK_DEPTH];
     int count = backtrace(frames, CLAB_STACK_DEPTH);
+    count = clab_extend_by_frame_pointers(frames, count, context);
     char line[CLAB_STACK_DEPTH * 20 + 64];
     char *p = line;
     p = put_dec(p, (long)syscall(SYS_gettid));

@@ -9,12 +9,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -269,4 +271,21 @@ int clab_ipv4_address(void *storage, unsigned long size, uint32_t address, uint1
     socket_address->sin_port = htons(port);
     socket_address->sin_addr.s_addr = address;
     return 0;
+}
+
+long clab_read_own_memory(const void *address, void *buffer, unsigned long length) {
+#if defined(__linux__)
+    struct iovec local = {buffer, length};
+    struct iovec remote = {(void *)address, length};
+    ssize_t copied = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+    return copied < 0 ? -1 : (long)copied;
+#elif defined(__APPLE__)
+    vm_size_t copied = 0;
+    kern_return_t kr = vm_read_overwrite(mach_task_self(), (vm_address_t)(uintptr_t)address, (vm_size_t)length,
+                                         (vm_address_t)(uintptr_t)buffer, &copied);
+    return kr == KERN_SUCCESS ? (long)copied : -1;
+#else
+    (void)address; (void)buffer; (void)length;
+    return -1;
+#endif
 }

@@ -22,20 +22,25 @@ public enum FrameworkRecording {
     /// Installs the XCTest observer; every assertion calls it on entry, so the observer sees the
     /// next test start.
     public static func prepare() {
+        SuiteContinuation.bindIfRelaunched()
         // Inside a Swift Testing test, XCTest runs no test in this process: nothing to follow
         // (and on Linux the main actor is the main queue on a worker thread, where asking the
         // main queue to add the observer would wait for the caller itself).
-        guard Test.current == nil else { return }
+        guard Test.current == nil, ExitTest.current == nil else { return }
         XCTestTracker.installIfNeeded()
     }
 
     /// Records `message` at `site` in the framework running the caller (see the type's doc).
     public static func record(_ message: String, at site: FailureSite) {
-        if Test.current != nil {
+        // Inside a test, or in an exit test's body: Swift Testing hands an exit test's issues
+        // to the parent test.
+        if Test.current != nil || ExitTest.current != nil {
             Issue.record(Comment(rawValue: message),
                          sourceLocation: SourceLocation(fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column))
             return
         }
+        // A watchdog's thread, recording for a Swift Testing test stuck in a synchronous wait.
+        if SwiftTestingRun.recordForWaitingTest(message, at: site) { return }
         XCTestTracker.installIfNeeded()
         switch XCTestTracker.state {
         case .running(let reference):

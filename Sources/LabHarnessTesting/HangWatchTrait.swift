@@ -1,3 +1,4 @@
+import LabHarnessRecording
 import Synchronization
 import Testing
 
@@ -20,8 +21,10 @@ public struct HangWatchTrait: TestTrait, SuiteTrait, TestScoping {
     public init(limit: Double) { self.limit = limit }
 
     public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        SuiteContinuation.bindIfRelaunched()
         guard !test.isSuite else { return try await function() }
-        try await watch(testName: test.name, sourceLocation: test.sourceLocation, function)
+        defer { SwiftTestingRun.ended(test) }
+        try await watch(testName: test.name, test: test, sourceLocation: test.sourceLocation, function)
     }
 
     /// Runs `body` under this watch, as the trait runs a test: `testName` names it in the
@@ -29,8 +32,17 @@ public struct HangWatchTrait: TestTrait, SuiteTrait, TestScoping {
     /// (the body of an exit test, say).
     public func watch(testName: String, sourceLocation site: SourceLocation = #_sourceLocation,
                       _ function: @Sendable () async throws -> Void) async throws {
+        try await watch(testName: testName, test: nil, sourceLocation: site, function)
+    }
+
+    private func watch(testName: String, test: Test?, sourceLocation site: SourceLocation,
+                       _ function: @Sendable () async throws -> Void) async throws {
         let fired = FiredSignal()
-        let watch = HangWatch(limit: limit, testName: testName) { message in fired.fire(message) }
+        let watch = HangWatch(limit: limit, testName: testName) { message in
+            // Known as hung before the process may end: the run goes on without it.
+            if let test { SwiftTestingRun.hung(test) }
+            fired.fire(message)
+        }
         defer { watch.testEnded() }
         try await withoutActuallyEscaping(function) { body in
             try await withThrowingTaskGroup(of: Bool.self) { group in

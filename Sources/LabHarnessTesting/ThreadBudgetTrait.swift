@@ -18,7 +18,7 @@ public struct ThreadBudgetTrait: TestTrait, SuiteTrait, TestScoping {
     public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
         // A suite-level trait scopes each test in it, not the suite as a whole.
         guard !test.isSuite else { return try await function() }
-        let measurement = ThreadPeakMeasurement(interval: interval)
+        let measurement = ThreadPeakMeasurement(interval: interval, stacksAt: added)
         do { try await function() } catch {
             _ = measurement.finish()
             throw error
@@ -27,7 +27,8 @@ public struct ThreadBudgetTrait: TestTrait, SuiteTrait, TestScoping {
         let call = noting(reportsPass, AssertionCall(reporter: .swiftTesting, site: FailureSite(sourceLocation),
                                                      message: "thread budget of \(test.name)"))
         if appeared.count >= added {
-            call.fail("the test body added \(NewThreadWatch.summary(appeared)); the budget was under \(added) (peak \(timeline.peak) threads in the process)")
+            call.fail("the test body added \(NewThreadWatch.summary(appeared)); the budget was under \(added) (peak \(timeline.peak) threads in the process)"
+                      + measurement.stacksText())
         } else {
             call.notePass("the test body added \(NewThreadWatch.summary(appeared)), under the budget of \(added) (peak \(timeline.peak) threads in the process)")
         }

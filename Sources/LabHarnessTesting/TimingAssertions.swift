@@ -1,3 +1,4 @@
+import LabHarnessRecording
 import Testing
 
 /// Records an issue unless `block` finishes within `timeout`. The block runs here, on the
@@ -14,7 +15,8 @@ public func assertCompletes(within timeout: some WaitTime, _ message: @autoclosu
                             reporter: FailureReporter = .swiftTesting,
                             sourceLocation: SourceLocation = #_sourceLocation,
                             _ block: () throws -> Void) rethrows -> Double? {
-    try HarnessAssertions.completes(within: timeout.labSeconds, assertionCall(reporter, message(), sourceLocation), block)
+    let call = assertionCall(reporter, message(), sourceLocation)
+    return try SwiftTestingRun.waiting(at: call.site) { try HarnessAssertions.completes(within: timeout.labSeconds, call, block) }
 }
 
 /// Records an issue unless an async operation finishes within `timeout`; on overrun the task
@@ -61,25 +63,25 @@ public func assertThreadPeak(staysUnder limit: Int, counting: ThreadCounting = .
 /// call within `timeout`, no second call within `grace` after it. Returns the first call.
 @_disfavoredOverload
 @discardableResult
-public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTime = 1.0, grace: some WaitTime = 0.1,
+public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTime = 1.0, grace: some WaitTime = HarnessAssertions.defaultGrace,
                                                      _ message: @autoclosure () -> String = "",
                                                      reporter: FailureReporter = .swiftTesting,
                                                      sourceLocation: SourceLocation = #_sourceLocation,
                                                      _ start: (@escaping @Sendable (Value) -> Void) -> Void) -> CallProbe<Value>.Call? {
     HarnessAssertions.calledExactlyOnce(within: timeout.labSeconds, grace: grace.labSeconds,
-                                        assertionCall(reporter, message(), sourceLocation), start)
+                                        noting(true, assertionCall(reporter, message(), sourceLocation)), start)
 }
 
 /// `assertCalledExactlyOnce` for callbacks that take no value.
 @_disfavoredOverload
 @discardableResult
-public func assertCalledExactlyOnce(within timeout: some WaitTime = 1.0, grace: some WaitTime = 0.1,
+public func assertCalledExactlyOnce(within timeout: some WaitTime = 1.0, grace: some WaitTime = HarnessAssertions.defaultGrace,
                                     _ message: @autoclosure () -> String = "",
                                     reporter: FailureReporter = .swiftTesting,
                                     sourceLocation: SourceLocation = #_sourceLocation,
                                     _ start: (@escaping @Sendable () -> Void) -> Void) -> CallProbe<Void>.Call? {
     HarnessAssertions.calledExactlyOnce(within: timeout.labSeconds, grace: grace.labSeconds,
-                                        assertionCall(reporter, message(), sourceLocation)) { (done: @escaping @Sendable (()) -> Void) in
+                                        noting(true, assertionCall(reporter, message(), sourceLocation))) { (done: @escaping @Sendable (()) -> Void) in
         start { done(()) }
     }
 }
@@ -87,17 +89,40 @@ public func assertCalledExactlyOnce(within timeout: some WaitTime = 1.0, grace: 
 /// `assertCalledExactlyOnce` in an async test: `start` runs on the caller's actor and may
 /// await; the waits suspend, so a callback delivered on the caller's actor is seen.
 @discardableResult
-public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTime = 1.0, grace: some WaitTime = 0.1,
+public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTime = 1.0, grace: some WaitTime = HarnessAssertions.defaultGrace,
                                                      _ message: @autoclosure () -> String = "",
                                                      reporter: FailureReporter = .swiftTesting,
                                                      sourceLocation: SourceLocation = #_sourceLocation,
                                                      isolation: isolated (any Actor)? = #isolation,
                                                      _ start: (@escaping @Sendable (Value) -> Void) async -> Void) async -> CallProbe<Value>.Call? {
     await HarnessAssertions.calledExactlyOnce(within: timeout.labSeconds, grace: grace.labSeconds,
-                                              assertionCall(reporter, message(), sourceLocation), start)
+                                              noting(true, assertionCall(reporter, message(), sourceLocation)), start)
 }
 
 /// `call`, reporting a pass when `reportsPass`: an attachment of the running test
+/// Records an issue unless the callback handed to `start` is called, within `timeout`, on the
+/// main queue: true for a block of the main queue whichever thread drains it (under Swift
+/// Testing on Linux a dispatch worker drains it, and `Thread.isMainThread` is false there).
+/// Returns the first call, `nil` on failure.
+@_disfavoredOverload
+@discardableResult
+public func assertCalledOnMainQueue<Value: Sendable>(within timeout: some WaitTime = 1.0, _ message: @autoclosure () -> String = "",
+                                                     reporter: FailureReporter = .swiftTesting,
+                                                     sourceLocation: SourceLocation = #_sourceLocation,
+                                                     _ start: (@escaping @Sendable (Value) -> Void) -> Void) -> CallProbe<Value>.Call? {
+    HarnessAssertions.calledOnMainQueue(within: timeout.labSeconds, assertionCall(reporter, message(), sourceLocation), start)
+}
+
+/// `assertCalledOnMainQueue` in an async test: `start` runs on the caller's actor and may await.
+@discardableResult
+public func assertCalledOnMainQueue<Value: Sendable>(within timeout: some WaitTime = 1.0, _ message: @autoclosure () -> String = "",
+                                                     reporter: FailureReporter = .swiftTesting,
+                                                     sourceLocation: SourceLocation = #_sourceLocation,
+                                                     isolation: isolated (any Actor)? = #isolation,
+                                                     _ start: (@escaping @Sendable (Value) -> Void) async -> Void) async -> CallProbe<Value>.Call? {
+    await HarnessAssertions.calledOnMainQueue(within: timeout.labSeconds, assertionCall(reporter, message(), sourceLocation), start)
+}
+
 /// (`threads.txt`, kept with `swift test --attachments-path DIR`) and a line on stdout.
 func noting(_ reportsPass: Bool, _ call: AssertionCall) -> AssertionCall {
     guard reportsPass else { return call }

@@ -1,4 +1,5 @@
 import Foundation
+import LabHarnessRecording
 import Synchronization
 import XCTest
 
@@ -39,6 +40,9 @@ public final class HangWatchObserver: NSObject, XCTestObservation, @unchecked Se
     public static func install(after limit: some WaitTime, file: StaticString = #filePath, line: UInt = #line,
                                fileID: StaticString = #fileID, column: UInt = #column) {
         let site = FailureSite(fileID: fileID, filePath: file, line: line, column: column)
+        // The harness's own observer too, installed before the tests it watches start: after a
+        // hang it names the hung test and runs the ones after it (`SuiteContinuation`).
+        FrameworkRecording.prepare()
         if let shared {
             shared.settings.withLock { $0.limit = limit.labSeconds; $0.site = site }
             return

@@ -1,3 +1,4 @@
+import LabHarnessRecording
 /// Asserts that `block` finishes within `timeout`. The block runs here, on the calling thread
 /// (in a synchronous XCTest test, the main thread), as it would in the app: a block that waits
 /// for the main queue deadlocks here too, and fails. A watchdog thread watches the budget; when
@@ -12,8 +13,8 @@ public func assertCompletes(within timeout: some WaitTime, _ message: @autoclosu
                             file: StaticString = #filePath, line: UInt = #line,
                             fileID: StaticString = #fileID, column: UInt = #column,
                             _ block: () throws -> Void) rethrows -> Double? {
-    try HarnessAssertions.completes(within: timeout.labSeconds,
-                                    assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column), block)
+    let call = assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column)
+    return try SwiftTestingRun.waiting(at: call.site) { try HarnessAssertions.completes(within: timeout.labSeconds, call, block) }
 }
 
 /// Asserts that an async operation finishes within `timeout`. The operation runs in a task of
@@ -66,27 +67,27 @@ public func assertThreadPeak(staysUnder limit: Int, counting: ThreadCounting = .
 /// first call (with its thread and time), or `nil` when there was none.
 @_disfavoredOverload
 @discardableResult
-public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTime = 1.0, grace: some WaitTime = 0.1,
+public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTime = 1.0, grace: some WaitTime = HarnessAssertions.defaultGrace,
                                                      _ message: @autoclosure () -> String = "",
                                                      reporter: FailureReporter = .xctest,
                                                      file: StaticString = #filePath, line: UInt = #line,
                                                      fileID: StaticString = #fileID, column: UInt = #column,
                                                      _ start: (@escaping @Sendable (Value) -> Void) -> Void) -> CallProbe<Value>.Call? {
     HarnessAssertions.calledExactlyOnce(within: timeout.labSeconds, grace: grace.labSeconds,
-                                        assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column), start)
+                                        noting(true, assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column)), start)
 }
 
 /// `assertCalledExactlyOnce` for callbacks that take no value.
 @_disfavoredOverload
 @discardableResult
-public func assertCalledExactlyOnce(within timeout: some WaitTime = 1.0, grace: some WaitTime = 0.1,
+public func assertCalledExactlyOnce(within timeout: some WaitTime = 1.0, grace: some WaitTime = HarnessAssertions.defaultGrace,
                                     _ message: @autoclosure () -> String = "",
                                     reporter: FailureReporter = .xctest,
                                     file: StaticString = #filePath, line: UInt = #line,
                                     fileID: StaticString = #fileID, column: UInt = #column,
                                     _ start: (@escaping @Sendable () -> Void) -> Void) -> CallProbe<Void>.Call? {
     HarnessAssertions.calledExactlyOnce(within: timeout.labSeconds, grace: grace.labSeconds,
-                                        assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column)) { (done: @escaping @Sendable (()) -> Void) in
+                                        noting(true, assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column))) { (done: @escaping @Sendable (()) -> Void) in
         start { done(()) }
     }
 }
@@ -94,7 +95,7 @@ public func assertCalledExactlyOnce(within timeout: some WaitTime = 1.0, grace: 
 /// `assertCalledExactlyOnce` in an async test: `start` runs on the caller's actor and may
 /// await; the waits suspend, so a callback delivered on the caller's actor is seen.
 @discardableResult
-public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTime = 1.0, grace: some WaitTime = 0.1,
+public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTime = 1.0, grace: some WaitTime = HarnessAssertions.defaultGrace,
                                                      _ message: @autoclosure () -> String = "",
                                                      reporter: FailureReporter = .xctest,
                                                      file: StaticString = #filePath, line: UInt = #line,
@@ -102,6 +103,33 @@ public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTi
                                                      isolation: isolated (any Actor)? = #isolation,
                                                      _ start: (@escaping @Sendable (Value) -> Void) async -> Void) async -> CallProbe<Value>.Call? {
     await HarnessAssertions.calledExactlyOnce(within: timeout.labSeconds, grace: grace.labSeconds,
+                                              noting(true, assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column)), start)
+}
+
+/// Asserts that the callback handed to `start` is called, within `timeout`, on the main queue:
+/// true for a block of the main queue whichever thread drains it (the main thread under
+/// XCTest, a dispatch worker under Swift Testing on Linux). On the main thread the wait keeps
+/// the main queue draining. Returns the first call, `nil` on failure.
+@_disfavoredOverload
+@discardableResult
+public func assertCalledOnMainQueue<Value: Sendable>(within timeout: some WaitTime = 1.0, _ message: @autoclosure () -> String = "",
+                                                     reporter: FailureReporter = .xctest,
+                                                     file: StaticString = #filePath, line: UInt = #line,
+                                                     fileID: StaticString = #fileID, column: UInt = #column,
+                                                     _ start: (@escaping @Sendable (Value) -> Void) -> Void) -> CallProbe<Value>.Call? {
+    HarnessAssertions.calledOnMainQueue(within: timeout.labSeconds,
+                                        assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column), start)
+}
+
+/// `assertCalledOnMainQueue` in an async test: `start` runs on the caller's actor and may await.
+@discardableResult
+public func assertCalledOnMainQueue<Value: Sendable>(within timeout: some WaitTime = 1.0, _ message: @autoclosure () -> String = "",
+                                                     reporter: FailureReporter = .xctest,
+                                                     file: StaticString = #filePath, line: UInt = #line,
+                                                     fileID: StaticString = #fileID, column: UInt = #column,
+                                                     isolation: isolated (any Actor)? = #isolation,
+                                                     _ start: (@escaping @Sendable (Value) -> Void) async -> Void) async -> CallProbe<Value>.Call? {
+    await HarnessAssertions.calledOnMainQueue(within: timeout.labSeconds,
                                               assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column), start)
 }
 

@@ -11,7 +11,10 @@ extension XCTestCase {
     /// parent classifies the end as `ChildProcess` does: `completed` (the body returned),
     /// `failed` (it threw), `crashed` (a trap or a signal), `deadlock` (killed at `budget`
     /// without having reported progress, or after `stallWindow` without progress once it had),
-    /// `timedOut` (still reporting progress at its budget). The child's stdout is unbuffered,
+    /// `timedOut` (still reporting progress at its budget). After the body returns, the child
+    /// lives on for `settle` (half a second unless told), its main run loop turning, so a trap
+    /// or a second call that the body set going comes while it is watched: a child that exits
+    /// at once turns such a late trap into a pass. The child's stdout is unbuffered,
     /// and its output up to the hang or crash is in the returned run. A child killed at its
     /// budget or for a stall had every thread's stack taken first: a failure lists them grouped
     /// (`1 thread (main thread): in _dispatch_semaphore_wait_slow ← Fetcher.fetch (Fetcher.swift:21) ← …`),
@@ -24,7 +27,8 @@ extension XCTestCase {
     /// ```
     @discardableResult
     public func assertInChildProcess(expecting expected: ChildOutcome, budget: some WaitTime = 10.0,
-                                     stallWindow: Double? = nil, _ message: @autoclosure () -> String = "",
+                                     stallWindow: Double? = nil, settle: some WaitTime = ClosureChildTrial.defaultSettle,
+                                     _ message: @autoclosure () -> String = "",
                                      reporter: FailureReporter = .xctest,
                                      file: StaticString = #filePath, line: UInt = #line,
                                      fileID: StaticString = #fileID, column: UInt = #column,
@@ -39,7 +43,8 @@ extension XCTestCase {
         let (testClass, method) = currentTestIdentity()
         let command = TestBinaryRelaunch.command(testClass: testClass, method: method)
         let spec = ChildSpec(executable: command.executable, arguments: command.arguments,
-                             environment: [ClosureChildTrial.siteVariable: site],
+                             environment: [ClosureChildTrial.siteVariable: site,
+                                           ClosureChildTrial.settleVariable: String(settle.labSeconds)],
                              budget: budget.labSeconds, stallWindow: stallWindow)
         let run: ChildRun
         do {
@@ -49,10 +54,16 @@ extension XCTestCase {
             return nil
         }
         if run.outcome != expected {
+            // A crash: the backtracer's report of the crashing thread, rather than the report's
+            // last lines (its list of loaded images).
+            let crashed = run.outcome == .crashed ? CrashReport.crashingThread(in: run.stderr) : nil
             call.fail("expected the child to end \(expected.rawValue), it ended \(run.outcome.rawValue) after \(Format.seconds(run.wall)) (\(run.evidence))"
-                      + Self.outputTail(run) + (run.rawStacks == nil ? "" : "; where its threads were when it was killed:" + HangStacks.block(of: run)))
+                      + (crashed.map { "; its crashing thread:\n    " + $0 } ?? Self.outputTail(run))
+                      + (run.rawStacks == nil ? "" : "; where its threads were when it was killed:" + HangStacks.block(of: run)))
         } else if expected == .completed, run.resultPayload != "returned" {
             call.fail("the child exited 0 without running the body (the relaunched test did not reach this line)" + Self.outputTail(run))
+        } else if expected == .completed {
+            print("\(call.site): note: the child completed, and nothing went wrong in the \(Format.seconds(settle.labSeconds)) it was watched after its body returned")
         }
         return run
     }

@@ -60,9 +60,10 @@ final class XCTestHelperTests: XCTestCase {
         kept.next = kept
         _ = check.track(Node(), "dropped")
         check.assertAllReleased(within: 0.2, reporter: recorder.reporter)
-        // `kept` and its own `next`: two strong references; the failure is at the `track` line.
-        XCTAssertEqual(recorder.messages, ["kept was still alive 200 ms after the check began (checked at XCTestHelperTests.swift:\(#line - 2)): "
-                                           + "2 strong references still hold it (a retain cycle, or an owner that keeps it)"])
+        // `kept` and its own `next`: two strong references, the second of which the harness can
+        // name (the local variable it cannot); the failure is at the `track` line.
+        XCTAssertEqual(recorder.messages, ["kept was still alive 200 ms after the check began (checked at XCTestHelperTests.swift:\(#line - 3)): "
+                                           + "2 strong references still hold it: held by its own stored property `next` (it holds itself)"])
         XCTAssertEqual(recorder.failures.first?.site.line, trackedAt)
         kept.next = nil
     }
@@ -331,8 +332,13 @@ final class XCTestHelperTests: XCTestCase {
         let snapshot = StackSnapshot(threads: [ThreadStack(thread: "main thread", tid: 1, state: "S", frames: frames)])
         XCTAssertEqual(HangStacks.lines(snapshot, depth: 4), [
             "1 thread (main thread): in _dispatch_semaphore_wait_slow ← Fetcher.fetchSynchronously (Fetcher.swift:21) "
-                + "← closure in FetchTests.testFetch ← Box<Swift.Int>.waitForReply ← FetchTests.testFetch",
+                + "← closure in FetchTests.testFetch (FetchTests.swift:9) ← Box<Swift.Int>.waitForReply (Box.swift:4) "
+                + "← FetchTests.testFetch (FetchTests.swift:8)",
         ])
+        // Private and fileprivate declarations by name, not cut at the discriminator's parenthesis.
+        XCTAssertEqual(StackGroup.short("Contentful.Client.(handleJSON in _0C9D7A)(Foundation.Data) -> ()"), "Client.handleJSON")
+        XCTAssertEqual(StackGroup.short("closure #1 () -> () in Kit.Client.(parse in _E1F2)<A>(A) -> ()"), "closure in Client.parse")
+        XCTAssertEqual(StackGroup.short("Kit.(Helper in _AB12).run() -> ()"), "Helper.run")
         XCTAssertEqual(StackGroup.short("XCTest.XCTestCase.assertInChildProcess<A where A: LabHarness.WaitTime>(expecting: A) -> ()"),
                        "XCTestCase.assertInChildProcess")
         XCTAssertEqual(StackGroup.short("(extension in LabHarnessXCTest):XCTest.XCTestCase.assertInChildProcess(budget: Swift.Double) -> ()"),

@@ -235,4 +235,8 @@ long clab_send(int fd, const void *bytes, unsigned long count);
 /// order) and `port` (host order), with Darwin's sin_len. Returns 0, or -1 if `size` is wrong.
 int clab_ipv4_address(void *storage, unsigned long size, uint32_t address, uint16_t port);
 
+/// Copies `length` bytes of this process's memory at `address` into `buffer` without faulting:
+/// an unmapped address fails (-1) instead of raising SIGSEGV. Returns the bytes copied.
+long clab_read_own_memory(const void *address, void *buffer, unsigned long length);
+
 #endif

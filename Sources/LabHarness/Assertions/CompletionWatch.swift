@@ -61,9 +61,14 @@ final class CompletionWatch: Sendable {
         guard endsProcess else { return }
         if wake.wait(timeout: .now() + .nanoseconds(Int(Self.grace * 1e9))) == .success { return }
         // Still stuck: the test can never return, so fail it here and end the process.
+        // The last look before the process ends: every thread, as the hang watch gives them
+        // (what the stuck thread waits for is often another thread's doing).
+        let every = HangStacks.block(HangStacks.ofThisProcess(namingBudget: HangStacks.patientNaming))
         call.fail(Self.overrunMessage(timeout) + "; it is still stuck \(Format.seconds(Self.grace)) later, "
-                  + "so LabHarness ends the process (a blocked thread cannot be stopped). Its thread:" + text)
-        ProcessEnd.now("the thread that called assertCompletes at \(call.site) is stuck; see the failure above")
+                  + "so LabHarness ends the process (a blocked thread cannot be stopped). Its thread:" + text
+                  + "\nWhere every thread was as the process ended:" + every)
+        SuiteContinuation.endAfterHang("the thread that called assertCompletes at \(call.site) is stuck; see the failure above",
+                                       stuckStack: text)
     }
 
     static func overrunMessage(_ timeout: Seconds) -> String {
@@ -76,6 +81,12 @@ final class CompletionWatch: Sendable {
 public enum ProcessEnd {
     public static func now(_ reason: String) -> Never {
         say("LabHarness: ending the process: \(reason)\n")
+        exitNow()
+    }
+
+    /// Flushes every stream and exits with status 1, running no `atexit` handler (a blocked
+    /// thread may hold what they would need).
+    public static func exitNow() -> Never {
         fflush(nil)
         _exit(1)
     }

@@ -12,6 +12,10 @@ public enum HangStacks {
 
     /// At most this many groups in a message; the rest are counted.
     public static let groupLimit = 6
+    /// Frames of the author's code a hang's line shows, each with its `file:line` where debug
+    /// information has one: enough to reach the test from the frame that blocks (a lock taken
+    /// twice shows the frame that already holds it too).
+    public static let authorDepth = 16
 
     /// This process's stacks now, every thread but the caller, or only `tid` when given. The
     /// signal handler that answers is installed first (a test binary has none until asked).
@@ -50,7 +54,7 @@ public enum HangStacks {
     /// The grouped lines of `snapshot` (its note last, when it has one). The harness's own
     /// frames (the assertion that ran the code, the child trial around it) are left out, so
     /// the chain goes from the blocking call straight to the author's code.
-    public static func lines(_ snapshot: StackSnapshot?, depth: Int = 4) -> [String] {
+    public static func lines(_ snapshot: StackSnapshot?, depth: Int = authorDepth) -> [String] {
         guard let snapshot else { return ["stacks unavailable: none were taken"] }
         let stacks = snapshot.threads.map { stack in
             var stack = stack
@@ -58,7 +62,7 @@ public enum HangStacks {
             return stack
         }
         let groups = StackGroup.fold(stacks)
-        var lines = groups.prefix(groupLimit).map { $0.summary(depth: depth) }
+        var lines = groups.prefix(groupLimit).map { $0.summary(depth: depth, placesEveryFrame: true) }
         if groups.count > groupLimit {
             let rest = groups.dropFirst(groupLimit).reduce(0) { $0 + $1.threads.count }
             lines.append("and \(rest) more threads in \(groups.count - groupLimit) other stacks")
@@ -69,19 +73,19 @@ public enum HangStacks {
 
     /// The grouped stacks of a child the harness killed (at its budget or for a stall), every
     /// thread of it; `["stacks unavailable: …"]` when it was not killed or gave none.
-    public static func lines(of run: ChildRun, depth: Int = 4) -> [String] {
+    public static func lines(of run: ChildRun, depth: Int = authorDepth) -> [String] {
         guard let raw = run.rawStacks else { return ["stacks unavailable: the child was not killed by the harness"] }
         // The child is gone and the failure waits for nothing: naming may take its time.
         return lines(namingMainThread(raw.named(budget: patientNaming), pid: run.pid), depth: depth)
     }
 
     /// `lines` as one block for a failure message: each line on its own line, indented.
-    public static func block(_ snapshot: StackSnapshot?, depth: Int = 4) -> String {
+    public static func block(_ snapshot: StackSnapshot?, depth: Int = authorDepth) -> String {
         indented(lines(snapshot, depth: depth))
     }
 
     /// `lines(of:)` as one block for a failure message.
-    public static func block(of run: ChildRun, depth: Int = 4) -> String {
+    public static func block(of run: ChildRun, depth: Int = authorDepth) -> String {
         indented(lines(of: run, depth: depth))
     }
 

@@ -60,6 +60,6 @@ public final class HangWatch: Sendable {
         ProcessEnd.say("error: \(text)\n")
         record(text)
         if wake.wait(timeout: .now() + .nanoseconds(Int(Self.grace * 1e9))) == .success { return }
-        ProcessEnd.now("\(testName) is still running \(Format.seconds(Self.grace)) after its hang watch fired, and a blocked test cannot be stopped")
+        SuiteContinuation.endAfterHang("\(testName) is still running \(Format.seconds(Self.grace)) after its hang watch fired, and a blocked test cannot be stopped")
     }
 }

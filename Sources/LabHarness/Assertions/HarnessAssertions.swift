@@ -75,9 +75,17 @@ public enum HarnessAssertions {
 
     static let afterMake = "of its last outside reference going away"
 
+    /// How long the exactly-once checks watch for a second call after the first, unless told:
+    /// a second long, so a timeout racing a late reply (the reply a few hundred milliseconds
+    /// after the timeout's call) is seen. A pass says how long it watched.
+    public static let defaultGrace: Seconds = 1.0
+
     /// How much longer a failed release wait looks again, to tell a late release from none:
-    /// four times the wait, at least a second, at most five.
-    public static func secondLook(after timeout: Seconds) -> Seconds { min(max(1, 4 * timeout), 5) }
+    /// five seconds, or four times the wait when that is longer (at most thirty). It does not
+    /// shrink with a short wait: a release three seconds late is "released late" at `within: 0.5`
+    /// as at `within: 2` (with four times the wait, at least a second, the first was called a
+    /// retain cycle).
+    public static func secondLook(after timeout: Seconds) -> Seconds { min(max(5, 4 * timeout), 30) }
 
     /// `T was not released within 200 ms …`, then what the second look found: a release that
     /// came late (with when), or how many strong references still hold the object.
@@ -88,13 +96,22 @@ public enum HarnessAssertions {
             let after = tracker.releaseDelay(label).map { " (\(Format.seconds($0)) after)" } ?? ""
             return head + "; it was released late\(after): something held it longer than the wait (a scheduled block, a timer, a task), not for ever"
         }
-        return head + ", nor within a second look of \(Format.seconds(secondLook(after: timeout))): " + holders(tracker.strongReferences(label))
+        return head + ", nor within a second look of \(Format.seconds(secondLook(after: timeout))): "
+            + holders(tracker.strongReferences(label), found: tracker.holders(of: label, among: [label]), knows: "the object itself")
     }
 
-    /// `1 strong reference still holds it (a retain cycle, or an owner that keeps it)`.
-    public static func holders(_ count: Int?) -> String {
+    /// `1 strong reference still holds it: held by a closure stored in its own property
+    /// `onChange`, which captured it (a retain cycle)`, or, when no holder is found among what
+    /// the harness can look into (`knows`), that it could not say.
+    public static func holders(_ count: Int?, found: [String]? = nil, knows: String = "the object itself") -> String {
         guard let count else { return "it went meanwhile" }
-        return "\(count) strong reference\(count == 1 ? "" : "s") still hold\(count == 1 ? "s" : "") it (a retain cycle, or an owner that keeps it)"
+        let head = "\(count) strong reference\(count == 1 ? "" : "s") still hold\(count == 1 ? "s" : "") it"
+        guard let found else { return head + " (a retain cycle, or an owner that keeps it)" }
+        if found.isEmpty {
+            return head + "; LabHarness found no holder among what it can look into (\(knows)): an owner it cannot see "
+                + "(a global or a cache, a queue's pending block, a task, a capture it cannot read)"
+        }
+        return head + ": held by " + found.joined(separator: "; and by ")
     }
 
     /// The object `make` returns must still be alive `duration` later: documents a leak on
@@ -178,13 +195,13 @@ public enum HarnessAssertions {
     /// must stay under `limit`. Returns the sampled thread-count timeline, for charts.
     public static func threadPeak(staysUnder limit: Int, counting: ThreadCounting, interval: Seconds,
                                   _ call: AssertionCall, _ block: () throws -> Void) rethrows -> ThreadTimeline {
-        let measurement = ThreadPeakMeasurement(interval: interval)
+        let measurement = ThreadPeakMeasurement(interval: interval, stacksAt: counting == .added ? limit : nil)
         do { try block() } catch {
             _ = measurement.finish()
             throw error
         }
         let (timeline, appeared) = measurement.finish()
-        threadVerdict(limit: limit, counting: counting, timeline: timeline, appeared: appeared, call)
+        threadVerdict(limit: limit, counting: counting, timeline: timeline, appeared: appeared, stacks: measurement.stacksText(), call)
         return timeline
     }
 
@@ -192,22 +209,22 @@ public enum HarnessAssertions {
     public static func threadPeak(staysUnder limit: Int, counting: ThreadCounting, interval: Seconds,
                                   _ call: AssertionCall, isolation: isolated (any Actor)? = #isolation,
                                   _ block: () async throws -> Void) async rethrows -> ThreadTimeline {
-        let measurement = ThreadPeakMeasurement(interval: interval)
+        let measurement = ThreadPeakMeasurement(interval: interval, stacksAt: counting == .added ? limit : nil)
         do { try await block() } catch {
             _ = measurement.finish()
             throw error
         }
         let (timeline, appeared) = measurement.finish()
-        threadVerdict(limit: limit, counting: counting, timeline: timeline, appeared: appeared, call)
+        threadVerdict(limit: limit, counting: counting, timeline: timeline, appeared: appeared, stacks: measurement.stacksText(), call)
         return timeline
     }
 
     /// Reports when the measured count reaches `limit`; the message names the new threads.
     static func threadVerdict(limit: Int, counting: ThreadCounting, timeline: ThreadTimeline,
-                              appeared: [NewThreadWatch.Appeared], _ call: AssertionCall) {
+                              appeared: [NewThreadWatch.Appeared], stacks: String = "", _ call: AssertionCall) {
         switch counting {
         case .added where appeared.count >= limit:
-            call.fail("the block added \(NewThreadWatch.summary(appeared)); the limit was under \(limit) (threads are counted process-wide)")
+            call.fail("the block added \(NewThreadWatch.summary(appeared)); the limit was under \(limit) (threads are counted process-wide)" + stacks)
         case .total where timeline.peak >= limit:
             call.fail("the process peaked at \(timeline.peak) threads while the block ran; the limit was under \(limit)")
         case .added:
@@ -225,11 +242,14 @@ public enum HarnessAssertions {
                                                           _ start: (@escaping @Sendable (Value) -> Void) -> Void) -> CallProbe<Value>.Call? {
         let probe = CallProbe<Value>()
         let sites = CallSites()
+        let startedAt = MonotonicClock.now()
         start { value in
             sites.note()
             probe.record(value)
         }
-        return exactlyOnceVerdict(probe, sites, arrived: probe.waitForCall(within: timeout), timeout: timeout, grace: grace, call)
+        let arrived = probe.waitForCall(within: timeout)
+        if arrived { probe.settle(for: grace) }
+        return exactlyOnceVerdict(probe, sites, arrived: arrived, startedAt: startedAt, timeout: timeout, grace: grace, call)
     }
 
     /// `calledExactlyOnce` for an async `start`; waits without blocking.
@@ -238,23 +258,63 @@ public enum HarnessAssertions {
                                                           _ start: (@escaping @Sendable (Value) -> Void) async -> Void) async -> CallProbe<Value>.Call? {
         let probe = CallProbe<Value>()
         let sites = CallSites()
+        let startedAt = MonotonicClock.now()
         await start { value in
             sites.note()
             probe.record(value)
         }
         let arrived = await probe.waitForCall(within: timeout)
         if arrived { try? await Task.sleep(nanoseconds: UInt64(grace * 1e9)) }
-        return exactlyOnceVerdict(probe, sites, arrived: arrived, timeout: timeout, grace: arrived ? 0 : grace, call)
+        return exactlyOnceVerdict(probe, sites, arrived: arrived, startedAt: startedAt, timeout: timeout, grace: grace, call)
     }
 
-    private static func exactlyOnceVerdict<Value>(_ probe: CallProbe<Value>, _ sites: CallSites, arrived: Bool, timeout: Seconds,
-                                                  grace: Seconds, _ call: AssertionCall) -> CallProbe<Value>.Call? {
+    /// The callback handed to `start` must be called, within `timeout`, on the main queue
+    /// (`MainQueueMark`: true for a block of the main queue whichever thread drains it). Returns
+    /// the first call, `nil` on failure.
+    public static func calledOnMainQueue<Value: Sendable>(within timeout: Seconds, _ call: AssertionCall,
+                                                         _ start: (@escaping @Sendable (Value) -> Void) -> Void) -> CallProbe<Value>.Call? {
+        MainQueueMark.prepare()
+        let probe = CallProbe<Value>()
+        start { value in probe.record(value) }
+        return mainQueueVerdict(probe, arrived: probe.waitForCall(within: timeout), timeout: timeout, call)
+    }
+
+    /// `calledOnMainQueue` for an async `start`; waits without blocking.
+    public static func calledOnMainQueue<Value: Sendable>(within timeout: Seconds, _ call: AssertionCall,
+                                                         isolation: isolated (any Actor)? = #isolation,
+                                                         _ start: (@escaping @Sendable (Value) -> Void) async -> Void) async -> CallProbe<Value>.Call? {
+        MainQueueMark.prepare()
+        let probe = CallProbe<Value>()
+        await start { value in probe.record(value) }
+        let arrived = await probe.waitForCall(within: timeout)
+        return mainQueueVerdict(probe, arrived: arrived, timeout: timeout, call)
+    }
+
+    private static func mainQueueVerdict<Value>(_ probe: CallProbe<Value>, arrived: Bool, timeout: Seconds,
+                                                _ call: AssertionCall) -> CallProbe<Value>.Call? {
+        guard arrived, let first = probe.first else {
+            call.fail("the callback was never called within \(Format.seconds(timeout))")
+            return nil
+        }
+        guard first.isOnMainQueue else {
+            call.fail("the callback was called on thread \(first.thread), not on the main queue")
+            return nil
+        }
+        return first
+    }
+
+    /// The verdict once the grace after the first call has passed (the waits are the caller's).
+    private static func exactlyOnceVerdict<Value>(_ probe: CallProbe<Value>, _ sites: CallSites, arrived: Bool, startedAt: Seconds,
+                                                  timeout: Seconds, grace: Seconds, _ call: AssertionCall) -> CallProbe<Value>.Call? {
         guard arrived else {
             call.fail("the callback was never called within \(Format.seconds(timeout))")
             return nil
         }
-        probe.settle(for: grace)
         let calls = probe.all
+        if calls.count == 1, let first = probe.first {
+            call.notePass("the callback was called once, \(Format.seconds(max(0, first.at - startedAt))) after the start; "
+                          + "no second call came in the \(Format.seconds(grace)) watched after it")
+        }
         if calls.count > 1 {
             // The first two calls, each with its value and the caller's own lines.
             let shown = calls.prefix(2).enumerated().map { index, made in

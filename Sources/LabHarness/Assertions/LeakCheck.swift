@@ -11,13 +11,16 @@ public final class LeakCheck: Sendable {
         public var site: FailureSite?
         /// Strong references that held it at the check (`nil` if it went meanwhile).
         public var strongReferences: Int?
+        /// Where it is held among the check's surviving objects (`HolderSearch`); `nil` when
+        /// not looked for.
+        public var holders: [String]? = nil
 
         /// `session was still alive 500 ms after the check began (at File.swift:40): 1 strong
         /// reference still holds it (…)`.
         public func failure(timeout: Seconds, checkedAt check: FailureSite? = nil) -> String {
             let place = check.map { " (checked at \(($0.filePath as NSString).lastPathComponent):\($0.line))" } ?? ""
             return "\(label) was still alive \(Format.seconds(timeout)) after the check began\(place): "
-                + HarnessAssertions.holders(strongReferences)
+                + HarnessAssertions.holders(strongReferences, found: holders, knows: "the objects this check tracks")
         }
     }
 
@@ -49,8 +52,12 @@ public final class LeakCheck: Sendable {
     }
 
     private func survivors(_ list: [(label: String, site: FailureSite?)]) -> [Survivor] {
-        list.filter { tracker.isAlive($0.label) }
-            .map { Survivor(label: $0.label, site: $0.site, strongReferences: tracker.strongReferences($0.label)) }
+        let alive = list.filter { tracker.isAlive($0.label) }
+        let labels = alive.map(\.label)
+        return alive.map {
+            Survivor(label: $0.label, site: $0.site, strongReferences: tracker.strongReferences($0.label),
+                     holders: tracker.holders(of: $0.label, among: labels))
+        }
     }
 
     /// `survivors(within:)` without blocking the thread.

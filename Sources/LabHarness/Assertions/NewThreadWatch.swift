@@ -20,6 +20,8 @@ public final class NewThreadWatch: Sendable {
     static let renameLimit = 256
 
     private let interval: Seconds
+    private let stacksAt: Int?
+    private let stacks = Mutex<StackSnapshot?>(nil)
     private let state = Mutex<State>(State())
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
@@ -30,8 +32,22 @@ public final class NewThreadWatch: Sendable {
         var order: [UInt64] = []
     }
 
-    public init(interval: Seconds = 0.002) {
+    /// With `stacksAt`, the watcher takes the stacks of the new threads once, when that many
+    /// have appeared (a budget's limit): where they wait, while they still exist.
+    public init(interval: Seconds = 0.002, stacksAt: Int? = nil) {
         self.interval = interval
+        self.stacksAt = stacksAt
+    }
+
+    /// The new threads' stacks, taken when `stacksAt` threads had appeared; `nil` before (or
+    /// without `stacksAt`).
+    public var stacksAtLimit: StackSnapshot? { stacks.withLock { $0 } }
+
+    /// `where they were when N had appeared:` and the new threads grouped by stack, or nothing
+    /// when no stacks were taken.
+    public func stacksText() -> String {
+        guard let snapshot = stacksAtLimit, let limit = stacksAt else { return "" }
+        return "; where the new threads were when \(limit) had appeared:" + HangStacks.block(snapshot)
     }
 
     /// Starts the watcher thread and takes the baseline once it runs. Without a watcher thread
@@ -43,6 +59,7 @@ public final class NewThreadWatch: Sendable {
             guard start.signalReady(publishing: { state.withLock { $0.baseline = baseline } }) else { return }
             while !stopping.load(ordering: .acquiring) {
                 look()
+                takeStacksAtLimit()
                 MonotonicClock.sleep(for: interval)
             }
             finished.signal()
@@ -71,6 +88,18 @@ public final class NewThreadWatch: Sendable {
     /// The threads seen so far that were not there at the start.
     public var appeared: [Appeared] {
         state.withLock { s in s.order.map { Appeared(id: $0, name: s.appeared[$0] ?? "") } }
+    }
+
+    /// Once, on the watcher's thread: the stacks of the threads that appeared, when there are
+    /// `stacksAt` of them (what a thread budget's failure shows of where they wait; their names
+    /// on Linux are often the 15 bytes they inherited from their creator).
+    private func takeStacksAtLimit() {
+        guard let limit = stacksAt, stacks.withLock({ $0 == nil }) else { return }
+        let ids = state.withLock { Set($0.order) }
+        guard ids.count >= limit else { return }
+        var snapshot = HangStacks.ofThisProcess(namingBudget: StackCapture.symbolBudget)
+        if !snapshot.threads.isEmpty { snapshot.threads = snapshot.threads.filter { ids.contains(UInt64($0.tid)) } }
+        stacks.withLock { $0 = snapshot }
     }
 
     private func look() {

@@ -5,13 +5,17 @@ public struct ThreadPeakMeasurement: Sendable {
     private let sampler: ThreadSampler
     private let watch: NewThreadWatch
 
-    /// Starts measuring now.
-    public init(interval: Seconds) {
+    /// Starts measuring now. With `stacksAt`, the stacks of the new threads are taken when that
+    /// many have appeared (`stacksText`).
+    public init(interval: Seconds, stacksAt: Int? = nil) {
         sampler = ThreadSampler(interval: interval)
         sampler.start()
-        watch = NewThreadWatch(interval: interval)
+        watch = NewThreadWatch(interval: interval, stacksAt: stacksAt)
         watch.start()
     }
+
+    /// The new threads grouped by where they were when the limit was reached, for a failure.
+    public func stacksText() -> String { watch.stacksText() }
 
     /// Stops both watchers; returns the timeline and the threads that appeared.
     public func finish() -> (timeline: ThreadTimeline, appeared: [NewThreadWatch.Appeared]) {

@@ -14,6 +14,10 @@ public final class CallProbe<Value: Sendable>: Sendable {
         /// The calling thread's name (`main` for the main thread; empty if unnamed).
         public var thread: String
         public var isMainThread: Bool
+        /// Whether the call ran as part of the main queue (a block of it, or of a queue that
+        /// targets it), whichever thread drained it: on Linux under Swift Testing a dispatch
+        /// worker drains the main queue, and `isMainThread` is false there.
+        public var isOnMainQueue: Bool = false
         public var value: Value
     }
 
@@ -24,7 +28,8 @@ public final class CallProbe<Value: Sendable>: Sendable {
 
     /// Records one call with its value.
     public func record(_ value: Value) {
-        let call = Call(at: MonotonicClock.now(), thread: CurrentThread.name, isMainThread: Thread.isMainThread, value: value)
+        let call = Call(at: MonotonicClock.now(), thread: CurrentThread.name, isMainThread: Thread.isMainThread,
+                        isOnMainQueue: MainQueueMark.isOnMainQueue, value: value)
         calls.withLock { $0.append(call) }
         arrived.signal()
     }
@@ -67,6 +72,26 @@ public final class CallProbe<Value: Sendable>: Sendable {
 
 extension CallProbe where Value == Void {
     public func record() { record(()) }
+}
+
+/// Tells whether code runs on the main queue, whichever thread drains it: a queue-specific
+/// value set on `DispatchQueue.main` (once, on first use) and read with
+/// `DispatchQueue.getSpecific`, which sees a queue's own values and its targets'.
+public enum MainQueueMark {
+    private static let key = DispatchSpecificKey<Bool>()
+    private static let marked: Bool = {
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return true
+    }()
+
+    /// Whether the caller runs on the main queue (or a queue that targets it).
+    public static var isOnMainQueue: Bool {
+        _ = marked
+        return DispatchQueue.getSpecific(key: key) == true
+    }
+
+    /// Marks the main queue now, before any callback can run (the assertions call it first).
+    public static func prepare() { _ = marked }
 }
 
 /// The calling thread as reports describe it.

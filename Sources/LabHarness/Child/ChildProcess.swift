@@ -28,6 +28,10 @@ public struct ChildSpec: Sendable {
     /// holds the limit longer for every other trial. Off for a child that runs trials of its
     /// own (an experiment under `lab all`), which names them itself.
     public var endsAtThreadLimit = false
+    /// Copy what the child writes to this process's own stdout and stderr as it comes, besides
+    /// keeping it in the run: for a child whose output is the user's to read (the relaunched
+    /// tests after a hang, whose results belong in the same `swift test` output).
+    public var echoesOutput = false
 
     public init(executable: String, arguments: [String] = [], environment: [String: String] = [:],
                 budget: Seconds, stallWindow: Seconds? = nil, outputLimit: Int = 4 << 20,
@@ -204,7 +208,9 @@ public enum ChildProcess {
             let ready = poll(&fds, nfds_t(fds.count), 20)
             if ready < 0 && errno != EINTR { break }
             for entry in fds where entry.revents != 0 {
-                let more = entry.fd == outPipe.read ? readAvailable(entry.fd, into: &out) : readAvailable(entry.fd, into: &err)
+                let echo: Int32? = spec.echoesOutput ? (entry.fd == outPipe.read ? 1 : 2) : nil
+                let more = entry.fd == outPipe.read ? readAvailable(entry.fd, into: &out, echo: echo)
+                                                    : readAvailable(entry.fd, into: &err, echo: echo)
                 if !more {
                     open.removeAll { $0 == entry.fd }
                 }
@@ -344,12 +350,27 @@ public enum ChildProcess {
     }
 
     /// Reads what is available; returns false at end of stream.
-    private static func readAvailable(_ fd: Int32, into collector: inout OutputCollector) -> Bool {
+    private static func readAvailable(_ fd: Int32, into collector: inout OutputCollector, echo: Int32? = nil) -> Bool {
         var buffer = [UInt8](repeating: 0, count: 65536)
         let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n > 0 { collector.append(buffer[0..<n]); return true }
+        if n > 0 {
+            if let echo { writeAll(buffer[0..<n], to: echo) }
+            collector.append(buffer[0..<n])
+            return true
+        }
         if n < 0 && (errno == EINTR || errno == EAGAIN) { return true }
         return false
+    }
+
+    /// Writes `bytes` to `fd` whole; a failing descriptor loses them and nothing else.
+    private static func writeAll(_ bytes: ArraySlice<UInt8>, to fd: Int32) {
+        var rest = bytes
+        while !rest.isEmpty {
+            let wrote = rest.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if wrote < 0 && errno == EINTR { continue }
+            if wrote <= 0 { return }
+            rest = rest.dropFirst(wrote)
+        }
     }
 
     /// `waitpid` for `pid`; the raw status once it has ended, `nil` while it runs.

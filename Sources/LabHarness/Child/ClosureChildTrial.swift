@@ -13,6 +13,19 @@ public enum ClosureChildTrial {
         ProcessInfo.processInfo.environment[siteVariable]
     }
 
+    /// Names the seconds the child waits after the body returned, before it exits.
+    public static let settleVariable = "LAB_CLOSURE_TRIAL_SETTLE"
+
+    /// The settle time of `assertInChildProcess` unless told: half a second, ten times the
+    /// 50 ms after which a late reply resumed a continuation a second time in the case that
+    /// showed the need.
+    public static let defaultSettle: Seconds = 0.5
+
+    /// The settle time the parent asked for (0 when it said none).
+    public static var requestedSettle: Seconds {
+        Double(ProcessInfo.processInfo.environment[settleVariable] ?? "") ?? 0
+    }
+
     /// The identifier of a call site, as the parent and the child both spell it.
     public static func siteKey(_ site: FailureSite) -> String {
         "\(site.fileID):\(site.line):\(site.column)"
@@ -32,8 +45,33 @@ public enum ClosureChildTrial {
             fflush(nil)
             _exit(1)
         }
+        // What the body set going may still trap (a continuation resumed a second time by a
+        // late reply): the child lives on for the settle time the parent asked for, the main
+        // run loop turning, before it reports that the body returned.
+        settleBeforeExit(for: requestedSettle)
         ChildProtocol.sendResult("returned")
         fflush(nil)
         exit(0)
     }
+}
+
+/// Waits `duration` before a child process (an exit test's body, a closure child trial) ends,
+/// turning the main run loop meanwhile on the main thread, so what the body set going has time
+/// to misbehave where the parent sees it: a second call, a trap after the body returned. An exit
+/// test ends as soon as its body returns; call this last in the body:
+///
+/// ```swift
+/// await #expect(processExitsWith: .success) {
+///     _ = await Loader().load()
+///     await settleBeforeExit(for: 0.5)     // a double resume 50 ms later traps here, not after exit
+/// }
+/// ```
+public func settleBeforeExit(for duration: some WaitTime) {
+    MainQueueFriendlyWait.pass(max(0, duration.labSeconds))
+}
+
+/// `settleBeforeExit(for:)` in async code: suspends instead of blocking the thread.
+public func settleBeforeExit(for duration: some WaitTime) async {
+    let seconds = max(0, duration.labSeconds)
+    try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
 }

@@ -128,6 +128,16 @@ public final class ReleaseTracker: Sendable {
         return StrongReferences.count(of: box)
     }
 
+    /// Where the object tracked as `label` is held, among the objects tracked as `among` that
+    /// are still alive (it may be among them: a cycle through itself); see `HolderSearch`.
+    /// `nil` when it is gone.
+    public func holders(of label: String, among labels: [String]) -> [String]? {
+        let boxes = entries.withLock { entries in labels.map { ($0, entries[$0]?.box) } }
+        guard let target = entries.withLock({ $0[label]?.box })?.object else { return nil }
+        let candidates = boxes.compactMap { label, box in box?.object.map { (label: label, object: $0) } }
+        return HolderSearch.holders(of: target, targetLabel: label, among: candidates)
+    }
+
     /// Whether the release time of `label` came from a `LifetimeTag` (exact) or from polling.
     public func releaseTimeIsExact(_ label: String) -> Bool {
         entries.withLock { $0[label]?.exact ?? false }

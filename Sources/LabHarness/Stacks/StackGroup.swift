@@ -21,7 +21,7 @@ public struct StackGroup: Sendable, Equatable {
     /// `6 threads (lab.caller): waiting in OS_dispatch_semaphore.wait() ← Callers.global ← …`:
     /// the runtime noise trimmed to the blocking call and at most `depth` user frames. Threads
     /// are named by `ThreadLabel.readable` (libdispatch's pool workers as `dispatch worker`).
-    public func summary(depth: Int = 3) -> String {
+    public func summary(depth: Int = 3, placesEveryFrame: Bool = false) -> String {
         let names = Array(Set(threads.map { ThreadLabel.readable($0.thread) })).sorted()
         let who = names.count <= 2 ? names.joined(separator: ", ") : "\(names[0]), \(names[1]), …"
         let count = threads.count == 1 ? "1 thread" : "\(threads.count) threads"
@@ -35,7 +35,7 @@ public struct StackGroup: Sendable, Equatable {
         }
         for (index, frame) in user.prefix(depth).enumerated() {
             let place = StackGroup.place(frame)
-            chain.append(StackGroup.short(StackGroup.bare(frame)) + (index == 0 && place != nil ? " (\(place!))" : ""))
+            chain.append(StackGroup.short(StackGroup.bare(frame)) + ((index == 0 || placesEveryFrame) && place != nil ? " (\(place!))" : ""))
         }
         if user.count > depth { chain.append("…") }
         return "\(count) (\(who)): in " + chain.joined(separator: " ← ")
@@ -56,6 +56,7 @@ public struct StackGroup: Sendable, Equatable {
         if name.hasPrefix("static ") { name.removeFirst("static ".count) }
         // A method of an extension declared in another module: `(extension in M):T.method`.
         if name.hasPrefix("(extension in "), let colon = name.range(of: "):") { name = String(name[colon.upperBound...]) }
+        name = privateNamesRevealed(name)
         if let open = name.firstIndex(of: "("), open != name.startIndex { name = String(name[..<open]) }
         // A generic function's own parameters (`run<A where A: P>`), not a generic type's (`Box<Int>.wait`).
         if name.hasSuffix(">"), let open = name.lastIndex(of: "<"), open != name.startIndex,
@@ -64,6 +65,25 @@ public struct StackGroup: Sendable, Equatable {
         let parts = name.split(separator: ".")
         if parts.count > 2 { name = parts.dropFirst().joined(separator: ".") }
         return prefix + name
+    }
+
+    /// A private or fileprivate declaration demangles as `(name in _4A1B…)`, the file's
+    /// discriminator beside it: `Client.(handleJSON in _0C9D)(_:)` reads `Client.handleJSON(_:)`.
+    static func privateNamesRevealed(_ symbol: String) -> String {
+        var name = symbol
+        var searchFrom = name.startIndex
+        while let open = name[searchFrom...].firstIndex(of: "("),
+              let marker = name[open...].range(of: " in _"),
+              let close = name[marker.upperBound...].firstIndex(of: ")") {
+            let inner = name[name.index(after: open)..<marker.lowerBound]
+            let discriminator = name[marker.upperBound..<close]
+            let isPrivateName = !inner.isEmpty && inner.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
+                && discriminator.allSatisfy { $0.isHexDigit || $0.isLetter || $0.isNumber }
+            guard isPrivateName else { searchFrom = name.index(after: open); continue }
+            name.replaceSubrange(open...close, with: inner)
+            searchFrom = open
+        }
+        return name
     }
 
     /// The `file:line` of a frame, if it has one.

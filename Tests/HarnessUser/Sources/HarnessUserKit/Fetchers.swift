@@ -27,3 +27,62 @@ public enum FrugalFetcher {
         }
     }
 }
+
+/// A client that waits for its reply with a timeout, the common form in app code, inside a
+/// private method; the reply never comes, so each call waits out its timeout.
+public final class PatientClient: Sendable {
+    private let timeout: Double
+
+    public init(timeout: Double) { self.timeout = timeout }
+
+    public func request() -> Bool {
+        waitForReply()
+    }
+
+    private func waitForReply() -> Bool {
+        let reply = DispatchGroup()
+        reply.enter()                                              // nobody leaves: no reply
+        return reply.wait(timeout: .now() + timeout) == .success   // waits the whole timeout
+    }
+}
+
+/// A ledger whose update calls back into a method that takes the same lock: a lock taken twice
+/// on one thread, which never returns (`NSLock` is not recursive).
+public final class ReentrantLedger: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [Int] = []
+
+    public init() {}
+
+    public func record(_ value: Int) {
+        lock.lock()                      // holds the lock…
+        defer { lock.unlock() }
+        entries.append(value)
+        notifyObservers()
+    }
+
+    private func notifyObservers() {
+        _ = total()                      // …and asks for it again
+    }
+
+    fileprivate func total() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries.reduce(0, +)
+    }
+}
+
+/// `ReentrantLedger` fixed: the total is read under the lock already held.
+public final class CarefulLedger: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [Int] = []
+
+    public init() {}
+
+    public func record(_ value: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        entries.append(value)
+        _ = entries.reduce(0, +)
+    }
+}

@@ -61,3 +61,44 @@ public enum LockOrder {
         done.wait()
     }
 }
+
+/// A request with a timeout that races its reply. `RacingLoader` calls back when the timeout
+/// fires and again when the reply comes `replyDelay` later: the handler is called twice, and a
+/// continuation resumed from it traps, after the caller has moved on. `GuardedLoader` lets
+/// whichever comes first call back and drops the other.
+public final class RacingLoader: Sendable {
+    private let replyDelay: Double
+
+    public init(replyDelay: Double) { self.replyDelay = replyDelay }
+
+    public func load(completion: @escaping @Sendable (Result<String, LoadError>) -> Void) {
+        completion(.failure(.invalidID))                        // the timeout, at once here
+        DispatchQueue.global().asyncAfter(deadline: .now() + replyDelay) {
+            completion(.success("late reply"))                   // the reply: a second call
+        }
+    }
+
+    public func load() async -> Result<String, LoadError> {
+        await withCheckedContinuation { continuation in load { continuation.resume(returning: $0) } }
+    }
+}
+
+public final class GuardedLoader: Sendable {
+    private let replyDelay: Double
+
+    public init(replyDelay: Double) { self.replyDelay = replyDelay }
+
+    public func load(completion: @escaping @Sendable (Result<String, LoadError>) -> Void) {
+        let answered = Answered()
+        let once: @Sendable (Result<String, LoadError>) -> Void = { result in
+            if answered.first() { completion(result) }
+        }
+        once(.failure(.invalidID))
+        DispatchQueue.global().asyncAfter(deadline: .now() + replyDelay) { once(.success("late reply")) }
+    }
+
+    public func load() async -> Result<String, LoadError> {
+        await withCheckedContinuation { continuation in load { continuation.resume(returning: $0) } }
+    }
+}
+

@@ -9,7 +9,7 @@ extension HarnessUserSwiftTests {
     @Suite struct Messages {
         @Test func aLeakyDownloader_failsSayingHowManyReferencesHoldIt() {
             HarnessUserSwiftTests.expectOneIssue(atLine: #line + 2,
-                                                 containing: "nor within a second look of 1.00 s: 1 strong reference still holds it") {
+                                                 containing: "nor within a second look of 5.00 s: 1 strong reference still holds it") {
                 assertReleased(within: .milliseconds(100)) { () -> LeakyDownloader in
                     let downloader = LeakyDownloader()
                     downloader.start()

@@ -1,0 +1,167 @@
+import Foundation
+import LabHarness
+import Synchronization
+import Testing
+
+/// What the harness knows of the Swift Testing run in this process, for going on after a hang
+/// (`SuiteContinuation`): the tests that ended (those run under one of the harness's traits,
+/// `.hangWatch` on a suite covering every test in it) and the tests that hung (past their hang
+/// watch, or stuck in a synchronous `assertCompletes`).
+///
+/// The relaunched copy gets this process's own arguments (`swift test` passes its command line,
+/// `--filter` included, with `--testing-library swift-testing`), plus one `--skip` for each of
+/// these tests: the tests that ended before the hang and the hung one do not run again; every
+/// other test of the run does, including one that was running beside the hung test (it never
+/// reported). Swift Testing has no public observer of a whole run, so a test that ended outside
+/// the harness's traits is not known to have ended and runs again in the copy.
+public enum SwiftTestingRun {
+    private struct State {
+        var ended: [String] = []
+        var endedSet: Set<String> = []
+        var hung: [String] = []
+        var inSyncWait: [String: Int] = [:]
+        var recorders: [String: [BoundRecorder]] = [:]
+    }
+
+    private static let state = Mutex(State())
+    private static let registered = Atomic<Bool>(false)
+
+    /// `Module.Suite/test()`: the test's name as `--list-tests` prints it and `--skip` matches it.
+    public static func identifier(of test: Test) -> String {
+        test.id.moduleName + "." + test.id.nameComponents.joined(separator: "/")
+    }
+
+    /// The test ended (passed or failed) in this process.
+    public static func ended(_ test: Test) {
+        register()
+        let id = identifier(of: test)
+        state.withLock { if $0.endedSet.insert(id).inserted { $0.ended.append(id) } }
+    }
+
+    /// The test's hang watch fired: it is failed, and the process ends if it does not end.
+    public static func hung(_ test: Test) {
+        register()
+        let id = identifier(of: test)
+        state.withLock { $0.hung.append(id) }
+    }
+
+    /// Runs `body` (a synchronous wait that may never return, called at `site`) as part of the
+    /// running test: a hang that ends the process knows which test it was, and a failure that a
+    /// watchdog thread records for `site` meanwhile (where `Test.current` is not set) is
+    /// recorded on this test, through a task that carries the test's context.
+    ///
+    /// In an exit test's body (`ExitTest.current` is set, `Test.current` is not) the failure is
+    /// recorded the same way, as an issue of the exit test, which Swift Testing hands to the
+    /// parent test: the stack of a hang in the child reaches the parent's issue.
+    public static func waiting<R>(at site: FailureSite, _ body: () throws -> R) rethrows -> R {
+        let test = Test.current
+        guard test != nil || ExitTest.current != nil else { return try body() }
+        let id = test.map(identifier(of:))
+        if id != nil { register() }
+        let recorder = BoundRecorder()
+        let key = "\(site)"
+        state.withLock { state in
+            if let id { state.inSyncWait[id, default: 0] += 1 }
+            state.recorders[key, default: []].append(recorder)
+        }
+        defer {
+            recorder.close()
+            state.withLock { state in
+                if let id {
+                    state.inSyncWait[id, default: 1] -= 1
+                    if state.inSyncWait[id] == 0 { state.inSyncWait[id] = nil }
+                }
+                state.recorders[key]?.removeAll { $0 === recorder }
+                if state.recorders[key]?.isEmpty == true { state.recorders[key] = nil }
+            }
+        }
+        return try body()
+    }
+
+    /// Whether this process is the child of an exit test (an issue recorded in its body's task
+    /// reaches the parent test).
+    public static var inExitTest: Bool { ExitTest.current != nil }
+
+    /// Records `message` on the test waiting at `site` (see `waiting(at:_:)`); false when no
+    /// test waits there, or its task did not take it within two seconds.
+    static func recordForWaitingTest(_ message: String, at site: FailureSite) -> Bool {
+        guard let recorder = state.withLock({ $0.recorders["\(site)"]?.last }) else { return false }
+        return recorder.record(message, at: site, within: 2)
+    }
+
+    private static func register() {
+        guard !registered.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        SuiteContinuation.register("swift-testing") { plan() }
+    }
+
+    static func plan() -> SuiteContinuation.Plan? {
+        let (ended, hungTests) = state.withLock { state -> ([String], [String]) in
+            var hung = state.hung
+            for id in state.inSyncWait.keys.sorted() where !hung.contains(id) { hung.append(id) }
+            return (state.ended, hung)
+        }
+        guard let hungTest = hungTests.first else { return nil }
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        for id in ended + hungTests { arguments += ["--skip", NSRegularExpression.escapedPattern(for: id)] }
+        let skipped = ended.count
+        return SuiteContinuation.Plan(framework: "Swift Testing", hungTest: hungTest, arguments: arguments,
+                                      remaining: "the Swift Testing tests of this run that had not ended (skipping the hung one and the \(skipped) that LabHarness saw end)")
+    }
+}
+
+/// A task started inside a test (so it carries the test's `Test.current` and configuration)
+/// that waits for one failure from another thread and records it as an `Issue` of that test.
+final class BoundRecorder: Sendable {
+    private enum Inbox { case empty, waiting(CheckedContinuation<(String, FailureSite)?, Never>), message(String, FailureSite), closed }
+    private let inbox = Mutex<Inbox>(.empty)
+    private let recorded = DispatchSemaphore(value: 0)
+
+    init() {
+        // An unstructured task copies the creating task's task-local values: the test's.
+        Task { [self] in
+            guard let (message, site) = await next() else { return }
+            Issue.record(Comment(rawValue: message),
+                         sourceLocation: SourceLocation(fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column))
+            recorded.signal()
+        }
+    }
+
+    private func next() async -> (String, FailureSite)? {
+        await withCheckedContinuation { continuation in
+            let now: (String, FailureSite)?? = inbox.withLock { inbox in
+                switch inbox {
+                case .message(let message, let site): inbox = .closed; return .some((message, site))
+                case .closed: return .some(nil)
+                default: inbox = .waiting(continuation); return nil
+                }
+            }
+            if let now { continuation.resume(returning: now) }
+        }
+    }
+
+    /// Hands `message` to the test's task and waits (at most `budget`) until it is recorded.
+    func record(_ message: String, at site: FailureSite, within budget: Seconds) -> Bool {
+        let waiting: CheckedContinuation<(String, FailureSite)?, Never>?? = inbox.withLock { inbox in
+            switch inbox {
+            case .empty: inbox = .message(message, site); return .some(nil)
+            case .waiting(let continuation): inbox = .closed; return .some(continuation)
+            default: return nil
+            }
+        }
+        guard let waiting else { return false }
+        waiting?.resume(returning: (message, site))
+        return recorded.wait(timeout: .now() + .nanoseconds(Int(budget * 1e9))) == .success
+    }
+
+    /// The wait returned: the task ends without recording.
+    func close() {
+        let waiting: CheckedContinuation<(String, FailureSite)?, Never>? = inbox.withLock { inbox in
+            switch inbox {
+            case .waiting(let continuation): inbox = .closed; return continuation
+            case .empty: inbox = .closed; return nil
+            default: return nil   // a message is on its way to the task, or it is closed
+            }
+        }
+        waiting?.resume(returning: nil)
+    }
+}

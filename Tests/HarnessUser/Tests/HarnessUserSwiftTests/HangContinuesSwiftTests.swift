@@ -1,0 +1,80 @@
+import Foundation
+import HarnessUserKit
+import LabHarnessTesting
+import Testing
+
+extension HarnessUserSwiftTests {
+    /// A hang fails its test and the run goes on (see `HangContinuesXCTests`): in an ordinary
+    /// run `s1`-`s3` are the fixed code; in a copy of this binary started with
+    /// `HARNESS_USER_CONTINUE_PROBE` one of them is the bad code, and `s9` reads that copy's
+    /// whole output.
+    @Suite struct HangContinues {
+        static var probe: String? { ProcessInfo.processInfo.environment["HARNESS_USER_CONTINUE_PROBE"] }
+
+        @MainActor @Test func s1_aFetchInAssertCompletes() {
+            if Self.probe == "sync" {
+                assertCompletes(within: 0.5) { _ = MainQueueFetcher().fetchSynchronously() }   // deadlocks the main queue
+            } else {
+                #expect(assertCompletes(within: 5) { _ = QueueFetcher().fetchSynchronously() } != nil)
+            }
+        }
+
+        @MainActor @Test(.hangWatch(after: HangContinues.probe == "watch" ? 2 : 30)) func s2_aFetchUnderTheHangWatch() {
+            if Self.probe == "watch" {
+                _ = MainQueueFetcher().fetchSynchronously()      // deadlocks: past the 2 s hang watch
+            } else {
+                #expect(QueueFetcher().fetchSynchronously() == "payload")
+            }
+        }
+
+        @Test func s3_anAsyncOperationInAssertCompletes() async {
+            if Self.probe == "async" {
+                await assertCompletes(within: 0.5) { await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in } }
+            } else {
+                let took = await assertCompletes(within: 5) {
+                    await withCheckedContinuation { continuation in MainQueuePresenter().present { _ in continuation.resume() } }
+                }
+                #expect(took != nil)
+            }
+        }
+
+        @Test func s4_runsAfterTheOthers() {
+            print("HARNESS_USER_CONTINUE_MARK s4 ran")
+        }
+
+        @Test(.stacksAvailable) func s9_aHangFailsItsTestAndTheRunGoesOn() throws {
+            guard Self.probe == nil else { return }
+            let cases: [(probe: String, failing: String, hangs: Bool, failure: [String])] = [
+                ("sync", "s1_aFetchInAssertCompletes()", true,
+                 ["did not complete within 500 ms", "← MainQueueFetcher.fetchSynchronously (MainQueueFetchers.swift:21)"]),
+                ("watch", "s2_aFetchUnderTheHangWatch()", true,
+                 ["ran past its hang watch of 2.00 s; where every thread was:", "← MainQueueFetcher.fetchSynchronously (MainQueueFetchers.swift:21)"]),
+                ("async", "s3_anAsyncOperationInAssertCompletes()", false, ["did not complete within 500 ms; its task was cancelled and abandoned"]),
+            ]
+            let all = ["s1_aFetchInAssertCompletes()", "s2_aFetchUnderTheHangWatch()", "s3_anAsyncOperationInAssertCompletes()", "s4_runsAfterTheOthers()"]
+            for (probe, failing, hangs, failure) in cases {
+                // The suite alone, as `swift test --filter HangContinues` runs its Swift Testing part.
+                let run = try ChildProcess.run(ChildSpec(executable: ChildProcess.currentExecutablePath(),
+                                                         arguments: ["--testing-library", "swift-testing", "--filter", "HangContinues/s[1-4]"],
+                                                         environment: ["HARNESS_USER_CONTINUE_PROBE": probe], budget: 90))
+                let output = run.stdout + run.stderr
+                #expect(run.outcome == .failed, "\(probe): \(run.evidence)\n\(output)")
+                // The failure is an issue of the failing test, with its stack.
+                #expect(output.contains("Test \(failing) recorded an issue"), "\(probe): \(output)")
+                for text in failure { #expect(output.contains(text), "\(probe): missing \"\(text)\" in: \(output)") }
+                // Every other test ran and passed, before the hang or in the copy after it.
+                for other in all where other != failing {
+                    #expect(output.contains("Test \(other) passed"), "\(probe): \(other) did not pass in: \(output)")
+                }
+                #expect(output.contains("HARNESS_USER_CONTINUE_MARK s4 ran"), "\(probe): \(output)")
+                if hangs {
+                    let id = "HarnessUserSwiftTests.HarnessUserSwiftTests/HangContinues/\(failing)"
+                    for text in ["LabHarness: the run goes on without \(id)", "LabHarness: summary: Swift Testing test \(id) hung and failed"] {
+                        #expect(output.contains(text), "\(probe): missing \"\(text)\" in: \(output)")
+                    }
+                }
+                #expect(!output.contains("no test to record it"), "\(probe): \(output)")
+            }
+        }
+    }
+}
