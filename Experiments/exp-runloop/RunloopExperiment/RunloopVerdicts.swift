@@ -129,12 +129,13 @@ enum RunloopVerdicts {
         let caller = "\(MainThreadWrapper.self).semaphore"
         let queued = steps == 1 ? "the completion was queued on the main queue and never ran (step 1 of \(MainThreadWrapper.steps))" : nil
         let mechanism: Evidence
-        if let stacks = sem.stacks, stacks.contains(where: { !$0.frames.isEmpty }) {
+        if let stacks = sem.stacks, stacks.canTell(in: semaphoreWaitFrame, calledFrom: caller) {
             let clause = stacks.whereClause(in: semaphoreWaitFrame, calledFrom: caller)
             mechanism = .when(queued != nil && clause != nil, "\(queued ?? ""); stacks: \(clause ?? "")",
                               otherwise: clause == nil ? "the stacks show no thread waiting in a semaphore called from \(caller)" : "the request did not finish (step \(Format.count(steps)))")
         } else {
-            mechanism = .when(queued != nil && sem.outcome == .deadlock, "\(queued ?? "") (counts; no stacks on this platform)",
+            let why = sem.stacks == nil ? "no stacks on this platform" : "the stacks did not name the wait"
+            mechanism = .when(queued != nil && sem.outcome == .deadlock, "\(queued ?? "") (counts; \(why))",
                               otherwise: "the wrapper was not seen blocked after the request finished (step \(Format.count(steps)))")
         }
         return Verdict(symptom: sem.outcome == .deadlock && loop.outcome == .completed, mechanism: mechanism, "\(semText); \(loopText)")

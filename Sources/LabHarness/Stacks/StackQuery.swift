@@ -9,6 +9,16 @@ extension Array where Element == ThreadStack {
         }
     }
 
+    /// Whether the snapshot can answer `waiting(in:calledFrom:)`: a frame containing `callee`
+    /// and one containing `caller` are named somewhere in it. A snapshot whose naming ran out of
+    /// time for a library ("no time left to name libdispatch.so") names neither that library's
+    /// frames nor the waits in them; it says nothing either way, and a finding falls back on
+    /// what it counted.
+    public func canTell(in callee: String, calledFrom caller: String) -> Bool {
+        let frames = flatMap(\.frames)
+        return frames.contains { $0.contains(callee) } && frames.contains { $0.contains(caller) }
+    }
+
     /// A clause a finding can quote: `6 threads wait in DispatchSemaphore.wait called from
     /// Callers.globalCaller`, or `nil` when none does.
     public func whereClause(in callee: String, calledFrom caller: String) -> String? {

@@ -126,8 +126,7 @@ enum RequestTrial {
         let from = "\(RequestClient.self).callBlocking"
         // Stacks whose frames could not be named (no time left on a loaded machine) say
         // nothing either way; the counts below still do.
-        let named = stacks?.contains { $0.frames.contains { $0.contains(RunloopVerdicts.semaphoreWaitFrame) || $0.contains(from) } } == true
-        if let stacks, hasFrames, named {
+        if let stacks, hasFrames, stacks.canTell(in: RunloopVerdicts.semaphoreWaitFrame, calledFrom: from) {
             guard let clause = stacks.whereClause(in: RunloopVerdicts.semaphoreWaitFrame, calledFrom: from) else {
                 return .notSeen("\(started) callers started, but the stacks show none waiting in a semaphore called from \(from)")
             }
