@@ -91,6 +91,26 @@ final class MachineGradeTests: XCTestCase {
         XCTAssertFalse(MachineCheck.isHarnessThread(ThreadInfo(id: 2, name: "exp-runloop", state: .running)))
     }
 
+    func testOneRunnableThreadBesideThreadsAsleepInWaitsDoesNotWithholdADeadlock() {
+        // Seen in a fresh-clone CI run: global-queue's callers asleep in their semaphores, one
+        // other thread queued 238 ms for a CPU while another trial's busy loop held both cores.
+        let oneOfFour = MachineCheck.StarvationLook(threads: 8, subjects: 4, harness: 4, runnable: 1, window: 0.3, waited: 0.238,
+                                                    ran: 0.00024, total: 0.4, lifetime: 3.3, lowClass: false)
+        XCTAssertNil(MachineCheck.starvationVerdict(oneOfFour), "the threads the deadlock rests on slept in their waits")
+        XCTAssertEqual(oneOfFour.description, "1 of its 4 trial threads waited 238 ms for a CPU and ran 240 µs in a 300 ms look")
+        var half = oneOfFour
+        half.runnable = 2
+        XCTAssertEqual(MachineCheck.starvationVerdict(half)?.outcome, .cpuStarved, "half the trial's threads passed over is the machine's")
+        // At the scheduler's lowest class the one runnable thread may be the one the rest wait for.
+        var idle = oneOfFour
+        idle.lowClass = true
+        XCTAssertEqual(MachineCheck.starvationVerdict(idle)?.outcome, .cpuStarved)
+        // A lone thread passed over (a trial still starting up) is the machine's at any class.
+        let alone = MachineCheck.StarvationLook(threads: 1, subjects: 1, harness: 0, runnable: 1, window: 0.3, waited: 0.29,
+                                                ran: 0.001, total: 9, lifetime: 11.1, lowClass: false)
+        XCTAssertEqual(MachineCheck.starvationVerdict(alone)?.outcome, .cpuStarved)
+    }
+
     func testCPUsComeFromTheAffinityMaskAndTheQuota() {
         let pinned = CPUBudget(online: 2, affinity: 1, quota: nil)
         XCTAssertEqual(pinned.poolWidth, 1)

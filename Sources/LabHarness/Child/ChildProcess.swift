@@ -159,6 +159,8 @@ public enum ChildProcess {
         var memory = MachineCheck.MemoryWatch(pid: pid, oomKillsAtStart: oomKillsBefore)
         var threadLimit = MachineCheck.ThreadLimitWatch(pid: pid)
         var machine: MachineCondition?
+        // What the look at its threads before a kill found when it did not blame the machine.
+        var machineLook: String?
         // Whether the child was seen stopped by someone else (SIGSTOP), looked at every 100 ms.
         var stoppedFromOutside: MachineCondition?
         var lastStateLook: Seconds = 0
@@ -169,7 +171,7 @@ public enum ChildProcess {
             threadsAtKill = ThreadCensus.threads(pid: pid)
             // Before calling it stuck: could it create the thread it waited for, did it get a CPU?
             if reason == .stall || reason == .budget {
-                machine = MachineCheck.atKill(pid: pid, threads: threadsAtKill, lifetime: MonotonicClock.now() - start)
+                (machine, machineLook) = MachineCheck.atKill(pid: pid, threads: threadsAtKill, lifetime: MonotonicClock.now() - start)
                 stacks = StackCapture.captureRaw(pid: pid)
             }
             killGroup(pid, leaderUnreaped: true)
@@ -260,6 +262,7 @@ public enum ChildProcess {
                     : nil)
                 ?? (run.outcome == .crashed || run.outcome == .failed
                     ? MachineCheck.descriptorsExhausted(stderr: err.text, limit: memory.openFilesLimit) : nil)
+            if run.machine == nil, let machineLook { run.evidence += "; before the kill, " + machineLook }
         }
         return StackEvidence.attach(stacks, to: run)
     }

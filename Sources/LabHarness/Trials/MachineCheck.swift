@@ -240,16 +240,21 @@ public enum MachineCheck {
     /// so on a loaded machine they queue for a CPU whatever the trial's own threads do.
     static func isHarnessThread(_ thread: ThreadInfo) -> Bool { thread.name.hasPrefix("lab.") }
 
-    /// Whether process `pid`'s threads are starved now: over `probeWindow`, the trial's own
-    /// threads (not the harness's samplers and watchers, `isHarnessThread`, nor the thread
-    /// doing the look) spent at least half the window runnable but waiting for a CPU, and
-    /// were on one for less than a quarter of that wait. A deadlocked program's threads sleep
-    /// in their waits (no run-queue time), whatever the harness's own threads do beside them
-    /// on a loaded machine; a busy loop on a loaded machine still gets its share (two thirds
-    /// of a core beside two `stress` workers on two cores); only a process the scheduler
-    /// passes over waits and does not run. `nil` when not starved or the platform keeps no
-    /// run-queue time.
+    /// Whether process `pid`'s threads are starved now (`look`, then `starvationVerdict`).
+    /// A deadlocked program's threads sleep in their waits (no run-queue time), whatever the
+    /// harness's own threads do beside them on a loaded machine; a busy loop on a loaded
+    /// machine still gets its share (two thirds of a core beside two `stress` workers on two
+    /// cores); only a process the scheduler passes over waits and does not run. `nil` when not
+    /// starved or the platform keeps no run-queue time.
     public static func starvation(pid: Int32, threads: [ThreadInfo], lifetime: Seconds = 0) -> MachineCondition? {
+        look(pid: pid, threads: threads, lifetime: lifetime).flatMap(starvationVerdict)
+    }
+
+    /// One look, over `probeWindow`, at the run-queue time of process `pid`'s own threads: not
+    /// the harness's samplers and watchers (`isHarnessThread`), nor the thread doing the look.
+    /// `nil` when no such thread could be read (none listed, or the platform keeps no
+    /// run-queue time).
+    static func look(pid: Int32, threads: [ThreadInfo], lifetime: Seconds) -> StarvationLook? {
         let me = pid == ProcessInfo.processInfo.processIdentifier || pid == 0 ? Int(clab_current_thread_id()) : -1
         let subjects = threads.filter { !isHarnessThread($0) && $0.id != me }
         var before: [Int: RunTime] = [:]
@@ -269,13 +274,13 @@ public enum MachineCheck {
             // Runnable in the window: it waited for a CPU for a tenth of it or more.
             if last.waiting - first.waiting >= window / 10 { runnable += 1 }
         }
-        return starvationVerdict(StarvationLook(threads: threads.count, subjects: compared, harness: threads.count - subjects.count,
-                                                runnable: runnable, window: window, waited: waited, ran: ran, total: total,
-                                                lifetime: lifetime, lowClass: clab_low_cpu_class(pid) == 1))
+        return StarvationLook(threads: threads.count, subjects: compared, harness: threads.count - subjects.count,
+                              runnable: runnable, window: window, waited: waited, ran: ran, total: total,
+                              lifetime: lifetime, lowClass: clab_low_cpu_class(pid) == 1)
     }
 
     /// What one look at a process's run-queue time found (`starvation`).
-    struct StarvationLook: Sendable {
+    struct StarvationLook: Sendable, CustomStringConvertible {
         /// Threads listed; the trial's own compared at both ends; the harness's left out.
         var threads: Int, subjects: Int, harness: Int
         /// The trial's own threads that waited for a CPU in the window.
@@ -284,12 +289,26 @@ public enum MachineCheck {
         /// The trial's own threads' run-queue wait over their lives, and the process's life.
         var total: Seconds, lifetime: Seconds
         var lowClass: Bool
+
+        /// "1 of its 4 trial threads waited 238 ms for a CPU and ran 240 µs in a 300 ms look",
+        /// said of a look whatever it found.
+        var description: String {
+            "\(runnable) of its \(subjects) trial threads waited \(Format.seconds(waited)) for a CPU and ran "
+                + "\(Format.seconds(ran)) in a \(Format.seconds(window)) look" + (lowClass ? " at the scheduler's lowest class" : "")
+        }
     }
 
-    /// The judgement on one look: starved only when the trial's own threads were runnable and
-    /// passed over (their wait, not the harness's samplers', is what counts).
+    /// The judgement on one look: starved only when the threads the verdict depends on were
+    /// runnable and passed over (the trial's own, not the harness's samplers). At normal
+    /// priority that is at least half of the trial's threads: a deadlock's or a stall's verdict
+    /// rests on the threads seen waiting, and one thread of eight queueing for a CPU beside
+    /// seven asleep in their waits (a pool's new worker or a poller, while another trial's busy
+    /// loop holds the cores) leaves the deadlock in plain sight. A process the scheduler serves
+    /// last (`SCHED_IDLE`, nice 15 or more) is starved as soon as one of its threads is passed
+    /// over: there the one runnable thread may be the one the others wait for, for seconds.
     static func starvationVerdict(_ look: StarvationLook) -> MachineCondition? {
         guard look.subjects > 0, look.runnable > 0 else { return nil }
+        guard look.lowClass || look.runnable * 2 >= look.subjects else { return nil }
         let share = look.lowClass ? MachineWatch.lowClassStarvedShare : MachineWatch.starvedShare
         // A process the scheduler serves last is also judged on its whole life: a wait that
         // large means the window that called it stuck was itself a wait for a CPU.
@@ -308,8 +327,13 @@ public enum MachineCheck {
 
     /// What the harness checks when it kills a child for a stall or at its budget: a thread
     /// limit reached, else threads that were runnable and got no CPU.
-    public static func atKill(pid: Int32, threads: [ThreadInfo], lifetime: Seconds) -> MachineCondition? {
-        threadLimitReached(pid: pid) ?? starvation(pid: pid, threads: threads, lifetime: lifetime)
+    /// When the machine is not to blame, `look` says what the look at its threads found, for
+    /// the kill's evidence: a reader of a deadlock sees why it was not called starvation.
+    public static func atKill(pid: Int32, threads: [ThreadInfo], lifetime: Seconds) -> (condition: MachineCondition?, look: String?) {
+        if let reached = threadLimitReached(pid: pid) { return (reached, nil) }
+        guard let look = look(pid: pid, threads: threads, lifetime: lifetime) else { return (nil, nil) }
+        if let starved = starvationVerdict(look) { return (starved, nil) }
+        return (nil, "\(look): not starved")
     }
 
     // MARK: Memory
