@@ -222,12 +222,31 @@ long long clab_process_vm_peak(int pid) {
 // the path names the host's group while the mount shows the container's own, so the mount's
 // root is tried when the path is not there.
 
+/// Whether `file` is readable in `group` under one of the two candidate `mounts`, or at the
+/// mount's root (a container that sees the host's path); the first found goes to `out`, its
+/// mount to `root`.
+static int cgroup_probe(const char *const mounts[2], const char *group, const char *file,
+                        char *out, size_t size, char *root, size_t rootSize) {
+    char probe[1400];
+    for (int m = 0; m < 2; m++) {
+        for (int atRoot = 0; atRoot < 2; atRoot++) {
+            snprintf(probe, sizeof probe, "%s%s/%s", mounts[m], atRoot ? "" : group, file);
+            if (access(probe, R_OK) == 0) {
+                snprintf(out, size, "%s%s", mounts[m], atRoot ? "" : group);
+                snprintf(root, rootSize, "%s", mounts[m]);
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 /// The directory of `pid`'s cgroup that holds `file` for `controller` (v1) or in the unified
 /// hierarchy (v2), into `out`. Returns 1 (v1), 2 (v2) or 0 (none found). `root` gets the
 /// mount point, so ancestors can be walked up to it.
 static int cgroup_dir(int pid, const char *controller, const char *v1file, const char *v2file,
                       char *out, size_t size, char *root, size_t rootSize) {
-    char path[64], text[4096], probe[1400];
+    char path[64], text[4096];
     if (pid == 0) snprintf(path, sizeof path, "/proc/self/cgroup");
     else snprintf(path, sizeof path, "/proc/%d/cgroup", pid);
     if (clab_read_small_file(path, text, sizeof text) <= 0) return 0;
@@ -251,31 +270,14 @@ static int cgroup_dir(int pid, const char *controller, const char *v1file, const
             if (*c == ',') c++;
         }
         if (!found || !v1file) continue;
-        const char *mounts[2] = {controllers, controller};
-        for (int m = 0; m < 2; m++) {
-            for (int atRoot = 0; atRoot < 2; atRoot++) {
-                snprintf(probe, sizeof probe, "/sys/fs/cgroup/%s%s/%s", mounts[m], atRoot ? "" : group, v1file);
-                if (access(probe, R_OK) == 0) {
-                    snprintf(out, size, "/sys/fs/cgroup/%s%s", mounts[m], atRoot ? "" : group);
-                    snprintf(root, rootSize, "/sys/fs/cgroup/%s", mounts[m]);
-                    return 1;
-                }
-            }
-        }
+        char byControllers[300], byController[300];
+        snprintf(byControllers, sizeof byControllers, "/sys/fs/cgroup/%s", controllers);
+        snprintf(byController, sizeof byController, "/sys/fs/cgroup/%s", controller);
+        const char *mounts[2] = {byControllers, byController};
+        if (cgroup_probe(mounts, group, v1file, out, size, root, rootSize)) return 1;
     }
-    if (v2path && v2file) {
-        const char *mounts[2] = {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"};
-        for (int m = 0; m < 2; m++) {
-            for (int atRoot = 0; atRoot < 2; atRoot++) {
-                snprintf(probe, sizeof probe, "%s%s/%s", mounts[m], atRoot ? "" : v2path, v2file);
-                if (access(probe, R_OK) == 0) {
-                    snprintf(out, size, "%s%s", mounts[m], atRoot ? "" : v2path);
-                    snprintf(root, rootSize, "%s", mounts[m]);
-                    return 2;
-                }
-            }
-        }
-    }
+    const char *mounts[2] = {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"};
+    if (v2path && v2file && cgroup_probe(mounts, v2path, v2file, out, size, root, rootSize)) return 2;
     return 0;
 }
 

@@ -27,10 +27,16 @@ int clab_become_subreaper(void) {
 
 const char *clab_preload_variable(void) { return "LD_PRELOAD"; }
 
+/// Reads /proc/PID/`name` into `text`; 0 when it cannot (the process is gone).
+static int read_proc(pid_t pid, const char *name, char *text, size_t size) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/%s", (long)pid, name);
+    return clab_read_small_file(path, text, size) > 0;
+}
+
 double clab_process_cpu_seconds_of(pid_t pid) {
-    char path[64], stat[1024];
-    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-    if (clab_read_small_file(path, stat, sizeof stat) <= 0) return -1;
+    char stat[1024];
+    if (!read_proc(pid, "stat", stat, sizeof stat)) return -1;
     // `pid (comm) S ppid ...`: count fields from after the last ')', where field 3 (the state) is.
     const char *p = strrchr(stat, ')');
     if (!p) return -1;
@@ -44,9 +50,8 @@ double clab_process_cpu_seconds_of(pid_t pid) {
 }
 
 long clab_process_owner(pid_t pid) {
-    char path[64], status[4096];
-    snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
-    if (clab_read_small_file(path, status, sizeof status) <= 0) return -1;
+    char status[4096];
+    if (!read_proc(pid, "status", status, sizeof status)) return -1;
     const char *line = strstr(status, "\nUid:");
     if (!line) return -1;
     char *end;
