@@ -131,7 +131,7 @@ public let runloopExperiment = ExperimentDefinition(
                 claim: "one run loop thread serves all requests' timers on time (as above), adding one thread, not one per request",
                 needs: [RunloopVariant.sharedThread], thresholds: [RunloopVerdicts.onTimeThreshold], evaluate: RunloopVerdicts.sharedThreadScales),
         Finding("runloop.blocked-callers-throttle",
-                claim: "callers blocked on the global queue stretch the total time even when every timer is on time; async callers finish all requests in about one timeout",
+                claim: "callers blocked on the global queue stretch the total time even when every timer is on time; async callers finish all requests about one timeout after their run loops are armed",
                 needs: [RunloopVariant.dedicatedThread, .dedicatedThreadAsync],
                 thresholds: [RunloopVerdicts.onTimeThreshold, RunloopVerdicts.stretch, RunloopVerdicts.aboutOneTimeout], evaluate: RunloopVerdicts.blockedCallersThrottle),
         Finding("runloop.no-source-spins",

@@ -1,0 +1,44 @@
+import LabHarness
+import RunloopExperiment
+import XCTest
+
+/// `runloop.blocked-callers-throttle` judged on recorded figures: a loaded machine that
+/// stretches the making of 300 run-loop threads does not refute "about one timeout", and
+/// async callers that really wait longer than that after their run loops are armed do.
+final class BlockedCallersVerdictTests: XCTestCase {
+    /// Figures of `dedicated-thread` and `dedicated-thread@async` from a release `exp-runloop`
+    /// beside `stress --cpu 2` (`.ci/load-check`): the async callers took 2.24 s, of which
+    /// the last run loop was armed 1.21 s after its caller started.
+    func verdict(asyncWall: Double, armedAfter: Double) throws -> Verdict {
+        let options = try CommandLineParser(program: "exp-runloop", flags: runloopExperiment.flags).parse([])
+        func report(_ name: RunloopVariant, _ pairs: [(MetricKey, Double)]) -> VariantReport {
+            var metrics = Metrics()
+            for (key, value) in pairs { metrics[key] = value }
+            return VariantReport(name: name.rawValue, outcome: .completed, metrics: metrics)
+        }
+        let blocked = report(.dedicatedThread, [(RunloopMetric.total, 300), (RunloopMetric.completed, 300), (RunloopMetric.fired, 300),
+                                                (RunloopMetric.wallS, 23.02), (RunloopMetric.wallControlDelayS, 0.77),
+                                                (RunloopMetric.latenessExcessP50Ms, 0.087), (RunloopMetric.latenessExcessMaxMs, 12.7),
+                                                (RunloopMetric.inFlightPeak, 25), (RunloopMetric.callerDelayMaxS, 22.0),
+                                                (RunloopMetric.armDelayMaxS, 0.051)])
+        let free = report(.dedicatedThreadAsync, [(RunloopMetric.total, 300), (RunloopMetric.completed, 300), (RunloopMetric.fired, 300),
+                                                  (RunloopMetric.wallS, asyncWall), (RunloopMetric.wallControlDelayS, 0.207),
+                                                  (RunloopMetric.inFlightPeak, 300), (RunloopMetric.armDelayMaxS, armedAfter)])
+        let inputs = FindingInputs(variants: [blocked.name: blocked, free.name: free], options: options, platform: .current,
+                                   parsedParameters: try runloopExperiment.parameters(options))
+        let finding = try XCTUnwrap(runloopExperiment.findings.first { $0.id == "runloop.blocked-callers-throttle" })
+        return finding.evaluate(inputs)
+    }
+
+    func testRunLoopsArmedLateByTheMachineStillFinishAboutOneTimeoutAfterArming() throws {
+        let loaded = try verdict(asyncWall: 2.236, armedAfter: 1.214)
+        XCTAssertTrue(loaded.reproduced, loaded.summary)
+        XCTAssertTrue(loaded.summary.contains("1.02 s after its last run loop was armed (1.21 s after its caller started)"), loaded.summary)
+    }
+
+    func testAsyncCallersThatWaitTwoTimeoutsAfterArmingAreNotAboutOneTimeout() throws {
+        let slow = try verdict(asyncWall: 2.236, armedAfter: 0.03)
+        XCTAssertFalse(slow.reproduced, slow.summary)
+        XCTAssertTrue(slow.judged)
+    }
+}
