@@ -491,6 +491,13 @@ final class HandoutDocumentTests: XCTestCase {
                         if let body = Self.enclosingFunction(of: number, in: lines) {
                             XCTAssertEqual(body.name, String(method),
                                            "\(place): \(name):\(number) is in func \(body.name) (\(name):\(body.start)), not in \(method)")
+                            // And that function belongs to the frame's type: two types of one
+                            // file may each have a `load`.
+                            if let type = match.output[1].substring {
+                                let owner = Self.enclosingType(ofLine: body.start, in: lines)
+                                XCTAssertEqual(owner, String(type),
+                                               "\(place): \(name):\(number) is in func \(body.name) of \(owner.map { "type \($0)" } ?? "no type") (\(name):\(body.start)), not of \(type)")
+                            }
                             if let end = body.end {
                                 XCTAssertTrue(number < end || (number == end && trimmed(lines[end - 1]) != "}"),
                                               "\(place): \(name):\(number) is past the end of func \(body.name) (\(name):\(body.start)-\(end))")
@@ -506,6 +513,83 @@ final class HandoutDocumentTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(checked, 3)
+    }
+
+    /// The type whose body holds line `number` (1-based) of a Swift file: the innermost `class`,
+    /// `struct`, `enum`, `actor`, `protocol` or `extension` whose braces are open there (for an
+    /// extension of `A.B`, `B`), or `nil` at file scope. Braces are counted from the top of the
+    /// file as `enclosingFunction` counts them.
+    static func enclosingType(ofLine number: Int, in lines: [String]) -> String? {
+        // `class func` and `class var` declare members, not a type.
+        let declaration = try! Regex(#"\b(?:class|struct|enum|actor|protocol|extension)\s+(?!func\b|var\b|let\b)([A-Za-z_][A-Za-z0-9_.]*)"#)
+        guard number >= 1, number <= lines.count else { return nil }
+        var open: [String?] = []      // one entry per open brace: the type it opened, if any
+        var pending: String?          // a type declared, its brace not yet seen
+        var scanner = BraceScanner()
+        for index in 0..<(number - 1) {
+            let line = lines[index]
+            if !scanner.inComment, !line.trimmingCharacters(in: .whitespaces).hasPrefix("//"),
+               let match = line.firstMatch(of: declaration),
+               !line[..<match.range.lowerBound].contains("\"") {
+                pending = String(match.output[1].substring ?? "").split(separator: ".").last.map(String.init)
+            }
+            for brace in scanner.braces(in: line) {
+                if brace == "{" {
+                    open.append(pending)
+                    pending = nil
+                } else if !open.isEmpty {
+                    open.removeLast()
+                }
+            }
+        }
+        return open.last(where: { $0 != nil }) ?? nil
+    }
+
+    /// Finds the braces that are code: not in a string literal (single-line or `"""`), a `//`
+    /// comment or a `/* */` comment. Keeps its state from one line to the next.
+    struct BraceScanner {
+        private(set) var inBlockComment = false
+        private(set) var inMultilineString = false
+        var inComment: Bool { inBlockComment || inMultilineString }
+
+        /// The code braces of `line`, from character `start` on, with their offsets.
+        mutating func braceOffsets(in line: String, from start: Int = 0) -> [(offset: Int, brace: Character)] {
+            let characters = Array(line)
+            var found: [(offset: Int, brace: Character)] = []
+            var inString = false
+            var position = start
+            func tripleQuote(at index: Int) -> Bool {
+                index + 2 < characters.count && characters[index] == "\"" && characters[index + 1] == "\"" && characters[index + 2] == "\""
+            }
+            while position < characters.count {
+                let character = characters[position]
+                let next = position + 1 < characters.count ? characters[position + 1] : " "
+                if inMultilineString {
+                    if tripleQuote(at: position) { inMultilineString = false; position += 2 }
+                } else if inBlockComment {
+                    if character == "*" && next == "/" { inBlockComment = false; position += 1 }
+                } else if inString {
+                    if character == "\\" { position += 1 } else if character == "\"" { inString = false }
+                } else if tripleQuote(at: position) {
+                    inMultilineString = true
+                    position += 2
+                } else if character == "/" && next == "/" {
+                    break
+                } else if character == "/" && next == "*" {
+                    inBlockComment = true
+                    position += 1
+                } else if character == "\"" {
+                    inString = true
+                } else if character == "{" || character == "}" {
+                    found.append((position, character))
+                }
+                position += 1
+            }
+            // A single-line string literal does not run on past its line.
+            return found
+        }
+
+        mutating func braces(in line: String) -> [Character] { braceOffsets(in: line).map(\.brace) }
     }
 
     /// The function whose body holds line `number` (1-based) of a Swift file, as far as a
@@ -528,42 +612,23 @@ final class HandoutDocumentTests: XCTestCase {
         guard let name else { return nil }
         var depth = 0
         var opened = false
-        var inString = false
-        var inBlockComment = false
+        var scanner = BraceScanner()
         for index in (start - 1)..<lines.count {
-            let characters = Array(lines[index])
             var position = 0
             // The declaration's line counts from the `func` on (a closure above it on the same
             // line is not part of the function).
             if index == start - 1, let match = lines[index].firstMatch(of: declaration) {
                 position = lines[index].distance(from: lines[index].startIndex, to: match.range.lowerBound)
             }
-            while position < characters.count {
-                let character = characters[position]
-                let next = position + 1 < characters.count ? characters[position + 1] : " "
-                if inBlockComment {
-                    if character == "*" && next == "/" { inBlockComment = false; position += 1 }
-                } else if inString {
-                    if character == "\\" { position += 1 } else if character == "\"" { inString = false }
-                } else if character == "/" && next == "/" {
-                    break
-                } else if character == "/" && next == "*" {
-                    inBlockComment = true
-                    position += 1
-                } else if character == "\"" {
-                    inString = true
-                } else if character == "{" {
+            for brace in scanner.braceOffsets(in: lines[index], from: position).map(\.brace) {
+                if brace == "{" {
                     depth += 1
                     opened = true
-                } else if character == "}" {
+                } else {
                     depth -= 1
                     if opened && depth == 0 { return (name, start, index + 1) }
                 }
-                position += 1
             }
-            // A string literal does not run on past its line (multi-line literals are rare in
-            // the frames the handouts cite; their lines hold no braces that matter here).
-            inString = false
         }
         return (name, start, nil)
     }
@@ -591,6 +656,45 @@ final class HandoutDocumentTests: XCTestCase {
         XCTAssertEqual(Self.enclosingFunction(of: 9, in: file)?.end, 8, "so the end check is what rejects it")
         XCTAssertEqual(Self.enclosingFunction(of: 11, in: file)?.name, "helper")
         XCTAssertNil(Self.enclosingFunction(of: 1, in: file))
+    }
+
+    /// Two types of one file with a method of the same name: the frame's type must be the one
+    /// that declares the function holding the line.
+    func testAFrameMustNameTheTypeItsFunctionBelongsTo() {
+        let file = """
+        /// A doc comment that mentions class Decoy { and a brace.
+        public enum Sloppy {
+            public static func load() {
+                print("struct Inside {")
+            }
+        }
+
+        public final class Racing: Sendable {
+            struct Token {}
+            let text = \"""
+                enum NotAType {
+                \"""
+            public class func make() -> Racing { Racing() }
+            public func load() async {
+                await work { value in print(value) }
+            }
+        }
+
+        extension Outer.Inner {
+            func load() {}
+        }
+
+        func free() {}
+        """.components(separatedBy: "\n")
+        XCTAssertEqual(Self.enclosingType(ofLine: 3, in: file), "Sloppy")
+        XCTAssertEqual(Self.enclosingType(ofLine: 5, in: file), "Sloppy", "a type's name in a string is not a declaration")
+        XCTAssertEqual(Self.enclosingType(ofLine: 9, in: file), "Racing")
+        XCTAssertEqual(Self.enclosingType(ofLine: 14, in: file), "Racing",
+                       "a nested type that has closed, a multi-line string and a class func leave Racing the owner")
+        XCTAssertEqual(Self.enclosingFunction(of: 15, in: file)?.start, 14)
+        XCTAssertEqual(Self.enclosingType(ofLine: 20, in: file), "Inner", "an extension of Outer.Inner")
+        XCTAssertNil(Self.enclosingType(ofLine: 23, in: file), "a function at file scope has no type")
+        XCTAssertNil(Self.enclosingType(ofLine: 1, in: file))
     }
 
     /// The standalone programs the answers run (`notes/programs/*.swift`) must still compile with

@@ -2,7 +2,7 @@ import LabHarness
 
 /// exp-dance's options, parsed once by the harness (bodies read them through `OwnerTrial`).
 public struct DanceParameters: ExperimentParameters {
-    /// `--delay` (the seed's two seconds before `completion1`) and `--grace`.
+    /// `--delay` (the article's two seconds before `completion1`) and `--grace`.
     public var delay: Seconds, grace: Seconds
     public init(_ options: ParsedOptions) { (delay, grace) = (options.double("delay"), options.double("grace")) }
 }

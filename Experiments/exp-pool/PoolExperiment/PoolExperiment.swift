@@ -1,6 +1,6 @@
 import LabHarness
 
-/// exp-pool: the seed's thread-pool exhaustion (ChenYilong, iOSBlog, "避免使用GCD-Global队列创建
+/// exp-pool: the article's thread-pool exhaustion (ChenYilong, iOSBlog, "避免使用GCD-Global队列创建
 /// Runloop常驻线程": 10000 blocks that each `sleep(30)` on the global queue freeze the app),
 /// declared like a jcstress test: flags, variants with the outcomes they expect, findings.
 public let poolExperiment = ExperimentDefinition(

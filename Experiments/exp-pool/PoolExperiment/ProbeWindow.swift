@@ -19,7 +19,7 @@ final class Blocks: Sendable {
     }
     func end() { counts.withLock { $0.running -= 1 } }
 
-    /// One unit of the seed's work: holds the calling thread for `seconds` (its sleep(30)).
+    /// One unit of the article's work: holds the calling thread for `seconds` (its sleep(30)).
     func hold(_ seconds: Seconds) {
         begin()
         MonotonicClock.sleep(for: seconds)   // holds its thread on purpose: the mistake measured

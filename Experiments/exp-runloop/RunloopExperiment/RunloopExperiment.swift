@@ -2,7 +2,7 @@ import LabHarness
 
 /// exp-runloop: where should a request's run loop live, and who may block waiting for it?
 ///
-/// The seed (ChenYilong, "避免使用GCD-Global队列创建Runloop常驻线程") times out 300 requests, each
+/// The article (ChenYilong, "避免使用GCD-Global队列创建Runloop常驻线程") times out 300 requests, each
 /// with a 1 s timer on a run loop, while each caller blocks on a semaphore. This declaration lists
 /// the placements of that run loop and the run-loop pitfalls around it (xiangwangfeng's
 /// synchronous wrappers), with the outcomes each is expected to show; the findings check the
@@ -156,7 +156,7 @@ public let runloopExperiment = ExperimentDefinition(
     extraSections: runloopSections,
     defaultPlan: { options, variants in
         var plan = variants.filter(\.includedByDefault).map(\.name)
-        // The caller comparison: with the seed's callers, run the on-time placements again
+        // The caller comparison: with the article's callers, run the on-time placements again
         // with async callers, right after them.
         if RunloopParameters(reading: options).caller == .global, let at = plan.firstIndex(of: RunloopVariant.sharedThread.rawValue) {
             plan.insert(contentsOf: [RunloopVariant.dedicatedThreadAsync, .sharedThreadAsync].map(\.rawValue), at: at + 1)

@@ -27,12 +27,12 @@ public struct RunloopVariant: VariantName, CustomStringConvertible {
     public static let dedicatedThread = RunloopVariant(.dedicatedThread), sharedThread = RunloopVariant(.sharedThread)
     /// The caller comparison: the on-time placements with async callers whatever `--caller` says.
     public static let dedicatedThreadAsync = RunloopVariant(.dedicatedThread, callers: .async), sharedThreadAsync = RunloopVariant(.sharedThread, callers: .async)
-    /// The seed's commented-out callers: operations on an OperationQueue, run loops on the global queue.
+    /// The article's commented-out callers: operations on an OperationQueue, run loops on the global queue.
     public static let globalQueueOperationQueue = RunloopVariant(.globalQueue, callers: .operationQueue)
     public static let spinNoSource = RunloopVariant(pitfall: "spin-no-source"), spinWithSource = RunloopVariant(pitfall: "spin-with-source")
     public static let syncSemaphoreMain = RunloopVariant(pitfall: "sync-semaphore-main"), syncRunloopMain = RunloopVariant(pitfall: "sync-runloop-main")
     public static let timerInit = RunloopVariant(pitfall: "timer-init")
-    /// The seed's double guard with thread callers, beside `run()`: when is the thread released?
+    /// The article's double guard with thread callers, beside `run()`: when is the thread released?
     /// A trial of its own (`GuardRelease`), not a request variant.
     public static let runUntilDateThread = RunloopVariant(pitfall: "run-until-date@thread")
 
@@ -52,7 +52,7 @@ public struct RunloopVariant: VariantName, CustomStringConvertible {
 /// exp-runloop's options, read once, and the limits of its trials. Each flag means one thing:
 /// `--timeout` is the requests' timeout timer; the pitfalls have flags of their own.
 struct RunloopParameters: ExperimentParameters {
-    /// Requests, each with its own caller (the seed: 300), their timeout (the seed: 1 s), who waits.
+    /// Requests, each with its own caller (300 in the article), their timeout (1 s in the article), who waits.
     var tasks: Int, timeout: Seconds, caller: CallerKind
 
     /// Requests in a default and a `--quick` run: the article's 300, and 40 (Linux's pool starts
@@ -81,7 +81,7 @@ struct RunloopParameters: ExperimentParameters {
     /// The deadlock rule: a request trial with no completion for this many timeouts (or a
     /// wrapper with no step for this many request durations) is a deadlock. Three: a request
     /// done late by a whole timeout is still seen to complete, and stalls of a loaded machine
-    /// (under a second) do not reach it at the seed's timeout.
+    /// (under a second) do not reach it at the article's timeout.
     static let deadlockAfter = 3.0
 
     /// The request trials' no-completion window; the main-thread wrappers' no-step window.

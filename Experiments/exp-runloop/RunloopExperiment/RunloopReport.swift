@@ -46,7 +46,7 @@ func callerSection(_ report: ExperimentReport) -> String? {
 }
 
 /// exp-runloop's performance bar: the best placement with the best callers (shared-thread,
-/// async callers) finishes the seed's 300 requests in about one timeout, its timers within
+/// async callers) finishes the article's 300 requests in about one timeout, its timers within
 /// milliseconds. `lab bench` measures it on a run of its own; the report quotes it.
 enum RunloopBar {
     static let targets = "all done in ≤ 1.05 × timeout, timer p99 < 10 ms"

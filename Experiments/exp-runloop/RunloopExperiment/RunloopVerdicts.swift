@@ -9,7 +9,7 @@ enum RunloopVerdicts {
     /// starved pool are late by seconds; a thread of its own fires within a few milliseconds.
     static let onTimeThreshold = Threshold("on time", 50, "ms")
     /// Blocked callers stretch the total at least this many times the async run's (about 20×
-    /// at the seed's size), whose requests all finish within `aboutOneTimeout` (net of stalls).
+    /// at the article's size), whose requests all finish within `aboutOneTimeout` (net of stalls).
     static let stretch = Threshold("stretch", 2, "×"), aboutOneTimeout = Threshold("about one timeout", 1.5, "×")
     /// A spinning loop uses this much CPU per wall second, or is runnable this share of the time
     /// (a loaded machine gives it only its share of a core); a sleeping one at most `quietCPU`.

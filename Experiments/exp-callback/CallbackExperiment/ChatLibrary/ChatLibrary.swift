@@ -2,9 +2,9 @@ import Dispatch
 import LabHarness
 import Synchronization
 
-/// A small in-process chat library in the shape of the seed's ChatKit: it renders
+/// A small in-process chat library in the shape of the article's ChatKit: it renders
 /// conversations, knows users only by id, and asks the app for their profiles. It uses both
-/// kinds of block the seed tells apart: a **callback** (`open(_:callback:)`), which the library
+/// kinds of block the article tells apart: a **callback** (`open(_:callback:)`), which the library
 /// runs on its own queue when *its* work is done, and a **completion handler**
 /// (`.completionHandler`), which the app runs when the *app's* work is done: exactly once, from
 /// any thread, whenever it is ready (`PendingHandler` is the library's side of that contract).

@@ -1,4 +1,4 @@
-/// The chat library knows users only by id; names come from the app (as the seed's ChatKit).
+/// The chat library knows users only by id; names come from the app (as in the article's ChatKit).
 public typealias UserID = String
 
 /// What the app tells the library about a user.

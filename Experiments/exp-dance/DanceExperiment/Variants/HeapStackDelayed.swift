@@ -1,10 +1,10 @@
 import Dispatch
 import LabHarness
 
-/// The seed's `Foo` in Swift: `init` calls `completion2(self)`, which schedules `completion1(foo)`
+/// The article's `Foo` in Swift: `init` calls `completion2(self)`, which schedules `completion1(foo)`
 /// on the main queue `delay` seconds later. Neither stored completion captures the object; the
 /// delayed block captures `foo`, the parameter, which keeps it alive until the block has run: the
-/// seed's printed order. The `trial` lines are the lab's measurement, not the seed's code.
+/// article's printed order. The `trial` lines are the lab's measurement, not the article's code.
 final class Foo: @unchecked Sendable {   // used only on the main thread (the trial's body and the main queue)
     typealias Completion = (Foo) -> Void
     var completion1: Completion?
@@ -34,10 +34,10 @@ final class Foo: @unchecked Sendable {   // used only on the main thread (the tr
     }
 }
 
-/// `heap-stack-delayed`: the seed's demo, timed; the deinit is judged less what a same-moment
+/// `heap-stack-delayed`: the article's demo, timed; the deinit is judged less what a same-moment
 /// control lost to the machine.
 enum HeapStackDelayed {
-    /// The seed's printed lines, in its order (`两秒钟后`, "two seconds later", is `after-delay`).
+    /// The article's printed lines, in its order (`两秒钟后`, "two seconds later", is `after-delay`).
     static let articleOrder = ["completion2", "after-delay", "completion1", "deinit"]
     /// dispatch_after never fires early; 2 % covers the two clocks being read a moment apart.
     static let onTime = Threshold("completion1 after completion2 at least", 98, "% of the delay")
@@ -48,7 +48,7 @@ enum HeapStackDelayed {
         let trial = OwnerTrial(context, owner: "foo")
         let delay = trial.parameters.delay
         do {
-            // The seed's `__autoreleasing Foo *foo = [Foo new];` in a scope that ends at once.
+            // The article's `__autoreleasing Foo *foo = [Foo new];` in a scope that ends at once.
             let foo = Foo(delay: delay, trial: trial)
             trial.endScope(of: foo)
         }

@@ -1,6 +1,6 @@
 import LabHarness
 
-/// One of the seed's `configureBarButtonItemStyle:action:` styles, by its icon.
+/// One of the article's `configureBarButtonItemStyle:action:` styles, by its icon.
 enum BarButtonStyle: String { case settings = "barbuttonicon_set", groupProfile = "barbuttonicon_InfoMulti" }
 
 /// A chat screen with a public API that keeps the caller's action: the right bar button calls
@@ -24,7 +24,7 @@ final class ConversationScreen {
     func clearBarButtonAction() { barButtonAction = nil }
 }
 
-/// The same screen with the seed's fix: the action's first parameter is the screen itself, so
+/// The same screen with the article's fix: the action's first parameter is the screen itself, so
 /// a caller has what it needs without naming (and capturing) the screen.
 final class FixedConversationScreen {
     private(set) var rightBarButtonIcon: String?, pushed: [String] = []

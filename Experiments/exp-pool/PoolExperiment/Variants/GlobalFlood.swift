@@ -1,7 +1,7 @@
 import Dispatch
 import LabHarness
 
-/// The seed's mistake: every block blocks a global-queue thread of a bounded pool (Linux: as
+/// The article's mistake: every block blocks a global-queue thread of a bounded pool (Linux: as
 /// wide as the cores, then one more worker a second up to 255; Darwin: a worker per blocked one
 /// up to the limit it states, which the default flood is sized past). Outcome by `Responsiveness`.
 /// With `--find-cap` the blocks never finish and the watch lasts until the thread count stops
@@ -15,7 +15,7 @@ enum GlobalFlood {
         let result = window.run(context) { blocks in
             for _ in 0..<p.tasks {
                 DispatchQueue.global().async {
-                    // Holds a pool thread on purpose: the seed's sleep(30), or for good when looking for the cap.
+                    // Holds a pool thread on purpose: the article's sleep(30), or for good when looking for the cap.
                     if forever { blocks.begin(); never.wait() } else { blocks.hold(hold) }
                 }
             }

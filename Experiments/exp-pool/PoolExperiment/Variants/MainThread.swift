@@ -19,7 +19,7 @@ enum MainThread {
         turnMainRunLoop(until: MonotonicClock.now() + 0.25)      // the heartbeat settles before the flood
 
         let blocks = Blocks(context), hold = p.block
-        for _ in 0..<p.tasks { DispatchQueue.global().async { blocks.hold(hold) } }   // holds a pool thread on purpose, as the seed's sleep(30)
+        for _ in 0..<p.tasks { DispatchQueue.global().async { blocks.hold(hold) } }   // holds a pool thread on purpose, as the article's sleep(30)
         let spareEnd = blocks.origin + p.spareWindow
         turnMainRunLoop(until: spareEnd)
         waits.sample()

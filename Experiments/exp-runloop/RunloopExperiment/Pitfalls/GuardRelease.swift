@@ -1,12 +1,12 @@
 import Foundation
 import LabHarness
 
-/// The seed's "double guard", `run(until: timeout + 5 s)`, with callers that leave the pool
+/// The article's "double guard", `run(until: timeout + 5 s)`, with callers that leave the pool
 /// free (a thread each), so the run-loop blocks on the global queue do get a thread.
 ///
 /// Two requests side by side, each run loop in a block on the global queue with a port and the
 /// timeout timer, each caller a thread blocked on a semaphore: request 0 runs its loop with
-/// `run(until:)` and the guard, request 1 with `run()` as the seed wrote it. Both callers wake
+/// `run(until:)` and the guard, request 1 with `run()` as the article wrote it. Both callers wake
 /// when their timers fire. `CFRunLoopStop` ends only the current pass, so `run(until:)` keeps
 /// its thread until the guard date and then returns (what the article promised: the thread is
 /// released), and `run()` never returns. Progress: each caller that wakes, and request 0's release.

@@ -4,14 +4,14 @@ import LabHarness
 /// Who waits for the requests, and how.
 public enum CallerKind: String, Sendable, CaseIterable {
     /// A block on the global queue per request, blocked on a semaphore until its timeout (the
-    /// seed's `ViewController`). Each blocked caller holds a pool thread.
+    /// article's `ViewController`). Each blocked caller holds a pool thread.
     case global
     /// A `Thread` per request, blocked on a semaphore.
     case thread
     /// A task per request that awaits a continuation: no thread is blocked while it waits.
     case async
     /// An operation per request on an `OperationQueue` with `maxConcurrentOperationCount` 300,
-    /// blocked on a semaphore (the seed's commented-out `NSOperationQueue` in `ViewController`).
+    /// blocked on a semaphore (the article's commented-out `NSOperationQueue` in `ViewController`).
     /// Operations run on the same global pool, so each blocked one holds a pool thread.
     case operationQueue = "operation-queue"
 
@@ -33,7 +33,7 @@ struct RequestClient: Sendable {
     let runtime: PlacementRuntime
     let progress: ProgressCounter
 
-    /// The seed's `[[Foo new] test]`: blocks the calling thread until the request's timer fires.
+    /// The article's `[[Foo new] test]`: blocks the calling thread until the request's timer fires.
     /// Never inlined: the findings look for this frame under the semaphore wait.
     @inline(never)
     func callBlocking(_ index: Int) {
@@ -60,7 +60,7 @@ struct RequestClient: Sendable {
 }
 
 enum Callers {
-    /// The operation-queue callers' queue, as the seed sets it up (one trial per process).
+    /// The operation-queue callers' queue, as the article sets it up (one trial per process).
     static let operations = { let queue = OperationQueue(); queue.maxConcurrentOperationCount = 300; return queue }()
 
     /// Issues requests `0..<count`, each from its own caller of `kind`, and returns at once.

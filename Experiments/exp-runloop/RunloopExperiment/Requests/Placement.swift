@@ -2,22 +2,22 @@ import Foundation
 import LabHarness
 import Synchronization
 
-/// Where a request's run loop lives: the question the seed asks.
+/// Where a request's run loop lives: the question the article asks.
 public enum Placement: String, Sendable, CaseIterable {
-    /// A block on the global concurrent queue runs the run loop (the seed's second way). The
+    /// A block on the global concurrent queue runs the run loop (the article's second way). The
     /// block holds a pool thread for the whole timeout, and it waits behind everything queued
     /// before it, including the callers that are waiting for it.
     case globalQueue = "global-queue"
-    /// A new `Thread` per request runs the run loop (the seed's first way).
+    /// A new `Thread` per request runs the run loop (the article's first way).
     case dedicatedThread = "dedicated-thread"
     /// One long-lived run-loop thread serves every request's timer (AFNetworking 2.x).
     case sharedThread = "shared-thread"
-    /// An `OperationQueue` with `maxConcurrentOperationCount` 300 runs the run loop (the seed's
+    /// An `OperationQueue` with `maxConcurrentOperationCount` 300 runs the run loop (the article's
     /// commented-out third way). Operation queues dispatch onto the same global pool.
     case operationQueue = "operation-queue"
-    /// `globalQueue` with the seed's double guard, `run(until: timeout + guard)` (the seed: 5 s).
+    /// `globalQueue` with the article's double guard, `run(until: timeout + guard)` (5 s in the article).
     case runUntilDate = "run-until-date"
-    /// `dedicatedThread` as the seed wrote it: a port, `RunLoop.run()` and `CFRunLoopStop`.
+    /// `dedicatedThread` as the article wrote it: a port, `RunLoop.run()` and `CFRunLoopStop`.
     case literalRun = "literal-run"
 
     /// Whether the run loops wait for the global pool's threads, as blocked callers do.
@@ -32,7 +32,7 @@ final class PlacementRuntime: Sendable {
     let placement: Placement, timeout: Seconds, guardSeconds: Seconds
     let log: StepTable<RequestTimes>, gauge = PeakGauge()
     private let shared: SharedRunLoopThread?
-    /// The operation-queue placement's queue, as the seed sets it up.
+    /// The operation-queue placement's queue, as the article sets it up.
     private let operations = OperationQueue()
 
     init(_ placement: Placement, timeout: Seconds, guardSeconds: Seconds, log: StepTable<RequestTimes>) throws {

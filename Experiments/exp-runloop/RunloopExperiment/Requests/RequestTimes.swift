@@ -3,7 +3,7 @@ import LabHarness
 /// What happened to one request, as monotonic instants (`nil`: it never happened): one row of
 /// the trial's `StepTable`.
 ///
-/// The seed's `Foo` blocks its caller until a timeout timer on some run loop fires. Timing every
+/// The article's `Foo` blocks its caller until a timeout timer on some run loop fires. Timing every
 /// step separately tells *where* a request lost its time: queued before its caller even ran
 /// (`submitted` to `started`), waiting for a thread to run its run loop (`started` to `armed`),
 /// or in the timer itself (`armed` to `fired`).

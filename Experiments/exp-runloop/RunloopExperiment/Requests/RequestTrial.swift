@@ -21,7 +21,7 @@ enum RequestTrial {
         let waited = context.progress.wait(forAtLeast: count, stallWindow: stallWindow, budget: parameters.requestBodyBudget)
         let endedAt = MonotonicClock.now()
         let threadsAtEnd = ThreadCensus.threads()
-        // Per-request run loops return right after their timers fire (the seed's `run()` never
+        // Per-request run loops return right after their timers fire (the article's `run()` never
         // does): give them a moment, then count the ones still running.
         if placement.runLoopPerRequest, waited.reached {
             let settle = endedAt + min(0.5, max(0.1, timeout))

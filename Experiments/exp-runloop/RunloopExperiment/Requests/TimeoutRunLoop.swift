@@ -10,7 +10,7 @@ struct RunLoopHandle: @unchecked Sendable {
     static var current: RunLoopHandle { RunLoopHandle(cf: CFRunLoopGetCurrent()) }
 }
 
-/// The seed's `Foo`: on the calling thread, arm a one-shot timeout timer on this thread's run
+/// The article's `Foo`: on the calling thread, arm a one-shot timeout timer on this thread's run
 /// loop and run the loop until the timer ends it. The thread is busy for the whole timeout:
 /// that is what makes *where* this runs matter.
 enum TimeoutRunLoop {
@@ -19,12 +19,12 @@ enum TimeoutRunLoop {
         /// `CFRunLoopRun()`: returns when the timer calls `CFRunLoopStop`. The timer alone keeps
         /// the loop alive until then, so no port is needed (and on Linux there is no mach port).
         case untilStopped
-        /// The seed's "double guard": a port, the timer, and `RunLoop.run(until: timeout + guard)`.
+        /// The article's "double guard": a port, the timer, and `RunLoop.run(until: timeout + guard)`.
         /// `run(until:)` calls `run(mode:before:)` over and over until the date, and
         /// `CFRunLoopStop` only ends the current pass: with the port in place the loop holds its
         /// thread until the guard date, long after the timer fired.
         case untilDate(guardSeconds: Seconds)
-        /// The seed as written: a port, the timer, and `RunLoop.run()`. `run()` never returns
+        /// The article's code as written: a port, the timer, and `RunLoop.run()`. `run()` never returns
         /// after `CFRunLoopStop` (Foundation's documentation says as much), so the thread runs
         /// its loop forever.
         case forever
