@@ -36,6 +36,12 @@ final class BlockedCallersVerdictTests: XCTestCase {
         XCTAssertTrue(loaded.summary.contains("1.02 s after its last run loop was armed (1.21 s after its caller started)"), loaded.summary)
     }
 
+    func testRunLoopsArmedWithinTheControlsLossAreJudgedOnTheWallNetOfTheControl() throws {
+        let quiet = try verdict(asyncWall: 1.24, armedAfter: 0.031)
+        XCTAssertTrue(quiet.reproduced, quiet.summary)
+        XCTAssertFalse(quiet.summary.contains("armed"), "nothing taken off for set-up, nothing said: \(quiet.summary)")
+    }
+
     func testAsyncCallersThatWaitTwoTimeoutsAfterArmingAreNotAboutOneTimeout() throws {
         let slow = try verdict(asyncWall: 2.236, armedAfter: 0.03)
         XCTAssertFalse(slow.reproduced, slow.summary)

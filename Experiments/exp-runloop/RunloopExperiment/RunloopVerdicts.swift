@@ -83,8 +83,12 @@ enum RunloopVerdicts {
             // "About one timeout" is judged from the last run loop armed: making 300 run-loop
             // threads at once is the placement's set-up, which a loaded machine stretches far
             // beyond one thread's stall (1.2 s beside `stress --cpu 2`, 31 ms quiet).
+            // Judged on that figure, and said, when it takes off a twentieth of a timeout or more;
+            // otherwise on `freeNet`, so the figure judged is always the one printed.
             let setUp = free[RunloopMetric.armDelayMaxS] ?? 0
-            let afterSetUp = freeWall - max(free[RunloopMetric.wallControlDelayS] ?? 0, setUp)
+            let fromArmed = freeWall - max(free[RunloopMetric.wallControlDelayS] ?? 0, setUp)
+            let armedLate = freeNet - fromArmed >= p.timeout / 20
+            let afterSetUp = armedLate ? fromArmed : freeNet
             let p50 = blocked[RunloopMetric.latenessExcessP50Ms] ?? .infinity, worst = blocked[RunloopMetric.latenessExcessMaxMs] ?? .infinity
             // "Every timer on time" for the total: the typical timer is on time beyond its
             // control, and even the latest explains less than a tenth of the stretch.
@@ -98,7 +102,7 @@ enum RunloopVerdicts {
                                 "\(placement.rawValue): at most \(Format.count(inFlight)) of \(Format.count(total)) global-queue callers blocked at once (the rest queued for a pool thread, the last for \(Format.seconds(blocked[RunloopMetric.callerDelayMaxS] ?? 0))), all \(Format.count(freeInFlight)) async callers waiting at once",
                                 otherwise: "\(placement.rawValue): \(Format.count(inFlight)) of \(Format.count(total)) global-queue callers in flight at once and \(Format.count(freeInFlight)) async ones: the callers did not queue for the pool"))
             let stall = freeWall - freeNet >= 0.005 ? ", \(Format.seconds(freeNet)) without the \(Format.seconds(freeWall - freeNet)) a control thread lost to the machine" : ""
-            let armed = afterSetUp < freeNet ? ", \(Format.seconds(afterSetUp)) after its last run loop was armed (\(Format.seconds(setUp)) after its caller started)" : ""
+            let armed = armedLate ? ", \(Format.seconds(afterSetUp)) after its last run loop was armed (\(Format.seconds(setUp)) after its caller started)" : ""
             parts.append("\(placement.rawValue): \(Format.count(total)) global-queue callers took \(Format.seconds(blockedWall)) with timers on time (beyond a same-moment control p50 \(Format.milliseconds(p50)), worst \(Format.milliseconds(worst))), async callers \(Format.seconds(freeWall)) = \(Format.decimal(freeWall / p.timeout, places: 2)) × timeout\(stall)\(armed)")
         }
         guard !queued.isEmpty else { return .notJudged("no placement ran with both kinds of callers") }
