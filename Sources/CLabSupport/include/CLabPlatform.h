@@ -216,6 +216,44 @@ double clab_process_cpu_seconds_of(pid_t pid);
 /// line of /proc/PID/status; Darwin: PROC_PIDTBSDINFO (PROC_PIDT_SHORTBSDINFO for another user's).
 long clab_process_owner(pid_t pid);
 
+// MARK: - Standard error, passed on and copied
+
+/// Starts copying what this process writes to its standard error, without holding any of it
+/// back: fd 2 becomes the write end of a pipe read by a small forked process (it makes only
+/// system calls: read, write, _exit) that writes each piece to the original stderr first and
+/// then, without ever blocking, into a second pipe whose read end is returned in `*copy_read`
+/// (while that pipe is full, the copy of a piece is dropped, never the original). The forwarder
+/// is forked twice, so it is no child of this process; it ignores SIGINT, SIGTERM, SIGHUP,
+/// SIGQUIT and SIGPIPE, holds no other descriptor, and ends at end of input: when fd 2 is put
+/// back (`clab_stderr_copy_stop`) and every process started meanwhile has closed its inherited
+/// fd 2, or when this process is gone, crashed or killed. What is written to fd 2 in between,
+/// a crash report included, reaches the original stderr whatever becomes of this process.
+/// Returns 0 with `*saved_stderr` (a close-on-exec duplicate of the original fd 2, which
+/// `clab_stderr_copy_stop` takes back), or an errno with fd 2 untouched.
+int clab_stderr_copy_start(int *saved_stderr, int *copy_read);
+
+/// Points fd 2 back at `saved_stderr` (from `clab_stderr_copy_start`) and closes that. Returns
+/// 0 or an errno.
+int clab_stderr_copy_stop(int saved_stderr);
+
+// MARK: - The main thread's run loop
+
+/// 1 when this process's main thread is blocked in `rt_sigsuspend`, where libdispatch's
+/// `dispatch_main` parks it for good after `pthread_exit` (worker threads then drain the main
+/// queue, and nothing ever runs the main thread's run loop); 0 when it is anywhere else; -1
+/// when the platform cannot tell. Linux: the first field of /proc/self/task/PID/syscall.
+/// Darwin: -1 (a thread's system call is not readable there; and there Swift Testing's main
+/// executor runs the main run loop on the main thread itself).
+int clab_main_thread_parked(void);
+
+/// Runs the CoreFoundation run loop `run_loop` in `mode` (both CF objects) for at most `seconds`
+/// on the calling thread, whichever thread the run loop belongs to, returning after one source
+/// or timer is handled: `CFRunLoopRunSpecific`, which CoreFoundation exports on both platforms
+/// and declares only in its private header (`CFRunLoopRunInMode` runs the caller's own run
+/// loop), looked up with dlsym. Returns CoreFoundation's result (1: the mode has nothing to
+/// wait on, 2: stopped, 3: timed out, 4: handled a source), or -1 when it is not found.
+int clab_run_loop_run_specific(const void *run_loop, const void *mode, double seconds);
+
 // MARK: - Sockets
 
 /// A new IPv4 TCP socket, close-on-exec from birth where the system allows (Linux

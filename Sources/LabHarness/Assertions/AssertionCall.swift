@@ -21,8 +21,12 @@ public struct AssertionCall: Sendable {
         note?(message.isEmpty ? text : "\(text): \(message)", site)
     }
 
-    /// Records `text` (plus the caller's message) at the caller's site.
+    /// Records `text` (plus the caller's message) at the caller's site; where nothing can run
+    /// the main run loop, with a note saying so (`MainRunLoopStandIn.unavailableReason`).
     public func fail(_ text: String) {
-        reporter.record(message.isEmpty ? text : "\(text): \(message)", site)
+        let full = message.isEmpty ? text : "\(text): \(message)"
+        guard let reason = MainRunLoopStandIn.unavailableReason else { return reporter.record(full, site) }
+        reporter.record(full + " (note: \(reason): a Timer or perform on RunLoop.main never runs in this process; if the"
+                        + " code under test relies on one, check it under XCTest or deliver on DispatchQueue.main)", site)
     }
 }

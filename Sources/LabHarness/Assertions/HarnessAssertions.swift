@@ -172,8 +172,12 @@ public enum HarnessAssertions {
     }
 
     /// `operation` must finish within `timeout`. It runs in a task of its own; when it overruns,
-    /// the failure is reported and the task is cancelled and abandoned.
+    /// the failure is reported and the task is cancelled and abandoned. Meanwhile standard error
+    /// is copied (`StderrCapture`, which passes everything on as it comes), so the failure can
+    /// quote the runtime's line for a continuation dropped without a resume.
     public static func completes(within timeout: Seconds, _ call: AssertionCall, _ operation: @escaping @Sendable () async -> Void) async -> Seconds? {
+        let capture = Result { try StderrCapture() }
+        defer { try? capture.get().end() }
         let start = MonotonicClock.now()
         let finishedAt = ResultBox<Seconds>()
         let task = Task {
@@ -183,7 +187,8 @@ public enum HarnessAssertions {
         _ = await MainQueueFriendlyWait.until(within: timeout) { finishedAt.get() != nil }
         guard let end = finishedAt.get() else {
             task.cancel()
-            call.fail("did not complete within \(Format.seconds(timeout)); its task was cancelled and abandoned")
+            call.fail("did not complete within \(Format.seconds(timeout)); its task was cancelled and abandoned"
+                      + ContinuationLeak.quote(capture))
             return nil
         }
         return end - start

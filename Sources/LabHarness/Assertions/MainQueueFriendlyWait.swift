@@ -6,10 +6,16 @@ import Foundation
 /// finishes its work in `DispatchQueue.main.async` needs the main thread's run loop to turn,
 /// which it cannot while a helper sleeps or waits on a semaphore there. On the main thread
 /// these waits run the main run loop in short slices instead, so main-queue blocks and timers
-/// run while the condition is polled; elsewhere they sleep in short slices.
+/// run while the condition is polled; elsewhere they sleep in short slices, and where the main
+/// thread is parked for good (Swift Testing on Linux) they run the main run loop from the main
+/// queue meanwhile (`MainRunLoopStandIn`), so a timer on `RunLoop.main` fires as under XCTest.
 public enum MainQueueFriendlyWait {
     /// Longest slice between two checks of the condition.
     static let slice: Seconds = 0.002
+
+    /// Whether a wait here turns the main run loop: on the main thread, or where the main
+    /// thread is parked for good and the wait stands in for it (`MainRunLoopStandIn`).
+    public static var turnsTheMainRunLoop: Bool { Thread.isMainThread || MainRunLoopStandIn.mainThreadIsParked }
 
     /// Waits until `condition` holds or `timeout` seconds pass; true when it held.
     @discardableResult
@@ -48,7 +54,7 @@ public enum MainQueueFriendlyWait {
     /// as it has handled a source, such as a main-queue block), else a plain sleep.
     static func pause(upTo seconds: Seconds) {
         guard Thread.isMainThread else {
-            MonotonicClock.sleep(for: seconds)
+            if !MainRunLoopStandIn.turn(for: seconds) { MonotonicClock.sleep(for: seconds) }
             return
         }
         let start = MonotonicClock.now()
@@ -66,6 +72,7 @@ public enum MainQueueFriendlyWait {
         while !condition() {
             let left = deadline - MonotonicClock.now()
             if left <= 0 { return condition() }
+            MainRunLoopStandIn.requestTurn(for: min(left, slice))
             try? await Task.sleep(nanoseconds: UInt64(min(left, slice) * 1e9))
         }
         return true

@@ -43,11 +43,12 @@ public final class CallProbe<Value: Sendable>: Sendable {
 
     /// Waits until at least one call has arrived, up to `timeout` seconds; true if one did. On
     /// the main thread the main run loop turns meanwhile, so a callback delivered with
-    /// `DispatchQueue.main.async` arrives (see `MainQueueFriendlyWait`).
+    /// `DispatchQueue.main.async` arrives, and where the main thread is parked for good (Swift
+    /// Testing on Linux) the wait runs the main run loop itself (see `MainQueueFriendlyWait`).
     @discardableResult
     public func waitForCall(within timeout: Seconds) -> Bool {
         if count > 0 { return true }
-        if Thread.isMainThread { return MainQueueFriendlyWait.until(within: timeout) { count > 0 } }
+        if MainQueueFriendlyWait.turnsTheMainRunLoop { return MainQueueFriendlyWait.until(within: timeout) { count > 0 } }
         let deadline = MonotonicClock.now() + timeout
         while count == 0 {
             let left = deadline - MonotonicClock.now()
