@@ -358,6 +358,100 @@ final class HandoutDocumentTests: XCTestCase {
         }
     }
 
+    // MARK: the test counts
+
+    /// The folders of the main package's test targets, as `Package.swift` declares them: the
+    /// `path:` of each `.testTarget`, with a path built from the `experiments` list
+    /// (`"Tests/\(tests)"`) expanded to each of its findings-test targets. The packages nested
+    /// under `Tests/` (HarnessUser, WatchFixture) and the folders no test target names
+    /// (DarwinStrictness, the fixture's sources) are not among them: `swift test` runs none of theirs.
+    private func testTargetFolders() throws -> [String] {
+        let manifest = try text("Package.swift")
+        let target = try Regex(#"\.testTarget\((?:.|\n)*?path:\s*"([^"]+)""#)
+        let experiment = try Regex(#"\("exp-[A-Za-z0-9-]+",\s*"[A-Za-z0-9]+",\s*"([A-Za-z0-9]+)"\)"#)
+        let findingsTargets = manifest.matches(of: experiment).map { String($0.output[1].substring ?? "") }
+        return manifest.matches(of: target).flatMap { match -> [String] in
+            let path = String(match.output[1].substring ?? "")
+            return path.hasSuffix("\\(tests)") ? findingsTargets.map { path.replacingOccurrences(of: "\\(tests)", with: $0) } : [path]
+        }
+    }
+
+    /// What `swift test` runs in the main package, counted from the sources the way each runner
+    /// counts: XCTest runs every `func test…()` (no parameters, not static) of an `XCTestCase`
+    /// subclass, its extensions and the classes that inherit it (`swift test list` lists those
+    /// alone, one line each); Swift Testing's "Test run with N tests" counts each `@Test` function
+    /// once, a parameterized one too (its arguments are cases of one test, not tests).
+    private func testCounts() throws -> (xctest: Int, swiftTesting: Int) {
+        let classDeclaration = try Regex(#"^\s*(?:(?:final|open|public|internal|private|fileprivate|@MainActor)\s+)*class\s+([A-Za-z_][A-Za-z0-9_]*)\s*:\s*([A-Za-z_][A-Za-z0-9_.]*)"#)
+        let testMethod = try Regex(#"^\s*(?:(?:override|public|internal|open|final|nonisolated|@MainActor)\s+)*func\s+(test[A-Za-z0-9_]*)\s*\(\s*\)"#)
+        let testAttribute = try Regex(#"^\s*@Test(?:\(|\s|$)"#)
+        var files: [[String]] = []
+        for folder in try testTargetFolders() {
+            let urls = try sources(under: folder).filter { $0.pathExtension == "swift" }
+            XCTAssertFalse(urls.isEmpty, "Package.swift names the test target folder \(folder), which holds no Swift file")
+            files += try urls.map { try String(contentsOf: $0, encoding: .utf8).components(separatedBy: "\n") }
+        }
+        var superclass: [String: String] = [:]
+        var own: [String: Int] = [:]
+        var swiftTesting = 0
+        for lines in files {
+            for line in lines {
+                if let match = line.firstMatch(of: classDeclaration) {
+                    superclass[String(match.output[1].substring ?? "")] = String(match.output[2].substring ?? "").split(separator: ".").last.map(String.init)
+                }
+                if line.firstMatch(of: testAttribute) != nil { swiftTesting += 1 }
+            }
+        }
+        for lines in files {
+            for (index, line) in lines.enumerated() where line.firstMatch(of: testMethod) != nil {
+                // `@Test func testSomething()` is Swift Testing's, whatever its name.
+                if line.contains("@Test") || (index > 0 && lines[index - 1].firstMatch(of: testAttribute) != nil) { continue }
+                if let type = Self.enclosingType(ofLine: index + 1, in: lines) { own[type, default: 0] += 1 }
+            }
+        }
+        // A class's tests: its own and those it inherits; only XCTestCase's descendants count.
+        func isTestCase(_ name: String, _ depth: Int = 0) -> Bool {
+            guard depth < 20, let parent = superclass[name] else { return false }
+            return parent == "XCTestCase" || isTestCase(parent, depth + 1)
+        }
+        func tests(of name: String, _ depth: Int = 0) -> Int {
+            guard depth < 20, isTestCase(name) else { return 0 }
+            return (own[name] ?? 0) + (superclass[name].map { tests(of: $0, depth + 1) } ?? 0)
+        }
+        let xctest = superclass.keys.map { tests(of: $0) }.reduce(0, +)
+        return (xctest, swiftTesting)
+    }
+
+    /// The README (and the run sheet, where it quotes one) says how many tests `swift test`
+    /// runs; the count must be the package's, so that a new test cannot leave an old count
+    /// (and the timings beside it) standing unnoticed.
+    func testTheTestCountsTheHandoutsQuoteAreThePackages() throws {
+        let counts = try testCounts()
+        XCTAssertGreaterThan(counts.xctest, 100, "no XCTest methods found: did the test targets' folders move?")
+        XCTAssertGreaterThan(counts.swiftTesting, 5, "no @Test functions found: did the test targets' folders move?")
+        let quoted = [
+            (framework: "XCTest", actual: counts.xctest, pattern: try Regex(#"XCTest\s+(?:ran\s+)?(\d[\d,]*)\s+tests?\b"#),
+             rule: "func test…() methods of XCTestCase subclasses in the test targets of Package.swift"),
+            (framework: "Swift Testing", actual: counts.swiftTesting, pattern: try Regex(#"Swift\s+Testing\s+(?:ran\s+)?(\d[\d,]*)\s+tests?\b"#),
+             rule: "@Test functions in the test targets of Package.swift, a parameterized one counted once"),
+        ]
+        var inReadme: Set<String> = []
+        for path in ["README.md", "notes/workshop.md"] {
+            let document = try text(path)
+            for count in quoted {
+                for match in document.matches(of: count.pattern) {
+                    let line = document[..<match.range.lowerBound].filter { $0 == "\n" }.count + 1
+                    let written = Int((match.output[1].substring ?? "").replacingOccurrences(of: ",", with: ""))
+                    let words = document[match.range].split(whereSeparator: \.isWhitespace).joined(separator: " ")
+                    if path == "README.md" { inReadme.insert(count.framework) }
+                    XCTAssertEqual(written, count.actual,
+                                   "\(path):\(line): \"\(words)\", but the package has \(count.actual) (\(count.rule)); write \(count.actual), and take the timings beside it from a new run")
+                }
+            }
+        }
+        XCTAssertEqual(inReadme, ["XCTest", "Swift Testing"], "README.md quotes how many tests each framework runs (\"XCTest ran N tests\", \"Swift Testing N tests\")")
+    }
+
     // MARK: the README's JSON excerpt
 
     /// The README's `## JSON (schema 1)` section shows an excerpt of the committed run's report
