@@ -69,8 +69,8 @@ static void forward_until_end(void) {
 static void become_forwarder(int data_read, int original, int copy_write) {
     // Moved above 2 first, so the dup2s below cannot overwrite one another.
     int moved[3] = {fcntl(data_read, F_DUPFD, 10), fcntl(original, F_DUPFD, 10), fcntl(copy_write, F_DUPFD, 10)};
-    if (moved[0] < 0 || moved[1] < 0 || moved[2] < 0) _exit(1);
-    if (dup2(moved[0], 0) < 0 || dup2(moved[1], 1) < 0 || dup2(moved[2], 2) < 0) _exit(1);
+    if (moved[0] < 0 || moved[1] < 0 || moved[2] < 0) _exit(EMFILE);
+    if (dup2(moved[0], 0) < 0 || dup2(moved[1], 1) < 0 || dup2(moved[2], 2) < 0) _exit(EMFILE);
     close_from_three();
     // The terminal's ^C, a hang-up, a `kill` of the group: the forwarder outlives them, so the
     // dying process's last words still pass. It ends when its input ends, which they bring.
@@ -84,7 +84,8 @@ static void become_forwarder(int data_read, int original, int copy_write) {
     (void)sigprocmask(SIG_SETMASK, &none, NULL);
     pid_t forwarder = fork();
     if (forwarder == 0) forward_until_end();
-    _exit(forwarder < 0 ? 1 : 0);
+    // The exit status carries fork's errno (EAGAIN at a process limit) to the caller.
+    _exit(forwarder < 0 ? (errno > 0 && errno < 126 ? errno : 1) : 0);
 }
 
 int clab_stderr_copy_start(int *saved_stderr, int *copy_read) {
@@ -105,7 +106,10 @@ int clab_stderr_copy_start(int *saved_stderr, int *copy_read) {
     if (middle > 0) {
         int status = 0;
         while (waitpid(middle, &status, 0) < 0 && errno == EINTR) {}
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) failure = ECHILD;
+        // The middle process exits with the errno of what failed in it (fork's EAGAIN at a
+        // process limit); killed, it says nothing, and the failure is ECHILD.
+        if (!WIFEXITED(status)) failure = ECHILD;
+        else if (WEXITSTATUS(status) != 0) failure = WEXITSTATUS(status);
     }
     close(data[0]);
     close(copy[1]);

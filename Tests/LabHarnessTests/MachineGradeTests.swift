@@ -111,6 +111,16 @@ final class MachineGradeTests: XCTestCase {
         XCTAssertEqual(MachineCheck.starvationVerdict(alone)?.outcome, .cpuStarved)
     }
 
+    func testAForkRefusedAtAProcessLimitIsTheMachinesNotTheTrials() {
+        // Under RLIMIT_NPROC 12 (hostile-check nproc12) the stderr forwarder of exp-callback's
+        // async-leak could not be forked, and the variant ended failed, a forbidden outcome.
+        let refused = MachineCheck.processCreationRefused("the process that copies stderr", error: POSIXError(.EAGAIN))
+        XCTAssertEqual(refused?.outcome, .resourceLimited)
+        XCTAssertTrue(refused?.evidence.contains("the process that copies stderr could not be started (fork: EAGAIN; RLIMIT_NPROC") == true,
+                      refused?.evidence ?? "")
+        XCTAssertNil(MachineCheck.processCreationRefused("x", error: POSIXError(.EIO)), "any other error is the harness's own")
+    }
+
     func testCPUsComeFromTheAffinityMaskAndTheQuota() {
         let pinned = CPUBudget(online: 2, affinity: 1, quota: nil)
         XCTAssertEqual(pinned.poolWidth, 1)

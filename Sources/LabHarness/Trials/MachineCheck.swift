@@ -103,6 +103,17 @@ public enum MachineCheck {
                                 metrics: metrics)
     }
 
+    /// A process the harness itself needed could not be started: `fork` answered `EAGAIN`
+    /// (or `ENOMEM`) at a process limit, named with its value. `nil` for any other error, which
+    /// is the harness's own failure to report as such.
+    public static func processCreationRefused(_ what: String, error: any Error) -> MachineCondition? {
+        guard let code = (error as? POSIXError)?.code, code == .EAGAIN || code == .ENOMEM else { return nil }
+        let (figures, limits) = creationLimitFigures()
+        return MachineCondition(outcome: .resourceLimited,
+                                evidence: "the machine: \(what) could not be started (fork: \(code == .EAGAIN ? "EAGAIN" : "ENOMEM"); \(figures))",
+                                metrics: limits)
+    }
+
     /// The line a child writes on stderr when its threads could not be created, which the
     /// parent reads even when it has to kill the child (`fromChildStderr`).
     static let stderrMark = "lab: the machine: "

@@ -36,7 +36,12 @@ enum AsyncBridge {
     static func leak(_ context: VariantContext) throws -> VariantRecord {
         let p = context.callbackParameters
         let library = context.library(.completionHandler(context.app().forgetting))
-        let capture = try StderrCapture()
+        let capture: StderrCapture
+        do { capture = try StderrCapture() } catch {
+            // At a process limit the forwarding process cannot be forked: the machine's, not the program's.
+            guard let refused = MachineCheck.processCreationRefused("the process that copies stderr", error: error) else { throw error }
+            return refused.apply(to: VariantRecord(outcome: .failed, evidence: "stderr could not be copied"))
+        }
         let finished = startTask(context, library)
         let warning = capture.waitForLine(containing: leakMarker, within: p.deadline)
         if let warning { context.step("runtime warns on stderr: \(leakMarker)", at: warning.at, place: ExecutionPlace(queue: "stderr", thread: "Swift runtime", isMainThread: false)) }
