@@ -118,6 +118,7 @@ final class MachineGradeTests: XCTestCase {
         XCTAssertEqual(refused?.outcome, .resourceLimited)
         XCTAssertTrue(refused?.evidence.contains("the process that copies stderr could not be started (fork: EAGAIN; RLIMIT_NPROC") == true,
                       refused?.evidence ?? "")
+        XCTAssertEqual(MachineCheck.processCreationRefused("x", error: POSIXError(.EMFILE))?.outcome, .resourceLimited)
         XCTAssertNil(MachineCheck.processCreationRefused("x", error: POSIXError(.EIO)), "any other error is the harness's own")
     }
 

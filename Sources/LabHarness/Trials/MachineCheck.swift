@@ -104,10 +104,13 @@ public enum MachineCheck {
     }
 
     /// A process the harness itself needed could not be started: `fork` answered `EAGAIN`
-    /// (or `ENOMEM`) at a process limit, named with its value. `nil` for any other error, which
-    /// is the harness's own failure to report as such.
+    /// (or `ENOMEM`) at a process limit, named with its value, or its pipes hit the open-files
+    /// limit (`EMFILE`). `nil` for any other error, which is the harness's own failure to report
+    /// as such.
     public static func processCreationRefused(_ what: String, error: any Error) -> MachineCondition? {
-        guard let code = (error as? POSIXError)?.code, code == .EAGAIN || code == .ENOMEM else { return nil }
+        guard let code = (error as? POSIXError)?.code else { return nil }
+        if code == .EMFILE || code == .ENFILE { return openFilesLimit(pid: 0, said: "\(what) could not be started: EMFILE") }
+        guard code == .EAGAIN || code == .ENOMEM else { return nil }
         let (figures, limits) = creationLimitFigures()
         return MachineCondition(outcome: .resourceLimited,
                                 evidence: "the machine: \(what) could not be started (fork: \(code == .EAGAIN ? "EAGAIN" : "ENOMEM"); \(figures))",
