@@ -111,6 +111,27 @@ final class MachineGradeTests: XCTestCase {
         XCTAssertEqual(MachineCheck.starvationVerdict(alone)?.outcome, .cpuStarved)
     }
 
+    func testAtTheLowestClassTheWholeLifesWaitIsTheMachinesEvenWithEveryThreadAsleep() {
+        // hostile-check idle (whole lab at SCHED_IDLE beside stress --cpu 2): sync-semaphore-main
+        // reported its first step late, then waited in its semaphore as designed, and was killed
+        // at its budget as timed-out (forbidden) with "3 threads: 3 S": the scheduler had spent
+        // the budget before the deadlock began.
+        let late = MachineCheck.StarvationLook(threads: 3, subjects: 3, harness: 0, runnable: 0, window: 0.3, waited: 0,
+                                               ran: 0, total: 4.2, lifetime: 6, lowClass: true)
+        let starved = MachineCheck.starvationVerdict(late)
+        XCTAssertEqual(starved?.outcome, .cpuStarved)
+        XCTAssertTrue(starved?.evidence.contains("at the scheduler's lowest class its 3 trial threads had 4.20 s of run-queue wait in its 6.00 s")
+                      == true, starved?.evidence ?? "")
+        // The same deadlock at SCHED_IDLE on an idle machine waited for nothing: judged.
+        var idleMachine = late
+        idleMachine.total = 0.004
+        XCTAssertNil(MachineCheck.starvationVerdict(idleMachine))
+        // At normal priority a life's wait never withholds a deadlock whose threads sleep.
+        var normal = late
+        normal.lowClass = false
+        XCTAssertNil(MachineCheck.starvationVerdict(normal))
+    }
+
     func testAForkRefusedAtAProcessLimitIsTheMachinesNotTheTrials() {
         // Under RLIMIT_NPROC 12 (hostile-check nproc12) the stderr forwarder of exp-callback's
         // async-leak could not be forked, and the variant ended failed, a forbidden outcome.

@@ -319,22 +319,26 @@ public enum MachineCheck {
     /// seven asleep in their waits (a pool's new worker or a poller, while another trial's busy
     /// loop holds the cores) leaves the deadlock in plain sight. A process the scheduler serves
     /// last (`SCHED_IDLE`, nice 15 or more) is starved as soon as one of its threads is passed
-    /// over: there the one runnable thread may be the one the others wait for, for seconds.
+    /// over, for that one may be the one the others wait for; and it is judged on its whole
+    /// life too, asleep or not at the look: its threads' run-queue wait over the trial, when
+    /// that large, is the budget the scheduler took (the trial that starts seconds late,
+    /// reports once and then waits as designed is killed at a budget the machine spent).
     static func starvationVerdict(_ look: StarvationLook) -> MachineCondition? {
-        guard look.subjects > 0, look.runnable > 0 else { return nil }
-        guard look.lowClass || look.runnable * 2 >= look.subjects else { return nil }
+        guard look.subjects > 0 else { return nil }
         let share = look.lowClass ? MachineWatch.lowClassStarvedShare : MachineWatch.starvedShare
-        // A process the scheduler serves last is also judged on its whole life: a wait that
-        // large means the window that called it stuck was itself a wait for a CPU.
-        let starvedNow = look.waited >= look.window * share && look.ran < look.waited / 4
+        let passedOver = look.runnable > 0 && (look.lowClass || look.runnable * 2 >= look.subjects)
+        let starvedNow = passedOver && look.waited >= look.window * share && look.ran < look.waited / 4
         let starvedAllAlong = look.lowClass && look.lifetime > 0 && look.total >= max(look.lifetime * share, MachineWatch.starvedAtLeast)
         guard starvedNow || starvedAllAlong else { return nil }
         let leftOut = look.harness > 0 ? "; the harness's own \(look.harness) left out" : ""
-        return MachineCondition(outcome: .cpuStarved,
-                                evidence: "the machine: \(look.runnable) of its \(look.subjects) trial threads were runnable: they waited "
-                                    + "\(Format.seconds(look.waited)) for a CPU and ran \(Format.seconds(look.ran)) in a \(Format.seconds(look.window)) look "
-                                    + "(\(Format.seconds(look.total)) of run-queue wait in its \(Format.seconds(look.lifetime))\(leftOut))"
-                                    + (look.lowClass ? " at the scheduler's lowest class" : "") + ": runnable, passed over",
+        let lifeWords = "\(Format.seconds(look.total)) of run-queue wait in its \(Format.seconds(look.lifetime))\(leftOut)"
+        let evidence = starvedNow
+            ? "the machine: \(look.runnable) of its \(look.subjects) trial threads were runnable: they waited "
+                + "\(Format.seconds(look.waited)) for a CPU and ran \(Format.seconds(look.ran)) in a \(Format.seconds(look.window)) look "
+                + "(\(lifeWords))" + (look.lowClass ? " at the scheduler's lowest class" : "") + ": runnable, passed over"
+            : "the machine: at the scheduler's lowest class its \(look.subjects) trial threads had \(lifeWords), "
+                + "\(look.runnable) of them runnable at the end: the scheduler spent the trial's time, passing it over"
+        return MachineCondition(outcome: .cpuStarved, evidence: evidence,
                                 metrics: ["cpu.runqueue_wait_s": Metrics.round(look.total), "cpu.probe_wait_s": Metrics.round(look.waited),
                                           "cpu.probe_ran_s": Metrics.round(look.ran), "cpu.probe_runnable_threads": Double(look.runnable)])
     }
