@@ -11,8 +11,8 @@ import XCTest
 ///
 /// - **A quoted block**: the line `<!-- from: results.md -->` right before a table, a list or a
 ///   fenced block. Every line of that block must be a line of
-///   `notes/results/linux-2cores/results.md` (the committed run's report page). After
-///   regenerating the results, paste the new rows.
+///   `notes/results/linux-2cores/results.md` (the committed run's report page), in the page's
+///   order. After regenerating the results, paste the new rows.
 /// - **A figure**: the number followed by `<!--r EXPERIMENT/VARIANT METRIC-->` (or
 ///   `<!--r lab KEY-->` for the whole run: `elapsed_s`, `findings.reproduced`,
 ///   `findings.applicable`). The number is compared with the metric of
@@ -84,10 +84,38 @@ final class HandoutDocumentTests: XCTestCase {
                 for (lineIndex, quoted) in block where !page.contains(trimmed(quoted)) {
                     XCTFail("\(document.path):\(lineIndex + 1): this quoted line is not a line of \(Self.resultsPage) (regenerated? paste the new one): \(quoted)\(counterpart(of: quoted))")
                 }
+                if let misplaced = outOfOrderLine(in: block, page: pageLines) {
+                    XCTFail("\(document.path):\(misplaced.line + 1): \(Self.resultsPage) prints \(misplaced.text) before \(misplaced.after), which the block quotes above it; keep the report's order")
+                }
                 checked += block.count
             }
         }
         XCTAssertGreaterThan(checked, 80, "the handouts quote the committed run's tables; did the marker change?")
+    }
+
+    /// The first line of a quoted block that the committed report prints before an earlier
+    /// line of the same block, so that a table keeps the rows in the order the report (and the
+    /// terminal) shows them. Only lines the report holds once are placed (a table's header and
+    /// rule repeat from table to table).
+    private func outOfOrderLine(in block: [(Int, String)], page: [String]) -> (line: Int, after: String, text: String)? {
+        // A table row by its first cell; any other line whole.
+        func name(_ line: String) -> String {
+            guard line.hasPrefix("|"), let first = line.split(separator: "|", omittingEmptySubsequences: true).first
+            else { return "the line \"\(line)\"" }
+            return "the row " + trimmed(String(first))
+        }
+        var counts: [String: Int] = [:]
+        for line in page { counts[line, default: 0] += 1 }
+        var last: (position: Int, text: String)?
+        for (lineIndex, quoted) in block {
+            let line = trimmed(quoted)
+            guard counts[line] == 1, let position = page.firstIndex(of: line) else { continue }
+            if let previous = last, position < previous.position {
+                return (lineIndex, name(previous.text), name(line))
+            }
+            last = (position, line)
+        }
+        return nil
     }
 
     /// The lines of the block after a marker: a fenced block's contents, or the next lines up
