@@ -154,17 +154,25 @@ int clab_main_thread_parked(void) {
 #endif
 }
 
-int clab_run_loop_run_specific(const void *run_loop, const void *mode, double seconds) {
-    // CoreFoundation exports it on both platforms and declares it only in CFPriv.h; CFRunLoopRunInMode,
-    // the public form, runs the calling thread's own run loop.
-    typedef int32_t (*run_specific_fn)(const void *, const void *, double, unsigned char);
+typedef int32_t (*run_specific_fn)(const void *, const void *, double, unsigned char);
+
+/// CoreFoundation's `CFRunLoopRunSpecific`, looked up once, or NULL. CoreFoundation exports it on
+/// both platforms and declares it only in CFPriv.h; CFRunLoopRunInMode, the public form, runs the
+/// calling thread's own run loop.
+static run_specific_fn run_specific_function(void) {
     static run_specific_fn run_specific;
     static int looked;
     if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {
         __atomic_store_n(&run_specific, (run_specific_fn)dlsym(RTLD_DEFAULT, "CFRunLoopRunSpecific"), __ATOMIC_RELEASE);
         __atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
     }
-    run_specific_fn function = __atomic_load_n(&run_specific, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&run_specific, __ATOMIC_ACQUIRE);
+}
+
+int clab_run_loop_run_specific_available(void) { return run_specific_function() != NULL; }
+
+int clab_run_loop_run_specific(const void *run_loop, const void *mode, double seconds) {
+    run_specific_fn function = run_specific_function();
     if (function == NULL || run_loop == NULL || mode == NULL) return -1;
     return function(run_loop, mode, seconds, 1);
 }

@@ -79,14 +79,15 @@ enum RunloopVerdicts {
             let total = blocked[RunloopMetric.total] ?? 0, blockedWall = blocked[RunloopMetric.wallS] ?? .nan, freeWall = free[RunloopMetric.wallS] ?? .nan
             // The async run's wall time less what a same-moment control lost to the machine:
             // stalls neither make it look slower than one timeout nor shrink the stretch.
-            let freeNet = freeWall - (free[RunloopMetric.wallControlDelayS] ?? 0)
+            let controlLoss = free[RunloopMetric.wallControlDelayS] ?? 0
+            let freeNet = freeWall - controlLoss
             // "About one timeout" is judged from the last run loop armed: making 300 run-loop
             // threads at once is the placement's set-up, which a loaded machine stretches far
             // beyond one thread's stall (1.2 s beside `stress --cpu 2`, 31 ms quiet).
             // Judged on that figure, and said, when it takes off a twentieth of a timeout or more;
             // otherwise on `freeNet`, so the figure judged is always the one printed.
             let setUp = free[RunloopMetric.armDelayMaxS] ?? 0
-            let fromArmed = freeWall - max(free[RunloopMetric.wallControlDelayS] ?? 0, setUp)
+            let fromArmed = freeWall - max(controlLoss, setUp)
             let armedLate = freeNet - fromArmed >= p.timeout / 20
             let afterSetUp = armedLate ? fromArmed : freeNet
             let p50 = blocked[RunloopMetric.latenessExcessP50Ms] ?? .infinity, worst = blocked[RunloopMetric.latenessExcessMaxMs] ?? .infinity

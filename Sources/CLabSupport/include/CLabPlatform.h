@@ -254,6 +254,10 @@ int clab_main_thread_parked(void);
 /// wait on, 2: stopped, 3: timed out, 4: handled a source), or -1 when it is not found.
 int clab_run_loop_run_specific(const void *run_loop, const void *mode, double seconds);
 
+/// 1 when `clab_run_loop_run_specific` can run a run loop here (CoreFoundation's
+/// `CFRunLoopRunSpecific` was found), 0 when it was not.
+int clab_run_loop_run_specific_available(void);
+
 // MARK: - Sockets
 
 /// A new IPv4 TCP socket, close-on-exec from birth where the system allows (Linux

@@ -42,7 +42,7 @@ enum MainRunLoopStandIn {
             + " was not found"
     }
 
-    private static let canRun: Bool = dlsym(clab_search_all_libraries(), "CFRunLoopRunSpecific") != nil
+    private static let canRun: Bool = clab_run_loop_run_specific_available() == 1
 
     /// One slice of a synchronous wait off the main thread: when the main thread is parked,
     /// turns the main run loop on the main queue for up to `seconds` (right here when the caller
