@@ -81,6 +81,26 @@ final class SweepFindingsTests: XCTestCase {
         assertReproduced(try findingsReport(), "runloop.deadline-heap-scales")
     }
 
+    /// Beside each point a thread that only sleeps and wakes (`WakeFloor`) measures the floor no
+    /// user-space design can beat at that moment: its p99 over the window in which the requests
+    /// fell due, and the requests' p99 net of it. It starts before the thread watch, so it is not
+    /// counted among the design's threads: the heap adds its one run-loop thread.
+    func testEveryPointReportsItsWakeUpFloorAndTheLatenessNetOfIt() throws {
+        let report = try findingsReport()
+        let large = try XCTUnwrap(report.sweep?.last { $0.variant == TimeoutDesignName.deadlineHeap.rawValue })
+        let samples = try XCTUnwrap(large[RunloopMetric.floorSamples], "the floor was measured")
+        // 30,000 requests fall due over the tens of milliseconds their issuing took: a wake-up
+        // every 0.5 ms gives dozens of samples (the median of three trials is reported).
+        XCTAssertGreaterThan(samples, 5, "wake-ups in the window in which the requests fell due")
+        let p99 = try XCTUnwrap(large[RunloopMetric.latenessP99Ms]), floor = try XCTUnwrap(large[RunloopMetric.floorP99Ms])
+        let net = try XCTUnwrap(large[RunloopMetric.latenessNetP99Ms])
+        XCTAssertGreaterThanOrEqual(floor, 0)
+        XCTAssertLessThanOrEqual(net, p99, "the net is a part of the raw p99")
+        XCTAssertEqual(large[RunloopMetric.threadsAdded], 1, "the heap's own thread, not the floor's")
+        let rendered = HumanReport.render(report, definition: runloopExperiment, style: Style(enabled: false), width: 120)
+        XCTAssertTrue(rendered.contains("floor") && rendered.contains("net p99"), "the table prints both beside the raw p99")
+    }
+
     /// A sweep that does not span a hundredfold in requests cannot tell a growth from noise: the
     /// finding is not judged, rather than reading a trend into two close points.
     func testANarrowSweepDoesNotClaimAGrowth() throws {

@@ -138,6 +138,11 @@ public enum RunloopMetric {
     public static let completedFirst: MetricKey = "completed_first", early: MetricKey = "early", wallPerTimeout: MetricKey = "wall_per_timeout"
     public static let issueS: MetricKey = "issue_s", drainS: MetricKey = "drain_s", threadsAdded: MetricKey = "threads.added", threadsRealtime: MetricKey = "threads.realtime"
     public static let timersArmed: MetricKey = "timers.armed", memoryPeakMB: MetricKey = "memory.peak_mb", cpuS: MetricKey = "cpu_s"
+    /// The wake-up floor beside a timeout trial (`WakeFloor`): how late a thread that only sleeps
+    /// woke, p50 and p99, over the window in which the requests fell due, and how many wake-ups
+    /// that was; the requests' p99 less the floor's (0 when below it).
+    public static let floorP50Ms: MetricKey = "floor.p50_ms", floorP99Ms: MetricKey = "floor.p99_ms", floorSamples: MetricKey = "floor.samples"
+    public static let latenessNetP99Ms: MetricKey = "lateness.net_p99_ms"
     /// The pitfalls: run-loop passes, CPU and runnable time per wall second, wrapper steps.
     public static let passes: MetricKey = "passes", passesPerS: MetricKey = "passes_per_s", steps: MetricKey = "steps"
     public static let cpuPerWall: MetricKey = "cpu_per_wall", runnablePerWall: MetricKey = "runnable_per_wall"

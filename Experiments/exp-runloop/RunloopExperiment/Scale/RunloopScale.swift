@@ -29,7 +29,9 @@ enum RunloopScale {
         headers: ("design", "requests"),
         columns: [.decimal("wall/T", RunloopMetric.wallPerTimeout.rawValue, places: 3),
                   .milliseconds("late p50", RunloopMetric.latenessP50Ms.rawValue), .milliseconds("p99", RunloopMetric.latenessP99Ms.rawValue),
-                  .milliseconds("max", RunloopMetric.latenessMaxMs.rawValue), .count("threads+", RunloopMetric.threadsAdded.rawValue),
+                  .milliseconds("max", RunloopMetric.latenessMaxMs.rawValue),
+                  .milliseconds("floor", RunloopMetric.floorP99Ms.rawValue), .milliseconds("net p99", RunloopMetric.latenessNetP99Ms.rawValue),
+                  .count("threads+", RunloopMetric.threadsAdded.rawValue),
                   .decimal("peak MB", RunloopMetric.memoryPeakMB.rawValue, places: 0), .decimal("CPU s", RunloopMetric.cpuS.rawValue)],
         chart: (RunloopMetric.latenessP99Ms, "p99 lateness against requests", Format.milliseconds),
         notes: { priorityNote($0).map { [$0] } ?? [] })

@@ -6,9 +6,12 @@ import LabHarness
 enum RunloopScaleBars {
     /// 10,000 requests: all done within 1.05 × timeout, p99 ≤ 2 ms, ≤ 2 threads added, ≤ 64 MB.
     static let flood = bar(10_000) { v, n in [wall(v, n, limit: 1.05), p99(v, n, limitMs: 2), threads(v, n), memory(v, n, limitMB: 64)] }
-    /// 100,000 requests: p99 ≤ 5 ms, ≤ 2 threads added, and the wall against 1.15 × timeout,
-    /// with what it went to (issuing the requests or firing them).
-    static let tenfold = bar(100_000) { v, n in [p99(v, n, limitMs: 5), threads(v, n), wall(v, n, limit: 1.15)] }
+    /// 100,000 requests: p99 ≤ 5 ms, ≤ 2 threads added, and what the design adds to the wall
+    /// beyond the issuing, against 1.05 × timeout. Issuing 100,000 detached tasks from one thread
+    /// takes about 0.2 s on 2 cores whatever keeps the timeouts, and the last request's deadline
+    /// is a timeout after it started, so the whole wall (issuing + timeout + firing) measures the
+    /// callers as much as the design; the row states the issuing time beside it.
+    static let tenfold = bar(100_000) { v, n in [p99(v, n, limitMs: 5), threads(v, n), beyondIssuing(v, n, limit: 1.05)] }
 
     static func bar(_ tasks: Int, _ figures: @escaping @Sendable (VariantReport, String) -> [PerformanceBar.Figure?]) -> PerformanceBar {
         let n = "deadline-heap, \(Format.count(Double(tasks))) requests"
@@ -24,6 +27,18 @@ enum RunloopScaleBars {
         return PerformanceBar.Figure(name: "\(n): all done / timeout", value: ratio, unit: "×", target: "<= \(Format.number(limit))",
                                      met: ratio <= limit && v.outcome == .completed,
                                      detail: "\(issue >= drain ? "issuing dominates" : "firing dominates"): issuing \(Format.seconds(issue)) (one detached task per request), firing fell behind the last deadline by \(Format.seconds(drain)); peak \(v[RunloopMetric.memoryPeakMB].map { Format.decimal($0, places: 0) } ?? "—") MB; outcome \(v.outcome)")
+    }
+
+    /// (all done − issuing) / timeout: the timeout itself plus how far firing fell behind the
+    /// last deadline, with the issuing time stated beside it.
+    static func beyondIssuing(_ v: VariantReport, _ n: String, limit: Double) -> PerformanceBar.Figure? {
+        guard let wall = v[RunloopMetric.wallS], let issue = v[RunloopMetric.issueS], let ratio = v[RunloopMetric.wallPerTimeout] else { return nil }
+        let timeout = wall / ratio, beyond = (wall - issue) / timeout, drain = v[RunloopMetric.drainS] ?? .nan
+        let issuing = "issuing took \(Format.seconds(issue)) (one detached task per request, from one thread)"
+        return PerformanceBar.Figure(name: "\(n): all done beyond issuing / timeout", value: beyond, unit: "×",
+                                     target: "<= \(Format.number(limit))", met: beyond <= limit && v.outcome == .completed,
+                                     detail: "\(issuing); all done in \(Format.decimal(ratio, places: 3)) × timeout with it; "
+                                        + "firing fell behind the last deadline by \(Format.seconds(drain)); outcome \(v.outcome)")
     }
 
     static func p99(_ v: VariantReport, _ n: String, limitMs: Double) -> PerformanceBar.Figure? {

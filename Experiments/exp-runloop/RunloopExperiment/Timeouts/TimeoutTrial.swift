@@ -29,9 +29,12 @@ public enum TimeoutTrial {
                            completeAfter: @escaping @Sendable (Int) -> Seconds? = { _ in nil },
                            budget: Seconds) -> Result? {
         warmUpCallers()
+        // The floor asks for the priority the design's own thread asks for (see `WakeFloor`).
+        // It starts before the thread watch, so its thread is not counted as the design's.
+        let floor = WakeFloor.start(realtime: design.runsOnRealtimeThread)
         let watch = NewThreadWatch(interval: 0.1), cpuStart = CPUTime.process()
         watch.start()
-        guard let keeper = design.start() else { watch.stop(); return nil }
+        guard let keeper = design.start() else { watch.stop(); _ = floor?.stop(); return nil }
         // Two locked writes per request, each after the instant it records (a timer's fire
         // instant is the design's own).
         let table = StepTable(count: requests, row: Slot()), done = ProgressCounter()
@@ -53,6 +56,7 @@ public enum TimeoutTrial {
         let limit = MonotonicClock.now() + budget
         while done.value < requests, MonotonicClock.now() < limit { MonotonicClock.sleep(for: 0.005) }
         let appeared = watch.stop(), cpu = CPUTime.process() - cpuStart, finished = done.value == requests
+        let wakeUps = floor?.stop() ?? []
         let priority = keeper.threadPriority, armed = keeper.timersArmed
         keeper.stop()
         let slots = table.snapshot()
@@ -78,11 +82,28 @@ public enum TimeoutTrial {
             m[RunloopMetric.drainS] = max(0, lastWake - (lastStart + timeout))
         }
         m[RunloopMetric.memoryPeakMB] = ProcessMemory.peakResidentMB()
+        // The floor over the window in which the requests fell due: first deadline to last firing.
+        let due = slots.compactMap(\.started).map { $0 + timeout }, fired = slots.compactMap(\.fired)
+        if let first = due.min(), let last = fired.max() {
+            let floorLate = WakeFloor.lateness(wakeUps, from: first, to: last)
+            m[RunloopMetric.floorSamples] = Double(floorLate.count)
+            m.summarize(floorLate, scale: 1000, p50: RunloopMetric.floorP50Ms, p99: RunloopMetric.floorP99Ms, max: nil)
+            if let p99 = m[RunloopMetric.latenessP99Ms], let floorP99 = m[RunloopMetric.floorP99Ms] {
+                m[RunloopMetric.latenessNetP99Ms] = max(0, p99 - floorP99)
+            }
+        }
         if let priority { m[RunloopMetric.threadsRealtime] = priority.isGranted ? 1 : 0 }
         return Result(metrics: m, finished: finished, started: slots.count { $0.started != nil },
                       addedThreadNames: added.map { $0.name.isEmpty ? "?" : $0.name },
                       deadlines: slots.map { ($0.started ?? .nan) + timeout }, firedAt: slots.map { $0.fired ?? .nan }, issuedAt: issueStart,
                       threadPriority: priority)
+    }
+
+    /// "(a thread that only wakes: p99 3.9 ms late, so 0.7 ms above that floor)", or nothing
+    /// when the floor was not measured.
+    static func floorClause(_ m: Metrics) -> String {
+        guard let floor = m[RunloopMetric.floorP99Ms], let net = m[RunloopMetric.latenessNetP99Ms] else { return "" }
+        return " (a thread that only wakes, beside it: p99 \(Format.milliseconds(floor)) late, so \(Format.milliseconds(net)) above that floor)"
     }
 
     /// A stand-in request that completes after `delay` seconds, or `nil` for one that never does.
@@ -121,7 +142,8 @@ public enum TimeoutTrial {
         let (outcome, what): (Outcome, String) = !result.finished
             ? (.timedOut, "\(n(m[RunloopMetric.completed] ?? 0)) of \(n(total)) requests woken when the trial's budget ran out")
             : early > 0 ? (.firesEarly, "\(n(early)) of \(n(total)) requests woken before their deadline")
-            : (.completed, "\(n(m[RunloopMetric.fired] ?? 0)) of \(n(total)) requests woken by their \(Format.seconds(p.timeout)) timeout, p99 \(Format.milliseconds(m[RunloopMetric.latenessP99Ms] ?? .nan)) late")
+            : (.completed, "\(n(m[RunloopMetric.fired] ?? 0)) of \(n(total)) requests woken by their \(Format.seconds(p.timeout)) timeout, "
+                   + "p99 \(Format.milliseconds(m[RunloopMetric.latenessP99Ms] ?? .nan)) late" + floorClause(m))
         var evidence = what + "; issuing took \(Format.seconds(m[RunloopMetric.issueS] ?? .nan)), the design added \(threads)"
         if let priority = result.threadPriority { evidence += "; its thread ran at \(priority)" }
         let timers = m[RunloopMetric.timersArmed].map { ", \(n($0)) timer settings" } ?? ""
