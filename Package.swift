@@ -12,7 +12,8 @@ func experiment(_ executable: String, module: String, tests: String) -> [Target]
         .target(name: module, dependencies: ["LabHarness"], path: "Experiments/\(executable)/\(module)"),
         .executableTarget(name: executable, dependencies: ["LabHarness", .target(name: module)],
                           path: "Experiments/\(executable)", exclude: [module]),
-        .testTarget(name: tests, dependencies: [.target(name: module), "LabHarness", "LabHarnessXCTest", .target(name: executable)],
+        .testTarget(name: tests, dependencies: [.target(name: module), "LabHarness", "LabHarnessXCTest",
+                                                "FindingsTestSupport", .target(name: executable)],
                     path: "Tests/\(tests)"),
     ]
 }
@@ -62,7 +63,12 @@ let package = Package(
         // A small program the harness's tests launch as a child: it blocks, traps, exits, prints.
         .target(name: "LabFixtureKit", dependencies: ["LabHarness"], path: "Tests/LabFixtureKit"),
         .executableTarget(name: "lab-fixture", dependencies: ["LabHarness", "LabFixtureKit"], path: "Tests/LabFixture"),
-        .testTarget(name: "LabHarnessTests", dependencies: ["LabHarness", "LabHarnessXCTest", "CLabSupport", "LabFixtureKit", "lab-fixture"],
+        // The findings tests' one assertion (`assertReproduced`): reproduced passes, a machine
+        // outcome skips, anything else fails.
+        .target(name: "FindingsTestSupport", dependencies: ["LabHarness"], path: "Tests/FindingsTestSupport"),
+        .testTarget(name: "LabHarnessTests",
+                    dependencies: ["LabHarness", "LabHarnessXCTest", "CLabSupport", "LabFixtureKit",
+                                   "FindingsTestSupport", "lab-fixture"],
                     path: "Tests/LabHarnessTests"),
         .testTarget(name: "LabHarnessTestingTests", dependencies: ["LabHarnessTesting"], path: "Tests/LabHarnessTestingTests"),
     ] + experiments.flatMap { experiment($0.executable, module: $0.module, tests: $0.tests) },

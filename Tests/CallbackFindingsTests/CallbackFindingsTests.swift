@@ -1,4 +1,5 @@
 import CallbackExperiment
+import FindingsTestSupport
 import Foundation
 import LabHarness
 import LabHarnessXCTest
@@ -14,16 +15,8 @@ enum CallbackQuickRun {
     static func report() throws -> ExperimentReport { try result.get() }
 }
 
-/// Shared assertions: a finding judged and reproduced, steps by queue and order.
+/// Shared helpers: steps by queue and order.
 extension XCTestCase {
-    func assertReproduced(_ report: ExperimentReport, _ id: String, file: StaticString = #filePath, line: UInt = #line) {
-        guard let finding = report.finding(id) else { return XCTFail("\(id) was not evaluated", file: file, line: line) }
-        XCTAssertTrue(finding.applicable, finding.summary, file: file, line: line)
-        XCTAssertNotEqual(finding.judged, false, "\(id) was not judged: \(finding.summary)", file: file, line: line)
-        XCTAssertTrue(finding.reproduced, "\(id): \(finding.summary)", file: file, line: line)
-        XCTAssertTrue(finding.summary.contains("mechanism: "), "\(id) names its mechanism: \(finding.summary)", file: file, line: line)
-    }
-
     /// The index of the first event whose label contains `text` (fails the test when absent).
     func index(_ text: String, in v: VariantReport?, file: StaticString = #filePath, line: UInt = #line) -> Int {
         guard let i = v?.events?.firstIndex(where: { $0.label.contains(text) }) else {
@@ -49,7 +42,7 @@ final class CallbackFindingsTests: XCTestCase {
     /// value came back. It holds because a synchronous call cannot return before its callee does.
     func testSyncReturnBlocksLibrary() throws {
         let report = try CallbackQuickRun.report()
-        assertReproduced(report, "callback.sync-return-blocks-library")
+        try assertReproduced("callback.sync-return-blocks-library", in: report, of: callbackExperiment)
         let v = report.variant(CallbackVariant.syncReturn)
         XCTAssertEqual(v?[CallbackMetric.libraryThreadWaiting], 1)
         XCTAssertEqual(queue("app looks up", in: v), "chat.library", "the app's code ran on the library's queue")
@@ -62,7 +55,7 @@ final class CallbackFindingsTests: XCTestCase {
     /// library no longer waits for an answer: it waits for a call.
     func testCompletionHandlerFreesLibrary() throws {
         let report = try CallbackQuickRun.report()
-        assertReproduced(report, "callback.completion-handler-frees-library")
+        try assertReproduced("callback.completion-handler-frees-library", in: report, of: callbackExperiment)
         let v = report.variant(CallbackVariant.completionHandler)
         XCTAssertEqual(queue("app looks up", in: v), "app.profiles")
         XCTAssertEqual(queue("app calls the fetchProfiles handler", in: v), "app.profiles")
@@ -79,7 +72,7 @@ final class CallbackFindingsTests: XCTestCase {
     /// a closure never changes threads: only a dispatch to a queue does.
     func testCallbackRunsOnLibraryQueue() throws {
         let report = try CallbackQuickRun.report()
-        assertReproduced(report, "callback.callback-runs-on-library-queue")
+        try assertReproduced("callback.callback-runs-on-library-queue", in: report, of: callbackExperiment)
         let v = report.variant(CallbackVariant.callback)
         XCTAssertEqual(queue("app opens the conversation", in: v), "com.apple.main-thread")
         XCTAssertEqual(queue("app gets the rendered conversation", in: v), "chat.library")
@@ -93,7 +86,7 @@ final class CallbackFindingsTests: XCTestCase {
     /// the library continues only from inside the handler the app calls.
     func testDelegateCompletionGatesWork() throws {
         let report = try CallbackQuickRun.report()
-        assertReproduced(report, "callback.delegate-completion-gates-work")
+        try assertReproduced("callback.delegate-completion-gates-work", in: report, of: callbackExperiment)
         let v = report.variant(CallbackVariant.delegateCompletion)
         XCTAssertEqual(v?[CallbackMetric.of("allow", .messages)], Double(Conversation.sample.messages.count))
         XCTAssertEqual(v?[CallbackMetric.of("cancel", .messages)], 0)
@@ -109,7 +102,7 @@ final class CallbackFindingsTests: XCTestCase {
     /// that never comes.
     func testForgottenHandlerStalls() throws {
         let report = try CallbackQuickRun.report()
-        assertReproduced(report, "callback.forgotten-handler-stalls")
+        try assertReproduced("callback.forgotten-handler-stalls", in: report, of: callbackExperiment)
         let v = try XCTUnwrap(report.variant(CallbackVariant.forgottenHandler))
         XCTAssertEqual(v.outcome, .stalled, "reported by the library, not killed by the harness")
         XCTAssertEqual(v[CallbackMetric.handlerCalls], 0)
@@ -123,7 +116,7 @@ final class CallbackFindingsTests: XCTestCase {
     /// lock before it does any work.
     func testDoubleCallDetected() throws {
         let report = try CallbackQuickRun.report()
-        assertReproduced(report, "callback.double-call-detected")
+        try assertReproduced("callback.double-call-detected", in: report, of: callbackExperiment)
         let v = report.variant(CallbackVariant.doubleCall)
         XCTAssertEqual(v?[CallbackMetric.handlerCalls], 2)
         XCTAssertEqual(v?[CallbackMetric.callbackCalls], 1)
@@ -137,7 +130,7 @@ final class CallbackFindingsTests: XCTestCase {
     /// warns in its deinit when it was never resumed.
     func testContinuationMisuseDetected() throws {
         let report = try CallbackQuickRun.report()
-        assertReproduced(report, "callback.continuation-misuse-detected")
+        try assertReproduced("callback.continuation-misuse-detected", in: report, of: callbackExperiment)
         let bridge = report.variant(CallbackVariant.asyncBridge)
         XCTAssertEqual(bridge?.outcome, .completed)
         XCTAssertEqual(bridge?[CallbackMetric.resumeOnAppQueue], 1)

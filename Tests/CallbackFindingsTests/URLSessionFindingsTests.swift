@@ -1,4 +1,5 @@
 @testable import CallbackExperiment
+import FindingsTestSupport
 import Foundation
 @testable import LabHarness
 import LabHarnessXCTest
@@ -16,7 +17,7 @@ final class URLSessionFindingsTests: XCTestCase {
     /// resumes its caller where it awaited: a `@MainActor` task on the main thread.
     func testACompletionHandlerRunsOnTheSessionsDelegateQueueNotTheCallers() throws {
         let report = try CallbackQuickRun.report()
-        assertReproduced(report, "callback.urlsession-completion-on-delegate-queue")
+        try assertReproduced("callback.urlsession-completion-on-delegate-queue", in: report, of: callbackExperiment)
         let v = try XCTUnwrap(report.variant(CallbackVariant.urlsessionQueues))
         XCTAssertEqual(v.outcome, .completed)
         XCTAssertEqual(queue("app resumes a data task", in: v), "com.apple.main-thread", "the caller is the main thread")
@@ -34,7 +35,7 @@ final class URLSessionFindingsTests: XCTestCase {
     /// in the wrapper. With a background delegate queue the same wrapper returns.
     func testASemaphoreWrapperDeadlocksTheMainThreadWhenTheDelegateQueueIsMain() throws {
         let report = try CallbackQuickRun.report()
-        assertReproduced(report, "callback.urlsession-sync-wrapper-deadlocks-main")
+        try assertReproduced("callback.urlsession-sync-wrapper-deadlocks-main", in: report, of: callbackExperiment)
         let main = try XCTUnwrap(report.variant(CallbackVariant.urlsessionSyncMain))
         XCTAssertEqual(main.outcome, .deadlock)
         XCTAssertNotNil(main[CallbackMetric.serverCompletedAfterS], "the response had arrived before the kill")
@@ -57,7 +58,7 @@ final class URLSessionFindingsTests: XCTestCase {
     func testOnLinuxTheDispositionIsIgnored() throws {
         try XCTSkipUnless(PlatformInfo.current.isLinux, "swift-corelibs-foundation only")
         let report = try CallbackQuickRun.report()
-        assertReproduced(report, "callback.linux-urlsession-ignores-disposition")
+        try assertReproduced("callback.linux-urlsession-ignores-disposition", in: report, of: callbackExperiment)
         let gates = try XCTUnwrap(report.finding("callback.urlsession-disposition-gates-task"))
         XCTAssertFalse(gates.applicable)
         XCTAssertTrue(gates.summary.contains("discards the disposition"), gates.summary)

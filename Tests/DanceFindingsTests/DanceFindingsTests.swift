@@ -1,3 +1,4 @@
+import FindingsTestSupport
 import Foundation
 import LabHarness
 import LabHarnessXCTest
@@ -26,14 +27,6 @@ final class DanceFindingsTests: XCTestCase {
 
     func report() throws -> ExperimentReport { try Self.run.get() }
 
-    /// The finding was judged (its mechanism seen) and reproduced.
-    func assertReproduced(_ id: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        guard let finding = try report().finding(id) else { return XCTFail("\(id) was not evaluated", file: file, line: line) }
-        XCTAssertTrue(finding.applicable, id, file: file, line: line)
-        XCTAssertNotEqual(finding.judged, false, "\(id): \(finding.summary)", file: file, line: line)
-        XCTAssertTrue(finding.reproduced, "\(id): \(finding.summary)", file: file, line: line)
-    }
-
     func variant(_ name: DanceVariant) throws -> VariantReport { try XCTUnwrap(report().variant(name)) }
 
     func labels(_ name: DanceVariant) throws -> [String] { try variant(name).events?.map(\.label) ?? [] }
@@ -46,7 +39,7 @@ final class DanceFindingsTests: XCTestCase {
     /// A closure stored on its owner that names `self` is a cycle: the owner outlives its scope
     /// for the whole grace period, and clearing the closure is what lets it go.
     func testStrongCaptureLeaks() throws {
-        try assertReproduced("dance.strong-capture-leaks")
+        try assertReproduced("dance.strong-capture-leaks", in: report(), of: danceExperiment)
         let v = try variant(.strongCapture)
         XCTAssertEqual(v.outcome, .leaked, v.evidence ?? "")
         XCTAssertEqual(try flag(.strongCapture, DanceMetric.releasedAfterBreak), true, "clearing onTick broke the cycle")
@@ -67,7 +60,7 @@ final class DanceFindingsTests: XCTestCase {
     /// `[weak self]` + `guard let self`: the owner goes at the end of its scope; the delayed
     /// work runs later and finds nil.
     func testWeakStrongReleases() throws {
-        try assertReproduced("dance.weak-strong-releases")
+        try assertReproduced("dance.weak-strong-releases", in: report(), of: danceExperiment)
         let v = try variant(.weakStrong)
         XCTAssertEqual(v.outcome, .completed, v.evidence ?? "")
         XCTAssertEqual(try flag(.weakStrong, DanceMetric.delayedFoundNil), true, "the retry found its uploader gone")
@@ -84,7 +77,7 @@ final class DanceFindingsTests: XCTestCase {
     /// The heap-stack dance: the stored closure takes the owner as a parameter, captures
     /// nothing (no reference count moves), and the owner goes at the end of its scope.
     func testHeapStackReleases() throws {
-        try assertReproduced("dance.heap-stack-releases")
+        try assertReproduced("dance.heap-stack-releases", in: report(), of: danceExperiment)
         let v = try variant(.heapStack)
         XCTAssertEqual(v.outcome, .completed, v.evidence ?? "")
         for moment in ["created", "stored"] {
@@ -103,7 +96,7 @@ final class DanceFindingsTests: XCTestCase {
     /// The seed's Foo: completion2, the delay, completion1, then deinit. The delayed block's
     /// parameter keeps foo alive exactly until the block has run.
     func testHeapStackDelayedOrder() throws {
-        try assertReproduced("dance.heap-stack-delayed-order")
+        try assertReproduced("dance.heap-stack-delayed-order", in: report(), of: danceExperiment)
         let v = try variant(.heapStackDelayed)
         XCTAssertEqual(v.outcome, .completed, v.evidence ?? "")
         XCTAssertEqual(try labels(.heapStackDelayed), ["completion2", "scope-end", "after-delay", "completion1", "deinit"])
@@ -114,7 +107,7 @@ final class DanceFindingsTests: XCTestCase {
     /// An API that stores the caller's action leaks the object the action names; the fixed API,
     /// passing the object as the action's first parameter, does not.
     func testHiddenAPICycle() throws {
-        try assertReproduced("dance.hidden-api-cycle")
+        try assertReproduced("dance.hidden-api-cycle", in: report(), of: danceExperiment)
         XCTAssertEqual(try variant(.hiddenAPICycle).outcome, .leaked)
         XCTAssertEqual(try variant(.hiddenAPIFixed).outcome, .completed)
         XCTAssertEqual(CaptureProbe.delta(try variant(.hiddenAPIFixed).metrics), .zero, "the fixed API's action holds nothing")
@@ -139,7 +132,7 @@ final class DanceFindingsTests: XCTestCase {
     /// `[unowned self]` read after the owner was released traps (in a process of its own), with
     /// the runtime's own message as evidence.
     func testUnownedTrapsAfterRelease() throws {
-        try assertReproduced("dance.unowned-traps-after-release")
+        try assertReproduced("dance.unowned-traps-after-release", in: report(), of: danceExperiment)
         let v = try variant(.unownedAfterRelease)
         XCTAssertEqual(v.outcome, .crashed)
         XCTAssertTrue(v.evidence?.contains("Attempted to read an unowned reference") ?? false, v.evidence ?? "no evidence")

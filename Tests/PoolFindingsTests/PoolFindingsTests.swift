@@ -1,3 +1,4 @@
+import FindingsTestSupport
 import Foundation
 import LabHarness
 import LabHarnessXCTest
@@ -16,19 +17,12 @@ final class PoolFindingsTests: XCTestCase {
 
     private func report() throws -> ExperimentReport { try Self.run.get() }
 
-    private func assertReproduced(_ id: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        let finding = try XCTUnwrap(report().finding(id), "\(id) was not evaluated", file: file, line: line)
-        XCTAssertTrue(finding.applicable && finding.judged != false, finding.summary, file: file, line: line)
-        XCTAssertTrue(finding.reproduced, finding.summary, file: file, line: line)
-        XCTAssertTrue(finding.summary.contains("mechanism"), "the verdict names its mechanism: \(finding.summary)", file: file, line: line)
-    }
-
     private func variant(_ name: PoolVariant) throws -> VariantReport { try XCTUnwrap(report().variant(name)) }
 
     /// Blocks on the global queue outnumber its threads: they start in waves as threads free up
     /// or, slowly, as the pool adds one.
     func testGlobalQueueIsBounded() throws {
-        try assertReproduced("pool.global-queue-is-bounded")
+        try assertReproduced("pool.global-queue-is-bounded", in: report(), of: poolExperiment)
         let flood = try variant(.globalFlood)
         XCTAssertLessThan(try XCTUnwrap(flood[PoolMetric.runningMax]), try XCTUnwrap(flood[PoolMetric.tasks]),
                           "a thread per block would have run every block at once")
@@ -37,7 +31,7 @@ final class PoolFindingsTests: XCTestCase {
 
     /// A tiny block queued behind the flood waits for seconds; on the idle pool it waits microseconds.
     func testFloodStarvesUnrelatedWork() throws {
-        try assertReproduced("pool.flood-starves-unrelated-work")
+        try assertReproduced("pool.flood-starves-unrelated-work", in: report(), of: poolExperiment)
         let flood = try variant(.globalFlood)
         XCTAssertEqual(flood.outcome, .starved)
         XCTAssertGreaterThan(try XCTUnwrap(flood[PoolMetric.probeBehind]), 0, "probes were seen queued behind blocks")
@@ -47,7 +41,7 @@ final class PoolFindingsTests: XCTestCase {
     /// With a gate narrower than the pool, probes start about as fast as on the idle pool, while
     /// the flood next to it makes them wait far longer.
     func testGateKeepsLatency() throws {
-        try assertReproduced("pool.gate-keeps-latency")
+        try assertReproduced("pool.gate-keeps-latency", in: report(), of: poolExperiment)
         let gated = try variant(.gated), flood = try variant(.globalFlood)
         XCTAssertEqual(gated.outcome, .responsive)
         // Excess: a probe's wait beyond its same-moment control, so a stall of the whole machine
@@ -59,7 +53,7 @@ final class PoolFindingsTests: XCTestCase {
 
     /// The same delays as `asyncAfter` timers all elapse without holding threads.
     func testTimersHoldNoThreads() throws {
-        try assertReproduced("pool.timers-hold-no-threads")
+        try assertReproduced("pool.timers-hold-no-threads", in: report(), of: poolExperiment)
         let timers = try variant(.nonBlocking)
         XCTAssertEqual(timers.outcome, .completed)
         XCTAssertEqual(timers[PoolMetric.blocksStarted], timers[PoolMetric.tasks], "every timer fired")
@@ -68,7 +62,7 @@ final class PoolFindingsTests: XCTestCase {
     /// Swift's cooperative pool is as wide as the cores: blocking tasks run one per core, in
     /// waves; `await Task.sleep` lets every task proceed together.
     func testCooperativePoolIsCoreWide() throws {
-        try assertReproduced("pool.cooperative-pool-is-core-wide")
+        try assertReproduced("pool.cooperative-pool-is-core-wide", in: report(), of: poolExperiment)
         let blocking = try variant(.cooperativeBlocking), sleeping = try variant(.cooperativeSleep)
         XCTAssertEqual(blocking[PoolMetric.runningMax], blocking[PoolMetric.cores])
         XCTAssertEqual(sleeping[PoolMetric.runningMax], sleeping[PoolMetric.tasks])
@@ -83,8 +77,8 @@ final class PoolFindingsTests: XCTestCase {
     /// main thread waiting for a block it put on the flooded global queue gets no tick for as
     /// long as that block waits for a thread.
     func testTheFloodSparesTheMainThreadUntilItWaitsOnThePool() throws {
-        try assertReproduced("pool.flood-spares-main-thread")
-        try assertReproduced("pool.main-waiting-on-pool-freezes")
+        try assertReproduced("pool.flood-spares-main-thread", in: report(), of: poolExperiment)
+        try assertReproduced("pool.main-waiting-on-pool-freezes", in: report(), of: poolExperiment)
         let main = try variant(.mainThread)
         XCTAssertEqual(main.outcome, .frozen)
         XCTAssertEqual(main[PoolMetric.mainWaitReturned], 1, "the block did run in the end: a freeze, not a deadlock")

@@ -1,3 +1,4 @@
+import FindingsTestSupport
 import Foundation
 import LabHarness
 import LabHarnessXCTest
@@ -16,7 +17,7 @@ final class RunUntilDateFindingsTests: XCTestCase {
     /// guard, inside them, never runs either.
     func testTheGuardReleasesTheThreadOnlyWhenTheBlockGetsOne() throws {
         let report = try RunloopQuickRun.report()
-        try assertReproduced(report, "runloop.run-until-date-releases-at-guard")
+        try assertReproduced("runloop.run-until-date-releases-at-guard", in: report, of: runloopExperiment)
         let thread = try variant(report, .runUntilDateThread)
         XCTAssertEqual(thread.outcome, .completed)
         XCTAssertEqual(thread[RunloopMetric.completed], 2, "both callers woke at their timeouts")
@@ -31,7 +32,7 @@ final class RunUntilDateFindingsTests: XCTestCase {
     /// behind them never start, exactly as with global-queue callers.
     func testOperationQueueCallersHoldThePoolLikeGlobalOnes() throws {
         let report = try RunloopQuickRun.report()
-        try assertReproduced(report, "runloop.operation-queue-callers-hold-the-pool")
+        try assertReproduced("runloop.operation-queue-callers-hold-the-pool", in: report, of: runloopExperiment)
         let v = try variant(report, .globalQueueOperationQueue)
         XCTAssertEqual(v.outcome, .deadlock)
         XCTAssertLessThan(v[RunloopMetric.callersStarted] ?? .infinity, v[RunloopMetric.total] ?? 0,

@@ -1,3 +1,4 @@
+import FindingsTestSupport
 import Foundation
 import LabHarness
 import LabHarnessXCTest
@@ -39,7 +40,7 @@ final class RunloopFindingsTests: XCTestCase {
     /// run loops queued behind them.
     func testGlobalQueueMissesTimeouts() throws {
         let report = try RunloopQuickRun.report()
-        try assertReproduced(report, "runloop.global-queue-misses-timeouts")
+        try assertReproduced("runloop.global-queue-misses-timeouts", in: report, of: runloopExperiment)
         for name in [RunloopVariant.globalQueue, .runUntilDate, .operationQueue] {
             let v = try variant(report, name)
             if v.outcome.judgesNothing { throw XCTSkip("\(name): \(v.evidence ?? "")") }
@@ -71,7 +72,7 @@ final class RunloopFindingsTests: XCTestCase {
     /// price is a thread per request in flight.
     func testDedicatedThreadHonorsTimeouts() throws {
         let report = try run(["--variant", "dedicated-thread", "--caller", "thread"] + fiveTrialsInTurn)
-        try assertReproduced(report, "runloop.dedicated-thread-honors-timeouts")
+        try assertReproduced("runloop.dedicated-thread-honors-timeouts", in: report, of: runloopExperiment)
         let v = try variant(report, .dedicatedThread)
         XCTAssertEqual(v.outcome, .completed, v.evidence ?? "")
         XCTAssertLessThanOrEqual(v[RunloopMetric.latenessExcessP99Ms] ?? .infinity, v[RunloopMetric.latenessP99Ms] ?? 0, "the excess is a part of the raw lateness")
@@ -121,7 +122,7 @@ final class RunloopFindingsTests: XCTestCase {
             // The stop fell between the harness's looks: the same-moment control saw it, and
             // the verdict, net of it, holds.
             XCTAssertGreaterThan(v[MetricKey.controlStallMax] ?? 0, v[RunloopMetric.latenessExcessP99Ms] ?? .infinity, "the control saw the stop")
-            try assertReproduced(report, "runloop.dedicated-thread-honors-timeouts")
+            try assertReproduced("runloop.dedicated-thread-honors-timeouts", in: report, of: runloopExperiment)
         }
     }
 
@@ -131,7 +132,7 @@ final class RunloopFindingsTests: XCTestCase {
     /// per request in flight.
     func testSharedThreadScales() throws {
         let report = try run(["--variant", "shared-thread,dedicated-thread", "--caller", "async"] + fiveTrialsInTurn)
-        try assertReproduced(report, "runloop.shared-thread-scales")
+        try assertReproduced("runloop.shared-thread-scales", in: report, of: runloopExperiment)
         let shared = try variant(report, .sharedThread), dedicated = try variant(report, .dedicatedThread)
         XCTAssertEqual(shared.outcome, .completed, shared.evidence ?? "")
         XCTAssertLessThan(shared[RunloopMetric.runloopThreadsPeak] ?? .infinity, dedicated[RunloopMetric.runloopThreadsPeak] ?? 0)
@@ -146,7 +147,7 @@ final class RunloopFindingsTests: XCTestCase {
     /// about one timeout, with the same run loops.
     func testBlockedCallersThrottle() throws {
         let report = try RunloopQuickRun.report()
-        try assertReproduced(report, "runloop.blocked-callers-throttle")
+        try assertReproduced("runloop.blocked-callers-throttle", in: report, of: runloopExperiment)
         for placement in [RunloopVariant.dedicatedThread, .sharedThread] {
             let blocked = try variant(report, placement), free = try variant(report, placement.withAsyncCallers)
             XCTAssertGreaterThan(blocked[RunloopMetric.wallS] ?? 0, free[RunloopMetric.wallS] ?? .infinity, "\(placement): blocked callers stretch the run")
@@ -162,7 +163,7 @@ final class RunloopFindingsTests: XCTestCase {
     /// sleep until something happens: one pass, no CPU.
     func testNoSourceSpins() throws {
         let report = try RunloopQuickRun.report()
-        try assertReproduced(report, "runloop.no-source-spins")
+        try assertReproduced("runloop.no-source-spins", in: report, of: runloopExperiment)
         XCTAssertEqual(try variant(report, .spinNoSource).outcome, .busyLoop)
         XCTAssertEqual(try variant(report, .spinWithSource).outcome, .completed)
     }
@@ -174,7 +175,7 @@ final class RunloopFindingsTests: XCTestCase {
     /// loop until the completion has run lets the main queue drain, and the wrapper returns.
     func testSemaphoreSyncDeadlocksMain() throws {
         let report = try RunloopQuickRun.report()
-        try assertReproduced(report, "runloop.semaphore-sync-deadlocks-main")
+        try assertReproduced("runloop.semaphore-sync-deadlocks-main", in: report, of: runloopExperiment)
         let semaphore = try variant(report, .syncSemaphoreMain), runLoop = try variant(report, .syncRunloopMain)
         XCTAssertEqual(semaphore.outcome, .deadlock)
         XCTAssertEqual(semaphore[RunloopMetric.steps], 1, "the request finished and queued its completion, which never ran")
@@ -189,7 +190,7 @@ final class RunloopFindingsTests: XCTestCase {
         let report = try RunloopQuickRun.report()
         let finding = try XCTUnwrap(report.finding("runloop.linux-timer-init-fires-immediately"))
         guard PlatformInfo.current.isLinux else { return XCTAssertFalse(finding.applicable) }
-        try assertReproduced(report, finding.id)
+        try assertReproduced(finding.id, in: report, of: runloopExperiment)
         XCTAssertEqual(try variant(report, .timerInit).outcome, .firesEarly)
     }
 

@@ -26,25 +26,14 @@ enum RunloopQuickRun {
 /// `run`'s report, run again (three runs at most) while the machine broke one of its trials
 /// (no thread, no CPU: `Outcome.judgesNothing`). Such a run judged nothing, so running it again
 /// picks no verdict; it only waits for a machine that lets the trial run, as the other helpers
-/// building on the same two cores sometimes do not.
+/// building on the same two cores sometimes do not. A finding the machine still broke on the
+/// last run is skipped by `assertReproduced` (FindingsTestSupport).
 func judgedRun(_ run: () throws -> ExperimentReport) rethrows -> ExperimentReport {
     var report = try run()
     for _ in 1..<3 where report.variants.contains(where: \.outcome.judgesNothing) {
         report = try run()
     }
     return report
-}
-
-/// `id` was judged and reproduced: its symptom showed and its mechanism was seen. Skipped
-/// (never passed) when the machine broke the trial even after `judgedRun`'s runs: the lab then
-/// says "not judged", which is its correct answer, and this test has nothing to assert.
-func assertReproduced(_ report: ExperimentReport, _ id: String, file: StaticString = #filePath, line: UInt = #line) throws {
-    guard let finding = report.finding(id) else { return XCTFail("\(id) was not evaluated", file: file, line: line) }
-    if finding.judged == false, finding.summary.hasPrefix("not judged (the machine") { throw XCTSkip("\(id): \(finding.summary)") }
-    XCTAssertTrue(finding.applicable, "\(id) does not apply here", file: file, line: line)
-    XCTAssertNotEqual(finding.judged, false, "\(id) was not judged: \(finding.summary)", file: file, line: line)
-    XCTAssertTrue(finding.reproduced, "\(id): \(finding.summary)", file: file, line: line)
-    XCTAssertTrue(finding.summary.contains("mechanism: "), "\(id) names its mechanism: \(finding.summary)", file: file, line: line)
 }
 
 func variant(_ report: ExperimentReport, _ name: RunloopVariant, file: StaticString = #filePath, line: UInt = #line) throws -> VariantReport {

@@ -1,3 +1,4 @@
+import FindingsTestSupport
 import Foundation
 import LabHarness
 import LabHarnessXCTest
@@ -47,18 +48,19 @@ final class SweepFindingsTests: XCTestCase {
         let ids = ["runloop.per-request-timers-degrade", "runloop.deadline-heap-scales"]
         var report = try sweep("10,30000", ["--variant", "shared-thread,deadline-heap", "--trials", "3"])
         for _ in 1..<3 {
-            for id in ids { XCTAssertNotEqual(report.finding(id)?.judged, false, "\(id) judged with its mechanism: \(report.finding(id)?.summary ?? "missing")") }
-            if ids.allSatisfy({ report.finding($0)?.reproduced == true }) { break }
+            let decisions = ids.map { FindingDecision.decide($0, in: report, of: runloopExperiment) }
+            if decisions.allSatisfy({ $0 == .pass }) { break }
+            // Only a verdict that did not reproduce (the debug build's noise, above) or a point the
+            // machine broke (a skip; a last such run skips in `assertReproduced`) asks for another
+            // run. Every run judges both with their mechanisms seen and wakes no request early.
+            for (id, decision) in zip(ids, decisions) {
+                guard case .fail(let message) = decision, let finding = report.finding(id) else { continue }
+                if finding.notJudged || finding.reproduced || !report.forbiddenVariants.isEmpty { XCTFail(message) }
+            }
             report = try sweep("10,30000", ["--variant", "shared-thread,deadline-heap", "--trials", "3"])
         }
         SweepFindingsTests.findingsSweep.withLock { $0 = report }
         return report
-    }
-
-    func assertReproduced(_ report: ExperimentReport, _ id: String, file: StaticString = #filePath, line: UInt = #line) {
-        guard let finding = report.finding(id) else { return XCTFail("\(id) was not evaluated", file: file, line: line) }
-        XCTAssertTrue(finding.reproduced, "\(id): \(finding.summary)", file: file, line: line)
-        XCTAssertEqual(report.forbiddenVariants.map(\.name), [], "no point woke a request early", file: file, line: line)
     }
 
     /// One run-loop timer per request (AFNetworking 2.x's shared thread): every request hands
@@ -67,7 +69,7 @@ final class SweepFindingsTests: XCTestCase {
     /// last of them fires hundreds of milliseconds late; with ten, a fraction of a millisecond.
     func testPerRequestTimersDegrade() throws {
         let report = try findingsReport()
-        assertReproduced(report, "runloop.per-request-timers-degrade")
+        try assertReproduced("runloop.per-request-timers-degrade", in: report, of: runloopExperiment)
         XCTAssertEqual(report.sweep?.map(\.variant), ["shared-thread", "shared-thread", "deadline-heap", "deadline-heap"],
                        "the two designs --variant picked, sizes ascending")
         XCTAssertEqual(report.variants.map(\.name), ["shared-thread", "deadline-heap"], "one row per design, graded over its points")
@@ -78,7 +80,7 @@ final class SweepFindingsTests: XCTestCase {
     /// largest count it wakes every request, on time, on the one thread it added, far sooner
     /// than shared-thread does on the same kind of thread.
     func testDeadlineHeapScales() throws {
-        assertReproduced(try findingsReport(), "runloop.deadline-heap-scales")
+        try assertReproduced("runloop.deadline-heap-scales", in: findingsReport(), of: runloopExperiment)
     }
 
     /// Beside each point a thread that only sleeps and wakes (`WakeFloor`) measures the floor no
