@@ -6,7 +6,7 @@ import LabHarness
 /// with a 1 s timer on a run loop, while each caller blocks on a semaphore. This declaration lists
 /// the placements of that run loop and the run-loop pitfalls around it (xiangwangfeng's
 /// synchronous wrappers), with the outcomes each is expected to show; the findings check the
-/// claims against what was measured. Mechanics live in `Requests/` and `Pitfalls/`.
+/// claims against what was measured. Mechanics live in `Variants/` (`Requests/`, `Pitfalls/`, `Timeouts/`).
 public let runloopExperiment = ExperimentDefinition(
     name: "runloop",
     executable: "exp-runloop",
