@@ -1,5 +1,16 @@
 import LabHarness
 
+/// exp-callback's variants by name (the command line's and the JSON's), for declarations and
+/// tests: a rename fails to compile instead of showing "—". A new variant is a case here, its
+/// declaration below and its body in `Variants/`.
+public enum CallbackVariant: String, CaseIterable, VariantName {
+    case syncReturn = "sync-return", callback, completionHandler = "completion-handler"
+    case delegateCompletion = "delegate-completion", forgottenHandler = "forgotten-handler", doubleCall = "double-call"
+    case asyncBridge = "async-bridge", asyncLeak = "async-leak", asyncDouble = "async-double"
+    case urlsessionDisposition = "urlsession-disposition", urlsessionQueues = "urlsession-queues"
+    case urlsessionSyncMain = "urlsession-sync-main", urlsessionSyncBackground = "urlsession-sync-background"
+}
+
 /// exp-callback: every variant runs the same chat library (ChatLibrary/) against a different
 /// app, in a child process (two trap or leave a task suspended for good on purpose).
 public let callbackExperiment = ExperimentDefinition(

@@ -1,13 +1,5 @@
 import LabHarness
 
-/// exp-callback's variants by name (a rename fails to compile instead of showing "—").
-public enum CallbackVariant: String, CaseIterable, VariantName {
-    case syncReturn = "sync-return", callback, completionHandler = "completion-handler", delegateCompletion = "delegate-completion"
-    case forgottenHandler = "forgotten-handler", doubleCall = "double-call", asyncBridge = "async-bridge", asyncLeak = "async-leak", asyncDouble = "async-double"
-    case urlsessionDisposition = "urlsession-disposition", urlsessionQueues = "urlsession-queues"
-    case urlsessionSyncMain = "urlsession-sync-main", urlsessionSyncBackground = "urlsession-sync-background"
-}
-
 /// exp-callback's options, parsed once (`--latency`: seconds the app's lookup takes), and the
 /// timings derived from them.
 public struct CallbackParameters: ExperimentParameters {
