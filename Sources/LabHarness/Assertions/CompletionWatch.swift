@@ -19,7 +19,7 @@ final class CompletionWatch: Sendable {
 
     private let phase = Atomic<UInt8>(Phase.armed.rawValue)
     private let wake = DispatchSemaphore(value: 0)
-    private let stackText = ResultBox<String>()
+    private let stackText = Shared<String?>(nil)
     private let timeout: Seconds
     private let call: AssertionCall
     private let stuckThread: Int?

@@ -179,7 +179,7 @@ public enum HarnessAssertions {
         let capture = Result { try StderrCapture() }
         defer { try? capture.get().end() }
         let start = MonotonicClock.now()
-        let finishedAt = ResultBox<Seconds>()
+        let finishedAt = Shared<Seconds?>(nil)
         let task = Task {
             await operation()
             finishedAt.set(MonotonicClock.now())

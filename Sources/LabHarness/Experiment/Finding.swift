@@ -67,11 +67,6 @@ public struct FindingInputs: Sendable {
         }
         return report
     }
-
-    /// A metric of a needed variant, `nil` when the variant did not record it.
-    public func metric(_ variant: String, _ name: String) -> Double? {
-        variants[variant]?.metrics[name]
-    }
 }
 
 /// A claim the experiment checks, with an id that is part of the lab's contract.

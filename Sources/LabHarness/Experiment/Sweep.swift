@@ -152,7 +152,7 @@ extension ExperimentRunner {
                 }
                 let trial = index
                 status?.started(trial, variant: "\(item.variant.name) at \(Format.count(Double(item.size)))",
-                                total: item.variant.trialTime(item.options, parameters).progressTotal)
+                                total: item.variant.trialTime(parameters).progressTotal)
                 records.append(runTrial(definition, item.variant, options: item.options, parameters: parameters,
                                         executable: executable, prefix: prefix) { status?.progressed(trial, $0) })
                 status?.finished(trial)
