@@ -86,7 +86,7 @@ public enum ProcessEnd {
 
     /// Flushes every stream and exits with status 1, running no `atexit` handler (a blocked
     /// thread may hold what they would need).
-    public static func exitNow() -> Never {
+    static func exitNow() -> Never {
         fflush(nil)
         _exit(1)
     }

@@ -18,15 +18,15 @@ public struct Variant: Sendable {
     public var includedByDefault: Bool
     /// The metric that receives the child's last progress value when the harness has to build
     /// the result itself (a child that was killed or crashed), such as `completed`.
-    public var progressMetric: String?
+    var progressMetric: String?
     /// The claim this variant checks on its own, if any: it holds when the outcome is graded
     /// `expected` and the record's `mechanism` was seen.
     public var claim: Claim?
     /// How long a trial takes, from the experiment's typed parameters: the harness derives the
     /// child's budget, its stall window and the progress line's total from it.
-    public var timing: TrialTiming
+    var timing: TrialTiming
     /// What the harness starts around the body (a same-moment control, a thread timeline).
-    public var instruments: Instruments = []
+    var instruments: Instruments = []
     public var body: @Sendable (VariantContext) throws -> VariantRecord
 
     /// A variant declared by its typed name: its outcomes, the claim it checks (if any), how
