@@ -20,7 +20,8 @@ public enum HangStacks {
     /// This process's stacks now, every thread but the caller, or only `tid` when given. The
     /// signal handler that answers is installed first (a test binary has none until asked).
     /// On a platform without snapshots the result is empty with a note saying why.
-    static func ofThisProcess(onlyThread tid: Int? = nil, namingBudget: Seconds = StackCapture.symbolBudget) -> StackSnapshot {
+    static func ofThisProcess(onlyThread tid: Int? = nil,
+                              namingBudget: Seconds = StackCapture.symbolBudget) -> StackSnapshot {
         guard clab_stacks_install() == 0 else { return .unavailable("this platform gives no in-process stack snapshots (no SIGPROF responder)") }
         var raw = StackCapture.captureRaw(pid: getpid())
         if let tid {

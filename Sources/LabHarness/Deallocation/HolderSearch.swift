@@ -16,7 +16,8 @@ enum HolderSearch {
     /// `held by …` phrases: where among `candidates` a strong reference to `target` is stored.
     /// `candidates` are (label, object) pairs; the target may be among them (a cycle through
     /// itself).
-    static func holders(of target: AnyObject, targetLabel: String, among candidates: [(label: String, object: AnyObject)]) -> [String] {
+    static func holders(of target: AnyObject, targetLabel: String,
+                        among candidates: [(label: String, object: AnyObject)]) -> [String] {
         let targetAddress = UInt(bitPattern: Unmanaged.passUnretained(target).toOpaque())
         var found: [String] = []
         for (label, object) in candidates {

@@ -67,7 +67,8 @@ public enum ExperimentRunner {
         }
         let jobs = max(1, min(options.int("jobs"), items.count))
         // With several lanes, the longest trials start first so the run ends soonest.
-        let order = jobs > 1 ? items.sorted { $0.variant.trialTime(parameters).expected > $1.variant.trialTime(parameters).expected } : items
+        let expected = { (item: Item) in item.variant.trialTime(parameters).expected }
+        let order = jobs > 1 ? items.sorted { expected($0) > expected($1) } : items
         status?.planned(items.count)
 
         let records = Mutex<[Int: VariantRecord]>([:])
@@ -78,7 +79,8 @@ public enum ExperimentRunner {
                     records.withLock { $0[item.index] = VariantRecord(outcome: .interrupted, evidence: "not started: the run was interrupted") }
                     continue
                 }
-                status?.started(item.index, variant: item.variant.name, total: item.variant.trialTime(parameters).progressTotal)
+                status?.started(item.index, variant: item.variant.name,
+                                total: item.variant.trialTime(parameters).progressTotal)
                 let record = runTrial(definition, item.variant, options: options, parameters: parameters,
                                       executable: path, prefix: childPrefix) { value in
                     status?.progressed(item.index, value)

@@ -347,7 +347,8 @@ public enum MachineCheck {
     /// limit reached, else threads that were runnable and got no CPU.
     /// When the machine is not to blame, `look` says what the look at its threads found, for
     /// the kill's evidence: a reader of a deadlock sees why it was not called starvation.
-    static func atKill(pid: Int32, threads: [ThreadInfo], lifetime: Seconds) -> (condition: MachineCondition?, look: String?) {
+    static func atKill(pid: Int32, threads: [ThreadInfo],
+                       lifetime: Seconds) -> (condition: MachineCondition?, look: String?) {
         if let reached = threadLimitReached(pid: pid) { return (reached, nil) }
         guard let look = look(pid: pid, threads: threads, lifetime: lifetime) else { return (nil, nil) }
         if let starved = starvationVerdict(look) { return (starved, nil) }

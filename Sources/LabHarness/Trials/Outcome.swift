@@ -55,7 +55,9 @@ public struct Outcome: RawRepresentable, Hashable, Sendable, Codable, Expressibl
     public static let suspended: Outcome = "suspended"
 
     /// The outcomes that belong to the machine, not to the program.
-    static let machineOutcomes: Set<Outcome> = [.resourceLimited, .cpuStarved, .outOfMemory, .killedFromOutside, .suspended]
+    static let machineOutcomes: Set<Outcome> = [
+        .resourceLimited, .cpuStarved, .outOfMemory, .killedFromOutside, .suspended,
+    ]
 
     /// Whether this outcome is the machine's (or the run's: `interrupted`) rather than the
     /// program's. Such an outcome is graded neither way and a finding that needs its variant is
