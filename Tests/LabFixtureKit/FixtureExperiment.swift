@@ -54,7 +54,7 @@ public let fixtureExperiment = ExperimentDefinition(
             MonotonicClock.sleep(for: 60)
             return VariantRecord(outcome: .completed)
         },
-        Variant("leak", summary: "reports a leak (an outcome the variant decides itself)", isolation: .inProcess,
+        Variant("leak", summary: "reports a leak (an outcome the variant decides itself)",
                 expect: [OutcomeExpectation(.leaked, .interesting, "reported by the variant")],
                 includedByDefault: false) { _ in
             VariantRecord(outcome: .leaked, metrics: ["alive": 1])
@@ -67,7 +67,6 @@ public let fixtureExperiment = ExperimentDefinition(
             fatalError("fixture variant trapped after its checkpoint")
         },
         Variant("forbidden", summary: "ends with an outcome its declaration forbids; no finding reads it",
-                isolation: .inProcess,
                 expect: [OutcomeExpectation(.completed, .expected, "what a correct variant would do"),
                          OutcomeExpectation(.failed, .forbidden, "the variant broke its own contract")],
                 includedByDefault: false) { _ in

@@ -1,5 +1,5 @@
 import Foundation
-import LabHarness
+@testable import LabHarness
 import LabHarnessXCTest
 import Synchronization
 import XCTest
@@ -81,4 +81,14 @@ final class ParkedThreads: Sendable {
 /// Runs `lab-fixture` with `arguments` as a plain child and returns (exit code, stdout, stderr).
 func runFixture(_ arguments: [String], budget: Double = 30) throws -> ChildRun {
     try ChildProcess.run(ChildSpec(executable: fixture(), arguments: arguments, budget: budget))
+}
+
+extension Variant {
+    /// This variant with its trials run in the test's own process, not in a child: for bodies
+    /// that cannot hang or trap, and whose trials must share the test's state.
+    var inProcess: Variant {
+        var variant = self
+        variant.runsInProcess = true
+        return variant
+    }
 }

@@ -22,11 +22,10 @@ final class TrialTests: XCTestCase {
         let definition = ExperimentDefinition(
             name: "tally", executable: "tally", question: "?", about: "",
             flags: [], variants: [
-                Variant("mixed", summary: "deadlocks twice, completes once", isolation: .inProcess,
-                        expect: expectations) { context in
+                Variant("mixed", summary: "deadlocks twice, completes once", expect: expectations) { context in
                     let n = Sequencer.shared.next()
                     return VariantRecord(outcome: n == 1 ? .completed : .deadlock, metrics: ["wall_s": Double(n)])
-                },
+                }.inProcess,
             ],
             findings: [
                 Finding("tally.mostly-deadlocks", claim: "it deadlocks", needs: ["mixed"]) { inputs in
@@ -51,14 +50,14 @@ final class TrialTests: XCTestCase {
         let definition = ExperimentDefinition(
             name: "needs", executable: "needs", question: "?", about: "", flags: [],
             variants: [
-                Variant("a", summary: "", isolation: .inProcess, expect: [OutcomeExpectation(.completed, .expected, "")],
+                Variant("a", summary: "", expect: [OutcomeExpectation(.completed, .expected, "")],
                         claim: Claim("needs.a", "")) { _ in
                     VariantRecord(outcome: .completed, mechanism: .seen("a ran"))
-                },
-                Variant("b", summary: "", isolation: .inProcess, expect: [OutcomeExpectation(.completed, .expected, "")],
+                }.inProcess,
+                Variant("b", summary: "", expect: [OutcomeExpectation(.completed, .expected, "")],
                         claim: Claim("needs.b", "")) { _ in
                     VariantRecord(outcome: .failed, mechanism: .seen("b ran"))
-                },
+                }.inProcess,
             ],
             findings: [
                 Finding("needs.elsewhere", claim: "", needs: ["a"], appliesWhen: { _ in false }) { _ in .notJudged("") },

@@ -19,7 +19,7 @@ final class CompletionWatch: Sendable {
 
     private let phase = Atomic<UInt8>(Phase.armed.rawValue)
     private let wake = DispatchSemaphore(value: 0)
-    private let stackText = ResultBox<String>()
+    private let stackText = Shared<String?>(nil)
     private let timeout: Seconds
     private let call: AssertionCall
     private let stuckThread: Int?
@@ -86,7 +86,7 @@ public enum ProcessEnd {
 
     /// Flushes every stream and exits with status 1, running no `atexit` handler (a blocked
     /// thread may hold what they would need).
-    public static func exitNow() -> Never {
+    static func exitNow() -> Never {
         fflush(nil)
         _exit(1)
     }

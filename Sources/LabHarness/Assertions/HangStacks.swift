@@ -11,7 +11,7 @@ public enum HangStacks {
     public static let patientNaming: Seconds = 3 * StackCapture.symbolBudget
 
     /// At most this many groups in a message; the rest are counted.
-    public static let groupLimit = 6
+    static let groupLimit = 6
     /// Frames of the author's code a hang's line shows, each with its `file:line` where debug
     /// information has one: enough to reach the test from the frame that blocks (a lock taken
     /// twice shows the frame that already holds it too).
@@ -20,7 +20,8 @@ public enum HangStacks {
     /// This process's stacks now, every thread but the caller, or only `tid` when given. The
     /// signal handler that answers is installed first (a test binary has none until asked).
     /// On a platform without snapshots the result is empty with a note saying why.
-    public static func ofThisProcess(onlyThread tid: Int? = nil, namingBudget: Seconds = StackCapture.symbolBudget) -> StackSnapshot {
+    static func ofThisProcess(onlyThread tid: Int? = nil,
+                              namingBudget: Seconds = StackCapture.symbolBudget) -> StackSnapshot {
         guard clab_stacks_install() == 0 else { return .unavailable("this platform gives no in-process stack snapshots (no SIGPROF responder)") }
         var raw = StackCapture.captureRaw(pid: getpid())
         if let tid {

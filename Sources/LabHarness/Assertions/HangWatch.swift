@@ -16,14 +16,14 @@ public final class HangWatch: Sendable {
     /// Seconds the frames' names may take (the author's first, the system's after): a little
     /// more than a child's snapshot gets, so a loaded machine still names the stuck frame, and
     /// little enough that stacks, names and grace stay near two seconds past the limit.
-    public static let namingBudget: Seconds = 1.2
+    static let namingBudget: Seconds = 1.2
 
     private enum Phase: UInt8 { case armed = 0, ended = 1, fired = 2 }
 
     private let phase = Atomic<UInt8>(Phase.armed.rawValue)
     private let wake = DispatchSemaphore(value: 0)
     public let limit: Seconds
-    public let testName: String
+    let testName: String
 
     /// Starts watching the test `testName`, which is starting now. `record` is called once,
     /// from the watch's thread, if the test overruns (after the stacks are printed on stderr).

@@ -85,7 +85,7 @@ public enum HarnessAssertions {
     /// shrink with a short wait: a release three seconds late is "released late" at `within: 0.5`
     /// as at `within: 2` (with four times the wait, at least a second, the first was called a
     /// retain cycle).
-    public static func secondLook(after timeout: Seconds) -> Seconds { min(max(5, 4 * timeout), 30) }
+    static func secondLook(after timeout: Seconds) -> Seconds { min(max(5, 4 * timeout), 30) }
 
     /// `T was not released within 200 ms …`, then what the second look found: a release that
     /// came late (with when), or how many strong references still hold the object.
@@ -179,7 +179,7 @@ public enum HarnessAssertions {
         let capture = Result { try StderrCapture() }
         defer { try? capture.get().end() }
         let start = MonotonicClock.now()
-        let finishedAt = ResultBox<Seconds>()
+        let finishedAt = Shared<Seconds?>(nil)
         let task = Task {
             await operation()
             finishedAt.set(MonotonicClock.now())

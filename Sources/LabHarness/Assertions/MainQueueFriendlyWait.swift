@@ -15,7 +15,7 @@ public enum MainQueueFriendlyWait {
 
     /// Whether a wait here turns the main run loop: on the main thread, or where the main
     /// thread is parked for good and the wait stands in for it (`MainRunLoopStandIn`).
-    public static var turnsTheMainRunLoop: Bool { Thread.isMainThread || MainRunLoopStandIn.mainThreadIsParked }
+    static var turnsTheMainRunLoop: Bool { Thread.isMainThread || MainRunLoopStandIn.mainThreadIsParked }
 
     /// Waits until `condition` holds or `timeout` seconds pass; true when it held.
     @discardableResult

@@ -41,7 +41,7 @@ public final class NewThreadWatch: Sendable {
 
     /// The new threads' stacks, taken when `stacksAt` threads had appeared; `nil` before (or
     /// without `stacksAt`).
-    public var stacksAtLimit: StackSnapshot? { stacks.withLock { $0 } }
+    var stacksAtLimit: StackSnapshot? { stacks.withLock { $0 } }
 
     /// `where they were when N had appeared:` and the new threads grouped by stack, or nothing
     /// when no stacks were taken.

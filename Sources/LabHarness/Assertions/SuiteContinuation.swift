@@ -49,14 +49,14 @@ public enum SuiteContinuation {
     private static let planners = Mutex<[String: Planner]>([:])
 
     /// The environment variable that tells a relaunched copy how deep in the chain it is.
-    public static let depthVariable = "LAB_HARNESS_CONTINUATION"
+    static let depthVariable = "LAB_HARNESS_CONTINUATION"
     /// The environment variable that sets the relaunched copy's budget, in seconds (default
     /// 3600): a copy still running then is killed, so the run ends even if nothing in it
     /// watches for hangs.
-    public static let budgetVariable = "LAB_HARNESS_CONTINUATION_BUDGET"
+    static let budgetVariable = "LAB_HARNESS_CONTINUATION_BUDGET"
     /// Relaunches in a row at most: each one skips at least one more hung test, so the chain
     /// ends anyway; this bounds a suite where every test hangs.
-    public static let maximumDepth = 32
+    static let maximumDepth = 32
 
     /// Installs `planner` under `key` (one per framework layer; a second call replaces it).
     public static func register(_ key: String, _ planner: @escaping Planner) {
@@ -94,7 +94,7 @@ public enum SuiteContinuation {
     /// Ends this process after a hang whose failure is already recorded: runs the tests after
     /// the hung one in a new copy of the test binary (see the type's doc), prints a summary
     /// naming the hung test, and exits 1. `stuckStack` is the stuck thread's grouped stack.
-    public static func endAfterHang(_ reason: String, stuckStack: String? = nil) -> Never {
+    static func endAfterHang(_ reason: String, stuckStack: String? = nil) -> Never {
         evidenceText.withLock { $0 = stuckStack }
         // A closure child trial's copy runs one test for its parent, which reads how it ended.
         if ClosureChildTrial.requestedSite != nil { ProcessEnd.now(reason) }

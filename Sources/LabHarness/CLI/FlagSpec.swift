@@ -24,7 +24,7 @@ public struct FlagSpec: Sendable {
     /// Placeholder in `--help`: `N`, `SECONDS`, `NAME[,NAME...]`.
     public var valueName: String
     /// Key in the report's `parameters` (such as `timeout_s`); `nil` keeps it out of reports.
-    public var reportKey: String?
+    var reportKey: String?
     /// Internal flags are parsed but not listed in `--help`.
     public var hidden: Bool
 

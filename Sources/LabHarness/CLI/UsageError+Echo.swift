@@ -1,6 +1,6 @@
 extension UsageError {
     /// The longest stretch of a user's value an error message repeats.
-    public static let echoLimit = 80
+    static let echoLimit = 80
 
     /// A value from the command line (or a file) made safe to repeat in a one-line message:
     /// control characters are shown as escapes (`\n`, `\u{1B}`), so a value can neither break

@@ -78,7 +78,7 @@ extension CallProbe where Value == Void {
 /// Tells whether code runs on the main queue, whichever thread drains it: a queue-specific
 /// value set on `DispatchQueue.main` (once, on first use) and read with
 /// `DispatchQueue.getSpecific`, which sees a queue's own values and its targets'.
-public enum MainQueueMark {
+enum MainQueueMark {
     private static let key = DispatchSpecificKey<Bool>()
     private static let marked: Bool = {
         DispatchQueue.main.setSpecific(key: key, value: true)
@@ -86,19 +86,19 @@ public enum MainQueueMark {
     }()
 
     /// Whether the caller runs on the main queue (or a queue that targets it).
-    public static var isOnMainQueue: Bool {
+    static var isOnMainQueue: Bool {
         _ = marked
         return DispatchQueue.getSpecific(key: key) == true
     }
 
     /// Marks the main queue now, before any callback can run (the assertions call it first).
-    public static func prepare() { _ = marked }
+    static func prepare() { _ = marked }
 }
 
 /// The calling thread as reports describe it.
-public enum CurrentThread {
+enum CurrentThread {
     /// `main` on the main thread, else the thread's name, else `tid N` from the kernel.
-    public static var name: String {
+    static var name: String {
         if Thread.isMainThread { return "main" }
         if let n = Thread.current.name, !n.isEmpty { return n }
         var buffer = [CChar](repeating: 0, count: 64)

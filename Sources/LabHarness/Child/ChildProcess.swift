@@ -11,27 +11,27 @@ public struct ChildSpec: Sendable {
     /// Variables added to (or replacing in) the inherited environment.
     public var environment: [String: String]
     /// Wall-clock budget in seconds: past it the child and its process group are killed.
-    public var budget: Seconds
+    var budget: Seconds
     /// If set, the child is killed as soon as it has reported no progress for this long since
     /// its last report (see `ChildProtocol`); that is a deadlock. The window opens at the
     /// child's first progress report: a child that never reports is bounded by its budget only.
     public var stallWindow: Seconds?
     /// Bytes kept of each of stdout and stderr; the rest is counted and dropped.
-    public var outputLimit: Int
+    var outputLimit: Int
     /// Called (on the thread running the child) with each progress value the child reports.
     public var onProgress: (@Sendable (Int) -> Void)?
     /// Called with the child's pid as soon as it is running (to signal it, for example), on the
     /// thread that runs the child and before its output is read: keep it short.
-    public var onStart: (@Sendable (Int32) -> Void)?
+    var onStart: (@Sendable (Int32) -> Void)?
     /// End the child as soon as its user is seen at its thread limit (`RLIMIT_NPROC`): a
     /// trial that cannot create threads measures nothing, and waiting for its budget only
     /// holds the limit longer for every other trial. Off for a child that runs trials of its
     /// own (an experiment under `lab all`), which names them itself.
-    public var endsAtThreadLimit = false
+    var endsAtThreadLimit = false
     /// Copy what the child writes to this process's own stdout and stderr as it comes, besides
     /// keeping it in the run: for a child whose output is the user's to read (the relaunched
     /// tests after a hang, whose results belong in the same `swift test` output).
-    public var echoesOutput = false
+    var echoesOutput = false
 
     public init(executable: String, arguments: [String] = [], environment: [String: String] = [:],
                 budget: Seconds, stallWindow: Seconds? = nil, outputLimit: Int = 4 << 20,
@@ -98,11 +98,11 @@ public struct ChildRun: Sendable {
     public var machine: MachineCondition? = nil
 }
 
-public enum ChildProcessError: Error, CustomStringConvertible {
+enum ChildProcessError: Error, CustomStringConvertible {
     case spawnFailed(path: String, errno: Int32)
     case pipeFailed(errno: Int32)
 
-    public var description: String {
+    var description: String {
         switch self {
         case .spawnFailed(let path, let e): return "cannot launch \(path): \(String(cString: strerror(e)))"
         case .pipeFailed(let e): return "cannot create a pipe: \(String(cString: strerror(e)))"
@@ -272,7 +272,7 @@ public enum ChildProcess {
 
     /// Kills every child this process is running (and their groups) and marks their runs
     /// `interrupted`. Safe to call from a signal-handling queue.
-    public static func terminateAll() {
+    static func terminateAll() {
         interrupting.store(true, ordering: .relaxed)
         // Groups only: the run loop of each child then kills and reaps its leader itself.
         for pid in live.withLock({ Array($0) }) { killGroup(pid, leaderUnreaped: false) }
@@ -287,13 +287,13 @@ public enum ChildProcess {
     /// a lab program under `lab all` passes it on to its own trials, then stops), before this
     /// process stops itself. Children run in process groups of their own, so the terminal's
     /// `SIGTSTP` never reaches them.
-    public static func pauseAll() {
+    static func pauseAll() {
         pauses.withLock { if $0.since == nil { $0.since = MonotonicClock.now() } }
         for pid in live.withLock({ Array($0) }) { _ = kill(-pid, SIGTSTP) }
     }
 
     /// `fg`: continues every running child's process group and charges the pause to nobody.
-    public static func resumeAll() {
+    static func resumeAll() {
         for pid in live.withLock({ Array($0) }) { _ = kill(-pid, SIGCONT) }
         pauses.withLock { p in
             if let since = p.since { p.total += MonotonicClock.now() - since; p.since = nil }

@@ -37,7 +37,7 @@ public enum ChildProtocol {
     }
 
     /// The payload of the last checkpoint line in a child's standard output, if any.
-    public static func lastCheckpoint(in output: String) -> String? {
+    static func lastCheckpoint(in output: String) -> String? {
         output.split(separator: "\n").reversed().lazy.compactMap { line -> String? in
             if case .checkpoint(let payload)? = parse(String(line)) { return payload }
             return nil
@@ -52,7 +52,7 @@ public enum ChildProtocol {
 
     /// Writes a checkpoint line straight to file descriptor 1, so it is out before the process
     /// can die. `payload` must not contain a newline.
-    public static func sendCheckpoint(_ payload: String) {
+    static func sendCheckpoint(_ payload: String) {
         writeLine("\(prefix)checkpoint \(payload)")
     }
 

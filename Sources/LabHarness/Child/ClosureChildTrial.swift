@@ -22,7 +22,7 @@ public enum ClosureChildTrial {
     public static let defaultSettle: Seconds = 0.5
 
     /// The settle time the parent asked for (0 when it said none).
-    public static var requestedSettle: Seconds {
+    static var requestedSettle: Seconds {
         Double(ProcessInfo.processInfo.environment[settleVariable] ?? "") ?? 0
     }
 

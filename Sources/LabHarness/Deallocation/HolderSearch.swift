@@ -12,11 +12,12 @@ import CLabSupport
 /// header) are its captures. What it cannot see: a holder the harness does not know (a global,
 /// a singleton's dictionary, a queue's pending block, a task), a capture past the context's first
 /// 32 words, an Objective-C object's fields.
-public enum HolderSearch {
+enum HolderSearch {
     /// `held by …` phrases: where among `candidates` a strong reference to `target` is stored.
     /// `candidates` are (label, object) pairs; the target may be among them (a cycle through
     /// itself).
-    public static func holders(of target: AnyObject, targetLabel: String, among candidates: [(label: String, object: AnyObject)]) -> [String] {
+    static func holders(of target: AnyObject, targetLabel: String,
+                        among candidates: [(label: String, object: AnyObject)]) -> [String] {
         let targetAddress = UInt(bitPattern: Unmanaged.passUnretained(target).toOpaque())
         var found: [String] = []
         for (label, object) in candidates {

@@ -53,9 +53,9 @@ public struct ExperimentDefinition: Sendable {
     /// Columns of the terminal table after `variant` and `outcome`.
     public var columns: [ReportColumn]
     /// How many child trials may run at once by default (`--jobs` overrides).
-    public var defaultJobs: Int
+    var defaultJobs: Int
     /// Extra terminal sections after the table (charts, event timelines).
-    public var extraSections: @Sendable (ExperimentReport) -> [String]
+    var extraSections: @Sendable (ExperimentReport) -> [String]
     /// The variants a run covers when `--variant` is not given; by default every variant that
     /// is `includedByDefault`. The options allow plans that depend on flags.
     public var defaultPlan: @Sendable (ParsedOptions, [Variant]) -> [String]
@@ -106,7 +106,7 @@ public struct ExperimentDefinition: Sendable {
     public func variant(named name: String) -> Variant? { variants.first { $0.name == name } }
 
     /// The experiment's flags plus the common ones every experiment shares.
-    public var allFlags: [FlagSpec] {
+    var allFlags: [FlagSpec] {
         [
             FlagSpec("help", .toggle, help: "print this help and exit"),
             FlagSpec("json", .toggle, help: "write the schema-1 JSON report to stdout (the human report goes to stderr)"),
@@ -132,7 +132,7 @@ public struct ExperimentDefinition: Sendable {
     public var parser: CommandLineParser { CommandLineParser(program: executable, flags: allFlags) }
 
     /// The report's `parameters`: every flag with a report key, at its effective value.
-    public func reportParameters(_ options: ParsedOptions) -> [String: ParameterValue] {
+    func reportParameters(_ options: ParsedOptions) -> [String: ParameterValue] {
         var parameters: [String: ParameterValue] = [:]
         for flag in allFlags {
             guard let key = flag.reportKey, let value = options.values[flag.name] else { continue }

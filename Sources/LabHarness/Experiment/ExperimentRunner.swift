@@ -34,15 +34,15 @@ public enum ExperimentRunner {
         if let sweep = definition.sweep, let sizes = try? sweep.sizes(options), !sizes.isEmpty {
             let points = sizes.flatMap { size in sweep.family(options).map { ($0, sweep.pointOptions(options, variant: $0.name, size: size)) } }
             let seconds = points.reduce(0.0) { sum, point in
-                sum + ((try? definition.parameters(point.1)).map { point.0.trialTime(point.1, $0).expected } ?? 0)
+                sum + ((try? definition.parameters(point.1)).map { point.0.trialTime($0).expected } ?? 0)
             }
             return (seconds * Double(trials), points.count * trials, points.count)
         }
         let variants = plannedVariants(definition, options: options)
         guard let parameters = try? definition.parameters(options) else { return (0, 0, variants.count) }
-        let total = variants.reduce(0) { $0 + $1.trialTime(options, parameters).expected } * Double(trials)
+        let total = variants.reduce(0) { $0 + $1.trialTime(parameters).expected } * Double(trials)
         let jobs = Double(max(1, min(options.int("jobs"), variants.count * trials)))
-        let longest = variants.map { $0.trialTime(options, parameters).expected }.max() ?? 0
+        let longest = variants.map { $0.trialTime(parameters).expected }.max() ?? 0
         return (max(total / jobs, longest), variants.count * trials, variants.count)
     }
 
@@ -67,7 +67,8 @@ public enum ExperimentRunner {
         }
         let jobs = max(1, min(options.int("jobs"), items.count))
         // With several lanes, the longest trials start first so the run ends soonest.
-        let order = jobs > 1 ? items.sorted { $0.variant.trialTime(options, parameters).expected > $1.variant.trialTime(options, parameters).expected } : items
+        let expected = { (item: Item) in item.variant.trialTime(parameters).expected }
+        let order = jobs > 1 ? items.sorted { expected($0) > expected($1) } : items
         status?.planned(items.count)
 
         let records = Mutex<[Int: VariantRecord]>([:])
@@ -78,7 +79,8 @@ public enum ExperimentRunner {
                     records.withLock { $0[item.index] = VariantRecord(outcome: .interrupted, evidence: "not started: the run was interrupted") }
                     continue
                 }
-                status?.started(item.index, variant: item.variant.name, total: item.variant.trialTime(options, parameters).progressTotal)
+                status?.started(item.index, variant: item.variant.name,
+                                total: item.variant.trialTime(parameters).progressTotal)
                 let record = runTrial(definition, item.variant, options: options, parameters: parameters,
                                       executable: path, prefix: childPrefix) { value in
                     status?.progressed(item.index, value)
@@ -143,29 +145,27 @@ public enum ExperimentRunner {
     static func runTrial(_ definition: ExperimentDefinition, _ variant: Variant, options: ParsedOptions,
                          parameters: any ExperimentParameters,
                          executable: String, prefix: [String], onProgress: @escaping @Sendable (Int) -> Void) -> VariantRecord {
-        let time = variant.trialTime(options, parameters)
-        switch variant.isolation {
-        case .inProcess:
+        let time = variant.trialTime(parameters)
+        if variant.runsInProcess {
             let machine = MachineWatch()
             machine.poll()
             return machine.apply(to: runBody(variant, options: options, parameters: parameters, inChild: false))
-        case .childProcess:
-            var spec = ChildSpec(executable: executable,
-                                 arguments: prefix + definition.childArguments(options, variant: variant.name),
-                                 environment: ["SWIFT_BACKTRACE": "enable=no"],
-                                 budget: time.budget, stallWindow: time.stallWindow,
-                                 onProgress: onProgress)
-            spec.endsAtThreadLimit = true
-            do {
-                return record(from: try ChildProcess.run(spec), variant: variant)
-            } catch ChildProcessError.spawnFailed(_, let code) where code == EAGAIN {
-                return VariantRecord(outcome: .resourceLimited, evidence: MachineCheck.spawnRefused())
-            } catch ChildProcessError.pipeFailed(let code) where MachineCheck.descriptorsExhausted(errno: code) != nil {
-                let limited = MachineCheck.descriptorsExhausted(errno: code)!
-                return VariantRecord(outcome: limited.outcome, metrics: limited.metrics, evidence: limited.evidence)
-            } catch {
-                return VariantRecord(outcome: .failed, evidence: "\(error)")
-            }
+        }
+        var spec = ChildSpec(executable: executable,
+                             arguments: prefix + definition.childArguments(options, variant: variant.name),
+                             environment: ["SWIFT_BACKTRACE": "enable=no"],
+                             budget: time.budget, stallWindow: time.stallWindow,
+                             onProgress: onProgress)
+        spec.endsAtThreadLimit = true
+        do {
+            return record(from: try ChildProcess.run(spec), variant: variant)
+        } catch ChildProcessError.spawnFailed(_, let code) where code == EAGAIN {
+            return VariantRecord(outcome: .resourceLimited, evidence: MachineCheck.spawnRefused())
+        } catch ChildProcessError.pipeFailed(let code) where MachineCheck.descriptorsExhausted(errno: code) != nil {
+            let limited = MachineCheck.descriptorsExhausted(errno: code)!
+            return VariantRecord(outcome: limited.outcome, metrics: limited.metrics, evidence: limited.evidence)
+        } catch {
+            return VariantRecord(outcome: .failed, evidence: "\(error)")
         }
     }
 

@@ -39,7 +39,7 @@ public struct FindingInputs: Sendable {
     public var options: ParsedOptions
     public var platform: PlatformInfo
     /// The experiment's typed parameters, parsed once.
-    public var parsedParameters: any ExperimentParameters
+    var parsedParameters: any ExperimentParameters
     /// A sweep's points (empty outside a sweep; see `points(of:)`).
     public var sweep: [SweepPoint]
 
@@ -67,11 +67,6 @@ public struct FindingInputs: Sendable {
         }
         return report
     }
-
-    /// A metric of a needed variant, `nil` when the variant did not record it.
-    public func metric(_ variant: String, _ name: String) -> Double? {
-        variants[variant]?.metrics[name]
-    }
 }
 
 /// A claim the experiment checks, with an id that is part of the lab's contract.
@@ -87,14 +82,14 @@ public struct Finding: Sendable {
     /// The claim in one line, for `--help` and reports.
     public var claim: String
     public var needs: [String]
-    public var applies: @Sendable (PlatformInfo) -> Bool
+    var applies: @Sendable (PlatformInfo) -> Bool
     /// Said in the report when the finding does not apply.
-    public var notApplicableReason: String
+    var notApplicableReason: String
     /// Why this run's options do not set up the claim's premise, or `nil` when they do.
-    public var premiseMissing: @Sendable (ParsedOptions) -> String?
+    var premiseMissing: @Sendable (ParsedOptions) -> String?
     /// The figures the verdict is judged against, stated once; the report prints them after
     /// the verdict's sentence (and in the JSON's `thresholds`).
-    public var thresholds: [Threshold]
+    var thresholds: [Threshold]
     public var evaluate: @Sendable (FindingInputs) -> Verdict
 
     public init(_ id: String, claim: String, needs: [String],

@@ -65,11 +65,11 @@ public struct Claim: Sendable, Equatable {
     public var text: String
     /// The figures the variant's outcome rule judges against, stated once; the report prints
     /// them after the claim's sentence (and in the JSON's `thresholds`).
-    public var thresholds: [Threshold]
+    var thresholds: [Threshold]
     /// Why this run cannot set up the claim's premise (a premise sized from the machine's CPUs
     /// that cannot hold on this one), or `nil` when it can: the claim is then reported
     /// "not applicable to this run" with the reason, never judged.
-    public var premiseMissing: (@Sendable (ParsedOptions) -> String?)?
+    var premiseMissing: (@Sendable (ParsedOptions) -> String?)?
 
     public init(_ id: String, _ text: String, thresholds: [Threshold] = [],
                 premiseMissing: (@Sendable (ParsedOptions) -> String?)? = nil) {
@@ -141,10 +141,10 @@ public struct NoParameters: ExperimentParameters {
 ///   progress for `stallWindow` is ended as `deadlock`, with every thread's stack.
 public struct TrialTime: Sendable {
     public var expected: Seconds
-    public var budget: Seconds
+    var budget: Seconds
     public var stallWindow: Seconds?
     /// The total the progress counter counts up to, if known (shown as `done/total`).
-    public var progressTotal: Int?
+    var progressTotal: Int?
 
     public init(expected: Seconds, budget: Seconds? = nil, stallWindow: Seconds? = nil, progressTotal: Int? = nil) {
         self.expected = expected

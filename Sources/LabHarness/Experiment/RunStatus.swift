@@ -2,11 +2,11 @@ import Synchronization
 
 /// Live state of a run, for the progress line: which trials are running and how far along.
 public final class RunStatus: Sendable {
-    public struct Running: Sendable {
-        public var variant: String
-        public var startedAt: Seconds
-        public var progress: Int?
-        public var total: Int?
+    struct Running: Sendable {
+        var variant: String
+        var startedAt: Seconds
+        var progress: Int?
+        var total: Int?
     }
 
     private struct State {
@@ -28,7 +28,7 @@ public final class RunStatus: Sendable {
         state.withLock { $0.running[key] = Running(variant: variant, startedAt: now, progress: nil, total: total) }
     }
 
-    public func progressed(_ key: Int, _ value: Int) { state.withLock { $0.running[key]?.progress = value } }
+    func progressed(_ key: Int, _ value: Int) { state.withLock { $0.running[key]?.progress = value } }
 
     public func finished(_ key: Int) {
         state.withLock { s in

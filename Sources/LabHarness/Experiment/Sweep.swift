@@ -15,11 +15,11 @@ public struct Sweep: Sendable {
     /// The flag that lists the sizes: `sweep` for `--sweep 10,100,1000`.
     public var flag: String
     /// The whole-number flag each point sets to its size (`tasks`); refused beside `flag`.
-    public var parameter: String
+    var parameter: String
     /// The sizes a point may have.
     public var range: ClosedRange<Int>
     /// At most this many sizes in one sweep.
-    public var maxSizes: Int
+    var maxSizes: Int
     /// The flag's help: what a sweep runs.
     public var help: String
     /// The family, in table order. A variant's name here is the point's `variant`; it may be a
@@ -61,7 +61,7 @@ public struct Sweep: Sendable {
     /// The sizes `options` asks for, ascending and once each; empty when the flag is absent.
     /// Throws a one-line usage error for a size out of range, too many sizes, or a flag the sweep
     /// sets itself (`--variant`, `parameter`); a point's child carries them, and is not checked.
-    public func sizes(_ options: ParsedOptions) throws -> [Int] {
+    func sizes(_ options: ParsedOptions) throws -> [Int] {
         guard let text = options.text(flag) else { return [] }
         let valid = "sizes from \(range.lowerBound) to \(range.upperBound), comma-separated, such as 10,100,1000"
         var sizes: [Int] = []
@@ -152,7 +152,7 @@ extension ExperimentRunner {
                 }
                 let trial = index
                 status?.started(trial, variant: "\(item.variant.name) at \(Format.count(Double(item.size)))",
-                                total: item.variant.trialTime(item.options, parameters).progressTotal)
+                                total: item.variant.trialTime(parameters).progressTotal)
                 records.append(runTrial(definition, item.variant, options: item.options, parameters: parameters,
                                         executable: executable, prefix: prefix) { status?.progressed(trial, $0) })
                 status?.finished(trial)

@@ -1,38 +1,32 @@
-/// Where a variant's trial runs.
-public enum Isolation: Sendable, Equatable {
-    /// In a child process: the experiment's own executable relaunched with
-    /// `--child-variant NAME`. Anything that can deadlock, crash, or leave threads parked
-    /// belongs here; the parent survives and the next trial starts on a clean process.
-    case childProcess
-    /// In the calling process. Only for variants that cannot hang, trap or pollute the process.
-    case inProcess
-}
-
 /// One way of doing the thing an experiment studies, with the outcomes it expects.
 ///
-/// A variant reads like a jcstress test: a name, one line on what it does, where it runs, and
-/// the outcomes it declares (expected / interesting / forbidden, each with its meaning). Its
-/// `body` does the work and returns what it measured; the harness runs it (in a child, by
-/// default), watches it, grades the outcome and reports.
+/// A variant reads like a jcstress test: a name, one line on what it does, and the outcomes it
+/// declares (expected / interesting / forbidden, each with its meaning). Its `body` does the
+/// work and returns what it measured; the harness runs it in a child process (the experiment's
+/// own executable relaunched with `--child-variant NAME`, so a trial that deadlocks, traps or
+/// leaves threads parked harms neither the parent nor the next trial), watches it, grades the
+/// outcome and reports.
 public struct Variant: Sendable {
     public var name: String
     /// One line: what this variant does.
     public var summary: String
-    public var isolation: Isolation
+    /// Whether its trials run in the calling process instead of a child: set only by the
+    /// harness's own tests (`@testable import`), for bodies that cannot hang or trap.
+    var runsInProcess = false
     public var expectations: [OutcomeExpectation]
     /// Whether a run without `--variant` includes it (slow or special variants opt out).
     public var includedByDefault: Bool
     /// The metric that receives the child's last progress value when the harness has to build
     /// the result itself (a child that was killed or crashed), such as `completed`.
-    public var progressMetric: String?
+    var progressMetric: String?
     /// The claim this variant checks on its own, if any: it holds when the outcome is graded
     /// `expected` and the record's `mechanism` was seen.
     public var claim: Claim?
     /// How long a trial takes, from the experiment's typed parameters: the harness derives the
     /// child's budget, its stall window and the progress line's total from it.
-    public var timing: TrialTiming
+    var timing: TrialTiming
     /// What the harness starts around the body (a same-moment control, a thread timeline).
-    public var instruments: Instruments = []
+    var instruments: Instruments = []
     public var body: @Sendable (VariantContext) throws -> VariantRecord
 
     /// A variant declared by its typed name: its outcomes, the claim it checks (if any), how
@@ -40,7 +34,6 @@ public struct Variant: Sendable {
     /// budget and stall window from `time`.
     public init<Name: VariantName>(_ name: Name,
                                    _ summary: String,
-                                   isolation: Isolation = .childProcess,
                                    expect expectations: [OutcomeExpectation],
                                    claim: Claim? = nil,
                                    includedByDefault: Bool = true,
@@ -48,15 +41,14 @@ public struct Variant: Sendable {
                                    instruments: Instruments = [],
                                    progressMetric: MetricKey? = nil,
                                    body: @escaping @Sendable (VariantContext) throws -> VariantRecord) {
-        self.init(name.rawValue, summary: summary, isolation: isolation, expect: expectations,
+        self.init(name.rawValue, summary: summary, expect: expectations,
                   includedByDefault: includedByDefault, time: time, progressMetric: progressMetric?.rawValue,
                   claim: claim, body: body)
         self.instruments = instruments
     }
 
-    /// The trial's time under the run's parameters. (`options` is kept for callers that have
-    /// both; the time reads only the typed parameters.)
-    public func trialTime(_ options: ParsedOptions, _ parameters: any ExperimentParameters) -> TrialTime {
+    /// The trial's time under the run's typed parameters.
+    func trialTime(_ parameters: any ExperimentParameters) -> TrialTime {
         timing.derive(parameters)
     }
 
@@ -64,7 +56,6 @@ public struct Variant: Sendable {
     /// a trial is expected to take about a second, with a minute's budget.
     public init(_ name: String,
                 summary: String,
-                isolation: Isolation = .childProcess,
                 expect expectations: [OutcomeExpectation],
                 includedByDefault: Bool = true,
                 time: TrialTiming = .fixed(TrialTime(expected: 1, budget: 60)),
@@ -75,7 +66,6 @@ public struct Variant: Sendable {
         self.timing = time
         self.name = name
         self.summary = summary
-        self.isolation = isolation
         self.expectations = expectations
         self.includedByDefault = includedByDefault
         self.progressMetric = progressMetric

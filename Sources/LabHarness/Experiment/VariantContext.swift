@@ -122,8 +122,6 @@ public final class VariantContext: Sendable {
         ChildProtocol.sendCheckpoint(String(decoding: data, as: UTF8.self))
     }
 
-    public var quick: Bool { options.quick }
-
     /// Seconds since the trial started.
     public func elapsed() -> Seconds { MonotonicClock.now() - startedAt }
 

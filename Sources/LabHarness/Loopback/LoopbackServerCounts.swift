@@ -5,7 +5,7 @@
 /// client really got from the server.
 public struct LoopbackServerCounts: Sendable, Equatable, Codable {
     /// Connections accepted on the listening socket.
-    public var connectionsAccepted = 0
+    var connectionsAccepted = 0
     /// Requests whose head (request line and headers, up to the blank line) was read in full.
     public var requestsRead = 0
     /// Responses sent to the last byte of the body.

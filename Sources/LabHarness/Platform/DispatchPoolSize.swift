@@ -14,7 +14,7 @@ public struct DispatchPoolSize: Sendable, Equatable {
     /// The threads the kernel lets the global queues' pool hold, where it states a limit.
     public var statedLimit: Int?
     /// Every workqueue thread the kernel allows (overcommit included), where it states one.
-    public var statedTotal: Int?
+    var statedTotal: Int?
 
     public init(statedLimit: Int?, statedTotal: Int?) {
         self.statedLimit = statedLimit

@@ -7,7 +7,7 @@ import Foundation
 /// passes that on (`nil`, empty, a reason), never a guess.
 public enum HostPlatform: PlatformSeam {
     /// `linux`, `macos`, `ios` or `unknown`, as the shim was compiled.
-    public static var osName: String { String(cString: clab_os_name()) }
+    static var osName: String { String(cString: clab_os_name()) }
 
     public static func sleep(untilMonotonic deadline: Seconds) {
         clab_sleep_until_monotonic(deadline)
@@ -17,7 +17,7 @@ public enum HostPlatform: PlatformSeam {
         clab_sleep_for(duration)
     }
 
-    public static func processCPUTime() -> Seconds {
+    static func processCPUTime() -> Seconds {
         clab_process_cpu_seconds()
     }
 
@@ -48,7 +48,7 @@ public enum HostPlatform: PlatformSeam {
         UInt64(bitPattern: Int64(clab_current_thread_id()))
     }
 
-    public static var searchAllLibraries: UnsafeMutableRawPointer? { clab_search_all_libraries() }
+    static var searchAllLibraries: UnsafeMutableRawPointer? { clab_search_all_libraries() }
 
     public static func threadCount(pid: Int32?) -> Int? {
         let count = clab_thread_count(pid ?? 0)
@@ -70,7 +70,7 @@ public enum HostPlatform: PlatformSeam {
         return buffer.withUnsafeBytes { cString(in: $0) }
     }
 
-    public static func executablePathFromKernel() -> String? {
+    static func executablePathFromKernel() -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)
         guard clab_executable_path(&buffer, UInt(buffer.count)) == 0 else { return nil }
         return buffer.withUnsafeBytes { cString(in: $0) }
@@ -79,14 +79,14 @@ public enum HostPlatform: PlatformSeam {
     /// Linux: `PR_SET_PDEATHSIG` (SIGKILL). Darwin: a kqueue `EVFILT_PROC`/`NOTE_EXIT` watch on
     /// the parent, on a thread that exits 70 when it fires (or polls `getppid()` without a
     /// kqueue). Either way the child exits 70 at once if the parent is already gone.
-    public static func dieWithParent(_ parent: Int32) {
+    static func dieWithParent(_ parent: Int32) {
         _ = clab_die_with_parent(parent, 70)
     }
 
     /// The global concurrent queue's thread limits as the kernel states them (Darwin's
     /// `kern.wq_max_constrained_threads` and `kern.wq_max_threads`); `nil` where it states
     /// none (Linux, whose libdispatch keeps a compile-time limit).
-    public static func dispatchPoolLimits() -> (constrained: Int, total: Int)? {
+    static func dispatchPoolLimits() -> (constrained: Int, total: Int)? {
         var constrained: Int32 = 0
         var total: Int32 = 0
         guard clab_dispatch_pool_limits(&constrained, &total) == 0 else { return nil }

@@ -9,7 +9,7 @@ import Foundation
 /// Darwin difference reads and fixes C compiled against Darwin's own headers (and checked
 /// against them here by `.ci/darwin-headers`). Requirements are static: the clock's sleep sits
 /// in hot loops, and a type chosen at compile time costs nothing to call.
-public protocol PlatformSeam {
+protocol PlatformSeam {
     /// Sleeps the calling thread until the monotonic clock reaches `deadline`, through signals.
     static func sleep(untilMonotonic deadline: Seconds)
     /// Sleeps the calling thread for `duration` seconds, through signals.

@@ -118,7 +118,7 @@ public struct FindingReport: Sendable, Equatable, Codable {
     /// keys still sees a run that did not pass).
     public var judged: Bool?
     /// The figures the verdict was judged against, by name (an optional key of schema 1).
-    public var thresholds: [String: Double]?
+    var thresholds: [String: Double]?
 
     public init(id: String, applicable: Bool, reproduced: Bool, summary: String, judged: Bool? = nil,
                 thresholds: [String: Double]? = nil) {

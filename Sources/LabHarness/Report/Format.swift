@@ -59,7 +59,7 @@ public enum Format {
 
     /// Magnitudes from here up are printed in Swift's own notation, never converted to `Int`
     /// (2^53: the first whole number a Double cannot tell from its neighbour).
-    public static let exactLimit: Double = 9_007_199_254_740_992
+    static let exactLimit: Double = 9_007_199_254_740_992
 
     /// A multiplier: `12.3×`.
     public static func times(_ value: Double) -> String {

@@ -116,7 +116,7 @@ public enum HumanReport {
 
     /// Where a verdict's summary starts when continuation lines align under it: at least this
     /// many columns must be left for its words, else continuation lines sit just under the id.
-    public static let verdictRoom = 40
+    static let verdictRoom = 40
 
     /// One line per finding: mark, id, verdict word, summary; a summary too long for `width`
     /// continues on lines indented under the finding (under the summary when that leaves

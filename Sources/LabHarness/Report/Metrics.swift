@@ -47,7 +47,7 @@ public struct Metrics: Sendable, Equatable, Sequence, ExpressibleByDictionaryLit
     public static func == (a: Metrics, b: Metrics) -> Bool { a.values == b.values }
 
     /// As a plain dictionary (for encoding with sorted keys).
-    public var dictionary: [String: Double] { values }
+    var dictionary: [String: Double] { values }
 
     /// Six significant digits: enough for any measurement the lab makes. Public so that figures
     /// kept outside a metrics map are rounded the same way.

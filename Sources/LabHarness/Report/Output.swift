@@ -28,7 +28,7 @@ public final class Output: Sendable {
     public var failure: Int32? { state.withLock { $0.failure } }
 
     /// Whether what this stream carries is the product (`--json` on stdout).
-    public var carriesProduct: Bool {
+    var carriesProduct: Bool {
         get { state.withLock { $0.product } }
         set { state.withLock { $0.product = newValue } }
     }

@@ -1,10 +1,10 @@
 /// The grouped stacks under the variant table of the terminal report: for each variant that
 /// carries stacks, one line per set of threads with the same stack, wrapped to the terminal.
-public enum StackSection {
+enum StackSection {
     /// At most this many groups per variant; the rest are counted.
-    public static let groupLimit = 4
+    static let groupLimit = 4
 
-    public static func lines(_ report: ExperimentReport, style: Style, width: Int = Terminal.width(fd: 1)) -> [String] {
+    static func lines(_ report: ExperimentReport, style: Style, width: Int = Terminal.width(fd: 1)) -> [String] {
         var lines: [String] = []
         for variant in report.variants {
             guard let stacks = variant.stacks, !stacks.isEmpty else { continue }

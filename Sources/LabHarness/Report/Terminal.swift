@@ -34,7 +34,7 @@ public enum Terminal {
 
     /// Widths the report can be laid out in: narrower, a verdict's words no longer fit beside
     /// its mark; wider is no terminal's.
-    public static let usableColumns = 20...1000
+    static let usableColumns = 20...1000
 
     /// The width when neither `COLUMNS` nor the terminal says: a projector's usual 100 columns.
     public static let defaultColumns = 100
@@ -53,7 +53,7 @@ public enum Terminal {
 
     /// Says that what goes to stdout from now on is the product (`--json`): if it cannot be
     /// delivered, for whatever reason, the run exits 74 (`EX_IOERR`) with a line saying why.
-    public static func stdoutCarriesProduct() {
+    static func stdoutCarriesProduct() {
         Output.standardOutput.carriesProduct = true
     }
 
@@ -69,7 +69,7 @@ public enum Terminal {
     }
 
     /// `EX_IOERR` from sysexits.h: the report could not be written.
-    public static let ioErrorStatus: Int32 = 74
+    static let ioErrorStatus: Int32 = 74
 
     /// The status to exit with, given the one the run earned:
     /// - stdout took everything: the earned status;

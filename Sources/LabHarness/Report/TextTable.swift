@@ -9,13 +9,13 @@ public struct TextTable: Sendable {
     /// The first row is the header (see `hasHeader`).
     public var rows: [[String]]
     /// Columns whose cells are aligned to the right (numbers).
-    public var rightAligned: Set<Int>
+    var rightAligned: Set<Int>
     /// Printed before the first column of every line.
-    public var lead: String
+    var lead: String
     /// Spaces between columns.
     public var gap: Int
     /// Whether the first row is a header (its words may wrap in any column) or data.
-    public var hasHeader: Bool
+    var hasHeader: Bool
 
     public init(rows: [[String]], rightAligned: Set<Int> = [], lead: String = "  ", gap: Int = 2, hasHeader: Bool = true) {
         self.rows = rows
@@ -27,10 +27,10 @@ public struct TextTable: Sendable {
 
     /// A text column keeps at least this many columns (or its longest cell, if shorter): a
     /// narrower one would read a word a line, and folding the table reads better.
-    public static let textRoom = 16
+    static let textRoom = 16
 
     /// Right-aligned cells up to this wide are values with their unit and stay on one line.
-    public static let wholeValueWidth = 12
+    static let wholeValueWidth = 12
 
     /// The narrowest each column can be: a right-aligned value whole, else its longest word or
     /// `textRoom`, whichever is wider (the header's words may still wrap).

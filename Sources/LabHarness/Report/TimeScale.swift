@@ -6,7 +6,7 @@ public struct TimeScale: Sendable, Equatable {
     /// `µs`, `ms` or `s`.
     public var unit: String
     /// Seconds per unit: 1e-6, 1e-3 or 1.
-    public var secondsPerUnit: Double
+    var secondsPerUnit: Double
     /// The axis's end, in seconds.
     public var end: Seconds
 

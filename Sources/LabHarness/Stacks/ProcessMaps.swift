@@ -11,7 +11,7 @@ public struct ProcessMaps: Sendable {
         public var path: String
     }
 
-    public var mappings: [Mapping]
+    var mappings: [Mapping]
 
     public init(mappings: [Mapping]) { self.mappings = mappings }
 
@@ -47,7 +47,7 @@ public struct ProcessMaps: Sendable {
 
     /// The image holding `address`, and the address relative to where that image was loaded
     /// (what `addr2line` expects for a position-independent image).
-    public func locate(_ address: UInt) -> (path: String, relative: UInt)? {
+    func locate(_ address: UInt) -> (path: String, relative: UInt)? {
         guard let hit = mappings.first(where: { $0.start <= address && address < $0.end }) else { return nil }
         let base = mappings.filter { $0.path == hit.path }.map { $0.start &- $0.offset }.min() ?? hit.start
         return (hit.path, address &- base)

@@ -5,7 +5,7 @@ public struct RawStacks: Sendable {
     public var threads: [ThreadInfo]
     /// Return addresses by thread id, innermost first, as each thread's handler wrote them.
     public var answers: [Int: [UInt]]
-    public var maps: ProcessMaps
+    var maps: ProcessMaps
     /// Set when some or all stacks could not be had: one line for the evidence.
     public var note: String?
     /// Seconds the capture took.

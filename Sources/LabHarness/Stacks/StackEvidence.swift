@@ -5,7 +5,7 @@
 /// that says why, and everything else is as it was.
 public enum StackEvidence {
     /// The outcomes that get a snapshot: the process is stuck and about to end.
-    public static func wantsStacks(_ outcome: Outcome) -> Bool {
+    static func wantsStacks(_ outcome: Outcome) -> Bool {
         outcome == .deadlock || outcome == .stalled
     }
 

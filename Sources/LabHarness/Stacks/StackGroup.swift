@@ -7,7 +7,7 @@ public struct StackGroup: Sendable, Equatable {
 
     /// The call the threads are blocked in: the library frame called by the first frame that
     /// names lab or user code (or the innermost frame when there is no library frame).
-    public var blockingCall: String? {
+    var blockingCall: String? {
         guard let first = StackGroup.firstUserFrame(frames) else { return frames.first.map(StackGroup.bare) }
         return first > 0 ? StackGroup.bare(frames[first - 1]) : StackGroup.bare(frames[first])
     }
@@ -109,7 +109,7 @@ public struct StackGroup: Sendable, Equatable {
 
     /// A frame of the system or the Swift runtime (`symbol (in libdispatch.so)`), or one that
     /// nothing named.
-    public static func isLibraryFrame(_ frame: String) -> Bool {
+    static func isLibraryFrame(_ frame: String) -> Bool {
         frame.hasSuffix(")") && frame.contains(" (in ")
     }
 
@@ -118,7 +118,7 @@ public struct StackGroup: Sendable, Equatable {
     }
 
     /// The symbol alone, without `(file:line)` or `(in image)`.
-    public static func bare(_ frame: String) -> String {
+    static func bare(_ frame: String) -> String {
         guard frame.hasSuffix(")"), let open = frame.range(of: " (", options: .backwards) else { return frame }
         return String(frame[..<open.lowerBound])
     }

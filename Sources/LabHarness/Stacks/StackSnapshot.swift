@@ -13,7 +13,7 @@ public struct StackSnapshot: Sendable, Equatable, Codable {
     }
 
     /// No stacks at all, for `reason`.
-    public static func unavailable(_ reason: String, threads: [ThreadInfo] = [], seconds: Double = 0) -> StackSnapshot {
+    static func unavailable(_ reason: String, threads: [ThreadInfo] = [], seconds: Double = 0) -> StackSnapshot {
         StackSnapshot(threads: threads.map { ThreadStack(thread: $0.name, tid: $0.id, state: $0.state?.rawValue ?? "?", frames: []) },
                       note: "stacks unavailable: \(reason)", seconds: seconds)
     }

@@ -10,7 +10,7 @@ import Synchronization
 /// looked up is the one of the call (address - 1).
 public struct StackSymbolizer: Sendable {
     /// The `addr2line` to run; `nil` leaves every frame as `image+0xOFFSET`.
-    public var tool: String?
+    var tool: String?
 
     public init(tool: String? = StackSymbolizer.findTool()) {
         self.tool = tool
@@ -129,7 +129,7 @@ public struct StackSymbolizer: Sendable {
     }
 
     /// Images of the system and the Swift runtime: their frames are the noise a summary trims.
-    public static func isSystem(_ path: String) -> Bool {
+    static func isSystem(_ path: String) -> Bool {
         if path.hasPrefix("/lib/") || path.hasPrefix("/lib64/") || path.hasPrefix("/usr/lib") { return true }
         return path.contains("/usr/lib/swift/")
     }

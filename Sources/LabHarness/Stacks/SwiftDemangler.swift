@@ -20,7 +20,7 @@ public enum SwiftDemangler {
         name.hasPrefix("$s") || name.hasPrefix("_T") || name.hasPrefix("$S")
     }
 
-    public static func demangle(_ name: String) -> String {
+    static func demangle(_ name: String) -> String {
         guard isMangled(name), let function else { return name }
         let utf8 = Array(name.utf8CString)
         guard let result = utf8.withUnsafeBufferPointer({ function($0.baseAddress, name.utf8.count, nil, nil, 0) }) else { return name }

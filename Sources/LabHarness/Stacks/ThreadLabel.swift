@@ -13,7 +13,7 @@ public enum ThreadLabel {
 
     /// Whether `kernelName` is the name (whole, or cut to the kernel's 15 bytes) of a
     /// libdispatch root-queue worker.
-    public static func isDispatchWorker(_ kernelName: String) -> Bool {
+    static func isDispatchWorker(_ kernelName: String) -> Bool {
         guard !kernelName.isEmpty else { return false }
         return rootQueueNames.contains { full in
             full == kernelName || (kernelName.utf8.count == kernelNameLimit && full.hasSuffix(kernelName))

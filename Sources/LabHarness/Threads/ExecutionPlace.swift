@@ -30,7 +30,7 @@ public struct ExecutionPlace: Sendable, Equatable, Codable {
     /// unavailable (renamed to `DispatchQueue.label`, which needs a queue in hand), and on Linux
     /// the Dispatch overlay does not export Darwin's `__dispatch_queue_get_label` either, so the
     /// C symbol is looked up once at run time and called with a null queue, meaning "current".
-    public static func currentQueueLabel() -> String {
+    static func currentQueueLabel() -> String {
         guard let getLabel = labelFunction, let label = getLabel(nil) else { return "?" }
         return String(decoding: UnsafeRawBufferPointer(start: label, count: strlen(label)), as: UTF8.self)
     }

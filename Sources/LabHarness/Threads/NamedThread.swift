@@ -90,7 +90,7 @@ public enum NamedThread {
     /// Names the calling thread, for the kernel and for Foundation. Returns false when the
     /// kernel refused the name (over 15 bytes on Linux).
     @discardableResult
-    public static func nameCurrentThread(_ name: String) -> Bool {
+    static func nameCurrentThread(_ name: String) -> Bool {
         Thread.current.name = name
         return clab_set_current_thread_name(name) == 0
     }

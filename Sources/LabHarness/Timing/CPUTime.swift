@@ -45,8 +45,8 @@ public struct Cost: Sendable, Equatable, CustomStringConvertible {
 
 /// Starts a wall and CPU stopwatch at creation; `read()` gives the cost since then.
 public struct CostMeter: Sendable {
-    public let startWall: Seconds
-    public let startCPU: Seconds
+    let startWall: Seconds
+    let startCPU: Seconds
 
     public init() {
         startWall = MonotonicClock.now()

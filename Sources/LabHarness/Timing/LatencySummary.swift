@@ -27,7 +27,7 @@ public struct LatencySummary: Sendable, Equatable, Codable {
     }
 
     /// The nearest-rank percentile `p` (0 < p <= 100) of an ascending, non-empty array.
-    public static func nearestRank(_ p: Double, _ sorted: [Double]) -> Double {
+    static func nearestRank(_ p: Double, _ sorted: [Double]) -> Double {
         precondition(!sorted.isEmpty, "nearestRank needs at least one sample")
         let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))
         return sorted[Swift.min(Swift.max(rank, 1), sorted.count) - 1]

@@ -10,7 +10,7 @@ extension ExperimentReport {
     /// options). Such a run proves nothing about the findings, so it does not pass: "0 of 0
     /// reproduced" must not read as success to a script that checks the exit status. Beside
     /// a finding that was judged, one that does not apply never fails a run.
-    public var judgedNothing: Bool { !findings.contains(where: \.applicable) }
+    var judgedNothing: Bool { !findings.contains(where: \.applicable) }
 
     /// The run passed: at least one finding was judged, every applicable finding reproduced and
     /// no variant ended forbidden. The experiment's exit status is 0 exactly then.
@@ -23,7 +23,7 @@ extension ExperimentReport {
     public var machineVariants: [VariantReport] { variants.filter { $0.outcome.judgesNothing } }
 
     /// The variants that did not see their claim's mechanism (and were not broken by the machine).
-    public var unseenMechanismVariants: [VariantReport] {
+    var unseenMechanismVariants: [VariantReport] {
         variants.filter { $0.mechanism?.seen == false && !$0.outcome.judgesNothing }
     }
 }

@@ -35,7 +35,7 @@ public enum MachineCheck {
     /// under running processes), else `nil`. Root is never held to `RLIMIT_NPROC` (Linux
     /// exempts the initial user namespace's root and CAP_SYS_RESOURCE/CAP_SYS_ADMIN holders,
     /// kernel/fork.c `copy_process`), so its limit is never "reached".
-    public static func threadLimitReached(limit: Int64, uid: Int64) -> MachineCondition? {
+    static func threadLimitReached(limit: Int64, uid: Int64) -> MachineCondition? {
         guard limit > 0, uid > 0 else { return nil }
         let tasks = clab_user_task_count(uid)
         guard tasks >= 0, tasks >= limit else { return nil }
@@ -51,14 +51,14 @@ public enum MachineCheck {
 
     /// The thread limit as seen for process `pid` (its own limit, its real user), or its pids
     /// cgroup's limit.
-    public static func threadLimitReached(pid: Int32) -> MachineCondition? {
+    static func threadLimitReached(pid: Int32) -> MachineCondition? {
         threadLimitReached(limit: clab_limit_nproc(pid), uid: clab_process_real_uid(pid)) ?? pidsCgroupFull(pid: pid)
     }
 
     /// The pids cgroup of process `pid` (0: this one) when it is at its `pids.max` (a fork or
     /// a thread was refused, or would be): a limit that binds root too, and that
     /// `RLIMIT_NPROC` knows nothing of. `nil` when it has room or there is no such cgroup.
-    public static func pidsCgroupFull(pid: Int32) -> MachineCondition? {
+    static func pidsCgroupFull(pid: Int32) -> MachineCondition? {
         let limit = clab_cgroup_pids_limit(pid)
         let current = clab_cgroup_pids_current(pid)
         guard limit > 0, current >= 0, current >= limit else { return nil }
@@ -92,7 +92,7 @@ public enum MachineCheck {
 
     /// This process's failed thread creations, when there were any: `pthread_create` answered
     /// `EAGAIN` (counted by the shim, whoever called it).
-    public static func threadCreationFailed() -> MachineCondition? {
+    static func threadCreationFailed() -> MachineCondition? {
         let failures = clab_thread_create_failures()
         guard failures > 0 else { return nil }
         let (figures, limits) = creationLimitFigures()
@@ -122,7 +122,7 @@ public enum MachineCheck {
     static let stderrMark = "lab: the machine: "
 
     /// The machine's condition a child told on stderr, if it did.
-    public static func fromChildStderr(_ text: String) -> MachineCondition? {
+    static func fromChildStderr(_ text: String) -> MachineCondition? {
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(stderrMark) }) else { return nil }
         return MachineCondition(outcome: .resourceLimited, evidence: String(line.dropFirst("lab: ".count)), metrics: [:])
     }
@@ -132,17 +132,17 @@ public enum MachineCheck {
     /// child that could not create a thread may have no thread left to say so (its progress
     /// reporter is a thread too), and the moment can pass before the harness ends it, so the
     /// parent watches for it.
-    public struct ThreadLimitWatch: Sendable {
+    struct ThreadLimitWatch: Sendable {
         var limit: Int64
         var uid: Int64
         var lastLook: Seconds = 0
         /// The first look that found the user at its limit.
-        public private(set) var reached: MachineCondition?
+        private(set) var reached: MachineCondition?
 
         var pid: Int32
         var pidsLimit: Int64
 
-        public init(pid: Int32) {
+        init(pid: Int32) {
             self.pid = pid
             limit = clab_limit_nproc(pid)
             uid = clab_process_real_uid(pid)
@@ -150,11 +150,11 @@ public enum MachineCheck {
         }
 
         /// Whether there is a limit worth watching: the user's, or its pids cgroup's.
-        public var limited: Bool {
+        var limited: Bool {
             (limit > 0 && limit <= MachineWatch.watchedLimit && uid > 0) || (pidsLimit > 0 && pidsLimit <= MachineWatch.watchedLimit)
         }
 
-        public mutating func sample(now: Seconds) {
+        mutating func sample(now: Seconds) {
             guard limited, reached == nil, now - lastLook >= 0.1 else { return }
             lastLook = now
             reached = threadLimitReached(limit: limit, uid: uid) ?? (pidsLimit > 0 ? pidsCgroupFull(pid: pid) : nil)
@@ -162,7 +162,7 @@ public enum MachineCheck {
     }
 
     /// The evidence when `posix_spawn` itself failed with `EAGAIN`.
-    public static func spawnRefused() -> String {
+    static func spawnRefused() -> String {
         "the machine: the child could not be created (posix_spawn: EAGAIN; \(creationLimitFigures().words))"
     }
 
@@ -228,7 +228,7 @@ public enum MachineCheck {
 
     /// A child found stopped (`SIGSTOP`, or a `SIGTSTP` the harness did not send) while it
     /// ran: its clocks kept going while it could not run, so what it measured is the stop's.
-    public static func stoppedFromOutside(seenAt: Seconds) -> MachineCondition {
+    static func stoppedFromOutside(seenAt: Seconds) -> MachineCondition {
         MachineCondition(outcome: .suspended,
                          evidence: "the machine: the trial was stopped from outside the harness (SIGSTOP or SIGTSTP; seen stopped "
                             + "\(Format.seconds(seenAt)) into it), so its timings are the stop's",
@@ -347,7 +347,8 @@ public enum MachineCheck {
     /// limit reached, else threads that were runnable and got no CPU.
     /// When the machine is not to blame, `look` says what the look at its threads found, for
     /// the kill's evidence: a reader of a deadlock sees why it was not called starvation.
-    public static func atKill(pid: Int32, threads: [ThreadInfo], lifetime: Seconds) -> (condition: MachineCondition?, look: String?) {
+    static func atKill(pid: Int32, threads: [ThreadInfo],
+                       lifetime: Seconds) -> (condition: MachineCondition?, look: String?) {
         if let reached = threadLimitReached(pid: pid) { return (reached, nil) }
         guard let look = look(pid: pid, threads: threads, lifetime: lifetime) else { return (nil, nil) }
         if let starved = starvationVerdict(look) { return (starved, nil) }
@@ -357,7 +358,7 @@ public enum MachineCheck {
     // MARK: Memory
 
     /// What is known of a child's memory while it runs, to judge its crash.
-    public struct MemoryWatch: Sendable {
+    struct MemoryWatch: Sendable {
         /// The child's address-space limit (bytes), or a non-positive value for none/unknown.
         var addressLimit: Int64
         /// The cgroup's memory limit (bytes), or a non-positive value for none/unknown.
@@ -376,7 +377,7 @@ public enum MachineCheck {
 
         /// `oomKillsAtStart`: the cgroup's OOM kill count taken before the child was spawned
         /// (a child killed in its first milliseconds still moves it), else read now.
-        public init(pid: Int32, oomKillsAtStart: Int64? = nil) {
+        init(pid: Int32, oomKillsAtStart: Int64? = nil) {
             addressLimit = clab_limit_address_space(pid)
             if addressLimit == CLAB_LIMIT_UNKNOWN { addressLimit = clab_limit_address_space(0) }
             // The child starts in this process's cgroups.
@@ -393,10 +394,10 @@ public enum MachineCheck {
         }
 
         /// Whether a limit is set that a trial could reach (sampling is skipped otherwise).
-        public var limited: Bool { addressLimit > 0 }
+        var limited: Bool { addressLimit > 0 }
 
         /// Takes the child's peak virtual size (one small read of /proc/PID/status).
-        public mutating func sample(pid: Int32) {
+        mutating func sample(pid: Int32) {
             let now = clab_process_vm_peak(pid)
             if now > peak { peak = now }
         }
@@ -405,7 +406,7 @@ public enum MachineCheck {
         /// harness, with `stderr` its error output: the cgroup killed a process meanwhile, or
         /// its peak reached within 128 MB (a thread stack or a malloc arena's reservation) or
         /// half of `RLIMIT_AS`, or its last words were an allocation failure.
-        public func crashVerdict(signal: Int32?, stderr: String) -> MachineCondition? {
+        func crashVerdict(signal: Int32?, stderr: String) -> MachineCondition? {
             let kills = clab_cgroup_oom_kills(0)
             if signal == SIGKILL, oomKillsAtStart >= 0, kills > oomKillsAtStart {
                 let file = cgroupVersion == 1 ? "memory.limit_in_bytes" : "memory.max"
@@ -462,25 +463,25 @@ extension Format {
 /// - CPU: the reporter's own run-queue wait. It sleeps 20 ms at a time and needs microseconds
 ///   each time, so it is the trial's same-moment control: when it waited for a CPU at least
 ///   half the trial's wall time, the machine gave this process too little CPU to judge it by.
-public final class MachineWatch: Sendable {
+final class MachineWatch: Sendable {
     /// Limits above this are not watched: no trial of the lab comes near them, and counting a
     /// user's tasks every 100 ms would cost every trial for nothing.
-    public static let watchedLimit: Int64 = 16384
+    static let watchedLimit: Int64 = 16384
 
     /// The share of a trial's wall time its control may wait for a CPU before the trial is
     /// called `cpu-starved`. Measured with `exp-runloop --quick`: beside `stress --cpu 2` at
     /// normal priority the control waited 0.3 % to 28 % of each trial; under `chrt --idle 0`
     /// with the same load, 20 % to 77 %.
-    public static let starvedShare = 0.5
+    static let starvedShare = 0.5
 
     /// The same bar for a process the scheduler serves last (`SCHED_IDLE`, nice 15 or more),
     /// where any sizeable wait is the scheduler passing it over, not the trial's own threads
     /// competing: on an idle machine such a process still waits about nothing.
-    public static let lowClassStarvedShare = 0.05
+    static let lowClassStarvedShare = 0.05
 
     /// A control wait shorter than this is never starvation, whatever its share of a short
     /// trial: one scheduling hiccup.
-    public static let starvedAtLeast: Seconds = 0.02
+    static let starvedAtLeast: Seconds = 0.02
 
     private let limit: Int64
     private let uid: Int64
@@ -489,7 +490,7 @@ public final class MachineWatch: Sendable {
     private struct State { var lastLook: Seconds = 0; var reached: MachineCondition?; var reporterTID: Int = 0; var waitAtStart: Seconds?; var told = false }
     private let state = Mutex(State())
 
-    public init() {
+    init() {
         limit = clab_limit_nproc(0)
         uid = clab_process_real_uid(0)
     }
@@ -497,7 +498,7 @@ public final class MachineWatch: Sendable {
     private var watchesThreads: Bool { limit > 0 && limit <= MachineWatch.watchedLimit && uid > 0 }
 
     /// Called by the reporter thread on every tick.
-    public func poll() {
+    func poll() {
         let now = MonotonicClock.now()
         let tid = Int(clab_current_thread_id())
         let look = state.withLock { s -> Bool in
@@ -520,7 +521,7 @@ public final class MachineWatch: Sendable {
     }
 
     /// The machine's verdict on the trial, `nil` when it did not break it.
-    public func verdict() -> MachineCondition? {
+    func verdict() -> MachineCondition? {
         if let failed = MachineCheck.threadCreationFailed() { return failed }
         if let reached = state.withLock({ $0.reached }) { return reached }
         if watchesThreads, let reached = MachineCheck.threadLimitReached(limit: limit, uid: uid) { return reached }
@@ -562,7 +563,7 @@ public final class MachineWatch: Sendable {
     /// `record` as the machine left it: unchanged, or the machine's outcome with the trial's
     /// own outcome and evidence kept in the evidence line. The control's run-queue wait is
     /// recorded either way (`cpu.control_wait_share`, its share of the trial's wall time).
-    public func apply(to record: VariantRecord) -> VariantRecord {
+    func apply(to record: VariantRecord) -> VariantRecord {
         var record = record
         if let (waited, wall) = controlWait(), wall > 0 { record.metrics["cpu.control_wait_share"] = Metrics.round(waited / wall) }
         guard !record.outcome.judgesNothing else { return record }

@@ -55,7 +55,9 @@ public struct Outcome: RawRepresentable, Hashable, Sendable, Codable, Expressibl
     public static let suspended: Outcome = "suspended"
 
     /// The outcomes that belong to the machine, not to the program.
-    public static let machineOutcomes: Set<Outcome> = [.resourceLimited, .cpuStarved, .outOfMemory, .killedFromOutside, .suspended]
+    static let machineOutcomes: Set<Outcome> = [
+        .resourceLimited, .cpuStarved, .outOfMemory, .killedFromOutside, .suspended,
+    ]
 
     /// Whether this outcome is the machine's (or the run's: `interrupted`) rather than the
     /// program's. Such an outcome is graded neither way and a finding that needs its variant is
@@ -110,7 +112,7 @@ extension Array where Element == OutcomeExpectation {
     /// The grade a report shows for `outcome`: none for the machine's outcomes and
     /// `interrupted` (they say nothing about the variant, so they are neither allowed nor
     /// forbidden), else `grade(of:)`.
-    public func reportedGrade(of outcome: Outcome) -> Grade? {
+    func reportedGrade(of outcome: Outcome) -> Grade? {
         outcome.judgesNothing ? nil : grade(of: outcome)
     }
 
