@@ -55,7 +55,7 @@ public struct Outcome: RawRepresentable, Hashable, Sendable, Codable, Expressibl
     public static let suspended: Outcome = "suspended"
 
     /// The outcomes that belong to the machine, not to the program.
-    static let machineOutcomes: Set<Outcome> = [
+    public static let machineOutcomes: Set<Outcome> = [
         .resourceLimited, .cpuStarved, .outOfMemory, .killedFromOutside, .suspended,
     ]
 
