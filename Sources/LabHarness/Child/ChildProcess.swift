@@ -270,6 +270,34 @@ public enum ChildProcess {
         return StackEvidence.attach(stacks, to: run)
     }
 
+    /// How long `executable` takes to start and exit on its own: spawned as a trial child is
+    /// (`clab_spawn`), its output to /dev/null, reaped as soon as it ends, with no pipe, watch or
+    /// protocol around it. `lab bench` sets it beside a trial child's start-up, so the harness's
+    /// part can be told from the binary's own (its dynamic libraries, loaded at every start).
+    /// `nil` if it could not be spawned or did not end within `budget` seconds (it is killed).
+    public static func bareStart(_ executable: String, arguments: [String], budget: Seconds = 5) -> Seconds? {
+        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        guard null >= 0 else { return nil }
+        defer { close(null) }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        let start = MonotonicClock.now()
+        var pid: Int32 = 0
+        guard clab_spawn(&pid, executable, argv, envp, null, null) == 0 else { return nil }
+        var nap: Seconds = 0.0001
+        while true {
+            if reap(pid, block: false) != nil { return MonotonicClock.now() - start }
+            if MonotonicClock.now() - start >= budget {
+                killGroup(pid, leaderUnreaped: true)
+                _ = reap(pid, block: true)
+                return nil
+            }
+            MonotonicClock.sleep(for: nap)
+            nap = min(2 * nap, 0.005)
+        }
+    }
+
     /// Kills every child this process is running (and their groups) and marks their runs
     /// `interrupted`. Safe to call from a signal-handling queue.
     static func terminateAll() {

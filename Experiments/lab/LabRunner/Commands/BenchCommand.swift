@@ -62,8 +62,9 @@ public enum BenchCommand {
         return Result(optimized: isOptimizedBuild, figures: figures)
     }
 
-    /// The most a trivial child trial may cost to start, report and be reaped, median of 20.
-    static let childStartupTargetMs = 13.0
+    /// The most the harness may add to a child's own start: its pipes and watches, the result
+    /// message and the reap (medians of 20, trial start less bare start).
+    static let harnessStartupTargetMs = 5.0
 
     static func samplerShare(interval: Double) -> Figure {
         let sampler = ThreadSampler(interval: interval)
@@ -109,18 +110,29 @@ public enum BenchCommand {
     }
 
     /// Launching a child trial that reports a result and exits: the fixed cost of isolation.
-    /// Its target is what it cost when the README's table was first measured (12.5-13.4 ms,
-    /// release build, quiet 2-core machine): the watches added since must not add to it.
+    /// Most of it is the binary's own start, which the harness does not control: on Linux `lab`
+    /// links FoundationNetworking (exp-callback's URLSession), whose libcurl and thirty-odd
+    /// libraries the dynamic loader maps and relocates at every start. So each trial start is
+    /// paired with a bare start of the same binary (spawned and reaped, nothing around it), and
+    /// the target is on the difference: what the harness adds (pipes, watches, the result
+    /// message, the reap). It was 12.5-13.4 ms in all when the README's table was first
+    /// measured, before FoundationNetworking was linked.
     static func childStartup(launcher: Launcher) -> Figure {
-        var walls: [Double] = []
+        var walls: [Double] = [], bare: [Double] = []
         for _ in 0..<20 {
             let spec = ChildSpec(executable: launcher.executable, arguments: ["bench-child"], budget: 10)
             if let run = try? ChildProcess.run(spec), run.resultPayload != nil { walls.append(run.wall) }
+            // Refused at once (no handshake): the same binary, loaded and exiting.
+            if let wall = ChildProcess.bareStart(launcher.executable, arguments: ["bench-child"]) { bare.append(wall) }
         }
-        let median = LatencySummary.percentile(50, of: walls) ?? .nan
-        return Figure(name: "child trial start-up (spawn, report, reap)", value: median * 1000, unit: "ms (median of 20)",
-                      target: "<= \(Format.number(childStartupTargetMs)) ms", met: median * 1000 <= childStartupTargetMs,
-                      detail: "min \(Format.milliseconds((walls.min() ?? .nan) * 1000)), max \(Format.milliseconds((walls.max() ?? .nan) * 1000)), \(walls.count) of 20 ran")
+        let median = LatencySummary.percentile(50, of: walls) ?? .nan, bareMedian = LatencySummary.percentile(50, of: bare) ?? .nan
+        let added = (median - bareMedian) * 1000
+        let ms = { (x: Double) in Format.milliseconds(x * 1000) }
+        return Figure(name: "child trial start-up (spawn, report, reap), beyond a bare start", value: added, unit: "ms (medians of 20)",
+                      target: "<= \(Format.number(harnessStartupTargetMs)) ms", met: added <= harnessStartupTargetMs,
+                      detail: "trial start-up \(ms(median)) (min \(ms(walls.min() ?? .nan)), max \(ms(walls.max() ?? .nan)), "
+                        + "\(walls.count) of 20 ran); a bare start of the same binary \(ms(bareMedian)) "
+                        + "(\(bare.count) of 20; the binary's own libraries load in it)")
     }
 
     /// Tracking 100 000 objects and checking each once.
