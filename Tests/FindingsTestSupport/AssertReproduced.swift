@@ -35,11 +35,12 @@ public enum FindingDecision: Sendable, Equatable {
             return .fail("\(id): \(forbidden.name) ended \(forbidden.outcome), which its declaration forbids: "
                          + "\(forbidden.evidence ?? "no evidence"); the finding: \(finding.summary)")
         }
-        if finding.notJudged {
-            if let machine = read.first(where: { Outcome.machineOutcomes.contains($0.outcome) }) {
+        if case .notJudged(let reason) = finding.status {
+            // The reason the verdict carries; the machine must also be seen in a trial it reads.
+            if reason == .machineOutcome, let machine = read.first(where: { Outcome.machineOutcomes.contains($0.outcome) }) {
                 return .skip("\(id) not judged: the machine broke the trial: \(describe(machine))")
             }
-            return .fail("\(id) was not judged: \(finding.summary)\(variants)")
+            return .fail("\(id) was not judged (\(reason.rawValue)): \(finding.summary)\(variants)")
         }
         guard finding.reproduced else { return .fail("\(id) not reproduced: \(finding.summary)\(variants)") }
         return .pass

@@ -26,6 +26,7 @@ final class ClaimEvidenceTests: XCTestCase {
         let finding = try XCTUnwrap(try run(.notSeen("no caller started")).finding("evidence.v"))
         XCTAssertFalse(finding.reproduced)
         XCTAssertEqual(finding.judged, false)
+        XCTAssertEqual(finding.status, .notJudged(.mechanismNotSeen))
         XCTAssertTrue(finding.summary.hasPrefix("not judged (mechanism not seen: no caller started)"), finding.summary)
     }
 
@@ -33,6 +34,7 @@ final class ClaimEvidenceTests: XCTestCase {
         let finding = try XCTUnwrap(try run(nil).finding("evidence.v"))
         XCTAssertFalse(finding.reproduced)
         XCTAssertEqual(finding.judged, false)
+        XCTAssertEqual(finding.status, .notJudged(.mechanismNotSeen))
         XCTAssertTrue(finding.summary.hasPrefix("not judged (mechanism not recorded"), finding.summary)
     }
 }

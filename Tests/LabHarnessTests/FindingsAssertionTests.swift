@@ -66,7 +66,8 @@ final class FindingsAssertionTests: XCTestCase {
     func testAFindingTheMachineKeptFromBeingJudgedIsSkipped() throws {
         for outcome in Outcome.machineOutcomes.sorted(by: { $0.rawValue < $1.rawValue }) {
             let finding = FindingReport(id: "t.ab", applicable: true, reproduced: false,
-                                        summary: "not judged (the machine: b ended \(outcome))", judged: false)
+                                        summary: "not judged (the machine: b ended \(outcome))",
+                                        notJudgedReason: .machineOutcome)
             let variants = [variant("a"), variant("b", outcome, grade: nil, evidence: "ran 3% of its runnable time")]
             guard case .skip(let reason) = decide("t.ab", finding, variants: variants) else {
                 XCTFail("\(outcome): \(decide("t.ab", finding, variants: variants))")
@@ -85,12 +86,14 @@ final class FindingsAssertionTests: XCTestCase {
     /// interrupted run), or with the machine's outcome only in a variant it does not read: a failure.
     func testAFindingNotJudgedForAnyOtherReasonFails() {
         let unseen = FindingReport(id: "t.a", applicable: true, reproduced: false,
-                                   summary: "not judged (mechanism not seen: no wait)", judged: false)
+                                   summary: "not judged (mechanism not seen: no wait)",
+                                   notJudgedReason: .mechanismNotSeen)
         assertFails(decide("t.a", unseen), saying: ["t.a was not judged", "mechanism not seen: no wait"])
         let starvedElsewhere = [variant("a"), variant("b", .cpuStarved, grade: nil)]
         assertFails(decide("t.a", unseen, variants: starvedElsewhere), saying: ["t.a was not judged"])
         let interrupted = FindingReport(id: "t.ab", applicable: true, reproduced: false,
-                                        summary: "not judged (interrupted: b ended interrupted)", judged: false)
+                                        summary: "not judged (interrupted: b ended interrupted)",
+                                        notJudgedReason: .interrupted)
         let variants = [variant("a"), variant("b", .interrupted, grade: nil, evidence: "not started")]
         assertFails(decide("t.ab", interrupted, variants: variants), saying: ["b ended interrupted: not started"])
     }

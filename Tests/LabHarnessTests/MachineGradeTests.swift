@@ -26,12 +26,15 @@ final class MachineGradeTests: XCTestCase {
             let broken = VariantReport(name: "v", outcome: outcome, evidence: "the machine: waited 3 s for a CPU")
             let report = try XCTUnwrap(finding.report(variants: ["v": broken], options: options, platform: .current, parameters: NoParameters(options)))
             XCTAssertEqual(report.judged, false)
+            XCTAssertEqual(report.status, .notJudged(outcome == .interrupted ? .interrupted : .machineOutcome), "the typed reason")
             XCTAssertFalse(report.reproduced)
             XCTAssertTrue(report.applicable)
             XCTAssertEqual(report.summary, "not judged (\(why): v ended \(outcome): waited 3 s for a CPU)")
         }
         let fine = try XCTUnwrap(finding.report(variants: ["v": VariantReport(name: "v", outcome: .completed)], options: options, platform: .current, parameters: NoParameters(options)))
         XCTAssertNil(fine.judged, "a judged finding's JSON keeps schema 1's keys only")
+        XCTAssertNil(fine.notJudgedReason)
+        XCTAssertEqual(fine.status, .reproduced)
         XCTAssertTrue(fine.reproduced)
     }
 

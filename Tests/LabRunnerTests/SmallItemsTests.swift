@@ -43,7 +43,8 @@ final class SmallItemsTests: XCTestCase {
     func testPagesSayNotJudgedNotNotReproduced() {
         var document = sampleDocument()
         document.experiments[0].findings[0] = FindingReport(id: "pool.global-queue-is-bounded", applicable: true, reproduced: false,
-                                                            summary: "not judged (the machine: global-flood ended resource-limited)", judged: false)
+                                                            summary: "not judged (the machine: global-flood ended resource-limited)",
+                                                            notJudgedReason: .machineOutcome)
         let html = HTMLPage.render(document, catalog: LabCatalog([]), source: "r.json")
         let markdown = MarkdownPage.render(document, catalog: LabCatalog([]), source: "r.json")
         XCTAssertTrue(html.contains("<span class=\"na\">not judged</span>"), html)

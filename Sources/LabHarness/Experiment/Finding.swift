@@ -1,12 +1,70 @@
+/// Why a claim was neither reproduced nor refuted. Decided where the verdict is made (by
+/// `NotJudgedReason.before(reading:)` for the trials a claim reads, or by a finding's own rule),
+/// carried beside the verdict's sentence and in the JSON (`not_judged_reason`), so no reader
+/// has to find it in the prose.
+public enum NotJudgedReason: String, Sendable, Codable, CaseIterable {
+    /// A trial it reads ended in one of the machine's outcomes (cpu-starved, resource-limited,
+    /// out-of-memory, killed or stopped from outside): it measured the machine, not the program.
+    case machineOutcome = "machine-outcome"
+    /// The cause the claim rests on was not seen (or the body recorded nothing of it): a
+    /// symptom without its cause may have any cause.
+    case mechanismNotSeen = "mechanism-not-seen"
+    /// The run lacks what the claim compares: a variant, a sweep point, a kind of caller.
+    case variantMissing = "variant-missing"
+    /// The run was interrupted before the trial ended.
+    case interrupted
+
+    /// The one rule for the trials a claim reads: the first that the machine broke or an
+    /// interruption stopped, else the first that did not see its mechanism; `nil` when every
+    /// one can be judged.
+    public static func before(reading variants: [VariantReport]) -> (reason: NotJudgedReason, variant: VariantReport)? {
+        if let broken = variants.first(where: { $0.outcome.judgesNothing }) {
+            return (broken.outcome == .interrupted ? .interrupted : .machineOutcome, broken)
+        }
+        if let unseen = variants.first(where: { $0.mechanism?.seen == false }) { return (.mechanismNotSeen, unseen) }
+        return nil
+    }
+
+    /// The verdict's sentence for a trial that kept its claim from being judged: "not judged
+    /// (the machine: v ended cpu-starved: waited 3 s for a CPU)". The trial's evidence for a
+    /// machine outcome starts with "the machine: ", which the sentence already says.
+    func sentence(_ variant: VariantReport) -> String {
+        switch self {
+        case .machineOutcome, .interrupted:
+            let told = variant.evidence.flatMap { $0.isEmpty ? nil : ": " + $0.replacingOccurrences(of: "the machine: ", with: "") } ?? ""
+            return "not judged (\(self == .interrupted ? "interrupted" : "the machine"): \(variant.name) ended \(variant.outcome)\(told))"
+        case .mechanismNotSeen:
+            return "not judged (mechanism not seen: \(variant.mechanism?.what ?? "")); \(variant.name) ended \(variant.outcome)"
+                + (variant.evidence.map { ": \($0)" } ?? "")
+        case .variantMissing:
+            return "not judged (\(variant.name) did not run)"
+        }
+    }
+}
+
+/// What a verdict decided: reproduced (symptom and mechanism seen), not reproduced (mechanism
+/// seen, symptom not), or not judged, with the reason.
+public enum VerdictStatus: Sendable, Equatable {
+    case reproduced, notReproduced, notJudged(NotJudgedReason)
+
+    /// The reason, when not judged.
+    public var notJudgedReason: NotJudgedReason? {
+        if case .notJudged(let reason) = self { return reason }
+        return nil
+    }
+}
+
 /// The verdict on a finding: was its mechanism seen, did its symptom show, and the measured
 /// figures that say so.
 public struct Verdict: Sendable, Equatable {
-    public var reproduced: Bool
-    /// False when the claim's mechanism was not seen (or the machine broke the trial): the
-    /// claim is neither reproduced nor refuted.
-    public var judged: Bool
+    public var status: VerdictStatus
     /// One sentence with the numbers: "0 of 300 requests saw their 1 s timeout within 3 s".
     public var summary: String
+
+    public var reproduced: Bool { status == .reproduced }
+    /// False when the claim's mechanism was not seen (or the run lacked what it compares): the
+    /// claim is neither reproduced nor refuted.
+    public var judged: Bool { status.notJudgedReason == nil }
 
     /// The verdict of a claim: reproduced when its `symptom` showed *and* its `mechanism` was
     /// seen; not reproduced when the mechanism was seen without the symptom; not judged when the
@@ -14,20 +72,20 @@ public struct Verdict: Sendable, Equatable {
     /// cause, the machine's included).
     public init(symptom: Bool, mechanism: Evidence, _ summary: String) {
         if mechanism.seen {
-            reproduced = symptom
-            judged = true
+            status = symptom ? .reproduced : .notReproduced
             self.summary = summary + "; mechanism: " + mechanism.what
         } else {
-            reproduced = false
-            judged = false
+            status = .notJudged(.mechanismNotSeen)
             self.summary = "not judged (mechanism not seen: \(mechanism.what)); " + summary
         }
     }
 
-    /// A claim the run could not judge, with the reason.
-    public static func notJudged(_ reason: String) -> Verdict {
-        var verdict = Verdict(symptom: false, mechanism: .notSeen(reason), "")
-        verdict.summary = "not judged (\(reason))"
+    /// A claim the run could not judge, with the reason in words and as a kind (by default:
+    /// the run lacks what the claim compares).
+    public static func notJudged(_ why: String, reason: NotJudgedReason = .variantMissing) -> Verdict {
+        var verdict = Verdict(symptom: false, mechanism: .notSeen(why), "")
+        verdict.status = .notJudged(reason)
+        verdict.summary = "not judged (\(why))"
         return verdict
     }
 }
@@ -120,25 +178,18 @@ public struct Finding: Sendable {
             return FindingReport(id: id, applicable: false, reproduced: false, summary: "not applicable to this run: \(missing)")
         }
         // A variant the machine broke (or an interruption stopped) measured nothing about the
-        // program: the finding is neither reproduced nor refuted on this run.
-        if let broken = needs.compactMap({ variants[$0] }).first(where: { $0.outcome.judgesNothing }) {
-            let why = broken.outcome == .interrupted ? "interrupted" : "the machine"
-            let evidence = (broken.evidence ?? "").replacingOccurrences(of: "the machine: ", with: "")
-            return FindingReport(id: id, applicable: true, reproduced: false,
-                                 summary: "not judged (\(why): \(broken.name) ended \(broken.outcome)" + (evidence.isEmpty ? "" : ": \(evidence)") + ")",
-                                 judged: false)
-        }
-        // A variant that did not see its own mechanism says nothing about a claim that reads it.
-        if let unseen = needs.compactMap({ variants[$0] }).first(where: { $0.mechanism?.seen == false }) {
-            return FindingReport(id: id, applicable: true, reproduced: false,
-                                 summary: "not judged (\(unseen.name) did not see its mechanism: \(unseen.mechanism?.what ?? ""))",
-                                 judged: false)
+        // program, and one that did not see its own mechanism says nothing about a claim that
+        // reads it: the finding is neither reproduced nor refuted on this run.
+        if let (reason, variant) = NotJudgedReason.before(reading: needs.compactMap { variants[$0] }) {
+            let summary = reason == .mechanismNotSeen
+                ? "not judged (\(variant.name) did not see its mechanism: \(variant.mechanism?.what ?? ""))" : reason.sentence(variant)
+            return FindingReport(id: id, applicable: true, reproduced: false, summary: summary, notJudgedReason: reason)
         }
         let verdict = evaluate(FindingInputs(variants: variants, options: options, platform: platform, parsedParameters: parameters,
                                              sweep: sweep))
         let limits = thresholds.isEmpty ? "" : " [" + thresholds.map(\.description).joined(separator: ", ") + "]"
         return FindingReport(id: id, applicable: true, reproduced: verdict.reproduced, summary: verdict.summary + limits,
-                             judged: verdict.judged ? nil : false,
+                             notJudgedReason: verdict.status.notJudgedReason,
                              thresholds: thresholds.isEmpty ? nil : Dictionary(thresholds.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }))
     }
 }
@@ -149,23 +200,16 @@ extension Claim {
     /// trial or the mechanism was not seen.
     func report(_ variant: VariantReport, expectations: [OutcomeExpectation]) -> FindingReport {
         let evidence = variant.evidence.map { ": \($0)" } ?? ""
-        if variant.outcome.judgesNothing {
-            let why = variant.outcome == .interrupted ? "interrupted" : "the machine"
-            let told = evidence.replacingOccurrences(of: "the machine: ", with: "")
-            return FindingReport(id: id, applicable: true, reproduced: false,
-                                 summary: "not judged (\(why): \(variant.name) ended \(variant.outcome)\(told))", judged: false)
-        }
-        if let mechanism = variant.mechanism, !mechanism.seen {
-            return FindingReport(id: id, applicable: true, reproduced: false,
-                                 summary: "not judged (mechanism not seen: \(mechanism.what)); \(variant.name) ended \(variant.outcome)\(evidence)",
-                                 judged: false)
+        if let (reason, _) = NotJudgedReason.before(reading: [variant]) {
+            return FindingReport(id: id, applicable: true, reproduced: false, summary: reason.sentence(variant), notJudgedReason: reason)
         }
         let grade = expectations.grade(of: variant.outcome)
         if grade == .expected, variant.mechanism == nil {
             // A body that records no evidence at all cannot reproduce its claim: the symptom alone judges nothing.
             return FindingReport(id: id, applicable: true, reproduced: false,
-                                 summary: "not judged (mechanism not recorded: \(variant.name) ended \(variant.outcome) without saying what it saw of the cause)\(evidence)",
-                                 judged: false)
+                                 summary: "not judged (mechanism not recorded: \(variant.name) ended \(variant.outcome) "
+                                    + "without saying what it saw of the cause)\(evidence)",
+                                 notJudgedReason: .mechanismNotSeen)
         }
         let mechanism = variant.mechanism.map { "; mechanism: \($0.what)" } ?? ""
         let meaning = expectations.meaning(of: variant.outcome).map { " (\($0))" } ?? ""

@@ -111,27 +111,43 @@ public struct FindingReport: Sendable, Equatable, Codable {
     public var reproduced: Bool
     /// The measured figures behind the verdict, in one sentence.
     public var summary: String
-    /// `false` when a variant the finding needs ended in one of the machine's outcomes (or was
-    /// interrupted): the finding applies but was neither reproduced nor refuted, and `summary`
-    /// says "not judged (the machine: ...)". Absent when the finding was judged (an optional
-    /// key of schema 1; `reproduced` is then false, so a reader that knows only the older
-    /// keys still sees a run that did not pass).
+    /// `false` when the finding applies but was neither reproduced nor refuted, and
+    /// `notJudgedReason` says why (`summary` says it in words). Absent when the finding was
+    /// judged (an optional key of schema 1; `reproduced` is then false, so a reader that knows
+    /// only the older keys still sees a run that did not pass).
     public var judged: Bool?
+    /// Why it was not judged (`not_judged_reason`, an optional key of schema 1): the machine broke
+    /// a trial it reads, the mechanism was not seen, the run lacks what it compares, or the run
+    /// was interrupted. Absent when judged, and in reports written before the key existed.
+    public var notJudgedReason: NotJudgedReason?
     /// The figures the verdict was judged against, by name (an optional key of schema 1).
     var thresholds: [String: Double]?
 
-    public init(id: String, applicable: Bool, reproduced: Bool, summary: String, judged: Bool? = nil,
+    enum CodingKeys: String, CodingKey {
+        case id, applicable, reproduced, summary, judged, thresholds
+        case notJudgedReason = "not_judged_reason"
+    }
+
+    public init(id: String, applicable: Bool, reproduced: Bool, summary: String, notJudgedReason: NotJudgedReason? = nil,
                 thresholds: [String: Double]? = nil) {
         self.id = id
         self.applicable = applicable
         self.reproduced = reproduced
         self.summary = summary
-        self.judged = judged
+        self.judged = notJudgedReason == nil ? nil : false
+        self.notJudgedReason = notJudgedReason
         self.thresholds = thresholds
     }
 
-    /// Whether the machine (or an interruption) kept this finding from being judged.
+    /// Whether the finding applies and was neither reproduced nor refuted.
     public var notJudged: Bool { judged == false }
+
+    /// What the verdict decided, from the typed fields (a report of an older writer, with
+    /// `judged: false` and no reason, reads as the machine's).
+    public var status: VerdictStatus {
+        if notJudged { return .notJudged(notJudgedReason ?? .machineOutcome) }
+        return reproduced ? .reproduced : .notReproduced
+    }
 }
 
 /// One experiment run: the JSON object of schema 1.
