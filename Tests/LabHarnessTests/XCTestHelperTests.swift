@@ -29,7 +29,8 @@ final class XCTestHelperTests: XCTestCase {
         XCTAssertNil(failed)
         XCTAssertEqual(recorder.messages.count, 1)
         XCTAssertTrue(recorder.messages[0].contains("Node was not released within 200 ms"), recorder.messages[0])
-        XCTAssertTrue(recorder.messages[0].contains("nor within a second look of \(Format.seconds(0.8))"), recorder.messages[0])
+        XCTAssertTrue(recorder.messages[0].contains("nor within a second look of \(Format.seconds(0.8))"),
+                      recorder.messages[0])
         XCTAssertTrue(recorder.messages[0].hasSuffix(": the closure keeps it"))
         XCTAssertEqual(HarnessAssertions.secondLook(after: 0.2), 5, "the brief second look ends with its scope")
     }

@@ -434,7 +434,8 @@ final class HandoutDocumentTests: XCTestCase {
         }
         for lines in files {
             let types = Self.enclosingTypes(in: lines)
-            for (index, line) in lines.enumerated() where line.contains("func") && line.firstMatch(of: testMethod) != nil {
+            for (index, line) in lines.enumerated()
+            where line.contains("func") && line.firstMatch(of: testMethod) != nil {
                 // `@Test func testSomething()` is Swift Testing's, whatever its name.
                 if line.contains("@Test") || (index > 0 && lines[index - 1].contains("@Test")
                                               && lines[index - 1].firstMatch(of: testAttribute) != nil) { continue }
