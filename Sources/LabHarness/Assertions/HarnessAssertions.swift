@@ -81,11 +81,17 @@ public enum HarnessAssertions {
     public static let defaultGrace: Seconds = 1.0
 
     /// How much longer a failed release wait looks again, to tell a late release from none:
-    /// five seconds, or four times the wait when that is longer (at most thirty). It does not
-    /// shrink with a short wait: a release three seconds late is "released late" at `within: 0.5`
-    /// as at `within: 2` (with four times the wait, at least a second, the first was called a
-    /// retain cycle).
-    static func secondLook(after timeout: Seconds) -> Seconds { min(max(5, 4 * timeout), 30) }
+    /// five seconds (`secondLookFloor`), or four times the wait when that is longer (at most
+    /// thirty). It does not shrink with a short wait: a release three seconds late is "released
+    /// late" at `within: 0.5` as at `within: 2` (with four times the wait, at least a second, the
+    /// first was called a retain cycle).
+    public static func secondLook(after timeout: Seconds) -> Seconds { min(max(secondLookFloor, 4 * timeout), 30) }
+
+    /// The second look's floor: 5 s. A test of the failing path whose object is never released
+    /// (a retain cycle) may bind a shorter one around its assertion, on the thread or task that
+    /// calls it: `HarnessAssertions.$secondLookFloor.withValue(0.5) { ... }`. Its verdict does
+    /// not depend on it; a test that tells a late release from none keeps the default.
+    @TaskLocal public static var secondLookFloor: Seconds = 5
 
     /// `T was not released within 200 ms …`, then what the second look found: a release that
     /// came late (with when), or how many strong references still hold the object.
