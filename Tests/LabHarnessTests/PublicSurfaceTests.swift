@@ -186,6 +186,8 @@ enum Surface {
                 var rest = Substring(line)
                 while let dot = rest.firstIndex(of: ".") {
                     rest = rest[rest.index(after: dot)...]
+                    // `.$name` is a property wrapper's projection (`$secondLookFloor.withValue`): a use.
+                    if rest.first == "$" { rest = rest.dropFirst() }
                     let name = rest.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
                     if !name.isEmpty { members.insert(String(name)) }
                 }
