@@ -6,12 +6,13 @@ import LabHarness
 enum RunloopScaleBars {
     /// 10,000 requests: all done within 1.05 × timeout, p99 ≤ 2 ms, ≤ 2 threads added, ≤ 64 MB.
     static let flood = bar(10_000) { v, n in [wall(v, n, limit: 1.05), p99(v, n, limitMs: 2), threads(v, n), memory(v, n, limitMB: 64)] }
-    /// 100,000 requests: p99 ≤ 5 ms, ≤ 2 threads added, and what the design adds to the wall
-    /// beyond the issuing, against 1.05 × timeout. Issuing 100,000 detached tasks from one thread
-    /// takes about 0.2 s on 2 cores whatever keeps the timeouts, and the last request's deadline
-    /// is a timeout after it started, so the whole wall (issuing + timeout + firing) measures the
-    /// callers as much as the design; the row states the issuing time beside it.
-    static let tenfold = bar(100_000) { v, n in [p99(v, n, limitMs: 5), threads(v, n), beyondIssuing(v, n, limit: 1.05)] }
+    /// 100,000 requests: p99 ≤ 5 ms, ≤ 2 threads added, and the wall beyond the issuing against
+    /// 1.10 × timeout. Issuing 100,000 detached tasks from one thread takes about 0.2 s on 2 cores
+    /// whatever keeps the timeouts, and the last request's deadline is a timeout after it
+    /// started, so the whole wall (issuing + timeout + waking the callers) measures the callers
+    /// as much as the design; the row states the issuing time beside it. The tenth of a timeout
+    /// left is for resuming ten times the callers of the 10,000 row, on the pool's two threads.
+    static let tenfold = bar(100_000) { v, n in [p99(v, n, limitMs: 5), threads(v, n), beyondIssuing(v, n, limit: 1.10)] }
 
     static func bar(_ tasks: Int, _ figures: @escaping @Sendable (VariantReport, String) -> [PerformanceBar.Figure?]) -> PerformanceBar {
         let n = "deadline-heap, \(Format.count(Double(tasks))) requests"
@@ -38,7 +39,7 @@ enum RunloopScaleBars {
         return PerformanceBar.Figure(name: "\(n): all done beyond issuing / timeout", value: beyond, unit: "×",
                                      target: "<= \(Format.number(limit))", met: beyond <= limit && v.outcome == .completed,
                                      detail: "\(issuing); all done in \(Format.decimal(ratio, places: 3)) × timeout with it; "
-                                        + "firing fell behind the last deadline by \(Format.seconds(drain)); outcome \(v.outcome)")
+                                        + "the last caller woke \(Format.seconds(drain)) after the last deadline; outcome \(v.outcome)")
     }
 
     static func p99(_ v: VariantReport, _ n: String, limitMs: Double) -> PerformanceBar.Figure? {
