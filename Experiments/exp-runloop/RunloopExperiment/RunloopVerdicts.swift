@@ -11,12 +11,18 @@ enum RunloopVerdicts {
     /// Blocked callers stretch the total at least this many times the async run's (about 20×
     /// at the article's size), whose requests all finish within `aboutOneTimeout` (net of stalls).
     static let stretch = Threshold("stretch", 2, "×"), aboutOneTimeout = Threshold("about one timeout", 1.5, "×")
+    /// "Timers on time" for a stretched total: the latest timer (beyond its control) explains
+    /// less than this share of the stretch, so the stretch is the callers', not the timers'.
+    static let latestTimerShare = Threshold("latest timer's share of the stretch", 10, "%")
     /// A spinning loop uses this much CPU per wall second, or is runnable this share of the time
     /// (a loaded machine gives it only its share of a core); a sleeping one at most `quietCPU`.
     static let busyCPU = Threshold("busy CPU", 0.5, "s/s"), busyRunnable = Threshold("busy runnable", 90, "%")
     static let quietCPU = Threshold("quiet CPU", 0.05, "s/s")
     /// "Returns at once": a loop without a source passes this many times as often as with a port.
     static let returnsAtOnce = Threshold("returns at once", 100, "×")
+    /// A run loop that passes more often than this per second is returning at once: the
+    /// spinning wrapper's outcome (`busy-loop`) is decided by it.
+    static let busyPasses = Threshold("busy passes", 1000, "per s")
     /// Released "at the guard date": not earlier than a scheduling tick before it, not later
     /// than `guardLate` after it beyond a same-moment control.
     static let guardEarly = Threshold("guard early", 0.05, "s"), guardLate = Threshold("guard late", 0.5, "s")
@@ -93,7 +99,8 @@ enum RunloopVerdicts {
             let p50 = blocked[RunloopMetric.latenessExcessP50Ms] ?? .infinity, worst = blocked[RunloopMetric.latenessExcessMaxMs] ?? .infinity
             // "Every timer on time" for the total: the typical timer is on time beyond its
             // control, and even the latest explains less than a tenth of the stretch.
-            let onTime = blocked[RunloopMetric.fired] == total && onTime(excessP99: p50) && worst / 1000 < (blockedWall - freeNet) / 10
+            let onTime = blocked[RunloopMetric.fired] == total && onTime(excessP99: p50)
+                && worst / 1000 < (blockedWall - freeNet) * latestTimerShare.value / 100
             holds = holds && onTime && blockedWall >= stretch.value * freeNet
                 && free[RunloopMetric.completed] == free[RunloopMetric.total] && afterSetUp <= aboutOneTimeout.value * p.timeout
             // The mechanism: blocked callers queued for pool threads (fewer in flight at once

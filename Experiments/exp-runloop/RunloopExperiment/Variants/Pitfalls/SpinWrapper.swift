@@ -64,10 +64,10 @@ enum SpinWrapper {
             metrics[RunloopMetric.cpuPerWall] = cpu / r.wall
         }
         if let runnable = r.runnable { metrics[RunloopMetric.runnablePerWall] = min(runnable / r.wall, 1) }
-        // More than a thousand passes a second is nothing but returning at once.
-        let spun = Double(r.passes) / r.wall > 1000
+        let spun = Double(r.passes) / r.wall > RunloopVerdicts.busyPasses.value
         let cpuText = r.cpu.map { "\(Format.decimal($0 / r.wall, places: 2)) CPU-s per s" } ?? "CPU time unknown"
-        let evidence = "\(passes(r.passes)) of run(mode:before:) in \(Format.seconds(r.wall)); \(cpuText)"
+        let evidence = "\(passes(r.passes)) of run(mode:before:) in \(Format.seconds(r.wall)); \(cpuText) "
+            + "[\(RunloopVerdicts.busyPasses)]"
         return VariantRecord(outcome: spun ? .busyLoop : .completed, metrics: metrics, evidence: evidence)
     }
 
