@@ -1,3 +1,4 @@
+import LabHarness
 import Synchronization
 
 /// One row per item of a trial (a request, a caller), each row a value whose optional fields
@@ -7,9 +8,9 @@ import Synchronization
 /// reached a step while it runs (`count(\.fired)`) and reads the whole table when it is done
 /// (`snapshot()`). These are a trial's measurements, not its events: the events of thousands of
 /// items would bury the trial's own in the report.
-public final class StepTable<Row: Sendable>: Sendable {
+final class StepTable<Row: Sendable>: Sendable {
     /// A step of a row: the field that holds its instant.
-    public typealias Step = WritableKeyPath<Row, Seconds?>
+    typealias Step = WritableKeyPath<Row, Seconds?>
 
     /// Rows `s`, `s + n`, `s + 2n`… of `n` stripes share stripe `s`'s lock, so threads marking
     /// different items seldom wait for one another: a trial may wake 100,000 items within a few
@@ -21,13 +22,15 @@ public final class StepTable<Row: Sendable>: Sendable {
 
     private let stripes: [Stripe]
     /// How many rows the table has.
-    public let count: Int
+    let count: Int
 
     /// `count` rows, each starting as `row` (nothing happened yet).
-    public init(count: Int, row: Row) {
+    init(count: Int, row: Row) {
         self.count = count
         let n = Swift.max(1, Swift.min(64, count))
-        stripes = (0..<n).map { s in Stripe([Row](repeating: row, count: Swift.max(0, count - s + n - 1) / n)) }
+        stripes = (0..<n).map { s in
+            Stripe([Row](repeating: row, count: Swift.max(0, count - s + n - 1) / n))
+        }
     }
 
     private func withRow<T>(_ index: Int, _ body: (inout Row) -> T) -> T {
@@ -35,39 +38,41 @@ public final class StepTable<Row: Sendable>: Sendable {
     }
 
     /// Records that item `index` reached `step` now, or records `value` there.
-    public func mark(_ index: Int, _ step: Step, _ value: Seconds? = nil) {
+    func mark(_ index: Int, _ step: Step, _ value: Seconds? = nil) {
         let now = value ?? MonotonicClock.now()
         withRow(index) { $0[keyPath: step] = now }
     }
 
     /// Changes several fields of item `index`'s row at once (one lock for all of them).
-    public func update(_ index: Int, _ change: (inout Row) -> Void) { withRow(index, change) }
+    func update(_ index: Int, _ change: (inout Row) -> Void) { withRow(index, change) }
 
     /// Item `index`'s row as it stands.
-    public subscript(index: Int) -> Row { withRow(index) { $0 } }
+    subscript(index: Int) -> Row { withRow(index) { $0 } }
 
     /// Every row as it stands, in item order.
-    public func snapshot() -> [Row] {
+    func snapshot() -> [Row] {
         let parts = stripes.map { $0.rows.withLock { $0 } }
         return (0..<count).map { parts[$0 % parts.count][$0 / parts.count] }
     }
 
     /// How many items reached `step` so far.
-    public func count(_ step: KeyPath<Row, Seconds?>) -> Int {
-        stripes.reduce(0) { sum, stripe in sum + stripe.rows.withLock { rows in rows.count { $0[keyPath: step] != nil } } }
+    func count(_ step: KeyPath<Row, Seconds?>) -> Int {
+        stripes.reduce(0) { sum, stripe in
+            sum + stripe.rows.withLock { rows in rows.count { $0[keyPath: step] != nil } }
+        }
     }
 }
 
 /// How many of something are in use right now (threads inside a call, requests in flight), and
 /// the most at once: counted where it happens (`enter`/`leave`, from any thread) rather than
 /// inferred from a total that holds other things too.
-public final class PeakGauge: Sendable {
+final class PeakGauge: Sendable {
     private let state = Mutex((now: 0, peak: 0))
 
-    public init() {}
+    init() {}
 
-    public func enter() { state.withLock { s in s.now += 1; s.peak = max(s.peak, s.now) } }
-    public func leave() { state.withLock { s in s.now -= 1 } }
-    public var current: Int { state.withLock { $0.now } }
-    public var peak: Int { state.withLock { $0.peak } }
+    func enter() { state.withLock { s in s.now += 1; s.peak = max(s.peak, s.now) } }
+    func leave() { state.withLock { s in s.now -= 1 } }
+    var current: Int { state.withLock { $0.now } }
+    var peak: Int { state.withLock { $0.peak } }
 }

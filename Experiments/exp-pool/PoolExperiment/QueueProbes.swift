@@ -1,4 +1,5 @@
 import Dispatch
+import LabHarness
 import Synchronization
 
 /// Start latency of tiny blocks on a dispatch queue, each paired with a *control* on a queue the
@@ -8,21 +9,23 @@ import Synchronization
 /// A probe is timed from submission to the moment it starts. Its control is submitted right
 /// after it; a stall of the whole machine (90 ms to seconds on a loaded 2-core VM) delays both,
 /// so a probe's *excess* over its control is what the queue, not the machine, cost it.
-public final class QueueProbes: Sendable {
-    private struct Probe { var submitted: Seconds, started: Seconds?, controlSubmitted: Seconds, controlStarted: Seconds? }
+final class QueueProbes: Sendable {
+    private struct Probe {
+        var submitted: Seconds, started: Seconds?, controlSubmitted: Seconds, controlStarted: Seconds?
+    }
     private let probes = Mutex<[Probe]>([])
     private let queue: DispatchQueue
     private let control: DispatchQueue
 
     /// Probes `queue`; controls run on `control` (by default the utility-priority global queue,
     /// a pool of its own in libdispatch).
-    public init(_ queue: DispatchQueue, control: DispatchQueue = .global(qos: .utility)) {
+    init(_ queue: DispatchQueue, control: DispatchQueue = .global(qos: .utility)) {
         self.queue = queue
         self.control = control
     }
 
     /// Submits one probe, then its control; returns at once.
-    public func submit() {
+    func submit() {
         let submitted = MonotonicClock.now()
         let index = probes.withLock { list -> Int in
             list.append(Probe(submitted: submitted, started: nil, controlSubmitted: submitted, controlStarted: nil))
@@ -35,7 +38,7 @@ public final class QueueProbes: Sendable {
     }
 
     /// Probes that have not started yet.
-    public var waiting: Int { probes.withLock { $0.filter { $0.started == nil }.count } }
+    var waiting: Int { probes.withLock { $0.filter { $0.started == nil }.count } }
 
     /// Waits as of `end`. A probe still waiting then counts with the time it had waited so far:
     /// a lower bound, which keeps "at least N x" claims conservative. `excess` is each probe's
@@ -43,7 +46,7 @@ public final class QueueProbes: Sendable {
     /// `machineDelay(from, to)` (a same-moment control thread, `StallWatch.delay`) lost over the
     /// probe's own wait. On a loaded machine the control block and the probe wake on different
     /// threads, and one of them can be held up alone; a delay either control saw is the machine's.
-    public func waits(at end: Seconds, machineDelay: (Seconds, Seconds) -> Seconds = { _, _ in 0 })
+    func waits(at end: Seconds, machineDelay: (Seconds, Seconds) -> Seconds = { _, _ in 0 })
         -> (probe: [Seconds], control: [Seconds], excess: [Seconds], unstarted: Int) {
         let list = probes.withLock { $0 }
         let probe = list.map { ($0.started ?? end) - $0.submitted }
@@ -55,17 +58,23 @@ public final class QueueProbes: Sendable {
     /// Probes seen waiting behind other work: one of `otherStarts` (monotonic start times of
     /// work queued before the probes) fell after the probe's submission and before its start
     /// (or before `end`, for a probe that never started).
-    public func behind(_ otherStarts: [Seconds], at end: Seconds) -> Int {
-        probes.withLock { $0 }.filter { p in otherStarts.contains { $0 > p.submitted && $0 < (p.started ?? end) } }.count
+    func behind(_ otherStarts: [Seconds], at end: Seconds) -> Int {
+        probes.withLock { $0 }.filter { p in
+            otherStarts.contains { $0 > p.submitted && $0 < (p.started ?? end) }
+        }.count
     }
 
     /// `probe_ms`: `[[t_s, wait_ms], ...]` of the probes that started, by submission time from
     /// `origin`; `probe_unstarted_ms`: the lower bounds of those that had not; `control_ms`.
-    public func series(origin: Seconds, at end: Seconds) -> [String: [[Double]]] {
+    func series(origin: Seconds, at end: Seconds) -> [String: [[Double]]] {
         var started: [[Double]] = [], unstarted: [[Double]] = [], control: [[Double]] = []
         for p in probes.withLock({ $0 }) {
             let t = p.submitted - origin
-            if let s = p.started { started.append([t, (s - p.submitted) * 1000]) } else { unstarted.append([t, (end - p.submitted) * 1000]) }
+            if let s = p.started {
+                started.append([t, (s - p.submitted) * 1000])
+            } else {
+                unstarted.append([t, (end - p.submitted) * 1000])
+            }
             if let c = p.controlStarted { control.append([t, (c - p.controlSubmitted) * 1000]) }
         }
         var series = [SeriesKey.probeWait: started, "control_ms": control]
@@ -78,8 +87,9 @@ public final class QueueProbes: Sendable {
     /// not counted: on a fresh process it creates the pools' first workers. Each wait comes
     /// with its *net* value, minus `machineDelay` over the same interval (a same-moment
     /// control's lateness), so one stall of the process cannot become the idle p99.
-    public static func idleBaseline(_ queue: DispatchQueue, control: DispatchQueue = .global(qos: .utility), count: Int, spacing: Seconds,
-                                    machineDelay: (Seconds, Seconds) -> Seconds) -> (waits: [Seconds], net: [Seconds]) {
+    static func idleBaseline(_ queue: DispatchQueue, control: DispatchQueue = .global(qos: .utility), count: Int,
+                             spacing: Seconds, machineDelay: (Seconds, Seconds) -> Seconds)
+        -> (waits: [Seconds], net: [Seconds]) {
         _ = probeOnce(queue)
         _ = probeOnce(control)
         var intervals: [(submitted: Seconds, wait: Seconds)] = []
@@ -88,7 +98,8 @@ public final class QueueProbes: Sendable {
             intervals.append((submitted, probeOnce(queue)))
             MonotonicClock.sleep(for: spacing)
         }
-        return (intervals.map(\.wait), intervals.map { max(0, $0.wait - machineDelay($0.submitted, $0.submitted + $0.wait)) })
+        let net = intervals.map { max(0, $0.wait - machineDelay($0.submitted, $0.submitted + $0.wait)) }
+        return (intervals.map(\.wait), net)
     }
 
     /// One probe's wait; a probe that has not started after a second counts as at least that.

@@ -1,8 +1,10 @@
-@testable import LabHarness
+import Dispatch
+import LabHarness
+@testable import RunloopExperiment
 import XCTest
 
 /// The per-item step table and the now/peak gauge: written from many threads at once, read
-/// whole afterwards.
+/// whole afterwards. Both are exp-runloop's own (`RunloopExperiment/StepTable.swift`).
 final class StepTableTests: XCTestCase {
     struct Row: Sendable, Equatable {
         var started: Seconds?
