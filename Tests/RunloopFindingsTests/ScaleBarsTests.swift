@@ -34,3 +34,28 @@ final class ScaleBarsTests: XCTestCase {
         XCTAssertEqual(try figure(wall: 1.2, issue: 0.197, drain: 0.002, outcome: .timedOut).met, false, "a run that did not finish")
     }
 }
+
+/// The report's sections read the options the run recorded, with no default: a report that
+/// lacks them (an older or hand-made file) gets no section and no bar figures, rather than
+/// figures computed from a guessed 1 s timeout.
+final class RecordedOptionsTests: XCTestCase {
+    func report(_ parameters: [String: ParameterValue]) -> ExperimentReport {
+        var metrics = Metrics()
+        metrics[RunloopMetric.wallS] = 1.2
+        metrics[RunloopMetric.total] = 300
+        metrics[RunloopMetric.completed] = 300
+        metrics[RunloopMetric.latenessP99Ms] = 7
+        let variant = VariantReport(name: RunloopVariant.sharedThread.rawValue, outcome: .completed, metrics: metrics)
+        return ExperimentReport(experiment: "runloop", parameters: parameters, variants: [variant], findings: [])
+    }
+
+    func testTheSectionsUseTheRecordedTimeoutAndNothingElse() throws {
+        let recorded = report(["timeout_s": .number(0.25), "caller": .text("async")])
+        let section = try XCTUnwrap(callerSection(recorded))
+        XCTAssertTrue(section.contains("4.800 × timeout"), section)
+        XCTAssertEqual(RunloopBar.bar.judge(recorded).first?.value ?? 0, 4.8, accuracy: 1e-9)
+        let bare = report([:])
+        XCTAssertNil(callerSection(bare), "no timeout recorded: no figures from a guessed one")
+        XCTAssertTrue(RunloopBar.bar.judge(bare).isEmpty)
+    }
+}

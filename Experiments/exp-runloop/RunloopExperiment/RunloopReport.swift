@@ -21,10 +21,24 @@ private func atLeast(_ v: VariantReport, _ censored: MetricKey, _ text: String?)
     [callerSection(report), threadChart(report)].compactMap { $0 }
 }
 
+/// The options a report was run with, as the sections need them: read from the report's
+/// `parameters` (a report may come from a file, long after the run), with no default. A report
+/// without them gets no section that would need them, rather than figures computed from a
+/// guessed timeout.
+struct RecordedOptions {
+    var timeout: Seconds, caller: CallerKind
+
+    init?(_ report: ExperimentReport) {
+        guard let timeout = report.parameters["timeout_s"]?.number,
+              let caller = report.parameters["caller"].flatMap({ CallerKind(rawValue: $0.description) }) else { return nil }
+        (self.timeout, self.caller) = (timeout, caller)
+    }
+}
+
 /// "Same placement, different callers", then the performance bar when it was measured.
 func callerSection(_ report: ExperimentReport) -> String? {
-    let timeout = report.parameters["timeout_s"]?.number ?? 1
-    let caller = report.parameters["caller"].map(\.description) ?? "global"
+    guard let recorded = RecordedOptions(report) else { return nil }
+    let timeout = recorded.timeout, caller = recorded.caller.rawValue
     var lines: [String] = []
     for placement in [RunloopVariant.dedicatedThread, .sharedThread] {
         guard let blocked = report.variant(placement)?[RunloopMetric.wallS], let free = report.variant(placement.withAsyncCallers)?[RunloopMetric.wallS] else { continue }
@@ -53,7 +67,8 @@ enum RunloopBar {
 
     static let bar = PerformanceBar(title: "shared-thread with async callers (300 requests)",
                                     arguments: ["--caller", "async", "--variant", RunloopVariant.sharedThread.rawValue, "--tasks", "300", "--timeout", "1"]) { report in
-        report.variant(RunloopVariant.sharedThread).map { figures($0, timeout: report.parameters["timeout_s"]?.number ?? 1) } ?? []
+        guard let recorded = RecordedOptions(report) else { return [] }
+        return report.variant(RunloopVariant.sharedThread).map { figures($0, timeout: recorded.timeout) } ?? []
     }
 
     static func figures(_ v: VariantReport, timeout: Seconds) -> [PerformanceBar.Figure] {
@@ -72,8 +87,7 @@ enum RunloopBar {
 /// Threads over time for dedicated-thread with blocked callers: the pool's slow growth is the
 /// whole story of its 20-odd seconds.
 func threadChart(_ report: ExperimentReport) -> String? {
-    let caller = report.parameters["caller"].map(\.description) ?? "global"
-    guard caller == "global", let v = report.variant(RunloopVariant.dedicatedThread),
+    guard RecordedOptions(report)?.caller == .global, let v = report.variant(RunloopVariant.dedicatedThread),
           let points = v.series?[SeriesKey.threads], points.count >= 2, let last = points.last?[0], last >= 2 else { return nil }
     let chart = TextChart.timeline(points.map { (x: $0[0], y: $0[1]) }, width: 56, height: 5)
     let perSecond = v[RunloopMetric.inFlightPeak].map { "at most \(Format.count($0)) callers in flight" } ?? ""
