@@ -29,6 +29,8 @@ public final class StallWatch: Sendable {
     static let keepAbove: Seconds = 0.001
 
     private let interval: Seconds
+    /// Whether every wake-up is kept, however punctual (a floor's percentiles need them all).
+    private let keepsEveryWakeUp: Bool
     private let late = Mutex<[LateWakeUp]>([])
     private let state = Mutex((running: true, startedAt: 0.0, stoppedAt: Seconds?.none))
     private let finished = DispatchSemaphore(value: 0)
@@ -38,31 +40,37 @@ public final class StallWatch: Sendable {
     /// the arithmetic of `delay(from:to:)` without stalling a machine.
     init(recorded: [(due: Seconds, woke: Seconds)]) {
         interval = 0.005
+        keepsEveryWakeUp = false
         late.withLock { $0 = recorded.map { LateWakeUp(due: $0.due, woke: $0.woke) } }
         state.withLock { $0.running = false }
     }
 
-    /// Starts the control thread, which wakes every `interval` seconds until `stop()`. With
-    /// `realtime`, the thread first asks for real-time priority one level above
-    /// `RealtimePriority.requestedPriority`, so that it is never queued behind the real-time
-    /// thread it corrects; `priority` says whether that was granted.
-    public init(interval: Seconds = 0.005, realtime: Bool = false) {
+    /// Starts the control thread, which wakes every `interval` seconds until `stop()`, and
+    /// returns once it runs. With `realtime`, the thread first asks for real-time priority
+    /// `realtimePriority`: by default one level above `RealtimePriority.requestedPriority`, so
+    /// that it is never queued behind the real-time thread it corrects; `priority` says whether
+    /// that was granted. With `keepsEveryWakeUp` it keeps every wake-up, not only those more
+    /// than `keepAbove` late, for `lateness(dueFrom:to:)` (a floor's percentiles need them all).
+    public init(interval: Seconds = 0.005, realtime: Bool = false,
+                realtimePriority: Int32 = RealtimePriority.requestedPriority + 1,
+                keepsEveryWakeUp: Bool = false, threadName: String = "lab.stall-watch") {
         self.interval = interval
+        self.keepsEveryWakeUp = keepsEveryWakeUp
         let start = MonotonicClock.now()
         state.withLock { $0.startedAt = start }
-        let asked = DispatchSemaphore(value: 0)
-        NamedThread.start("lab.stall-watch") { [self] in
+        let running = DispatchSemaphore(value: 0)
+        NamedThread.start(threadName) { [self] in
             if realtime {
-                let answer = RealtimePriority.requestForCurrentThread(priority: RealtimePriority.requestedPriority + 1)
+                let answer = RealtimePriority.requestForCurrentThread(priority: realtimePriority)
                 grant.withLock { $0 = answer }
-                asked.signal()
             }
+            running.signal()
             var due = start
             while state.withLock({ $0.running }) {
                 due += interval
                 MonotonicClock.sleep(until: due)
                 let woke = MonotonicClock.now()
-                if woke - due > StallWatch.keepAbove {
+                if keepsEveryWakeUp || woke - due > StallWatch.keepAbove {
                     late.withLock { $0.append(LateWakeUp(due: due, woke: woke)) }
                 }
                 // After a long stall, aim at the next tick from now, not at a backlog of
@@ -71,8 +79,9 @@ public final class StallWatch: Sendable {
             }
             finished.signal()
         }
-        // So that `priority` holds the answer once the watch is returned.
-        if realtime { _ = asked.wait(timeout: .now() + .seconds(5)) }
+        // So that `priority` holds the answer once the watch is returned, and a thread watch
+        // started after it has it in its baseline.
+        _ = running.wait(timeout: .now() + .seconds(5))
     }
 
     /// The scheduler's answer when the watch was started with `realtime`; `nil` otherwise.
@@ -101,6 +110,12 @@ public final class StallWatch: Sendable {
                 return total + (min(w.woke, to) - max(w.due, from))
             }
         }
+    }
+
+    /// How late each kept wake-up due within `from...to` (monotonic seconds) came, in seconds:
+    /// every wake-up of a watch that keeps them all.
+    public func lateness(dueFrom from: Seconds, to: Seconds) -> [Seconds] {
+        late.withLock { $0.filter { $0.due >= from && $0.due <= to }.map { $0.woke - $0.due } }
     }
 
     /// The latest wake-up of the whole watch, in seconds (0 when none was late).

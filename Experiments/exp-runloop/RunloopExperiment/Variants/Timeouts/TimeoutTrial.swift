@@ -34,7 +34,7 @@ public enum TimeoutTrial {
         let floor = WakeFloor.start(realtime: design.runsOnRealtimeThread)
         let watch = NewThreadWatch(interval: 0.1), cpuStart = CPUTime.process()
         watch.start()
-        guard let keeper = design.start() else { watch.stop(); _ = floor?.stop(); return nil }
+        guard let keeper = design.start() else { watch.stop(); floor.stop(); return nil }
         // Two locked writes per request, each after the instant it records (a timer's fire
         // instant is the design's own).
         let table = StepTable(count: requests, row: Slot()), done = ProgressCounter()
@@ -56,7 +56,7 @@ public enum TimeoutTrial {
         let limit = MonotonicClock.now() + budget
         while done.value < requests, MonotonicClock.now() < limit { MonotonicClock.sleep(for: 0.005) }
         let appeared = watch.stop(), cpu = CPUTime.process() - cpuStart, finished = done.value == requests
-        let wakeUps = floor?.stop() ?? []
+        floor.stop()
         let priority = keeper.threadPriority, armed = keeper.timersArmed
         keeper.stop()
         let slots = table.snapshot()
@@ -85,7 +85,7 @@ public enum TimeoutTrial {
         // The floor over the window in which the requests fell due: first deadline to last firing.
         let due = slots.compactMap(\.started).map { $0 + timeout }, fired = slots.compactMap(\.fired)
         if let first = due.min(), let last = fired.max() {
-            let floorLate = WakeFloor.lateness(wakeUps, from: first, to: last)
+            let floorLate = floor.lateness(dueFrom: first, to: last)
             m[RunloopMetric.floorSamples] = Double(floorLate.count)
             m.summarize(floorLate, scale: 1000, p50: RunloopMetric.floorP50Ms, p99: RunloopMetric.floorP99Ms, max: nil)
             if let p99 = m[RunloopMetric.latenessP99Ms], let floorP99 = m[RunloopMetric.floorP99Ms] {
