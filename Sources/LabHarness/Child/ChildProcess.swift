@@ -271,23 +271,20 @@ public enum ChildProcess {
     }
 
     /// How long `executable` takes to start and exit on its own: spawned as a trial child is
-    /// (`clab_spawn`), its stdout a pipe whose end of stream says it is exiting, its stderr
-    /// /dev/null, and reaped, with no watch, protocol or output collected. `lab bench` sets it
-    /// beside a trial child's start-up, so the harness's part can be told from the binary's own
-    /// (its dynamic libraries, loaded at every start). `nil` if it could not be spawned or did
-    /// not end within `budget` seconds (it is killed then).
+    /// (`spawn`, the same environment), its stdout a pipe whose end of stream says it is
+    /// exiting, its stderr /dev/null, and reaped, with no watch, protocol or output collected.
+    /// `lab bench` sets it beside a trial child's start-up, so the harness's part can be told
+    /// from the binary's own (its dynamic libraries, loaded at every start). `nil` if it could
+    /// not be spawned or did not end within `budget` seconds (it is killed then).
     public static func bareStart(_ executable: String, arguments: [String], budget: Seconds = 5) -> Seconds? {
         guard let pipe = try? makePipe() else { return nil }
         let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
         defer { close(pipe.read); if null >= 0 { close(null) } }
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
         let start = MonotonicClock.now()
-        var pid: Int32 = 0
-        let rc = clab_spawn(&pid, executable, argv, envp, pipe.write, null >= 0 ? null : pipe.write)
+        let spec = ChildSpec(executable: executable, arguments: arguments, budget: budget)
+        let spawned = try? spawn(spec, stdout: pipe.write, stderr: null >= 0 ? null : pipe.write)
         close(pipe.write)
-        guard rc == 0 else { return nil }
+        guard let pid = spawned else { return nil }
         var buffer = [UInt8](repeating: 0, count: 4096)
         var open = true
         while open, MonotonicClock.now() - start < budget {

@@ -122,7 +122,7 @@ public enum BenchCommand {
         for _ in 0..<20 {
             let spec = ChildSpec(executable: launcher.executable, arguments: ["bench-child"], budget: 10)
             if let run = try? ChildProcess.run(spec), run.resultPayload != nil { walls.append(run.wall) }
-            // Refused at once (no handshake): the same binary, loaded and exiting.
+            // The same command, spawned the same way, with nothing around it.
             if let wall = ChildProcess.bareStart(launcher.executable, arguments: ["bench-child"]) { bare.append(wall) }
         }
         let median = LatencySummary.percentile(50, of: walls) ?? .nan, bareMedian = LatencySummary.percentile(50, of: bare) ?? .nan
