@@ -10,11 +10,16 @@ import PackageDescription
 func experiment(_ executable: String, module: String, tests: String) -> [Target] {
     [
         .target(name: module, dependencies: ["LabHarness"], path: "Experiments/\(executable)/\(module)"),
-        .executableTarget(name: executable, dependencies: ["LabHarness", .target(name: module)],
-                          path: "Experiments/\(executable)", exclude: [module]),
-        .testTarget(name: tests, dependencies: [.target(name: module), "LabHarness", "LabHarnessXCTest",
-                                                "FindingsTestSupport", .target(name: executable)],
-                    path: "Tests/\(tests)"),
+        .executableTarget(
+            name: executable, dependencies: ["LabHarness", .target(name: module)],
+            path: "Experiments/\(executable)", exclude: [module]),
+        .testTarget(
+            name: tests,
+            dependencies: [
+                .target(name: module), "LabHarness", "LabHarnessXCTest",
+                "FindingsTestSupport", .target(name: executable),
+            ],
+            path: "Tests/\(tests)"),
     ]
 }
 
@@ -43,34 +48,47 @@ let package = Package(
         .target(name: "CLabSupport", path: "Sources/CLabSupport"),
         // The shim's stack responder alone (not the rest of the shim, which wraps pthread_create),
         // for the shared library `lab watch` preloads.
-        .target(name: "LabStackPreload", path: "Sources/LabStackPreload",
-                cSettings: [.headerSearchPath("../CLabSupport/include")]),
+        .target(
+            name: "LabStackPreload", path: "Sources/LabStackPreload",
+            cSettings: [.headerSearchPath("../CLabSupport/include")]),
         .target(name: "LabHarness", dependencies: ["CLabSupport"], path: "Sources/LabHarness"),
         // XCTest assertions built on the harness, for the lab's tests and for library authors.
-        .target(name: "LabHarnessXCTest", dependencies: ["LabHarness", "LabHarnessRecording"], path: "Sources/LabHarnessXCTest"),
+        .target(
+            name: "LabHarnessXCTest", dependencies: ["LabHarness", "LabHarnessRecording"],
+            path: "Sources/LabHarnessXCTest"),
         // Swift Testing assertions and traits: the same checks, recorded as `Issue`s.
-        .target(name: "LabHarnessTesting", dependencies: ["LabHarness", "LabHarnessRecording"], path: "Sources/LabHarnessTesting"),
+        .target(
+            name: "LabHarnessTesting", dependencies: ["LabHarness", "LabHarnessRecording"],
+            path: "Sources/LabHarnessTesting"),
         // How both record a failure in whichever framework runs the caller (never dropped).
         .target(name: "LabHarnessRecording", dependencies: ["LabHarness"], path: "Sources/LabHarnessRecording"),
 
         // The runner: lists, runs and reports every experiment, and hosts each of them.
-        .target(name: "LabRunner", dependencies: ["LabHarness"] + experiments.map { .target(name: $0.module) },
-                path: "Experiments/lab/LabRunner"),
+        .target(
+            name: "LabRunner", dependencies: ["LabHarness"] + experiments.map { .target(name: $0.module) },
+            path: "Experiments/lab/LabRunner"),
         .executableTarget(name: "lab", dependencies: ["LabRunner"], path: "Experiments/lab", exclude: ["LabRunner"]),
-        .testTarget(name: "LabRunnerTests", dependencies: ["LabRunner", "LabHarness", "LabHarnessXCTest", "LabFixtureKit", "lab", "lab-fixture"],
-                    path: "Tests/LabRunnerTests"),
+        .testTarget(
+            name: "LabRunnerTests",
+            dependencies: ["LabRunner", "LabHarness", "LabHarnessXCTest", "LabFixtureKit", "lab", "lab-fixture"],
+            path: "Tests/LabRunnerTests"),
 
         // A small program the harness's tests launch as a child: it blocks, traps, exits, prints.
         .target(name: "LabFixtureKit", dependencies: ["LabHarness"], path: "Tests/LabFixtureKit"),
-        .executableTarget(name: "lab-fixture", dependencies: ["LabHarness", "LabFixtureKit"], path: "Tests/LabFixture"),
+        .executableTarget(
+            name: "lab-fixture", dependencies: ["LabHarness", "LabFixtureKit"], path: "Tests/LabFixture"),
         // The findings tests' one assertion (`assertReproduced`): reproduced passes, a machine
         // outcome skips, anything else fails.
         .target(name: "FindingsTestSupport", dependencies: ["LabHarness"], path: "Tests/FindingsTestSupport"),
-        .testTarget(name: "LabHarnessTests",
-                    dependencies: ["LabHarness", "LabHarnessXCTest", "CLabSupport", "LabFixtureKit",
-                                   "FindingsTestSupport", "lab-fixture"],
-                    path: "Tests/LabHarnessTests"),
-        .testTarget(name: "LabHarnessTestingTests", dependencies: ["LabHarnessTesting"], path: "Tests/LabHarnessTestingTests"),
+        .testTarget(
+            name: "LabHarnessTests",
+            dependencies: [
+                "LabHarness", "LabHarnessXCTest", "CLabSupport", "LabFixtureKit",
+                "FindingsTestSupport", "lab-fixture",
+            ],
+            path: "Tests/LabHarnessTests"),
+        .testTarget(
+            name: "LabHarnessTestingTests", dependencies: ["LabHarnessTesting"], path: "Tests/LabHarnessTestingTests"),
     ] + experiments.flatMap { experiment($0.executable, module: $0.module, tests: $0.tests) },
     swiftLanguageModes: [.v6]
 )

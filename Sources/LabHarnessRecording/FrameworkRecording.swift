@@ -35,8 +35,10 @@ public enum FrameworkRecording {
         // Inside a test, or in an exit test's body: Swift Testing hands an exit test's issues
         // to the parent test.
         if Test.current != nil || ExitTest.current != nil {
-            Issue.record(Comment(rawValue: message),
-                         sourceLocation: SourceLocation(fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column))
+            Issue.record(
+                Comment(rawValue: message),
+                sourceLocation: SourceLocation(
+                    fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column))
             return
         }
         // A watchdog's thread, recording for a Swift Testing test stuck in a synchronous wait.
@@ -51,7 +53,9 @@ public enum FrameworkRecording {
             if XCTestTracker.failuresSeen == before && !XCTestTracker.hasSeenATest {
                 // Either a test case swallowed the failure on purpose (a test of tests), or no
                 // test is running: say so where a person will see it, without failing the run.
-                ProcessEnd.say("\(site): note: LabHarness recorded a failure through XCTFail before seeing any XCTest test start: \(message)\n")
+                ProcessEnd.say(
+                    "\(site): note: LabHarness recorded a failure through XCTFail before seeing any XCTest test start: \(message)\n"
+                )
             }
         case .unknown where runsInTestBinary && !XCTestTracker.hasSeenATest:
             // Off the main thread before the observer saw a test start: an async test (its body

@@ -104,15 +104,20 @@ public enum SwiftTestingRun {
         var arguments = Array(CommandLine.arguments.dropFirst())
         for id in ended + hungTests { arguments += ["--skip", NSRegularExpression.escapedPattern(for: id)] }
         let skipped = ended.count
-        return SuiteContinuation.Plan(framework: "Swift Testing", hungTest: hungTest, arguments: arguments,
-                                      remaining: "the Swift Testing tests of this run that had not ended (skipping the hung one and the \(skipped) that LabHarness saw end)")
+        return SuiteContinuation.Plan(
+            framework: "Swift Testing", hungTest: hungTest, arguments: arguments,
+            remaining:
+                "the Swift Testing tests of this run that had not ended (skipping the hung one and the \(skipped) that LabHarness saw end)"
+        )
     }
 }
 
 /// A task started inside a test (so it carries the test's `Test.current` and configuration)
 /// that waits for one failure from another thread and records it as an `Issue` of that test.
 final class BoundRecorder: Sendable {
-    private enum Inbox { case empty, waiting(CheckedContinuation<(String, FailureSite)?, Never>), message(String, FailureSite), closed }
+    private enum Inbox {
+        case empty, waiting(CheckedContinuation<(String, FailureSite)?, Never>), message(String, FailureSite), closed
+    }
     private let inbox = Mutex<Inbox>(.empty)
     private let recorded = DispatchSemaphore(value: 0)
 
@@ -120,8 +125,10 @@ final class BoundRecorder: Sendable {
         // An unstructured task copies the creating task's task-local values: the test's.
         Task { [self] in
             guard let (message, site) = await next() else { return }
-            Issue.record(Comment(rawValue: message),
-                         sourceLocation: SourceLocation(fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column))
+            Issue.record(
+                Comment(rawValue: message),
+                sourceLocation: SourceLocation(
+                    fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column))
             recorded.signal()
         }
     }
@@ -159,7 +166,7 @@ final class BoundRecorder: Sendable {
             switch inbox {
             case .waiting(let continuation): inbox = .closed; return continuation
             case .empty: inbox = .closed; return nil
-            default: return nil   // a message is on its way to the task, or it is closed
+            default: return nil  // a message is on its way to the task, or it is closed
             }
         }
         waiting?.resume(returning: nil)

@@ -44,7 +44,9 @@ final class XCTestTracker: NSObject, XCTestObservation, @unchecked Sendable {
         // not answer within a quarter second it is blocked (a synchronous test waiting for this
         // thread), touches no observer, and the observer is added from here.
         let added = DispatchSemaphore(value: 0)
-        DispatchQueue.main.async { adding.add(); added.signal() }
+        DispatchQueue.main.async {
+            adding.add(); added.signal()
+        }
         if added.wait(timeout: .now() + .milliseconds(250)) == .timedOut { adding.add() }
     }
 
@@ -54,7 +56,11 @@ final class XCTestTracker: NSObject, XCTestObservation, @unchecked Sendable {
         private let done = Mutex(false)
         init(_ observer: XCTestTracker) { self.observer = observer }
         func add() {
-            guard done.withLock({ done in defer { done = true }; return !done }) else { return }
+            guard
+                done.withLock({ done in
+                    defer { done = true }; return !done
+                })
+            else { return }
             XCTestObservationCenter.shared.addTestObserver(observer)
         }
     }
@@ -65,12 +71,16 @@ final class XCTestTracker: NSObject, XCTestObservation, @unchecked Sendable {
 
     func testCaseWillStart(_ testCase: XCTestCase) {
         let reference = TestCaseReference(testCase)
-        Self.shared.withLock { $0.state = .running(reference); $0.seenATest = true }
+        Self.shared.withLock {
+            $0.state = .running(reference); $0.seenATest = true
+        }
     }
 
     func testCaseDidFinish(_ testCase: XCTestCase) {
         let id = Self.identifier(of: testCase)
-        Self.shared.withLock { $0.state = .between; $0.ended.insert(id) }
+        Self.shared.withLock {
+            $0.state = .between; $0.ended.insert(id)
+        }
     }
 
     /// `Module.Class/method`, as the Linux test binary lists and selects tests (and Darwin's
@@ -98,20 +108,28 @@ final class XCTestTracker: NSObject, XCTestObservation, @unchecked Sendable {
         }
         // The Swift Testing run of a Linux test binary: XCTest runs no test in it.
         if let flag = CommandLine.arguments.firstIndex(of: "--testing-library"), flag + 1 < CommandLine.arguments.count,
-           CommandLine.arguments[flag + 1] != "xctest" { return nil }
+            CommandLine.arguments[flag + 1] != "xctest"
+        {
+            return nil
+        }
         let unknownTest = running == nil && { if case .unknown = state { return true } else { return false } }()
         guard running != nil || (unknownTest && FrameworkRecording.runsInTestBinary) else { return nil }
         let known = running.map(identifier(of:))
         guard TestBundleLocation.loadedBundle == nil else {
-            return SuiteContinuation.Plan(framework: "XCTest", hungTest: known ?? "(the running test)", arguments: nil,
-                                          remaining: "the tests after it did not run: LabHarness lists the run's tests with the Linux test binary's `--list-tests`, and has no such listing for Darwin's xctest tool")
+            return SuiteContinuation.Plan(
+                framework: "XCTest", hungTest: known ?? "(the running test)", arguments: nil,
+                remaining:
+                    "the tests after it did not run: LabHarness lists the run's tests with the Linux test binary's `--list-tests`, and has no such listing for Darwin's xctest tool"
+            )
         }
         let listing: ChildRun
         do {
-            listing = try ChildProcess.run(ChildSpec(executable: ChildProcess.currentExecutablePath(), arguments: ["--list-tests"], budget: 30))
+            listing = try ChildProcess.run(
+                ChildSpec(executable: ChildProcess.currentExecutablePath(), arguments: ["--list-tests"], budget: 30))
         } catch {
-            return SuiteContinuation.Plan(framework: "XCTest", hungTest: known ?? "(the running test)", arguments: nil,
-                                          remaining: "the tests after it did not run: listing them failed (\(error))")
+            return SuiteContinuation.Plan(
+                framework: "XCTest", hungTest: known ?? "(the running test)", arguments: nil,
+                remaining: "the tests after it did not run: listing them failed (\(error))")
         }
         let all = listing.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && $0.contains("/") && !$0.hasPrefix("Listing ") }
@@ -122,24 +140,33 @@ final class XCTestTracker: NSObject, XCTestObservation, @unchecked Sendable {
         guard let hung else {
             return SuiteContinuation.Plan(
                 framework: "XCTest", hungTest: "(the running test)", arguments: nil,
-                remaining: "the tests after it did not run: LabHarness learns which XCTest test runs from an observer, the hang came before it saw a test start, and the stuck thread's stack named no listed test (install HangWatchObserver in the test class's `override class func setUp()`, so it sees every test start)")
+                remaining:
+                    "the tests after it did not run: LabHarness learns which XCTest test runs from an observer, the hang came before it saw a test start, and the stuck thread's stack named no listed test (install HangWatchObserver in the test class's `override class func setUp()`, so it sees every test start)"
+            )
         }
         guard listing.outcome == .completed, let index = all.firstIndex(of: hung) else {
-            return SuiteContinuation.Plan(framework: "XCTest", hungTest: hung, arguments: nil,
-                                          remaining: "the tests after it did not run: the test binary's `--list-tests` did not list it (\(listing.outcome.rawValue), \(all.count) tests listed)")
+            return SuiteContinuation.Plan(
+                framework: "XCTest", hungTest: hung, arguments: nil,
+                remaining:
+                    "the tests after it did not run: the test binary's `--list-tests` did not list it (\(listing.outcome.rawValue), \(all.count) tests listed)"
+            )
         }
         let selection = selectedSpecifiers()
         let after = all[(index + 1)...].filter { id in
-            !ended.contains(id) && (selection.isEmpty || selection.contains { spec in
-                id == spec || id.hasPrefix(spec + "/") || id.hasPrefix(spec + ".")
-            })
+            !ended.contains(id)
+                && (selection.isEmpty
+                    || selection.contains { spec in
+                        id == spec || id.hasPrefix(spec + "/") || id.hasPrefix(spec + ".")
+                    })
         }
         guard !after.isEmpty else {
-            return SuiteContinuation.Plan(framework: "XCTest", hungTest: hung, arguments: nil,
-                                          remaining: "it was the last XCTest test of the run")
+            return SuiteContinuation.Plan(
+                framework: "XCTest", hungTest: hung, arguments: nil,
+                remaining: "it was the last XCTest test of the run")
         }
-        return SuiteContinuation.Plan(framework: "XCTest", hungTest: hung, arguments: [after.joined(separator: ",")],
-                                      remaining: "the \(after.count) XCTest test\(after.count == 1 ? "" : "s") after it")
+        return SuiteContinuation.Plan(
+            framework: "XCTest", hungTest: hung, arguments: [after.joined(separator: ",")],
+            remaining: "the \(after.count) XCTest test\(after.count == 1 ? "" : "s") after it")
     }
 
     /// The listed test (`Module.Class/method`) whose `Class.method` a frame of `stack` names,
@@ -164,7 +191,10 @@ final class XCTestTracker: NSObject, XCTestObservation, @unchecked Sendable {
         return argument.split(separator: ",").map(String.init).filter { !$0.isEmpty }
     }
 
-    func testCase(_ testCase: XCTestCase, didFailWithDescription description: String, inFile filePath: String?, atLine lineNumber: Int) {
+    func testCase(
+        _ testCase: XCTestCase, didFailWithDescription description: String, inFile filePath: String?,
+        atLine lineNumber: Int
+    ) {
         Self.shared.withLock { $0.failures += 1 }
     }
 }

@@ -1,6 +1,6 @@
 @_exported import LabHarness
 import LabHarnessRecording
-@_exported import Testing   // its `#_sourceLocation` default arguments need the macro in the caller's file
+@_exported import Testing  // its `#_sourceLocation` default arguments need the macro in the caller's file
 
 extension FailureReporter {
     /// The default of every assertion in this module: an `Issue` at the caller's

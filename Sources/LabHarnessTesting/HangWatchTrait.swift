@@ -20,7 +20,9 @@ public struct HangWatchTrait: TestTrait, SuiteTrait, TestScoping {
 
     public init(limit: Double) { self.limit = limit }
 
-    public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+    public func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
         SuiteContinuation.bindIfRelaunched()
         guard !test.isSuite else { return try await function() }
         defer { SwiftTestingRun.ended(test) }
@@ -30,13 +32,17 @@ public struct HangWatchTrait: TestTrait, SuiteTrait, TestScoping {
     /// Runs `body` under this watch, as the trait runs a test: `testName` names it in the
     /// failure, which is recorded at `sourceLocation`. For code that is not a test of its own
     /// (the body of an exit test, say).
-    public func watch(testName: String, sourceLocation site: SourceLocation = #_sourceLocation,
-                      _ function: @Sendable () async throws -> Void) async throws {
+    public func watch(
+        testName: String, sourceLocation site: SourceLocation = #_sourceLocation,
+        _ function: @Sendable () async throws -> Void
+    ) async throws {
         try await watch(testName: testName, test: nil, sourceLocation: site, function)
     }
 
-    private func watch(testName: String, test: Test?, sourceLocation site: SourceLocation,
-                       _ function: @Sendable () async throws -> Void) async throws {
+    private func watch(
+        testName: String, test: Test?, sourceLocation site: SourceLocation,
+        _ function: @Sendable () async throws -> Void
+    ) async throws {
         let fired = FiredSignal()
         let watch = HangWatch(limit: limit, testName: testName) { message in
             // Known as hung before the process may end: the run goes on without it.
@@ -47,7 +53,7 @@ public struct HangWatchTrait: TestTrait, SuiteTrait, TestScoping {
         try await withoutActuallyEscaping(function) { body in
             try await withThrowingTaskGroup(of: Bool.self) { group in
                 group.addTask {
-                    defer { fired.cancel() }   // ended or threw: the waiter below must not wait on
+                    defer { fired.cancel() }  // ended or threw: the waiter below must not wait on
                     try await body()
                     return true
                 }
@@ -59,8 +65,8 @@ public struct HangWatchTrait: TestTrait, SuiteTrait, TestScoping {
                     return false
                 }
                 while let finished = try await group.next() {
-                    if finished { break }                    // the body ended
-                    group.cancelAll()                        // the watch fired: ask the body to stop
+                    if finished { break }  // the body ended
+                    group.cancelAll()  // the watch fired: ask the body to stop
                 }
             }
         }

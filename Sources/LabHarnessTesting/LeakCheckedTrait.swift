@@ -15,7 +15,9 @@ public struct LeakCheckedTrait: TestTrait, SuiteTrait, TestScoping {
 
     public var isRecursive: Bool { true }
 
-    public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+    public func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
         guard !test.isSuite else { return try await function() }
         let check = LeakCheck()
         try await LeakChecked.$current.withValue(check) {
@@ -23,8 +25,9 @@ public struct LeakCheckedTrait: TestTrait, SuiteTrait, TestScoping {
         }
         for survivor in await check.survivors(within: grace) {
             let site = survivor.site ?? FailureSite(fileID: "?", filePath: "?", line: 0, column: 0)
-            FailureReporter.swiftTesting.record("\(survivor.label) was not released within \(Format.seconds(grace)) of the end of the test: "
-                                                + HarnessAssertions.holders(survivor.strongReferences), site)
+            FailureReporter.swiftTesting.record(
+                "\(survivor.label) was not released within \(Format.seconds(grace)) of the end of the test: "
+                    + HarnessAssertions.holders(survivor.strongReferences), site)
         }
     }
 }
@@ -47,10 +50,14 @@ public enum LeakChecked {
     /// Tracks `object` under `label` for the running `.leakChecked` test and returns it. Outside
     /// such a test it records an issue (a check that cannot run must not pass silently).
     @discardableResult
-    public static func track<T: AnyObject>(_ object: T, _ label: String? = nil,
-                                           sourceLocation: SourceLocation = #_sourceLocation) -> T {
+    public static func track<T: AnyObject>(
+        _ object: T, _ label: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> T {
         guard let current else {
-            FailureReporter.swiftTesting.record("LeakChecked.track was called outside a test marked .leakChecked; nothing is checked", FailureSite(sourceLocation))
+            FailureReporter.swiftTesting.record(
+                "LeakChecked.track was called outside a test marked .leakChecked; nothing is checked",
+                FailureSite(sourceLocation))
             return object
         }
         return current.track(object, label, site: FailureSite(sourceLocation))

@@ -14,10 +14,12 @@ import Testing
 /// closure that does not await.
 @_disfavoredOverload
 @discardableResult
-public func assertReleased<T: AnyObject>(within timeout: some WaitTime = 1.0, _ message: @autoclosure () -> String = "",
-                                         reporter: FailureReporter = .swiftTesting,
-                                         sourceLocation: SourceLocation = #_sourceLocation,
-                                         _ make: () -> T) -> Double? {
+public func assertReleased<T: AnyObject>(
+    within timeout: some WaitTime = 1.0, _ message: @autoclosure () -> String = "",
+    reporter: FailureReporter = .swiftTesting,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ make: () -> T
+) -> Double? {
     HarnessAssertions.released(within: timeout.labSeconds, assertionCall(reporter, message(), sourceLocation), make)
 }
 
@@ -32,30 +34,37 @@ public func assertReleased<T: AnyObject>(within timeout: some WaitTime = 1.0, _ 
 /// }
 /// ```
 @discardableResult
-public func assertReleased<T: AnyObject>(within timeout: some WaitTime = 1.0, _ message: @autoclosure () -> String = "",
-                                         reporter: FailureReporter = .swiftTesting,
-                                         sourceLocation: SourceLocation = #_sourceLocation,
-                                         isolation: isolated (any Actor)? = #isolation,
-                                         _ make: () async -> T) async -> Double? {
-    await HarnessAssertions.released(within: timeout.labSeconds, assertionCall(reporter, message(), sourceLocation), make)
+public func assertReleased<T: AnyObject>(
+    within timeout: some WaitTime = 1.0, _ message: @autoclosure () -> String = "",
+    reporter: FailureReporter = .swiftTesting,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    isolation: isolated (any Actor)? = #isolation,
+    _ make: () async -> T
+) async -> Double? {
+    await HarnessAssertions.released(
+        within: timeout.labSeconds, assertionCall(reporter, message(), sourceLocation), make)
 }
 
 /// Records an issue unless `object` is released within `timeout` after this sets it to `nil`.
 @discardableResult
-public func assertReleased<T: AnyObject>(_ object: inout T?, within timeout: some WaitTime = 1.0,
-                                         _ message: @autoclosure () -> String = "",
-                                         reporter: FailureReporter = .swiftTesting,
-                                         sourceLocation: SourceLocation = #_sourceLocation) -> Double? {
+public func assertReleased<T: AnyObject>(
+    _ object: inout T?, within timeout: some WaitTime = 1.0,
+    _ message: @autoclosure () -> String = "",
+    reporter: FailureReporter = .swiftTesting,
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> Double? {
     HarnessAssertions.released(&object, within: timeout.labSeconds, assertionCall(reporter, message(), sourceLocation))
 }
 
 /// Records an issue unless the object `make` returns is still alive `after` the given time:
 /// documents a leak on purpose.
 @discardableResult
-public func assertNotReleased<T: AnyObject>(after duration: some WaitTime = 0.2, _ message: @autoclosure () -> String = "",
-                                            reporter: FailureReporter = .swiftTesting,
-                                            sourceLocation: SourceLocation = #_sourceLocation,
-                                            _ make: () -> T) -> Bool {
+public func assertNotReleased<T: AnyObject>(
+    after duration: some WaitTime = 0.2, _ message: @autoclosure () -> String = "",
+    reporter: FailureReporter = .swiftTesting,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ make: () -> T
+) -> Bool {
     HarnessAssertions.notReleased(after: duration.labSeconds, assertionCall(reporter, message(), sourceLocation), make)
 }
 
@@ -63,14 +72,18 @@ extension LeakCheck {
     /// Tracks `object` under `label` (default: its type and a number) and returns it; if it
     /// survives `assertAllReleased`, the issue is recorded at this line.
     @discardableResult
-    public func track<T: AnyObject>(_ object: T, _ label: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) -> T {
+    public func track<T: AnyObject>(
+        _ object: T, _ label: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> T {
         track(object, label, site: FailureSite(sourceLocation))
     }
 
     /// Records an issue for every tracked object still alive after `timeout`, at the line that
     /// tracked it, saying how many strong references still hold it.
-    public func assertAllReleased(within timeout: some WaitTime = 1.0, reporter: FailureReporter = .swiftTesting,
-                                  sourceLocation: SourceLocation = #_sourceLocation) {
+    public func assertAllReleased(
+        within timeout: some WaitTime = 1.0, reporter: FailureReporter = .swiftTesting,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         HarnessAssertions.allReleased(self, within: timeout.labSeconds, assertionCall(reporter, "", sourceLocation))
     }
 }

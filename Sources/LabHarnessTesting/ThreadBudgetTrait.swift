@@ -15,7 +15,9 @@ public struct ThreadBudgetTrait: TestTrait, SuiteTrait, TestScoping {
 
     public var isRecursive: Bool { true }
 
-    public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+    public func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
         // A suite-level trait scopes each test in it, not the suite as a whole.
         guard !test.isSuite else { return try await function() }
         let measurement = ThreadPeakMeasurement(interval: interval, stacksAt: added)
@@ -24,13 +26,19 @@ public struct ThreadBudgetTrait: TestTrait, SuiteTrait, TestScoping {
             throw error
         }
         let (timeline, appeared) = measurement.finish()
-        let call = noting(reportsPass, AssertionCall(reporter: .swiftTesting, site: FailureSite(sourceLocation),
-                                                     message: "thread budget of \(test.name)"))
+        let call = noting(
+            reportsPass,
+            AssertionCall(
+                reporter: .swiftTesting, site: FailureSite(sourceLocation),
+                message: "thread budget of \(test.name)"))
         if appeared.count >= added {
-            call.fail("the test body added \(NewThreadWatch.summary(appeared)); the budget was under \(added) (peak \(timeline.peak) threads in the process)"
-                      + measurement.stacksText())
+            call.fail(
+                "the test body added \(NewThreadWatch.summary(appeared)); the budget was under \(added) (peak \(timeline.peak) threads in the process)"
+                    + measurement.stacksText())
         } else {
-            call.notePass("the test body added \(NewThreadWatch.summary(appeared)), under the budget of \(added) (peak \(timeline.peak) threads in the process)")
+            call.notePass(
+                "the test body added \(NewThreadWatch.summary(appeared)), under the budget of \(added) (peak \(timeline.peak) threads in the process)"
+            )
         }
     }
 }
@@ -38,8 +46,10 @@ public struct ThreadBudgetTrait: TestTrait, SuiteTrait, TestScoping {
 extension Trait where Self == ThreadBudgetTrait {
     /// Fails the test when its body adds `added` threads or more.
     /// With `reportsPass`, a pass reports the figure too (stdout and a `threads.txt` attachment).
-    public static func threadBudget(added: Int, interval: Double = 0.002, reportsPass: Bool = false,
-                                    sourceLocation: SourceLocation = #_sourceLocation) -> Self {
+    public static func threadBudget(
+        added: Int, interval: Double = 0.002, reportsPass: Bool = false,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Self {
         ThreadBudgetTrait(added: added, interval: interval, reportsPass: reportsPass, sourceLocation: sourceLocation)
     }
 }

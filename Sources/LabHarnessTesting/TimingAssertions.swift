@@ -11,22 +11,29 @@ import Testing
 /// reads that message. Returns the block's duration, `nil` on failure.
 @_disfavoredOverload
 @discardableResult
-public func assertCompletes(within timeout: some WaitTime, _ message: @autoclosure () -> String = "",
-                            reporter: FailureReporter = .swiftTesting,
-                            sourceLocation: SourceLocation = #_sourceLocation,
-                            _ block: () throws -> Void) rethrows -> Double? {
+public func assertCompletes(
+    within timeout: some WaitTime, _ message: @autoclosure () -> String = "",
+    reporter: FailureReporter = .swiftTesting,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ block: () throws -> Void
+) rethrows -> Double? {
     let call = assertionCall(reporter, message(), sourceLocation)
-    return try SwiftTestingRun.waiting(at: call.site) { try HarnessAssertions.completes(within: timeout.labSeconds, call, block) }
+    return try SwiftTestingRun.waiting(at: call.site) {
+        try HarnessAssertions.completes(within: timeout.labSeconds, call, block)
+    }
 }
 
 /// Records an issue unless an async operation finishes within `timeout`; on overrun the task
 /// is cancelled and abandoned.
 @discardableResult
-public func assertCompletes(within timeout: some WaitTime, _ message: @autoclosure () -> String = "",
-                            reporter: FailureReporter = .swiftTesting,
-                            sourceLocation: SourceLocation = #_sourceLocation,
-                            _ operation: @escaping @Sendable () async -> Void) async -> Double? {
-    await HarnessAssertions.completes(within: timeout.labSeconds, assertionCall(reporter, message(), sourceLocation), operation)
+public func assertCompletes(
+    within timeout: some WaitTime, _ message: @autoclosure () -> String = "",
+    reporter: FailureReporter = .swiftTesting,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ operation: @escaping @Sendable () async -> Void
+) async -> Double? {
+    await HarnessAssertions.completes(
+        within: timeout.labSeconds, assertionCall(reporter, message(), sourceLocation), operation)
 }
 
 /// Records an issue naming the new threads when `block` adds `limit` threads or more (by
@@ -36,52 +43,65 @@ public func assertCompletes(within timeout: some WaitTime, _ message: @autoclosu
 /// suite. Returns the sampled timeline.
 @_disfavoredOverload
 @discardableResult
-public func assertThreadPeak(staysUnder limit: Int, counting: ThreadCounting = .added, interval: Double = 0.002,
-                             reportsPass: Bool = false,
-                             _ message: @autoclosure () -> String = "",
-                             reporter: FailureReporter = .swiftTesting,
-                             sourceLocation: SourceLocation = #_sourceLocation,
-                             _ block: () throws -> Void) rethrows -> ThreadTimeline {
-    try HarnessAssertions.threadPeak(staysUnder: limit, counting: counting, interval: interval,
-                                     noting(reportsPass, assertionCall(reporter, message(), sourceLocation)), block)
+public func assertThreadPeak(
+    staysUnder limit: Int, counting: ThreadCounting = .added, interval: Double = 0.002,
+    reportsPass: Bool = false,
+    _ message: @autoclosure () -> String = "",
+    reporter: FailureReporter = .swiftTesting,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ block: () throws -> Void
+) rethrows -> ThreadTimeline {
+    try HarnessAssertions.threadPeak(
+        staysUnder: limit, counting: counting, interval: interval,
+        noting(reportsPass, assertionCall(reporter, message(), sourceLocation)), block)
 }
 
 /// `assertThreadPeak` in an async test; the body runs on the caller's actor.
 @discardableResult
-public func assertThreadPeak(staysUnder limit: Int, counting: ThreadCounting = .added, interval: Double = 0.002,
-                             reportsPass: Bool = false,
-                             _ message: @autoclosure () -> String = "",
-                             reporter: FailureReporter = .swiftTesting,
-                             sourceLocation: SourceLocation = #_sourceLocation,
-                             isolation: isolated (any Actor)? = #isolation,
-                             _ block: () async throws -> Void) async rethrows -> ThreadTimeline {
-    try await HarnessAssertions.threadPeak(staysUnder: limit, counting: counting, interval: interval,
-                                           noting(reportsPass, assertionCall(reporter, message(), sourceLocation)), block)
+public func assertThreadPeak(
+    staysUnder limit: Int, counting: ThreadCounting = .added, interval: Double = 0.002,
+    reportsPass: Bool = false,
+    _ message: @autoclosure () -> String = "",
+    reporter: FailureReporter = .swiftTesting,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    isolation: isolated (any Actor)? = #isolation,
+    _ block: () async throws -> Void
+) async rethrows -> ThreadTimeline {
+    try await HarnessAssertions.threadPeak(
+        staysUnder: limit, counting: counting, interval: interval,
+        noting(reportsPass, assertionCall(reporter, message(), sourceLocation)), block)
 }
 
 /// Records an issue unless the callback handed to `start` is called exactly once: the first
 /// call within `timeout`, no second call within `grace` after it. Returns the first call.
 @_disfavoredOverload
 @discardableResult
-public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTime = 1.0, grace: some WaitTime = HarnessAssertions.defaultGrace,
-                                                     _ message: @autoclosure () -> String = "",
-                                                     reporter: FailureReporter = .swiftTesting,
-                                                     sourceLocation: SourceLocation = #_sourceLocation,
-                                                     _ start: (@escaping @Sendable (Value) -> Void) -> Void) -> CallProbe<Value>.Call? {
-    HarnessAssertions.calledExactlyOnce(within: timeout.labSeconds, grace: grace.labSeconds,
-                                        noting(true, assertionCall(reporter, message(), sourceLocation)), start)
+public func assertCalledExactlyOnce<Value: Sendable>(
+    within timeout: some WaitTime = 1.0, grace: some WaitTime = HarnessAssertions.defaultGrace,
+    _ message: @autoclosure () -> String = "",
+    reporter: FailureReporter = .swiftTesting,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ start: (@escaping @Sendable (Value) -> Void) -> Void
+) -> CallProbe<Value>.Call? {
+    HarnessAssertions.calledExactlyOnce(
+        within: timeout.labSeconds, grace: grace.labSeconds,
+        noting(true, assertionCall(reporter, message(), sourceLocation)), start)
 }
 
 /// `assertCalledExactlyOnce` for callbacks that take no value.
 @_disfavoredOverload
 @discardableResult
-public func assertCalledExactlyOnce(within timeout: some WaitTime = 1.0, grace: some WaitTime = HarnessAssertions.defaultGrace,
-                                    _ message: @autoclosure () -> String = "",
-                                    reporter: FailureReporter = .swiftTesting,
-                                    sourceLocation: SourceLocation = #_sourceLocation,
-                                    _ start: (@escaping @Sendable () -> Void) -> Void) -> CallProbe<Void>.Call? {
-    HarnessAssertions.calledExactlyOnce(within: timeout.labSeconds, grace: grace.labSeconds,
-                                        noting(true, assertionCall(reporter, message(), sourceLocation))) { (done: @escaping @Sendable (()) -> Void) in
+public func assertCalledExactlyOnce(
+    within timeout: some WaitTime = 1.0, grace: some WaitTime = HarnessAssertions.defaultGrace,
+    _ message: @autoclosure () -> String = "",
+    reporter: FailureReporter = .swiftTesting,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ start: (@escaping @Sendable () -> Void) -> Void
+) -> CallProbe<Void>.Call? {
+    HarnessAssertions.calledExactlyOnce(
+        within: timeout.labSeconds, grace: grace.labSeconds,
+        noting(true, assertionCall(reporter, message(), sourceLocation))
+    ) { (done: @escaping @Sendable (()) -> Void) in
         start { done(()) }
     }
 }
@@ -89,14 +109,17 @@ public func assertCalledExactlyOnce(within timeout: some WaitTime = 1.0, grace: 
 /// `assertCalledExactlyOnce` in an async test: `start` runs on the caller's actor and may
 /// await; the waits suspend, so a callback delivered on the caller's actor is seen.
 @discardableResult
-public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTime = 1.0, grace: some WaitTime = HarnessAssertions.defaultGrace,
-                                                     _ message: @autoclosure () -> String = "",
-                                                     reporter: FailureReporter = .swiftTesting,
-                                                     sourceLocation: SourceLocation = #_sourceLocation,
-                                                     isolation: isolated (any Actor)? = #isolation,
-                                                     _ start: (@escaping @Sendable (Value) -> Void) async -> Void) async -> CallProbe<Value>.Call? {
-    await HarnessAssertions.calledExactlyOnce(within: timeout.labSeconds, grace: grace.labSeconds,
-                                              noting(true, assertionCall(reporter, message(), sourceLocation)), start)
+public func assertCalledExactlyOnce<Value: Sendable>(
+    within timeout: some WaitTime = 1.0, grace: some WaitTime = HarnessAssertions.defaultGrace,
+    _ message: @autoclosure () -> String = "",
+    reporter: FailureReporter = .swiftTesting,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    isolation: isolated (any Actor)? = #isolation,
+    _ start: (@escaping @Sendable (Value) -> Void) async -> Void
+) async -> CallProbe<Value>.Call? {
+    await HarnessAssertions.calledExactlyOnce(
+        within: timeout.labSeconds, grace: grace.labSeconds,
+        noting(true, assertionCall(reporter, message(), sourceLocation)), start)
 }
 
 /// `call`, reporting a pass when `reportsPass`: an attachment of the running test
@@ -106,21 +129,27 @@ public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTi
 /// Returns the first call, `nil` on failure.
 @_disfavoredOverload
 @discardableResult
-public func assertCalledOnMainQueue<Value: Sendable>(within timeout: some WaitTime = 1.0, _ message: @autoclosure () -> String = "",
-                                                     reporter: FailureReporter = .swiftTesting,
-                                                     sourceLocation: SourceLocation = #_sourceLocation,
-                                                     _ start: (@escaping @Sendable (Value) -> Void) -> Void) -> CallProbe<Value>.Call? {
-    HarnessAssertions.calledOnMainQueue(within: timeout.labSeconds, assertionCall(reporter, message(), sourceLocation), start)
+public func assertCalledOnMainQueue<Value: Sendable>(
+    within timeout: some WaitTime = 1.0, _ message: @autoclosure () -> String = "",
+    reporter: FailureReporter = .swiftTesting,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ start: (@escaping @Sendable (Value) -> Void) -> Void
+) -> CallProbe<Value>.Call? {
+    HarnessAssertions.calledOnMainQueue(
+        within: timeout.labSeconds, assertionCall(reporter, message(), sourceLocation), start)
 }
 
 /// `assertCalledOnMainQueue` in an async test: `start` runs on the caller's actor and may await.
 @discardableResult
-public func assertCalledOnMainQueue<Value: Sendable>(within timeout: some WaitTime = 1.0, _ message: @autoclosure () -> String = "",
-                                                     reporter: FailureReporter = .swiftTesting,
-                                                     sourceLocation: SourceLocation = #_sourceLocation,
-                                                     isolation: isolated (any Actor)? = #isolation,
-                                                     _ start: (@escaping @Sendable (Value) -> Void) async -> Void) async -> CallProbe<Value>.Call? {
-    await HarnessAssertions.calledOnMainQueue(within: timeout.labSeconds, assertionCall(reporter, message(), sourceLocation), start)
+public func assertCalledOnMainQueue<Value: Sendable>(
+    within timeout: some WaitTime = 1.0, _ message: @autoclosure () -> String = "",
+    reporter: FailureReporter = .swiftTesting,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    isolation: isolated (any Actor)? = #isolation,
+    _ start: (@escaping @Sendable (Value) -> Void) async -> Void
+) async -> CallProbe<Value>.Call? {
+    await HarnessAssertions.calledOnMainQueue(
+        within: timeout.labSeconds, assertionCall(reporter, message(), sourceLocation), start)
 }
 
 /// (`threads.txt`, kept with `swift test --attachments-path DIR`) and a line on stdout.
@@ -130,8 +159,10 @@ func noting(_ reportsPass: Bool, _ call: AssertionCall) -> AssertionCall {
     call.note = { text, site in
         print("\(site): note: \(text)")
         if Test.current != nil {
-            Attachment.record(text, named: "threads.txt",
-                              sourceLocation: SourceLocation(fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column))
+            Attachment.record(
+                text, named: "threads.txt",
+                sourceLocation: SourceLocation(
+                    fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column))
         }
     }
     return call

@@ -13,7 +13,9 @@ public enum BuiltProducts {
     /// when it is not there.
     public static func executable(_ name: String) throws -> String {
         let url = directory.appendingPathComponent(name)
-        guard FileManager.default.isExecutableFile(atPath: url.path) else { throw MissingProduct(name: name, directory: directory.path) }
+        guard FileManager.default.isExecutableFile(atPath: url.path) else {
+            throw MissingProduct(name: name, directory: directory.path)
+        }
         return url.path
     }
 

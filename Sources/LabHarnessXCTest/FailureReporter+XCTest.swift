@@ -11,8 +11,12 @@ extension FailureReporter {
 }
 
 /// The call an assertion of this module reports through.
-func assertionCall(_ reporter: FailureReporter, _ message: String, fileID: StaticString, file: StaticString,
-                   line: UInt, column: UInt) -> AssertionCall {
+func assertionCall(
+    _ reporter: FailureReporter, _ message: String, fileID: StaticString, file: StaticString,
+    line: UInt, column: UInt
+) -> AssertionCall {
     FrameworkRecording.prepare()
-    return AssertionCall(reporter: reporter, site: FailureSite(fileID: fileID, filePath: file, line: line, column: column), message: message)
+    return AssertionCall(
+        reporter: reporter, site: FailureSite(fileID: fileID, filePath: file, line: line, column: column),
+        message: message)
 }

@@ -31,20 +31,24 @@ public final class HangWatchObserver: NSObject, XCTestObservation, @unchecked Se
     }
 
     private let settings: Mutex<Settings>
-    private nonisolated(unsafe) static var shared: HangWatchObserver?   // touched on the main thread only
+    private nonisolated(unsafe) static var shared: HangWatchObserver?  // touched on the main thread only
 
     private init(_ settings: Settings) { self.settings = Mutex(settings) }
 
     /// Watches every test that starts from now on with a limit of
     /// `limit` (seconds, or a `Duration`). Call it on the main thread (XCTest's `setUp`s run there).
-    public static func install(after limit: some WaitTime, file: StaticString = #filePath, line: UInt = #line,
-                               fileID: StaticString = #fileID, column: UInt = #column) {
+    public static func install(
+        after limit: some WaitTime, file: StaticString = #filePath, line: UInt = #line,
+        fileID: StaticString = #fileID, column: UInt = #column
+    ) {
         let site = FailureSite(fileID: fileID, filePath: file, line: line, column: column)
         // The harness's own observer too, installed before the tests it watches start: after a
         // hang it names the hung test and runs the ones after it (`SuiteContinuation`).
         FrameworkRecording.prepare()
         if let shared {
-            shared.settings.withLock { $0.limit = limit.labSeconds; $0.site = site }
+            shared.settings.withLock {
+                $0.limit = limit.labSeconds; $0.site = site
+            }
             return
         }
         let observer = HangWatchObserver(Settings(limit: limit.labSeconds, site: site))
@@ -57,13 +61,16 @@ public final class HangWatchObserver: NSObject, XCTestObservation, @unchecked Se
         let (limit, site) = settings.withLock { ($0.limit, $0.site) }
         let watch = HangWatch(limit: limit, testName: testCase.name) { message in
             // XCTest records a failure from any thread; the test's own thread is stuck.
-            reference.testCase?.recordFailure(withDescription: message, inFile: site.filePath, atLine: site.line, expected: true)
+            reference.testCase?.recordFailure(
+                withDescription: message, inFile: site.filePath, atLine: site.line, expected: true)
         }
         settings.withLock { $0.watch = watch }
     }
 
     public func testCaseDidFinish(_ testCase: XCTestCase) {
-        let watch = settings.withLock { settings in defer { settings.watch = nil }; return settings.watch }
+        let watch = settings.withLock { settings in
+            defer { settings.watch = nil }; return settings.watch
+        }
         watch?.testEnded()
     }
 

@@ -8,25 +8,32 @@ import LabHarnessRecording
 /// process (exit status 1). Returns the block's duration, `nil` on failure.
 @_disfavoredOverload
 @discardableResult
-public func assertCompletes(within timeout: some WaitTime, _ message: @autoclosure () -> String = "",
-                            reporter: FailureReporter = .xctest,
-                            file: StaticString = #filePath, line: UInt = #line,
-                            fileID: StaticString = #fileID, column: UInt = #column,
-                            _ block: () throws -> Void) rethrows -> Double? {
+public func assertCompletes(
+    within timeout: some WaitTime, _ message: @autoclosure () -> String = "",
+    reporter: FailureReporter = .xctest,
+    file: StaticString = #filePath, line: UInt = #line,
+    fileID: StaticString = #fileID, column: UInt = #column,
+    _ block: () throws -> Void
+) rethrows -> Double? {
     let call = assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column)
-    return try SwiftTestingRun.waiting(at: call.site) { try HarnessAssertions.completes(within: timeout.labSeconds, call, block) }
+    return try SwiftTestingRun.waiting(at: call.site) {
+        try HarnessAssertions.completes(within: timeout.labSeconds, call, block)
+    }
 }
 
 /// Asserts that an async operation finishes within `timeout`. The operation runs in a task of
 /// its own; if it overruns, the assertion fails, the task is cancelled and abandoned.
 @discardableResult
-public func assertCompletes(within timeout: some WaitTime, _ message: @autoclosure () -> String = "",
-                            reporter: FailureReporter = .xctest,
-                            file: StaticString = #filePath, line: UInt = #line,
-                            fileID: StaticString = #fileID, column: UInt = #column,
-                            _ operation: @escaping @Sendable () async -> Void) async -> Double? {
-    await HarnessAssertions.completes(within: timeout.labSeconds,
-                                      assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column), operation)
+public func assertCompletes(
+    within timeout: some WaitTime, _ message: @autoclosure () -> String = "",
+    reporter: FailureReporter = .xctest,
+    file: StaticString = #filePath, line: UInt = #line,
+    fileID: StaticString = #fileID, column: UInt = #column,
+    _ operation: @escaping @Sendable () async -> Void
+) async -> Double? {
+    await HarnessAssertions.completes(
+        within: timeout.labSeconds,
+        assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column), operation)
 }
 
 /// Asserts that while `block` runs it adds fewer than `limit` threads: threads that exist
@@ -36,29 +43,37 @@ public func assertCompletes(within timeout: some WaitTime, _ message: @autoclosu
 /// time add threads too. Returns the sampled timeline, for charts.
 @_disfavoredOverload
 @discardableResult
-public func assertThreadPeak(staysUnder limit: Int, counting: ThreadCounting = .added, interval: Double = 0.002,
-                             reportsPass: Bool = false,
-                             _ message: @autoclosure () -> String = "",
-                             reporter: FailureReporter = .xctest,
-                             file: StaticString = #filePath, line: UInt = #line,
-                             fileID: StaticString = #fileID, column: UInt = #column,
-                             _ block: () throws -> Void) rethrows -> ThreadTimeline {
-    try HarnessAssertions.threadPeak(staysUnder: limit, counting: counting, interval: interval,
-                                     noting(reportsPass, assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column)), block)
+public func assertThreadPeak(
+    staysUnder limit: Int, counting: ThreadCounting = .added, interval: Double = 0.002,
+    reportsPass: Bool = false,
+    _ message: @autoclosure () -> String = "",
+    reporter: FailureReporter = .xctest,
+    file: StaticString = #filePath, line: UInt = #line,
+    fileID: StaticString = #fileID, column: UInt = #column,
+    _ block: () throws -> Void
+) rethrows -> ThreadTimeline {
+    try HarnessAssertions.threadPeak(
+        staysUnder: limit, counting: counting, interval: interval,
+        noting(reportsPass, assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column)),
+        block)
 }
 
 /// `assertThreadPeak` in an async test; the body runs on the caller's actor.
 @discardableResult
-public func assertThreadPeak(staysUnder limit: Int, counting: ThreadCounting = .added, interval: Double = 0.002,
-                             reportsPass: Bool = false,
-                             _ message: @autoclosure () -> String = "",
-                             reporter: FailureReporter = .xctest,
-                             file: StaticString = #filePath, line: UInt = #line,
-                             fileID: StaticString = #fileID, column: UInt = #column,
-                             isolation: isolated (any Actor)? = #isolation,
-                             _ block: () async throws -> Void) async rethrows -> ThreadTimeline {
-    try await HarnessAssertions.threadPeak(staysUnder: limit, counting: counting, interval: interval,
-                                           noting(reportsPass, assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column)), block)
+public func assertThreadPeak(
+    staysUnder limit: Int, counting: ThreadCounting = .added, interval: Double = 0.002,
+    reportsPass: Bool = false,
+    _ message: @autoclosure () -> String = "",
+    reporter: FailureReporter = .xctest,
+    file: StaticString = #filePath, line: UInt = #line,
+    fileID: StaticString = #fileID, column: UInt = #column,
+    isolation: isolated (any Actor)? = #isolation,
+    _ block: () async throws -> Void
+) async rethrows -> ThreadTimeline {
+    try await HarnessAssertions.threadPeak(
+        staysUnder: limit, counting: counting, interval: interval,
+        noting(reportsPass, assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column)),
+        block)
 }
 
 /// Asserts that the callback handed to `start` is called exactly once: the first call must
@@ -67,27 +82,34 @@ public func assertThreadPeak(staysUnder limit: Int, counting: ThreadCounting = .
 /// first call (with its thread and time), or `nil` when there was none.
 @_disfavoredOverload
 @discardableResult
-public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTime = 1.0, grace: some WaitTime = HarnessAssertions.defaultGrace,
-                                                     _ message: @autoclosure () -> String = "",
-                                                     reporter: FailureReporter = .xctest,
-                                                     file: StaticString = #filePath, line: UInt = #line,
-                                                     fileID: StaticString = #fileID, column: UInt = #column,
-                                                     _ start: (@escaping @Sendable (Value) -> Void) -> Void) -> CallProbe<Value>.Call? {
-    HarnessAssertions.calledExactlyOnce(within: timeout.labSeconds, grace: grace.labSeconds,
-                                        noting(true, assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column)), start)
+public func assertCalledExactlyOnce<Value: Sendable>(
+    within timeout: some WaitTime = 1.0, grace: some WaitTime = HarnessAssertions.defaultGrace,
+    _ message: @autoclosure () -> String = "",
+    reporter: FailureReporter = .xctest,
+    file: StaticString = #filePath, line: UInt = #line,
+    fileID: StaticString = #fileID, column: UInt = #column,
+    _ start: (@escaping @Sendable (Value) -> Void) -> Void
+) -> CallProbe<Value>.Call? {
+    HarnessAssertions.calledExactlyOnce(
+        within: timeout.labSeconds, grace: grace.labSeconds,
+        noting(true, assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column)), start)
 }
 
 /// `assertCalledExactlyOnce` for callbacks that take no value.
 @_disfavoredOverload
 @discardableResult
-public func assertCalledExactlyOnce(within timeout: some WaitTime = 1.0, grace: some WaitTime = HarnessAssertions.defaultGrace,
-                                    _ message: @autoclosure () -> String = "",
-                                    reporter: FailureReporter = .xctest,
-                                    file: StaticString = #filePath, line: UInt = #line,
-                                    fileID: StaticString = #fileID, column: UInt = #column,
-                                    _ start: (@escaping @Sendable () -> Void) -> Void) -> CallProbe<Void>.Call? {
-    HarnessAssertions.calledExactlyOnce(within: timeout.labSeconds, grace: grace.labSeconds,
-                                        noting(true, assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column))) { (done: @escaping @Sendable (()) -> Void) in
+public func assertCalledExactlyOnce(
+    within timeout: some WaitTime = 1.0, grace: some WaitTime = HarnessAssertions.defaultGrace,
+    _ message: @autoclosure () -> String = "",
+    reporter: FailureReporter = .xctest,
+    file: StaticString = #filePath, line: UInt = #line,
+    fileID: StaticString = #fileID, column: UInt = #column,
+    _ start: (@escaping @Sendable () -> Void) -> Void
+) -> CallProbe<Void>.Call? {
+    HarnessAssertions.calledExactlyOnce(
+        within: timeout.labSeconds, grace: grace.labSeconds,
+        noting(true, assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column))
+    ) { (done: @escaping @Sendable (()) -> Void) in
         start { done(()) }
     }
 }
@@ -95,15 +117,18 @@ public func assertCalledExactlyOnce(within timeout: some WaitTime = 1.0, grace: 
 /// `assertCalledExactlyOnce` in an async test: `start` runs on the caller's actor and may
 /// await; the waits suspend, so a callback delivered on the caller's actor is seen.
 @discardableResult
-public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTime = 1.0, grace: some WaitTime = HarnessAssertions.defaultGrace,
-                                                     _ message: @autoclosure () -> String = "",
-                                                     reporter: FailureReporter = .xctest,
-                                                     file: StaticString = #filePath, line: UInt = #line,
-                                                     fileID: StaticString = #fileID, column: UInt = #column,
-                                                     isolation: isolated (any Actor)? = #isolation,
-                                                     _ start: (@escaping @Sendable (Value) -> Void) async -> Void) async -> CallProbe<Value>.Call? {
-    await HarnessAssertions.calledExactlyOnce(within: timeout.labSeconds, grace: grace.labSeconds,
-                                              noting(true, assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column)), start)
+public func assertCalledExactlyOnce<Value: Sendable>(
+    within timeout: some WaitTime = 1.0, grace: some WaitTime = HarnessAssertions.defaultGrace,
+    _ message: @autoclosure () -> String = "",
+    reporter: FailureReporter = .xctest,
+    file: StaticString = #filePath, line: UInt = #line,
+    fileID: StaticString = #fileID, column: UInt = #column,
+    isolation: isolated (any Actor)? = #isolation,
+    _ start: (@escaping @Sendable (Value) -> Void) async -> Void
+) async -> CallProbe<Value>.Call? {
+    await HarnessAssertions.calledExactlyOnce(
+        within: timeout.labSeconds, grace: grace.labSeconds,
+        noting(true, assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column)), start)
 }
 
 /// Asserts that the callback handed to `start` is called, within `timeout`, on the main queue:
@@ -112,25 +137,31 @@ public func assertCalledExactlyOnce<Value: Sendable>(within timeout: some WaitTi
 /// the main queue draining. Returns the first call, `nil` on failure.
 @_disfavoredOverload
 @discardableResult
-public func assertCalledOnMainQueue<Value: Sendable>(within timeout: some WaitTime = 1.0, _ message: @autoclosure () -> String = "",
-                                                     reporter: FailureReporter = .xctest,
-                                                     file: StaticString = #filePath, line: UInt = #line,
-                                                     fileID: StaticString = #fileID, column: UInt = #column,
-                                                     _ start: (@escaping @Sendable (Value) -> Void) -> Void) -> CallProbe<Value>.Call? {
-    HarnessAssertions.calledOnMainQueue(within: timeout.labSeconds,
-                                        assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column), start)
+public func assertCalledOnMainQueue<Value: Sendable>(
+    within timeout: some WaitTime = 1.0, _ message: @autoclosure () -> String = "",
+    reporter: FailureReporter = .xctest,
+    file: StaticString = #filePath, line: UInt = #line,
+    fileID: StaticString = #fileID, column: UInt = #column,
+    _ start: (@escaping @Sendable (Value) -> Void) -> Void
+) -> CallProbe<Value>.Call? {
+    HarnessAssertions.calledOnMainQueue(
+        within: timeout.labSeconds,
+        assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column), start)
 }
 
 /// `assertCalledOnMainQueue` in an async test: `start` runs on the caller's actor and may await.
 @discardableResult
-public func assertCalledOnMainQueue<Value: Sendable>(within timeout: some WaitTime = 1.0, _ message: @autoclosure () -> String = "",
-                                                     reporter: FailureReporter = .xctest,
-                                                     file: StaticString = #filePath, line: UInt = #line,
-                                                     fileID: StaticString = #fileID, column: UInt = #column,
-                                                     isolation: isolated (any Actor)? = #isolation,
-                                                     _ start: (@escaping @Sendable (Value) -> Void) async -> Void) async -> CallProbe<Value>.Call? {
-    await HarnessAssertions.calledOnMainQueue(within: timeout.labSeconds,
-                                              assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column), start)
+public func assertCalledOnMainQueue<Value: Sendable>(
+    within timeout: some WaitTime = 1.0, _ message: @autoclosure () -> String = "",
+    reporter: FailureReporter = .xctest,
+    file: StaticString = #filePath, line: UInt = #line,
+    fileID: StaticString = #fileID, column: UInt = #column,
+    isolation: isolated (any Actor)? = #isolation,
+    _ start: (@escaping @Sendable (Value) -> Void) async -> Void
+) async -> CallProbe<Value>.Call? {
+    await HarnessAssertions.calledOnMainQueue(
+        within: timeout.labSeconds,
+        assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column), start)
 }
 
 /// `call`, reporting a pass as a log line (`path:line:column: note: …` on stdout, beside

@@ -26,13 +26,15 @@ extension XCTestCase {
     /// }
     /// ```
     @discardableResult
-    public func assertInChildProcess(expecting expected: ChildOutcome, budget: some WaitTime = 10.0,
-                                     stallWindow: Double? = nil, settle: some WaitTime = ClosureChildTrial.defaultSettle,
-                                     _ message: @autoclosure () -> String = "",
-                                     reporter: FailureReporter = .xctest,
-                                     file: StaticString = #filePath, line: UInt = #line,
-                                     fileID: StaticString = #fileID, column: UInt = #column,
-                                     _ body: () throws -> Void) -> ChildRun? {
+    public func assertInChildProcess(
+        expecting expected: ChildOutcome, budget: some WaitTime = 10.0,
+        stallWindow: Double? = nil, settle: some WaitTime = ClosureChildTrial.defaultSettle,
+        _ message: @autoclosure () -> String = "",
+        reporter: FailureReporter = .xctest,
+        file: StaticString = #filePath, line: UInt = #line,
+        fileID: StaticString = #fileID, column: UInt = #column,
+        _ body: () throws -> Void
+    ) -> ChildRun? {
         let call = assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column)
         let site = ClosureChildTrial.siteKey(call.site)
         if let requested = ClosureChildTrial.requestedSite {
@@ -42,10 +44,13 @@ extension XCTestCase {
         }
         let (testClass, method) = currentTestIdentity()
         let command = TestBinaryRelaunch.command(testClass: testClass, method: method)
-        let spec = ChildSpec(executable: command.executable, arguments: command.arguments,
-                             environment: [ClosureChildTrial.siteVariable: site,
-                                           ClosureChildTrial.settleVariable: String(settle.labSeconds)],
-                             budget: budget.labSeconds, stallWindow: stallWindow)
+        let spec = ChildSpec(
+            executable: command.executable, arguments: command.arguments,
+            environment: [
+                ClosureChildTrial.siteVariable: site,
+                ClosureChildTrial.settleVariable: String(settle.labSeconds),
+            ],
+            budget: budget.labSeconds, stallWindow: stallWindow)
         let run: ChildRun
         do {
             run = try ChildProcess.run(spec)
@@ -57,13 +62,19 @@ extension XCTestCase {
             // A crash: the backtracer's report of the crashing thread, rather than the report's
             // last lines (its list of loaded images).
             let crashed = run.outcome == .crashed ? CrashReport.crashingThread(in: run.stderr) : nil
-            call.fail("expected the child to end \(expected.rawValue), it ended \(run.outcome.rawValue) after \(Format.seconds(run.wall)) (\(run.evidence))"
-                      + (crashed.map { "; its crashing thread:\n    " + $0 } ?? Self.outputTail(run))
-                      + (run.rawStacks == nil ? "" : "; where its threads were when it was killed:" + HangStacks.block(of: run)))
+            call.fail(
+                "expected the child to end \(expected.rawValue), it ended \(run.outcome.rawValue) after \(Format.seconds(run.wall)) (\(run.evidence))"
+                    + (crashed.map { "; its crashing thread:\n    " + $0 } ?? Self.outputTail(run))
+                    + (run.rawStacks == nil
+                        ? "" : "; where its threads were when it was killed:" + HangStacks.block(of: run)))
         } else if expected == .completed, run.resultPayload != "returned" {
-            call.fail("the child exited 0 without running the body (the relaunched test did not reach this line)" + Self.outputTail(run))
+            call.fail(
+                "the child exited 0 without running the body (the relaunched test did not reach this line)"
+                    + Self.outputTail(run))
         } else if expected == .completed {
-            print("\(call.site): note: the child completed, and nothing went wrong in the \(Format.seconds(settle.labSeconds)) it was watched after its body returned")
+            print(
+                "\(call.site): note: the child completed, and nothing went wrong in the \(Format.seconds(settle.labSeconds)) it was watched after its body returned"
+            )
         }
         return run
     }

@@ -9,7 +9,8 @@ import XCTest
 /// the real executable, shared by the findings tests: each test reads the claim it documents.
 enum CallbackQuickRun {
     static let result = Result {
-        try ExperimentRunner.run(callbackExperiment, arguments: ["--quick"], executable: BuiltProducts.executable("exp-callback"))
+        try ExperimentRunner.run(
+            callbackExperiment, arguments: ["--quick"], executable: BuiltProducts.executable("exp-callback"))
     }
 
     static func report() throws -> ExperimentReport { try result.get() }
@@ -46,7 +47,8 @@ final class CallbackFindingsTests: XCTestCase {
         let v = report.variant(CallbackVariant.syncReturn)
         XCTAssertEqual(v?[CallbackMetric.libraryThreadWaiting], 1)
         XCTAssertEqual(queue("app looks up", in: v), "chat.library", "the app's code ran on the library's queue")
-        XCTAssertLessThan(index("library has the return value", in: v), index("library shows an incoming message", in: v))
+        XCTAssertLessThan(
+            index("library has the return value", in: v), index("library shows an incoming message", in: v))
     }
 
     /// Handing the app a completion handler frees the library at once: the app moves its lookup
@@ -61,9 +63,12 @@ final class CallbackFindingsTests: XCTestCase {
         XCTAssertEqual(queue("app calls the fetchProfiles handler", in: v), "app.profiles")
         XCTAssertEqual(queue("library is back on its queue", in: v), "chat.library")
         XCTAssertEqual(queue("library renders", in: v), "chat.library")
-        XCTAssertLessThan(index("library's queue is free again", in: v), index("app calls the fetchProfiles handler", in: v))
-        XCTAssertLessThan(index("library shows an incoming message", in: v), index("app calls the fetchProfiles handler", in: v))
-        XCTAssertLessThan(index("app calls the fetchProfiles handler", in: v), index("library is back on its queue", in: v))
+        XCTAssertLessThan(
+            index("library's queue is free again", in: v), index("app calls the fetchProfiles handler", in: v))
+        XCTAssertLessThan(
+            index("library shows an incoming message", in: v), index("app calls the fetchProfiles handler", in: v))
+        XCTAssertLessThan(
+            index("app calls the fetchProfiles handler", in: v), index("library is back on its queue", in: v))
     }
 
     /// A callback runs where the library's work ended, not where the request came from: asked
@@ -90,9 +95,13 @@ final class CallbackFindingsTests: XCTestCase {
         let v = report.variant(CallbackVariant.delegateCompletion)
         XCTAssertEqual(v?[CallbackMetric.of("allow", .messages)], Double(Conversation.sample.messages.count))
         XCTAssertEqual(v?[CallbackMetric.of("cancel", .messages)], 0)
-        XCTAssertLessThan(index("allow · app calls the decision handler", in: v), index("allow · app's delegate gets message 1", in: v))
+        XCTAssertLessThan(
+            index("allow · app calls the decision handler", in: v),
+            index("allow · app's delegate gets message 1", in: v))
         XCTAssertEqual(queue("allow · app calls the decision handler", in: v), "app.delegate")
-        XCTAssertLessThan(index("cancel · app calls the decision handler", in: v), index("cancel · app's delegate learns the sync ended: cancelled", in: v))
+        XCTAssertLessThan(
+            index("cancel · app calls the decision handler", in: v),
+            index("cancel · app's delegate learns the sync ended: cancelled", in: v))
     }
 
     /// A completion handler the app never calls leaves the operation waiting forever unless the
@@ -107,7 +116,8 @@ final class CallbackFindingsTests: XCTestCase {
         XCTAssertEqual(v.outcome, .stalled, "reported by the library, not killed by the harness")
         XCTAssertEqual(v[CallbackMetric.handlerCalls], 0)
         XCTAssertTrue(v.evidence?.contains("was not called within") ?? false, v.evidence ?? "")
-        XCTAssertLessThan(index("app returns early and never calls the handler", in: v), index("library gives up", in: v))
+        XCTAssertLessThan(
+            index("app returns early and never calls the handler", in: v), index("library gives up", in: v))
     }
 
     /// A completion handler called twice is caught by the library's once-guard: the second call
@@ -134,13 +144,16 @@ final class CallbackFindingsTests: XCTestCase {
         let bridge = report.variant(CallbackVariant.asyncBridge)
         XCTAssertEqual(bridge?.outcome, .completed)
         XCTAssertEqual(bridge?[CallbackMetric.resumeOnAppQueue], 1)
-        XCTAssertEqual(bridge?[CallbackMetric.continuedOnAppQueue], 0, "after await the task runs on the runtime's executor")
+        XCTAssertEqual(
+            bridge?[CallbackMetric.continuedOnAppQueue], 0, "after await the task runs on the runtime's executor")
         let leak = try XCTUnwrap(report.variant(CallbackVariant.asyncLeak))
         XCTAssertEqual(leak.outcome, .leaked)
         XCTAssertTrue(leak.evidence?.hasPrefix("SWIFT TASK CONTINUATION MISUSE") ?? false, leak.evidence ?? "")
         XCTAssertNil(leak.events?.first { $0.label.contains("after await") }, "the task never continued")
         let double = try XCTUnwrap(report.variant(CallbackVariant.asyncDouble))
         XCTAssertEqual(double.outcome, .crashed)
-        XCTAssertTrue(double.evidence?.contains("tried to resume its continuation more than once") ?? false, double.evidence ?? "")
+        XCTAssertTrue(
+            double.evidence?.contains("tried to resume its continuation more than once") ?? false, double.evidence ?? ""
+        )
     }
 }

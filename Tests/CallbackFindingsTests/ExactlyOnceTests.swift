@@ -51,12 +51,16 @@ final class ExactlyOnceTests: XCTestCase {
     func testTheHelperCatchesARelayWithoutAGuard() {
         let recorder = RecordingReporter()
         let app = AppProfiles(latency: latency)
-        assertCalledExactlyOnce(within: 2, grace: 0.2, reporter: recorder.reporter) { (done: @escaping @Sendable ([Profile]) -> Void) in
+        assertCalledExactlyOnce(within: 2, grace: 0.2, reporter: recorder.reporter) {
+            (done: @escaping @Sendable ([Profile]) -> Void) in
             app.twice(gap: 0.02)(["u1"], done)
         }
         XCTAssertEqual(recorder.messages.count, 1)
-        XCTAssertTrue(recorder.messages.first?.hasPrefix("the callback was called 2 times; it must be called exactly once: call 1 with [CallbackExperiment.Profile(id: \"u1\"") ?? false,
-                      "\(recorder.messages)")
+        XCTAssertTrue(
+            recorder.messages.first?.hasPrefix(
+                "the callback was called 2 times; it must be called exactly once: call 1 with [CallbackExperiment.Profile(id: \"u1\""
+            ) ?? false,
+            "\(recorder.messages)")
     }
 
     /// Without a watchdog, a relay never calls back when the app forgets: the helper says so
@@ -64,7 +68,8 @@ final class ExactlyOnceTests: XCTestCase {
     func testTheHelperCatchesARelayWithoutAWatchdog() {
         let recorder = RecordingReporter()
         let app = AppProfiles(latency: latency)
-        assertCalledExactlyOnce(within: 0.3, reporter: recorder.reporter) { (done: @escaping @Sendable ([Profile]) -> Void) in
+        assertCalledExactlyOnce(within: 0.3, reporter: recorder.reporter) {
+            (done: @escaping @Sendable ([Profile]) -> Void) in
             app.forgetting(["u1"], done)
         }
         XCTAssertEqual(recorder.messages, ["the callback was never called within 300 ms"])

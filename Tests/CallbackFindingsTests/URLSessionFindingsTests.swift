@@ -20,11 +20,19 @@ final class URLSessionFindingsTests: XCTestCase {
         try assertReproduced("callback.urlsession-completion-on-delegate-queue", in: report, of: callbackExperiment)
         let v = try XCTUnwrap(report.variant(CallbackVariant.urlsessionQueues))
         XCTAssertEqual(v.outcome, .completed)
-        XCTAssertEqual(queue("app resumes a data task", in: v), "com.apple.main-thread", "the caller is the main thread")
-        XCTAssertEqual(queue("given · completion handler runs", in: v), "app.delegate", "the given delegate queue ran it")
-        XCTAssertNotEqual(queue("own · completion handler runs", in: v), "com.apple.main-thread", "the session's own queue is not the main queue")
-        XCTAssertEqual(queue("own · app's UI update", in: v), "com.apple.main-thread", "the hop to the main queue is the app's own")
-        XCTAssertEqual(queue("async · the task resumes", in: v), "com.apple.main-thread", "the @MainActor caller resumed on the main thread")
+        XCTAssertEqual(
+            queue("app resumes a data task", in: v), "com.apple.main-thread", "the caller is the main thread")
+        XCTAssertEqual(
+            queue("given · completion handler runs", in: v), "app.delegate", "the given delegate queue ran it")
+        XCTAssertNotEqual(
+            queue("own · completion handler runs", in: v), "com.apple.main-thread",
+            "the session's own queue is not the main queue")
+        XCTAssertEqual(
+            queue("own · app's UI update", in: v), "com.apple.main-thread", "the hop to the main queue is the app's own"
+        )
+        XCTAssertEqual(
+            queue("async · the task resumes", in: v), "com.apple.main-thread",
+            "the @MainActor caller resumed on the main thread")
         XCTAssertEqual(v[CallbackMetric.of("own", .bytes)], v[CallbackMetric.asyncBytes], "the same body both ways")
     }
 
@@ -40,9 +48,10 @@ final class URLSessionFindingsTests: XCTestCase {
         XCTAssertEqual(main.outcome, .deadlock)
         XCTAssertNotNil(main[CallbackMetric.serverCompletedAfterS], "the response had arrived before the kill")
         XCTAssertEqual(main[CallbackMetric.wrapperHandlerCalls], 0, "the handler never ran")
-        if StackCapture.unavailableReason == nil {   // where stacks are taken (Linux), they show the wait
-            XCTAssertNotNil(main.whereClause(in: "dispatch_semaphore_wait", calledFrom: "fetchSynchronously"),
-                            "the stacks show the wait: \(main.stackGroups.map { $0.summary() })")
+        if StackCapture.unavailableReason == nil {  // where stacks are taken (Linux), they show the wait
+            XCTAssertNotNil(
+                main.whereClause(in: "dispatch_semaphore_wait", calledFrom: "fetchSynchronously"),
+                "the stacks show the wait: \(main.stackGroups.map { $0.summary() })")
         }
         let background = try XCTUnwrap(report.variant(CallbackVariant.urlsessionSyncBackground))
         XCTAssertEqual(background.outcome, .completed)
@@ -79,14 +88,17 @@ final class URLSessionFindingsTests: XCTestCase {
         let options = try CommandLineParser(program: "exp-callback", flags: callbackExperiment.flags).parse([])
         func inputs(_ outcome: Outcome, _ metrics: Metrics) -> FindingInputs {
             let name = CallbackVariant.urlsessionDisposition.rawValue
-            return FindingInputs(variants: [name: VariantReport(name: name, outcome: outcome, metrics: metrics)],
-                                 options: options, platform: .current)
+            return FindingInputs(
+                variants: [name: VariantReport(name: name, outcome: outcome, metrics: metrics)],
+                options: options, platform: .current)
         }
         var gated = Metrics()
         gated[CallbackMetric.bodyBytes] = 100_000
         gated[CallbackMetric.scheduledS] = 0.5
         gated[CallbackMetric.windowS] = 2.5
-        for (key, bytes, ended, code, at) in [("allow", 100_000.0, 1.0, 0.0, 0.5), ("never", 0, 0, 0, .nan), ("cancel", 0, 1, -999, 0.11)] {
+        for (key, bytes, ended, code, at) in [
+            ("allow", 100_000.0, 1.0, 0.0, 0.5), ("never", 0, 0, 0, .nan), ("cancel", 0, 1, -999, 0.11),
+        ] {
             gated[CallbackMetric.of(key, .asked)] = 1
             gated[CallbackMetric.of(key, .bytes)] = bytes
             gated[CallbackMetric.of(key, .ended)] = ended
@@ -102,7 +114,8 @@ final class URLSessionFindingsTests: XCTestCase {
         }
         XCTAssertTrue(CallbackVerdicts.urlSessionDispositionGatesTask(inputs(.completed, gated)).reproduced)
         XCTAssertFalse(CallbackVerdicts.linuxURLSessionIgnoresDisposition(inputs(.completed, gated)).reproduced)
-        XCTAssertTrue(CallbackVerdicts.linuxURLSessionIgnoresDisposition(inputs(.dispositionIgnored, ignored)).reproduced)
+        XCTAssertTrue(
+            CallbackVerdicts.linuxURLSessionIgnoresDisposition(inputs(.dispositionIgnored, ignored)).reproduced)
         XCTAssertFalse(CallbackVerdicts.urlSessionDispositionGatesTask(inputs(.dispositionIgnored, ignored)).reproduced)
         // Ignored, but one task ended a whole second after the others: not "at the same time".
         var late = ignored

@@ -19,7 +19,10 @@ final class DanceFindingsTests: XCTestCase {
     /// lesson, and its claims are honestly not judged: such a run is measured again, at most
     /// twice. Any other failure stands.
     static let run = Result {
-        let once = { try ExperimentRunner.run(danceExperiment, arguments: ["--quick"], executable: BuiltProducts.executable("exp-dance")) }
+        let once = {
+            try ExperimentRunner.run(
+                danceExperiment, arguments: ["--quick"], executable: BuiltProducts.executable("exp-dance"))
+        }
         var report = try once()
         for _ in 0..<2 where report.variants.contains(where: { $0.outcome.judgesNothing }) { report = try once() }
         return report
@@ -42,7 +45,8 @@ final class DanceFindingsTests: XCTestCase {
         try assertReproduced("dance.strong-capture-leaks", in: report(), of: danceExperiment)
         let v = try variant(.strongCapture)
         XCTAssertEqual(v.outcome, .leaked, v.evidence ?? "")
-        XCTAssertEqual(try flag(.strongCapture, DanceMetric.releasedAfterBreak), true, "clearing onTick broke the cycle")
+        XCTAssertEqual(
+            try flag(.strongCapture, DanceMetric.releasedAfterBreak), true, "clearing onTick broke the cycle")
         XCTAssertEqual(try labels(.strongCapture), ["tick", "scope-end", "grace-over", "cycle-broken", "deinit"])
 
         // The same lesson in this process, with the harness's assertions.
@@ -64,7 +68,8 @@ final class DanceFindingsTests: XCTestCase {
         let v = try variant(.weakStrong)
         XCTAssertEqual(v.outcome, .completed, v.evidence ?? "")
         XCTAssertEqual(try flag(.weakStrong, DanceMetric.delayedFoundNil), true, "the retry found its uploader gone")
-        XCTAssertEqual(try labels(.weakStrong), ["progress", "retry-scheduled", "scope-end", "deinit", "retry-found-nil"])
+        XCTAssertEqual(
+            try labels(.weakStrong), ["progress", "retry-scheduled", "scope-end", "deinit", "retry-found-nil"])
 
         assertReleased(within: 1) {
             let uploader = Uploader(lifetime: ReleaseTracker().tag("uploader")) { _ in }
@@ -81,7 +86,8 @@ final class DanceFindingsTests: XCTestCase {
         let v = try variant(.heapStack)
         XCTAssertEqual(v.outcome, .completed, v.evidence ?? "")
         for moment in ["created", "stored"] {
-            XCTAssertEqual(CaptureProbe.delta(v.metrics, moment: moment), .zero, "\(moment): the closure captured nothing")
+            XCTAssertEqual(
+                CaptureProbe.delta(v.metrics, moment: moment), .zero, "\(moment): the closure captured nothing")
         }
         XCTAssertEqual(try labels(.heapStack), ["reading", "scope-end", "deinit"])
 
@@ -99,7 +105,8 @@ final class DanceFindingsTests: XCTestCase {
         try assertReproduced("dance.heap-stack-delayed-order", in: report(), of: danceExperiment)
         let v = try variant(.heapStackDelayed)
         XCTAssertEqual(v.outcome, .completed, v.evidence ?? "")
-        XCTAssertEqual(try labels(.heapStackDelayed), ["completion2", "scope-end", "after-delay", "completion1", "deinit"])
+        XCTAssertEqual(
+            try labels(.heapStackDelayed), ["completion2", "scope-end", "after-delay", "completion1", "deinit"])
         XCTAssertEqual(try flag(.heapStackDelayed, DanceMetric.aliveMidDelay), true, "the pending block kept foo alive")
         XCTAssertEqual(CaptureProbe.delta(v.metrics, moment: "stored"), .zero, "the stored completions hold nothing")
     }
@@ -110,7 +117,8 @@ final class DanceFindingsTests: XCTestCase {
         try assertReproduced("dance.hidden-api-cycle", in: report(), of: danceExperiment)
         XCTAssertEqual(try variant(.hiddenAPICycle).outcome, .leaked)
         XCTAssertEqual(try variant(.hiddenAPIFixed).outcome, .completed)
-        XCTAssertEqual(CaptureProbe.delta(try variant(.hiddenAPIFixed).metrics), .zero, "the fixed API's action holds nothing")
+        XCTAssertEqual(
+            CaptureProbe.delta(try variant(.hiddenAPIFixed).metrics), .zero, "the fixed API's action holds nothing")
 
         weak var leaked: ConversationScreen?
         assertNotReleased(after: 0.1) {
@@ -135,8 +143,11 @@ final class DanceFindingsTests: XCTestCase {
         try assertReproduced("dance.unowned-traps-after-release", in: report(), of: danceExperiment)
         let v = try variant(.unownedAfterRelease)
         XCTAssertEqual(v.outcome, .crashed)
-        XCTAssertTrue(v.evidence?.contains("Attempted to read an unowned reference") ?? false, v.evidence ?? "no evidence")
-        XCTAssertEqual(try labels(.unownedAfterRelease), ["post", "scope-end", "deinit", "post-after-release"], "released first, called after")
+        XCTAssertTrue(
+            v.evidence?.contains("Attempted to read an unowned reference") ?? false, v.evidence ?? "no evidence")
+        XCTAssertEqual(
+            try labels(.unownedAfterRelease), ["post", "scope-end", "deinit", "post-after-release"],
+            "released first, called after")
     }
 
     // MARK: - Evidence before verdict
@@ -146,9 +157,11 @@ final class DanceFindingsTests: XCTestCase {
     /// the symptom. Run in this process with the variant's own measuring.
     func testALeakTheClosureDidNotCauseIsNotJudged() throws {
         let options = try danceExperiment.parser.parse(["--grace", "0.05"])
-        let trial = OwnerTrial(VariantContext(variant: DanceVariant.heapStack.rawValue, options: options, inChild: false,
-                                              parameters: DanceParameters(options)), owner: "thermostat")
-        var keeper: Thermostat?   // holds the owner: the leak's cause, not the closure
+        let trial = OwnerTrial(
+            VariantContext(
+                variant: DanceVariant.heapStack.rawValue, options: options, inChild: false,
+                parameters: DanceParameters(options)), owner: "thermostat")
+        var keeper: Thermostat?  // holds the owner: the leak's cause, not the closure
         do {
             let thermostat = Thermostat(lifetime: trial.tag())
             trial.watch(thermostat)

@@ -11,8 +11,9 @@ import XCTest
 final class ReleaseClockTests: XCTestCase {
     func testAReleaseThatFollowsCompletion1IsNeverEarly() throws {
         let options = try danceExperiment.parser.parse([])
-        let context = VariantContext(variant: DanceVariant.heapStackDelayed.rawValue, options: options, inChild: false,
-                                     parameters: DanceParameters(options))
+        let context = VariantContext(
+            variant: DanceVariant.heapStackDelayed.rawValue, options: options, inChild: false,
+            parameters: DanceParameters(options))
         // A second into the trial, as in the experiment (its delay is 1-2 s), where rounding
         // the event's time to six digits moved it by up to 5 µs.
         MonotonicClock.sleep(for: 1.05)
@@ -22,10 +23,11 @@ final class ReleaseClockTests: XCTestCase {
             let label = "foo-\(index)"
             var tag: LifetimeTag? = tracker.tag(label)
             context.event("completion1-\(index)")
-            tag = nil   // released after completion1, in program order
+            tag = nil  // released after completion1, in program order
             XCTAssertNil(tag)
-            let outcome = HeapStackDelayed.order(released: true, completion1: context.instant(of: "completion1-\(index)"),
-                                                 releasedAt: tracker.releasedAt(label), machineDelay: 0, delay: 1)
+            let outcome = HeapStackDelayed.order(
+                released: true, completion1: context.instant(of: "completion1-\(index)"),
+                releasedAt: tracker.releasedAt(label), machineDelay: 0, delay: 1)
             if outcome == "released-early" { early += 1 }
         }
         XCTAssertEqual(early, 0, "releases right after completion1 judged early")
@@ -34,13 +36,25 @@ final class ReleaseClockTests: XCTestCase {
     /// The rule itself: before completion1 is early, at or after it within half the delay is
     /// on time, later than that (less a stall a same-moment control saw) is late.
     func testTheOrderRule() {
-        let c1: Seconds = 1_000_000.000_001   // an uptime of 11 days, where a Double keeps ~0.1 ns
-        XCTAssertEqual(HeapStackDelayed.order(released: true, completion1: c1, releasedAt: c1.nextDown, machineDelay: 0, delay: 1), "released-early")
-        XCTAssertEqual(HeapStackDelayed.order(released: true, completion1: c1, releasedAt: c1, machineDelay: 0, delay: 1), .completed)
-        XCTAssertEqual(HeapStackDelayed.order(released: true, completion1: c1, releasedAt: c1 + 0.6, machineDelay: 0, delay: 1), "released-late")
-        XCTAssertEqual(HeapStackDelayed.order(released: true, completion1: c1, releasedAt: c1 + 0.6, machineDelay: 0.2, delay: 1), .completed)
-        XCTAssertEqual(HeapStackDelayed.order(released: true, completion1: nil, releasedAt: c1, machineDelay: 0, delay: 1), "released-early")
-        XCTAssertEqual(HeapStackDelayed.order(released: false, completion1: c1, releasedAt: nil, machineDelay: 0, delay: 1), .leaked)
+        let c1: Seconds = 1_000_000.000_001  // an uptime of 11 days, where a Double keeps ~0.1 ns
+        XCTAssertEqual(
+            HeapStackDelayed.order(released: true, completion1: c1, releasedAt: c1.nextDown, machineDelay: 0, delay: 1),
+            "released-early")
+        XCTAssertEqual(
+            HeapStackDelayed.order(released: true, completion1: c1, releasedAt: c1, machineDelay: 0, delay: 1),
+            .completed)
+        XCTAssertEqual(
+            HeapStackDelayed.order(released: true, completion1: c1, releasedAt: c1 + 0.6, machineDelay: 0, delay: 1),
+            "released-late")
+        XCTAssertEqual(
+            HeapStackDelayed.order(released: true, completion1: c1, releasedAt: c1 + 0.6, machineDelay: 0.2, delay: 1),
+            .completed)
+        XCTAssertEqual(
+            HeapStackDelayed.order(released: true, completion1: nil, releasedAt: c1, machineDelay: 0, delay: 1),
+            "released-early")
+        XCTAssertEqual(
+            HeapStackDelayed.order(released: false, completion1: c1, releasedAt: nil, machineDelay: 0, delay: 1),
+            .leaked)
     }
 
     /// An event's time as the context gives it back is the instant it was logged, unrounded
@@ -48,8 +62,9 @@ final class ReleaseClockTests: XCTestCase {
     /// order for `stepsInOrder` and the like.
     func testEventTimesAreKeptAsTaken() throws {
         let options = try danceExperiment.parser.parse([])
-        let context = VariantContext(variant: DanceVariant.heapStackDelayed.rawValue, options: options, inChild: false,
-                                     parameters: DanceParameters(options))
+        let context = VariantContext(
+            variant: DanceVariant.heapStackDelayed.rawValue, options: options, inChild: false,
+            parameters: DanceParameters(options))
         let at = context.startedAt + 1.234_567_891
         XCTAssertEqual(context.event("x", at: at), at)
         XCTAssertEqual(context.instant(of: "x"), at)
@@ -57,6 +72,8 @@ final class ReleaseClockTests: XCTestCase {
         XCTAssertEqual(context.events.first?.t, at - context.startedAt)
         context.event("y", at: at + 0.000_000_5)
         XCTAssertEqual(context.events.map(\.label), ["x", "y"])
-        XCTAssertLessThan(try XCTUnwrap(context.events.first?.t), try XCTUnwrap(context.events.last?.t), "half a microsecond apart, still ordered")
+        XCTAssertLessThan(
+            try XCTUnwrap(context.events.first?.t), try XCTUnwrap(context.events.last?.t),
+            "half a microsecond apart, still ordered")
     }
 }

@@ -36,7 +36,9 @@ extension DispatchWorkItem {
 }
 
 extension Thread {
-    @available(*, noasync, message: "Apple's Foundation: work intended for the main actor should be marked with @MainActor")
+    @available(
+        *, noasync, message: "Apple's Foundation: work intended for the main actor should be marked with @MainActor"
+    )
     class var isMainThread: Bool { fatalError() }
     @available(*, noasync, message: "Apple's Foundation: Thread.current cannot be used from async contexts")
     class var current: Thread { fatalError() }

@@ -18,11 +18,14 @@ public enum FindingDecision: Sendable, Equatable {
     /// `assertReproduced(_:in:of:file:line:)`, checked in this order: the id and the finding
     /// exist, it applies, no variant it reads ended forbidden, it was judged (else: skip when a
     /// variant it reads ended in a machine outcome, fail otherwise), it reproduced.
-    public static func decide(_ id: String, in report: ExperimentReport,
-                              of experiment: ExperimentDefinition) -> FindingDecision {
+    public static func decide(
+        _ id: String, in report: ExperimentReport,
+        of experiment: ExperimentDefinition
+    ) -> FindingDecision {
         guard let names = experiment.variantsRead(byFinding: id) else {
-            return .fail("\(id) is no finding of \(experiment.name): its findings are "
-                         + experiment.findingIDs.joined(separator: ", "))
+            return .fail(
+                "\(id) is no finding of \(experiment.name): its findings are "
+                    + experiment.findingIDs.joined(separator: ", "))
         }
         let read = names.compactMap { report.variant($0) }
         let variants = read.isEmpty ? "" : " [" + read.map(describe).joined(separator: "; ") + "]"
@@ -32,12 +35,15 @@ public enum FindingDecision: Sendable, Equatable {
         }
         guard finding.applicable else { return .fail("\(id) does not apply here: \(finding.summary)") }
         if let forbidden = read.first(where: { $0.grade == .forbidden }) {
-            return .fail("\(id): \(forbidden.name) ended \(forbidden.outcome), which its declaration forbids: "
-                         + "\(forbidden.evidence ?? "no evidence"); the finding: \(finding.summary)")
+            return .fail(
+                "\(id): \(forbidden.name) ended \(forbidden.outcome), which its declaration forbids: "
+                    + "\(forbidden.evidence ?? "no evidence"); the finding: \(finding.summary)")
         }
         if case .notJudged(let reason) = finding.status {
             // The reason the verdict carries; the machine must also be seen in a trial it reads.
-            if reason == .machineOutcome, let machine = read.first(where: { Outcome.machineOutcomes.contains($0.outcome) }) {
+            if reason == .machineOutcome,
+                let machine = read.first(where: { Outcome.machineOutcomes.contains($0.outcome) })
+            {
                 return .skip("\(id) not judged: the machine broke the trial: \(describe(machine))")
             }
             return .fail("\(id) was not judged (\(reason.rawValue)): \(finding.summary)\(variants)")
@@ -85,8 +91,10 @@ extension ExperimentDefinition {
 /// on a machine outcome, found by a prefix of the summary, where the others failed; one did not
 /// check that the finding applied or was judged; one alone checked forbidden variants; three
 /// read "mechanism" out of the summary.
-public func assertReproduced(_ id: String, in report: ExperimentReport, of experiment: ExperimentDefinition,
-                             file: StaticString = #filePath, line: UInt = #line) throws {
+public func assertReproduced(
+    _ id: String, in report: ExperimentReport, of experiment: ExperimentDefinition,
+    file: StaticString = #filePath, line: UInt = #line
+) throws {
     switch FindingDecision.decide(id, in: report, of: experiment) {
     case .pass: return
     case .skip(let reason): throw XCTSkip(reason, file: file, line: line)

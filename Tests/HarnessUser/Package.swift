@@ -9,16 +9,20 @@ let package = Package(
     name: "HarnessUser",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "RunloopLab", path: "../.."),
+        .package(name: "RunloopLab", path: "../..")
     ],
     targets: [
         .target(name: "HarnessUserKit"),
-        .testTarget(name: "HarnessUserXCTests", dependencies: [
-            "HarnessUserKit", .product(name: "LabHarnessXCTest", package: "RunloopLab"),
-        ]),
-        .testTarget(name: "HarnessUserSwiftTests", dependencies: [
-            "HarnessUserKit", .product(name: "LabHarnessTesting", package: "RunloopLab"),
-        ]),
+        .testTarget(
+            name: "HarnessUserXCTests",
+            dependencies: [
+                "HarnessUserKit", .product(name: "LabHarnessXCTest", package: "RunloopLab"),
+            ]),
+        .testTarget(
+            name: "HarnessUserSwiftTests",
+            dependencies: [
+                "HarnessUserKit", .product(name: "LabHarnessTesting", package: "RunloopLab"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

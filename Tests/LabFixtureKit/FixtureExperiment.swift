@@ -16,10 +16,12 @@ public let fixtureExperiment = ExperimentDefinition(
         .toggle("break", help: "make the ok variant fail, so its finding does not reproduce"),
     ],
     variants: [
-        Variant("ok", summary: "counts to --count over --hold seconds",
-                expect: [OutcomeExpectation(.completed, .expected, "it finished")],
-                time: .from { (p: FixtureParameters) in TrialTime(expected: p.hold, budget: 60, progressTotal: p.count) },
-                claim: Claim("fixture.ok-completes", "the ok variant completes")) { context in
+        Variant(
+            "ok", summary: "counts to --count over --hold seconds",
+            expect: [OutcomeExpectation(.completed, .expected, "it finished")],
+            time: .from { (p: FixtureParameters) in TrialTime(expected: p.hold, budget: 60, progressTotal: p.count) },
+            claim: Claim("fixture.ok-completes", "the ok variant completes")
+        ) { context in
             let parameters = context.parameters(FixtureParameters.self)
             let count = parameters.count
             let step = parameters.hold / Double(count)
@@ -29,60 +31,87 @@ public let fixtureExperiment = ExperimentDefinition(
             metrics[FixtureMetric.total] = Double(count)
             metrics[FixtureMetric.completed] = Double(context.progress.value)
             metrics[MetricKey.wall] = MonotonicClock.now() - start
-            return VariantRecord(outcome: parameters.breaks ? .failed : .completed, metrics: metrics,
-                                 series: ["steps": [[0, 0], [1, Double(count)]]],
-                                 events: [TimedEvent(t: 0, label: "start"), TimedEvent(t: context.elapsed(), label: "end")],
-                                 mechanism: .when(context.progress.value == count, "\(count) steps counted", otherwise: "a step was missed"))
+            return VariantRecord(
+                outcome: parameters.breaks ? .failed : .completed, metrics: metrics,
+                series: ["steps": [[0, 0], [1, Double(count)]]],
+                events: [TimedEvent(t: 0, label: "start"), TimedEvent(t: context.elapsed(), label: "end")],
+                mechanism: .when(
+                    context.progress.value == count, "\(count) steps counted", otherwise: "a step was missed"))
         },
-        Variant("hang", summary: "blocks its main thread forever after one step",
-                expect: [OutcomeExpectation(.deadlock, .expected, "the harness killed it"),
-                         OutcomeExpectation(.completed, .forbidden, "a semaphore nobody signals was signalled")],
-                time: .fixed(TrialTime(expected: 0.5, budget: 5, stallWindow: 0.5)), progressMetric: FixtureMetric.completed.rawValue) { context in
+        Variant(
+            "hang", summary: "blocks its main thread forever after one step",
+            expect: [
+                OutcomeExpectation(.deadlock, .expected, "the harness killed it"),
+                OutcomeExpectation(.completed, .forbidden, "a semaphore nobody signals was signalled"),
+            ],
+            time: .fixed(TrialTime(expected: 0.5, budget: 5, stallWindow: 0.5)),
+            progressMetric: FixtureMetric.completed.rawValue
+        ) { context in
             context.progress.advance()
             DispatchSemaphore(value: 0).wait()
             return VariantRecord(outcome: .completed)
         },
-        Variant("trap", summary: "calls fatalError",
-                expect: [OutcomeExpectation(.crashed, .expected, "the trap ended the child")],
-                claim: Claim("fixture.trap-crashes", "a trap is reported as a crash")) { context in
+        Variant(
+            "trap", summary: "calls fatalError",
+            expect: [OutcomeExpectation(.crashed, .expected, "the trap ended the child")],
+            claim: Claim("fixture.trap-crashes", "a trap is reported as a crash")
+        ) { context in
             context.checkpoint(VariantRecord(outcome: .crashed, mechanism: .seen("the body reached its fatalError")))
             fatalError("fixture variant trapped on purpose")
         },
-        Variant("sleepy", summary: "sleeps a minute while making no progress (for interrupting)",
-                expect: [OutcomeExpectation(.interrupted, .expected, "stopped by Ctrl-C")],
-                includedByDefault: false, time: .fixed(TrialTime(expected: 60, budget: 120))) { _ in
+        Variant(
+            "sleepy", summary: "sleeps a minute while making no progress (for interrupting)",
+            expect: [OutcomeExpectation(.interrupted, .expected, "stopped by Ctrl-C")],
+            includedByDefault: false, time: .fixed(TrialTime(expected: 60, budget: 120))
+        ) { _ in
             MonotonicClock.sleep(for: 60)
             return VariantRecord(outcome: .completed)
         },
-        Variant("leak", summary: "reports a leak (an outcome the variant decides itself)",
-                expect: [OutcomeExpectation(.leaked, .interesting, "reported by the variant")],
-                includedByDefault: false) { _ in
+        Variant(
+            "leak", summary: "reports a leak (an outcome the variant decides itself)",
+            expect: [OutcomeExpectation(.leaked, .interesting, "reported by the variant")],
+            includedByDefault: false
+        ) { _ in
             VariantRecord(outcome: .leaked, metrics: ["alive": 1])
         },
-        Variant("measure-then-trap", summary: "hands what it measured to the harness, then traps",
-                expect: [OutcomeExpectation(.crashed, .expected, "the trap ended the child after its checkpoint")],
-                includedByDefault: false) { context in
-            context.checkpoint(VariantRecord(outcome: .crashed, metrics: ["measured": 42], evidence: "measured 42 before the trap",
-                                             series: ["steps": [[0, 1]]], events: [TimedEvent(t: 0, label: "checkpoint")]))
+        Variant(
+            "measure-then-trap", summary: "hands what it measured to the harness, then traps",
+            expect: [OutcomeExpectation(.crashed, .expected, "the trap ended the child after its checkpoint")],
+            includedByDefault: false
+        ) { context in
+            context.checkpoint(
+                VariantRecord(
+                    outcome: .crashed, metrics: ["measured": 42], evidence: "measured 42 before the trap",
+                    series: ["steps": [[0, 1]]], events: [TimedEvent(t: 0, label: "checkpoint")]))
             fatalError("fixture variant trapped after its checkpoint")
         },
-        Variant("forbidden", summary: "ends with an outcome its declaration forbids; no finding reads it",
-                expect: [OutcomeExpectation(.completed, .expected, "what a correct variant would do"),
-                         OutcomeExpectation(.failed, .forbidden, "the variant broke its own contract")],
-                includedByDefault: false) { _ in
+        Variant(
+            "forbidden", summary: "ends with an outcome its declaration forbids; no finding reads it",
+            expect: [
+                OutcomeExpectation(.completed, .expected, "what a correct variant would do"),
+                OutcomeExpectation(.failed, .forbidden, "the variant broke its own contract"),
+            ],
+            includedByDefault: false
+        ) { _ in
             VariantRecord(outcome: .failed, evidence: "failed on purpose")
         },
     ],
     findings: [
-        Finding("fixture.hang-deadlocks", claim: "a blocked main thread is reported as a deadlock", needs: ["hang"]) { inputs in
+        Finding("fixture.hang-deadlocks", claim: "a blocked main thread is reported as a deadlock", needs: ["hang"]) {
+            inputs in
             let hang = inputs["hang"]
-            return Verdict(symptom: hang.outcome == .deadlock,
-                           mechanism: .when(hang[FixtureMetric.completed] == 1, "the child made its one step, then none",
-                                            otherwise: "the child never made its first step"),
-                           "hang ended \(hang.outcome) with completed \(Format.count(hang[FixtureMetric.completed] ?? -1)): \(hang.evidence ?? "")")
+            return Verdict(
+                symptom: hang.outcome == .deadlock,
+                mechanism: .when(
+                    hang[FixtureMetric.completed] == 1, "the child made its one step, then none",
+                    otherwise: "the child never made its first step"),
+                "hang ended \(hang.outcome) with completed \(Format.count(hang[FixtureMetric.completed] ?? -1)): \(hang.evidence ?? "")"
+            )
         },
-        Finding("fixture.never-applies", claim: "applies nowhere", needs: ["ok"], appliesWhen: { _ in false },
-                notApplicableReason: "a fixture that applies nowhere") { _ in .notJudged("unreachable") },
+        Finding(
+            "fixture.never-applies", claim: "applies nowhere", needs: ["ok"], appliesWhen: { _ in false },
+            notApplicableReason: "a fixture that applies nowhere"
+        ) { _ in .notJudged("unreachable") },
     ],
     columns: [.ratio("done", "completed", of: "total"), .seconds("wall", "wall_s")],
     defaultJobs: 3,

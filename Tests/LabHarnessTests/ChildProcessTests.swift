@@ -22,8 +22,10 @@ final class ChildProcessTests: XCTestCase {
 
     /// The known truth: a child that traps is `crashed`, and the evidence is its fatal-error line.
     func testATrapIsACrashWithTheFatalErrorLine() throws {
-        let run = try ChildProcess.run(ChildSpec(executable: fixture(), arguments: ["trap", "boom at line 7"],
-                                                 environment: ["SWIFT_BACKTRACE": "enable=no"], budget: 30))
+        let run = try ChildProcess.run(
+            ChildSpec(
+                executable: fixture(), arguments: ["trap", "boom at line 7"],
+                environment: ["SWIFT_BACKTRACE": "enable=no"], budget: 30))
         XCTAssertEqual(run.outcome, .crashed)
         XCTAssertNotNil(run.signal)
         XCTAssertTrue(run.evidence.contains("Fatal error: boom at line 7"), run.evidence)
@@ -49,8 +51,10 @@ final class ChildProcessTests: XCTestCase {
     /// A stall window ends a child as soon as its progress stops, long before its budget.
     func testAStallWindowEndsAStuckChildEarly() throws {
         let start = MonotonicClock.now()
-        let run = try ChildProcess.run(ChildSpec(executable: fixture(), arguments: ["progress-then-block", "4"],
-                                                 budget: 30, stallWindow: 0.3))
+        let run = try ChildProcess.run(
+            ChildSpec(
+                executable: fixture(), arguments: ["progress-then-block", "4"],
+                budget: 30, stallWindow: 0.3))
         XCTAssertEqual(run.outcome, .deadlock)
         XCTAssertEqual(run.progress, 4)
         XCTAssertLessThan(MonotonicClock.now() - start, 5)
@@ -99,7 +103,8 @@ final class ChildProcessTests: XCTestCase {
     }
 
     func testOutputBeyondTheLimitIsCountedAndDropped() throws {
-        let run = try ChildProcess.run(ChildSpec(executable: fixture(), arguments: ["flood", "100000"], budget: 30, outputLimit: 1000))
+        let run = try ChildProcess.run(
+            ChildSpec(executable: fixture(), arguments: ["flood", "100000"], budget: 30, outputLimit: 1000))
         XCTAssertEqual(run.outcome, .completed)
         XCTAssertTrue(run.stdout.hasPrefix(String(repeating: "x", count: 1000)))
         XCTAssertTrue(run.stdout.contains("[99000 more bytes dropped]"), String(run.stdout.suffix(80)))
@@ -120,16 +125,21 @@ final class ChildProcessTests: XCTestCase {
     func testTheProcessTableSeesChildrenUntilTheyAreReaped() throws {
         if let reason = ProcessTable.unavailableReason { throw XCTSkip(reason) }
         let seen = Atomic<Bool>(false)
-        let run = try ChildProcess.run(ChildSpec(executable: fixture(), arguments: ["block"], budget: 1, onStart: { pid in
-            let deadline = MonotonicClock.now() + 0.8
-            while MonotonicClock.now() < deadline {
-                if ProcessTable.children().contains(where: { $0.pid == pid && $0.commandLine.hasSuffix("lab-fixture block") }) {
-                    seen.store(true, ordering: .relaxed)
-                    return
-                }
-                MonotonicClock.sleep(for: 0.01)
-            }
-        }))
+        let run = try ChildProcess.run(
+            ChildSpec(
+                executable: fixture(), arguments: ["block"], budget: 1,
+                onStart: { pid in
+                    let deadline = MonotonicClock.now() + 0.8
+                    while MonotonicClock.now() < deadline {
+                        if ProcessTable.children().contains(where: {
+                            $0.pid == pid && $0.commandLine.hasSuffix("lab-fixture block")
+                        }) {
+                            seen.store(true, ordering: .relaxed)
+                            return
+                        }
+                        MonotonicClock.sleep(for: 0.01)
+                    }
+                }))
         XCTAssertTrue(seen.load(ordering: .relaxed))
         XCTAssertFalse(ProcessTable.all().contains { $0.pid == run.pid })
     }
@@ -160,7 +170,9 @@ final class ProcArgsParsingTests: XCTestCase {
         for part in rest { bytes += Array(part.utf8) + [0] }
         var command = [CChar](repeating: 0x7f, count: size)
         let rc = bytes.withUnsafeBufferPointer { raw in
-            raw.withMemoryRebound(to: CChar.self) { clab_join_procargs2($0.baseAddress, UInt($0.count), &command, UInt(size)) }
+            raw.withMemoryRebound(to: CChar.self) {
+                clab_join_procargs2($0.baseAddress, UInt($0.count), &command, UInt(size))
+            }
         }
         return (rc, command.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
     }

@@ -7,11 +7,15 @@ final class ClaimEvidenceTests: XCTestCase {
     private func run(_ mechanism: Evidence?) throws -> ExperimentReport {
         let definition = ExperimentDefinition(
             name: "evidence", executable: "evidence", question: "?", about: "", flags: [],
-            variants: [Variant("v", summary: "",
-                               expect: [OutcomeExpectation(.deadlock, .expected, "callers held the pool")],
-                               claim: Claim("evidence.v", "callers hold the pool")) { _ in
-                VariantRecord(outcome: .deadlock, evidence: "no timeout fired", mechanism: mechanism)
-            }.inProcess],
+            variants: [
+                Variant(
+                    "v", summary: "",
+                    expect: [OutcomeExpectation(.deadlock, .expected, "callers held the pool")],
+                    claim: Claim("evidence.v", "callers hold the pool")
+                ) { _ in
+                    VariantRecord(outcome: .deadlock, evidence: "no timeout fired", mechanism: mechanism)
+                }.inProcess
+            ],
             findings: [])
         return try ExperimentRunner.run(definition, arguments: [])
     }

@@ -28,10 +28,14 @@ final class DarwinStrictnessTests: XCTestCase {
         if let reason = try check.sdkIsStrictAlready() { throw XCTSkip(reason) }
         let units = try check.repositoryUnits()
         let uncovered = check.swiftFilesOutside(units)
-        XCTAssertEqual(uncovered, [], "Swift files in no module the check knows; add their target to StrictnessCheck.repositoryUnits")
+        XCTAssertEqual(
+            uncovered, [],
+            "Swift files in no module the check knows; add their target to StrictnessCheck.repositoryUnits")
         let findings = try check.run(units)
-        XCTAssertEqual(findings, [], "calls Apple's SDK rejects in an async context (a Mac's `swift build` fails on each):\n"
-                       + findings.joined(separator: "\n"))
+        XCTAssertEqual(
+            findings, [],
+            "calls Apple's SDK rejects in an async context (a Mac's `swift build` fails on each):\n"
+                + findings.joined(separator: "\n"))
     }
 
     /// The check can fail: a module with a wait in a task, in an async function, in an async
@@ -40,7 +44,8 @@ final class DarwinStrictnessTests: XCTestCase {
     func testTheCheckNamesAWaitInAsyncCodeAndNoneInSyncCode() throws {
         let check = try StrictnessCheck()
         if let reason = try check.sdkIsStrictAlready() { throw XCTSkip(reason) }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strictness-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "strictness-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let source = """
@@ -57,7 +62,9 @@ final class DarwinStrictnessTests: XCTestCase {
         let file = folder.appendingPathComponent("Canary.swift")
         try source.write(to: file, atomically: true, encoding: .utf8)
         let findings = try check.run([StrictnessCheck.Unit(module: "Canary", files: [file.path])])
-        XCTAssertEqual(findings.map { $0.components(separatedBy: ": ").first ?? "" }, [3, 4, 5].map { "\(file.path):\($0)" }, "\(findings)")
+        XCTAssertEqual(
+            findings.map { $0.components(separatedBy: ": ").first ?? "" }, [3, 4, 5].map { "\(file.path):\($0)" },
+            "\(findings)")
         XCTAssertTrue(findings.allSatisfy { $0.contains("unavailable from asynchronous contexts") }, "\(findings)")
     }
 }
@@ -75,10 +82,13 @@ struct StrictnessCheck {
         /// A copy's path → the repository file it was copied from (a program not named
         /// main.swift is checked as a copy that is, where its top-level code is allowed).
         var copies: [String: String] = [:]
-        var importsXCTest: Bool { files.contains { (try? String(contentsOfFile: $0, encoding: .utf8))?.contains("import XCTest") == true } }
+        var importsXCTest: Bool {
+            files.contains { (try? String(contentsOfFile: $0, encoding: .utf8))?.contains("import XCTest") == true }
+        }
     }
 
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     let products = BuiltProducts.directory
     let markings = root.appendingPathComponent("Tests/DarwinStrictness/AppleAsyncMarkings.swift").path
     let xctestMarkings = root.appendingPathComponent("Tests/DarwinStrictness/AppleXCTestAsyncMarkings.swift").path
@@ -88,14 +98,20 @@ struct StrictnessCheck {
 
     init() throws {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"
-        guard let found = path.split(separator: ":").map({ "\($0)/swiftc" }).first(where: FileManager.default.isExecutableFile) else {
+        guard
+            let found = path.split(separator: ":").map({ "\($0)/swiftc" }).first(
+                where: FileManager.default.isExecutableFile)
+        else {
             throw XCTSkip("no swiftc on PATH: the check needs the toolchain that built the tests")
         }
         swiftc = found
         let probe = FileManager.default.temporaryDirectory.appendingPathComponent("strictness-probe-\(getpid()).swift")
         try "".write(to: probe, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: probe) }
-        let run = try ChildProcess.run(ChildSpec(executable: swiftc, arguments: ["-###", "-typecheck", "-module-name", "StrictnessProbe", probe.path], budget: 60))
+        let run = try ChildProcess.run(
+            ChildSpec(
+                executable: swiftc, arguments: ["-###", "-typecheck", "-module-name", "StrictnessProbe", probe.path],
+                budget: 60))
         guard let line = run.stdout.split(separator: "\n").first(where: { $0.contains("-frontend") }) else {
             throw StrictnessError("the driver printed no frontend command: \(run.stdout) \(run.stderr)")
         }
@@ -120,9 +136,13 @@ struct StrictnessCheck {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("Probe.swift")
-        try "import Dispatch\nfunc f() async { DispatchSemaphore(value: 0).wait() }\n".write(to: file, atomically: true, encoding: .utf8)
-        let run = try ChildProcess.run(ChildSpec(executable: frontend.executable, arguments: frontend.arguments
-                                                 + ["-module-name", "Probe", "-swift-version", "6", "-primary-file", file.path], budget: 60))
+        try "import Dispatch\nfunc f() async { DispatchSemaphore(value: 0).wait() }\n".write(
+            to: file, atomically: true, encoding: .utf8)
+        let run = try ChildProcess.run(
+            ChildSpec(
+                executable: frontend.executable,
+                arguments: frontend.arguments
+                    + ["-module-name", "Probe", "-swift-version", "6", "-primary-file", file.path], budget: 60))
         return run.stderr.contains("unavailable from asynchronous contexts")
             ? "this SDK marks the waits unavailable from async code itself (a Mac): `swift build` is the check" : nil
     }
@@ -139,12 +159,18 @@ struct StrictnessCheck {
             for module in Self.subfolders("Experiments/\(executable)") {
                 units.append(Unit(module: module, files: Self.swiftFiles(under: "Experiments/\(executable)/\(module)")))
             }
-            units.append(Unit(module: executable.replacingOccurrences(of: "-", with: "_"), files: [Self.path("Experiments/\(executable)/main.swift")], isProgram: true))
+            units.append(
+                Unit(
+                    module: executable.replacingOccurrences(of: "-", with: "_"),
+                    files: [Self.path("Experiments/\(executable)/main.swift")], isProgram: true))
         }
-        let packages = Self.subfolders("Tests").filter { FileManager.default.fileExists(atPath: Self.path("Tests/\($0)/Package.swift")) }
+        let packages = Self.subfolders("Tests").filter {
+            FileManager.default.fileExists(atPath: Self.path("Tests/\($0)/Package.swift"))
+        }
         for folder in Self.subfolders("Tests") where folder != "DarwinStrictness" && !packages.contains(folder) {
             let files = Self.swiftFiles(under: "Tests/\(folder)")
-            units.append(Unit(module: folder, files: files, isProgram: files.count == 1 && files[0].hasSuffix("/main.swift")))
+            units.append(
+                Unit(module: folder, files: files, isProgram: files.count == 1 && files[0].hasSuffix("/main.swift")))
         }
         // Programs the handouts have students build, each on its own.
         for program in Self.swiftFiles(under: "notes/programs") {
@@ -159,19 +185,32 @@ struct StrictnessCheck {
         // Packages of their own in Tests/ (the library author's, lab watch's fixture): their
         // libraries are built here first, for their tests to import.
         for package in packages {
-            let modules = FileManager.default.temporaryDirectory.appendingPathComponent("strictness-\(getpid())-\(package)")
+            let modules = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "strictness-\(getpid())-\(package)")
             try FileManager.default.createDirectory(at: modules, withIntermediateDirectories: true)
             for library in Self.subfolders("Tests/\(package)/Sources") {
-                let unit = Unit(module: library, files: Self.swiftFiles(under: "Tests/\(package)/Sources/\(library)"), extraModules: modules.path)
-                let built = try ChildProcess.run(ChildSpec(executable: swiftc, arguments: ["-emit-module", "-parse-as-library", "-swift-version", "6",
-                                                                                         "-module-name", library, "-I", self.modules, "-I", modules.path,
-                                                                                         "-emit-module-path", modules.appendingPathComponent("\(library).swiftmodule").path] + unit.files,
-                                                           budget: 120))
-                guard built.outcome == .completed else { throw StrictnessError("\(package)'s \(library) did not build: \(built.stderr)") }
+                let unit = Unit(
+                    module: library, files: Self.swiftFiles(under: "Tests/\(package)/Sources/\(library)"),
+                    extraModules: modules.path)
+                let built = try ChildProcess.run(
+                    ChildSpec(
+                        executable: swiftc,
+                        arguments: [
+                            "-emit-module", "-parse-as-library", "-swift-version", "6",
+                            "-module-name", library, "-I", self.modules, "-I", modules.path,
+                            "-emit-module-path", modules.appendingPathComponent("\(library).swiftmodule").path,
+                        ] + unit.files,
+                        budget: 120))
+                guard built.outcome == .completed else {
+                    throw StrictnessError("\(package)'s \(library) did not build: \(built.stderr)")
+                }
                 units.append(unit)
             }
             for folder in Self.subfolders("Tests/\(package)/Tests") {
-                units.append(Unit(module: folder, files: Self.swiftFiles(under: "Tests/\(package)/Tests/\(folder)"), extraModules: modules.path))
+                units.append(
+                    Unit(
+                        module: folder, files: Self.swiftFiles(under: "Tests/\(package)/Tests/\(folder)"),
+                        extraModules: modules.path))
             }
         }
         return units.filter { !$0.files.isEmpty }
@@ -193,22 +232,31 @@ struct StrictnessCheck {
             let unit = units[index]
             let primaries = unit.files.filter { Self.mayHoldAsyncContext($0, asyncNames: asyncNames) }
             guard !primaries.isEmpty else { return }
-            var arguments = frontend.arguments + ["-module-name", unit.module, "-swift-version", "6", "-D", "DEBUG", "-I", modules,
-                                                  "-Xcc", "-fmodule-map-file=\(products.appendingPathComponent("CLabSupport.build/module.modulemap").path)",
-                                                  "-Xcc", "-I", "-Xcc", Self.path("Sources/CLabSupport/include")]
+            var arguments =
+                frontend.arguments + [
+                    "-module-name", unit.module, "-swift-version", "6", "-D", "DEBUG", "-I", modules,
+                    "-Xcc",
+                    "-fmodule-map-file=\(products.appendingPathComponent("CLabSupport.build/module.modulemap").path)",
+                    "-Xcc", "-I", "-Xcc", Self.path("Sources/CLabSupport/include"),
+                ]
             if let extra = unit.extraModules { arguments += ["-I", extra] }
             if !unit.isProgram { arguments.append("-parse-as-library") }
             arguments += [markings] + (unit.importsXCTest ? [xctestMarkings] : [])
             for file in unit.files { arguments += primaries.contains(file) ? ["-primary-file", file] : [file] }
             do {
-                let run = try ChildProcess.run(ChildSpec(executable: frontend.executable, arguments: arguments, budget: 180))
+                let run = try ChildProcess.run(
+                    ChildSpec(executable: frontend.executable, arguments: arguments, budget: 180))
                 let errors = run.stderr.split(separator: "\n").filter { $0.contains(": error: ") }.map(String.init)
                 let rejected = errors.filter { $0.contains("unavailable from asynchronous contexts") }.map { line in
                     unit.copies.reduce(line) { $0.replacingOccurrences(of: $1.key, with: $1.value) }
                 }
                 found.withLock { $0 += rejected }
                 if run.outcome != .completed && rejected.isEmpty {
-                    failures.withLock { $0.append("\(unit.module): the type-check ended \(run.outcome): \(errors.prefix(5).joined(separator: "\n"))\(run.stderr.suffix(600))") }
+                    failures.withLock {
+                        $0.append(
+                            "\(unit.module): the type-check ended \(run.outcome): \(errors.prefix(5).joined(separator: "\n"))\(run.stderr.suffix(600))"
+                        )
+                    }
                 }
             } catch {
                 failures.withLock { $0.append("\(unit.module): \(error)") }
@@ -231,7 +279,8 @@ struct StrictnessCheck {
     static func mayHoldAsyncContext(_ file: String, asyncNames: Set<String>) -> Bool {
         guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return true }
         let words = Set(text.split { !($0.isLetter || $0.isNumber || $0 == "_") }.map(String.init))
-        return words.contains("async") || words.contains("await") || words.contains("Task") || !words.isDisjoint(with: asyncNames)
+        return words.contains("async") || words.contains("await") || words.contains("Task")
+            || !words.isDisjoint(with: asyncNames)
     }
 
     /// Names of functions whose parameter list says `async`: they take an async closure, whose
@@ -249,11 +298,17 @@ struct StrictnessCheck {
                 // The parameter clause: from its "(" to the matching ")".
                 var depth = 0, end = open
                 for index in after[open...].indices {
-                    if after[index] == "(" { depth += 1 } else if after[index] == ")" { depth -= 1; if depth == 0 { end = index; break } }
+                    if after[index] == "(" {
+                        depth += 1
+                    } else if after[index] == ")" {
+                        depth -= 1; if depth == 0 { end = index; break }
+                    }
                     if after[index] == "{" { break }
                 }
                 let parameters = after[open..<end]
-                if parameters.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).contains("async") { names.insert(String(name)) }
+                if parameters.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).contains("async") {
+                    names.insert(String(name))
+                }
             }
         }
         return names
@@ -266,7 +321,10 @@ struct StrictnessCheck {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
         return names.filter { name in
             var isDirectory: ObjCBool = false
-            return !name.hasPrefix(".") && FileManager.default.fileExists(atPath: url.appendingPathComponent(name).path, isDirectory: &isDirectory) && isDirectory.boolValue
+            return !name.hasPrefix(".")
+                && FileManager.default.fileExists(
+                    atPath: url.appendingPathComponent(name).path, isDirectory: &isDirectory)
+                && isDirectory.boolValue
         }.sorted()
     }
 
@@ -276,7 +334,9 @@ struct StrictnessCheck {
         guard let walk = FileManager.default.enumerator(at: url, includingPropertiesForKeys: nil) else { return [] }
         var files: [String] = []
         for case let file as URL in walk {
-            if file.lastPathComponent.hasPrefix(".build") || file.lastPathComponent == ".swiftpm" { walk.skipDescendants(); continue }
+            if file.lastPathComponent.hasPrefix(".build") || file.lastPathComponent == ".swiftpm" {
+                walk.skipDescendants(); continue
+            }
             if file.pathExtension == "swift" { files.append(file.standardizedFileURL.path) }
         }
         return files.sorted()

@@ -48,8 +48,10 @@ final class DispositionRecorder: NSObject, URLSessionDataDelegate, @unchecked Se
 
     private var elapsed: Seconds { MonotonicClock.now() - startTime.withLock { $0 } }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
         let now = elapsed
         store.withLock { $0.responseAt = now }
         switch answer {
@@ -61,12 +63,16 @@ final class DispositionRecorder: NSObject, URLSessionDataDelegate, @unchecked Se
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let now = elapsed
-        store.withLock { $0.bodyBytes += data.count; $0.lastDataAt = now }
+        store.withLock {
+            $0.bodyBytes += data.count; $0.lastDataAt = now
+        }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
         let now = elapsed
-        store.withLock { $0.completedAt = now; $0.error = error.map { $0 as NSError } }
+        store.withLock {
+            $0.completedAt = now; $0.error = error.map { $0 as NSError }
+        }
         completed.signal()
     }
 }

@@ -8,7 +8,8 @@ import XCTest
 /// is therefore declared `@inline(never)`, and this test reads the experiments' sources and
 /// fails, naming file and line, for a `calledFrom:` name whose function is not.
 final class EvidenceFrameTests: XCTestCase {
-    private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     func testEveryFrameAFindingNamesIsNeverInlined() throws {
         let files = Self.swiftFiles(under: "Experiments")
@@ -22,7 +23,9 @@ final class EvidenceFrameTests: XCTestCase {
                     rest = rest[range.upperBound...]
                     let site = "\(file):\(index + 1)"
                     guard let name = Self.resolve(argument: rest, in: text) else {
-                        XCTFail("\(site): a finding names a frame the check cannot read (\(rest.prefix(40))); give it as a string literal or a local `let`")
+                        XCTFail(
+                            "\(site): a finding names a frame the check cannot read (\(rest.prefix(40))); give it as a string literal or a local `let`"
+                        )
                         continue
                     }
                     named.append((site, name.type, name.function))
@@ -34,9 +37,13 @@ final class EvidenceFrameTests: XCTestCase {
             let declarations = zip(files, texts).flatMap { file, text in
                 Self.declarations(of: name.function, inTypeNamed: name.type, file: file, text: text)
             }
-            XCTAssertFalse(declarations.isEmpty, "\(name.site): no declaration of \(name.type.map { "\($0)." } ?? "")\(name.function) in Experiments")
+            XCTAssertFalse(
+                declarations.isEmpty,
+                "\(name.site): no declaration of \(name.type.map { "\($0)." } ?? "")\(name.function) in Experiments")
             for declaration in declarations where !declaration.neverInlined {
-                XCTFail("\(declaration.site): \(name.function) is named by a finding (\(name.site)) but not declared @inline(never): a release build may inline it away")
+                XCTFail(
+                    "\(declaration.site): \(name.function) is named by a finding (\(name.site)) but not declared @inline(never): a release build may inline it away"
+                )
             }
         }
     }
@@ -54,7 +61,8 @@ final class EvidenceFrameTests: XCTestCase {
         }
         var type: String?
         if literal.hasPrefix("\\("), let close = literal.firstIndex(of: ")") {
-            type = literal[literal.index(literal.startIndex, offsetBy: 2)..<close].replacingOccurrences(of: ".self", with: "")
+            type = literal[literal.index(literal.startIndex, offsetBy: 2)..<close].replacingOccurrences(
+                of: ".self", with: "")
             literal = literal[literal.index(after: close)...]
         }
         let function = literal.split(separator: ".").last.map(String.init) ?? ""
@@ -63,11 +71,18 @@ final class EvidenceFrameTests: XCTestCase {
 
     /// Declarations `func NAME(` in `text` (in a file that declares or extends `type`, when
     /// given), and whether an `@inline(never)` stands right above (or before) each.
-    static func declarations(of function: String, inTypeNamed type: String?, file: String, text: String) -> [(site: String, neverInlined: Bool)] {
-        if let type, !["struct", "class", "enum", "extension", "actor"].contains(where: { text.contains("\($0) \(type)") }) { return [] }
+    static func declarations(
+        of function: String, inTypeNamed type: String?, file: String, text: String
+    ) -> [(site: String, neverInlined: Bool)] {
+        if let type,
+            !["struct", "class", "enum", "extension", "actor"].contains(where: { text.contains("\($0) \(type)") })
+        {
+            return []
+        }
         let lines = text.components(separatedBy: "\n")
         var found: [(String, Bool)] = []
-        for (index, line) in lines.enumerated() where line.range(of: "func \(function)(") != nil || line.range(of: "func \(function)<") != nil {
+        for (index, line) in lines.enumerated()
+        where line.range(of: "func \(function)(") != nil || line.range(of: "func \(function)<") != nil {
             var above = index - 1
             while above >= 0, lines[above].trimmingCharacters(in: .whitespaces).hasPrefix("///") { above -= 1 }
             let attributes = (above >= 0 ? lines[above] : "") + " " + line

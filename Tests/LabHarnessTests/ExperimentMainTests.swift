@@ -18,9 +18,11 @@ final class ExperimentMainTests: XCTestCase {
         XCTAssertEqual(report.variant("ok")?.series?["steps"]?.count, 2)
         XCTAssertEqual(report.variant("ok")?.events?.map(\.label), ["start", "end"])
         XCTAssertEqual(report.variant("hang")?.outcome, .deadlock)
-        XCTAssertEqual(report.variant("hang")?[FixtureMetric.completed], 1, "progress so far, from the child's progress lines")
+        XCTAssertEqual(
+            report.variant("hang")?[FixtureMetric.completed], 1, "progress so far, from the child's progress lines")
         XCTAssertEqual(report.variant("trap")?.outcome, .crashed)
-        XCTAssertTrue(report.variant("trap")?.evidence?.contains("Fatal error: fixture variant trapped on purpose") ?? false)
+        XCTAssertTrue(
+            report.variant("trap")?.evidence?.contains("Fatal error: fixture variant trapped on purpose") ?? false)
         XCTAssertEqual(report.finding("fixture.never-applies")?.applicable, false)
         XCTAssertTrue(report.allReproduced)
         XCTAssertEqual(report.parameters["count"], .number(5))
@@ -50,7 +52,9 @@ final class ExperimentMainTests: XCTestCase {
         let run = try runFixture(["--variant", "ok,forbidden"])
         XCTAssertEqual(run.exitCode, 1, "every finding reproduced, but a variant ended forbidden: \(run.stdout)")
         XCTAssertTrue(run.stdout.contains("1 of 1 findings reproduced"), run.stdout)
-        XCTAssertTrue(run.stdout.contains("forbidden outcome: forbidden ended failed (the variant broke its own contract)"), run.stdout)
+        XCTAssertTrue(
+            run.stdout.contains("forbidden outcome: forbidden ended failed (the variant broke its own contract)"),
+            run.stdout)
         let json = try runFixture(["--json", "--variant", "ok,forbidden"])
         XCTAssertEqual(json.exitCode, 1, json.stderr)
         let report = try ExperimentReport.decode(Data(json.stdout.utf8))
@@ -96,8 +100,10 @@ final class ExperimentMainTests: XCTestCase {
 
     /// Bad input: exit 64, exactly one line on stderr, nothing on stdout, never a trap.
     func testBadInputExitsSixtyFourWithOneLine() throws {
-        for arguments in [["--count", "abc"], ["--count", "0"], ["--bogus"], ["--variant", "nope"], ["--hold", "-1"],
-                          ["--trials", "1000"], ["--jobs", "0"], ["--json", "extra"], ["--count", "1e400"]] {
+        for arguments in [
+            ["--count", "abc"], ["--count", "0"], ["--bogus"], ["--variant", "nope"], ["--hold", "-1"],
+            ["--trials", "1000"], ["--jobs", "0"], ["--json", "extra"], ["--count", "1e400"],
+        ] {
             let run = try runFixture(arguments)
             XCTAssertEqual(run.outcome, .failed, "\(arguments)")
             XCTAssertEqual(run.exitCode, 64, "\(arguments): \(run.stderr)")
@@ -129,14 +135,19 @@ final class ExperimentMainTests: XCTestCase {
             }
         }
         interrupter.start()
-        let run = try ChildProcess.run(ChildSpec(executable: path, arguments: ["--variant", "ok,sleepy", "--jobs", "2"],
-                                                 budget: 30, onStart: { pidBox.pid = $0 }))
+        let run = try ChildProcess.run(
+            ChildSpec(
+                executable: path, arguments: ["--variant", "ok,sleepy", "--jobs", "2"],
+                budget: 30, onStart: { pidBox.pid = $0 }))
         XCTAssertEqual(run.exitCode, 130, run.stderr)
         XCTAssertTrue(run.stderr.contains("interrupted"), run.stderr)
         XCTAssertTrue(run.stdout.contains("sleepy"), run.stdout)
         XCTAssertTrue(childTrials(of: run.pid).isEmpty)
-        XCTAssertTrue(ProcessTable.all().filter { $0.commandLine.contains("--child-variant") && $0.commandLine.contains("sleepy") }.isEmpty,
-                      "a sleepy child trial survived")
+        XCTAssertTrue(
+            ProcessTable.all().filter {
+                $0.commandLine.contains("--child-variant") && $0.commandLine.contains("sleepy")
+            }.isEmpty,
+            "a sleepy child trial survived")
     }
 }
 

@@ -31,8 +31,10 @@ final class FalseVerdictTests: XCTestCase {
     /// `tally`, with the `runs` attempts on threads of their own at the same time: for verdicts
     /// that wait out a grace or a second look (a second or more each) and share nothing between
     /// attempts.
-    private func tallyAtOnce(_ name: String, file: StaticString = #filePath, line: UInt = #line,
-                             _ attempt: @escaping @Sendable () -> Bool) {
+    private func tallyAtOnce(
+        _ name: String, file: StaticString = #filePath, line: UInt = #line,
+        _ attempt: @escaping @Sendable () -> Bool
+    ) {
         let right = Mutex(0)
         let group = DispatchGroup()
         for index in 0..<runs {
@@ -42,7 +44,9 @@ final class FalseVerdictTests: XCTestCase {
                 group.leave()
             }
         }
-        XCTAssertEqual(group.wait(timeout: .now() + 30), .success, "\(name): attempts still running after 30 s", file: file, line: line)
+        XCTAssertEqual(
+            group.wait(timeout: .now() + 30), .success, "\(name): attempts still running after 30 s", file: file,
+            line: line)
         let wrong = runs - right.withLock { $0 }
         print("false verdicts: \(wrong) of \(runs): \(name)")
         XCTAssertEqual(wrong, 0, "\(name): \(wrong) false verdicts in \(runs) runs", file: file, line: line)
@@ -66,7 +70,8 @@ final class FalseVerdictTests: XCTestCase {
     func testAHandlerDeliveredOnTheMainQueuePasses() {
         tally("handler delivered on the main queue (true verdict: pass)") {
             let recorder = RecordingReporter()
-            assertCalledExactlyOnce(within: 1.0, grace: 0.05, reporter: recorder.reporter) { (done: @escaping @Sendable () -> Void) in
+            assertCalledExactlyOnce(within: 1.0, grace: 0.05, reporter: recorder.reporter) {
+                (done: @escaping @Sendable () -> Void) in
                 DispatchQueue.main.async { done() }
             }
             return recorder.messages.isEmpty
@@ -125,7 +130,8 @@ final class FalseVerdictTests: XCTestCase {
     func testAHandlerCalledTwiceFails() {
         tallyAtOnce("handler called twice (true verdict: fail)") {
             let recorder = RecordingReporter()
-            assertCalledExactlyOnce(within: 1.0, grace: 1.0, reporter: recorder.reporter) { (done: @escaping @Sendable () -> Void) in
+            assertCalledExactlyOnce(within: 1.0, grace: 1.0, reporter: recorder.reporter) {
+                (done: @escaping @Sendable () -> Void) in
                 // The grace outlasts any machine stall, so the second call always lands inside it.
                 done()
                 DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(10)) { done() }
@@ -160,6 +166,8 @@ final class FalseVerdictTests: XCTestCase {
                 return true
             }
         }
-        print("false verdicts: \(5 - matches.count.withLock { $0 }) of 5: leak inside a Swift Testing test (true verdict: fail)")
+        print(
+            "false verdicts: \(5 - matches.count.withLock { $0 }) of 5: leak inside a Swift Testing test (true verdict: fail)"
+        )
     }
 }

@@ -7,30 +7,50 @@ import XCTest
 /// experiment's own sections are wrapped too, and the width comes from `COLUMNS`, else the
 /// terminal, else 100.
 final class HumanReportWidthTests: XCTestCase {
-    let longSummary = "0 of 300 saw their 1 s timeout within 2 s: after 3 s without a completion, 64 callers had started and 0 timers fired (deadlock, 66 threads)"
+    let longSummary =
+        "0 of 300 saw their 1 s timeout within 2 s: after 3 s without a completion, 64 callers had started and 0 timers fired (deadlock, 66 threads)"
 
-    func definition(sections: @escaping @Sendable (ExperimentReport) -> [String] = { _ in [] }) -> ExperimentDefinition {
+    func definition(sections: @escaping @Sendable (ExperimentReport) -> [String] = { _ in [] }) -> ExperimentDefinition
+    {
         ExperimentDefinition(
-            name: "runloop", executable: "exp-runloop", question: "Where may a request's run loop live, and who may block waiting for it?",
+            name: "runloop", executable: "exp-runloop",
+            question: "Where may a request's run loop live, and who may block waiting for it?",
             about: "", flags: [],
-            variants: [Variant("global-queue", summary: "", expect: [OutcomeExpectation(.deadlock, .expected, "")],
-                               claim: Claim("runloop.global-queue-misses-timeouts", "")) { _ in
-                VariantRecord(outcome: .deadlock, mechanism: .seen("callers seen blocked"))
-            }],
-            findings: [Finding("runloop.x", claim: "", needs: ["global-queue"]) { _ in Verdict(symptom: true, mechanism: .seen("x"), "x") }],
+            variants: [
+                Variant(
+                    "global-queue", summary: "", expect: [OutcomeExpectation(.deadlock, .expected, "")],
+                    claim: Claim("runloop.global-queue-misses-timeouts", "")
+                ) { _ in
+                    VariantRecord(outcome: .deadlock, mechanism: .seen("callers seen blocked"))
+                }
+            ],
+            findings: [
+                Finding("runloop.x", claim: "", needs: ["global-queue"]) { _ in
+                    Verdict(symptom: true, mechanism: .seen("x"), "x")
+                }
+            ],
             columns: [.count("threads", "threads.peak")], extraSections: sections)
     }
 
     func report() -> ExperimentReport {
-        ExperimentReport(experiment: "runloop", platform: PlatformInfo(os: "linux", cpus: 2, swift: "6.3.1"), parameters: [:],
-                         variants: [VariantReport(name: "global-queue", outcome: .deadlock, grade: .expected, metrics: ["threads.peak": 66])],
-                         findings: [FindingReport(id: "runloop.global-queue-misses-timeouts", applicable: true, reproduced: true, summary: longSummary),
-                                    FindingReport(id: "runloop.x", applicable: true, reproduced: false, summary: "short")])
+        ExperimentReport(
+            experiment: "runloop", platform: PlatformInfo(os: "linux", cpus: 2, swift: "6.3.1"), parameters: [:],
+            variants: [
+                VariantReport(name: "global-queue", outcome: .deadlock, grade: .expected, metrics: ["threads.peak": 66])
+            ],
+            findings: [
+                FindingReport(
+                    id: "runloop.global-queue-misses-timeouts", applicable: true, reproduced: true, summary: longSummary
+                ),
+                FindingReport(id: "runloop.x", applicable: true, reproduced: false, summary: "short"),
+            ])
     }
 
     func lines(width: Int, sections: @escaping @Sendable (ExperimentReport) -> [String] = { _ in [] }) -> [String] {
-        HumanReport.render(report(), definition: definition(sections: sections), style: Style(enabled: true), width: width)
-            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        HumanReport.render(
+            report(), definition: definition(sections: sections), style: Style(enabled: true), width: width
+        )
+        .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
 
     func columns(_ line: String) -> Int {
@@ -41,9 +61,13 @@ final class HumanReportWidthTests: XCTestCase {
         for width in [100, 80, 60] {
             let text = lines(width: width)
             for line in text { XCTAssertLessThanOrEqual(columns(line), width, "at \(width): \(line)") }
-            let words = text.joined(separator: " ").replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression)
-                .split(separator: " ")
-            for word in longSummary.split(separator: " ") { XCTAssertTrue(words.contains(word), "\(word) lost at \(width)") }
+            let words = text.joined(separator: " ").replacingOccurrences(
+                of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression
+            )
+            .split(separator: " ")
+            for word in longSummary.split(separator: " ") {
+                XCTAssertTrue(words.contains(word), "\(word) lost at \(width)")
+            }
         }
     }
 
@@ -61,7 +85,8 @@ final class HumanReportWidthTests: XCTestCase {
         // At 80 that would leave 21 columns: continuation lines go six in, under the id.
         let narrow = lines(width: 80)
         let start = try XCTUnwrap(narrow.firstIndex { $0.contains("runloop.global-queue-misses-timeouts") })
-        XCTAssertTrue(narrow[start + 1].hasPrefix("      ") && !narrow[start + 1].hasPrefix("       "), narrow[start + 1])
+        XCTAssertTrue(
+            narrow[start + 1].hasPrefix("      ") && !narrow[start + 1].hasPrefix("       "), narrow[start + 1])
         XCTAssertTrue(narrow[start + 2].contains("runloop.x") || narrow[start + 2].hasPrefix("      "))
     }
 
@@ -85,6 +110,7 @@ final class HumanReportWidthTests: XCTestCase {
         // Not a terminal (an invalid descriptor, a pipe): the default.
         XCTAssertEqual(Terminal.width(fd: -1, environment: [:]), Terminal.defaultColumns)
         let pipe = Pipe()
-        XCTAssertEqual(Terminal.width(fd: pipe.fileHandleForWriting.fileDescriptor, environment: [:]), Terminal.defaultColumns)
+        XCTAssertEqual(
+            Terminal.width(fd: pipe.fileHandleForWriting.fileDescriptor, environment: [:]), Terminal.defaultColumns)
     }
 }

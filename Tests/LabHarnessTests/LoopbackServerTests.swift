@@ -20,12 +20,14 @@ final class LoopbackServerTests: XCTestCase {
     private func openDescriptors() -> Set<String> {
         let directory = FileManager.default.fileExists(atPath: "/proc/self/fd") ? "/proc/self/fd" : "/dev/fd"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return Set(names.compactMap { name in
-            // The listing's own descriptor is closed by now (no target) or names the directory.
-            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\(name)"),
-                  !target.hasSuffix("/fd") else { return nil }
-            return "\(name) -> \(target)"
-        })
+        return Set(
+            names.compactMap { name in
+                // The listing's own descriptor is closed by now (no target) or names the directory.
+                guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\(name)"),
+                    !target.hasSuffix("/fd")
+                else { return nil }
+                return "\(name) -> \(target)"
+            })
     }
 
     /// The descriptors open now that were not open in `before`. Descriptors closed meanwhile
@@ -152,7 +154,9 @@ final class LoopbackServerTests: XCTestCase {
         _ = inet_pton(AF_INET, "127.0.0.1", &address)
         var socketAddress = SocketCalls.ipv4SocketAddress(address, port: 0)
         let bound = withUnsafePointer(to: &socketAddress) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(other, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(other, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         XCTAssertEqual(bound, 0)
         XCTAssertEqual(listen(other, 1), 0)
@@ -162,7 +166,8 @@ final class LoopbackServerTests: XCTestCase {
         }
         let taken = Int(UInt16(bigEndian: socketAddress.sin_port))
         XCTAssertThrowsError(try LoopbackServer(port: taken, response: LoopbackResponse(bodySize: 1))) { error in
-            XCTAssertEqual(error as? LoopbackServerError, .cannotBind(host: "127.0.0.1", port: taken, errno: EADDRINUSE))
+            XCTAssertEqual(
+                error as? LoopbackServerError, .cannotBind(host: "127.0.0.1", port: taken, errno: EADDRINUSE))
         }
     }
 
@@ -180,8 +185,11 @@ final class LoopbackServerTests: XCTestCase {
     /// included, is refused before any socket is made.
     func testEveryAddressButLoopbackIsRefused() {
         let before = openDescriptors()
-        for host in ["0.0.0.0", "192.168.1.20", "10.0.0.1", "8.8.8.8", "128.0.0.1", "localhost", "::1", "", "127.0.0.1.5"] {
-            XCTAssertThrowsError(try LoopbackServer(host: host, response: LoopbackResponse(bodySize: 1)), host) { error in
+        for host in [
+            "0.0.0.0", "192.168.1.20", "10.0.0.1", "8.8.8.8", "128.0.0.1", "localhost", "::1", "", "127.0.0.1.5",
+        ] {
+            XCTAssertThrowsError(try LoopbackServer(host: host, response: LoopbackResponse(bodySize: 1)), host) {
+                error in
                 XCTAssertEqual(error as? LoopbackServerError, .notLoopback(host: host))
                 XCTAssertTrue(String(describing: error).contains("127.0.0.0/8"), "\(error)")
             }
@@ -231,7 +239,8 @@ final class LoopbackServerTests: XCTestCase {
         try withUnsafeMutablePointer(to: &socketAddress) {
             try $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
                 guard bind(listener, pointer, length) == 0, listen(listener, 1) == 0,
-                      getsockname(listener, pointer, &length) == 0 else { throw POSIXError(.EADDRINUSE) }
+                    getsockname(listener, pointer, &length) == 0
+                else { throw POSIXError(.EADDRINUSE) }
             }
         }
         let writer = SocketCalls.tcpSocket(nonBlocking: false)
@@ -288,12 +297,13 @@ final class LoopbackServerTests: XCTestCase {
         let client = try LoopbackTestClient(port: server.port)
         // Wait until the kernel buffers are full and the server is parked on them.
         var last = -1
-        XCTAssertTrue(eventually(within: 10) {
-            let sent = server.counts.bytesSent
-            defer { last = sent }
-            MonotonicClock.sleep(for: 0.05)
-            return sent > 0 && sent == last
-        })
+        XCTAssertTrue(
+            eventually(within: 10) {
+                let sent = server.counts.bytesSent
+                defer { last = sent }
+                MonotonicClock.sleep(for: 0.05)
+                return sent > 0 && sent == last
+            })
         XCTAssertLessThan(server.counts.bytesSent, 16 << 20, "the kernel swallowed the whole body")
         XCTAssertTrue(server.stop(within: 5))
         XCTAssertEqual(server.counts.responsesStopped, 1)

@@ -55,15 +55,21 @@ final class NamedThreadStartTests: XCTestCase {
         try FileManager.default.copyItem(atPath: try fixture(), toPath: copy)
         chmod(directory.path, 0o755)
         chmod(copy, 0o755)
-        let run = try ChildProcess.run(ChildSpec(
-            executable: "/usr/bin/setpriv",
-            arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sh", "-c", "ulimit -p 1 && exec \"$0\" await-thread", copy],
-            budget: 30))
+        let run = try ChildProcess.run(
+            ChildSpec(
+                executable: "/usr/bin/setpriv",
+                arguments: [
+                    "--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sh", "-c",
+                    "ulimit -p 1 && exec \"$0\" await-thread", copy,
+                ],
+                budget: 30))
         XCTAssertEqual(run.exitCode, 0, run.stderr)
         let words = run.stdout.split(whereSeparator: \.isWhitespace)
         XCTAssertEqual(words.first.map(String.init), "started", run.stdout)
-        XCTAssertEqual(words.dropFirst().first.map(String.init), "false", "the thread could not be created: \(run.stdout)")
+        XCTAssertEqual(
+            words.dropFirst().first.map(String.init), "false", "the thread could not be created: \(run.stdout)")
         let after = try XCTUnwrap(words.last.flatMap { Double($0) }, run.stdout)
-        XCTAssertLessThan(after, NamedThread.startBudget / 2, "given up on the failed creation, not at the budget: \(run.stdout)")
+        XCTAssertLessThan(
+            after, NamedThread.startBudget / 2, "given up on the failed creation, not at the budget: \(run.stdout)")
     }
 }

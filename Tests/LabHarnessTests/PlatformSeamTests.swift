@@ -20,7 +20,8 @@ final class PlatformSeamTests: XCTestCase {
 
     /// The repository's root: this file is `Tests/LabHarnessTests/PlatformSeamTests.swift`.
     private static var repositoryRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
     }
 
     /// Whether `line` opens a block on the platform (`#if os(`, `#if canImport(Darwin` ...).
@@ -44,10 +45,16 @@ final class PlatformSeamTests: XCTestCase {
             var holdsCode = false
             while index < lines.count {
                 let code = lines[index].trimmingCharacters(in: .whitespaces)
-                if code.hasPrefix("#if") { depth += 1 }
-                else if code.hasPrefix("#endif") { depth -= 1; if depth == 0 { break } }
-                else if index > start, !code.isEmpty, !code.hasPrefix("#else"), !code.hasPrefix("#elseif"), !code.hasPrefix("//"),
-                        !isImport(code) { holdsCode = true }
+                if code.hasPrefix("#if") {
+                    depth += 1
+                } else if code.hasPrefix("#endif") {
+                    depth -= 1; if depth == 0 { break }
+                } else if index > start, !code.isEmpty, !code.hasPrefix("#else"), !code.hasPrefix("#elseif"),
+                    !code.hasPrefix("//"),
+                    !isImport(code)
+                {
+                    holdsCode = true
+                }
                 index += 1
             }
             if holdsCode { found.append("\(file):\(start + 1): \(lines[start].trimmingCharacters(in: .whitespaces))") }
@@ -57,7 +64,9 @@ final class PlatformSeamTests: XCTestCase {
 
     private static func isImport(_ code: String) -> Bool {
         var rest = Substring(code)
-        for attribute in ["@_exported ", "@preconcurrency "] where rest.hasPrefix(attribute) { rest = rest.dropFirst(attribute.count) }
+        for attribute in ["@_exported ", "@preconcurrency "] where rest.hasPrefix(attribute) {
+            rest = rest.dropFirst(attribute.count)
+        }
         return rest.hasPrefix("import ")
     }
 
@@ -67,7 +76,8 @@ final class PlatformSeamTests: XCTestCase {
         var found: [String] = []
         for folder in Self.checkedFolders {
             let base = root.appendingPathComponent(folder)
-            let files = try XCTUnwrap(FileManager.default.subpathsOfDirectory(atPath: base.path) as [String]?, "\(base.path) is readable")
+            let files = try XCTUnwrap(
+                FileManager.default.subpathsOfDirectory(atPath: base.path) as [String]?, "\(base.path) is readable")
             for relative in files.sorted() where relative.hasSuffix(".swift") && !relative.contains(".build") {
                 let path = "\(folder)/\(relative)"
                 if Self.exceptions.contains(path) { continue }
@@ -77,7 +87,9 @@ final class PlatformSeamTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(checked, 50, "the sources were found under \(root.path)")
-        XCTAssertEqual(found, [], """
+        XCTAssertEqual(
+            found, [],
+            """
             platform branches holding code (move the OS call into the C shim, Sources/CLabSupport, \
             with one C signature for both platforms):
             \(found.joined(separator: "\n"))
@@ -102,7 +114,7 @@ final class PlatformSeamTests: XCTestCase {
     /// line of this file starts with a platform directive.)
     func testTheCheckFindsEveryBlockHoldingCodeAndNothingElse() {
         let sample = [
-            "#if os(Linux)",                        // 1: code
+            "#if os(Linux)",  // 1: code
             "let a = 1",
             "#elseif canImport(Darwin)",
             "import Darwin",
@@ -110,25 +122,26 @@ final class PlatformSeamTests: XCTestCase {
             "#if canImport(FoundationNetworking)",  // 6: imports only
             "@_exported import FoundationNetworking",
             "#endif",
-            "  #if !os(macOS)",                      // 9: code, nested directive inside
+            "  #if !os(macOS)",  // 9: code, nested directive inside
             "  #if DEBUG",
             "  #endif",
             "  f()",
             "  #endif",
-            "#if DEBUG",                            // 14: not a platform block
+            "#if DEBUG",  // 14: not a platform block
             "let b = 2",
             "#endif",
-            "#if canImport(Glibc)",                 // 17: imports and comments only
+            "#if canImport(Glibc)",  // 17: imports and comments only
             "// a comment",
             "import Glibc",
             "#endif",
             "// #if os(Linux) in a comment",
-            "#if canImport(Darwin)",                // 22: code
+            "#if canImport(Darwin)",  // 22: code
             "let c = 3",
             "#endif",
         ].joined(separator: "\n")
-        XCTAssertEqual(Self.platformBlocksWithCode(in: sample, file: "X.swift").map { $0.split(separator: ":")[1] },
-                       ["1", "9", "22"])
+        XCTAssertEqual(
+            Self.platformBlocksWithCode(in: sample, file: "X.swift").map { $0.split(separator: ":")[1] },
+            ["1", "9", "22"])
     }
 
     /// The workflow that builds and tests the lab on Linux and macOS runs the README's two
@@ -162,8 +175,10 @@ final class PlatformSeamTests: XCTestCase {
         }
         if PlatformInfo.current.isLinux {
             XCTAssertNil(XCTestRunner.loadedBundle, "on Linux no loaded bundle is a .xctest directory")
-            XCTAssertEqual(TestBundleLocation.productsDirectory.path,
-                           URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path)
+            XCTAssertEqual(
+                TestBundleLocation.productsDirectory.path,
+                URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+                    .path)
         }
     }
 
@@ -175,17 +190,20 @@ final class PlatformSeamTests: XCTestCase {
         let image = try XCTUnwrap(HostPlatform.imagePath(containing: #dsohandle), "dladdr names the test binary")
         let resolved = URL(fileURLWithPath: image).resolvingSymlinksInPath().path
         if let bundle = TestBundleLocation.loadedBundle {
-            XCTAssertTrue(resolved.hasPrefix(bundle.resolvingSymlinksInPath().path + "/"), "\(resolved) in \(bundle.path)")
+            XCTAssertTrue(
+                resolved.hasPrefix(bundle.resolvingSymlinksInPath().path + "/"), "\(resolved) in \(bundle.path)")
             XCTAssertEqual(TestBundleLocation.productsDirectory.path, bundle.deletingLastPathComponent().path)
         } else {
-            XCTAssertEqual(resolved, URL(fileURLWithPath: ChildProcess.currentExecutablePath()).resolvingSymlinksInPath().path)
+            XCTAssertEqual(
+                resolved, URL(fileURLWithPath: ChildProcess.currentExecutablePath()).resolvingSymlinksInPath().path)
         }
     }
 
     /// The manifest's tools version covers the newest API the tests use: exit tests
     /// (`#expect(processExitsWith:)`) came with Swift 6.2.
     func testTheToolsVersionCoversExitTests() throws {
-        let manifest = try String(contentsOf: Self.repositoryRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let manifest = try String(
+            contentsOf: Self.repositoryRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
         let first = try XCTUnwrap(manifest.split(separator: "\n").first)
         let version = try XCTUnwrap(first.split(separator: ":").last, "\(first)")
             .trimmingCharacters(in: .whitespaces).split(separator: ".").compactMap { Int($0) }

@@ -83,7 +83,8 @@ final class PublicSurfaceTests: XCTestCase {
         }
         let unused = listed.filter { !used[$0] }.map { declarations[$0] }
         for declaration in unused where Self.allowed[declaration.key] == nil {
-            XCTFail("""
+            XCTFail(
+                """
                 \(declaration.file):\(declaration.line): public \(declaration.kind) \(declaration.key) is used nowhere \
                 outside Sources/LabHarness: make it internal (or remove it), or add it to PublicSurfaceTests.allowed \
                 with the reason it stays public
@@ -94,7 +95,8 @@ final class PublicSurfaceTests: XCTestCase {
             XCTFail("PublicSurfaceTests.allowed lists \(key), which is now used outside the harness or gone: remove it")
         }
         let types = declarations.indices.filter { declarations[$0].isType }
-        print("""
+        print(
+            """
             LabHarness public surface: \(types.count) types, \(types.filter { !used[$0] }.count) used only \
             inside; \(declarations.count) declarations, \(unused.count) used nowhere outside \
             (\(Self.allowed.count) allowed), \(declarations.count - listed.count) operators and witnesses not listed
@@ -124,34 +126,41 @@ final class PublicSurfaceTests: XCTestCase {
             }
             """#
         let found = Surface.declarations(in: source, file: "f.swift").map { "\($0.kind) \($0.key)" }
-        XCTAssertEqual(found, ["struct Box", "let Box.limit", "func Box.put", "var Box.count", "init Box.init",
-                               "enum Box.Kind", "case Kind.a", "case Kind.b", "case Kind.c", "case Kind.d",
-                               "func Array.grade", "func Array.=="])
+        XCTAssertEqual(
+            found,
+            [
+                "struct Box", "let Box.limit", "func Box.put", "var Box.count", "init Box.init",
+                "enum Box.Kind", "case Kind.a", "case Kind.b", "case Kind.c", "case Kind.d",
+                "func Array.grade", "func Array.==",
+            ])
         var uses = Surface.Uses()
         uses.add("let b = Box<Int>() // Kind.a\nprint(\"\\(b.count) .limit\")\nfunc put() {}")
-        let byKey = Dictionary(Surface.declarations(in: source, file: "f.swift").map { ($0.key, $0) },
-                               uniquingKeysWith: { a, _ in a })
+        let byKey = Dictionary(
+            Surface.declarations(in: source, file: "f.swift").map { ($0.key, $0) },
+            uniquingKeysWith: { a, _ in a })
         let keys = ["Box", "Box.count", "Box.put", "Box.init", "Box.limit", "Kind.a", "Box.Kind"]
         XCTAssertEqual(keys.map { uses.uses(byKey[$0]!) }, [true, true, true, true, false, false, false])
 
-        let signed = Surface.declarations(in: """
-            public func make(limit: Int = Defaults.limit,
-                             _ body: (Part) -> Void) -> Made { Hidden() }
-            public var made: Made = Other()
-            public struct Made {}
-            public struct Part {}
-            public struct Hidden {}
-            public struct Other {}
-            public enum Defaults {
-                public static let limit = 1
-            }
-            """, file: "g.swift")
+        let signed = Surface.declarations(
+            in: """
+                public func make(limit: Int = Defaults.limit,
+                                 _ body: (Part) -> Void) -> Made { Hidden() }
+                public var made: Made = Other()
+                public struct Made {}
+                public struct Part {}
+                public struct Hidden {}
+                public struct Other {}
+                public enum Defaults {
+                    public static let limit = 1
+                }
+                """, file: "g.swift")
         XCTAssertEqual(signed[0].signature, ["public", "func", "Int", "Defaults", "limit", "Part", "Void", "Made"])
         var caller = Surface.Uses()
         caller.add("_ = make { _ in }")
         let used = Surface.used(signed, by: caller)
-        XCTAssertEqual(signed.indices.filter { used[$0] }.map { signed[$0].key },
-                       ["make", "Made", "Part", "Defaults", "Defaults.limit"])
+        XCTAssertEqual(
+            signed.indices.filter { used[$0] }.map { signed[$0].key },
+            ["make", "Made", "Part", "Defaults", "Defaults.limit"])
     }
 }
 
@@ -213,8 +222,11 @@ enum Surface {
     static let accessLevels: Set<String> = ["public", "open", "package", "internal", "fileprivate", "private"]
 
     static func swiftFiles(under folder: URL) throws -> [URL] {
-        guard let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil,
-                                                          options: [.skipsHiddenFiles]) else { return [] }
+        guard
+            let walker = FileManager.default.enumerator(
+                at: folder, includingPropertiesForKeys: nil,
+                options: [.skipsHiddenFiles])
+        else { return [] }
         return walker.compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" }
             .sorted { $0.path < $1.path }
     }
@@ -229,15 +241,21 @@ enum Surface {
             func at(_ s: String) -> Bool { chars[i...].starts(with: s) }
             while i < chars.count {
                 if inMultilineString {
-                    if at("\"\"\"") { inMultilineString = false; out += "\"\""; i += 3 } else if at("\\(") {
+                    if at("\"\"\"") {
+                        inMultilineString = false; out += "\"\""; i += 3
+                    } else if at("\\(") {
                         i = interpolation(chars, from: i + 1, into: &out)
-                    } else { i += 1 }
+                    } else {
+                        i += 1
+                    }
                 } else if inBlockComment > 0 {
                     if at("*/") {
                         inBlockComment -= 1; i += 2
                     } else if at("/*") {
                         inBlockComment += 1; i += 2
-                    } else { i += 1 }
+                    } else {
+                        i += 1
+                    }
                 } else if at("//") {
                     break
                 } else if at("/*") {
@@ -249,7 +267,9 @@ enum Surface {
                     while i < chars.count, chars[i] != "\"" {
                         if at("\\(") {
                             i = interpolation(chars, from: i + 1, into: &out)
-                        } else { i += chars[i] == "\\" ? 2 : 1 }
+                        } else {
+                            i += chars[i] == "\\" ? 2 : 1
+                        }
                     }
                     out += "\""; i += 1
                 } else {
@@ -398,14 +418,17 @@ enum Surface {
                     let kind = words[i]
                     let next = i + 1 < words.count ? words[i + 1].filter { $0 != "`" } : ""
                     let name = ["init", "subscript"].contains(kind) ? kind : next
-                    var declaration = Declaration(file: file, line: index + 1, kind: kind, name: name,
-                                                  owner: owner?.name)
+                    var declaration = Declaration(
+                        file: file, line: index + 1, kind: kind, name: name,
+                        owner: owner?.name)
                     declaration.signature = signature(lines, from: index, kind: kind).subtracting([name])
                     found.append(declaration)
                 }
             } else if let owner, owner.kind == "enum", owner.isPublic, depth == owner.depth {
                 let trimmed = code.drop { $0 == " " || $0 == "\t" }
-                let cases = trimmed.hasPrefix("case ") ? trimmed.dropFirst(5)
+                let cases =
+                    trimmed.hasPrefix("case ")
+                    ? trimmed.dropFirst(5)
                     : trimmed.hasPrefix("indirect case ") ? trimmed.dropFirst(14) : nil
                 if let cases {
                     var parts: [Substring] = [], start = cases.startIndex, parens = 0
@@ -420,8 +443,9 @@ enum Surface {
                     parts.append(cases[start...])
                     for part in parts {
                         if let name = tokens(String(part)).first {
-                            var declaration = Declaration(file: file, line: index + 1, kind: "case", name: name,
-                                                          owner: owner.name)
+                            var declaration = Declaration(
+                                file: file, line: index + 1, kind: "case", name: name,
+                                owner: owner.name)
                             declaration.signature = signatureWords(String(part)).subtracting([name])
                             found.append(declaration)
                         }

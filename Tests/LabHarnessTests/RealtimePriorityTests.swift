@@ -8,7 +8,9 @@ import XCTest
 /// the thread as it was and says what it would have needed.
 final class RealtimePriorityTests: XCTestCase {
     /// On a thread of its own, so the test runner's threads keep their priority.
-    func answerAndPolicy() throws -> (RealtimePriority.Grant, before: RealtimePriority.Grant?, after: RealtimePriority.Grant?) {
+    func answerAndPolicy() throws -> (
+        RealtimePriority.Grant, before: RealtimePriority.Grant?, after: RealtimePriority.Grant?
+    ) {
         let seen = Mutex<(RealtimePriority.Grant, RealtimePriority.Grant?, RealtimePriority.Grant?)?>(nil)
         let done = DispatchSemaphore(value: 0)
         NamedThread.start("rt.probe") {
@@ -58,12 +60,15 @@ final class RealtimePriorityTests: XCTestCase {
         let refused = RealtimePriority.Grant.refused(errno: EPERM).description
         XCTAssertTrue(refused.hasPrefix("normal priority"), refused)
         XCTAssertTrue(refused.contains("CAP_SYS_NICE"), "names what would have granted it: \(refused)")
-        let constraint = RealtimePriority.Grant.timeConstraint(computationMicroseconds: 1000, constraintMicroseconds: 2000).description
+        let constraint = RealtimePriority.Grant.timeConstraint(
+            computationMicroseconds: 1000, constraintMicroseconds: 2000
+        ).description
         XCTAssertTrue(constraint.contains("time-constraint") && constraint.contains("1000 µs"), constraint)
         let qos = RealtimePriority.Grant.userInteractive(kernelError: 4).description
         XCTAssertTrue(qos.hasPrefix("QoS user-interactive") && qos.contains("4"), qos)
         XCTAssertTrue(RealtimePriority.Grant.granted(priority: 1).isGranted)
-        XCTAssertTrue(RealtimePriority.Grant.timeConstraint(computationMicroseconds: 1, constraintMicroseconds: 2).isGranted)
+        XCTAssertTrue(
+            RealtimePriority.Grant.timeConstraint(computationMicroseconds: 1, constraintMicroseconds: 2).isGranted)
         XCTAssertTrue(RealtimePriority.Grant.userInteractive(kernelError: 4).isGranted)
         XCTAssertFalse(RealtimePriority.Grant.refused(errno: EPERM).isGranted)
     }

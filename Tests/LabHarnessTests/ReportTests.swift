@@ -14,15 +14,21 @@ final class ReportTests: XCTestCase {
             experiment: "runloop", platform: PlatformInfo(os: "linux", cpus: 2, swift: "6.3.1"),
             parameters: ["tasks": .number(300), "timeout_s": .number(1), "caller": .text("global")],
             variants: [VariantReport(name: "global-queue", outcome: .deadlock, grade: .expected, metrics: metrics)],
-            findings: [FindingReport(id: "runloop.global-queue-misses-timeouts", applicable: true, reproduced: true,
-                                     summary: "0 of 300")])
+            findings: [
+                FindingReport(
+                    id: "runloop.global-queue-misses-timeouts", applicable: true, reproduced: true,
+                    summary: "0 of 300")
+            ])
     }
 
     /// Schema 1 as the README shows it, with keys sorted so the same run gives the same bytes.
     func testSchemaOneJSON() throws {
         let data = try sampleReport().jsonData(pretty: false)
         let text = String(decoding: data, as: UTF8.self)
-        XCTAssertTrue(text.hasPrefix(#"{"experiment":"runloop","findings":[{"applicable":true,"id":"runloop.global-queue-misses-timeouts""#), text)
+        XCTAssertTrue(
+            text.hasPrefix(
+                #"{"experiment":"runloop","findings":[{"applicable":true,"id":"runloop.global-queue-misses-timeouts""#),
+            text)
         XCTAssertTrue(text.contains(#""schema":1"#))
         XCTAssertTrue(text.contains(#""metrics":{"completed":0,"threads.peak":25,"total":300,"wait.p99_s":9}"#), text)
         XCTAssertTrue(text.contains(#""platform":{"cpus":2,"os":"linux","swift":"6.3.1"}"#), text)
@@ -53,13 +59,21 @@ final class ReportTests: XCTestCase {
         let definition = ExperimentDefinition(
             name: "runloop", executable: "exp-runloop", question: "Do timeouts fire?", about: "",
             flags: [.integer("tasks", default: 300, range: 1...5000, help: "")],
-            variants: [Variant("global-queue", summary: "", expect: [OutcomeExpectation(.deadlock, .expected, "")],
-                               claim: Claim("runloop.global-queue-misses-timeouts", "")) { _ in
-                VariantRecord(outcome: .deadlock, mechanism: .seen("callers seen blocked"))
-            }],
+            variants: [
+                Variant(
+                    "global-queue", summary: "", expect: [OutcomeExpectation(.deadlock, .expected, "")],
+                    claim: Claim("runloop.global-queue-misses-timeouts", "")
+                ) { _ in
+                    VariantRecord(outcome: .deadlock, mechanism: .seen("callers seen blocked"))
+                }
+            ],
             findings: [],
-            columns: [.ratio("done", "completed", of: "total"), .count("threads", "threads.peak"), .seconds("wait p99", "wait.p99_s")])
-        let text = HumanReport.render(sampleReport(), definition: definition, elapsed: 3.2, style: Style(enabled: false))
+            columns: [
+                .ratio("done", "completed", of: "total"), .count("threads", "threads.peak"),
+                .seconds("wait p99", "wait.p99_s"),
+            ])
+        let text = HumanReport.render(
+            sampleReport(), definition: definition, elapsed: 3.2, style: Style(enabled: false))
         XCTAssertFalse(text.contains("\u{1B}"), "no escape codes without colour")
         let table = text.split(separator: "\n").filter { $0.hasPrefix("  variant") || $0.hasPrefix("  global-queue") }
         XCTAssertEqual(table.count, 2)
@@ -96,8 +110,11 @@ final class ReportTests: XCTestCase {
         let scaled = TextChart.timeline(points, width: 20, height: 4)
         XCTAssertTrue(scaled[3].hasPrefix(" 3 ┤"), "by default the axis starts at the lowest value: \(scaled)")
         let top = Array(scaled[0].drop { $0 != "┤" }.dropFirst())
-        XCTAssertEqual(String(top.prefix(10)), String(repeating: " ", count: 10), "the low first half leaves the top row empty: \(scaled)")
-        XCTAssertEqual(String(top.suffix(10)), String(repeating: "█", count: 10), "the high second half fills it: \(scaled)")
+        XCTAssertEqual(
+            String(top.prefix(10)), String(repeating: " ", count: 10),
+            "the low first half leaves the top row empty: \(scaled)")
+        XCTAssertEqual(
+            String(top.suffix(10)), String(repeating: "█", count: 10), "the high second half fills it: \(scaled)")
         XCTAssertTrue(rows[0].hasSuffix("██████████"), rows[0])
         XCTAssertTrue(rows[4].contains("0 s") && rows[4].contains("19 s"))
         XCTAssertEqual(TextChart.timeline([]), [])

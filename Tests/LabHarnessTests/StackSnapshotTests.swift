@@ -7,8 +7,10 @@ import XCTest
 /// blocks in `fixtureWaitsAtTheGate`, a function the snapshot must name.
 final class StackSnapshotTests: XCTestCase {
     private func blockedChild(threads: Int, environment: [String: String] = [:]) throws -> ChildRun {
-        try ChildProcess.run(ChildSpec(executable: fixture(), arguments: ["block-named", String(threads)],
-                                       environment: environment, budget: 30, stallWindow: 0.5))
+        try ChildProcess.run(
+            ChildSpec(
+                executable: fixture(), arguments: ["block-named", String(threads)],
+                environment: environment, budget: 30, stallWindow: 0.5))
     }
 
     func testADeadlockedChildYieldsAStackNamingItsBlockingFunction() throws {
@@ -68,7 +70,8 @@ final class StackSnapshotTests: XCTestCase {
         let first = raw.named()
         let again = raw.named(symbolizer: StackSymbolizer(tool: "/nonexistent/addr2line"))
         XCTAssertEqual(again.threads.map(\.frames), first.threads.map(\.frames))
-        XCTAssertTrue(first.threads.flatMap(\.frames).contains { $0.contains(".hold()") }, "\(first.threads.map(\.frames))")
+        XCTAssertTrue(
+            first.threads.flatMap(\.frames).contains { $0.contains(".hold()") }, "\(first.threads.map(\.frames))")
     }
 
     func testAWatchdogStallReportCarriesTheStacksOfTheStuckThread() throws {
@@ -83,33 +86,43 @@ final class StackSnapshotTests: XCTestCase {
         defer { watchdog.stop() }
         XCTAssertEqual(reported.wait(timeout: .now() + 10), .success)
         let stacks = try XCTUnwrap(watchdog.stalls.first?.stacks)
-        XCTAssertEqual(stacks.threads.waiting(in: "wait", calledFrom: ".hold()").count, 1,
-                       (stacks.note ?? "") + stacks.threads.map { "\($0.thread) \($0.tid): \($0.frames)" }.joined(separator: "\n"))
+        XCTAssertEqual(
+            stacks.threads.waiting(in: "wait", calledFrom: ".hold()").count, 1,
+            (stacks.note ?? "") + stacks.threads.map { "\($0.thread) \($0.tid): \($0.frames)" }.joined(separator: "\n"))
     }
 
     func testAVariantReportAnswersWhereItsThreadsWaited() {
         let stacks = [
-            ThreadStack(thread: "worker", tid: 11, state: "S",
-                        frames: ["sem_wait (in libc.so.6)", "Lib.waitForReply() (Lib.swift:9)", "App.caller() (App.swift:3)"]),
-            ThreadStack(thread: "worker", tid: 12, state: "S",
-                        frames: ["sem_wait (in libc.so.6)", "Lib.waitForReply() (Lib.swift:9)", "App.caller() (App.swift:3)"]),
-            ThreadStack(thread: "main", tid: 10, state: "S", frames: ["epoll_wait (in libc.so.6)", "App.main() (App.swift:1)"]),
+            ThreadStack(
+                thread: "worker", tid: 11, state: "S",
+                frames: ["sem_wait (in libc.so.6)", "Lib.waitForReply() (Lib.swift:9)", "App.caller() (App.swift:3)"]),
+            ThreadStack(
+                thread: "worker", tid: 12, state: "S",
+                frames: ["sem_wait (in libc.so.6)", "Lib.waitForReply() (Lib.swift:9)", "App.caller() (App.swift:3)"]),
+            ThreadStack(
+                thread: "main", tid: 10, state: "S", frames: ["epoll_wait (in libc.so.6)", "App.main() (App.swift:1)"]),
         ]
         let report = VariantReport(name: "v", outcome: .deadlock, stacks: stacks)
         XCTAssertEqual(report.threadsWaiting(in: "sem_wait", calledFrom: "App.caller"), 2)
-        XCTAssertEqual(report.threadsWaiting(in: "App.caller", calledFrom: "sem_wait"), 0, "callee inside, caller outside")
-        XCTAssertEqual(report.whereClause(in: "sem_wait", calledFrom: "App.caller"), "2 threads (worker) wait in sem_wait called from App.caller")
+        XCTAssertEqual(
+            report.threadsWaiting(in: "App.caller", calledFrom: "sem_wait"), 0, "callee inside, caller outside")
+        XCTAssertEqual(
+            report.whereClause(in: "sem_wait", calledFrom: "App.caller"),
+            "2 threads (worker) wait in sem_wait called from App.caller")
         XCTAssertNil(report.whereClause(in: "pthread_cond_wait", calledFrom: "App"))
         let groups = report.stackGroups
         XCTAssertEqual(groups.map(\.threads.count), [2, 1])
-        XCTAssertEqual(groups[0].summary(), "2 threads (worker): in sem_wait ← Lib.waitForReply (Lib.swift:9) ← App.caller")
+        XCTAssertEqual(
+            groups[0].summary(), "2 threads (worker): in sem_wait ← Lib.waitForReply (Lib.swift:9) ← App.caller")
     }
 
     func testTheJSONOfAVariantCarriesItsStacks() throws {
-        let report = VariantReport(name: "v", outcome: .deadlock,
-                                   stacks: [ThreadStack(thread: "main", tid: 1, state: "S", frames: ["f (a.swift:1)"])])
+        let report = VariantReport(
+            name: "v", outcome: .deadlock,
+            stacks: [ThreadStack(thread: "main", tid: 1, state: "S", frames: ["f (a.swift:1)"])])
         let json = String(decoding: try ExperimentReport.encoder().encode(report), as: UTF8.self)
-        XCTAssertTrue(json.contains(#""stacks":[{"frames":["f (a.swift:1)"],"state":"S","thread":"main","tid":1}]"#), json)
+        XCTAssertTrue(
+            json.contains(#""stacks":[{"frames":["f (a.swift:1)"],"state":"S","thread":"main","tid":1}]"#), json)
         XCTAssertEqual(try JSONDecoder().decode(VariantReport.self, from: Data(json.utf8)), report)
     }
 }
@@ -141,12 +154,17 @@ final class StackSnapshotTimingTests: XCTestCase {
         let done = DispatchSemaphore(value: 0)
         let result = Mutex<ChildRun?>(nil)
         Thread.detachNewThread {
-            let run = try? ChildProcess.run(ChildSpec(executable: (try? fixture()) ?? "", arguments: ["block-named", "259"],
-                                                      budget: 60, onStart: { p in pid.withLock { $0 = p } }))
+            let run = try? ChildProcess.run(
+                ChildSpec(
+                    executable: (try? fixture()) ?? "", arguments: ["block-named", "259"],
+                    budget: 60, onStart: { p in pid.withLock { $0 = p } }))
             result.withLock { $0 = run }
             done.signal()
         }
-        XCTAssertTrue(eventually(within: 20) { pid.withLock { $0 } != 0 && (ThreadCensus.count(pid: pid.withLock { $0 }) ?? 0) >= 260 })
+        XCTAssertTrue(
+            eventually(within: 20) {
+                pid.withLock { $0 } != 0 && (ThreadCensus.count(pid: pid.withLock { $0 }) ?? 0) >= 260
+            })
         let child = pid.withLock { $0 }
         var raw: [Double] = []
         var named: [Double] = []
@@ -167,14 +185,18 @@ final class StackSnapshotTimingTests: XCTestCase {
         kill(child, SIGKILL)
         XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
         let snapshot = try XCTUnwrap(last)
-        print("stack snapshot of 260 threads: capture median \(Format.seconds(LatencySummary.percentile(50, of: raw) ?? 0)), "
-              + "with names median \(Format.seconds(LatencySummary.percentile(50, of: named) ?? 0)), max \(Format.seconds(named.max() ?? 0))")
+        print(
+            "stack snapshot of 260 threads: capture median \(Format.seconds(LatencySummary.percentile(50, of: raw) ?? 0)), "
+                + "with names median \(Format.seconds(LatencySummary.percentile(50, of: named) ?? 0)), max \(Format.seconds(named.max() ?? 0))"
+        )
         XCTAssertEqual(snapshot.threads.count, 260)
-        XCTAssertEqual(snapshot.threads.waiting(in: "wait", calledFrom: "fixtureWaitsAtTheGate").count, 260, snapshot.note ?? "")
+        XCTAssertEqual(
+            snapshot.threads.waiting(in: "wait", calledFrom: "fixtureWaitsAtTheGate").count, 260, snapshot.note ?? "")
         XCTAssertEqual(StackGroup.fold(snapshot.threads).first?.threads.count, 259)
         // Bounded by construction (answers within 0.8 s, names within 1 s); what a stall of the
         // whole machine added meanwhile, as the same-moment control saw it, is the machine's.
-        XCTAssertLessThanOrEqual(overrun.max() ?? 99, StackCapture.answerBudget + StackCapture.symbolBudget + 0.3,
-                                 "named in \(named) s")
+        XCTAssertLessThanOrEqual(
+            overrun.max() ?? 99, StackCapture.answerBudget + StackCapture.symbolBudget + 0.3,
+            "named in \(named) s")
     }
 }

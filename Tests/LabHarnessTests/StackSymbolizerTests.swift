@@ -5,15 +5,24 @@ import XCTest
 /// Swift names demangled by the runtime, anything else as it came.
 final class StackSymbolizerTests: XCTestCase {
     func testACppSignatureLosesItsParameters() {
-        XCTAssertEqual(StackSymbolizer.withoutParameters("swift_getTypeByMangledNameInContextImpl(char const*, unsigned long, swift::TargetContextDescriptor<swift::InProcess> const*, void const* const*)"),
-                       "swift_getTypeByMangledNameInContextImpl")
-        XCTAssertEqual(StackSymbolizer.withoutParameters("swift::MetadataCache::get(char const*, unsigned long) const"), "swift::MetadataCache::get")
-        XCTAssertEqual(StackSymbolizer.withoutParameters("(anonymous namespace)::DecodedMetadataBuilder::createBoundGenericType(void (*)(int), int)"),
-                       "(anonymous namespace)::DecodedMetadataBuilder::createBoundGenericType")
+        XCTAssertEqual(
+            StackSymbolizer.withoutParameters(
+                "swift_getTypeByMangledNameInContextImpl(char const*, unsigned long, swift::TargetContextDescriptor<swift::InProcess> const*, void const* const*)"
+            ),
+            "swift_getTypeByMangledNameInContextImpl")
+        XCTAssertEqual(
+            StackSymbolizer.withoutParameters("swift::MetadataCache::get(char const*, unsigned long) const"),
+            "swift::MetadataCache::get")
+        XCTAssertEqual(
+            StackSymbolizer.withoutParameters(
+                "(anonymous namespace)::DecodedMetadataBuilder::createBoundGenericType(void (*)(int), int)"),
+            "(anonymous namespace)::DecodedMetadataBuilder::createBoundGenericType")
     }
 
     func testNamesWithoutAParameterListAreKept() {
-        for name in ["__futex_abstimed_wait_common64", "_dispatch_semaphore_wait_slow", "(anonymous)", "f(", "operator)"] {
+        for name in [
+            "__futex_abstimed_wait_common64", "_dispatch_semaphore_wait_slow", "(anonymous)", "f(", "operator)",
+        ] {
             XCTAssertEqual(StackSymbolizer.withoutParameters(name), name)
         }
     }

@@ -13,7 +13,7 @@ final class StallTests: XCTestCase {
         let stoppedAt = MonotonicClock.now()
         let deadline = stoppedAt + 5
         while reports.withLock({ $0.isEmpty }) && MonotonicClock.now() < deadline { MonotonicClock.sleep(for: 0.01) }
-        MonotonicClock.sleep(for: 0.4)   // a second window: no second report for the same stall
+        MonotonicClock.sleep(for: 0.4)  // a second window: no second report for the same stall
         watchdog.stop()
         let seen = reports.withLock { $0 }
         XCTAssertEqual(seen.count, 1)

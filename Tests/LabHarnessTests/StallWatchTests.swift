@@ -8,7 +8,8 @@ final class StallWatchTests: XCTestCase {
     /// counts: a stall that ended before the timer was due takes nothing off.
     func testDelayCountsOnlyTheOverlapOfLateWakeUps() {
         let watch = StallWatch(recorded: [(due: 1.0, woke: 1.4), (due: 2.0, woke: 2.1), (due: 5.0, woke: 5.02)])
-        XCTAssertEqual(watch.delay(from: 1.1, to: 1.5), 0.3, accuracy: 1e-9, "from the due time to the control's wake-up")
+        XCTAssertEqual(
+            watch.delay(from: 1.1, to: 1.5), 0.3, accuracy: 1e-9, "from the due time to the control's wake-up")
         XCTAssertEqual(watch.delay(from: 0.5, to: 3.0), 0.5, accuracy: 1e-9, "two separate stalls add up")
         XCTAssertEqual(watch.delay(from: 1.5, to: 1.9), 0, "no stall overlaps")
         XCTAssertEqual(watch.delay(from: 3, to: 2), 0, "an empty interval")
@@ -32,7 +33,8 @@ final class StallWatchTests: XCTestCase {
         MonotonicClock.sleep(for: 0.05)
         let after = MonotonicClock.now()
         watch.stop()
-        XCTAssertGreaterThanOrEqual(watch.delay(from: before, to: after), 0.2, "the 300 ms stop was seen by the control")
+        XCTAssertGreaterThanOrEqual(
+            watch.delay(from: before, to: after), 0.2, "the 300 ms stop was seen by the control")
         XCTAssertGreaterThanOrEqual(watch.worstDelay, 0.2)
     }
 

@@ -21,13 +21,15 @@ final class StderrCaptureTests: XCTestCase {
         let second = try StderrCapture()
         Terminal.writeError("lab-capture-test two\n")
         XCTAssertNotNil(second.waitForLine(containing: "lab-capture-test two", within: 2))
-        XCTAssertEqual(second.lines(containing: "lab-capture-test one"), [], "a capture sees only what came after it opened")
+        XCTAssertEqual(
+            second.lines(containing: "lab-capture-test one"), [], "a capture sees only what came after it opened")
         second.end()
         Terminal.writeError("lab-capture-test three\n")
-        XCTAssertNotNil(first.waitForLine(containing: "lab-capture-test three", within: 2), "the first capture is still open")
+        XCTAssertNotNil(
+            first.waitForLine(containing: "lab-capture-test three", within: 2), "the first capture is still open")
         XCTAssertEqual(first.lines(containing: "lab-capture-test").count, 3)
         first.end()
-        first.end()   // a second end does nothing
+        first.end()  // a second end does nothing
         let after = stderrIdentity()
         XCTAssertEqual(before.dev, after.dev)
         XCTAssertEqual(before.ino, after.ino, "fd 2 points where it did before the first capture")

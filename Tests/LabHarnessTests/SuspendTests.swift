@@ -8,12 +8,15 @@ import XCTest
 final class SuspendTests: XCTestCase {
     private static func state(_ pid: Int32) -> Character? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = text.lastIndex(of: ")") else { return nil }
+            let close = text.lastIndex(of: ")")
+        else { return nil }
         return text[text.index(close, offsetBy: 2)...].first
     }
 
     func testStopReachesTheTrialAndContinueResumesIt() throws {
-        guard FileManager.default.fileExists(atPath: "/proc/self/stat") else { throw XCTSkip("needs /proc to see a process's state") }
+        guard FileManager.default.fileExists(atPath: "/proc/self/stat") else {
+            throw XCTSkip("needs /proc to see a process's state")
+        }
         let parent = Mutex<Int32>(0)
         let observed = Mutex<(trialStopped: Bool, parentStopped: Bool)>((false, false))
         let watcher = Thread {
@@ -41,14 +44,17 @@ final class SuspendTests: XCTestCase {
         }
         watcher.start()
         // `ok` takes a second: still running when Ctrl-Z comes.
-        let run = try ChildProcess.run(ChildSpec(executable: fixture(), arguments: ["--json", "--variant", "ok", "--hold", "1"],
-                                                 budget: 30, onStart: { pid in parent.withLock { $0 = pid } }))
+        let run = try ChildProcess.run(
+            ChildSpec(
+                executable: fixture(), arguments: ["--json", "--variant", "ok", "--hold", "1"],
+                budget: 30, onStart: { pid in parent.withLock { $0 = pid } }))
         let seen = observed.withLock { $0 }
         XCTAssertTrue(seen.parentStopped, "Ctrl-Z stopped the program")
         XCTAssertTrue(seen.trialStopped, "and its trial, in a process group of its own")
         XCTAssertEqual(run.exitCode, 0, run.stderr)
         let report = try ExperimentReport.decode(Data(run.stdout.utf8))
-        XCTAssertEqual(report.variant("ok")?.outcome, .completed, "resumed and finished: \(report.variant("ok")?.evidence ?? "")")
+        XCTAssertEqual(
+            report.variant("ok")?.outcome, .completed, "resumed and finished: \(report.variant("ok")?.evidence ?? "")")
         XCTAssertGreaterThan(run.wall, 1.5, "the pause was real")
     }
 }

@@ -12,10 +12,13 @@ final class SweepEstimateTests: XCTestCase {
             flags: [FlagSpec("size", .integer(range: 1...1000, default: 10, quick: nil), help: "size")],
             variants: [Variant("plain", summary: "", expect: ok, time: .fixed(TrialTime(expected: 100)), body: body)],
             findings: [], defaultJobs: 4,
-            sweep: Sweep(flag: "sweep", parameter: "size", range: 1...1000, help: "sizes",
-                         variants: [Variant("a", summary: "", expect: ok, time: .fixed(TrialTime(expected: 2)), body: body),
-                                    Variant("b", summary: "", expect: ok, time: .fixed(TrialTime(expected: 3)), body: body)],
-                         findings: [], headers: (variant: "design", size: "size"), columns: []))
+            sweep: Sweep(
+                flag: "sweep", parameter: "size", range: 1...1000, help: "sizes",
+                variants: [
+                    Variant("a", summary: "", expect: ok, time: .fixed(TrialTime(expected: 2)), body: body),
+                    Variant("b", summary: "", expect: ok, time: .fixed(TrialTime(expected: 3)), body: body),
+                ],
+                findings: [], headers: (variant: "design", size: "size"), columns: []))
     }
 
     func testASweepIsEstimatedPointByPoint() throws {

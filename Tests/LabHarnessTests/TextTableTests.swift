@@ -5,15 +5,18 @@ import XCTest
 /// The report's tables fit the terminal: text columns wrap within themselves, values keep
 /// their unit, and a table too wide even so is folded into blocks led by its first column.
 final class TextTableTests: XCTestCase {
-    let rows = [["variant", "outcome", "wait p50", "where the result came"],
-                ["global-queue", "deadlock", "≥ 757 ms", "Swift global concurrent queue"],
-                ["shared-thread", "completed", "250 ms", "chat.library"]]
+    let rows = [
+        ["variant", "outcome", "wait p50", "where the result came"],
+        ["global-queue", "deadlock", "≥ 757 ms", "Swift global concurrent queue"],
+        ["shared-thread", "completed", "250 ms", "chat.library"],
+    ]
 
     func testATableThatFitsIsOneLinePerRowAligned() {
         let lines = TextTable(rows: rows, rightAligned: [2]).render(width: 100)
         XCTAssertEqual(lines.count, 3)
-        XCTAssertEqual(lines[1].range(of: "deadlock")?.lowerBound.utf16Offset(in: lines[1]),
-                       lines[2].range(of: "completed")?.lowerBound.utf16Offset(in: lines[2]))
+        XCTAssertEqual(
+            lines[1].range(of: "deadlock")?.lowerBound.utf16Offset(in: lines[1]),
+            lines[2].range(of: "completed")?.lowerBound.utf16Offset(in: lines[2]))
         XCTAssertTrue(lines[2].contains("  250 ms  "), lines[2])
     }
 
@@ -21,7 +24,9 @@ final class TextTableTests: XCTestCase {
         let lines = TextTable(rows: rows, rightAligned: [2]).render(width: 58)
         for line in lines { XCTAssertLessThanOrEqual(line.unicodeScalars.count, 58, line) }
         XCTAssertTrue(lines.contains { $0.contains("≥ 757 ms") }, lines.joined(separator: "\n"))
-        XCTAssertTrue(lines.contains { $0.hasSuffix("concurrent queue") || $0.hasSuffix("concurrent") }, lines.joined(separator: "\n"))
+        XCTAssertTrue(
+            lines.contains { $0.hasSuffix("concurrent queue") || $0.hasSuffix("concurrent") },
+            lines.joined(separator: "\n"))
     }
 
     func testATableTooWideForItsWordsIsFoldedIntoBlocksLedByTheFirstColumn() {

@@ -24,8 +24,9 @@ final class TextWrapTests: XCTestCase {
     }
 
     func testContinuationLinesTakeTheGivenIndent() {
-        let lines = TextWrap.wrap("  ✓ finding.id  reproduced  one two three four five six seven eight nine ten",
-                                  width: 40, indent: "      ")
+        let lines = TextWrap.wrap(
+            "  ✓ finding.id  reproduced  one two three four five six seven eight nine ten",
+            width: 40, indent: "      ")
         XCTAssertTrue(lines[0].hasPrefix("  ✓ finding.id"))
         for line in lines.dropFirst() {
             XCTAssertTrue(line.hasPrefix("      ") && !line.hasPrefix("       "), "'\(line)'")
@@ -35,11 +36,14 @@ final class TextWrapTests: XCTestCase {
     func testWithoutAnIndentContinuationLinesGoFourPastTheLinesOwnIndent() {
         let lines = TextWrap.wrap("   alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu", width: 40)
         XCTAssertGreaterThan(lines.count, 1)
-        for line in lines.dropFirst() { XCTAssertTrue(line.hasPrefix("       ") && !line.hasPrefix("        "), "'\(line)'") }
+        for line in lines.dropFirst() {
+            XCTAssertTrue(line.hasPrefix("       ") && !line.hasPrefix("        "), "'\(line)'")
+        }
     }
 
     func testAnIndentThatLeavesNoRoomIsShortened() {
-        let lines = TextWrap.wrap("x " + String(repeating: "word ", count: 30), width: 40, indent: String(repeating: " ", count: 35))
+        let lines = TextWrap.wrap(
+            "x " + String(repeating: "word ", count: 30), width: 40, indent: String(repeating: " ", count: 35))
         for line in lines.dropFirst() {
             XCTAssertLessThanOrEqual(line.prefix { $0 == " " }.count, 40 - TextWrap.minimumRoom, "'\(line)'")
         }

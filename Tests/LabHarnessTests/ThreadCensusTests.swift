@@ -28,7 +28,8 @@ final class ThreadCensusTests: XCTestCase {
         let mine = { ThreadCensus.threads().filter { $0.name == "census.parked" } }
         XCTAssertEqual(mine().count, 4)
         if PlatformInfo.current.isLinux {  // thread states are read from /proc on Linux; Darwin's census gives Mach run states
-            XCTAssertTrue(eventually { Set(mine().compactMap(\.state)) == [.sleeping] }, "states: \(mine().map(\.state))")
+            XCTAssertTrue(
+                eventually { Set(mine().compactMap(\.state)) == [.sleeping] }, "states: \(mine().map(\.state))")
         }
         parked.release()
         XCTAssertEqual(mine().count, 0)
@@ -37,16 +38,22 @@ final class ThreadCensusTests: XCTestCase {
     /// Foundation on Linux does not pass a name set before `start()` to the kernel; the lab's
     /// `NamedThread` names the thread itself, which does.
     func testANameSetBeforeStartIsNotSeenButNamedThreadIs() throws {
-        try XCTSkipUnless(PlatformInfo.current.isLinux, "Foundation's naming of threads is measured on swift-corelibs-foundation (Linux)")
+        try XCTSkipUnless(
+            PlatformInfo.current.isLinux,
+            "Foundation's naming of threads is measured on swift-corelibs-foundation (Linux)")
         let gate = DispatchSemaphore(value: 0)
         let started = DispatchSemaphore(value: 0)
-        let plain = Thread { started.signal(); gate.wait() }
+        let plain = Thread {
+            started.signal(); gate.wait()
+        }
         plain.name = "census.before"
         plain.start()
         started.wait()
         let parked = ParkedThreads(1, name: "census.inside")
         let names = ThreadCensus.threads().map(\.name)
-        XCTAssertFalse(names.contains("census.before"), "this would mean Foundation now passes the name on: update NamedThread's note")
+        XCTAssertFalse(
+            names.contains("census.before"),
+            "this would mean Foundation now passes the name on: update NamedThread's note")
         XCTAssertTrue(names.contains("census.inside"))
         gate.signal()
         parked.release()
@@ -97,8 +104,8 @@ final class ThreadCensusTests: XCTestCase {
     /// the kernel, so tools that read /proc (and this census) do not see it.
     func testThreadNamesLongerThanFifteenBytesDoNotReachTheKernel() throws {
         try XCTSkipUnless(PlatformInfo.current.isLinux, "the 15-byte limit is the Linux kernel's")
-        let short = ParkedThreads(1, name: "fifteen-chars-x")      // 15 bytes
-        let long = ParkedThreads(1, name: "sixteen-chars-xy")      // 16 bytes
+        let short = ParkedThreads(1, name: "fifteen-chars-x")  // 15 bytes
+        let long = ParkedThreads(1, name: "sixteen-chars-xy")  // 16 bytes
         let names = ThreadCensus.threads().map(\.name)
         XCTAssertTrue(names.contains("fifteen-chars-x"))
         XCTAssertFalse(names.contains("sixteen-chars-xy"))
@@ -108,8 +115,10 @@ final class ThreadCensusTests: XCTestCase {
     }
 
     func testDescribeCountsStates() {
-        let threads = [ThreadInfo(id: 1, name: "a", state: .running), ThreadInfo(id: 2, name: "b", state: .sleeping),
-                       ThreadInfo(id: 3, name: "c", state: .sleeping)]
+        let threads = [
+            ThreadInfo(id: 1, name: "a", state: .running), ThreadInfo(id: 2, name: "b", state: .sleeping),
+            ThreadInfo(id: 3, name: "c", state: .sleeping),
+        ]
         XCTAssertEqual(ThreadCensus.describe(threads), "3 threads: 1 R, 2 S")
         XCTAssertEqual(ThreadCensus.describe([]), "0 threads")
     }

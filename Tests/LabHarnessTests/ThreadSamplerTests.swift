@@ -33,7 +33,9 @@ final class ThreadSamplerTests: XCTestCase {
         }
         sampler.stop()
         XCTAssertTrue(matched)
-        XCTAssertTrue(eventually { ThreadCensus.threads().allSatisfy { $0.name != "lab.sampler" } }, "the sampler thread exits after stop")
+        XCTAssertTrue(
+            eventually { ThreadCensus.threads().allSatisfy { $0.name != "lab.sampler" } },
+            "the sampler thread exits after stop")
     }
 
     /// The sampler's budget: at a 10 ms interval it costs under 1 % of one core, so measuring
@@ -56,19 +58,23 @@ final class ThreadSamplerTests: XCTestCase {
             MonotonicClock.sleep(for: 0.6)
             let timeline = sampler.stop()
             samplerShares.append(try XCTUnwrap(timeline.samplerCPU) / timeline.duration)
-            if samplerShares.last! < 0.01 { break }   // under 1 %: no floor needed
+            if samplerShares.last! < 0.01 { break }  // under 1 %: no floor needed
             floorShares.append(ThreadSampler.wakeUpFloor(interval: 0.01, for: 0.6))
         }
         let best = try XCTUnwrap(samplerShares.min()), floor = floorShares.min() ?? 0
         let percent = { (v: [Double]) in v.map { Format.decimal($0 * 100, places: 3) + " %" }.joined(separator: ", ") }
-        print("sampler at 10 ms (debug build): \(percent(samplerShares)) of one core; bare 10 ms wake-ups: \(percent(floorShares))")
+        print(
+            "sampler at 10 ms (debug build): \(percent(samplerShares)) of one core; bare 10 ms wake-ups: \(percent(floorShares))"
+        )
         if best >= 0.01 {
-            XCTAssertLessThan(best - floor, 0.003, "the sampler used \(percent(samplerShares)) of a core, the bare wake-ups \(percent(floorShares))")
+            XCTAssertLessThan(
+                best - floor, 0.003,
+                "the sampler used \(percent(samplerShares)) of a core, the bare wake-ups \(percent(floorShares))")
         }
     }
 
     func testGrowthRateOfAKnownLine() {
-        let samples = (0..<11).map { ThreadSample(t: Double($0) * 0.5, count: 3 + $0) }   // +1 per 0.5 s
+        let samples = (0..<11).map { ThreadSample(t: Double($0) * 0.5, count: 3 + $0) }  // +1 per 0.5 s
         let timeline = ThreadTimeline(interval: 0.5, startedAt: 0, samples: samples, samplerCPU: nil)
         XCTAssertEqual(timeline.growthRate() ?? 0, 2, accuracy: 1e-9)
         XCTAssertEqual(timeline.peak, 13)

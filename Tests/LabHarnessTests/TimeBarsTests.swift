@@ -4,7 +4,9 @@ import XCTest
 /// Time bars share one labelled scale, fit the report's width, and draw nothing without rows.
 final class TimeBarsTests: XCTestCase {
     func testBarsShareOneScaleAndTheAxisIsLabelled() {
-        let lines = TextChart.timeBars([("short", 6e-6, " a"), ("long", 0.5, " b")], width: 40, columns: 100) { "alive (scale 0 to \($0))" }
+        let lines = TextChart.timeBars([("short", 6e-6, " a"), ("long", 0.5, " b")], width: 40, columns: 100) {
+            "alive (scale 0 to \($0))"
+        }
         XCTAssertEqual(lines.first, "alive (scale 0 to 500 ms)")
         XCTAssertEqual(lines[1], "  short │ a")
         XCTAssertEqual(lines[2], "  long  │" + String(repeating: "█", count: 40) + " b")

@@ -28,10 +28,13 @@ final class TimingTests: XCTestCase {
     }
 
     func testSummaryAsMetrics() throws {
-        let metrics = try XCTUnwrap(LatencySummary([0.001, 0.002, 0.003])).metrics(prefix: "lateness", unit: "_ms", scale: 1000)
+        let metrics = try XCTUnwrap(LatencySummary([0.001, 0.002, 0.003])).metrics(
+            prefix: "lateness", unit: "_ms", scale: 1000)
         XCTAssertEqual(metrics["lateness.p50_ms"], 2)
         XCTAssertEqual(metrics["lateness.max_ms"], 3)
-        XCTAssertEqual(metrics.names, ["lateness.p50_ms", "lateness.p90_ms", "lateness.p99_ms", "lateness.max_ms", "lateness.mean_ms"])
+        XCTAssertEqual(
+            metrics.names,
+            ["lateness.p50_ms", "lateness.p90_ms", "lateness.p99_ms", "lateness.max_ms", "lateness.mean_ms"])
     }
 
     /// Busy work costs CPU; sleeping costs (almost) none. Measured in CPU time, which does not
@@ -55,7 +58,7 @@ final class TimingTests: XCTestCase {
         let start = MonotonicClock.now()
         MonotonicClock.sleep(for: 0.05)
         XCTAssertGreaterThanOrEqual(MonotonicClock.now() - start, 0.05)
-        MonotonicClock.sleep(until: start - 1)   // a past deadline returns at once
+        MonotonicClock.sleep(until: start - 1)  // a past deadline returns at once
     }
 
     func testFormats() {

@@ -21,17 +21,19 @@ final class TrialTests: XCTestCase {
     func testTrialsAreTalliedGradedAndSummarised() throws {
         let definition = ExperimentDefinition(
             name: "tally", executable: "tally", question: "?", about: "",
-            flags: [], variants: [
+            flags: [],
+            variants: [
                 Variant("mixed", summary: "deadlocks twice, completes once", expect: expectations) { context in
                     let n = Sequencer.shared.next()
                     return VariantRecord(outcome: n == 1 ? .completed : .deadlock, metrics: ["wall_s": Double(n)])
-                }.inProcess,
+                }.inProcess
             ],
             findings: [
                 Finding("tally.mostly-deadlocks", claim: "it deadlocks", needs: ["mixed"]) { inputs in
-                    Verdict(symptom: inputs["mixed"].outcome == .deadlock, mechanism: .seen("three trials ran"),
-                            "\(inputs["mixed"].trials ?? [:])")
-                },
+                    Verdict(
+                        symptom: inputs["mixed"].outcome == .deadlock, mechanism: .seen("three trials ran"),
+                        "\(inputs["mixed"].trials ?? [:])")
+                }
             ])
         Sequencer.shared.reset()
         let report = try ExperimentRunner.run(definition, arguments: ["--trials", "3"])
@@ -39,7 +41,7 @@ final class TrialTests: XCTestCase {
         XCTAssertEqual(variant.outcome, .deadlock)
         XCTAssertEqual(variant.trials, ["deadlock": 2, "completed": 1])
         XCTAssertEqual(variant.grade, .interesting)
-        XCTAssertEqual(variant[MetricKey.wall], 1)   // the median of 0, 1, 2
+        XCTAssertEqual(variant[MetricKey.wall], 1)  // the median of 0, 1, 2
         XCTAssertEqual(report.finding("tally.mostly-deadlocks")?.reproduced, true)
         XCTAssertTrue(report.allReproduced)
         XCTAssertEqual(report.parameters["trials"], .number(3))
@@ -50,17 +52,21 @@ final class TrialTests: XCTestCase {
         let definition = ExperimentDefinition(
             name: "needs", executable: "needs", question: "?", about: "", flags: [],
             variants: [
-                Variant("a", summary: "", expect: [OutcomeExpectation(.completed, .expected, "")],
-                        claim: Claim("needs.a", "")) { _ in
+                Variant(
+                    "a", summary: "", expect: [OutcomeExpectation(.completed, .expected, "")],
+                    claim: Claim("needs.a", "")
+                ) { _ in
                     VariantRecord(outcome: .completed, mechanism: .seen("a ran"))
                 }.inProcess,
-                Variant("b", summary: "", expect: [OutcomeExpectation(.completed, .expected, "")],
-                        claim: Claim("needs.b", "")) { _ in
+                Variant(
+                    "b", summary: "", expect: [OutcomeExpectation(.completed, .expected, "")],
+                    claim: Claim("needs.b", "")
+                ) { _ in
                     VariantRecord(outcome: .failed, mechanism: .seen("b ran"))
                 }.inProcess,
             ],
             findings: [
-                Finding("needs.elsewhere", claim: "", needs: ["a"], appliesWhen: { _ in false }) { _ in .notJudged("") },
+                Finding("needs.elsewhere", claim: "", needs: ["a"], appliesWhen: { _ in false }) { _ in .notJudged("") }
             ])
         let onlyA = try ExperimentRunner.run(definition, arguments: ["--variant", "a"])
         XCTAssertEqual(onlyA.findings.map(\.id), ["needs.a", "needs.elsewhere"])

@@ -30,7 +30,9 @@ final class URLSessionOnLoopbackTests: XCTestCase {
             let seen = Mutex<(onDelegateQueue: Bool, onMainThread: Bool, bytes: Int)?>(nil)
             let done = DispatchSemaphore(value: 0)
             session.dataTask(with: server.url()) { data, _, _ in
-                seen.withLock { $0 = (OperationQueue.current === session.delegateQueue, Thread.isMainThread, data?.count ?? -1) }
+                seen.withLock {
+                    $0 = (OperationQueue.current === session.delegateQueue, Thread.isMainThread, data?.count ?? -1)
+                }
                 done.signal()
             }.resume()
             XCTAssertEqual(done.wait(timeout: .now() + 20), .success, "the task never completed")
@@ -97,13 +99,15 @@ final class URLSessionOnLoopbackTests: XCTestCase {
             let session = URLSession(configuration: .ephemeral, delegate: recorder, delegateQueue: nil)
             defer { session.invalidateAndCancel() }
             recorder.start(session.dataTask(with: server.url()))
-            XCTAssertEqual(recorder.completed.wait(timeout: .now() + 20), .success, "\(answer): the task never completed")
+            XCTAssertEqual(
+                recorder.completed.wait(timeout: .now() + 20), .success, "\(answer): the task never completed")
             let record = recorder.record
             XCTAssertNotNil(record.responseAt, "\(answer): the delegate was not asked")
             XCTAssertEqual(record.bodyBytes, response.body.count, "\(answer): bytes received")
             XCTAssertNil(record.error, "\(answer): completed with an error")
-            XCTAssertGreaterThanOrEqual(try XCTUnwrap(record.completedAt), response.scheduledDuration - 0.01,
-                                        "\(answer): completed before the body was sent")
+            XCTAssertGreaterThanOrEqual(
+                try XCTUnwrap(record.completedAt), response.scheduledDuration - 0.01,
+                "\(answer): completed before the body was sent")
             XCTAssertTrue(eventually { server.counts.responsesCompleted == 1 }, "\(answer): \(server.counts)")
         }
     }

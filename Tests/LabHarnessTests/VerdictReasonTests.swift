@@ -11,7 +11,8 @@ final class VerdictReasonTests: XCTestCase {
         XCTAssertEqual(unseen.status, .notJudged(.mechanismNotSeen))
         XCTAssertFalse(unseen.reproduced, "a symptom without its cause reproduces nothing")
         XCTAssertEqual(Verdict.notJudged("the sweep spans 10×").status, .notJudged(.variantMissing))
-        XCTAssertEqual(Verdict.notJudged("CPU time not measured", reason: .mechanismNotSeen).status, .notJudged(.mechanismNotSeen))
+        XCTAssertEqual(
+            Verdict.notJudged("CPU time not measured", reason: .mechanismNotSeen).status, .notJudged(.mechanismNotSeen))
     }
 
     /// The one rule for the trials a claim reads: the machine (or an interruption) first, then a
@@ -30,8 +31,9 @@ final class VerdictReasonTests: XCTestCase {
     }
 
     func testTheReasonTravelsInTheJSONAndAJudgedFindingAddsNoKey() throws {
-        let unjudged = FindingReport(id: "x.y", applicable: true, reproduced: false, summary: "not judged (the machine: ...)",
-                                     notJudgedReason: .machineOutcome)
+        let unjudged = FindingReport(
+            id: "x.y", applicable: true, reproduced: false, summary: "not judged (the machine: ...)",
+            notJudgedReason: .machineOutcome)
         let text = String(decoding: try JSONEncoder().encode(unjudged), as: UTF8.self)
         XCTAssertTrue(text.contains("\"not_judged_reason\":\"machine-outcome\""), text)
         XCTAssertTrue(text.contains("\"judged\":false"), text)
@@ -40,8 +42,10 @@ final class VerdictReasonTests: XCTestCase {
         let plain = String(decoding: try JSONEncoder().encode(judged), as: UTF8.self)
         XCTAssertFalse(plain.contains("judged"), plain)
         // A report written before the key existed: judged false, no reason.
-        let older = try JSONDecoder().decode(FindingReport.self, from: Data(
-            #"{"id":"x.y","applicable":true,"reproduced":false,"summary":"not judged","judged":false}"#.utf8))
+        let older = try JSONDecoder().decode(
+            FindingReport.self,
+            from: Data(
+                #"{"id":"x.y","applicable":true,"reproduced":false,"summary":"not judged","judged":false}"#.utf8))
         XCTAssertEqual(older.status, .notJudged(.machineOutcome))
     }
 }

@@ -49,7 +49,8 @@ final class AllCommandTests: XCTestCase {
         XCTAssertEqual(result.exitStatus, 1)
         XCTAssertFalse(result.document.complete)
         XCTAssertEqual(result.document.failures.first?.outcome, "crashed")
-        XCTAssertTrue(result.document.failures.first?.evidence.contains("Fatal error") ?? false, "\(result.document.failures)")
+        XCTAssertTrue(
+            result.document.failures.first?.evidence.contains("Fatal error") ?? false, "\(result.document.failures)")
         XCTAssertTrue(AllCommand.table(result.document, style: Style(enabled: false)).contains("(no report)"))
     }
 

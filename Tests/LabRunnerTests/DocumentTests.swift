@@ -12,7 +12,9 @@ final class DocumentTests: XCTestCase {
         XCTAssertEqual(object["schema"] as? Int, 1)
         XCTAssertEqual(object["lab_version"] as? String, LabVersion.current)
         XCTAssertEqual((object["platform"] as? [String: Any])?["cpus"] as? Int, 2)
-        XCTAssertEqual((object["experiments"] as? [[String: Any]])?.first?["schema"] as? Int, 1, "each experiment is a schema-1 object")
+        XCTAssertEqual(
+            (object["experiments"] as? [[String: Any]])?.first?["schema"] as? Int, 1,
+            "each experiment is a schema-1 object")
         XCTAssertEqual(try LabDocument.read(data), document)
     }
 

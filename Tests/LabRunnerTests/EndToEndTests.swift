@@ -30,10 +30,13 @@ final class EndToEndTests: XCTestCase {
             // it runs (a sweep's findings need --sweep).
             let plan = Set(definition.defaultPlan(try definition.parser.parse(["--quick"]), definition.variants))
             let claims = definition.variants.filter { plan.contains($0.name) }.compactMap(\.claim?.id)
-            XCTAssertEqual(report.findings.map(\.id), claims + definition.findings.filter { $0.needs.allSatisfy(plan.contains) }.map(\.id),
-                           report.experiment)
+            XCTAssertEqual(
+                report.findings.map(\.id),
+                claims + definition.findings.filter { $0.needs.allSatisfy(plan.contains) }.map(\.id),
+                report.experiment)
             for variant in report.variants {
-                XCTAssertNotEqual(variant.outcome, .failed, "\(report.experiment) \(variant.name): \(variant.evidence ?? "")")
+                XCTAssertNotEqual(
+                    variant.outcome, .failed, "\(report.experiment) \(variant.name): \(variant.evidence ?? "")")
             }
         }
         let allReproduced = document.experiments.allSatisfy(\.allReproduced)
@@ -41,14 +44,16 @@ final class EndToEndTests: XCTestCase {
         XCTAssertTrue(childrenOfThisProcess().isEmpty)
 
         let out = directory.appendingPathComponent("site")
-        let report = try ChildProcess.run(ChildSpec(executable: lab, arguments: ["report", "--from", file.path, "--out", out.path], budget: 60))
+        let report = try ChildProcess.run(
+            ChildSpec(executable: lab, arguments: ["report", "--from", file.path, "--out", out.path], budget: 60))
         XCTAssertEqual(report.exitCode, 0, report.stderr)
         let charts = try FileManager.default.contentsOfDirectory(atPath: out.appendingPathComponent("charts").path)
         for experiment in ["runloop", "pool", "dance", "callback"] {
             XCTAssertTrue(charts.contains { $0.hasPrefix(experiment + "-") }, "no chart for \(experiment): \(charts)")
         }
         for chart in charts {
-            let text = try String(contentsOf: out.appendingPathComponent("charts").appendingPathComponent(chart), encoding: .utf8)
+            let text = try String(
+                contentsOf: out.appendingPathComponent("charts").appendingPathComponent(chart), encoding: .utf8)
             XCTAssertNil(XMLCheck.parse(text).error, chart)
         }
     }

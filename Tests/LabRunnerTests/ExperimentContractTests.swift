@@ -16,10 +16,13 @@ final class ExperimentContractTests: XCTestCase {
     /// line on stderr, nothing on stdout, never a trap.
     func testBadFlagsGetOneLineAndExitSixtyFour() throws {
         for entry in LabCatalog.standard.entries {
-            for arguments in [["--variant", "no-such-variant"], ["--no-such-flag"], ["--trials", "0"], ["--trials", "many"]] {
+            for arguments in [
+                ["--variant", "no-such-variant"], ["--no-such-flag"], ["--trials", "0"], ["--trials", "many"],
+            ] {
                 let run = try lab([entry.command] + arguments)
                 XCTAssertEqual(run.exitCode, 64, "\(entry.command) \(arguments): \(run.stderr)")
-                XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, "\(entry.command) \(arguments): \(run.stderr)")
+                XCTAssertEqual(
+                    run.stderr.split(separator: "\n").count, 1, "\(entry.command) \(arguments): \(run.stderr)")
                 XCTAssertTrue(run.stdout.isEmpty, "\(entry.command) \(arguments): \(run.stdout)")
             }
         }
@@ -31,7 +34,8 @@ final class ExperimentContractTests: XCTestCase {
             let run = try lab([entry.command, "--help"])
             XCTAssertEqual(run.exitCode, 0, run.stderr)
             for variant in entry.definition.variants {
-                XCTAssertTrue(run.stdout.contains(variant.name), "\(entry.command): \(variant.name) missing from --help")
+                XCTAssertTrue(
+                    run.stdout.contains(variant.name), "\(entry.command): \(variant.name) missing from --help")
             }
             for finding in entry.definition.findings {
                 XCTAssertTrue(run.stdout.contains(finding.id), "\(entry.command): \(finding.id) missing from --help")

@@ -71,21 +71,28 @@ final class HandoutDocumentTests: XCTestCase {
             let cells = trimmed(line).split(separator: "|", omittingEmptySubsequences: true)
             guard trimmed(line).hasPrefix("|"), let first = cells.first else { return "" }
             let key = "|" + first + "|"
-            return pageLines.first { $0.hasPrefix(key) }.map { "; the committed report's row is: \($0)" } ?? "; the committed report has no row for \(trimmed(String(first)))"
+            return pageLines.first { $0.hasPrefix(key) }.map { "; the committed report's row is: \($0)" }
+                ?? "; the committed report has no row for \(trimmed(String(first)))"
         }
         var checked = 0
         for document in try documents() {
             // A marker is a line of its own; one inside a sentence (this convention described) is not.
             for (index, line) in document.lines.enumerated() where trimmed(line).hasPrefix("<!-- from:") {
-                XCTAssertEqual(trimmed(line), "<!-- from: results.md -->",
-                               "\(document.path):\(index + 1): the only source a block may quote is results.md (\(Self.resultsPage))")
+                XCTAssertEqual(
+                    trimmed(line), "<!-- from: results.md -->",
+                    "\(document.path):\(index + 1): the only source a block may quote is results.md (\(Self.resultsPage))"
+                )
                 let block = quotedBlock(after: index, in: document.lines)
                 XCTAssertFalse(block.isEmpty, "\(document.path):\(index + 1): no block follows the marker")
                 for (lineIndex, quoted) in block where !page.contains(trimmed(quoted)) {
-                    XCTFail("\(document.path):\(lineIndex + 1): this quoted line is not a line of \(Self.resultsPage) (regenerated? paste the new one): \(quoted)\(counterpart(of: quoted))")
+                    XCTFail(
+                        "\(document.path):\(lineIndex + 1): this quoted line is not a line of \(Self.resultsPage) (regenerated? paste the new one): \(quoted)\(counterpart(of: quoted))"
+                    )
                 }
                 if let misplaced = outOfOrderLine(in: block, page: pageLines) {
-                    XCTFail("\(document.path):\(misplaced.line + 1): \(Self.resultsPage) prints \(misplaced.text) before \(misplaced.after), which the block quotes above it; keep the report's order")
+                    XCTFail(
+                        "\(document.path):\(misplaced.line + 1): \(Self.resultsPage) prints \(misplaced.text) before \(misplaced.after), which the block quotes above it; keep the report's order"
+                    )
                 }
                 checked += block.count
             }
@@ -97,7 +104,8 @@ final class HandoutDocumentTests: XCTestCase {
     /// line of the same block, so that a table keeps the rows in the order the report (and the
     /// terminal) shows them. Only lines the report holds once are placed (a table's header and
     /// rule repeat from table to table).
-    private func outOfOrderLine(in block: [(Int, String)], page: [String]) -> (line: Int, after: String, text: String)? {
+    private func outOfOrderLine(in block: [(Int, String)], page: [String]) -> (line: Int, after: String, text: String)?
+    {
         // A table row by its first cell; any other line whole.
         func name(_ line: String) -> String {
             guard line.hasPrefix("|"), let first = line.split(separator: "|", omittingEmptySubsequences: true).first
@@ -143,8 +151,9 @@ final class HandoutDocumentTests: XCTestCase {
     // MARK: figures
 
     func testMarkedFiguresMatchTheCommittedResults() throws {
-        let results = try XCTUnwrap(JSONSerialization.jsonObject(
-            with: Data(contentsOf: Self.root.appendingPathComponent(Self.resultsJSON))) as? [String: Any])
+        let results = try XCTUnwrap(
+            JSONSerialization.jsonObject(
+                with: Data(contentsOf: Self.root.appendingPathComponent(Self.resultsJSON))) as? [String: Any])
         let marker = try Regex(#"<!--r ([^ >]+) ([A-Za-z0-9_.@-]+)(?: ([a-zµ%]+))?-->"#)
         let number = try Regex(#"-?[0-9][0-9,]*(?:\.[0-9]+)?"#)
         var checked = 0
@@ -152,7 +161,10 @@ final class HandoutDocumentTests: XCTestCase {
             for (index, line) in document.lines.enumerated() {
                 for match in line.matches(of: marker) {
                     // A marker in a code span (`<!--r ...-->`) shows the convention; it marks nothing.
-                    if match.range.lowerBound > line.startIndex, line[line.index(before: match.range.lowerBound)] == "`" { continue }
+                    if match.range.lowerBound > line.startIndex, line[line.index(before: match.range.lowerBound)] == "`"
+                    {
+                        continue
+                    }
                     let place = "\(document.path):\(index + 1)"
                     let subject = String(match.output[1].substring ?? "")
                     let key = String(match.output[2].substring ?? "")
@@ -176,7 +188,9 @@ final class HandoutDocumentTests: XCTestCase {
                     let quantum = pow(10, -Double(decimals))
                     if abs(shown - (Double(plain) ?? .nan)) > quantum / 2 + 1e-9 || Double(plain) == nil {
                         let rounded = String(format: "%.\(decimals)f", shown)
-                        XCTFail("\(place): \(written) is not \(subject) \(key) of \(Self.resultsJSON), which shows as \(rounded)\(unit.map { " " + $0 } ?? "")")
+                        XCTFail(
+                            "\(place): \(written) is not \(subject) \(key) of \(Self.resultsJSON), which shows as \(rounded)\(unit.map { " " + $0 } ?? "")"
+                        )
                     }
                     checked += 1
                 }
@@ -201,7 +215,9 @@ final class HandoutDocumentTests: XCTestCase {
             return count(experiments, key) ?? (results[key] as? NSNumber)?.doubleValue
         }
         let parts = subject.split(separator: "/", maxSplits: 1).map(String.init)
-        guard let experiment = experiments.first(where: { $0["experiment"] as? String == parts.first }) else { return nil }
+        guard let experiment = experiments.first(where: { $0["experiment"] as? String == parts.first }) else {
+            return nil
+        }
         guard parts.count == 2 else { return count([experiment], key) }
         let variants = experiment["variants"] as? [[String: Any]] ?? []
         let metrics = variants.first { $0["name"] as? String == parts[1] }?["metrics"] as? [String: Any]
@@ -233,10 +249,16 @@ final class HandoutDocumentTests: XCTestCase {
     /// (`before`, matched at the end of the text before it) or right after it (`after`, matched at
     /// the start of the text after it), and why such a figure is not a measured result.
     static let unmarkedFigureRules: [(before: String?, after: String?, reason: String)] = [
-        (nil, #"^\s*(?:timeout|timer|lookup|window|interval|delay|grace|slices?|apart|blocks?|latency|budget|watch|into|after its)\b"#,
-         "a parameter the run is given (a 1 s timeout, a 500 ms window, 20 blocks of 1 s, a message 0.25 s into the lookup), not a result"),
-        (#"(?:every|default|each|for|at a|≤|<|under|limit|patience|within|after a|of a|blocks of|over|between|interval \(|\+)\s*$"#, nil,
-         "a parameter, a threshold or a question put to the room (every 10 ms, default 2 s, within 2 s, ≤ 5 ms, latency + 0.25 s), not a result"),
+        (
+            nil,
+            #"^\s*(?:timeout|timer|lookup|window|interval|delay|grace|slices?|apart|blocks?|latency|budget|watch|into|after its)\b"#,
+            "a parameter the run is given (a 1 s timeout, a 500 ms window, 20 blocks of 1 s, a message 0.25 s into the lookup), not a result"
+        ),
+        (
+            #"(?:every|default|each|for|at a|≤|<|under|limit|patience|within|after a|of a|blocks of|over|between|interval \(|\+)\s*$"#,
+            nil,
+            "a parameter, a threshold or a question put to the room (every 10 ms, default 2 s, within 2 s, ≤ 5 ms, latency + 0.25 s), not a result"
+        ),
     ]
 
     /// Documents whose sections each report one command's runs (the exercises' key, the
@@ -251,18 +273,30 @@ final class HandoutDocumentTests: XCTestCase {
     /// Figures no rule excuses that still are not the committed run's: (file, words that contain
     /// the figure, why). Keep it short; a result belongs in a marker or beside its command.
     static let unmarkedFigureExceptions: [(path: String, text: String, reason: String)] = [
-        ("notes/runloop.md", #""Late p99 4 ms" means 99 % of the timers fired within 4 ms"#,
-         "an example in the definition of p99, not a measurement"),
-        ("notes/runloop.md", "a fixed 25 at once would take 12 s",
-         "arithmetic on a model the handout rules out (300 requests / 25 at once × 1 s), not a measurement"),
-        ("README.md", "so a 6 µs release never looks like a 2 s one",
-         "an illustration of the report's scale labels, not a measurement"),
-        ("notes/callback.md", "the lookup takes 1 s",
-         "a parameter of the question put to the room before the run"),
-        ("notes/pool-appendix.md", "2 × idle p99 or **100 ms**",
-         "the verdict's threshold (the instant-response limit), which the experiment declares"),
-        ("notes/workshop.md", "(40 requests, 250 ms)",
-         "the sizes `--quick` sets, not a result"),
+        (
+            "notes/runloop.md", #""Late p99 4 ms" means 99 % of the timers fired within 4 ms"#,
+            "an example in the definition of p99, not a measurement"
+        ),
+        (
+            "notes/runloop.md", "a fixed 25 at once would take 12 s",
+            "arithmetic on a model the handout rules out (300 requests / 25 at once × 1 s), not a measurement"
+        ),
+        (
+            "README.md", "so a 6 µs release never looks like a 2 s one",
+            "an illustration of the report's scale labels, not a measurement"
+        ),
+        (
+            "notes/callback.md", "the lookup takes 1 s",
+            "a parameter of the question put to the room before the run"
+        ),
+        (
+            "notes/pool-appendix.md", "2 × idle p99 or **100 ms**",
+            "the verdict's threshold (the instant-response limit), which the experiment declares"
+        ),
+        (
+            "notes/workshop.md", "(40 requests, 250 ms)",
+            "the sizes `--quick` sets, not a result"
+        ),
     ]
 
     /// Each unmarked figure of the handouts that no rule or exception excuses, as `path:line: figure`.
@@ -323,7 +357,9 @@ final class HandoutDocumentTests: XCTestCase {
                     inFence.toggle(); fenceHasCommand = false
                     continue
                 }
-                if inFence, line.hasPrefix("swift ") || line.hasPrefix("COLUMNS=") || line.hasPrefix("time ") { fenceHasCommand = true }
+                if inFence, line.hasPrefix("swift ") || line.hasPrefix("COLUMNS=") || line.hasPrefix("time ") {
+                    fenceHasCommand = true
+                }
             }
             var previous = ""
             for paragraph in paragraphs {
@@ -332,21 +368,38 @@ final class HandoutDocumentTests: XCTestCase {
                 // A table shares the command of the sentence that introduces it.
                 let isTable = paragraph.first?.line.hasPrefix("|") == true
                 if isTable && previous.contains(command) { continue }
-                if afterCommandBlock.contains(paragraph[0].number) || beforeCommandBlock.contains(paragraph[paragraph.count - 1].number) { continue }
+                if afterCommandBlock.contains(paragraph[0].number)
+                    || beforeCommandBlock.contains(paragraph[paragraph.count - 1].number)
+                {
+                    continue
+                }
                 if Self.sectionCommandDocuments.contains(document.path),
-                   sectionNamesCommand[paragraph[0].number] == true { continue }
+                    sectionNamesCommand[paragraph[0].number] == true
+                {
+                    continue
+                }
                 // Code spans (which may run over a line end) and markers blanked, offsets kept.
                 let spansOut = text.replacing(codeSpan) { String(repeating: "_", count: text[$0.range].count) }
-                let plain = spansOut.replacing(figureMarker) { String(repeating: "\u{1}", count: spansOut[$0.range].count) }
+                let plain = spansOut.replacing(figureMarker) {
+                    String(repeating: "\u{1}", count: spansOut[$0.range].count)
+                }
                 let flat = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
                 for match in plain.matches(of: figure) {
                     // Only a whole number: not the tail of a name, a version or a longer number.
                     if match.range.lowerBound > plain.startIndex {
                         let previous = plain[plain.index(before: match.range.lowerBound)]
-                        if previous.isLetter || previous.isNumber || previous == "_" || previous == "." || previous == "," { continue }
+                        if previous.isLetter || previous.isNumber || previous == "_" || previous == "."
+                            || previous == ","
+                        {
+                            continue
+                        }
                     }
                     // A marker right after the number or after its unit marks the figure.
-                    if plain[match.range].contains("\u{1}") || plain[match.range.upperBound...].prefix(2).contains("\u{1}") { continue }
+                    if plain[match.range].contains("\u{1}")
+                        || plain[match.range.upperBound...].prefix(2).contains("\u{1}")
+                    {
+                        continue
+                    }
                     // A command in the figure's own sentence (in a table, its own row) names
                     // where it comes from. Code spans are blanked in `plain`, so their dots end
                     // no sentence; offsets are the same in `text` and `plain`.
@@ -354,8 +407,10 @@ final class HandoutDocumentTests: XCTestCase {
                     let unit = Array(plain)
                     var first = start, last = start
                     let ends: (Int) -> Bool = { i in
-                        isTable ? unit[i] == "\n"
-                            : (unit[i] == "." || unit[i] == "?" || unit[i] == "!") && (i + 1 == unit.count || unit[i + 1] == " " || unit[i + 1] == "\n")
+                        isTable
+                            ? unit[i] == "\n"
+                            : (unit[i] == "." || unit[i] == "?" || unit[i] == "!")
+                                && (i + 1 == unit.count || unit[i + 1] == " " || unit[i + 1] == "\n")
                     }
                     while first > 0, !ends(first - 1) { first -= 1 }
                     while last < unit.count, !ends(last) { last += 1 }
@@ -365,13 +420,27 @@ final class HandoutDocumentTests: XCTestCase {
                     let before = String(plain[..<match.range.lowerBound].suffix(40))
                     let after = String(plain[match.range.upperBound...].prefix(40))
                     if rules.contains(where: { rule in
-                        (rule.before.map { r in before.matches(of: r).contains { $0.range.upperBound == before.endIndex } } ?? false)
+                        (rule.before.map { r in
+                            before.matches(of: r).contains { $0.range.upperBound == before.endIndex }
+                        } ?? false)
                             || (rule.after.map { after.prefixMatch(of: $0) != nil } ?? false)
-                    }) { continue }
+                    }) {
+                        continue
+                    }
                     let written = String(plain[match.range]).replacingOccurrences(of: "\n", with: " ")
-                    let context = String(plain[plain.index(match.range.lowerBound, offsetBy: -min(30, plain.distance(from: plain.startIndex, to: match.range.lowerBound)))..<match.range.upperBound])
-                        .replacingOccurrences(of: "\n", with: " ")
-                    if Self.unmarkedFigureExceptions.contains(where: { $0.path == document.path && flat.contains($0.text) && $0.text.contains(written) }) { continue }
+                    let context = String(
+                        plain[
+                            plain.index(
+                                match.range.lowerBound,
+                                offsetBy: -min(30, plain.distance(from: plain.startIndex, to: match.range.lowerBound)))..<match
+                                .range.upperBound]
+                    )
+                    .replacingOccurrences(of: "\n", with: " ")
+                    if Self.unmarkedFigureExceptions.contains(where: {
+                        $0.path == document.path && flat.contains($0.text) && $0.text.contains(written)
+                    }) {
+                        continue
+                    }
                     let line = paragraph[plain[..<match.range.lowerBound].filter { $0 == "\n" }.count].number
                     found.append("\(document.path):\(line): \(written) (\"…\(context)\")")
                 }
@@ -382,7 +451,9 @@ final class HandoutDocumentTests: XCTestCase {
 
     func testEveryFigureInProseIsMarkedOrNamesItsCommand() throws {
         for place in try unmarkedFigures() {
-            XCTFail("\(place): a figure with no marker, outside a quoted block, with no command in its sentence: mark it (<!--r EXPERIMENT/VARIANT METRIC-->) if it is the committed run's, name the command that prints it, or add it to unmarkedFigureExceptions with a reason")
+            XCTFail(
+                "\(place): a figure with no marker, outside a quoted block, with no command in its sentence: mark it (<!--r EXPERIMENT/VARIANT METRIC-->) if it is the committed run's, name the command that prints it, or add it to unmarkedFigureExceptions with a reason"
+            )
         }
     }
 
@@ -400,7 +471,8 @@ final class HandoutDocumentTests: XCTestCase {
         let findingsTargets = manifest.matches(of: experiment).map { String($0.output[1].substring ?? "") }
         return manifest.matches(of: target).flatMap { match -> [String] in
             let path = String(match.output[1].substring ?? "")
-            return path.hasSuffix("\\(tests)") ? findingsTargets.map { path.replacingOccurrences(of: "\\(tests)", with: $0) } : [path]
+            return path.hasSuffix("\\(tests)")
+                ? findingsTargets.map { path.replacingOccurrences(of: "\\(tests)", with: $0) } : [path]
         }
     }
 
@@ -410,13 +482,18 @@ final class HandoutDocumentTests: XCTestCase {
     /// alone, one line each); Swift Testing's "Test run with N tests" counts each `@Test` function
     /// once, a parameterized one too (its arguments are cases of one test, not tests).
     private func testCounts() throws -> (xctest: Int, swiftTesting: Int) {
-        let classDeclaration = try Regex(#"^\s*(?:(?:final|open|public|internal|private|fileprivate|@MainActor)\s+)*class\s+([A-Za-z_][A-Za-z0-9_]*)\s*:\s*([A-Za-z_][A-Za-z0-9_.]*)"#)
-        let testMethod = try Regex(#"^\s*(?:(?:override|public|internal|open|final|nonisolated|@MainActor)\s+)*func\s+(test[A-Za-z0-9_]*)\s*\(\s*\)"#)
+        let classDeclaration = try Regex(
+            #"^\s*(?:(?:final|open|public|internal|private|fileprivate|@MainActor)\s+)*class\s+([A-Za-z_][A-Za-z0-9_]*)\s*:\s*([A-Za-z_][A-Za-z0-9_.]*)"#
+        )
+        let testMethod = try Regex(
+            #"^\s*(?:(?:override|public|internal|open|final|nonisolated|@MainActor)\s+)*func\s+(test[A-Za-z0-9_]*)\s*\(\s*\)"#
+        )
         let testAttribute = try Regex(#"^\s*@Test(?:\(|\s|$)"#)
         var files: [[String]] = []
         for folder in try testTargetFolders() {
             let urls = try sources(under: folder).filter { $0.pathExtension == "swift" }
-            XCTAssertFalse(urls.isEmpty, "Package.swift names the test target folder \(folder), which holds no Swift file")
+            XCTAssertFalse(
+                urls.isEmpty, "Package.swift names the test target folder \(folder), which holds no Swift file")
             files += try urls.map { try String(contentsOf: $0, encoding: .utf8).components(separatedBy: "\n") }
         }
         var superclass: [String: String] = [:]
@@ -427,7 +504,9 @@ final class HandoutDocumentTests: XCTestCase {
         for lines in files {
             for line in lines {
                 if line.contains("class"), let match = line.firstMatch(of: classDeclaration) {
-                    superclass[String(match.output[1].substring ?? "")] = String(match.output[2].substring ?? "").split(separator: ".").last.map(String.init)
+                    superclass[String(match.output[1].substring ?? "")] = String(match.output[2].substring ?? "").split(
+                        separator: "."
+                    ).last.map(String.init)
                 }
                 if line.contains("@Test"), line.firstMatch(of: testAttribute) != nil { swiftTesting += 1 }
             }
@@ -437,8 +516,12 @@ final class HandoutDocumentTests: XCTestCase {
             for (index, line) in lines.enumerated()
             where line.contains("func") && line.firstMatch(of: testMethod) != nil {
                 // `@Test func testSomething()` is Swift Testing's, whatever its name.
-                if line.contains("@Test") || (index > 0 && lines[index - 1].contains("@Test")
-                                              && lines[index - 1].firstMatch(of: testAttribute) != nil) { continue }
+                if line.contains("@Test")
+                    || (index > 0 && lines[index - 1].contains("@Test")
+                        && lines[index - 1].firstMatch(of: testAttribute) != nil)
+                {
+                    continue
+                }
                 if let type = types[index] { own[type, default: 0] += 1 }
             }
         }
@@ -463,10 +546,16 @@ final class HandoutDocumentTests: XCTestCase {
         XCTAssertGreaterThan(counts.xctest, 100, "no XCTest methods found: did the test targets' folders move?")
         XCTAssertGreaterThan(counts.swiftTesting, 5, "no @Test functions found: did the test targets' folders move?")
         let quoted = [
-            (framework: "XCTest", actual: counts.xctest, pattern: try Regex(#"XCTest\s+(?:ran\s+)?(\d[\d,]*)\s+tests?\b"#),
-             rule: "func test…() methods of XCTestCase subclasses in the test targets of Package.swift"),
-            (framework: "Swift Testing", actual: counts.swiftTesting, pattern: try Regex(#"Swift\s+Testing\s+(?:ran\s+)?(\d[\d,]*)\s+tests?\b"#),
-             rule: "@Test functions in the test targets of Package.swift, a parameterized one counted once"),
+            (
+                framework: "XCTest", actual: counts.xctest,
+                pattern: try Regex(#"XCTest\s+(?:ran\s+)?(\d[\d,]*)\s+tests?\b"#),
+                rule: "func test…() methods of XCTestCase subclasses in the test targets of Package.swift"
+            ),
+            (
+                framework: "Swift Testing", actual: counts.swiftTesting,
+                pattern: try Regex(#"Swift\s+Testing\s+(?:ran\s+)?(\d[\d,]*)\s+tests?\b"#),
+                rule: "@Test functions in the test targets of Package.swift, a parameterized one counted once"
+            ),
         ]
         var inReadme: Set<String> = []
         for path in ["README.md", "notes/workshop.md"] {
@@ -477,12 +566,16 @@ final class HandoutDocumentTests: XCTestCase {
                     let written = Int((match.output[1].substring ?? "").replacingOccurrences(of: ",", with: ""))
                     let words = document[match.range].split(whereSeparator: \.isWhitespace).joined(separator: " ")
                     if path == "README.md" { inReadme.insert(count.framework) }
-                    XCTAssertEqual(written, count.actual,
-                                   "\(path):\(line): \"\(words)\", but the package has \(count.actual) (\(count.rule)); write \(count.actual), and take the timings beside it from a new run")
+                    XCTAssertEqual(
+                        written, count.actual,
+                        "\(path):\(line): \"\(words)\", but the package has \(count.actual) (\(count.rule)); write \(count.actual), and take the timings beside it from a new run"
+                    )
                 }
             }
         }
-        XCTAssertEqual(inReadme, ["XCTest", "Swift Testing"], "README.md quotes how many tests each framework runs (\"XCTest ran N tests\", \"Swift Testing N tests\")")
+        XCTAssertEqual(
+            inReadme, ["XCTest", "Swift Testing"],
+            "README.md quotes how many tests each framework runs (\"XCTest ran N tests\", \"Swift Testing N tests\")")
     }
 
     // MARK: the README's JSON excerpt
@@ -492,21 +585,27 @@ final class HandoutDocumentTests: XCTestCase {
     /// (numbers to six significant digits, as the report writes them); lists of findings and
     /// variants are matched by `id` and `name`, other lists (a series) must be a prefix.
     func testTheReadmeJSONExcerptIsTheCommittedRun() throws {
-        let results = try XCTUnwrap(JSONSerialization.jsonObject(
-            with: Data(contentsOf: Self.root.appendingPathComponent(Self.resultsJSON))) as? [String: Any])
+        let results = try XCTUnwrap(
+            JSONSerialization.jsonObject(
+                with: Data(contentsOf: Self.root.appendingPathComponent(Self.resultsJSON))) as? [String: Any])
         let lines = try text("README.md").components(separatedBy: "\n")
         let heading = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("## JSON") }, "README.md has no JSON section")
-        let open = try XCTUnwrap(lines[heading...].firstIndex { $0.hasPrefix("```json") }, "README.md's JSON section has no ```json block")
+        let open = try XCTUnwrap(
+            lines[heading...].firstIndex { $0.hasPrefix("```json") }, "README.md's JSON section has no ```json block")
         let close = try XCTUnwrap(lines[(open + 1)...].firstIndex { $0.hasPrefix("```") })
-        let excerpt = try XCTUnwrap(JSONSerialization.jsonObject(
-            with: Data(lines[(open + 1)..<close].joined(separator: "\n").utf8)) as? [String: Any],
+        let excerpt = try XCTUnwrap(
+            JSONSerialization.jsonObject(
+                with: Data(lines[(open + 1)..<close].joined(separator: "\n").utf8)) as? [String: Any],
             "README.md:\(open + 1): the excerpt is not a JSON object")
         let name = try XCTUnwrap(excerpt["experiment"] as? String)
-        let committed = try XCTUnwrap((results["experiments"] as? [[String: Any]])?.first { $0["experiment"] as? String == name },
-                                      "\(Self.resultsJSON) has no experiment \(name)")
+        let committed = try XCTUnwrap(
+            (results["experiments"] as? [[String: Any]])?.first { $0["experiment"] as? String == name },
+            "\(Self.resultsJSON) has no experiment \(name)")
         let differences = jsonDifferences(excerpt, committed, path: name)
         for difference in differences {
-            XCTFail("README.md:\(open + 1) (the JSON excerpt): \(difference); paste the committed run's value from \(Self.resultsJSON)")
+            XCTFail(
+                "README.md:\(open + 1) (the JSON excerpt): \(difference); paste the committed run's value from \(Self.resultsJSON)"
+            )
         }
         XCTAssertGreaterThan(jsonLeaves(excerpt), 20, "the excerpt shows the committed run's keys")
     }
@@ -515,19 +614,25 @@ final class HandoutDocumentTests: XCTestCase {
     private func jsonDifferences(_ shown: Any, _ actual: Any?, path: String) -> [String] {
         switch shown {
         case let object as [String: Any]:
-            guard let other = actual as? [String: Any] else { return ["\(path) is an object in the excerpt, not in the committed run"] }
+            guard let other = actual as? [String: Any] else {
+                return ["\(path) is an object in the excerpt, not in the committed run"]
+            }
             return object.keys.sorted().flatMap { key -> [String] in
                 guard let value = other[key] else { return ["\(path).\(key) is not in the committed run"] }
                 return jsonDifferences(object[key]!, value, path: "\(path).\(key)")
             }
         case let list as [Any]:
-            guard let other = actual as? [Any] else { return ["\(path) is a list in the excerpt, not in the committed run"] }
+            guard let other = actual as? [Any] else {
+                return ["\(path) is a list in the excerpt, not in the committed run"]
+            }
             var lines: [String] = []
             for (index, item) in list.enumerated() {
-                if let object = item as? [String: Any], let key = ["id", "name"].first(where: { object[$0] is String }) {
+                if let object = item as? [String: Any], let key = ["id", "name"].first(where: { object[$0] is String })
+                {
                     let wanted = object[key] as! String
                     let match = other.first { ($0 as? [String: Any])?[key] as? String == wanted }
-                    lines += match.map { jsonDifferences(item, $0, path: "\(path)[\(wanted)]") }
+                    lines +=
+                        match.map { jsonDifferences(item, $0, path: "\(path)[\(wanted)]") }
                         ?? ["\(path) has no \(key) \(wanted) in the committed run"]
                 } else if index < other.count {
                     lines += jsonDifferences(item, other[index], path: "\(path)[\(index)]")
@@ -537,10 +642,15 @@ final class HandoutDocumentTests: XCTestCase {
             }
             return lines
         case let number as NSNumber where "\(shown)" != "\(actual ?? "nil")":
-            guard let other = (actual as? NSNumber)?.doubleValue else { return ["\(path) is \(number) in the excerpt, \(actual.map { "\($0)" } ?? "nothing") in the committed run"] }
+            guard let other = (actual as? NSNumber)?.doubleValue else {
+                return [
+                    "\(path) is \(number) in the excerpt, \(actual.map { "\($0)" } ?? "nothing") in the committed run"
+                ]
+            }
             let value = number.doubleValue
             let tolerance = max(abs(other) * 5e-6, 1e-12)
-            return abs(value - other) <= tolerance ? [] : ["\(path) is \(number) in the excerpt, \(other) in the committed run"]
+            return abs(value - other) <= tolerance
+                ? [] : ["\(path) is \(number) in the excerpt, \(other) in the committed run"]
         default:
             let same = "\(shown)" == "\(actual ?? "nil")"
             return same ? [] : ["\(path) is \(shown) in the excerpt, \(actual ?? "nothing") in the committed run"]
@@ -558,12 +668,14 @@ final class HandoutDocumentTests: XCTestCase {
     // MARK: names
 
     func testFindingsAndVariantsNamedInTheHandoutsExist() throws {
-        let code = try sources(under: "Experiments").map { try String(contentsOf: $0, encoding: .utf8) }.joined(separator: "\n")
+        let code = try sources(under: "Experiments").map { try String(contentsOf: $0, encoding: .utf8) }.joined(
+            separator: "\n")
         let findingID = try Regex(#"\b(?:runloop|pool|dance|callback)\.[a-z0-9]+(?:-[a-z0-9]+)+"#)
         let variantList = try Regex(#"--variant[ =]([A-Za-z0-9@,_-]+)"#)
-        let declaredVariants = Set(LabCatalog.standard.entries.flatMap { entry in
-            (entry.definition.variants + (entry.definition.sweep?.variants ?? [])).map(\.name)
-        })
+        let declaredVariants = Set(
+            LabCatalog.standard.entries.flatMap { entry in
+                (entry.definition.variants + (entry.definition.sweep?.variants ?? [])).map(\.name)
+            })
         var checked = 0
         for document in try documents() {
             for (index, line) in document.lines.enumerated() {
@@ -592,7 +704,8 @@ final class HandoutDocumentTests: XCTestCase {
         for folder in ["Sources", "Experiments", "Tests"] {
             for url in try sources(under: folder) { files[url.lastPathComponent, default: []].append(url) }
         }
-        let reference = try Regex(#"(?:([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*) \()?\b([A-Za-z0-9_+]+\.(?:swift|c|h)):([0-9]+)"#)
+        let reference = try Regex(
+            #"(?:([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*) \()?\b([A-Za-z0-9_+]+\.(?:swift|c|h)):([0-9]+)"#)
         var checked = 0
         for document in try documents() {
             for (index, line) in document.lines.enumerated() {
@@ -601,7 +714,9 @@ final class HandoutDocumentTests: XCTestCase {
                     let name = String(match.output[3].substring ?? "")
                     let number = Int(match.output[4].substring ?? "") ?? 0
                     guard let candidates = files[name], candidates.count == 1, let file = candidates.first else {
-                        XCTFail("\(place): \(name) is \(files[name] == nil ? "not a source file of this package" : "ambiguous")")
+                        XCTFail(
+                            "\(place): \(name) is \(files[name] == nil ? "not a source file of this package" : "ambiguous")"
+                        )
                         continue
                     }
                     let lines = try String(contentsOf: file, encoding: .utf8).components(separatedBy: "\n")
@@ -610,29 +725,38 @@ final class HandoutDocumentTests: XCTestCase {
                         continue
                     }
                     let code = trimmed(lines[number - 1])
-                    XCTAssertFalse(code.isEmpty || code.hasPrefix("//") || code.hasPrefix("///") || code.hasPrefix("*"),
-                                   "\(place): \(name):\(number) is no longer code: \(code)")
+                    XCTAssertFalse(
+                        code.isEmpty || code.hasPrefix("//") || code.hasPrefix("///") || code.hasPrefix("*"),
+                        "\(place): \(name):\(number) is no longer code: \(code)")
                     if let method = match.output[2].substring {
                         // The frame's line must be inside that function's body: the nearest
                         // `func` at or above it is `method`, and its closing brace comes after.
                         if let body = Self.enclosingFunction(of: number, in: lines) {
-                            XCTAssertEqual(body.name, String(method),
-                                           "\(place): \(name):\(number) is in func \(body.name) (\(name):\(body.start)), not in \(method)")
+                            XCTAssertEqual(
+                                body.name, String(method),
+                                "\(place): \(name):\(number) is in func \(body.name) (\(name):\(body.start)), not in \(method)"
+                            )
                             // And that function belongs to the frame's type: two types of one
                             // file may each have a `load`.
                             if let type = match.output[1].substring {
                                 let owner = Self.enclosingType(ofLine: body.start, in: lines)
-                                XCTAssertEqual(owner, String(type),
-                                               "\(place): \(name):\(number) is in func \(body.name) of \(owner.map { "type \($0)" } ?? "no type") (\(name):\(body.start)), not of \(type)")
+                                XCTAssertEqual(
+                                    owner, String(type),
+                                    "\(place): \(name):\(number) is in func \(body.name) of \(owner.map { "type \($0)" } ?? "no type") (\(name):\(body.start)), not of \(type)"
+                                )
                             }
                             if let end = body.end {
-                                XCTAssertTrue(number < end || (number == end && trimmed(lines[end - 1]) != "}"),
-                                              "\(place): \(name):\(number) is past the end of func \(body.name) (\(name):\(body.start)-\(end))")
+                                XCTAssertTrue(
+                                    number < end || (number == end && trimmed(lines[end - 1]) != "}"),
+                                    "\(place): \(name):\(number) is past the end of func \(body.name) (\(name):\(body.start)-\(end))"
+                                )
                             } else {
                                 XCTFail("\(place): func \(body.name) (\(name):\(body.start)) has no closing brace")
                             }
                         } else {
-                            XCTFail("\(place): no func is declared at or above \(name):\(number), so it is not in \(method)")
+                            XCTFail(
+                                "\(place): no func is declared at or above \(name):\(number), so it is not in \(method)"
+                            )
                         }
                     }
                     checked += 1
@@ -655,17 +779,19 @@ final class HandoutDocumentTests: XCTestCase {
     /// pass over the file: for callers that ask about many lines of it.
     static func enclosingTypes(in lines: [String]) -> [String?] {
         // `class func` and `class var` declare members, not a type.
-        let declaration = try! Regex(#"\b(?:class|struct|enum|actor|protocol|extension)\s+(?!func\b|var\b|let\b)([A-Za-z_][A-Za-z0-9_.]*)"#)
+        let declaration = try! Regex(
+            #"\b(?:class|struct|enum|actor|protocol|extension)\s+(?!func\b|var\b|let\b)([A-Za-z_][A-Za-z0-9_.]*)"#)
         var types: [String?] = []
         types.reserveCapacity(lines.count)
-        var open: [String?] = []      // one entry per open brace: the type it opened, if any
-        var pending: String?          // a type declared, its brace not yet seen
+        var open: [String?] = []  // one entry per open brace: the type it opened, if any
+        var pending: String?  // a type declared, its brace not yet seen
         var scanner = BraceScanner()
         for line in lines {
             types.append(open.last(where: { $0 != nil }) ?? nil)
             if !scanner.inComment, !line.trimmingCharacters(in: .whitespaces).hasPrefix("//"),
-               let match = line.firstMatch(of: declaration),
-               !line[..<match.range.lowerBound].contains("\"") {
+                let match = line.firstMatch(of: declaration),
+                !line[..<match.range.lowerBound].contains("\"")
+            {
                 pending = String(match.output[1].substring ?? "").split(separator: ".").last.map(String.init)
             }
             for brace in scanner.braces(in: line) {
@@ -694,7 +820,8 @@ final class HandoutDocumentTests: XCTestCase {
             var inString = false
             var position = start
             func tripleQuote(at index: Int) -> Bool {
-                index + 2 < characters.count && characters[index] == "\"" && characters[index + 1] == "\"" && characters[index + 2] == "\""
+                index + 2 < characters.count && characters[index] == "\"" && characters[index + 1] == "\""
+                    && characters[index + 2] == "\""
             }
             while position < characters.count {
                 let character = characters[position]
@@ -770,24 +897,26 @@ final class HandoutDocumentTests: XCTestCase {
 
     func testAFrameMustNameALineInsideItsFunction() {
         let file = """
-        struct Fetcher {
-            /// Calls func helper first.
-            func fetch() {
-                let text = "}"
-                helper { value in
-                    print(value, text)
+            struct Fetcher {
+                /// Calls func helper first.
+                func fetch() {
+                    let text = "}"
+                    helper { value in
+                        print(value, text)
+                    }
+                }
+
+                func helper(_ body: (Int) -> Void) {
+                    body(1)
                 }
             }
-
-            func helper(_ body: (Int) -> Void) {
-                body(1)
-            }
-        }
-        """.components(separatedBy: "\n")
+            """.components(separatedBy: "\n")
         XCTAssertEqual(Self.enclosingFunction(of: 4, in: file)?.name, "fetch")
         XCTAssertEqual(Self.enclosingFunction(of: 6, in: file)?.name, "fetch")
-        XCTAssertEqual(Self.enclosingFunction(of: 6, in: file)?.end, 8, "the string's brace and the closure's are not the end")
-        XCTAssertEqual(Self.enclosingFunction(of: 9, in: file)?.name, "fetch", "a line after fetch's body still finds fetch")
+        XCTAssertEqual(
+            Self.enclosingFunction(of: 6, in: file)?.end, 8, "the string's brace and the closure's are not the end")
+        XCTAssertEqual(
+            Self.enclosingFunction(of: 9, in: file)?.name, "fetch", "a line after fetch's body still finds fetch")
         XCTAssertEqual(Self.enclosingFunction(of: 9, in: file)?.end, 8, "so the end check is what rejects it")
         XCTAssertEqual(Self.enclosingFunction(of: 11, in: file)?.name, "helper")
         XCTAssertNil(Self.enclosingFunction(of: 1, in: file))
@@ -797,35 +926,37 @@ final class HandoutDocumentTests: XCTestCase {
     /// that declares the function holding the line.
     func testAFrameMustNameTheTypeItsFunctionBelongsTo() {
         let file = """
-        /// A doc comment that mentions class Decoy { and a brace.
-        public enum Sloppy {
-            public static func load() {
-                print("struct Inside {")
+            /// A doc comment that mentions class Decoy { and a brace.
+            public enum Sloppy {
+                public static func load() {
+                    print("struct Inside {")
+                }
             }
-        }
 
-        public final class Racing: Sendable {
-            struct Token {}
-            let text = \"""
-                enum NotAType {
-                \"""
-            public class func make() -> Racing { Racing() }
-            public func load() async {
-                await work { value in print(value) }
+            public final class Racing: Sendable {
+                struct Token {}
+                let text = \"""
+                    enum NotAType {
+                    \"""
+                public class func make() -> Racing { Racing() }
+                public func load() async {
+                    await work { value in print(value) }
+                }
             }
-        }
 
-        extension Outer.Inner {
-            func load() {}
-        }
+            extension Outer.Inner {
+                func load() {}
+            }
 
-        func free() {}
-        """.components(separatedBy: "\n")
+            func free() {}
+            """.components(separatedBy: "\n")
         XCTAssertEqual(Self.enclosingType(ofLine: 3, in: file), "Sloppy")
-        XCTAssertEqual(Self.enclosingType(ofLine: 5, in: file), "Sloppy", "a type's name in a string is not a declaration")
+        XCTAssertEqual(
+            Self.enclosingType(ofLine: 5, in: file), "Sloppy", "a type's name in a string is not a declaration")
         XCTAssertEqual(Self.enclosingType(ofLine: 9, in: file), "Racing")
-        XCTAssertEqual(Self.enclosingType(ofLine: 14, in: file), "Racing",
-                       "a nested type that has closed, a multi-line string and a class func leave Racing the owner")
+        XCTAssertEqual(
+            Self.enclosingType(ofLine: 14, in: file), "Racing",
+            "a nested type that has closed, a multi-line string and a class func leave Racing the owner")
         XCTAssertEqual(Self.enclosingFunction(of: 15, in: file)?.start, 14)
         XCTAssertEqual(Self.enclosingType(ofLine: 20, in: file), "Inner", "an extension of Outer.Inner")
         XCTAssertNil(Self.enclosingType(ofLine: 23, in: file), "a function at file scope has no type")
@@ -841,11 +972,14 @@ final class HandoutDocumentTests: XCTestCase {
         XCTAssertFalse(programs.isEmpty, "notes/programs holds no program")
         let answers = try text("notes/answers.md")
         for program in programs {
-            XCTAssertTrue(answers.contains("swiftc -swift-version 6 notes/programs/\(program)"),
-                          "notes/answers.md does not give the command that builds notes/programs/\(program)")
+            XCTAssertTrue(
+                answers.contains("swiftc -swift-version 6 notes/programs/\(program)"),
+                "notes/answers.md does not give the command that builds notes/programs/\(program)")
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["swiftc", "-typecheck", "-swift-version", "6", folder.appendingPathComponent(program).path]
+            process.arguments = [
+                "swiftc", "-typecheck", "-swift-version", "6", folder.appendingPathComponent(program).path,
+            ]
             let errors = Pipe()
             process.standardError = errors
             process.standardOutput = errors
@@ -860,11 +994,13 @@ final class HandoutDocumentTests: XCTestCase {
     /// The run sheet tells the instructor which rows to point at: each must be a row (or an
     /// outcome) of the committed run, which is what the room's run prints too.
     func testTheRowsTheRunSheetPointsAtExist() throws {
-        let results = try XCTUnwrap(JSONSerialization.jsonObject(
-            with: Data(contentsOf: Self.root.appendingPathComponent(Self.resultsJSON))) as? [String: Any])
+        let results = try XCTUnwrap(
+            JSONSerialization.jsonObject(
+                with: Data(contentsOf: Self.root.appendingPathComponent(Self.resultsJSON))) as? [String: Any])
         let variants = (results["experiments"] as? [[String: Any]] ?? [])
             .flatMap { $0["variants"] as? [[String: Any]] ?? [] }
-        let known = Set(variants.compactMap { $0["name"] as? String } + variants.compactMap { $0["outcome"] as? String })
+        let known = Set(
+            variants.compactMap { $0["name"] as? String } + variants.compactMap { $0["outcome"] as? String })
         let name = try Regex(#"`([a-z]+(?:-[a-z]+)+(?:@[a-z-]+)?)`"#)
         let lines = try text("notes/workshop.md").components(separatedBy: "\n")
         var inPointAt = false
@@ -872,10 +1008,15 @@ final class HandoutDocumentTests: XCTestCase {
         for (index, line) in lines.enumerated() {
             if line.hasPrefix("**Point at") { inPointAt = true }
             if trimmed(line).isEmpty { inPointAt = false }
-            guard inPointAt || line.hasPrefix("| A.") || line.hasPrefix("| B.") || line.hasPrefix("| C.") || line.hasPrefix("| D.") else { continue }
+            guard
+                inPointAt || line.hasPrefix("| A.") || line.hasPrefix("| B.") || line.hasPrefix("| C.")
+                    || line.hasPrefix("| D.")
+            else { continue }
             for match in line.matches(of: name) {
                 let row = String(match.output[1].substring ?? "")
-                XCTAssertTrue(known.contains(row), "notes/workshop.md:\(index + 1): no row or outcome \(row) in \(Self.resultsJSON)")
+                XCTAssertTrue(
+                    known.contains(row),
+                    "notes/workshop.md:\(index + 1): no row or outcome \(row) in \(Self.resultsJSON)")
                 checked += 1
             }
         }
@@ -909,18 +1050,29 @@ final class HandoutDocumentTests: XCTestCase {
     /// GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens.
     private func slug(_ heading: String) -> String {
         let title = heading.drop { $0 == "#" }.trimmingCharacters(in: .whitespaces).lowercased()
-        return String(title.compactMap { character -> Character? in
-            if character == " " { return "-" }
-            return character.isLetter || character.isNumber || character == "-" || character == "_" ? character : nil
-        })
+        return String(
+            title.compactMap { character -> Character? in
+                if character == " " { return "-" }
+                return character.isLetter || character.isNumber || character == "-" || character == "_"
+                    ? character : nil
+            })
     }
 
     func testTheConventionCatchesAWrongFigure() throws {
-        let results: [String: Any] = ["elapsed_s": 44.367, "experiments": [[
-            "experiment": "runloop",
-            "findings": [["applicable": true, "reproduced": true], ["applicable": false, "reproduced": false]],
-            "variants": [["name": "shared-thread", "metrics": ["lateness.p99_ms": 1.15414, "wall_s": 23.0008]]],
-        ]]]
+        let results: [String: Any] = [
+            "elapsed_s": 44.367,
+            "experiments": [
+                [
+                    "experiment": "runloop",
+                    "findings": [
+                        ["applicable": true, "reproduced": true], ["applicable": false, "reproduced": false],
+                    ],
+                    "variants": [
+                        ["name": "shared-thread", "metrics": ["lateness.p99_ms": 1.15414, "wall_s": 23.0008]]
+                    ],
+                ]
+            ],
+        ]
         XCTAssertEqual(metric("runloop/shared-thread", "lateness.p99_ms", in: results), 1.15414)
         XCTAssertEqual(metric("lab", "elapsed_s", in: results), 44.367)
         XCTAssertEqual(metric("lab", "findings.applicable", in: results), 1)

@@ -11,8 +11,10 @@ import XCTest
 /// written outside `--out`.
 final class HostileReportTests: XCTestCase {
     private func lab(_ arguments: [String], budget: Double = 60) throws -> ChildRun {
-        try ChildProcess.run(ChildSpec(executable: BuiltProducts.executable("lab"), arguments: arguments,
-                                       environment: ["SWIFT_BACKTRACE": "enable=no"], budget: budget))
+        try ChildProcess.run(
+            ChildSpec(
+                executable: BuiltProducts.executable("lab"), arguments: arguments,
+                environment: ["SWIFT_BACKTRACE": "enable=no"], budget: budget))
     }
 
     /// Writes `document` into a fresh directory and runs `lab report` on it into `site/`.
@@ -55,13 +57,18 @@ final class HostileReportTests: XCTestCase {
         XCTAssertEqual(run.exitCode, 0, run.stderr)
         let site = directory.appendingPathComponent("site")
         let everything = FileManager.default.enumerator(atPath: directory.path)?.compactMap { $0 as? String } ?? []
-        XCTAssertEqual(Set(everything.filter { !$0.hasPrefix("site") }), ["results.json"], "nothing outside --out: \(everything)")
+        XCTAssertEqual(
+            Set(everything.filter { !$0.hasPrefix("site") }), ["results.json"], "nothing outside --out: \(everything)")
         let charts = try FileManager.default.contentsOfDirectory(atPath: site.appendingPathComponent("charts").path)
         XCTAssertFalse(charts.isEmpty)
         for chart in charts {
-            XCTAssertNil(chart.first { !($0.isLetter && $0.isASCII) && !$0.isNumber && !"-_.".contains($0) }, "a safe slug: \(chart)")
+            XCTAssertNil(
+                chart.first { !($0.isLetter && $0.isASCII) && !$0.isNumber && !"-_.".contains($0) },
+                "a safe slug: \(chart)")
         }
-        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.deletingLastPathComponent().appendingPathComponent("PWNED-threads.svg").path))
+        XCTAssertFalse(
+            FileManager.default.fileExists(
+                atPath: directory.deletingLastPathComponent().appendingPathComponent("PWNED-threads.svg").path))
     }
 
     func testMarkupAndControlCharactersInNamesAreEscapedInBothPages() throws {
@@ -102,8 +109,10 @@ final class HostileReportTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("deep.json")
         let depth = 200_000
-        try Data((#"{"kind":"runloop-lab.results","schema":1,"x":"# + String(repeating: "[", count: depth)
-                  + String(repeating: "]", count: depth) + "}").utf8).write(to: file)
+        try Data(
+            (#"{"kind":"runloop-lab.results","schema":1,"x":"# + String(repeating: "[", count: depth)
+                + String(repeating: "]", count: depth) + "}").utf8
+        ).write(to: file)
         let run = try lab(["report", "--from", file.path, "--out", directory.appendingPathComponent("site").path])
         XCTAssertEqual(run.exitCode, 64, "\(run.evidence) \(run.stderr.prefix(300))")
         XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, String(run.stderr.prefix(300)))
@@ -151,9 +160,12 @@ final class HostileReportTests: XCTestCase {
         let site = directory.appendingPathComponent("site")
         let run = try lab(["report", "--from", file.path, "--out", site.path], budget: 120)
         XCTAssertEqual(run.exitCode, 0, "\(run.evidence) \(run.stderr)")
-        let size = (try FileManager.default.attributesOfItem(atPath: site.appendingPathComponent("index.html").path)[.size] as? Int) ?? .max
+        let size =
+            (try FileManager.default.attributesOfItem(atPath: site.appendingPathComponent("index.html").path)[.size]
+                as? Int) ?? .max
         XCTAssertLessThan(size, 4 << 20, "index.html of \(size) bytes for \(count)-point series")
-        let lateness = try String(contentsOf: site.appendingPathComponent("charts/runloop-lateness.svg"), encoding: .utf8)
+        let lateness = try String(
+            contentsOf: site.appendingPathComponent("charts/runloop-lateness.svg"), encoding: .utf8)
         XCTAssertTrue(lateness.contains("\(count)"), "the chart says how many items there were")
     }
 }

@@ -28,7 +28,9 @@ final class InterruptTests: XCTestCase {
             let deadline = MonotonicClock.now() + 60
             while MonotonicClock.now() < deadline {
                 let pid = labPid.load(ordering: .acquiring)
-                if pid != 0, ProcessTable.children(of: pid).contains(where: { $0.commandLine.contains(" \(second) --json") }) {
+                if pid != 0,
+                    ProcessTable.children(of: pid).contains(where: { $0.commandLine.contains(" \(second) --json") })
+                {
                     MonotonicClock.sleep(for: 0.3)
                     kill(pid, SIGINT)
                     pressed.store(true, ordering: .releasing)
@@ -37,9 +39,11 @@ final class InterruptTests: XCTestCase {
                 MonotonicClock.sleep(for: 0.02)
             }
         }
-        let run = try ChildProcess.run(ChildSpec(executable: lab, arguments: ["all", "--quick", "--only", "\(first),\(second)", "--json", file.path],
-                                                 budget: 90,
-                                                 onStart: { labPid.store($0, ordering: .releasing) }))
+        let run = try ChildProcess.run(
+            ChildSpec(
+                executable: lab, arguments: ["all", "--quick", "--only", "\(first),\(second)", "--json", file.path],
+                budget: 90,
+                onStart: { labPid.store($0, ordering: .releasing) }))
         XCTAssertTrue(pressed.load(ordering: .acquiring), "the second experiment never started: \(run.stderr)")
         XCTAssertEqual(run.exitCode, 130, run.stderr)
         XCTAssertTrue(run.stderr.contains("interrupted"), run.stderr)
@@ -59,6 +63,7 @@ final class InterruptTests: XCTestCase {
             leftovers = ProcessTable.all().filter { $0.commandLine.hasPrefix(lab + " ") && !mine.contains($0.pid) }
         }
         XCTAssertEqual(leftovers.map(\.commandLine), [])
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), ["results.json"], "no temporary files")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path), ["results.json"], "no temporary files")
     }
 }

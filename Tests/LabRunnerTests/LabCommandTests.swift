@@ -7,7 +7,8 @@ import XCTest
 /// The `lab` program's command line: listing, usage errors and the exit statuses of `report`.
 final class LabCommandTests: XCTestCase {
     private func lab(_ arguments: [String], budget: Double = 60) throws -> ChildRun {
-        try ChildProcess.run(ChildSpec(executable: BuiltProducts.executable("lab"), arguments: arguments, budget: budget))
+        try ChildProcess.run(
+            ChildSpec(executable: BuiltProducts.executable("lab"), arguments: arguments, budget: budget))
     }
 
     func testTheListNamesEveryExperimentWithItsQuestion() throws {
@@ -35,7 +36,10 @@ final class LabCommandTests: XCTestCase {
             (["all", "--only", "nope"], 64, "--only: unknown name 'nope'"),
             (["all", "--json"], 64, "--json needs a value"),
             (["report"], 64, "needs --from FILE and --out DIR"),
-            (["report", "--from", directory.appendingPathComponent("missing.json").path, "--out", directory.path], 66, "cannot read"),
+            (
+                ["report", "--from", directory.appendingPathComponent("missing.json").path, "--out", directory.path],
+                66, "cannot read"
+            ),
             (["report", "--from", otherSchema.path, "--out", directory.path], 64, "has schema 9"),
             (["report", "--from", good.path, "--out", aFile.appendingPathComponent("sub").path], 73, "cannot create"),
             (["all", "--json", directory.appendingPathComponent("no/such/dir/r.json").path], 73, "cannot create"),
@@ -59,6 +63,7 @@ final class LabCommandTests: XCTestCase {
         XCTAssertEqual(run.exitCode, 0, run.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent("index.html").path))
         XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent("results.md").path))
-        XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent("charts/pool-threads.svg").path))
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: out.appendingPathComponent("charts/pool-threads.svg").path))
     }
 }

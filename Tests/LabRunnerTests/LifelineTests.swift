@@ -20,8 +20,12 @@ final class LifelineTests: XCTestCase {
             let deadline = MonotonicClock.now() + 60
             while MonotonicClock.now() < deadline {
                 let pid = labPid.load(ordering: .acquiring)
-                if pid != 0, let experiment = ProcessTable.children(of: pid).first(where: { $0.commandLine.contains(" \(first) --json") }),
-                   !ProcessTable.children(of: experiment.pid).isEmpty {
+                if pid != 0,
+                    let experiment = ProcessTable.children(of: pid).first(where: {
+                        $0.commandLine.contains(" \(first) --json")
+                    }),
+                    !ProcessTable.children(of: experiment.pid).isEmpty
+                {
                     killed.store(true, ordering: .releasing)
                     kill(pid, signal)
                     return
@@ -29,8 +33,10 @@ final class LifelineTests: XCTestCase {
                 MonotonicClock.sleep(for: 0.01)
             }
         }
-        let run = try ChildProcess.run(ChildSpec(executable: lab, arguments: ["all", "--quick"], budget: 90,
-                                                 onStart: { labPid.store($0, ordering: .releasing) }))
+        let run = try ChildProcess.run(
+            ChildSpec(
+                executable: lab, arguments: ["all", "--quick"], budget: 90,
+                onStart: { labPid.store($0, ordering: .releasing) }))
         XCTAssertTrue(killed.load(ordering: .acquiring), "the experiment never started its trials: \(run.stderr)")
         let killedAt = MonotonicClock.now()
 
@@ -38,11 +44,15 @@ final class LifelineTests: XCTestCase {
         var leftovers: [ProcessTable.Entry] = []
         let mine = thisProcessAndItsAncestors()
         repeat {
-            leftovers = ProcessTable.all().filter { $0.commandLine.hasPrefix(lab + " ") && $0.state != "Z" && !mine.contains($0.pid) }
+            leftovers = ProcessTable.all().filter {
+                $0.commandLine.hasPrefix(lab + " ") && $0.state != "Z" && !mine.contains($0.pid)
+            }
             if leftovers.isEmpty { break }
             MonotonicClock.sleep(for: 0.02)
         } while MonotonicClock.now() - killedAt < 1
-        XCTAssertEqual(leftovers.map(\.commandLine), [], "still running 1 s after lab was killed by \(ChildProcess.signalName(signal))")
+        XCTAssertEqual(
+            leftovers.map(\.commandLine), [],
+            "still running 1 s after lab was killed by \(ChildProcess.signalName(signal))")
         for entry in leftovers { kill(entry.pid, SIGKILL) }
     }
 

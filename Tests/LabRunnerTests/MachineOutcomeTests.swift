@@ -10,20 +10,28 @@ import XCTest
 /// skips, saying why, where the machine does not allow the limit.
 final class MachineOutcomeTests: XCTestCase {
     /// Runs `lab ARGUMENTS --json` under `sh -c PREFIX`; the decoded report and exit status.
-    private func lab(_ arguments: [String], prefix: String, via launcher: [String] = [], executable: String? = nil,
-                     budget: Double = 120, onStart: (@Sendable (Int32) -> Void)? = nil) throws -> (ExperimentReport, Int32?) {
+    private func lab(
+        _ arguments: [String], prefix: String, via launcher: [String] = [], executable: String? = nil,
+        budget: Double = 120, onStart: (@Sendable (Int32) -> Void)? = nil
+    ) throws -> (ExperimentReport, Int32?) {
         let lab = try executable ?? BuiltProducts.executable("lab")
         let argv = launcher + ["/bin/sh", "-c", prefix + " exec \"$0\" \"$@\"", lab] + arguments + ["--json"]
-        let run = try ChildProcess.run(ChildSpec(executable: argv[0], arguments: Array(argv.dropFirst()),
-                                                 environment: ["SWIFT_BACKTRACE": "enable=no"], budget: budget, onStart: onStart))
+        let run = try ChildProcess.run(
+            ChildSpec(
+                executable: argv[0], arguments: Array(argv.dropFirst()),
+                environment: ["SWIFT_BACKTRACE": "enable=no"], budget: budget, onStart: onStart))
         let report = try ExperimentReport.decode(Data(run.stdout.utf8))
         return (report, run.exitCode)
     }
 
     /// `lab` copied where the user nobody can run it (the build folder may be root's only).
     private func labForNobody() throws -> String {
-        guard getuid() == 0 else { throw XCTSkip("needs root to run a child as the user nobody (root ignores RLIMIT_NPROC)") }
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { throw XCTSkip("setpriv (util-linux) is not installed") }
+        guard getuid() == 0 else {
+            throw XCTSkip("needs root to run a child as the user nobody (root ignores RLIMIT_NPROC)")
+        }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
+            throw XCTSkip("setpriv (util-linux) is not installed")
+        }
         let directory = try temporaryDirectory("nobody")
         addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
         let copy = directory.appendingPathComponent("lab")
@@ -37,8 +45,9 @@ final class MachineOutcomeTests: XCTestCase {
 
     func testAThreadLimitIsResourceLimitedAndJudgesNothing() throws {
         let copy = try labForNobody()
-        let (report, status) = try lab(["pool", "--quick", "--variant", "global-flood"], prefix: "ulimit -p 9 || exit 99;",
-                                       via: nobody, executable: copy)
+        let (report, status) = try lab(
+            ["pool", "--quick", "--variant", "global-flood"], prefix: "ulimit -p 9 || exit 99;",
+            via: nobody, executable: copy)
         let flood = try XCTUnwrap(report.variant("global-flood"))
         XCTAssertEqual(flood.outcome, .resourceLimited, flood.evidence ?? "")
         XCTAssertNil(flood.grade, "the machine's outcome is graded neither way")
@@ -47,15 +56,18 @@ final class MachineOutcomeTests: XCTestCase {
         for finding in report.findings {
             XCTAssertEqual(finding.judged, false, finding.summary)
             XCTAssertFalse(finding.reproduced)
-            XCTAssertTrue(finding.summary.hasPrefix("not judged (the machine: global-flood ended resource-limited"), finding.summary)
+            XCTAssertTrue(
+                finding.summary.hasPrefix("not judged (the machine: global-flood ended resource-limited"),
+                finding.summary)
         }
         XCTAssertEqual(status, 1)
     }
 
     func testACrashAtTheAddressSpaceLimitIsOutOfMemory() throws {
         // 300 MB of address space: less than a Swift process with a few threads reserves.
-        let (report, status) = try lab(["runloop", "--caller", "async", "--variant", "deadline-heap", "--tasks", "100000"],
-                                       prefix: "ulimit -v 292969 || exit 99;")
+        let (report, status) = try lab(
+            ["runloop", "--caller", "async", "--variant", "deadline-heap", "--tasks", "100000"],
+            prefix: "ulimit -v 292969 || exit 99;")
         let heap = try XCTUnwrap(report.variant("deadline-heap"))
         XCTAssertEqual(heap.outcome, .outOfMemory, heap.evidence ?? "")
         XCTAssertTrue(heap.evidence?.contains("RLIMIT_AS 300 MB") == true, heap.evidence ?? "")
@@ -64,7 +76,9 @@ final class MachineOutcomeTests: XCTestCase {
     }
 
     func testRunnableThreadsTheSchedulerPassesOverAreCPUStarved() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chrt") else { throw XCTSkip("chrt (util-linux) is not installed") }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chrt") else {
+            throw XCTSkip("chrt (util-linux) is not installed")
+        }
         // Every core busy at normal priority, the trial at SCHED_IDLE: it runs only when a core
         // has nothing else to do, which here is never. The busy loops start 80 ms after `lab`,
         // once it has started up: at 0.3 % of a core the 20 ms of CPU a start-up needs took 5
@@ -92,7 +106,9 @@ final class MachineOutcomeTests: XCTestCase {
                 }
             }
             func stop() {
-                for loop in state.withLock({ s in defer { s = ([], true) }; return s.loops }) { loop.terminate(); loop.waitUntilExit() }
+                for loop in state.withLock({ s in
+                    defer { s = ([], true) }; return s.loops
+                }) { loop.terminate(); loop.waitUntilExit() }
             }
         }
         // A SCHED_IDLE thread still gets a sliver of CPU, and the timer trial mostly sleeps, so
@@ -102,16 +118,20 @@ final class MachineOutcomeTests: XCTestCase {
         for _ in 0..<3 {
             let busy = BusyLoops(cores: cores)
             defer { busy.stop() }
-            let (report, status) = try lab(["runloop", "--quick", "--variant", "timer-init"], prefix: "", via: ["/usr/bin/chrt", "--idle", "0"],
-                                           onStart: { _ in busy.start() })
+            let (report, status) = try lab(
+                ["runloop", "--quick", "--variant", "timer-init"], prefix: "", via: ["/usr/bin/chrt", "--idle", "0"],
+                onStart: { _ in busy.start() })
             busy.stop()
             if report.variants.allSatisfy({ $0.outcome == .cpuStarved }) {
-                XCTAssertTrue(report.findings.filter(\.applicable).allSatisfy { $0.judged == false }, "\(report.findings)")
+                XCTAssertTrue(
+                    report.findings.filter(\.applicable).allSatisfy { $0.judged == false }, "\(report.findings)")
                 XCTAssertEqual(status, 1)
                 return
             }
             XCTAssertTrue(report.forbiddenVariants.isEmpty, "\(report.variants)")
-            XCTAssertTrue(report.findings.filter(\.applicable).allSatisfy { $0.reproduced || $0.judged == false }, "\(report.findings)")
+            XCTAssertTrue(
+                report.findings.filter(\.applicable).allSatisfy { $0.reproduced || $0.judged == false },
+                "\(report.findings)")
             seen += report.variants.map { "\($0.name) \($0.outcome): \($0.evidence ?? "")" }
         }
         XCTFail("in three runs at SCHED_IDLE behind busy cores no trial was found CPU-starved: \(seen)")
@@ -120,11 +140,17 @@ final class MachineOutcomeTests: XCTestCase {
     // MARK: Round two (issue 30)
 
     func testOneUsableCPUMakesTheGateClaimNotApplicableNotRefuted() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset") else { throw XCTSkip("taskset (util-linux) is not installed") }
-        let (report, status) = try lab(["pool", "--quick", "--variant", "gated"], prefix: "", via: ["/usr/bin/taskset", "-c", "0"])
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset") else {
+            throw XCTSkip("taskset (util-linux) is not installed")
+        }
+        let (report, status) = try lab(
+            ["pool", "--quick", "--variant", "gated"], prefix: "", via: ["/usr/bin/taskset", "-c", "0"])
         let gate = try XCTUnwrap(report.finding("pool.gate-keeps-latency"))
         XCTAssertFalse(gate.applicable, gate.summary)
-        XCTAssertTrue(gate.summary.hasPrefix("not applicable to this run: the gate (1) is not narrower than the pool's 1 starting workers"), gate.summary)
+        XCTAssertTrue(
+            gate.summary.hasPrefix(
+                "not applicable to this run: the gate (1) is not narrower than the pool's 1 starting workers"),
+            gate.summary)
         XCTAssertEqual(report.platform.cpus, 1, "the CPUs the process may use, not the CPUs online")
         XCTAssertNotEqual(report.variant("gated")?.grade, .forbidden)
         XCTAssertEqual(status, 1, "a run that judged no finding exits 1")
@@ -132,34 +158,41 @@ final class MachineOutcomeTests: XCTestCase {
 
     /// Runs `lab ARGUMENTS --json` and sends `signal` to its first trial child `after` seconds in
     /// (then SIGCONT `thenContinue` seconds later, for a stop).
-    private func labWithATrialSignalled(_ arguments: [String], signal: Int32, after: Double, thenContinue: Double? = nil) throws -> (ExperimentReport, Int32?) {
-        return try lab(arguments, prefix: "", onStart: { labPID in
-            NamedThread.start("test.outsider") {
-                MonotonicClock.sleep(for: after)
-                // lab runs the experiment in-process; its trials are its children with --child-variant.
-                for entry in ProcessTable.children(of: labPID) where entry.commandLine.contains("--child-variant") {
-                    let pid = entry.pid
-                    kill(pid, signal)
-                    if let thenContinue { MonotonicClock.sleep(for: thenContinue); kill(pid, SIGCONT) }
-                    return
+    private func labWithATrialSignalled(
+        _ arguments: [String], signal: Int32, after: Double, thenContinue: Double? = nil
+    ) throws -> (ExperimentReport, Int32?) {
+        return try lab(
+            arguments, prefix: "",
+            onStart: { labPID in
+                NamedThread.start("test.outsider") {
+                    MonotonicClock.sleep(for: after)
+                    // lab runs the experiment in-process; its trials are its children with --child-variant.
+                    for entry in ProcessTable.children(of: labPID) where entry.commandLine.contains("--child-variant") {
+                        let pid = entry.pid
+                        kill(pid, signal)
+                        if let thenContinue { MonotonicClock.sleep(for: thenContinue); kill(pid, SIGCONT) }
+                        return
+                    }
                 }
-            }
-        })
+            })
     }
 
     func testAKillFromOutsideIsNamedAndJudgesNothing() throws {
-        let (report, status) = try labWithATrialSignalled(["pool", "--quick", "--variant", "gated"], signal: SIGKILL, after: 1)
+        let (report, status) = try labWithATrialSignalled(
+            ["pool", "--quick", "--variant", "gated"], signal: SIGKILL, after: 1)
         let gated = try XCTUnwrap(report.variant("gated"))
         XCTAssertEqual(gated.outcome, .killedFromOutside, gated.evidence ?? "")
         XCTAssertNil(gated.grade)
-        XCTAssertTrue(gated.evidence?.contains("killed by SIGKILL (9) from outside the harness") == true, gated.evidence ?? "")
+        XCTAssertTrue(
+            gated.evidence?.contains("killed by SIGKILL (9) from outside the harness") == true, gated.evidence ?? "")
         let gate = try XCTUnwrap(report.finding("pool.gate-keeps-latency"))
         XCTAssertEqual(gate.judged, false, gate.summary)
         XCTAssertEqual(status, 1)
     }
 
     func testAStopFromOutsideIsSuspendedNotJudged() throws {
-        let (report, _) = try labWithATrialSignalled(["pool", "--quick", "--variant", "gated"], signal: SIGSTOP, after: 1, thenContinue: 1.5)
+        let (report, _) = try labWithATrialSignalled(
+            ["pool", "--quick", "--variant", "gated"], signal: SIGSTOP, after: 1, thenContinue: 1.5)
         let gated = try XCTUnwrap(report.variant("gated"))
         XCTAssertEqual(gated.outcome, .suspended, gated.evidence ?? "")
         XCTAssertNil(gated.grade)
@@ -171,20 +204,27 @@ final class MachineOutcomeTests: XCTestCase {
     private func cgroup(_ controller: String, settings: [String: String]) throws -> String {
         guard getuid() == 0 else { throw XCTSkip("needs root to create a cgroup") }
         let root = "/sys/fs/cgroup/\(controller)"
-        guard FileManager.default.fileExists(atPath: root + "/cgroup.procs") else { throw XCTSkip("no cgroup v1 \(controller) controller at \(root)") }
+        guard FileManager.default.fileExists(atPath: root + "/cgroup.procs") else {
+            throw XCTSkip("no cgroup v1 \(controller) controller at \(root)")
+        }
         let path = root + "/lab-test-\(getpid())-\(Int.random(in: 0..<1_000_000))"
-        guard mkdir(path, 0o755) == 0 else { throw XCTSkip("cannot create \(path): \(String(cString: strerror(errno)))") }
+        guard mkdir(path, 0o755) == 0 else {
+            throw XCTSkip("cannot create \(path): \(String(cString: strerror(errno)))")
+        }
         addTeardownBlock { _ = rmdir(path) }
         for (file, value) in settings {
-            guard (try? value.write(toFile: path + "/" + file, atomically: false, encoding: .utf8)) != nil else { throw XCTSkip("cannot set \(file)") }
+            guard (try? value.write(toFile: path + "/" + file, atomically: false, encoding: .utf8)) != nil else {
+                throw XCTSkip("cannot set \(file)")
+            }
         }
         return path
     }
 
     func testAMemoryCgroupsOOMKillIsOutOfMemoryNamingTheCgroupsLimit() throws {
         let group = try cgroup("memory", settings: ["memory.limit_in_bytes": "40000000"])
-        let (report, status) = try lab(["runloop", "--sweep", "10,100000", "--variant", "deadline-heap"],
-                                       prefix: "echo $$ > \(group)/cgroup.procs || exit 99;")
+        let (report, status) = try lab(
+            ["runloop", "--sweep", "10,100000", "--variant", "deadline-heap"],
+            prefix: "echo $$ > \(group)/cgroup.procs || exit 99;")
         let heap = try XCTUnwrap(report.variant("deadline-heap"))
         XCTAssertEqual(heap.outcome, .outOfMemory, heap.evidence ?? "")
         XCTAssertTrue(heap.evidence?.contains("memory.limit_in_bytes of 40 MB") == true, heap.evidence ?? "")
@@ -195,7 +235,8 @@ final class MachineOutcomeTests: XCTestCase {
 
     func testAPidsCgroupsLimitIsNamedWithItsValue() throws {
         let group = try cgroup("pids", settings: ["pids.max": "10"])
-        let (report, _) = try lab(["pool", "--quick", "--variant", "global-flood"], prefix: "echo $$ > \(group)/cgroup.procs || exit 99;")
+        let (report, _) = try lab(
+            ["pool", "--quick", "--variant", "global-flood"], prefix: "echo $$ > \(group)/cgroup.procs || exit 99;")
         let flood = try XCTUnwrap(report.variant("global-flood"))
         XCTAssertEqual(flood.outcome, .resourceLimited, flood.evidence ?? "")
         XCTAssertTrue(flood.evidence?.contains("pids.max of 10") == true, flood.evidence ?? "")
@@ -204,13 +245,18 @@ final class MachineOutcomeTests: XCTestCase {
     }
 
     func testTooFewFileDescriptorsAreResourceLimitedNamingRLimitNofile() throws {
-        let (report, _) = try lab(["pool", "--quick", "--variant", "gated,serial-queue"], prefix: "ulimit -n 14 || exit 99;")
+        let (report, _) = try lab(
+            ["pool", "--quick", "--variant", "gated,serial-queue"], prefix: "ulimit -n 14 || exit 99;")
         let limited = report.variants.filter { $0.outcome == .resourceLimited }
-        XCTAssertFalse(limited.isEmpty, report.variants.map { "\($0.name) \($0.outcome): \($0.evidence ?? "")" }.joined(separator: "\n"))
+        XCTAssertFalse(
+            limited.isEmpty,
+            report.variants.map { "\($0.name) \($0.outcome): \($0.evidence ?? "")" }.joined(separator: "\n"))
         for variant in report.variants {
-            XCTAssertNotEqual(variant.grade, .forbidden, "\(variant.name) \(variant.outcome): \(variant.evidence ?? "")")
+            XCTAssertNotEqual(
+                variant.grade, .forbidden, "\(variant.name) \(variant.outcome): \(variant.evidence ?? "")")
         }
-        XCTAssertTrue(limited.allSatisfy { $0.evidence?.contains("RLIMIT_NOFILE 14") == true },
-                      limited.map { $0.evidence ?? "" }.joined(separator: "\n"))
+        XCTAssertTrue(
+            limited.allSatisfy { $0.evidence?.contains("RLIMIT_NOFILE 14") == true },
+            limited.map { $0.evidence ?? "" }.joined(separator: "\n"))
     }
 }

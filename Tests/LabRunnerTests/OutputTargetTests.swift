@@ -9,8 +9,10 @@ import XCTest
 /// are not regular files are refused without being opened (a FIFO would block the reader).
 final class OutputTargetTests: XCTestCase {
     private func lab(_ arguments: [String], budget: Double = 30) throws -> ChildRun {
-        try ChildProcess.run(ChildSpec(executable: BuiltProducts.executable("lab"), arguments: arguments,
-                                       environment: ["SWIFT_BACKTRACE": "enable=no"], budget: budget))
+        try ChildProcess.run(
+            ChildSpec(
+                executable: BuiltProducts.executable("lab"), arguments: arguments,
+                environment: ["SWIFT_BACKTRACE": "enable=no"], budget: budget))
     }
 
     /// A directory holding a symlink to a victim file, a FIFO and a subdirectory.
@@ -37,7 +39,8 @@ final class OutputTargetTests: XCTestCase {
         for target in [t.link, t.fifo, t.folder] {
             XCTAssertThrowsError(try AtomicFile.write("new", to: target), target.lastPathComponent)
         }
-        XCTAssertEqual(try String(contentsOf: t.victim, encoding: .utf8), "precious", "the symlink's target is untouched")
+        XCTAssertEqual(
+            try String(contentsOf: t.victim, encoding: .utf8), "precious", "the symlink's target is untouched")
         XCTAssertEqual(fileType(t.link), .typeSymbolicLink)
         XCTAssertNotEqual(fileType(t.fifo), .typeRegular, "the FIFO is still a FIFO")
         XCTAssertEqual(fileType(t.folder), .typeDirectory)
@@ -46,7 +49,8 @@ final class OutputTargetTests: XCTestCase {
         try AtomicFile.write("two", to: regular)
         XCTAssertEqual(try String(contentsOf: regular, encoding: .utf8), "two", "a regular file is replaced")
         let names = try FileManager.default.contentsOfDirectory(atPath: t.directory.path)
-        XCTAssertEqual(Set(names), ["victim.txt", "link.json", "fifo.json", "folder.json", "plain.json"], "no temporary file left")
+        XCTAssertEqual(
+            Set(names), ["victim.txt", "link.json", "fifo.json", "folder.json", "plain.json"], "no temporary file left")
     }
 
     func testJSONTargetsThatAreNotRegularFilesAreRefusedBeforeAnyRun() throws {
@@ -55,7 +59,8 @@ final class OutputTargetTests: XCTestCase {
         for command in ["all", "bench"] {
             for target in [t.link, t.fifo, t.folder] {
                 let run = try lab([command, "--json", target.path])
-                XCTAssertEqual(run.exitCode, 73, "\(command) \(target.lastPathComponent): \(run.evidence) \(run.stderr)")
+                XCTAssertEqual(
+                    run.exitCode, 73, "\(command) \(target.lastPathComponent): \(run.evidence) \(run.stderr)")
                 XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, run.stderr)
                 XCTAssertTrue(run.stdout.isEmpty, "nothing ran: \(run.stdout)")
                 XCTAssertLessThan(run.wall, 10, "refused before any work")
@@ -74,16 +79,20 @@ final class OutputTargetTests: XCTestCase {
         // index.html in --out is a symlink to the victim: refused, victim untouched, no page written.
         let site = t.directory.appendingPathComponent("site")
         try FileManager.default.createDirectory(at: site, withIntermediateDirectories: false)
-        try FileManager.default.createSymbolicLink(at: site.appendingPathComponent("index.html"), withDestinationURL: t.victim)
+        try FileManager.default.createSymbolicLink(
+            at: site.appendingPathComponent("index.html"), withDestinationURL: t.victim)
         let linked = try lab(["report", "--from", good.path, "--out", site.path])
         XCTAssertEqual(linked.exitCode, 73, linked.stderr)
         XCTAssertEqual(linked.stderr.split(separator: "\n").count, 1, linked.stderr)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: site.appendingPathComponent("results.md").path), "refused before any work")
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: site.appendingPathComponent("results.md").path),
+            "refused before any work")
         XCTAssertEqual(try String(contentsOf: t.victim, encoding: .utf8), "precious")
 
         // A FIFO or a directory as --from: one line, exit 66, no hang.
         for input in [t.fifo, t.folder] {
-            let run = try lab(["report", "--from", input.path, "--out", t.directory.appendingPathComponent("other").path], budget: 10)
+            let run = try lab(
+                ["report", "--from", input.path, "--out", t.directory.appendingPathComponent("other").path], budget: 10)
             XCTAssertEqual(run.exitCode, 66, "\(input.lastPathComponent): \(run.evidence) \(run.stderr)")
             XCTAssertTrue(run.stderr.contains("not a regular file"), run.stderr)
             XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, run.stderr)

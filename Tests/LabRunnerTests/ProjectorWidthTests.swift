@@ -24,10 +24,16 @@ final class ProjectorWidthTests: XCTestCase {
             guard let report = document.experiments.first(where: { $0.experiment == entry.definition.name }) else {
                 XCTFail("\(entry.command): no report in lab all --quick"); continue
             }
-            reports.append((entry.command, HumanReport.render(report, definition: entry.definition, style: Style(enabled: true), width: 100)))
+            reports.append(
+                (
+                    entry.command,
+                    HumanReport.render(report, definition: entry.definition, style: Style(enabled: true), width: 100)
+                ))
         }
-        let run = try ChildProcess.run(ChildSpec(executable: BuiltProducts.executable("lab"), arguments: ["dance", "--quick"],
-                                                 environment: ["COLUMNS": "100", "SWIFT_BACKTRACE": "enable=no"], budget: 60))
+        let run = try ChildProcess.run(
+            ChildSpec(
+                executable: BuiltProducts.executable("lab"), arguments: ["dance", "--quick"],
+                environment: ["COLUMNS": "100", "SWIFT_BACKTRACE": "enable=no"], budget: 60))
         XCTAssertTrue(run.exitCode == 0 || run.exitCode == 1, "dance --quick: \(run.outcome) \(run.evidence)")
         reports.append(("dance (its executable)", run.stdout))
         for (name, report) in reports {
@@ -43,7 +49,8 @@ final class ProjectorWidthTests: XCTestCase {
     func testLabAllsTableAndChartsFitTheWidthTheyAreGiven() {
         let document = sampleDocument()
         for width in [100, 80] {
-            let text = AllCommand.table(document, style: Style(enabled: true), width: width)
+            let text =
+                AllCommand.table(document, style: Style(enabled: true), width: width)
                 + AllCommand.charts(document, catalog: LabCatalog.standard, style: Style(enabled: true), width: width)
             for line in text.split(separator: "\n") {
                 XCTAssertLessThanOrEqual(Self.columns(line), width, "at \(width): \(line)")

@@ -17,8 +17,10 @@ struct QuickLabAll: Sendable {
         let directory = try temporaryDirectory("quick-all")
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("results.json")
-        let run = try ChildProcess.run(ChildSpec(executable: BuiltProducts.executable("lab"),
-                                                 arguments: ["all", "--quick", "--json", file.path], budget: 120))
+        let run = try ChildProcess.run(
+            ChildSpec(
+                executable: BuiltProducts.executable("lab"),
+                arguments: ["all", "--quick", "--json", file.path], budget: 120))
         let data = try Data(contentsOf: file)
         return QuickLabAll(run: run, data: data, document: try LabDocument.read(data))
     }

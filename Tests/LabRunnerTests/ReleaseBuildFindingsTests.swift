@@ -16,7 +16,8 @@ import XCTest
 /// --json` itself (failing on any exit but 0) and hands its document over in
 /// `LAB_RELEASE_RESULTS`, which the test then judges instead of running the lab again.
 final class ReleaseBuildFindingsTests: XCTestCase {
-    private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     func testEveryFindingReproducesInTheReleaseBuild() throws {
         // .ci/run has just run it (and failed on any exit but 0): judge that run's document.
@@ -24,7 +25,8 @@ final class ReleaseBuildFindingsTests: XCTestCase {
             let document = try LabDocument.read(Data(contentsOf: URL(fileURLWithPath: given)))
             XCTAssertTrue(document.complete, "\(document.failures)")
             let problems = Self.problems(in: document).all
-            XCTAssertEqual(problems, [], "release build, lab all --quick (\(given)):\n" + problems.joined(separator: "\n"))
+            XCTAssertEqual(
+                problems, [], "release build, lab all --quick (\(given)):\n" + problems.joined(separator: "\n"))
             return
         }
         let lab = try Self.releaseLab()
@@ -34,7 +36,8 @@ final class ReleaseBuildFindingsTests: XCTestCase {
             let directory = try temporaryDirectory("release-all")
             defer { try? FileManager.default.removeItem(at: directory) }
             let file = directory.appendingPathComponent("results.json")
-            let run = try ChildProcess.run(ChildSpec(executable: lab, arguments: ["all", "--quick", "--json", file.path], budget: 240))
+            let run = try ChildProcess.run(
+                ChildSpec(executable: lab, arguments: ["all", "--quick", "--json", file.path], budget: 240))
             let document = try LabDocument.read(Data(contentsOf: file))
             XCTAssertTrue(document.complete, "\(document.failures)")
             let (problems, machine, _) = Self.problems(in: document)
@@ -44,7 +47,10 @@ final class ReleaseBuildFindingsTests: XCTestCase {
                 return
             }
             // A trial the machine broke judges nothing: once more, then say so.
-            if attempt == 2 { throw XCTSkip("the machine broke trials twice, so these were not judged:\n" + machine.joined(separator: "\n")) }
+            if attempt == 2 {
+                throw XCTSkip(
+                    "the machine broke trials twice, so these were not judged:\n" + machine.joined(separator: "\n"))
+            }
         }
     }
 
@@ -56,9 +62,15 @@ final class ReleaseBuildFindingsTests: XCTestCase {
             let broken = report.machineVariants.map { "\($0.name) ended \($0.outcome)" }
             for finding in report.findings where finding.applicable && !finding.reproduced {
                 let line = "\(finding.id): \(finding.notJudged ? "not judged" : "not reproduced"): \(finding.summary)"
-                if finding.notJudged && !broken.isEmpty { machine.append("\(line) [the machine: \(broken.joined(separator: ", "))]") } else { problems.append(line) }
+                if finding.notJudged && !broken.isEmpty {
+                    machine.append("\(line) [the machine: \(broken.joined(separator: ", "))]")
+                } else {
+                    problems.append(line)
+                }
             }
-            problems += report.forbiddenVariants.map { "\(report.experiment) \($0.name): forbidden outcome \($0.outcome): \($0.evidence ?? "")" }
+            problems += report.forbiddenVariants.map {
+                "\(report.experiment) \($0.name): forbidden outcome \($0.outcome): \($0.evidence ?? "")"
+            }
         }
         return (problems, machine, problems + machine)
     }
@@ -67,15 +79,25 @@ final class ReleaseBuildFindingsTests: XCTestCase {
     static func releaseLab() throws -> String {
         let required = ProcessInfo.processInfo.environment["LAB_REQUIRE_RELEASE"] == "1"
         func missing(_ why: String) -> Error {
-            required ? ReleaseBuildMissing(description: why) : XCTSkip(why + "; `swift build -c release` first (.ci/run does)")
+            required
+                ? ReleaseBuildMissing(description: why)
+                : XCTSkip(why + "; `swift build -c release` first (.ci/run does)")
         }
         let lab = root.appendingPathComponent(".build/release/lab").resolvingSymlinksInPath().path
-        guard FileManager.default.isExecutableFile(atPath: lab) else { throw missing("no release build of lab at .build/release/lab") }
+        guard FileManager.default.isExecutableFile(atPath: lab) else {
+            throw missing("no release build of lab at .build/release/lab")
+        }
         let built = (try FileManager.default.attributesOfItem(atPath: lab)[.modificationDate] as? Date) ?? .distantPast
-        let newest = ["Sources", "Experiments"].compactMap { folder -> Date? in
-            let walk = FileManager.default.enumerator(at: root.appendingPathComponent(folder), includingPropertiesForKeys: [.contentModificationDateKey])
-            return walk?.compactMap { ($0 as? URL).flatMap { try? $0.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate } }.max()
-        }.max() ?? .distantPast
+        let newest =
+            ["Sources", "Experiments"].compactMap { folder -> Date? in
+                let walk = FileManager.default.enumerator(
+                    at: root.appendingPathComponent(folder), includingPropertiesForKeys: [.contentModificationDateKey])
+                return walk?.compactMap {
+                    ($0 as? URL).flatMap {
+                        try? $0.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate
+                    }
+                }.max()
+            }.max() ?? .distantPast
         guard built >= newest else { throw missing("the release build of lab is older than the sources") }
         return lab
     }

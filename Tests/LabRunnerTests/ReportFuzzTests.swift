@@ -24,18 +24,23 @@ final class ReportFuzzTests: XCTestCase {
         /// Mostly ordinary values (so that charts get drawn), one in eight from the edges.
         mutating func number() -> Double {
             if int(0...7) > 0 { return pick([0, 1, 0.25, 3, 42, 0.001, 999.5, Double(int(0...100_000)) / 7]) }
-            return pick([0, -0.0, 1, -1, 0.5, 1e-300, Double.leastNonzeroMagnitude, -Double.leastNonzeroMagnitude, 1e15, 9.2e18, 1e19, 1e25, 1e30, 1e300, -1e300,
-                  Double.greatestFiniteMagnitude, -Double.greatestFiniteMagnitude, 123.456, Double(int(0...100_000)) / 7])
+            return pick([
+                0, -0.0, 1, -1, 0.5, 1e-300, Double.leastNonzeroMagnitude, -Double.leastNonzeroMagnitude, 1e15, 9.2e18,
+                1e19, 1e25, 1e30, 1e300, -1e300,
+                Double.greatestFiniteMagnitude, -Double.greatestFiniteMagnitude, 123.456, Double(int(0...100_000)) / 7,
+            ])
         }
 
         mutating func string() -> String { pick(Generator.strings) }
 
         /// Made once: building the 100,000-character one on every call was three quarters of
         /// the test's time.
-        static let strings = ["ok", "", "../", "../../../x", "/", "/etc/passwd", "a/b", "\u{0}", "line\nbreak", "tab\there", "<b>x</b>",
-                              "<script>alert(1)</script>", "| cell |", "`code`", "**bold** _em_ [link](http://x)", "&amp;", "\"'",
-                              "é ü 漢字 🙂", "\u{202E}reversed", "index.html", ".", "..", String(repeating: "a", count: 100_000),
-                              String(repeating: "/..", count: 300)]
+        static let strings = [
+            "ok", "", "../", "../../../x", "/", "/etc/passwd", "a/b", "\u{0}", "line\nbreak", "tab\there", "<b>x</b>",
+            "<script>alert(1)</script>", "| cell |", "`code`", "**bold** _em_ [link](http://x)", "&amp;", "\"'",
+            "é ü 漢字 🙂", "\u{202E}reversed", "index.html", ".", "..", String(repeating: "a", count: 100_000),
+            String(repeating: "/..", count: 300),
+        ]
     }
 
     func document(_ g: inout Generator) -> LabDocument {
@@ -45,24 +50,38 @@ final class ReportFuzzTests: XCTestCase {
         let experiments = (0..<g.int(0...3)).map { _ -> ExperimentReport in
             let variants = (0..<g.int(0...4)).map { _ -> VariantReport in
                 var metrics = Metrics()
-                for key in ["total", "completed", "wall_s", g.string()] where g.int(0...2) > 0 { metrics[key] = g.number() }
+                for key in ["total", "completed", "wall_s", g.string()] where g.int(0...2) > 0 {
+                    metrics[key] = g.number()
+                }
                 var seriesMap: [String: [[Double]]] = [:]
-                for key in ["threads", "probe_ms", "lateness_ms", g.string()] where g.int(0...1) > 0 { seriesMap[key] = series() }
-                let events = (0..<g.int(0...5)).map { _ in TimedEvent(t: g.number(), label: g.string(), thread: g.int(0...1) == 0 ? nil : g.string()) }
-                return VariantReport(name: g.string(), outcome: g.pick([Outcome.completed, .deadlock, .leaked, .crashed, .stalled, Outcome(g.string())]), grade: g.pick([nil, .expected, .interesting, .forbidden]),
-                                     metrics: metrics, evidence: g.string(), series: seriesMap, events: events)
+                for key in ["threads", "probe_ms", "lateness_ms", g.string()] where g.int(0...1) > 0 {
+                    seriesMap[key] = series()
+                }
+                let events = (0..<g.int(0...5)).map { _ in
+                    TimedEvent(t: g.number(), label: g.string(), thread: g.int(0...1) == 0 ? nil : g.string())
+                }
+                return VariantReport(
+                    name: g.string(),
+                    outcome: g.pick([Outcome.completed, .deadlock, .leaked, .crashed, .stalled, Outcome(g.string())]),
+                    grade: g.pick([nil, .expected, .interesting, .forbidden]),
+                    metrics: metrics, evidence: g.string(), series: seriesMap, events: events)
             }
             let findings = (0..<g.int(0...3)).map { _ in
-                FindingReport(id: g.string(), applicable: g.int(0...1) == 0, reproduced: g.int(0...1) == 0, summary: g.string())
+                FindingReport(
+                    id: g.string(), applicable: g.int(0...1) == 0, reproduced: g.int(0...1) == 0, summary: g.string())
             }
-            return ExperimentReport(experiment: g.pick(["pool", "runloop", "dance", "callback", g.string()]),
-                                    platform: PlatformInfo(os: g.string(), cpus: g.int(0...1) == 0 ? 2 : Int.max, swift: g.string()),
-                                    parameters: ["tasks": .number(g.number()), g.string(): .text(g.string()), "quick": .flag(true)],
-                                    variants: variants, findings: findings)
+            return ExperimentReport(
+                experiment: g.pick(["pool", "runloop", "dance", "callback", g.string()]),
+                platform: PlatformInfo(os: g.string(), cpus: g.int(0...1) == 0 ? 2 : Int.max, swift: g.string()),
+                parameters: ["tasks": .number(g.number()), g.string(): .text(g.string()), "quick": .flag(true)],
+                variants: variants, findings: findings)
         }
-        var document = LabDocument(platform: PlatformInfo(os: g.string(), cpus: g.int(-1...4), swift: g.string()),
-                                   complete: g.int(0...1) == 0, quick: true, elapsedSeconds: 0, experiments: experiments,
-                                   failures: (0..<g.int(0...2)).map { _ in ExperimentFailure(experiment: g.string(), outcome: g.string(), evidence: g.string()) })
+        var document = LabDocument(
+            platform: PlatformInfo(os: g.string(), cpus: g.int(-1...4), swift: g.string()),
+            complete: g.int(0...1) == 0, quick: true, elapsedSeconds: 0, experiments: experiments,
+            failures: (0..<g.int(0...2)).map { _ in
+                ExperimentFailure(experiment: g.string(), outcome: g.string(), evidence: g.string())
+            })
         document.elapsedSeconds = g.number()
         return document
     }
@@ -87,7 +106,9 @@ final class ReportFuzzTests: XCTestCase {
                 let written = try ReportCommand.run(from: file.path, to: out.path, catalog: LabCatalog.standard)
                 rendered += 1
                 for url in [written.index, written.markdown] + written.charts {
-                    XCTAssertTrue(url.standardizedFileURL.path.hasPrefix(out.standardizedFileURL.path + "/"), "\(index): \(url.path)")
+                    XCTAssertTrue(
+                        url.standardizedFileURL.path.hasPrefix(out.standardizedFileURL.path + "/"),
+                        "\(index): \(url.path)")
                 }
             } catch let failure as ReportCommand.Failure {
                 XCTAssertEqual(failure.status, 64, "document \(index): \(failure.message)")
@@ -97,7 +118,8 @@ final class ReportFuzzTests: XCTestCase {
             }
         }
         let everything = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-        XCTAssertEqual(Set(everything).subtracting(["doc.json", "out-0", "out-1", "out-2"]), [], "nothing written elsewhere")
+        XCTAssertEqual(
+            Set(everything).subtracting(["doc.json", "out-0", "out-1", "out-2"]), [], "nothing written elsewhere")
         XCTAssertGreaterThan(rendered, 5, "the generator must also make documents that can be drawn")
         XCTAssertGreaterThan(refused, 5, "and documents that must be refused")
         print("fuzz: \(rendered) rendered, \(refused) refused in \(Format.seconds(MonotonicClock.now() - start))")

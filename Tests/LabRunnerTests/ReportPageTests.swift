@@ -21,8 +21,10 @@ final class XMLCheck: NSObject, XMLParserDelegate {
         return check
     }
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
         elements.append(name)
     }
 
@@ -34,7 +36,8 @@ final class ReportPageTests: XCTestCase {
         let directory = try temporaryDirectory("report")
         let file = directory.appendingPathComponent("results.json")
         try document.jsonData().write(to: file)
-        let written = try ReportCommand.run(from: file.path, to: directory.appendingPathComponent("out").path, catalog: LabCatalog([]))
+        let written = try ReportCommand.run(
+            from: file.path, to: directory.appendingPathComponent("out").path, catalog: LabCatalog([]))
         return (directory, written)
     }
 
@@ -53,10 +56,12 @@ final class ReportPageTests: XCTestCase {
             XCTAssertTrue(text.contains("xmlns=\"http://www.w3.org/2000/svg\""))
             XCTAssertTrue(check.elements.contains("text"))
         }
-        let lateness = try String(contentsOf: written.charts.first { $0.lastPathComponent == "runloop-lateness.svg" }!, encoding: .utf8)
+        let lateness = try String(
+            contentsOf: written.charts.first { $0.lastPathComponent == "runloop-lateness.svg" }!, encoding: .utf8)
         XCTAssertTrue(lateness.contains("weird &lt;name&gt; &amp; &quot;quotes&quot;"), "names are escaped")
         XCTAssertTrue(lateness.contains("none of 30"), "timers that never fired are counted, not dropped")
-        let events = try String(contentsOf: written.charts.first { $0.lastPathComponent == "dance-events.svg" }!, encoding: .utf8)
+        let events = try String(
+            contentsOf: written.charts.first { $0.lastPathComponent == "dance-events.svg" }!, encoding: .utf8)
         XCTAssertTrue(events.contains("never released"))
     }
 

@@ -11,14 +11,20 @@ final class SiteSwapTests: XCTestCase {
         // `ulimit -f` makes a write past the size fail (EFBIG, SIGXFSZ ignored) as a full disk
         // makes it fail (ENOSPC): a real failure part way through the site.
         let prefix = limitFileBlocks.map { "trap '' XFSZ; ulimit -f \($0) || exit 99; " } ?? ""
-        return try ChildProcess.run(ChildSpec(executable: "/bin/sh", arguments: ["-c", prefix + "exec \"$0\" \"$@\"", lab] + arguments,
-                                              environment: ["SWIFT_BACKTRACE": "enable=no"], budget: 60))
+        return try ChildProcess.run(
+            ChildSpec(
+                executable: "/bin/sh", arguments: ["-c", prefix + "exec \"$0\" \"$@\"", lab] + arguments,
+                environment: ["SWIFT_BACKTRACE": "enable=no"], budget: 60))
     }
 
     private func files(_ folder: URL) -> [String: Data] {
         let names = FileManager.default.enumerator(atPath: folder.path)?.compactMap { $0 as? String } ?? []
         var result: [String: Data] = [:]
-        for name in names { if let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path) { result[name] = data } }
+        for name in names {
+            if let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path) {
+                result[name] = data
+            }
+        }
         return result
     }
 
@@ -37,8 +43,10 @@ final class SiteSwapTests: XCTestCase {
         let after = try FileManager.default.contentsOfDirectory(atPath: site.appendingPathComponent("charts").path)
         XCTAssertLessThan(after.count, before.count, "the smaller run draws fewer charts")
         XCTAssertTrue(after.allSatisfy { $0.hasPrefix("pool") }, "only the second run's charts: \(after)")
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted(), ["full.json", "site", "small.json"],
-                       "no building folder left beside the site")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted(),
+            ["full.json", "site", "small.json"],
+            "no building folder left beside the site")
     }
 
     func testAFailurePartWayKeepsTheOldSiteWhole() throws {
@@ -55,8 +63,9 @@ final class SiteSwapTests: XCTestCase {
         XCTAssertEqual(failed.stderr.split(separator: "\n").count, 1, failed.stderr)
         XCTAssertTrue(failed.stderr.contains("unchanged"), failed.stderr)
         XCTAssertEqual(files(site), old, "the old site, byte for byte")
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted(), ["results.json", "site"],
-                       "the partial build was removed")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted(), ["results.json", "site"],
+            "the partial build was removed")
     }
 
     func testAnOutThatIsNotASiteFolderIsNamed() throws {
@@ -66,10 +75,15 @@ final class SiteSwapTests: XCTestCase {
         try sampleDocument().jsonData().write(to: input)
         let null = try lab(["report", "--from", input.path, "--out", "/dev/null"])
         XCTAssertEqual(null.exitCode, 73)
-        XCTAssertEqual(null.stderr, "lab report: cannot write a site to '/dev/null': it is a device, and --out takes a folder (a new one, or one lab report wrote)\n")
+        XCTAssertEqual(
+            null.stderr,
+            "lab report: cannot write a site to '/dev/null': it is a device, and --out takes a folder (a new one, or one lab report wrote)\n"
+        )
         let here = try lab(["report", "--from", input.path, "--out", directory.path])
         XCTAssertEqual(here.exitCode, 73)
         XCTAssertTrue(here.stderr.contains("holds 'results.json'"), here.stderr)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), ["results.json"], "nothing swapped away")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path), ["results.json"],
+            "nothing swapped away")
     }
 }

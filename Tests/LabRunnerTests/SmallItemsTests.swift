@@ -13,16 +13,22 @@ final class SmallItemsTests: XCTestCase {
         let line = ProgressLine(enabled: true, escapes: Terminal.escapesAllowed(environment: ["TERM": "dumb"])) { "" }
         let erase = line.erase(width: 30)
         XCTAssertFalse(erase.contains("\u{1B}"), "no escape sequence")
-        XCTAssertEqual(erase, "\r" + String(repeating: " ", count: 30) + "\r", "the line is overwritten with spaces instead")
+        XCTAssertEqual(
+            erase, "\r" + String(repeating: " ", count: 30) + "\r", "the line is overwritten with spaces instead")
         XCTAssertTrue(ProgressLine(enabled: true, escapes: true) { "" }.erase(width: 30).contains("\u{1B}[2K"))
     }
 
     func testBenchWrapsToTheWidth() {
         let long = String(repeating: "what this figure measures and why it matters ", count: 5)
-        let result = BenchCommand.Result(optimized: false, figures: [
-            BenchCommand.Figure(name: "child spawn to result (p50)", value: 12.5, unit: "ms", target: "under 50 ms", met: true, detail: long),
-            BenchCommand.Figure(name: "thread census of 256 threads", value: 0.8, unit: "ms", target: nil, met: nil, detail: long),
-        ])
+        let result = BenchCommand.Result(
+            optimized: false,
+            figures: [
+                BenchCommand.Figure(
+                    name: "child spawn to result (p50)", value: 12.5, unit: "ms", target: "under 50 ms", met: true,
+                    detail: long),
+                BenchCommand.Figure(
+                    name: "thread census of 256 threads", value: 0.8, unit: "ms", target: nil, met: nil, detail: long),
+            ])
         for width in [40, 60, 100] {
             let lines = BenchCommand.render(result, style: Style(enabled: false), width: width).split(separator: "\n")
             for line in lines { XCTAssertLessThanOrEqual(displayWidth(String(line)), width, "\(width): \(line)") }
@@ -31,20 +37,25 @@ final class SmallItemsTests: XCTestCase {
     }
 
     func testManyTrialsSayHowLongFirst() throws {
-        let run = try ChildProcess.run(ChildSpec(executable: try BuiltProducts.executable("lab-fixture"),
-                                                 arguments: ["--variant", "ok", "--trials", "3", "--hold", "0.05"], budget: 60))
+        let run = try ChildProcess.run(
+            ChildSpec(
+                executable: try BuiltProducts.executable("lab-fixture"),
+                arguments: ["--variant", "ok", "--trials", "3", "--hold", "0.05"], budget: 60))
         let first = run.stderr.split(separator: "\n").first.map(String.init) ?? ""
         XCTAssertTrue(first.contains("3 trials (3 of each of 1 variants) will take about"), run.stderr)
-        let single = try ChildProcess.run(ChildSpec(executable: try BuiltProducts.executable("lab-fixture"),
-                                                    arguments: ["--variant", "ok", "--hold", "0.05"], budget: 60))
+        let single = try ChildProcess.run(
+            ChildSpec(
+                executable: try BuiltProducts.executable("lab-fixture"),
+                arguments: ["--variant", "ok", "--hold", "0.05"], budget: 60))
         XCTAssertFalse(single.stderr.contains("will take about"), "one trial needs no estimate")
     }
 
     func testPagesSayNotJudgedNotNotReproduced() {
         var document = sampleDocument()
-        document.experiments[0].findings[0] = FindingReport(id: "pool.global-queue-is-bounded", applicable: true, reproduced: false,
-                                                            summary: "not judged (the machine: global-flood ended resource-limited)",
-                                                            notJudgedReason: .machineOutcome)
+        document.experiments[0].findings[0] = FindingReport(
+            id: "pool.global-queue-is-bounded", applicable: true, reproduced: false,
+            summary: "not judged (the machine: global-flood ended resource-limited)",
+            notJudgedReason: .machineOutcome)
         let html = HTMLPage.render(document, catalog: LabCatalog([]), source: "r.json")
         let markdown = MarkdownPage.render(document, catalog: LabCatalog([]), source: "r.json")
         XCTAssertTrue(html.contains("<span class=\"na\">not judged</span>"), html)

@@ -8,7 +8,8 @@ import XCTest
 /// usage errors, echoed values stay on one short line, and a run that judged nothing says so.
 final class UsageTests: XCTestCase {
     private func lab(_ arguments: [String], budget: Double = 30) throws -> ChildRun {
-        try ChildProcess.run(ChildSpec(executable: BuiltProducts.executable("lab"), arguments: arguments, budget: budget))
+        try ChildProcess.run(
+            ChildSpec(executable: BuiltProducts.executable("lab"), arguments: arguments, budget: budget))
     }
 
     func testHelpWorksForEveryCommand() throws {
@@ -19,7 +20,9 @@ final class UsageTests: XCTestCase {
             XCTAssertTrue(run.stderr.isEmpty, "\(command): \(run.stderr)")
         }
         let all = try lab(["all", "--help"])
-        XCTAssertTrue(all.stdout.contains("--quick") && all.stdout.contains("--json") && all.stdout.contains("--only"), all.stdout)
+        XCTAssertTrue(
+            all.stdout.contains("--quick") && all.stdout.contains("--json") && all.stdout.contains("--only"), all.stdout
+        )
     }
 
     func testExtraArgumentsAreUsageErrors() throws {
@@ -32,7 +35,9 @@ final class UsageTests: XCTestCase {
 
     func testEchoedValuesAreEscapedAndCut() throws {
         let long = String(repeating: "v", count: 100_000)
-        for arguments in [["frobnicate\nsecond line"], [long], ["all", "--only", "pool\nrm -rf"], ["all", "--only", long]] {
+        for arguments in [
+            ["frobnicate\nsecond line"], [long], ["all", "--only", "pool\nrm -rf"], ["all", "--only", long],
+        ] {
             let run = try lab(arguments)
             XCTAssertEqual(run.exitCode, 64, run.stderr)
             XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, "one line: \(run.stderr.prefix(200))")

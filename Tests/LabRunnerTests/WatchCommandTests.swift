@@ -17,16 +17,22 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertEqual(WatchOptions.duration("5m"), 300)
         XCTAssertEqual(WatchOptions.duration("1h"), 3600)
         XCTAssertEqual(WatchOptions.duration("1.5"), 1.5)
-        for bad in ["", "s", "-1s", "1e3", "ten", "5 s", "nan", "1.2.3s"] { XCTAssertNil(WatchOptions.duration(bad), bad) }
+        for bad in ["", "s", "-1s", "1e3", "ten", "5 s", "nan", "1.2.3s"] {
+            XCTAssertNil(WatchOptions.duration(bad), bad)
+        }
     }
 
     func testOptionsNeedTheCommandAfterTheSeparator() throws {
-        let options = try WatchOptions.parse(["--test-timeout", "2s", "--quiet-timeout=90s", "--", "swift", "test", "--", "x"]).get()
+        let options = try WatchOptions.parse([
+            "--test-timeout", "2s", "--quiet-timeout=90s", "--", "swift", "test", "--", "x",
+        ]).get()
         XCTAssertEqual(options.testTimeout, 2)
         XCTAssertEqual(options.quietTimeout, 90)
         XCTAssertEqual(options.command, ["swift", "test", "--", "x"])
-        for bad in [["swift", "test"], ["--"], ["--test-timeout", "--", "true"], ["--test-timeout", "0s", "--", "true"],
-                    ["--test-timeout", "25h", "--", "true"], ["--timeout", "1s", "--", "true"]] {
+        for bad in [
+            ["swift", "test"], ["--"], ["--test-timeout", "--", "true"], ["--test-timeout", "0s", "--", "true"],
+            ["--test-timeout", "25h", "--", "true"], ["--timeout", "1s", "--", "true"],
+        ] {
             guard case .failure(let problem) = WatchOptions.parse(bad) else { return XCTFail("accepted \(bad)") }
             XCTAssertFalse(problem.message.contains("\n"), problem.message)
         }
@@ -34,7 +40,9 @@ final class WatchCommandTests: XCTestCase {
 
     func testBadUsageIsOneLineAndExit64() throws {
         let lab = try BuiltProducts.executable("lab")
-        for arguments in [["watch"], ["watch", "--test-timeout", "soon", "--", "true"], ["watch", "--", "no-such-command-here"]] {
+        for arguments in [
+            ["watch"], ["watch", "--test-timeout", "soon", "--", "true"], ["watch", "--", "no-such-command-here"],
+        ] {
             let run = try ChildProcess.run(ChildSpec(executable: lab, arguments: arguments, budget: 20))
             XCTAssertEqual(run.exitCode, 64, "\(arguments): \(run.stderr)")
             XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, run.stderr)
@@ -48,14 +56,24 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertNil(SwiftTestInvocation(["swift", "build"]))
         XCTAssertNil(SwiftTestInvocation(["swift", "test", "list"]))
         XCTAssertNil(SwiftTestInvocation(["make", "test"]))
-        let invocation = try XCTUnwrap(SwiftTestInvocation(["swift", "test", "--parallel", "--package-path", "P", "--filter", "Order",
-                                                             "--skip", "Slow", "-c", "release", "--scratch-path=S"]))
+        let invocation = try XCTUnwrap(
+            SwiftTestInvocation([
+                "swift", "test", "--parallel", "--package-path", "P", "--filter", "Order",
+                "--skip", "Slow", "-c", "release", "--scratch-path=S",
+            ]))
         XCTAssertTrue(invocation.parallel)
-        XCTAssertEqual(invocation.listCommand, ["swift", "test", "list", "--skip-build", "--package-path", "P", "-c", "release", "--scratch-path=S"])
+        XCTAssertEqual(
+            invocation.listCommand,
+            ["swift", "test", "list", "--skip-build", "--package-path", "P", "-c", "release", "--scratch-path=S"])
         let rerun = invocation.rerun(["M.OrderTests/test1", "M.Suite/first()"])
-        XCTAssertEqual(rerun, ["swift", "test", "--parallel", "--package-path", "P", "-c", "release", "--scratch-path=S", "--skip-build",
-                               "--filter", SwiftTestInvocation.exactly("M.OrderTests/test1"),
-                               "--filter", SwiftTestInvocation.exactly("M.Suite/first()")])
+        XCTAssertEqual(
+            rerun,
+            [
+                "swift", "test", "--parallel", "--package-path", "P", "-c", "release", "--scratch-path=S",
+                "--skip-build",
+                "--filter", SwiftTestInvocation.exactly("M.OrderTests/test1"),
+                "--filter", SwiftTestInvocation.exactly("M.Suite/first()"),
+            ])
         XCTAssertTrue(invocation.selects("M.OrderTests/test1"))
         XCTAssertFalse(invocation.selects("M.OrderTests/testSlow"), "--skip Slow")
         XCTAssertFalse(invocation.selects("M.Other/test1"), "--filter Order")
@@ -63,7 +81,8 @@ final class WatchCommandTests: XCTestCase {
 
     func testAnExactFilterMatchesOneTestOnly() throws {
         func matches(_ pattern: String, _ text: String) throws -> Bool {
-            try NSRegularExpression(pattern: pattern).firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+            try NSRegularExpression(pattern: pattern).firstMatch(in: text, range: NSRange(text.startIndex..., in: text))
+                != nil
         }
         let xctest = SwiftTestInvocation.exactly("M.OrderTests/test1")
         XCTAssertTrue(try matches(xctest, "M.OrderTests/test1"))
@@ -76,7 +95,9 @@ final class WatchCommandTests: XCTestCase {
     }
 
     func testTestListKeysMatchWhatTheTestsPrint() {
-        XCTAssertEqual(TestList.parse("M.OrderTests/test1\nM.Suite/first()\n\nwarning: something\n"), ["M.OrderTests/test1", "M.Suite/first()"])
+        XCTAssertEqual(
+            TestList.parse("M.OrderTests/test1\nM.Suite/first()\n\nwarning: something\n"),
+            ["M.OrderTests/test1", "M.Suite/first()"])
         XCTAssertEqual(TestList.key(of: "WatchFixtureTests.OrderTests/test1PassesFirst"), "OrderTests.test1PassesFirst")
         XCTAssertEqual(TestList.key(of: "WatchFixtureTests.SerialSuite/firstPasses()"), "firstPasses()")
     }
@@ -100,7 +121,9 @@ final class WatchCommandTests: XCTestCase {
         progress.read("✘ Test second() recorded an issue at Tests.swift:9:5: Expectation failed", at: 6)
         progress.read("✘ Test second() failed after 0.002 seconds with 1 issue.", at: 6)
         progress.read("✔ Test run with 2 tests in 1 suite passed after 0.003 seconds.", at: 7)
-        XCTAssertEqual(progress.ended.map { $0.key }, ["OrderTests.test1", "OrderTests.test2", "OrderTests.test3", "firstPasses()", "second()"])
+        XCTAssertEqual(
+            progress.ended.map { $0.key },
+            ["OrderTests.test1", "OrderTests.test2", "OrderTests.test3", "firstPasses()", "second()"])
         XCTAssertEqual(progress.ended.map { $0.ending }, [.passed, .failed, .crashed, .passed, .failed])
         XCTAssertTrue(progress.running.isEmpty)
     }
@@ -142,7 +165,10 @@ final class WatchCommandTests: XCTestCase {
     func testOnlyCandidateLinesAreDecodedAcrossChunks() {
         var splitter = LineSplitter()
         var seen: [String] = []
-        for chunk in ["compiling...\nTest Ca", "se 'A.b' started at now\nplain line\n", "[1/2] Testing M.A/b\n◇ Te", "st x() started.\nno newline"] {
+        for chunk in [
+            "compiling...\nTest Ca", "se 'A.b' started at now\nplain line\n", "[1/2] Testing M.A/b\n◇ Te",
+            "st x() started.\nno newline",
+        ] {
             Array(chunk.utf8).withUnsafeBytes { splitter.split($0) { seen.append(String($0)) } }
         }
         XCTAssertEqual(seen, ["Test Case 'A.b' started at now", "[1/2] Testing M.A/b", "◇ Test x() started."])
@@ -169,9 +195,16 @@ final class WatchFixtureTests: XCTestCase {
         let swift = try XCTUnwrap(WatchSpawn.resolve("swift"), "no swift on PATH")
         if !Self.buildTried {
             Self.buildTried = true
-            let run = try ChildProcess.run(ChildSpec(executable: swift, arguments: ["build", "--build-tests", "--package-path", Self.package,
-                                                                                   "--scratch-path", Self.scratch], budget: 900))
-            if run.outcome != .completed { Self.buildFailure = "the fixture did not build: \(run.evidence)\n\(run.stdout.suffix(2000))" }
+            let run = try ChildProcess.run(
+                ChildSpec(
+                    executable: swift,
+                    arguments: [
+                        "build", "--build-tests", "--package-path", Self.package,
+                        "--scratch-path", Self.scratch,
+                    ], budget: 900))
+            if run.outcome != .completed {
+                Self.buildFailure = "the fixture did not build: \(run.evidence)\n\(run.stdout.suffix(2000))"
+            }
         }
         if let failure = Self.buildFailure { XCTFail(failure); throw XCTSkip(failure) }
         return (lab, swift)
@@ -197,10 +230,14 @@ final class WatchFixtureTests: XCTestCase {
         let output = run.stdout + run.stderr
         XCTAssertEqual(run.exitCode, 1, "tests failed and hung: \(run.evidence)\n\(run.stderr.suffix(3000))")
         // Each passing test passed once, the failing one failed once, whatever run it ran in.
-        for name in ["OrderTests.test1PassesFirst", "OrderTests.test3PassesAfterDeadlock", "OrderTests.test5PassesAfterSpin", "OrderTests.test8PassesLast"] {
+        for name in [
+            "OrderTests.test1PassesFirst", "OrderTests.test3PassesAfterDeadlock", "OrderTests.test5PassesAfterSpin",
+            "OrderTests.test8PassesLast",
+        ] {
             XCTAssertEqual(output.components(separatedBy: "Test Case '\(name)' passed").count - 1, 1, name)
         }
-        XCTAssertEqual(output.components(separatedBy: "Test Case 'OrderTests.test6FailsAnAssertion' failed").count - 1, 1)
+        XCTAssertEqual(
+            output.components(separatedBy: "Test Case 'OrderTests.test6FailsAnAssertion' failed").count - 1, 1)
         for name in ["firstPasses()", "lastPasses()"] {
             XCTAssertEqual(output.components(separatedBy: "✔ Test \(name) passed").count - 1, 1, name)
         }
@@ -212,15 +249,24 @@ final class WatchFixtureTests: XCTestCase {
         let summary = try XCTUnwrap(lines.last { $0.hasPrefix("lab watch: ") && $0.contains(" tests in ") }, run.stderr)
         XCTAssertTrue(summary.contains("11 tests in"), summary)
         let hung = lines.filter { $0.hasPrefix("lab watch: hung: ") }
-        XCTAssertTrue(summary.contains("6 passed, 1 failed, 0 skipped, 1 crashed, 3 hung"), ([summary] + hung).joined(separator: "\n"))
+        XCTAssertTrue(
+            summary.contains("6 passed, 1 failed, 0 skipped, 1 crashed, 3 hung"),
+            ([summary] + hung).joined(separator: "\n"))
         XCTAssertEqual(hung.count, 3, run.stderr)
         XCTAssertEqual(Array(lines.suffix(3)), hung, "the hung tests are the last lines")
-        XCTAssertTrue(hung.contains { $0.contains("OrderTests/test2Deadlocks") && $0.contains("Ledger.transferBothWays") }, hung.joined(separator: "\n"))
-        XCTAssertTrue(hung.contains { $0.contains("OrderTests/test4Spins") && $0.contains("Spinner.spinForever") }, hung.joined(separator: "\n"))
-        XCTAssertTrue(hung.contains { $0.contains("SerialSuite/deadlocksToo()") && $0.contains("Ledger.transferBothWays") }, hung.joined(separator: "\n"))
+        XCTAssertTrue(
+            hung.contains { $0.contains("OrderTests/test2Deadlocks") && $0.contains("Ledger.transferBothWays") },
+            hung.joined(separator: "\n"))
+        XCTAssertTrue(
+            hung.contains { $0.contains("OrderTests/test4Spins") && $0.contains("Spinner.spinForever") },
+            hung.joined(separator: "\n"))
+        XCTAssertTrue(
+            hung.contains { $0.contains("SerialSuite/deadlocksToo()") && $0.contains("Ledger.transferBothWays") },
+            hung.joined(separator: "\n"))
         XCTAssertTrue(lines.contains("lab watch: crashed: WatchFixtureTests.OrderTests/test7Crashes"), run.stderr)
         // The deadlocked test's own stack comes whole, with file and line.
-        XCTAssertTrue(run.stderr.contains("WatchFixtureKit.Ledger.transferBothWays() -> () (Misbehaviour.swift:"), run.stderr)
+        XCTAssertTrue(
+            run.stderr.contains("WatchFixtureKit.Ledger.transferBothWays() -> () (Misbehaviour.swift:"), run.stderr)
         XCTAssertEqual(fixtureProcesses().map(\.commandLine), [], "left running")
         print("lab watch on the fixture: \(Format.seconds(MonotonicClock.now() - start))")
     }
@@ -230,17 +276,25 @@ final class WatchFixtureTests: XCTestCase {
     func testAParallelRunGivesEveryTestOneVerdict() throws {
         let (lab, _) = try fixture()
         // 5 s: a passing test's process starts beside a spinning one, on a machine that may be busy.
-        let run = try ChildProcess.run(ChildSpec(executable: lab, arguments: ["watch", "--test-timeout", "5s", "--"] + swiftTest + ["--parallel"],
-                                                 budget: 300))
+        let run = try ChildProcess.run(
+            ChildSpec(
+                executable: lab, arguments: ["watch", "--test-timeout", "5s", "--"] + swiftTest + ["--parallel"],
+                budget: 300))
         XCTAssertEqual(run.exitCode, 1, run.stderr.suffix(3000).description)
         let lines = run.stderr.split(separator: "\n").map(String.init)
         let summary = try XCTUnwrap(lines.last { $0.hasPrefix("lab watch: ") && $0.contains(" tests in ") }, run.stderr)
         XCTAssertTrue(summary.contains("11 tests in"), summary)
         let hung = lines.filter { $0.hasPrefix("lab watch: hung: ") }
-        XCTAssertTrue(summary.contains("6 passed, 1 failed, 0 skipped, 1 crashed, 3 hung"), ([summary] + hung).joined(separator: "\n"))
-        XCTAssertTrue(hung.contains { $0.contains("OrderTests/test2Deadlocks") && $0.contains("Ledger.transferBothWays") }, run.stderr)
-        XCTAssertTrue(hung.contains { $0.contains("OrderTests/test4Spins") && $0.contains("Spinner.spinForever") }, run.stderr)
-        XCTAssertEqual(run.stdout.components(separatedBy: "Test Case 'OrderTests.test6FailsAnAssertion' failed").count - 1, 1)
+        XCTAssertTrue(
+            summary.contains("6 passed, 1 failed, 0 skipped, 1 crashed, 3 hung"),
+            ([summary] + hung).joined(separator: "\n"))
+        XCTAssertTrue(
+            hung.contains { $0.contains("OrderTests/test2Deadlocks") && $0.contains("Ledger.transferBothWays") },
+            run.stderr)
+        XCTAssertTrue(
+            hung.contains { $0.contains("OrderTests/test4Spins") && $0.contains("Spinner.spinForever") }, run.stderr)
+        XCTAssertEqual(
+            run.stdout.components(separatedBy: "Test Case 'OrderTests.test6FailsAnAssertion' failed").count - 1, 1)
         XCTAssertEqual(fixtureProcesses().map(\.commandLine), [], "left running")
     }
 
@@ -263,8 +317,12 @@ final class WatchFixtureTests: XCTestCase {
             let deadline = MonotonicClock.now() + 60
             while MonotonicClock.now() < deadline {
                 let pid = labPid.load(ordering: .acquiring)
-                if pid != 0, ProcessTree.descendants(of: pid).contains(where: { $0.commandLine.contains("WatchFixturePackageTests.xctest") }) {
-                    MonotonicClock.sleep(for: 0.3)   // into the test
+                if pid != 0,
+                    ProcessTree.descendants(of: pid).contains(where: {
+                        $0.commandLine.contains("WatchFixturePackageTests.xctest")
+                    })
+                {
+                    MonotonicClock.sleep(for: 0.3)  // into the test
                     sent.store(true, ordering: .releasing)
                     kill(pid, signal)
                     return
@@ -272,9 +330,12 @@ final class WatchFixtureTests: XCTestCase {
                 MonotonicClock.sleep(for: 0.02)
             }
         }
-        let run = try ChildProcess.run(ChildSpec(executable: lab, arguments: ["watch", "--test-timeout", "60s", "--"] + swiftTest
-                                                    + ["--filter", "OrderTests/test2Deadlocks"], budget: 90,
-                                                 onStart: { labPid.store($0, ordering: .releasing) }))
+        let run = try ChildProcess.run(
+            ChildSpec(
+                executable: lab,
+                arguments: ["watch", "--test-timeout", "60s", "--"] + swiftTest
+                    + ["--filter", "OrderTests/test2Deadlocks"], budget: 90,
+                onStart: { labPid.store($0, ordering: .releasing) }))
         XCTAssertTrue(sent.load(ordering: .acquiring), "the test never started: \(run.stderr)")
         if let status { XCTAssertEqual(run.exitCode, status, run.stderr) } else { XCTAssertEqual(run.signal, SIGKILL) }
         let ended = MonotonicClock.now()
@@ -283,7 +344,8 @@ final class WatchFixtureTests: XCTestCase {
             MonotonicClock.sleep(for: 0.02)
             left = fixtureProcesses()
         }
-        XCTAssertEqual(left.map(\.commandLine), [], "still running 2 s after lab watch got \(ChildProcess.signalName(signal))")
+        XCTAssertEqual(
+            left.map(\.commandLine), [], "still running 2 s after lab watch got \(ChildProcess.signalName(signal))")
         for process in left { kill(process.pid, SIGKILL) }
     }
 
@@ -293,23 +355,33 @@ final class WatchFixtureTests: XCTestCase {
         if let reason = StackCapture.unavailableReason { throw XCTSkip(reason) }
         let lab = try BuiltProducts.executable("lab")
         let marker = "lab-watch-quiet-\(getpid())"
-        let run = try ChildProcess.run(ChildSpec(executable: lab, arguments: ["watch", "--quiet-timeout", "1s", "--", "/bin/sh", "-c",
-                                                                               "echo started; sleep 30 # \(marker)"], budget: 30))
+        let run = try ChildProcess.run(
+            ChildSpec(
+                executable: lab,
+                arguments: [
+                    "watch", "--quiet-timeout", "1s", "--", "/bin/sh", "-c",
+                    "echo started; sleep 30 # \(marker)",
+                ], budget: 30))
         XCTAssertEqual(run.exitCode, 124, run.stderr)
         XCTAssertEqual(run.stdout, "started\n", "the output passes through unchanged")
         XCTAssertTrue(run.stderr.contains("no output and no CPU use for 1.00 s"), run.stderr)
         XCTAssertTrue(run.stderr.contains("nanosleep"), "the sleeping thread's stack: \(run.stderr)")
         XCTAssertLessThan(run.wall, 10)
-        XCTAssertEqual(ProcessTable.all().filter { $0.commandLine.contains(marker) && $0.state != "Z" }.map(\.commandLine), [])
+        XCTAssertEqual(
+            ProcessTable.all().filter { $0.commandLine.contains(marker) && $0.state != "Z" }.map(\.commandLine), [])
     }
 
     /// A busy command is not quiet: it runs to its end.
     func testACommandUsingACPUIsNotQuiet() throws {
         let lab = try BuiltProducts.executable("lab")
-        let run = try ChildProcess.run(ChildSpec(executable: lab, arguments: ["watch", "--quiet-timeout", "1s", "--", "/bin/sh", "-c",
-                                                                               "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; echo done"], budget: 60))
+        let run = try ChildProcess.run(
+            ChildSpec(
+                executable: lab,
+                arguments: [
+                    "watch", "--quiet-timeout", "1s", "--", "/bin/sh", "-c",
+                    "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; echo done",
+                ], budget: 60))
         XCTAssertEqual(run.exitCode, 0, run.stderr)
         XCTAssertEqual(run.stdout, "done\n")
     }
 }
-

@@ -29,8 +29,10 @@ final class WorkshopPatchTests: XCTestCase {
             try git.run()
             let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             git.waitUntilExit()
-            XCTAssertEqual(git.terminationStatus, 0,
-                           "\(patch) no longer applies to the current tree (`git apply --check \(patch)`): \(message)Remake it: make the change answers.md describes, then `git diff -- Experiments/ > \(patch)` and `git checkout -- Experiments/`.")
+            XCTAssertEqual(
+                git.terminationStatus, 0,
+                "\(patch) no longer applies to the current tree (`git apply --check \(patch)`): \(message)Remake it: make the change answers.md describes, then `git diff -- Experiments/ > \(patch)` and `git checkout -- Experiments/`."
+            )
         }
     }
 

@@ -10,11 +10,15 @@ import XCTest
 final class WriteFailureTests: XCTestCase {
     /// Runs `lab ARGUMENTS` under `sh -c` with `redirection` appended to its command line;
     /// returns the exit status and what reached stderr (unless stderr itself is redirected).
-    private func shell(_ arguments: [String], _ redirection: String, before: String = "") throws -> (status: Int32, stderr: String) {
+    private func shell(
+        _ arguments: [String], _ redirection: String, before: String = ""
+    ) throws -> (status: Int32, stderr: String) {
         let lab = try BuiltProducts.executable("lab")
         let script = before + "\"$0\" \"$@\" \(redirection)"
-        let run = try ChildProcess.run(ChildSpec(executable: "/bin/sh", arguments: ["-c", script, lab] + arguments,
-                                                 environment: ["SWIFT_BACKTRACE": "enable=no"], budget: 60))
+        let run = try ChildProcess.run(
+            ChildSpec(
+                executable: "/bin/sh", arguments: ["-c", script, lab] + arguments,
+                environment: ["SWIFT_BACKTRACE": "enable=no"], budget: 60))
         XCTAssertFalse(run.stderr.contains("Fatal error"), run.stderr)
         XCTAssertFalse(run.stderr.contains("Backtrace"), run.stderr)
         return (run.exitCode ?? -1, run.stderr)

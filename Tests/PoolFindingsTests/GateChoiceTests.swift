@@ -10,12 +10,16 @@ import Testing
     @Test(arguments: GateKind.allCases.filter { $0 != .semaphore })
     func gateKeepsLatency(with choice: GateKind) async throws {
         let report = try await Self.onOwnThread {
-            try ExperimentRunner.run(poolExperiment, arguments: ["--quick", "--variant", PoolVariant.gated.rawValue, "--gate-with", choice.rawValue],
-                                     executable: BuiltProducts.executable("exp-pool"))
+            try ExperimentRunner.run(
+                poolExperiment,
+                arguments: ["--quick", "--variant", PoolVariant.gated.rawValue, "--gate-with", choice.rawValue],
+                executable: BuiltProducts.executable("exp-pool"))
         }
         let finding = try #require(report.finding("pool.gate-keeps-latency"))
         #expect(finding.reproduced, Comment(rawValue: finding.summary))
-        #expect(finding.summary.contains("mechanism: \(choice.rawValue) gate"), Comment(rawValue: "the mechanism names the gate that held: " + finding.summary))
+        #expect(
+            finding.summary.contains("mechanism: \(choice.rawValue) gate"),
+            Comment(rawValue: "the mechanism names the gate that held: " + finding.summary))
         let gated = try #require(report.variant(PoolVariant.gated))
         let running = try #require(gated[PoolMetric.runningMax]), gate = try #require(gated[PoolMetric.gate])
         #expect(running <= gate, "the gate holds")

@@ -10,14 +10,18 @@ import XCTest
 final class MainThreadGapTests: XCTestCase {
     private func context() throws -> VariantContext {
         let options = try poolExperiment.parser.parse(["--quick"])
-        return VariantContext(variant: PoolVariant.mainThread.rawValue, options: options, inChild: false, parameters: PoolParameters(options))
+        return VariantContext(
+            variant: PoolVariant.mainThread.rawValue, options: options, inChild: false,
+            parameters: PoolParameters(options))
     }
 
     func testAGapTheMainThreadSpentWaitingForACPUIsTheMachines() throws {
         let waits = MainWaits(), frame = MainThread.frame
         let ticks: [Seconds] = [100, 100 + frame, 100 + 5 * frame, 100 + 6 * frame]
         // Runnable but off a CPU for 3.5 frames of the 4-frame gap.
-        for (tick, waited) in zip(ticks, [0.010, 0.010, 0.010 + 3.5 * frame, 0.010 + 3.5 * frame]) { waits.sample(at: tick, waited: waited) }
+        for (tick, waited) in zip(ticks, [0.010, 0.010, 0.010 + 3.5 * frame, 0.010 + 3.5 * frame]) {
+            waits.sample(at: tick, waited: waited)
+        }
         let gaps = MainThread.gaps(ticks, from: ticks[0], to: ticks[3], try context(), waits)
         XCTAssertEqual(gaps.largest, 4 * frame, accuracy: 1e-9)
         XCTAssertEqual(gaps.largestNet, frame, accuracy: 1e-9, "the gap less what the main thread waited for a CPU")

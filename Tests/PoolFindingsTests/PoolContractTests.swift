@@ -11,8 +11,12 @@ final class PoolContractTests: XCTestCase {
     /// The cap search takes minutes, so it runs only when asked for.
     func testFindCapIsNotInTheDefaultRun() throws {
         let plain = try poolExperiment.parser.parse([])
-        XCTAssertEqual(poolExperiment.defaultPlan(plain, poolExperiment.variants),
-                       ["global-flood", "gated", "serial-queue", "non-blocking", "cooperative-blocking", "cooperative-sleep", "main-thread"])
+        XCTAssertEqual(
+            poolExperiment.defaultPlan(plain, poolExperiment.variants),
+            [
+                "global-flood", "gated", "serial-queue", "non-blocking", "cooperative-blocking", "cooperative-sleep",
+                "main-thread",
+            ])
         XCTAssertFalse(plain.bool("find-cap"))
         let capped = try poolExperiment.parser.parse(["--find-cap"])
         XCTAssertEqual(poolExperiment.defaultPlan(capped, poolExperiment.variants), ["global-flood"])

@@ -12,7 +12,8 @@ import XCTest
 /// orderings between measured figures besides.
 final class PoolFindingsTests: XCTestCase {
     private static let run = Result {
-        try ExperimentRunner.run(poolExperiment, arguments: ["--quick"], executable: BuiltProducts.executable("exp-pool"))
+        try ExperimentRunner.run(
+            poolExperiment, arguments: ["--quick"], executable: BuiltProducts.executable("exp-pool"))
     }
 
     private func report() throws -> ExperimentReport { try Self.run.get() }
@@ -24,8 +25,9 @@ final class PoolFindingsTests: XCTestCase {
     func testGlobalQueueIsBounded() throws {
         try assertReproduced("pool.global-queue-is-bounded", in: report(), of: poolExperiment)
         let flood = try variant(.globalFlood)
-        XCTAssertLessThan(try XCTUnwrap(flood[PoolMetric.runningMax]), try XCTUnwrap(flood[PoolMetric.tasks]),
-                          "a thread per block would have run every block at once")
+        XCTAssertLessThan(
+            try XCTUnwrap(flood[PoolMetric.runningMax]), try XCTUnwrap(flood[PoolMetric.tasks]),
+            "a thread per block would have run every block at once")
         XCTAssertFalse(flood.series?[SeriesKey.threads]?.isEmpty ?? true, "the thread timeline is in the report")
     }
 
@@ -46,9 +48,11 @@ final class PoolFindingsTests: XCTestCase {
         XCTAssertEqual(gated.outcome, .responsive)
         // Excess: a probe's wait beyond its same-moment control, so a stall of the whole machine
         // does not count against the gate.
-        XCTAssertLessThan(try XCTUnwrap(gated[PoolMetric.excessP99Ms]), try XCTUnwrap(flood[PoolMetric.probeP50Ms]),
-                          "the gate's worst probe waits less than the flood's typical probe")
-        XCTAssertLessThanOrEqual(try XCTUnwrap(gated[PoolMetric.runningMax]), try XCTUnwrap(gated[PoolMetric.gate]), "the gate holds")
+        XCTAssertLessThan(
+            try XCTUnwrap(gated[PoolMetric.excessP99Ms]), try XCTUnwrap(flood[PoolMetric.probeP50Ms]),
+            "the gate's worst probe waits less than the flood's typical probe")
+        XCTAssertLessThanOrEqual(
+            try XCTUnwrap(gated[PoolMetric.runningMax]), try XCTUnwrap(gated[PoolMetric.gate]), "the gate holds")
     }
 
     /// The same delays as `asyncAfter` timers all elapse without holding threads.
@@ -67,8 +71,10 @@ final class PoolFindingsTests: XCTestCase {
         XCTAssertEqual(blocking[PoolMetric.runningMax], blocking[PoolMetric.cores])
         XCTAssertEqual(sleeping[PoolMetric.runningMax], sleeping[PoolMetric.tasks])
         // Blocking tasks start in waves, one hold apart; sleeping ones all start before the first ends.
-        XCTAssertGreaterThan(try XCTUnwrap(blocking[PoolMetric.blocksLastStartS]), try XCTUnwrap(blocking[PoolMetric.holdS]))
-        XCTAssertLessThan(try XCTUnwrap(sleeping[PoolMetric.blocksLastStartS]), try XCTUnwrap(sleeping[PoolMetric.holdS]))
+        XCTAssertGreaterThan(
+            try XCTUnwrap(blocking[PoolMetric.blocksLastStartS]), try XCTUnwrap(blocking[PoolMetric.holdS]))
+        XCTAssertLessThan(
+            try XCTUnwrap(sleeping[PoolMetric.blocksLastStartS]), try XCTUnwrap(sleeping[PoolMetric.holdS]))
     }
 
     /// The flood by itself does not freeze the UI: the main thread is not a pool thread, so
@@ -82,8 +88,9 @@ final class PoolFindingsTests: XCTestCase {
         let main = try variant(.mainThread)
         XCTAssertEqual(main.outcome, .frozen)
         XCTAssertEqual(main[PoolMetric.mainWaitReturned], 1, "the block did run in the end: a freeze, not a deadlock")
-        XCTAssertGreaterThan(try XCTUnwrap(main[PoolMetric.freezeGapMaxMs]), try XCTUnwrap(main[PoolMetric.spareGapMaxMs]),
-                             "waiting on the pool stopped the heartbeat longer than the flood did")
+        XCTAssertGreaterThan(
+            try XCTUnwrap(main[PoolMetric.freezeGapMaxMs]), try XCTUnwrap(main[PoolMetric.spareGapMaxMs]),
+            "waiting on the pool stopped the heartbeat longer than the flood did")
     }
 
     /// The freeze rule is judged against the run's own block length and the gap before, not a
@@ -94,9 +101,15 @@ final class PoolFindingsTests: XCTestCase {
         let frame = MainThread.frame, block = 0.5
         let floor = PoolVerdicts.freezeFloor.value * block, factor = PoolVerdicts.freezeFactor.value
         XCTAssertEqual(MainThread.freezeOutcome(block: block, spareNet: frame, frozen: 0.98 * block), .frozen)
-        XCTAssertEqual(MainThread.freezeOutcome(block: block, spareNet: frame, frozen: 0.99 * floor), .responsive, "under the floor")
-        let before = PoolVerdicts.sparedGap.value * frame   // the most the flood alone may cost
-        XCTAssertEqual(MainThread.freezeOutcome(block: block, spareNet: before, frozen: 0.99 * factor * before), .responsive, "under the factor")
-        XCTAssertEqual(MainThread.freezeOutcome(block: block, spareNet: 1.01 * PoolVerdicts.sparedGap.value * frame, frozen: 2 * block), .starved)
+        XCTAssertEqual(
+            MainThread.freezeOutcome(block: block, spareNet: frame, frozen: 0.99 * floor), .responsive,
+            "under the floor")
+        let before = PoolVerdicts.sparedGap.value * frame  // the most the flood alone may cost
+        XCTAssertEqual(
+            MainThread.freezeOutcome(block: block, spareNet: before, frozen: 0.99 * factor * before), .responsive,
+            "under the factor")
+        XCTAssertEqual(
+            MainThread.freezeOutcome(
+                block: block, spareNet: 1.01 * PoolVerdicts.sparedGap.value * frame, frozen: 2 * block), .starved)
     }
 }

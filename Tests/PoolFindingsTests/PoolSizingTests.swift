@@ -21,11 +21,14 @@ final class PoolSizingTests: XCTestCase {
         XCTAssertEqual(mac.floodSize(base: 20, beyond: 20), 84)
         XCTAssertEqual(mac.floodSize(base: 8, beyond: 8), 72)
         XCTAssertEqual(mac.floodSize(base: 40, poolsFull: 2, beyond: 8), 136)
-        XCTAssertEqual(mac.floodSize(base: 300, poolsFull: 2, beyond: 8), 300, "the article's 300 already fill 64 twice over")
+        XCTAssertEqual(
+            mac.floodSize(base: 300, poolsFull: 2, beyond: 8), 300, "the article's 300 already fill 64 twice over")
         let why = mac.tooFewToExhaust(20, what: "blocks")
         XCTAssertTrue(why?.contains("64 threads") == true && why?.contains("more than 64") == true, why ?? "nil")
         XCTAssertNil(mac.tooFewToExhaust(65, what: "blocks"))
-        XCTAssertEqual(mac.statement, "the kernel states a pool of 64 threads (kern.wq_max_constrained_threads; 512 workqueue threads in all)")
+        XCTAssertEqual(
+            mac.statement,
+            "the kernel states a pool of 64 threads (kern.wq_max_constrained_threads; 512 workqueue threads in all)")
     }
 
     /// This machine: Linux states no limit, so the defaults are the ones the handouts measured.
@@ -54,14 +57,20 @@ final class PoolSizingTests: XCTestCase {
             m[PoolMetric.blocksStarted] = tasks
             m[PoolMetric.poolStatedLimit] = limit
             let name = PoolVariant.globalFlood.rawValue
-            let report = VariantReport(name: name, outcome: .starved, metrics: m, mechanism: .seen("blocks held the threads"))
-            return PoolVerdicts.globalQueueIsBounded(FindingInputs(variants: [name: report], options: options, platform: .current))
+            let report = VariantReport(
+                name: name, outcome: .starved, metrics: m, mechanism: .seen("blocks held the threads"))
+            return PoolVerdicts.globalQueueIsBounded(
+                FindingInputs(variants: [name: report], options: options, platform: .current))
         }
         XCTAssertTrue(verdict(tasks: 84, atOnce: 64, rate: fast, limit: 64).reproduced)
         XCTAssertFalse(verdict(tasks: 84, atOnce: 84, rate: fast, limit: 64).reproduced, "every block ran at once")
-        XCTAssertFalse(verdict(tasks: 84, atOnce: 64 + slack + 1, rate: fast, limit: 64).reproduced, "past the stated limit")
-        XCTAssertTrue(verdict(tasks: 84, atOnce: 64, rate: fast, limit: 64).summary.contains("kern.wq_max_constrained_threads"))
-        XCTAssertFalse(verdict(tasks: 20, atOnce: 6, rate: fast, limit: nil).reproduced, "without a stated limit, fast growth is not the finding")
+        XCTAssertFalse(
+            verdict(tasks: 84, atOnce: 64 + slack + 1, rate: fast, limit: 64).reproduced, "past the stated limit")
+        XCTAssertTrue(
+            verdict(tasks: 84, atOnce: 64, rate: fast, limit: 64).summary.contains("kern.wq_max_constrained_threads"))
+        XCTAssertFalse(
+            verdict(tasks: 20, atOnce: 6, rate: fast, limit: nil).reproduced,
+            "without a stated limit, fast growth is not the finding")
         XCTAssertTrue(verdict(tasks: 20, atOnce: 6, rate: 1, limit: nil).reproduced)
     }
 }

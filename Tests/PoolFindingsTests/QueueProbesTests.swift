@@ -9,7 +9,7 @@ import XCTest
 final class QueueProbesTests: XCTestCase {
     func testAProbesExcessLeavesOutWhatEitherControlLost() throws {
         let queue = DispatchQueue(label: "lab.test.probed"), held = DispatchSemaphore(value: 0)
-        queue.async { _ = held.wait(timeout: .now() + 5) }   // the probed queue is busy: the probe waits
+        queue.async { _ = held.wait(timeout: .now() + 5) }  // the probed queue is busy: the probe waits
         let probes = QueueProbes(queue)
         probes.submit()
         MonotonicClock.sleep(for: 0.08)
@@ -19,7 +19,7 @@ final class QueueProbesTests: XCTestCase {
         XCTAssertEqual(probes.waiting, 0, "the probe started within 5 s of the queue's release")
         let plain = probes.waits(at: MonotonicClock.now())
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(plain.excess.first), 0.05, "the queue held the probe about 80 ms")
-        let machine = probes.waits(at: MonotonicClock.now()) { from, to in to - from }   // a control held up all along
+        let machine = probes.waits(at: MonotonicClock.now()) { from, to in to - from }  // a control held up all along
         XCTAssertEqual(machine.excess, [0], "a wait the control thread lost too is the machine's")
         XCTAssertEqual(machine.probe, plain.probe)
     }

@@ -16,16 +16,25 @@ final class BlockedCallersVerdictTests: XCTestCase {
             for (key, value) in pairs { metrics[key] = value }
             return VariantReport(name: name.rawValue, outcome: .completed, metrics: metrics)
         }
-        let blocked = report(.dedicatedThread, [(RunloopMetric.total, 300), (RunloopMetric.completed, 300), (RunloopMetric.fired, 300),
-                                                (RunloopMetric.wallS, 23.02), (RunloopMetric.wallControlDelayS, 0.77),
-                                                (RunloopMetric.latenessExcessP50Ms, 0.087), (RunloopMetric.latenessExcessMaxMs, 12.7),
-                                                (RunloopMetric.inFlightPeak, 25), (RunloopMetric.callerDelayMaxS, 22.0),
-                                                (RunloopMetric.armDelayMaxS, 0.051)])
-        let free = report(.dedicatedThreadAsync, [(RunloopMetric.total, 300), (RunloopMetric.completed, 300), (RunloopMetric.fired, 300),
-                                                  (RunloopMetric.wallS, asyncWall), (RunloopMetric.wallControlDelayS, 0.207),
-                                                  (RunloopMetric.inFlightPeak, 300), (RunloopMetric.armDelayMaxS, armedAfter)])
-        let inputs = FindingInputs(variants: [blocked.name: blocked, free.name: free], options: options, platform: .current,
-                                   parsedParameters: try runloopExperiment.parameters(options))
+        let blocked = report(
+            .dedicatedThread,
+            [
+                (RunloopMetric.total, 300), (RunloopMetric.completed, 300), (RunloopMetric.fired, 300),
+                (RunloopMetric.wallS, 23.02), (RunloopMetric.wallControlDelayS, 0.77),
+                (RunloopMetric.latenessExcessP50Ms, 0.087), (RunloopMetric.latenessExcessMaxMs, 12.7),
+                (RunloopMetric.inFlightPeak, 25), (RunloopMetric.callerDelayMaxS, 22.0),
+                (RunloopMetric.armDelayMaxS, 0.051),
+            ])
+        let free = report(
+            .dedicatedThreadAsync,
+            [
+                (RunloopMetric.total, 300), (RunloopMetric.completed, 300), (RunloopMetric.fired, 300),
+                (RunloopMetric.wallS, asyncWall), (RunloopMetric.wallControlDelayS, 0.207),
+                (RunloopMetric.inFlightPeak, 300), (RunloopMetric.armDelayMaxS, armedAfter),
+            ])
+        let inputs = FindingInputs(
+            variants: [blocked.name: blocked, free.name: free], options: options, platform: .current,
+            parsedParameters: try runloopExperiment.parameters(options))
         let finding = try XCTUnwrap(runloopExperiment.findings.first { $0.id == "runloop.blocked-callers-throttle" })
         return finding.evaluate(inputs)
     }
@@ -33,7 +42,9 @@ final class BlockedCallersVerdictTests: XCTestCase {
     func testRunLoopsArmedLateByTheMachineStillFinishAboutOneTimeoutAfterArming() throws {
         let loaded = try verdict(asyncWall: 2.236, armedAfter: 1.214)
         XCTAssertTrue(loaded.reproduced, loaded.summary)
-        XCTAssertTrue(loaded.summary.contains("1.02 s after its last run loop was armed (1.21 s after its caller started)"), loaded.summary)
+        XCTAssertTrue(
+            loaded.summary.contains("1.02 s after its last run loop was armed (1.21 s after its caller started)"),
+            loaded.summary)
     }
 
     func testRunLoopsArmedWithinTheControlsLossAreJudgedOnTheWallNetOfTheControl() throws {

@@ -35,9 +35,12 @@ final class RunUntilDateFindingsTests: XCTestCase {
         try assertReproduced("runloop.operation-queue-callers-hold-the-pool", in: report, of: runloopExperiment)
         let v = try variant(report, .globalQueueOperationQueue)
         XCTAssertEqual(v.outcome, .deadlock)
-        XCTAssertLessThan(v[RunloopMetric.callersStarted] ?? .infinity, v[RunloopMetric.total] ?? 0,
-                          "far fewer operations ran than maxConcurrentOperationCount allows")
-        XCTAssertEqual(v.whereClause(in: "_dispatch_semaphore_wait", calledFrom: "RequestClient.callBlocking") != nil, v.stacks != nil,
-                       "where stacks were taken, the operations wait in the caller's semaphore")
+        XCTAssertLessThan(
+            v[RunloopMetric.callersStarted] ?? .infinity, v[RunloopMetric.total] ?? 0,
+            "far fewer operations ran than maxConcurrentOperationCount allows")
+        XCTAssertEqual(
+            v.whereClause(in: "_dispatch_semaphore_wait", calledFrom: "RequestClient.callBlocking") != nil,
+            v.stacks != nil,
+            "where stacks were taken, the operations wait in the caller's semaphore")
     }
 }

@@ -22,9 +22,11 @@ final class RunloopFindingsTests: XCTestCase {
     /// when the machine broke a trial (`judgedRun`).
     func run(_ arguments: [String], requests: Int = 30) throws -> ExperimentReport {
         try judgedRun {
-            try ExperimentRunner.run(runloopExperiment,
-                                     arguments: ["--tasks", String(requests), "--timeout", "0.2", "--request", "0.2", "--interval", "0.2"] + arguments,
-                                     executable: BuiltProducts.executable("exp-runloop"))
+            try ExperimentRunner.run(
+                runloopExperiment,
+                arguments: ["--tasks", String(requests), "--timeout", "0.2", "--request", "0.2", "--interval", "0.2"]
+                    + arguments,
+                executable: BuiltProducts.executable("exp-runloop"))
         }
     }
 
@@ -45,10 +47,14 @@ final class RunloopFindingsTests: XCTestCase {
             let v = try variant(report, name)
             if v.outcome.judgesNothing { throw XCTSkip("\(name): \(v.evidence ?? "")") }
             XCTAssertEqual(v.outcome, .deadlock, "\(name): \(v.evidence ?? "")")
-            XCTAssertLessThan(v[RunloopMetric.callersStarted] ?? .infinity, v[RunloopMetric.total] ?? 0, "\(name): the pool did not even start every caller")
+            XCTAssertLessThan(
+                v[RunloopMetric.callersStarted] ?? .infinity, v[RunloopMetric.total] ?? 0,
+                "\(name): the pool did not even start every caller")
             // The callers that started were still waiting when the trial gave up (their waits
             // are lower bounds), unless one squeezed through first.
-            XCTAssertEqual((v[RunloopMetric.waitCensored] ?? 0) + (v[RunloopMetric.completed] ?? 0), v[RunloopMetric.callersStarted], name.rawValue)
+            XCTAssertEqual(
+                (v[RunloopMetric.waitCensored] ?? 0) + (v[RunloopMetric.completed] ?? 0),
+                v[RunloopMetric.callersStarted], name.rawValue)
             XCTAssertGreaterThan(v[RunloopMetric.waitCensored] ?? 0, 0, "\(name.rawValue): a caller was still waiting")
         }
     }
@@ -75,7 +81,9 @@ final class RunloopFindingsTests: XCTestCase {
         try assertReproduced("runloop.dedicated-thread-honors-timeouts", in: report, of: runloopExperiment)
         let v = try variant(report, .dedicatedThread)
         XCTAssertEqual(v.outcome, .completed, v.evidence ?? "")
-        XCTAssertLessThanOrEqual(v[RunloopMetric.latenessExcessP99Ms] ?? .infinity, v[RunloopMetric.latenessP99Ms] ?? 0, "the excess is a part of the raw lateness")
+        XCTAssertLessThanOrEqual(
+            v[RunloopMetric.latenessExcessP99Ms] ?? .infinity, v[RunloopMetric.latenessP99Ms] ?? 0,
+            "the excess is a part of the raw lateness")
         XCTAssertGreaterThan(v[RunloopMetric.runloopThreadsPeak] ?? 0, 1, "a run-loop thread per request in flight")
         XCTAssertEqual(v[RunloopMetric.runloopsUnreturned], 0, "CFRunLoopRun returns once the timer stops it")
     }
@@ -92,7 +100,9 @@ final class RunloopFindingsTests: XCTestCase {
         let executable = try BuiltProducts.executable("exp-runloop")
         Thread.detachNewThread {
             let arguments = ["--variant", "dedicated-thread", "--caller", "async", "--tasks", "30", "--timeout", "1"]
-            result.withLock { $0 = try? ExperimentRunner.run(runloopExperiment, arguments: arguments, executable: executable) }
+            result.withLock {
+                $0 = try? ExperimentRunner.run(runloopExperiment, arguments: arguments, executable: executable)
+            }
             done.signal()
         }
         // The child appears within a moment; its timers come due about 1 s after it starts.
@@ -112,7 +122,8 @@ final class RunloopFindingsTests: XCTestCase {
         let v = try variant(report, .dedicatedThread)
         let finding = try XCTUnwrap(report.finding("runloop.dedicated-thread-honors-timeouts"))
         XCTAssertTrue(report.forbiddenVariants.isEmpty, "\(report.variants.map { "\($0.name) \($0.outcome)" })")
-        XCTAssertTrue(finding.reproduced || finding.judged == false, "a stop must never refute the finding: \(finding.summary)")
+        XCTAssertTrue(
+            finding.reproduced || finding.judged == false, "a stop must never refute the finding: \(finding.summary)")
         if v.outcome == .suspended {
             // The harness saw the process stopped from outside: the machine's, not the
             // program's; the finding is not judged, and says why.
@@ -121,7 +132,9 @@ final class RunloopFindingsTests: XCTestCase {
         } else {
             // The stop fell between the harness's looks: the same-moment control saw it, and
             // the verdict, net of it, holds.
-            XCTAssertGreaterThan(v[MetricKey.controlStallMax] ?? 0, v[RunloopMetric.latenessExcessP99Ms] ?? .infinity, "the control saw the stop")
+            XCTAssertGreaterThan(
+                v[MetricKey.controlStallMax] ?? 0, v[RunloopMetric.latenessExcessP99Ms] ?? .infinity,
+                "the control saw the stop")
             try assertReproduced("runloop.dedicated-thread-honors-timeouts", in: report, of: runloopExperiment)
         }
     }
@@ -135,9 +148,11 @@ final class RunloopFindingsTests: XCTestCase {
         try assertReproduced("runloop.shared-thread-scales", in: report, of: runloopExperiment)
         let shared = try variant(report, .sharedThread), dedicated = try variant(report, .dedicatedThread)
         XCTAssertEqual(shared.outcome, .completed, shared.evidence ?? "")
-        XCTAssertLessThan(shared[RunloopMetric.runloopThreadsPeak] ?? .infinity, dedicated[RunloopMetric.runloopThreadsPeak] ?? 0)
-        XCTAssertLessThan(shared[RunloopMetric.threadsPeak] ?? .infinity, dedicated[RunloopMetric.threadsPeak] ?? 0,
-                          "the whole process needs fewer threads")
+        XCTAssertLessThan(
+            shared[RunloopMetric.runloopThreadsPeak] ?? .infinity, dedicated[RunloopMetric.runloopThreadsPeak] ?? 0)
+        XCTAssertLessThan(
+            shared[RunloopMetric.threadsPeak] ?? .infinity, dedicated[RunloopMetric.threadsPeak] ?? 0,
+            "the whole process needs fewer threads")
     }
 
     /// The callers are the other half of the story. Blocked on the global queue, they hold its
@@ -150,9 +165,12 @@ final class RunloopFindingsTests: XCTestCase {
         try assertReproduced("runloop.blocked-callers-throttle", in: report, of: runloopExperiment)
         for placement in [RunloopVariant.dedicatedThread, .sharedThread] {
             let blocked = try variant(report, placement), free = try variant(report, placement.withAsyncCallers)
-            XCTAssertGreaterThan(blocked[RunloopMetric.wallS] ?? 0, free[RunloopMetric.wallS] ?? .infinity, "\(placement): blocked callers stretch the run")
-            XCTAssertLessThan(blocked[RunloopMetric.inFlightPeak] ?? .infinity, free[RunloopMetric.inFlightPeak] ?? 0,
-                              "\(placement): the pool let only some callers in at once; every async caller waited at once")
+            XCTAssertGreaterThan(
+                blocked[RunloopMetric.wallS] ?? 0, free[RunloopMetric.wallS] ?? .infinity,
+                "\(placement): blocked callers stretch the run")
+            XCTAssertLessThan(
+                blocked[RunloopMetric.inFlightPeak] ?? .infinity, free[RunloopMetric.inFlightPeak] ?? 0,
+                "\(placement): the pool let only some callers in at once; every async caller waited at once")
         }
     }
 
@@ -178,7 +196,8 @@ final class RunloopFindingsTests: XCTestCase {
         try assertReproduced("runloop.semaphore-sync-deadlocks-main", in: report, of: runloopExperiment)
         let semaphore = try variant(report, .syncSemaphoreMain), runLoop = try variant(report, .syncRunloopMain)
         XCTAssertEqual(semaphore.outcome, .deadlock)
-        XCTAssertEqual(semaphore[RunloopMetric.steps], 1, "the request finished and queued its completion, which never ran")
+        XCTAssertEqual(
+            semaphore[RunloopMetric.steps], 1, "the request finished and queued its completion, which never ran")
         XCTAssertEqual(runLoop.outcome, .completed)
         XCTAssertEqual(runLoop[RunloopMetric.steps], Double(3))
     }
@@ -211,22 +230,33 @@ final class RunloopFindingsTests: XCTestCase {
     /// reports the metrics and series the lab runner charts.
     func testQuickRunCoversEveryVariantAndFinding() throws {
         let report = try RunloopQuickRun.report()
-        XCTAssertEqual(report.variants.map(\.name), [
-            "global-queue", "run-until-date", "operation-queue", "global-queue@operation-queue", "run-until-date@thread",
-            "dedicated-thread", "shared-thread",
-            "dedicated-thread@async", "shared-thread@async", "spin-no-source", "spin-with-source",
-            "sync-semaphore-main", "sync-runloop-main", "timer-init",
-        ])
+        XCTAssertEqual(
+            report.variants.map(\.name),
+            [
+                "global-queue", "run-until-date", "operation-queue", "global-queue@operation-queue",
+                "run-until-date@thread",
+                "dedicated-thread", "shared-thread",
+                "dedicated-thread@async", "shared-thread@async", "spin-no-source", "spin-with-source",
+                "sync-semaphore-main", "sync-runloop-main", "timer-init",
+            ])
         // Every variant's claim, then every finding.
-        XCTAssertEqual(report.findings.map(\.id), runloopExperiment.variants.compactMap(\.claim?.id)
-                       + runloopExperiment.findings.map(\.id))
+        XCTAssertEqual(
+            report.findings.map(\.id),
+            runloopExperiment.variants.compactMap(\.claim?.id)
+                + runloopExperiment.findings.map(\.id))
         let dedicated = try variant(report, .dedicatedThread)
         if dedicated.outcome.judgesNothing { throw XCTSkip("dedicated-thread: \(dedicated.evidence ?? "")") }
         XCTAssertEqual(dedicated.outcome, .completed, dedicated.evidence ?? "")
-        XCTAssertEqual(dedicated.series?["lateness_ms"].map { Double($0.count) }, dedicated[RunloopMetric.fired], "one point per timer that fired")
+        XCTAssertEqual(
+            dedicated.series?["lateness_ms"].map { Double($0.count) }, dedicated[RunloopMetric.fired],
+            "one point per timer that fired")
         XCTAssertFalse(dedicated.series?["threads"]?.isEmpty ?? true)
-        for key in [RunloopMetric.total, RunloopMetric.completed, RunloopMetric.wallS, RunloopMetric.waitP50S, RunloopMetric.waitP99S,
-                    RunloopMetric.latenessP50Ms, RunloopMetric.latenessP99Ms, RunloopMetric.latenessMaxMs, RunloopMetric.threadsPeak] {
+        for key in [
+            RunloopMetric.total, RunloopMetric.completed, RunloopMetric.wallS, RunloopMetric.waitP50S,
+            RunloopMetric.waitP99S,
+            RunloopMetric.latenessP50Ms, RunloopMetric.latenessP99Ms, RunloopMetric.latenessMaxMs,
+            RunloopMetric.threadsPeak,
+        ] {
             XCTAssertNotNil(dedicated[key], "dedicated-thread reports \(key)")
         }
     }

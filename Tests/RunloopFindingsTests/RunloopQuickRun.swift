@@ -12,9 +12,11 @@ enum RunloopQuickRun {
 
     static let result: Result<ExperimentReport, Failure> = {
         do {
-            return .success(try judgedRun {
-                try ExperimentRunner.run(runloopExperiment, arguments: ["--quick"], executable: BuiltProducts.executable("exp-runloop"))
-            })
+            return .success(
+                try judgedRun {
+                    try ExperimentRunner.run(
+                        runloopExperiment, arguments: ["--quick"], executable: BuiltProducts.executable("exp-runloop"))
+                })
         } catch {
             return .failure(Failure(description: "\(error)"))
         }
@@ -36,6 +38,8 @@ func judgedRun(_ run: () throws -> ExperimentReport) rethrows -> ExperimentRepor
     return report
 }
 
-func variant(_ report: ExperimentReport, _ name: RunloopVariant, file: StaticString = #filePath, line: UInt = #line) throws -> VariantReport {
+func variant(
+    _ report: ExperimentReport, _ name: RunloopVariant, file: StaticString = #filePath, line: UInt = #line
+) throws -> VariantReport {
     try XCTUnwrap(report.variant(name), "\(name.rawValue) did not run", file: file, line: line)
 }

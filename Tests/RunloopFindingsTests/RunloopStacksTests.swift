@@ -11,8 +11,11 @@ final class RunloopStacksTests: XCTestCase {
     func testTheDeadlocksShowWhereTheMainThreadAndTheWorkersWait() throws {
         if let reason = StackCapture.unavailableReason { throw XCTSkip(reason) }
         let report = try RunloopQuickRun.report()
-        let main = try XCTUnwrap(report.variant("sync-semaphore-main")), global = try XCTUnwrap(report.variant("global-queue"))
-        if let broken = [main, global].first(where: \.outcome.judgesNothing) { throw XCTSkip("\(broken.name): \(broken.evidence ?? "")") }
+        let main = try XCTUnwrap(report.variant("sync-semaphore-main")),
+            global = try XCTUnwrap(report.variant("global-queue"))
+        if let broken = [main, global].first(where: \.outcome.judgesNothing) {
+            throw XCTSkip("\(broken.name): \(broken.evidence ?? "")")
+        }
         XCTAssertEqual(main.outcome, .deadlock)
         let mainStacks = try XCTUnwrap(main.stacks, main.evidence ?? "")
         let waiting = mainStacks.waiting(in: "_dispatch_semaphore_wait", calledFrom: "MainThreadWrapper.semaphore")
@@ -27,7 +30,9 @@ final class RunloopStacksTests: XCTestCase {
         // between the verdict and the snapshot, when the pool added a thread).
         XCTAssertGreaterThanOrEqual(callers, started, "\(global.stackGroups.map { $0.summary() })")
         XCTAssertLessThanOrEqual(callers, started + 1, "\(global.stackGroups.map { $0.summary() })")
-        XCTAssertTrue(global.whereClause(in: "_dispatch_semaphore_wait", calledFrom: "RequestClient.callBlocking")?.contains("dispatch worker") == true,
-                      "the pool's workers are named as such in the finding's sentence")
+        XCTAssertTrue(
+            global.whereClause(in: "_dispatch_semaphore_wait", calledFrom: "RequestClient.callBlocking")?.contains(
+                "dispatch worker") == true,
+            "the pool's workers are named as such in the finding's sentence")
     }
 }

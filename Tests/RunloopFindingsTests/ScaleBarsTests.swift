@@ -6,7 +6,9 @@ import XCTest
 /// issuing 100,000 detached tasks from one thread takes a fifth of a second on 2 cores whatever
 /// keeps their timeouts, and the last deadline is a timeout after the last request started.
 final class ScaleBarsTests: XCTestCase {
-    func figure(wall: Double, issue: Double, drain: Double, outcome: Outcome = .completed) throws -> PerformanceBar.Figure {
+    func figure(
+        wall: Double, issue: Double, drain: Double, outcome: Outcome = .completed
+    ) throws -> PerformanceBar.Figure {
         var metrics = Metrics()
         metrics[RunloopMetric.wallS] = wall
         metrics[RunloopMetric.wallPerTimeout] = wall / 1.0
@@ -31,7 +33,9 @@ final class ScaleBarsTests: XCTestCase {
         let f = try figure(wall: 1.35, issue: 0.2, drain: 0.15)
         XCTAssertEqual(f.value, 1.15, accuracy: 1e-9)
         XCTAssertEqual(f.met, false)
-        XCTAssertEqual(try figure(wall: 1.2, issue: 0.197, drain: 0.002, outcome: .timedOut).met, false, "a run that did not finish")
+        XCTAssertEqual(
+            try figure(wall: 1.2, issue: 0.197, drain: 0.002, outcome: .timedOut).met, false,
+            "a run that did not finish")
     }
 }
 

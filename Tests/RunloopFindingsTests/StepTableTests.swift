@@ -13,7 +13,7 @@ final class StepTableTests: XCTestCase {
     }
 
     func testStepsMarkedFromManyThreadsAreAllKeptAndCounted() {
-        let table = StepTable(count: 200, row: Row())   // more rows than lock stripes, not a multiple of them
+        let table = StepTable(count: 200, row: Row())  // more rows than lock stripes, not a multiple of them
         DispatchQueue.concurrentPerform(iterations: 200) { i in
             table.mark(i, \.started)
             if i.isMultiple(of: 2) { table.mark(i, \.done, 42) }

@@ -36,8 +36,9 @@ final class SweepFindingsTests: XCTestCase {
     let timeout = 0.25
 
     func sweep(_ counts: String, _ extra: [String] = []) throws -> ExperimentReport {
-        try ExperimentRunner.run(runloopExperiment, arguments: ["--sweep", counts, "--timeout", String(timeout)] + extra,
-                                 executable: BuiltProducts.executable("exp-runloop"))
+        try ExperimentRunner.run(
+            runloopExperiment, arguments: ["--sweep", counts, "--timeout", String(timeout)] + extra,
+            executable: BuiltProducts.executable("exp-runloop"))
     }
 
     /// The scaled-down sweep both findings are judged on, run once for the class.
@@ -70,9 +71,12 @@ final class SweepFindingsTests: XCTestCase {
     func testPerRequestTimersDegrade() throws {
         let report = try findingsReport()
         try assertReproduced("runloop.per-request-timers-degrade", in: report, of: runloopExperiment)
-        XCTAssertEqual(report.sweep?.map(\.variant), ["shared-thread", "shared-thread", "deadline-heap", "deadline-heap"],
-                       "the two designs --variant picked, sizes ascending")
-        XCTAssertEqual(report.variants.map(\.name), ["shared-thread", "deadline-heap"], "one row per design, graded over its points")
+        XCTAssertEqual(
+            report.sweep?.map(\.variant), ["shared-thread", "shared-thread", "deadline-heap", "deadline-heap"],
+            "the two designs --variant picked, sizes ascending")
+        XCTAssertEqual(
+            report.variants.map(\.name), ["shared-thread", "deadline-heap"],
+            "one row per design, graded over its points")
     }
 
     /// The heap keeps deadlines in a min-heap and the run loop one timer, set for the earliest:
@@ -94,13 +98,16 @@ final class SweepFindingsTests: XCTestCase {
         // 30,000 requests fall due over the tens of milliseconds their issuing took: a wake-up
         // every 0.5 ms gives dozens of samples (the median of three trials is reported).
         XCTAssertGreaterThan(samples, 5, "wake-ups in the window in which the requests fell due")
-        let p99 = try XCTUnwrap(large[RunloopMetric.latenessP99Ms]), floor = try XCTUnwrap(large[RunloopMetric.floorP99Ms])
+        let p99 = try XCTUnwrap(large[RunloopMetric.latenessP99Ms]),
+            floor = try XCTUnwrap(large[RunloopMetric.floorP99Ms])
         let net = try XCTUnwrap(large[RunloopMetric.latenessNetP99Ms])
         XCTAssertGreaterThanOrEqual(floor, 0)
         XCTAssertLessThanOrEqual(net, p99, "the net is a part of the raw p99")
         XCTAssertEqual(large[RunloopMetric.threadsAdded], 1, "the heap's own thread, not the floor's")
-        let rendered = HumanReport.render(report, definition: runloopExperiment, style: Style(enabled: false), width: 120)
-        XCTAssertTrue(rendered.contains("floor") && rendered.contains("net p99"), "the table prints both beside the raw p99")
+        let rendered = HumanReport.render(
+            report, definition: runloopExperiment, style: Style(enabled: false), width: 120)
+        XCTAssertTrue(
+            rendered.contains("floor") && rendered.contains("net p99"), "the table prints both beside the raw p99")
     }
 
     /// A sweep that does not span a hundredfold in requests cannot tell a growth from noise: the
@@ -127,7 +134,9 @@ final class SweepFindingsTests: XCTestCase {
             (["--sweep", "10", "--variant", "timer-init"], "--variant may pick among them"),
         ]
         for (arguments, words) in cases {
-            XCTAssertThrowsError(try ExperimentRunner.run(runloopExperiment, arguments: arguments), arguments.joined(separator: " ")) { error in
+            XCTAssertThrowsError(
+                try ExperimentRunner.run(runloopExperiment, arguments: arguments), arguments.joined(separator: " ")
+            ) { error in
                 let message = (error as? UsageError)?.message ?? "\(error)"
                 XCTAssertTrue(message.contains(words), "\(arguments.joined(separator: " ")): \(message)")
                 XCTAssertFalse(message.contains("\n"), "one line")
@@ -144,11 +153,15 @@ final class SweepFindingsTests: XCTestCase {
         guard getuid() == 0, FileManager.default.isExecutableFile(atPath: setpriv) else {
             throw XCTSkip("needs root and util-linux's setpriv to run the experiment as an unprivileged user")
         }
-        let run = try ChildProcess.run(ChildSpec(
-            executable: setpriv,
-            arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", try BuiltProducts.executable("exp-runloop"),
-                        "--caller", "async", "--variant", "deadline-heap", "--tasks", "100", "--timeout", String(timeout), "--json"],
-            budget: 30))
+        let run = try ChildProcess.run(
+            ChildSpec(
+                executable: setpriv,
+                arguments: [
+                    "--reuid=65534", "--regid=65534", "--clear-groups", try BuiltProducts.executable("exp-runloop"),
+                    "--caller", "async", "--variant", "deadline-heap", "--tasks", "100", "--timeout", String(timeout),
+                    "--json",
+                ],
+                budget: 30))
         // A build under a directory only root may enter (as in some containers) cannot be run
         // by `nobody`: that is the setup's limit, not the lab's.
         let refused = run.stdout.contains("cannot launch") && run.stdout.contains("Permission denied")
@@ -159,7 +172,9 @@ final class SweepFindingsTests: XCTestCase {
         let heap = try XCTUnwrap(report.variant(TimeoutDesignName.deadlineHeap), run.stderr)
         XCTAssertEqual(heap.outcome, .completed, "the design still works: \(heap.evidence ?? "")")
         XCTAssertEqual(heap[RunloopMetric.threadsRealtime], 0)
-        XCTAssertTrue(heap.evidence?.contains("normal priority (real-time refused: EPERM") == true, heap.evidence ?? "no evidence")
+        XCTAssertTrue(
+            heap.evidence?.contains("normal priority (real-time refused: EPERM") == true, heap.evidence ?? "no evidence"
+        )
     }
 
     /// The table says what priority the designs' own threads ran at, since the figures depend
@@ -167,13 +182,19 @@ final class SweepFindingsTests: XCTestCase {
     /// were refused; nothing when no design has a thread of its own.
     func testTheSweepTableSaysWhatPriorityTheDesignsThreadsRanAt() {
         func point(_ design: TimeoutDesignName, realtime: Double?) -> SweepPoint {
-            SweepPoint(variant: design.rawValue, size: 10, metrics: realtime.map { [RunloopMetric.threadsRealtime.rawValue: $0] } ?? [:])
+            SweepPoint(
+                variant: design.rawValue, size: 10,
+                metrics: realtime.map { [RunloopMetric.threadsRealtime.rawValue: $0] } ?? [:])
         }
         let sleep = point(.taskSleep, realtime: nil)
-        let granted = RunloopScale.priorityNote([point(.sharedThread, realtime: 1), point(.deadlineHeap, realtime: 1), sleep])
+        let granted = RunloopScale.priorityNote([
+            point(.sharedThread, realtime: 1), point(.deadlineHeap, realtime: 1), sleep,
+        ])
         XCTAssertEqual(granted?.contains("(shared-thread, deadline-heap): real-time priority"), true, granted ?? "nil")
         let refused = RunloopScale.priorityNote([point(.sharedThread, realtime: 0), point(.deadlineHeap, realtime: 0)])
-        XCTAssertEqual(refused?.contains("normal priority, real-time was refused (needs root, CAP_SYS_NICE"), true, refused ?? "nil")
+        XCTAssertEqual(
+            refused?.contains("normal priority, real-time was refused (needs root, CAP_SYS_NICE"), true,
+            refused ?? "nil")
         let mixed = RunloopScale.priorityNote([point(.deadlineHeap, realtime: 1), point(.deadlineHeap, realtime: 0)])
         XCTAssertEqual(mixed?.contains("refused at 1 of 2 points"), true, mixed ?? "nil")
         XCTAssertNil(RunloopScale.priorityNote([sleep]))
@@ -182,10 +203,12 @@ final class SweepFindingsTests: XCTestCase {
     /// The sweep's points travel in the report's optional `sweep` array (keys `variant`, `tasks`,
     /// `metrics`) and survive a round trip through schema-1 JSON; a report without one reads as before.
     func testTheSweepArrayRoundTripsThroughJSON() throws {
-        let report = ExperimentReport(experiment: "runloop", parameters: [:], variants: [], findings: [],
-                                      sweep: [SweepPoint(variant: "deadline-heap", size: 10_000, metrics: ["lateness.p99_ms": 1.5])])
-        XCTAssertTrue(String(decoding: try report.jsonData(pretty: false), as: UTF8.self)
-            .contains(#""sweep":[{"metrics":{"lateness.p99_ms":1.5},"tasks":10000,"variant":"deadline-heap"}]"#))
+        let report = ExperimentReport(
+            experiment: "runloop", parameters: [:], variants: [], findings: [],
+            sweep: [SweepPoint(variant: "deadline-heap", size: 10_000, metrics: ["lateness.p99_ms": 1.5])])
+        XCTAssertTrue(
+            String(decoding: try report.jsonData(pretty: false), as: UTF8.self)
+                .contains(#""sweep":[{"metrics":{"lateness.p99_ms":1.5},"tasks":10000,"variant":"deadline-heap"}]"#))
         let decoded = try ExperimentReport.decode(report.jsonData())
         XCTAssertEqual(decoded.sweep, report.sweep)
         let plain = ExperimentReport(experiment: "runloop", parameters: [:], variants: [], findings: [])

@@ -39,8 +39,10 @@ final class TimeoutDesignTests: XCTestCase {
 
     /// Arms `count` timeouts with deadlines spread over 50 ms, cancels those `cancelled` picks
     /// right away, and checks what fired.
-    func checkCallbackDesign<D: CallbackTimeoutDesign>(_ design: D, cancelled: (Int) -> Bool,
-                                                       file: StaticString = #filePath, line: UInt = #line) {
+    func checkCallbackDesign<D: CallbackTimeoutDesign>(
+        _ design: D, cancelled: (Int) -> Bool,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         defer { design.stop() }
         let fires = Fires(count: count)
         let base = MonotonicClock.now() + timeout
@@ -49,7 +51,9 @@ final class TimeoutDesignTests: XCTestCase {
         for i in 0..<count { tokens.append(design.arm(at: deadlines[i]) { at in fires.record(i, at: at) }) }
         var cancelledCount = 0
         for i in 0..<count where cancelled(i) {
-            XCTAssertTrue(design.cancel(tokens[i]), "\(String(describing: D.self)): request \(i) cancelled before its deadline", file: file, line: line)
+            XCTAssertTrue(
+                design.cancel(tokens[i]), "\(String(describing: D.self)): request \(i) cancelled before its deadline",
+                file: file, line: line)
             cancelledCount += 1
         }
         waitForFires(fires, expected: count - cancelledCount)
@@ -59,11 +63,19 @@ final class TimeoutDesignTests: XCTestCase {
         let firedAfterCancel = (0..<count).filter { cancelled($0) && counts[$0] > 0 }
         let notOnce = kept.filter { counts[$0] != 1 }
         let early = kept.filter { firstAt[$0] < deadlines[$0] }
-        XCTAssertEqual(firedAfterCancel, [], "\(name): requests that completed early must not be woken by their timeout", file: file, line: line)
-        XCTAssertEqual(notOnce, [], "\(name): requests not woken exactly once (counts \(notOnce.prefix(5).map { counts[$0] }))", file: file, line: line)
-        XCTAssertEqual(early, [], "\(name): requests woken before their deadline, by \(early.prefix(5).map { deadlines[$0] - firstAt[$0] }) s", file: file, line: line)
+        XCTAssertEqual(
+            firedAfterCancel, [], "\(name): requests that completed early must not be woken by their timeout",
+            file: file, line: line)
+        XCTAssertEqual(
+            notOnce, [], "\(name): requests not woken exactly once (counts \(notOnce.prefix(5).map { counts[$0] }))",
+            file: file, line: line)
+        XCTAssertEqual(
+            early, [],
+            "\(name): requests woken before their deadline, by \(early.prefix(5).map { deadlines[$0] - firstAt[$0] }) s",
+            file: file, line: line)
         let cancellableAfterFiring = kept.filter { design.cancel(tokens[$0]) }
-        XCTAssertEqual(cancellableAfterFiring, [], "\(name): a fired timeout cannot be cancelled", file: file, line: line)
+        XCTAssertEqual(
+            cancellableAfterFiring, [], "\(name): a fired timeout cannot be cancelled", file: file, line: line)
     }
 
     func testDeadlineHeapFiresEveryTimeoutOnceAndNeverEarly() throws {
@@ -84,7 +96,9 @@ final class TimeoutDesignTests: XCTestCase {
 
     /// One trial of every design, side by side on threads of their own (what these tests check
     /// are counts and the monotonic order, which sharing the cores does not change).
-    func trials(_ run: @escaping @Sendable (TimeoutDesignName) -> TimeoutTrial.Result?) -> [(TimeoutDesignName, TimeoutTrial.Result?)] {
+    func trials(
+        _ run: @escaping @Sendable (TimeoutDesignName) -> TimeoutTrial.Result?
+    ) -> [(TimeoutDesignName, TimeoutTrial.Result?)] {
         let results = Mutex<[TimeoutDesignName: TimeoutTrial.Result]>([:])
         let done = DispatchSemaphore(value: 0)
         for design in TimeoutDesignName.allCases {
@@ -98,35 +112,54 @@ final class TimeoutDesignTests: XCTestCase {
     }
 
     /// The whole trial, as a sweep point runs it: async callers, every request timing out.
-    func checkTrial(_ design: TimeoutDesignName, _ result: TimeoutTrial.Result?, file: StaticString = #filePath, line: UInt = #line) throws {
+    func checkTrial(
+        _ design: TimeoutDesignName, _ result: TimeoutTrial.Result?, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let result = try XCTUnwrap(result, "\(design.rawValue) did not start", file: file, line: line)
         let m = result.metrics
-        XCTAssertTrue(result.finished, "\(design.rawValue): every request ended within the budget", file: file, line: line)
+        XCTAssertTrue(
+            result.finished, "\(design.rawValue): every request ended within the budget", file: file, line: line)
         XCTAssertEqual(result.started, count, "\(design.rawValue): every caller started", file: file, line: line)
-        XCTAssertEqual(m[RunloopMetric.fired], Double(count), "\(design.rawValue): every request was woken by its timeout", file: file, line: line)
-        XCTAssertEqual(m[RunloopMetric.early], 0, "\(design.rawValue): no request was woken before its deadline", file: file, line: line)
+        XCTAssertEqual(
+            m[RunloopMetric.fired], Double(count), "\(design.rawValue): every request was woken by its timeout",
+            file: file, line: line)
+        XCTAssertEqual(
+            m[RunloopMetric.early], 0, "\(design.rawValue): no request was woken before its deadline", file: file,
+            line: line)
         XCTAssertEqual(result.firedAt.filter { !$0.isNaN }.count, count, file: file, line: line)
-        for metric in [RunloopMetric.latenessP50Ms, RunloopMetric.latenessP99Ms, RunloopMetric.latenessMaxMs, RunloopMetric.wallPerTimeout,
-                       RunloopMetric.issueS, RunloopMetric.threadsAdded, RunloopMetric.cpuS] {
+        for metric in [
+            RunloopMetric.latenessP50Ms, RunloopMetric.latenessP99Ms, RunloopMetric.latenessMaxMs,
+            RunloopMetric.wallPerTimeout,
+            RunloopMetric.issueS, RunloopMetric.threadsAdded, RunloopMetric.cpuS,
+        ] {
             XCTAssertNotNil(m[metric], "\(design.rawValue): \(metric.rawValue) measured", file: file, line: line)
         }
-        XCTAssertGreaterThanOrEqual(m[RunloopMetric.wallPerTimeout] ?? 0, 1, "\(design.rawValue): the last request waited its whole timeout", file: file, line: line)
+        XCTAssertGreaterThanOrEqual(
+            m[RunloopMetric.wallPerTimeout] ?? 0, 1, "\(design.rawValue): the last request waited its whole timeout",
+            file: file, line: line)
     }
 
     func testEveryDesignWakesEachOfTwoHundredRequestsOnceAndNeverEarly() throws {
         let (count, timeout) = (count, timeout)
-        for (design, result) in trials({ TimeoutTrial.run($0, requests: count, timeout: timeout, budget: 20) }) { try checkTrial(design, result) }
+        for (design, result) in trials({ TimeoutTrial.run($0, requests: count, timeout: timeout, budget: 20) }) {
+            try checkTrial(design, result)
+        }
     }
 
     /// Half the requests complete after 10 ms, long before a 1.5 s timeout (only a stall of
     /// most of that could reorder them): those end as completed, the rest time out, none early.
     func testRequestsThatCompleteFirstAreNotWokenByTheirTimeout() throws {
         let count = count
-        for (design, result) in trials({ TimeoutTrial.run($0, requests: count, timeout: 1.5, completeAfter: { $0 % 2 == 0 ? 0.01 : nil }, budget: 20) }) {
+        for (design, result) in trials({
+            TimeoutTrial.run($0, requests: count, timeout: 1.5, completeAfter: { $0 % 2 == 0 ? 0.01 : nil }, budget: 20)
+        }) {
             let result = try XCTUnwrap(result, design.rawValue)
             XCTAssertTrue(result.finished, design.rawValue)
-            XCTAssertEqual(result.metrics[RunloopMetric.completedFirst], Double(count / 2), "\(design.rawValue): early completions won their race")
-            XCTAssertEqual(result.metrics[RunloopMetric.fired], Double(count / 2), "\(design.rawValue): the others timed out")
+            XCTAssertEqual(
+                result.metrics[RunloopMetric.completedFirst], Double(count / 2),
+                "\(design.rawValue): early completions won their race")
+            XCTAssertEqual(
+                result.metrics[RunloopMetric.fired], Double(count / 2), "\(design.rawValue): the others timed out")
             XCTAssertEqual(result.metrics[RunloopMetric.early], 0, design.rawValue)
         }
     }
@@ -148,8 +181,9 @@ final class TimeoutDesignTests: XCTestCase {
         XCTAssertEqual(heap.metrics[RunloopMetric.threadsAdded], Double(heap.addedThreadNames.count))
         let sleep = try XCTUnwrap(TimeoutTrial.run(.taskSleep, requests: count, timeout: timeout, budget: 20))
         XCTAssertFalse(sleep.addedThreadNames.contains("rl.heap"))
-        XCTAssertLessThan(sleep.metrics[RunloopMetric.threadsAdded] ?? 99, heap.metrics[RunloopMetric.threadsAdded] ?? 0,
-                          "task-sleep starts no thread of its own: \(sleep.addedThreadNames) vs \(heap.addedThreadNames)")
+        XCTAssertLessThan(
+            sleep.metrics[RunloopMetric.threadsAdded] ?? 99, heap.metrics[RunloopMetric.threadsAdded] ?? 0,
+            "task-sleep starts no thread of its own: \(sleep.addedThreadNames) vs \(heap.addedThreadNames)")
     }
 
     /// The two run-loop designs ask for real-time priority for their one thread, so a sweep
@@ -169,7 +203,9 @@ final class TimeoutDesignTests: XCTestCase {
         XCTAssertEqual(TimeoutDesignName.allCases.filter(\.runsOnRealtimeThread), [.sharedThread, .deadlineHeap])
         for design in TimeoutDesignName.allCases where design.runsOnRealtimeThread {
             let result = try XCTUnwrap(TimeoutTrial.run(design, requests: 20, timeout: 0.05, budget: 20))
-            XCTAssertEqual(result.threadPriority?.isGranted, probe.isGranted, "\(design.rawValue): \(String(describing: result.threadPriority)) vs \(probe)")
+            XCTAssertEqual(
+                result.threadPriority?.isGranted, probe.isGranted,
+                "\(design.rawValue): \(String(describing: result.threadPriority)) vs \(probe)")
         }
         for design in TimeoutDesignName.allCases where !design.runsOnRealtimeThread {
             let result = try XCTUnwrap(TimeoutTrial.run(design, requests: 20, timeout: 0.05, budget: 20))
@@ -178,7 +214,8 @@ final class TimeoutDesignTests: XCTestCase {
     }
 
     func testPeakResidentMemoryIsReadFromTheStatusHighWaterMark() throws {
-        XCTAssertEqual(ProcessMemory.parseStatusField("VmHWM:", in: "Name:\tx\nVmPeak:\t  999 kB\nVmHWM:\t   12345 kB\n"), 12345)
+        XCTAssertEqual(
+            ProcessMemory.parseStatusField("VmHWM:", in: "Name:\tx\nVmPeak:\t  999 kB\nVmHWM:\t   12345 kB\n"), 12345)
         XCTAssertNil(ProcessMemory.parseStatusField("VmHWM:", in: "Name:\tx\n"))
         if PlatformInfo.current.isLinux {  // the high-water mark is read from /proc/self/status on Linux
             let peak = try XCTUnwrap(ProcessMemory.peakResidentMB())
@@ -195,7 +232,9 @@ final class TimeoutDesignTests: XCTestCase {
         XCTAssertTrue(ThreadCensus.threads().map(\.id).contains(mine))
         let other = Mutex<Int?>(nil)
         let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread { other.withLock { $0 = KernelThreadID.current() }; done.signal() }
+        Thread.detachNewThread {
+            other.withLock { $0 = KernelThreadID.current() }; done.signal()
+        }
         XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
         XCTAssertNotEqual(try XCTUnwrap(other.withLock { $0 }), mine)
     }

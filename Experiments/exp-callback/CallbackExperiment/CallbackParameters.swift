@@ -27,22 +27,30 @@ public enum CallbackMetric {
     /// 1: the library's thread was seen inside the app's lookup, not running, as a message came.
     public static let libraryThreadWaiting: MetricKey = "library.thread_waiting"
     public static let handlerCalls: MetricKey = "handler.calls", handlerIgnored: MetricKey = "handler.ignored"
-    public static let callbackCalls: MetricKey = "callback.calls", stallDetectedAfterS: MetricKey = "stall.detected_after_s"
-    public static let resumeOnAppQueue: MetricKey = "resume.on_app_queue", continuedOnAppQueue: MetricKey = "continued.on_app_queue"
+    public static let callbackCalls: MetricKey = "callback.calls",
+        stallDetectedAfterS: MetricKey = "stall.detected_after_s"
+    public static let resumeOnAppQueue: MetricKey = "resume.on_app_queue",
+        continuedOnAppQueue: MetricKey = "continued.on_app_queue"
     public static let taskFinished: MetricKey = "task.finished", taskSuspendedForS: MetricKey = "task.suspended_for_s"
-    public static let warningCaptured: MetricKey = "warning.captured", warningAfterDropS: MetricKey = "warning.after_drop_s"
-    public static let bodyBytes: MetricKey = "body.bytes", scheduledS: MetricKey = "scheduled_s", windowS: MetricKey = "window_s"
-    public static let asyncBytes: MetricKey = "async.bytes", serverCompletedAfterS: MetricKey = "server.completed_after_s"
-    public static let wrapperBytes: MetricKey = "wrapper.bytes", wrapperReturnedAfterS: MetricKey = "wrapper.returned_after_s"
+    public static let warningCaptured: MetricKey = "warning.captured",
+        warningAfterDropS: MetricKey = "warning.after_drop_s"
+    public static let bodyBytes: MetricKey = "body.bytes", scheduledS: MetricKey = "scheduled_s",
+        windowS: MetricKey = "window_s"
+    public static let asyncBytes: MetricKey = "async.bytes",
+        serverCompletedAfterS: MetricKey = "server.completed_after_s"
+    public static let wrapperBytes: MetricKey = "wrapper.bytes",
+        wrapperReturnedAfterS: MetricKey = "wrapper.returned_after_s"
     /// 1: the waiter was in the semaphore wait when the whole response had arrived (the
     /// deadlock's mechanism, by count), with this many handler calls.
-    public static let wrapperWaiting: MetricKey = "wrapper.waiting", wrapperHandlerCalls: MetricKey = "wrapper.handler_calls"
+    public static let wrapperWaiting: MetricKey = "wrapper.waiting",
+        wrapperHandlerCalls: MetricKey = "wrapper.handler_calls"
 
     /// A figure of one part of a variant that runs several (`allow.messages`, `own.hop_s`).
     public enum Figure: String, Sendable {
         case asked, bytes, ended, messages, finished, cancelled
         case errorCode = "error_code", endedAfterS = "ended_after_s", askedAfterS = "asked_after_s"
-        case handlerCalls = "handler.calls", decisionAfterS = "decision_after_s", endAfterDecisionS = "end_after_decision_s"
+        case handlerCalls = "handler.calls", decisionAfterS = "decision_after_s", endAfterDecisionS =
+            "end_after_decision_s"
         case messagesBeforeDecision = "messages_before_decision", hopS = "hop_s"
         case handlerOnDelegateQueue = "handler.on_delegate_queue", handlerOnMainThread = "handler.on_main_thread"
         case hopOnMainThread = "hop.on_main_thread"

@@ -26,16 +26,31 @@ enum CallbackVerdicts {
         let warned = leak[CallbackMetric.warningCaptured] == 1 && (leak.evidence ?? "").contains(AsyncBridge.leakMarker)
         let trapped = (double.evidence ?? "").contains(AsyncBridge.doubleMarker)
         let stuck = leak[CallbackMetric.taskFinished] == 0
-        let leakText = warned ? "leak warned \(seconds(leak[CallbackMetric.warningAfterDropS])) after the handler was dropped, task \(stuck ? "still suspended" : "went on") after \(seconds(leak[CallbackMetric.taskSuspendedForS]))" : "no leak warning captured (\(leak.outcome))"
-        let doubleText = "double resume \(double.outcome)" + (trapped ? ": \(RuntimeMessage.continuationMisuse(in: double.evidence ?? "", endingWith: AsyncBridge.doubleMarker))" : "")
-        return Verdict(symptom: leak.outcome == .leaked && stuck && double.outcome == .crashed,
-                       mechanism: .all([.when(warned, "the runtime's leak warning seen on stderr", otherwise: "no leak warning from the runtime was seen on stderr"),
-                                        .when(trapped, "the runtime's double-resume trap message seen", otherwise: "no double-resume message from the runtime was seen")]),
-                       "\(leakText); \(doubleText)")
+        let leakText =
+            warned
+            ? "leak warned \(seconds(leak[CallbackMetric.warningAfterDropS])) after the handler was dropped, task \(stuck ? "still suspended" : "went on") after \(seconds(leak[CallbackMetric.taskSuspendedForS]))"
+            : "no leak warning captured (\(leak.outcome))"
+        let doubleText =
+            "double resume \(double.outcome)"
+            + (trapped
+                ? ": \(RuntimeMessage.continuationMisuse(in: double.evidence ?? "", endingWith: AsyncBridge.doubleMarker))"
+                : "")
+        return Verdict(
+            symptom: leak.outcome == .leaked && stuck && double.outcome == .crashed,
+            mechanism: .all([
+                .when(
+                    warned, "the runtime's leak warning seen on stderr",
+                    otherwise: "no leak warning from the runtime was seen on stderr"),
+                .when(
+                    trapped, "the runtime's double-resume trap message seen",
+                    otherwise: "no double-resume message from the runtime was seen"),
+            ]),
+            "\(leakText); \(doubleText)")
     }
 
     static func urlSessionSyncWrapperDeadlocksMain(_ inputs: FindingInputs) -> Verdict {
-        let main = inputs[CallbackVariant.urlsessionSyncMain], background = inputs[CallbackVariant.urlsessionSyncBackground]
+        let main = inputs[CallbackVariant.urlsessionSyncMain],
+            background = inputs[CallbackVariant.urlsessionSyncBackground]
         // A deadlock, not a slow wrapper: the whole response had arrived, and the main thread was
         // seen in the semaphore wait (by its stack, else by the wrapper's own counts).
         let served = main[CallbackMetric.serverCompletedAfterS]
@@ -43,34 +58,56 @@ enum CallbackVerdicts {
         let counted = main[CallbackMetric.wrapperWaiting] == 1 && main[CallbackMetric.wrapperHandlerCalls] == 0
         // Stacks that could not name the wait (none here, or naming ran out of time) say nothing.
         let told = (main.stacks ?? []).canTell(in: "dispatch_semaphore_wait", calledFrom: "fetchSynchronously")
-        let waiting: Evidence = if let clause { .seen("stacks: \(clause)") }
-            else if !told, counted { .seen("counts: the main thread was in the semaphore wait and the handler had not run 0.2 s after the response arrived") }
-            else { .notSeen(!told ? "no stacks that name the wait, and the wrapper's counts do not show it" : "the stacks do not show the main thread in the semaphore wait") }
-        let mechanism = Evidence.all([.when(served != nil, "the server sent the whole response \(seconds(served)) after the resume", otherwise: "the server had not sent the whole response"), waiting])
-        let bgOK = background.outcome == .completed && background[CallbackMetric.wrapperBytes] == Double(URLSessionSyncWrapper.response.body.count)
-        let bgText = bgOK ? "the wrapper returned \(Format.count(background[CallbackMetric.wrapperBytes] ?? 0)) bytes after \(seconds(background[CallbackMetric.wrapperReturnedAfterS]))"
+        let waiting: Evidence =
+            if let clause { .seen("stacks: \(clause)") } else if !told, counted {
+                .seen(
+                    "counts: the main thread was in the semaphore wait and the handler had not run 0.2 s after the response arrived"
+                )
+            } else {
+                .notSeen(
+                    !told
+                        ? "no stacks that name the wait, and the wrapper's counts do not show it"
+                        : "the stacks do not show the main thread in the semaphore wait")
+            }
+        let mechanism = Evidence.all([
+            .when(
+                served != nil, "the server sent the whole response \(seconds(served)) after the resume",
+                otherwise: "the server had not sent the whole response"), waiting,
+        ])
+        let bgOK =
+            background.outcome == .completed
+            && background[CallbackMetric.wrapperBytes] == Double(URLSessionSyncWrapper.response.body.count)
+        let bgText =
+            bgOK
+            ? "the wrapper returned \(Format.count(background[CallbackMetric.wrapperBytes] ?? 0)) bytes after \(seconds(background[CallbackMetric.wrapperReturnedAfterS]))"
             : "\(background.outcome) (\(background.evidence ?? ""))"
-        return Verdict(symptom: main.outcome == .deadlock && bgOK, mechanism: mechanism,
-                       "main queue as delegate queue: \(main.outcome); background delegate queue: \(bgText)")
+        return Verdict(
+            symptom: main.outcome == .deadlock && bgOK, mechanism: mechanism,
+            "main queue as delegate queue: \(main.outcome); background delegate queue: \(bgText)")
     }
 
     /// `never: 100,000 of 100,000 bytes, completed without error at 0.51 s`, for each answer.
     static func dispositionLines(_ v: Metrics) -> String {
         let full = v[CallbackMetric.bodyBytes] ?? 0
         return URLSessionDisposition.Answer.allCases.map { a in
-            let key = a.rawValue, name = a == .never ? "never answered" : ".\(key)", code = v[CallbackMetric.of(key, .errorCode)] ?? 0
-            let end = v[CallbackMetric.of(key, .ended)] != 1 ? "not ended after \(seconds(v[CallbackMetric.windowS]))"
+            let key = a.rawValue, name = a == .never ? "never answered" : ".\(key)",
+                code = v[CallbackMetric.of(key, .errorCode)] ?? 0
+            let end =
+                v[CallbackMetric.of(key, .ended)] != 1
+                ? "not ended after \(seconds(v[CallbackMetric.windowS]))"
                 : "\(code == 0 ? "completed without error" : "ended with error \(Format.count(code))") at \(seconds(v[CallbackMetric.of(key, .endedAfterS)]))"
-            return "\(name): \(Format.count(v[CallbackMetric.of(key, .bytes)] ?? 0)) of \(Format.count(full)) bytes, \(end)"
+            return
+                "\(name): \(Format.count(v[CallbackMetric.of(key, .bytes)] ?? 0)) of \(Format.count(full)) bytes, \(end)"
         }.joined(separator: "; ")
     }
 
     /// The mechanism both disposition claims need: every task's delegate was handed the disposition handler.
     static func dispositionAsked(_ v: VariantReport) -> Evidence {
         let asked = URLSessionDisposition.Answer.allCases.filter { v[CallbackMetric.of($0.rawValue, .asked)] == 1 }
-        return .when(asked.count == URLSessionDisposition.Answer.allCases.count,
-                     "each of the 3 delegates was asked for a disposition and answered .allow, never or .cancel",
-                     otherwise: "only \(asked.count) of 3 delegates were asked for a disposition")
+        return .when(
+            asked.count == URLSessionDisposition.Answer.allCases.count,
+            "each of the 3 delegates was asked for a disposition and answered .allow, never or .cancel",
+            otherwise: "only \(asked.count) of 3 delegates were asked for a disposition")
     }
 
     static func linuxURLSessionIgnoresDisposition(_ inputs: FindingInputs) -> Verdict {
@@ -82,12 +119,14 @@ enum CallbackVerdicts {
             guard let end = v[CallbackMetric.of(a.rawValue, .endedAfterS)] else { return false }
             return abs(end - allowEnd) <= CallbackThreshold.together.value * scheduled + stall
         }
-        return Verdict(symptom: v.outcome == .dispositionIgnored && together, mechanism: dispositionAsked(v),
-                       "\(dispositionLines(v.metrics)) (the server paced the body over \(seconds(scheduled))\(Format.stallNote(stall))); swift-corelibs-foundation's HTTPURLProtocol does not pause libcurl's transfer for the answer, and the handler it hands the delegate discards the disposition")
+        return Verdict(
+            symptom: v.outcome == .dispositionIgnored && together, mechanism: dispositionAsked(v),
+            "\(dispositionLines(v.metrics)) (the server paced the body over \(seconds(scheduled))\(Format.stallNote(stall))); swift-corelibs-foundation's HTTPURLProtocol does not pause libcurl's transfer for the answer, and the handler it hands the delegate discards the disposition"
+        )
     }
 
     static func urlSessionDispositionGatesTask(_ inputs: FindingInputs) -> Verdict {
-        let v = inputs[CallbackVariant.urlsessionDisposition]   // its `.completed` is the gating
+        let v = inputs[CallbackVariant.urlsessionDisposition]  // its `.completed` is the gating
         return Verdict(symptom: v.outcome == .completed, mechanism: dispositionAsked(v), dispositionLines(v.metrics))
     }
 }

@@ -10,15 +10,21 @@ public struct RefCounts: Sendable, Equatable, CustomStringConvertible {
     /// Never inlined: every reading passes the object the same way, so differences cancel the call's own hold.
     @inline(never)
     public static func of(_ object: AnyObject) -> RefCounts {
-        RefCounts(strong: Int(_getRetainCount(object)), weak: Int(_getWeakRetainCount(object)), unowned: Int(_getUnownedRetainCount(object)))
+        RefCounts(
+            strong: Int(_getRetainCount(object)), weak: Int(_getWeakRetainCount(object)),
+            unowned: Int(_getUnownedRetainCount(object)))
     }
 
-    public static func - (a: RefCounts, b: RefCounts) -> RefCounts { RefCounts(strong: a.strong - b.strong, weak: a.weak - b.weak, unowned: a.unowned - b.unowned) }
+    public static func - (a: RefCounts, b: RefCounts) -> RefCounts {
+        RefCounts(strong: a.strong - b.strong, weak: a.weak - b.weak, unowned: a.unowned - b.unowned)
+    }
     public static let zero = RefCounts(strong: 0, weak: 0, unowned: 0)
 
     /// As a change: `+1 strong`, `+1 weak, +1 unowned`, or `nothing`.
     public var description: String {
-        let parts = [(strong, "strong"), (weak, "weak"), (unowned, "unowned")].filter { $0.0 != 0 }.map { ($0.0 > 0 ? "+" : "") + "\($0.0) \($0.1)" }
+        let parts = [(strong, "strong"), (weak, "weak"), (unowned, "unowned")].filter { $0.0 != 0 }.map {
+            ($0.0 > 0 ? "+" : "") + "\($0.0) \($0.1)"
+        }
         return parts.isEmpty ? "nothing" : parts.joined(separator: ", ")
     }
 }
@@ -50,7 +56,7 @@ public final class CaptureProbe {
 
     /// Measures after the closure was stored on the owner and the code that made it returned.
     public func stored(on owner: AnyObject) {
-        let now = RefCounts.of(owner)   // read outside any closure: a closure naming `owner` would hold it
+        let now = RefCounts.of(owner)  // read outside any closure: a closure naming `owner` would hold it
         if let baseline { onceStored = now - baseline }
     }
 
@@ -65,7 +71,9 @@ public final class CaptureProbe {
     public var metrics: Metrics {
         var metrics = Metrics()
         for (moment, delta) in [("created", atCreation), ("stored", onceStored), ("pending", whilePending)] {
-            for (count, value) in [("strong", delta?.strong), ("weak", delta?.weak), ("unowned", delta?.unowned)] { metrics[CaptureProbe.key(moment, count)] = value.map(Double.init) }
+            for (count, value) in [("strong", delta?.strong), ("weak", delta?.weak), ("unowned", delta?.unowned)] {
+                metrics[CaptureProbe.key(moment, count)] = value.map(Double.init)
+            }
         }
         return metrics
     }
@@ -75,7 +83,9 @@ public final class CaptureProbe {
 
     /// The change at `moment` (`created`, `stored`, `pending`), read back from a report's metrics.
     public static func delta(_ metrics: Metrics, moment: String = "stored") -> RefCounts? {
-        guard let s = metrics[key(moment, "strong")], let w = metrics[key(moment, "weak")], let u = metrics[key(moment, "unowned")] else { return nil }
+        guard let s = metrics[key(moment, "strong")], let w = metrics[key(moment, "weak")],
+            let u = metrics[key(moment, "unowned")]
+        else { return nil }
         return RefCounts(strong: Int(s), weak: Int(w), unowned: Int(u))
     }
 }

@@ -6,11 +6,13 @@ import LabHarness
 enum DanceVerdicts {
     static func hiddenAPICycle(_ inputs: FindingInputs) -> Verdict {
         let cycle = inputs[DanceVariant.hiddenAPICycle], fixed = inputs[DanceVariant.hiddenAPIFixed]
-        let mechanism = Evidence.all([("naming the screen", cycle), ("with the screen as parameter", fixed)].map { name, v in
-            Evidence(seen: v.mechanism?.seen ?? false, "\(name): \(v.mechanism?.what ?? "not measured")")
-        })
-        return Verdict(symptom: cycle.outcome == .leaked && fixed.outcome == .completed, mechanism: mechanism,
-                       "stored action naming the screen: screen \(DanceReport.aliveOrReleased(cycle.metrics)); "
-                        + "with the screen as parameter: screen \(DanceReport.aliveOrReleased(fixed.metrics))")
+        let mechanism = Evidence.all(
+            [("naming the screen", cycle), ("with the screen as parameter", fixed)].map { name, v in
+                Evidence(seen: v.mechanism?.seen ?? false, "\(name): \(v.mechanism?.what ?? "not measured")")
+            })
+        return Verdict(
+            symptom: cycle.outcome == .leaked && fixed.outcome == .completed, mechanism: mechanism,
+            "stored action naming the screen: screen \(DanceReport.aliveOrReleased(cycle.metrics)); "
+                + "with the screen as parameter: screen \(DanceReport.aliveOrReleased(fixed.metrics))")
     }
 }

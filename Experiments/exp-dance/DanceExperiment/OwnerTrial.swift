@@ -36,7 +36,9 @@ public final class OwnerTrial {
     /// Whether the owner went within its grace period (the first `awaitRelease` decides).
     public var released: Bool? { metrics[DanceMetric.released].map { $0 == 1 } }
     /// Right after the scope's closing brace (`awaitRelease` calls it): did the owner outlive it?
-    public func scopeClosed() { if metrics[DanceMetric.aliveAtScopeExit] == nil { metrics[DanceMetric.aliveAtScopeExit] = isAlive ? 1 : 0 } }
+    public func scopeClosed() {
+        if metrics[DanceMetric.aliveAtScopeExit] == nil { metrics[DanceMetric.aliveAtScopeExit] = isAlive ? 1 : 0 }
+    }
 
     /// Waits up to `--grace` from `due` (default now) for the release, with the main queue
     /// running; logs `deinit` at the tag's time. The first call gives `released`.
@@ -59,7 +61,7 @@ public final class OwnerTrial {
         guard !awaitRelease() else { return }
         context.event("grace-over")
         let brokenAt = MonotonicClock.now()
-        if let leaked = owner as? Owner { cut(leaked) } else { return }   // the release may happen in `cut`
+        if let leaked = owner as? Owner { cut(leaked) } else { return }  // the release may happen in `cut`
         context.event("cycle-broken", at: brokenAt)
         let gone = awaitRelease()
         metrics[DanceMetric.releasedAfterBreak] = gone ? 1 : 0
@@ -81,13 +83,20 @@ public final class OwnerTrial {
         guard released == true else {
             // Where the body cleared the closure, the release that followed confirms what held the owner.
             let broke = metrics[DanceMetric.releasedAfterBreak].map { $0 == 1 }
-            let cleared = metrics[DanceMetric.releaseAfterBreakS].map { ", and clearing it released the \(label) \(Format.seconds($0)) later" } ?? ""
-            return .when(held.strong > 0 && broke != false, "\(what) held \(held) once stored (reference counts)" + cleared,
-                         otherwise: "the \(label) stayed, but \(what) held \(held) once stored" + (broke == false ? " and clearing it did not release it" : ""))
+            let cleared =
+                metrics[DanceMetric.releaseAfterBreakS].map {
+                    ", and clearing it released the \(label) \(Format.seconds($0)) later"
+                } ?? ""
+            return .when(
+                held.strong > 0 && broke != false, "\(what) held \(held) once stored (reference counts)" + cleared,
+                otherwise: "the \(label) stayed, but \(what) held \(held) once stored"
+                    + (broke == false ? " and clearing it did not release it" : ""))
         }
         let created = probe.atCreation ?? expected
-        return .when(held == expected && created == expected, "\(what) held \(held) when created and once stored (reference counts)",
-                     otherwise: "\(what) held \(created) when created and \(held) once stored, not \(expected)")
+        return .when(
+            held == expected && created == expected,
+            "\(what) held \(held) when created and once stored (reference counts)",
+            otherwise: "\(what) held \(created) when created and \(held) once stored, not \(expected)")
     }
 
     /// `released 14 µs after its scope ended`, `still alive 500 ms after its scope ended`.
@@ -95,7 +104,8 @@ public final class OwnerTrial {
 
     /// The record of a variant whose claim is what its stored closure holds (`heldMechanism`).
     public func record(heldBy what: String, releasedHolding expected: RefCounts = .zero) -> VariantRecord {
-        record(outcome, mechanism: heldMechanism(what, releasedHolding: expected), evidence: "\(label) \(releaseSummary)")
+        record(
+            outcome, mechanism: heldMechanism(what, releasedHolding: expected), evidence: "\(label) \(releaseSummary)")
     }
 
     /// The variant's record, with the lifetime's, the probe's and the variant's own metrics.

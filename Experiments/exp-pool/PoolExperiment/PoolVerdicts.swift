@@ -19,31 +19,40 @@ enum PoolVerdicts {
 
     static func globalQueueIsBounded(_ inputs: FindingInputs) -> Verdict {
         let flood = inputs[PoolVariant.globalFlood]
-        guard let mechanism = flood.mechanism, let tasks = flood[PoolMetric.tasks], let atOnce = flood[PoolMetric.runningMax],
-              let before = flood[PoolMetric.threadsBefore], let peak = flood[PoolMetric.threadsPeak] else {
+        guard let mechanism = flood.mechanism, let tasks = flood[PoolMetric.tasks],
+            let atOnce = flood[PoolMetric.runningMax],
+            let before = flood[PoolMetric.threadsBefore], let peak = flood[PoolMetric.threadsPeak]
+        else {
             return .notJudged("global-flood measured no threads (\(flood.outcome))")
         }
         let rate = flood[PoolMetric.growthThreadsPerS] ?? 0
         let growth = "threads \(count(before)) → \(count(peak)), growing \(Format.decimal(rate, places: 1)) threads/s"
         if flood[PoolMetric.capReachedS] != nil {
             guard let cap = flood[PoolMetric.capThreads], let workers = flood[PoolMetric.capWorkers] else {
-                return Verdict(symptom: false, mechanism: mechanism, "no cap found: \(flood.evidence ?? flood.outcome.rawValue)")
+                return Verdict(
+                    symptom: false, mechanism: mechanism, "no cap found: \(flood.evidence ?? flood.outcome.rawValue)")
             }
-            return Verdict(symptom: true, mechanism: mechanism, "\(count(tasks)) blocks that never finish: the pool stopped at \(count(workers)) busy workers "
-                           + "(\(count(cap)) threads in all) after \(Format.seconds(flood[PoolMetric.capReachedS] ?? 0)); \(growth)")
+            return Verdict(
+                symptom: true, mechanism: mechanism,
+                "\(count(tasks)) blocks that never finish: the pool stopped at \(count(workers)) busy workers "
+                    + "(\(count(cap)) threads in all) after \(Format.seconds(flood[PoolMetric.capReachedS] ?? 0)); \(growth)"
+            )
         }
         if let limit = flood[PoolMetric.poolStatedLimit] {
             // Darwin: no slow growth to see (a worker comes as soon as one blocks); the bound
             // is the limit the kernel stated, and more blocks than that waited.
-            return Verdict(symptom: atOnce < tasks && atOnce <= limit + statedLimitSlack.value, mechanism: mechanism,
-                           "\(count(tasks)) blocks: at most \(count(atOnce)) ran at once against the kernel's stated limit of \(count(limit)) "
-                           + "(kern.wq_max_constrained_threads); \(growth)")
+            return Verdict(
+                symptom: atOnce < tasks && atOnce <= limit + statedLimitSlack.value, mechanism: mechanism,
+                "\(count(tasks)) blocks: at most \(count(atOnce)) ran at once against the kernel's stated limit of \(count(limit)) "
+                    + "(kern.wq_max_constrained_threads); \(growth)")
         }
-        let last = flood[PoolMetric.blocksLastStartS].map { "the last started after \(Format.seconds($0))" }
+        let last =
+            flood[PoolMetric.blocksLastStartS].map { "the last started after \(Format.seconds($0))" }
             ?? "\(count(flood[PoolMetric.blocksStarted] ?? 0)) of \(count(tasks)) started in \(Format.seconds(flood[PoolMetric.watchS] ?? 0))"
-        return Verdict(symptom: atOnce < tasks && rate <= slowGrowth.value, mechanism: mechanism,
-                       "\(count(tasks)) blocks of \(Format.seconds(flood[PoolMetric.blockS] ?? 0)): at most \(count(atOnce)) ran at once, \(last); \(growth); "
-                       + "the cap itself needs --find-cap (minutes)")
+        return Verdict(
+            symptom: atOnce < tasks && rate <= slowGrowth.value, mechanism: mechanism,
+            "\(count(tasks)) blocks of \(Format.seconds(flood[PoolMetric.blockS] ?? 0)): at most \(count(atOnce)) ran at once, \(last); \(growth); "
+                + "the cap itself needs --find-cap (minutes)")
     }
 
     /// Why this run's flood cannot exhaust the pool (fewer blocks than a stated limit), or `nil`.
@@ -52,7 +61,8 @@ enum PoolVerdicts {
     /// gate's blocks fill every worker and nothing is left for the probes, whatever the gate
     /// does. On one usable CPU no gate is narrower than the pool.
     static func gateNotNarrowerThanThePool(_ options: ParsedOptions) -> String? {
-        gateNotNarrower(gate: PoolParameters(options).gate, budget: .current, statedLimit: DispatchPoolSize.current.statedLimit)
+        gateNotNarrower(
+            gate: PoolParameters(options).gate, budget: .current, statedLimit: DispatchPoolSize.current.statedLimit)
     }
 
     static func gateNotNarrower(gate: Int, budget: CPUBudget, statedLimit: Int?) -> String? {
@@ -76,7 +86,8 @@ enum PoolVerdicts {
 
     static func cooperativeWidthUnsettled(budget: CPUBudget) -> String? {
         guard let affinity = budget.affinity, affinity < budget.online else { return nil }
-        return "Swift's cooperative queue is as wide as the \(budget.online) CPUs online but libdispatch's pool starts with the "
+        return
+            "Swift's cooperative queue is as wide as the \(budget.online) CPUs online but libdispatch's pool starts with the "
             + "\(affinity) of the affinity mask (\(budget.statement)), so how many blocking tasks run at once depends on when the "
             + "pool adds a thread, not on the cores"
     }
@@ -87,29 +98,38 @@ enum PoolVerdicts {
 
     static func cooperativePoolIsCoreWide(_ inputs: FindingInputs) -> Verdict {
         let blocking = inputs[PoolVariant.cooperativeBlocking], sleeping = inputs[PoolVariant.cooperativeSleep]
-        guard let cores = blocking[PoolMetric.cores], let n = blocking[PoolMetric.tasks], let atOnce = blocking[PoolMetric.runningMax],
-              let started = blocking[PoolMetric.blocksStarted], let hold = blocking[PoolMetric.holdS],
-              let sleepN = sleeping[PoolMetric.tasks], let sleepAtOnce = sleeping[PoolMetric.runningMax] else {
+        guard let cores = blocking[PoolMetric.cores], let n = blocking[PoolMetric.tasks],
+            let atOnce = blocking[PoolMetric.runningMax],
+            let started = blocking[PoolMetric.blocksStarted], let hold = blocking[PoolMetric.holdS],
+            let sleepN = sleeping[PoolMetric.tasks], let sleepAtOnce = sleeping[PoolMetric.runningMax]
+        else {
             return .notJudged("the cooperative variants measured nothing")
         }
         // The mechanism: blocking tasks seen holding their threads (counted from inside the
         // tasks, enough of them to fill every core) and sleeping tasks seen suspended for their hold.
         let mechanism = Evidence.all([
-            .when(started >= cores, "\(count(started)) blocking tasks were seen holding their thread \(Format.seconds(hold)) each",
-                  otherwise: "only \(count(started)) blocking tasks started, fewer than the \(count(cores)) cores"),
-            .when((sleeping[PoolMetric.wallS] ?? 0) >= hold, "sleeping tasks were suspended \(Format.seconds(hold))",
-                  otherwise: "the sleeping tasks were not seen suspended"),
+            .when(
+                started >= cores,
+                "\(count(started)) blocking tasks were seen holding their thread \(Format.seconds(hold)) each",
+                otherwise: "only \(count(started)) blocking tasks started, fewer than the \(count(cores)) cores"),
+            .when(
+                (sleeping[PoolMetric.wallS] ?? 0) >= hold, "sleeping tasks were suspended \(Format.seconds(hold))",
+                otherwise: "the sleeping tasks were not seen suspended"),
         ])
-        return Verdict(symptom: atOnce == cores && sleepAtOnce == sleepN, mechanism: mechanism,
-                       "\(count(n)) tasks blocking for \(Format.seconds(hold)) on \(count(cores)) cores: \(count(atOnce)) at once, "
-                       + "\(Format.seconds(blocking[PoolMetric.wallS] ?? 0)) in all; with await Task.sleep: \(count(sleepAtOnce)) of \(count(sleepN)) at once, "
-                       + "\(Format.seconds(sleeping[PoolMetric.wallS] ?? 0)) in all")
+        return Verdict(
+            symptom: atOnce == cores && sleepAtOnce == sleepN, mechanism: mechanism,
+            "\(count(n)) tasks blocking for \(Format.seconds(hold)) on \(count(cores)) cores: \(count(atOnce)) at once, "
+                + "\(Format.seconds(blocking[PoolMetric.wallS] ?? 0)) in all; with await Task.sleep: \(count(sleepAtOnce)) of \(count(sleepN)) at once, "
+                + "\(Format.seconds(sleeping[PoolMetric.wallS] ?? 0)) in all")
     }
 
     static func floodSparesMainThread(_ inputs: FindingInputs) -> Verdict {
         let v = inputs[PoolVariant.mainThread]
-        guard let ticks = v[PoolMetric.spareTicks], let window = v[PoolMetric.spareWindowS], let gap = v[PoolMetric.spareGapMaxMs],
-              let net = v[PoolMetric.spareGapMaxNetMs], let waiting = v[PoolMetric.spareBlocksWaiting], let tasks = v[PoolMetric.tasks] else {
+        guard let ticks = v[PoolMetric.spareTicks], let window = v[PoolMetric.spareWindowS],
+            let gap = v[PoolMetric.spareGapMaxMs],
+            let net = v[PoolMetric.spareGapMaxNetMs], let waiting = v[PoolMetric.spareBlocksWaiting],
+            let tasks = v[PoolMetric.tasks]
+        else {
             return .notJudged("main-thread measured no heartbeat (\(v.outcome))")
         }
         // The pool must really have been exhausted meanwhile (blocks still waiting), and the
@@ -117,15 +137,19 @@ enum PoolVerdicts {
         // costs every thread its ticks; the control measures how long), and no long gap net
         // of what the control lost over the same gap.
         let frameMs = MainThread.frame * 1000
-        let mechanism = Evidence.when(waiting > 0, "\(count(waiting)) of \(count(tasks)) blocks still waited for a pool thread while the heartbeat was watched",
-                                      otherwise: "every block had a thread by the end of the watch: the pool was not seen exhausted")
+        let mechanism = Evidence.when(
+            waiting > 0,
+            "\(count(waiting)) of \(count(tasks)) blocks still waited for a pool thread while the heartbeat was watched",
+            otherwise: "every block had a thread by the end of the watch: the pool was not seen exhausted")
         let frames = max(0, window - (v[PoolMetric.spareControlDelayS] ?? 0)) / MainThread.frame
         let steady = ticks >= sparedTicks.value / 100 * frames && net <= sparedGap.value * frameMs
         let stall = v[MetricKey.controlStallMax] ?? 0
-        return Verdict(symptom: steady, mechanism: mechanism,
-                       "the main thread ticked \(count(ticks)) times in \(Format.seconds(window)) (\(count(window / MainThread.frame)) frames); "
-                       + "largest gap \(ms(gap)) (\(Format.decimal(gap / frameMs, places: 1)) frames)" + (gap - net >= 5 ? ", \(ms(net)) net of a same-moment control" : "")
-                       + (stall >= 5 ? "; the control was held up \(ms(stall)) at worst" : ""))
+        return Verdict(
+            symptom: steady, mechanism: mechanism,
+            "the main thread ticked \(count(ticks)) times in \(Format.seconds(window)) (\(count(window / MainThread.frame)) frames); "
+                + "largest gap \(ms(gap)) (\(Format.decimal(gap / frameMs, places: 1)) frames)"
+                + (gap - net >= 5 ? ", \(ms(net)) net of a same-moment control" : "")
+                + (stall >= 5 ? "; the control was held up \(ms(stall)) at worst" : ""))
     }
 
     static func count(_ n: Double) -> String { Format.count(n) }

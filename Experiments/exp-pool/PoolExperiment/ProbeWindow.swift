@@ -14,7 +14,9 @@ final class Blocks: Sendable {
 
     func begin() {
         context.event(Blocks.startedLabel)
-        counts.withLock { c in c.started += 1; c.running += 1; c.max = Swift.max(c.max, c.running) }
+        counts.withLock { c in
+            c.started += 1; c.running += 1; c.max = Swift.max(c.max, c.running)
+        }
         context.progress.advance()
     }
     func end() { counts.withLock { $0.running -= 1 } }
@@ -22,15 +24,19 @@ final class Blocks: Sendable {
     /// One unit of the article's work: holds the calling thread for `seconds` (its sleep(30)).
     func hold(_ seconds: Seconds) {
         begin()
-        MonotonicClock.sleep(for: seconds)   // holds its thread on purpose: the mistake measured
+        MonotonicClock.sleep(for: seconds)  // holds its thread on purpose: the mistake measured
         end()
     }
 
     var started: Int { counts.withLock { $0.started } }
     var maxRunning: Int { counts.withLock { $0.max } }
     /// Start times, seconds since `origin`, in order, and as the series `started` (time, count).
-    var starts: [Seconds] { context.events.filter { $0.label == Blocks.startedLabel }.map { context.startedAt + $0.t - origin } }
-    static func series(_ starts: [Seconds]) -> [[Double]] { starts.enumerated().map { [$0.element, Double($0.offset + 1)] } }
+    var starts: [Seconds] {
+        context.events.filter { $0.label == Blocks.startedLabel }.map { context.startedAt + $0.t - origin }
+    }
+    static func series(_ starts: [Seconds]) -> [[Double]] {
+        starts.enumerated().map { [$0.element, Double($0.offset + 1)] }
+    }
 }
 
 /// The shape every probing variant shares, so their numbers compare: probe the idle pool, start
@@ -44,14 +50,19 @@ struct ProbeWindow {
     var idleProbes: Int, expected: Int, ending: Ending, drain: Seconds
 
     /// `plateau`: the count stopped rising while work still waited; `outcome` by `Responsiveness`.
-    struct Result { var metrics: Metrics, series: [String: [[Double]]], blocks: Blocks, plateau: Bool, outcome: Outcome }
+    struct Result {
+        var metrics: Metrics, series: [String: [[Double]]], blocks: Blocks, plateau: Bool, outcome: Outcome
+    }
 
     /// Runs the watch on the calling thread; `start` submits the work and must return at once.
     /// Needs the `.stallWatch` and `.threadTimeline` instruments.
     func run(_ context: VariantContext, start: (Blocks) -> Void) -> Result {
         let p = context.parameters(PoolParameters.self)
-        guard let sampler = context.threads else { preconditionFailure("a probing variant declares instruments: [.threadTimeline]") }
-        let idle = QueueProbes.idleBaseline(.global(), count: idleProbes, spacing: p.idleSpacing, machineDelay: context.machineDelay)
+        guard let sampler = context.threads else {
+            preconditionFailure("a probing variant declares instruments: [.threadTimeline]")
+        }
+        let idle = QueueProbes.idleBaseline(
+            .global(), count: idleProbes, spacing: p.idleSpacing, machineDelay: context.machineDelay)
         let blocks = Blocks(context), probes = QueueProbes(.global())
         start(blocks)
 
@@ -81,11 +92,14 @@ struct ProbeWindow {
         let starts = blocks.starts
         plateau = plateau && blocks.started < expected
 
-        var m = Metrics([PoolMetric.tasks: Double(expected), PoolMetric.blocksStarted: Double(starts.count),
-                         PoolMetric.runningMax: Double(blocks.maxRunning), PoolMetric.watchS: watchEnd - blocks.origin,
-                         PoolMetric.threadsBefore: Double(timeline.first), PoolMetric.threadsPeak: Double(timeline.peak),
-                         PoolMetric.threadsAdded: Double(timeline.peak - timeline.first), PoolMetric.threadsFinal: Double(timeline.final),
-                         PoolMetric.blocksWaited: Double(starts.filter { $0 >= p.block / 2 }.count)])
+        var m = Metrics([
+            PoolMetric.tasks: Double(expected), PoolMetric.blocksStarted: Double(starts.count),
+            PoolMetric.runningMax: Double(blocks.maxRunning), PoolMetric.watchS: watchEnd - blocks.origin,
+            PoolMetric.threadsBefore: Double(timeline.first), PoolMetric.threadsPeak: Double(timeline.peak),
+            PoolMetric.threadsAdded: Double(timeline.peak - timeline.first),
+            PoolMetric.threadsFinal: Double(timeline.final),
+            PoolMetric.blocksWaited: Double(starts.filter { $0 >= p.block / 2 }.count),
+        ])
         if starts.count >= expected { m[PoolMetric.blocksLastStartS] = starts.last }
         if case .plateau = ending {
             // Growth up to the moment the count reached its peak, and the cap itself when the
@@ -95,7 +109,7 @@ struct ProbeWindow {
             m[PoolMetric.growthThreadsPerS] = timeline.growthRate(in: 0...max(reached, 0.05))
             if plateau {
                 m[PoolMetric.capThreads] = Double(timeline.peak)
-                m[PoolMetric.capWorkers] = Double(starts.count)   // each started block holds its worker for good
+                m[PoolMetric.capWorkers] = Double(starts.count)  // each started block holds its worker for good
             }
         } else {
             // Growth while blocks were still waiting: after the last one started the pool has
@@ -105,13 +119,22 @@ struct ProbeWindow {
         }
         if let raw = LatencySummary(idle.waits) { m.merge(raw.metrics(prefix: "idle", unit: "_ms", scale: 1000)) }
         let idleNet = LatencySummary(idle.net)
-        m.set([PoolMetric.idleNetP50Ms: idleNet.map { $0.p50 * 1000 }, PoolMetric.idleNetP99Ms: idleNet.map { $0.p99 * 1000 }])
+        m.set([
+            PoolMetric.idleNetP50Ms: idleNet.map { $0.p50 * 1000 },
+            PoolMetric.idleNetP99Ms: idleNet.map { $0.p99 * 1000 },
+        ])
         let waits = probes.waits(at: end, machineDelay: context.machineDelay)
         for (prefix, values) in [("probe", waits.probe), ("control", waits.control), ("excess", waits.excess)] {
-            if let summary = LatencySummary(values) { m.merge(summary.metrics(prefix: prefix, unit: "_ms", scale: 1000)) }
+            if let summary = LatencySummary(values) {
+                m.merge(summary.metrics(prefix: prefix, unit: "_ms", scale: 1000))
+            }
         }
-        m.merge(Metrics([PoolMetric.probeCount: Double(waits.probe.count), PoolMetric.probeUnstarted: Double(waits.unstarted),
-                         PoolMetric.probeBehind: Double(probes.behind(starts.map { $0 + blocks.origin }, at: end)), PoolMetric.wallS: end - blocks.origin]))
+        m.merge(
+            Metrics([
+                PoolMetric.probeCount: Double(waits.probe.count), PoolMetric.probeUnstarted: Double(waits.unstarted),
+                PoolMetric.probeBehind: Double(probes.behind(starts.map { $0 + blocks.origin }, at: end)),
+                PoolMetric.wallS: end - blocks.origin,
+            ]))
 
         var series = probes.series(origin: blocks.origin, at: end)
         series[SeriesKey.threads] = timeline.series()
@@ -121,10 +144,13 @@ struct ProbeWindow {
 }
 
 extension ProbeWindow.Result {
-    func record(outcome: Outcome? = nil, extra: Metrics = Metrics(), evidence: String? = nil, mechanism: Evidence? = nil) -> VariantRecord {
+    func record(
+        outcome: Outcome? = nil, extra: Metrics = Metrics(), evidence: String? = nil, mechanism: Evidence? = nil
+    ) -> VariantRecord {
         var m = metrics
         m.merge(extra)
-        return VariantRecord(outcome: outcome ?? self.outcome, metrics: m, evidence: evidence, series: series, mechanism: mechanism)
+        return VariantRecord(
+            outcome: outcome ?? self.outcome, metrics: m, evidence: evidence, series: series, mechanism: mechanism)
     }
 
     /// The probes' figures in one line, for a record's evidence.
@@ -140,13 +166,15 @@ extension ProbeWindow.Result {
     var heldAndBehind: Evidence {
         let m = metrics, count = Format.count
         return .all([
-            .when((m[PoolMetric.blocksWaited] ?? 0) > 0 && (m[PoolMetric.runningMax] ?? 0) > 0,
-                  "at most \(count(m[PoolMetric.runningMax] ?? 0)) blocks ran at once and \(count(m[PoolMetric.blocksWaited] ?? 0)) of "
-                  + "\(count(m[PoolMetric.tasks] ?? 0)) waited for a held thread (threads \(count(m[PoolMetric.threadsBefore] ?? 0)) → \(count(m[PoolMetric.threadsPeak] ?? 0)))",
-                  otherwise: "no block was seen waiting for a thread another block held"),
-            .when((m[PoolMetric.probeBehind] ?? 0) > 0,
-                  "\(count(m[PoolMetric.probeBehind] ?? 0)) of \(count(m[PoolMetric.probeCount] ?? 0)) probes were seen queued behind blocks that started after them",
-                  otherwise: "no probe was seen waiting behind a block"),
+            .when(
+                (m[PoolMetric.blocksWaited] ?? 0) > 0 && (m[PoolMetric.runningMax] ?? 0) > 0,
+                "at most \(count(m[PoolMetric.runningMax] ?? 0)) blocks ran at once and \(count(m[PoolMetric.blocksWaited] ?? 0)) of "
+                    + "\(count(m[PoolMetric.tasks] ?? 0)) waited for a held thread (threads \(count(m[PoolMetric.threadsBefore] ?? 0)) → \(count(m[PoolMetric.threadsPeak] ?? 0)))",
+                otherwise: "no block was seen waiting for a thread another block held"),
+            .when(
+                (m[PoolMetric.probeBehind] ?? 0) > 0,
+                "\(count(m[PoolMetric.probeBehind] ?? 0)) of \(count(m[PoolMetric.probeCount] ?? 0)) probes were seen queued behind blocks that started after them",
+                otherwise: "no probe was seen waiting behind a block"),
         ])
     }
 }
@@ -163,9 +191,11 @@ enum Responsiveness {
     static func limitMs(idleP99Ms: Double) -> Double { max(responsiveMultiple.value * idleP99Ms, instant.value) }
 
     static func outcome(_ m: Metrics) -> Outcome {
-        guard let p50 = m[PoolMetric.probeP50Ms], let p99 = m[PoolMetric.probeP99Ms], let excess = m[PoolMetric.excessP99Ms],
-              let idle50 = m[PoolMetric.idleNetP50Ms] ?? m[PoolMetric.idleP50Ms],
-              let idle99 = m[PoolMetric.idleNetP99Ms] ?? m[PoolMetric.idleP99Ms] else { return .failed }
+        guard let p50 = m[PoolMetric.probeP50Ms], let p99 = m[PoolMetric.probeP99Ms],
+            let excess = m[PoolMetric.excessP99Ms],
+            let idle50 = m[PoolMetric.idleNetP50Ms] ?? m[PoolMetric.idleP50Ms],
+            let idle99 = m[PoolMetric.idleNetP99Ms] ?? m[PoolMetric.idleP99Ms]
+        else { return .failed }
         if excess <= limitMs(idleP99Ms: idle99) { return .responsive }
         let factor = starvation.value
         return p50 >= factor * max(idle50, 1e-6) && p99 >= factor * max(idle99, 1e-6) ? .starved : .slowed

@@ -31,10 +31,14 @@ final class QueueProbes: Sendable {
             list.append(Probe(submitted: submitted, started: nil, controlSubmitted: submitted, controlStarted: nil))
             return list.count - 1
         }
-        queue.async { [self] in let now = MonotonicClock.now(); probes.withLock { $0[index].started = now } }
+        queue.async { [self] in
+            let now = MonotonicClock.now(); probes.withLock { $0[index].started = now }
+        }
         let controlSubmitted = MonotonicClock.now()
         probes.withLock { $0[index].controlSubmitted = controlSubmitted }
-        control.async { [self] in let now = MonotonicClock.now(); probes.withLock { $0[index].controlStarted = now } }
+        control.async { [self] in
+            let now = MonotonicClock.now(); probes.withLock { $0[index].controlStarted = now }
+        }
     }
 
     /// Probes that have not started yet.
@@ -46,8 +50,11 @@ final class QueueProbes: Sendable {
     /// `machineDelay(from, to)` (a same-moment control thread, `StallWatch.delay`) lost over the
     /// probe's own wait. On a loaded machine the control block and the probe wake on different
     /// threads, and one of them can be held up alone; a delay either control saw is the machine's.
-    func waits(at end: Seconds, machineDelay: (Seconds, Seconds) -> Seconds = { _, _ in 0 })
-        -> (probe: [Seconds], control: [Seconds], excess: [Seconds], unstarted: Int) {
+    func waits(
+        at end: Seconds, machineDelay: (Seconds, Seconds) -> Seconds = { _, _ in 0 }
+    )
+        -> (probe: [Seconds], control: [Seconds], excess: [Seconds], unstarted: Int)
+    {
         let list = probes.withLock { $0 }
         let probe = list.map { ($0.started ?? end) - $0.submitted }
         let control = list.map { ($0.controlStarted ?? end) - $0.controlSubmitted }
@@ -87,9 +94,12 @@ final class QueueProbes: Sendable {
     /// not counted: on a fresh process it creates the pools' first workers. Each wait comes
     /// with its *net* value, minus `machineDelay` over the same interval (a same-moment
     /// control's lateness), so one stall of the process cannot become the idle p99.
-    static func idleBaseline(_ queue: DispatchQueue, control: DispatchQueue = .global(qos: .utility), count: Int,
-                             spacing: Seconds, machineDelay: (Seconds, Seconds) -> Seconds)
-        -> (waits: [Seconds], net: [Seconds]) {
+    static func idleBaseline(
+        _ queue: DispatchQueue, control: DispatchQueue = .global(qos: .utility), count: Int,
+        spacing: Seconds, machineDelay: (Seconds, Seconds) -> Seconds
+    )
+        -> (waits: [Seconds], net: [Seconds])
+    {
         _ = probeOnce(queue)
         _ = probeOnce(control)
         var intervals: [(submitted: Seconds, wait: Seconds)] = []
@@ -105,7 +115,9 @@ final class QueueProbes: Sendable {
     /// One probe's wait; a probe that has not started after a second counts as at least that.
     private static func probeOnce(_ queue: DispatchQueue) -> Seconds {
         let done = DispatchSemaphore(value: 0), startedAt = Mutex<Seconds?>(nil), submitted = MonotonicClock.now()
-        queue.async { startedAt.withLock { $0 = MonotonicClock.now() }; done.signal() }
+        queue.async {
+            startedAt.withLock { $0 = MonotonicClock.now() }; done.signal()
+        }
         _ = done.wait(timeout: .now() + .seconds(1))
         return (startedAt.withLock { $0 } ?? MonotonicClock.now()) - submitted
     }

@@ -12,147 +12,263 @@ public let runloopExperiment = ExperimentDefinition(
     executable: "exp-runloop",
     question: "Where may a request's run loop live, and who may block waiting for it?",
     about: """
-    With no flags: the article's parameters (300 requests, 1 s timeout, every caller a block on the \
-    global queue waiting on a semaphore) for each run-loop placement, the same placements again with \
-    async callers for comparison, and the run-loop pitfalls. Each variant runs in its own process, \
-    several at once: blocked threads cost no CPU, and every process has its own dispatch pool. \
-    A variant with no completion for \(Int(RunloopParameters.deadlockAfter)) x timeout is a deadlock. The pitfalls have their own \
-    durations (--request, --interval, --guard). The default run takes about 23 s, \
-    because that is how long the global queue's pool needs to get 300 blocked callers through \
-    (it adds about one thread per second); --quick shows the same findings in a few seconds.
-    """,
+        With no flags: the article's parameters (300 requests, 1 s timeout, every caller a block on the \
+        global queue waiting on a semaphore) for each run-loop placement, the same placements again with \
+        async callers for comparison, and the run-loop pitfalls. Each variant runs in its own process, \
+        several at once: blocked threads cost no CPU, and every process has its own dispatch pool. \
+        A variant with no completion for \(Int(RunloopParameters.deadlockAfter)) x timeout is a deadlock. The pitfalls have their own \
+        durations (--request, --interval, --guard). The default run takes about 23 s, \
+        because that is how long the global queue's pool needs to get 300 blocked callers through \
+        (it adds about one thread per second); --quick shows the same findings in a few seconds.
+        """,
     flags: [
-        .integer("tasks", default: RunloopParameters.defaultTasks, quick: RunloopParameters.quickTasks, range: 1...ScaleParameters.maxTasks,
-                 help: "requests (tasks), each with its own caller (the article: 300); at most \(ScaleParameters.blockingCap) with blocking callers or a thread per request"
-                    + (DispatchPoolSize.current.statement.map { "; \($0), so the default and --quick fill it at least twice over" } ?? "")),
-        .seconds("timeout", default: 1, quick: 0.25, range: 0.05...10,
-                 help: "each request's timeout timer (the article: 1 s); no completion for \(Int(RunloopParameters.deadlockAfter)) timeouts is a deadlock"),
-        .choice("caller", CallerKind.self, default: .global,
-                help: "who waits: a global-queue block on a semaphore (the article), a thread each, an async task each, or an operation each on an OperationQueue (the article's commented-out callers)"),
-        .seconds("request", default: 1, quick: 0.25, range: 0.05...10,
-                 help: "how long the main-thread wrappers' request takes (sync-*-main); no step for \(Int(RunloopParameters.deadlockAfter)) of them is a deadlock"),
-        .seconds("interval", default: 0.5, quick: 0.25, range: 0.05...5,
-                 help: "the pitfalls' timer interval (timer-init) and how long the spinning wrapper waits (spin-*)"),
-        .seconds("guard", default: 5, quick: 1, range: 0.5...30,
-                 help: "the double guard: how long past its timeout run(until:) may run (the article: 5 s)"),
+        .integer(
+            "tasks", default: RunloopParameters.defaultTasks, quick: RunloopParameters.quickTasks,
+            range: 1...ScaleParameters.maxTasks,
+            help:
+                "requests (tasks), each with its own caller (the article: 300); at most \(ScaleParameters.blockingCap) with blocking callers or a thread per request"
+                + (DispatchPoolSize.current.statement.map {
+                    "; \($0), so the default and --quick fill it at least twice over"
+                } ?? "")),
+        .seconds(
+            "timeout", default: 1, quick: 0.25, range: 0.05...10,
+            help:
+                "each request's timeout timer (the article: 1 s); no completion for \(Int(RunloopParameters.deadlockAfter)) timeouts is a deadlock"
+        ),
+        .choice(
+            "caller", CallerKind.self, default: .global,
+            help:
+                "who waits: a global-queue block on a semaphore (the article), a thread each, an async task each, or an operation each on an OperationQueue (the article's commented-out callers)"
+        ),
+        .seconds(
+            "request", default: 1, quick: 0.25, range: 0.05...10,
+            help:
+                "how long the main-thread wrappers' request takes (sync-*-main); no step for \(Int(RunloopParameters.deadlockAfter)) of them is a deadlock"
+        ),
+        .seconds(
+            "interval", default: 0.5, quick: 0.25, range: 0.05...5,
+            help: "the pitfalls' timer interval (timer-init) and how long the spinning wrapper waits (spin-*)"),
+        .seconds(
+            "guard", default: 5, quick: 1, range: 0.5...30,
+            help: "the double guard: how long past its timeout run(until:) may run (the article: 5 s)"),
     ],
     variants: [
-        requestVariant(.globalQueue, summary: "the run loop runs in a block on the global queue (the article's second way)", expect: [
-            OutcomeExpectation(.deadlock, .expected, "the run-loop blocks wait for pool threads that the waiting callers hold: no caller wakes"),
-            OutcomeExpectation(.completed, .interesting, "every caller woke, late: the pool had room (few requests, or callers that do not block)"),
-            OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
-        ], claim: Claim("runloop.global-queue-misses-timeouts",
-                        "with run loops on the global queue and callers blocked on it, requests see their timeout far too late or never")),
-        requestVariant(.runUntilDate, summary: "global-queue with the article's double guard, run(until: timeout + guard)", expect: [
-            OutcomeExpectation(.deadlock, .expected, "the guard never runs: it is inside the block that never starts"),
-            OutcomeExpectation(.completed, .interesting, "every caller woke, late: the pool had room (callers that do not block it)"),
-            OutcomeExpectation(.leaked, .interesting, "callers woke, but each run loop held its pool thread until the guard date: run(until:) ignores CFRunLoopStop"),
-            OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
-        ]),
+        requestVariant(
+            .globalQueue, summary: "the run loop runs in a block on the global queue (the article's second way)",
+            expect: [
+                OutcomeExpectation(
+                    .deadlock, .expected,
+                    "the run-loop blocks wait for pool threads that the waiting callers hold: no caller wakes"),
+                OutcomeExpectation(
+                    .completed, .interesting,
+                    "every caller woke, late: the pool had room (few requests, or callers that do not block)"),
+                OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
+            ],
+            claim: Claim(
+                "runloop.global-queue-misses-timeouts",
+                "with run loops on the global queue and callers blocked on it, requests see their timeout far too late or never"
+            )),
+        requestVariant(
+            .runUntilDate, summary: "global-queue with the article's double guard, run(until: timeout + guard)",
+            expect: [
+                OutcomeExpectation(
+                    .deadlock, .expected, "the guard never runs: it is inside the block that never starts"),
+                OutcomeExpectation(
+                    .completed, .interesting,
+                    "every caller woke, late: the pool had room (callers that do not block it)"),
+                OutcomeExpectation(
+                    .leaked, .interesting,
+                    "callers woke, but each run loop held its pool thread until the guard date: run(until:) ignores CFRunLoopStop"
+                ),
+                OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
+            ]),
         // Kept as a placement because it answers a belief of its own: maxConcurrentOperationCount
         // 300 is a ceiling, not 300 threads; the operations still wait for the global pool.
-        requestVariant(.operationQueue, summary: "the run loop runs in an OperationQueue operation (maxConcurrentOperationCount 300: a ceiling, not threads)", expect: [
-            OutcomeExpectation(.deadlock, .expected, "operation queues run on the same global pool: no better than global-queue"),
-            OutcomeExpectation(.completed, .interesting, "every caller woke, late: the pool had room"),
-            OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
-        ]),
-        requestVariant(.globalQueue, callers: .operationQueue, summary: "global-queue with the article's commented-out callers: an operation each on an OperationQueue (maxConcurrentOperationCount 300)", expect: [
-            OutcomeExpectation(.deadlock, .expected, "blocked operations hold pool threads like blocked global-queue blocks: the run loops never start"),
-            OutcomeExpectation(.completed, .interesting, "every caller woke: the operations did not hold the pool the run loops need"),
-            OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
-        ], claim: Claim("runloop.operation-queue-callers-hold-the-pool",
-                        "callers that are operations on an OperationQueue (maxConcurrentOperationCount 300) block pool threads like global-queue callers: run loops on the global queue see their timeouts far too late or never")),
-        Variant(RunloopVariant.runUntilDateThread, "the double guard with thread callers: run(until: timeout + guard) beside run(), both on the global queue",
-                expect: [
-                    OutcomeExpectation(.completed, .expected, "run(until:) released its thread at about timeout + guard; run() kept its own"),
-                    OutcomeExpectation(.leaked, .interesting, "run(until:) still held its thread \(Int(GuardRelease.grace)) s past its guard date"),
-                    OutcomeExpectation(.stalled, .forbidden, "a caller never woke: thread callers leave the pool free for the run loops"),
-                ],
-                time: .from { (p: RunloopParameters) in p.guardTime }, instruments: [.stallWatch], body: GuardRelease.run),
-        requestVariant(.dedicatedThread, summary: "a new Thread per request runs its run loop (the article's first way)", expect: [
-            OutcomeExpectation(.completed, .expected, "every timer fired on time; the total time depends on the callers"),
-            OutcomeExpectation(.deadlock, .forbidden, "a thread of its own cannot wait behind the pool"),
-        ]),
-        requestVariant(.sharedThread, summary: "one long-lived run-loop thread, kept alive by a port, serves every timer (AFNetworking 2.x)", expect: [
-            OutcomeExpectation(.completed, .expected, "every timer fired on time, on one thread"),
-            OutcomeExpectation(.deadlock, .forbidden, "the shared thread does not depend on the pool"),
-        ]),
-        requestVariant(.dedicatedThread, callers: .async, summary: "dedicated-thread with async callers (added to the default run when --caller is global)", expect: [
-            OutcomeExpectation(.completed, .expected, "all requests done in about one timeout"),
-            OutcomeExpectation(.deadlock, .forbidden, "nothing here waits for the pool"),
-        ], includedByDefault: false),
-        requestVariant(.sharedThread, callers: .async, summary: "shared-thread with async callers: the performance bar (added like the one above)", expect: [
-            OutcomeExpectation(.completed, .expected, "all requests done in about one timeout, on one run-loop thread"),
-            OutcomeExpectation(.deadlock, .forbidden, "nothing here waits for the pool"),
-        ], includedByDefault: false),
-        requestVariant(.literalRun, summary: "dedicated-thread as the article wrote it: a port, RunLoop.run() and CFRunLoopStop", expect: [
-            OutcomeExpectation(.leaked, .expected, "run() ignores CFRunLoopStop: every request leaves its thread running its run loop"),
-            OutcomeExpectation(.completed, .interesting, "run() returned after the stop: this Foundation differs from Linux and Darwin"),
-            OutcomeExpectation(.deadlock, .forbidden, "callers wake from the timer, whatever the run loop does next"),
-        ], includedByDefault: false),
-        Variant(RunloopVariant.spinNoSource, "a wrapper spins run(mode:before:) on a thread whose run loop has no source",
-                expect: [
-                    OutcomeExpectation(.busyLoop, .expected, "run(mode:before:) returned at once on every pass: a busy loop"),
-                    OutcomeExpectation(.completed, .forbidden, "the loop slept without a source: not how Foundation behaves"),
-                ],
-                time: .seconds { (p: RunloopParameters) in p.interval + 0.1 }) { SpinWrapper.run($0, withSource: false) },
-        Variant(RunloopVariant.spinWithSource, "the same wrapper after adding a SocketPort to the run loop",
-                expect: [
-                    OutcomeExpectation(.completed, .expected, "each pass slept until the request finished"),
-                    OutcomeExpectation(.busyLoop, .forbidden, "the port did not keep the run loop asleep"),
-                ],
-                time: .seconds { (p: RunloopParameters) in p.interval + 0.1 }) { SpinWrapper.run($0, withSource: true) },
-        Variant(RunloopVariant.syncSemaphoreMain, "the main thread waits on a semaphore for a completion delivered on the main queue",
-                expect: [
-                    OutcomeExpectation(.deadlock, .expected, "the completion is queued for the main thread, which is blocked waiting for it"),
-                    OutcomeExpectation(.completed, .forbidden, "the main queue ran while the main thread was blocked"),
-                ],
-                time: .from { (p: RunloopParameters) in p.wrapperTime(hangs: true) }, progressMetric: RunloopMetric.steps,
-                body: MainThreadWrapper.semaphore),
-        Variant(RunloopVariant.syncRunloopMain, "the main thread runs its run loop until the completion has run",
-                expect: [
-                    OutcomeExpectation(.completed, .expected, "the run loop drained the main queue, the completion ran, the wrapper returned"),
-                    OutcomeExpectation(.deadlock, .forbidden, "the main run loop did not run the main queue"),
-                ],
-                time: .from { (p: RunloopParameters) in p.wrapperTime(hangs: false) }, progressMetric: RunloopMetric.steps,
-                body: MainThreadWrapper.runLoop),
-        Variant(RunloopVariant.timerInit, "first-fire delay of each Timer constructor, same interval",
-                expect: [
-                    OutcomeExpectation(.completed, .expected, "every constructor waited its interval (Darwin)"),
-                    OutcomeExpectation(.firesEarly, .interesting, "Timer(timeInterval:) fired at once (swift-corelibs-foundation #4712, Linux)"),
-                ],
-                time: .seconds { (p: RunloopParameters) in p.interval + 0.1 }, instruments: [.stallWatch], body: TimerInit.run),
+        requestVariant(
+            .operationQueue,
+            summary:
+                "the run loop runs in an OperationQueue operation (maxConcurrentOperationCount 300: a ceiling, not threads)",
+            expect: [
+                OutcomeExpectation(
+                    .deadlock, .expected, "operation queues run on the same global pool: no better than global-queue"),
+                OutcomeExpectation(.completed, .interesting, "every caller woke, late: the pool had room"),
+                OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
+            ]),
+        requestVariant(
+            .globalQueue, callers: .operationQueue,
+            summary:
+                "global-queue with the article's commented-out callers: an operation each on an OperationQueue (maxConcurrentOperationCount 300)",
+            expect: [
+                OutcomeExpectation(
+                    .deadlock, .expected,
+                    "blocked operations hold pool threads like blocked global-queue blocks: the run loops never start"),
+                OutcomeExpectation(
+                    .completed, .interesting,
+                    "every caller woke: the operations did not hold the pool the run loops need"),
+                OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
+            ],
+            claim: Claim(
+                "runloop.operation-queue-callers-hold-the-pool",
+                "callers that are operations on an OperationQueue (maxConcurrentOperationCount 300) block pool threads like global-queue callers: run loops on the global queue see their timeouts far too late or never"
+            )),
+        Variant(
+            RunloopVariant.runUntilDateThread,
+            "the double guard with thread callers: run(until: timeout + guard) beside run(), both on the global queue",
+            expect: [
+                OutcomeExpectation(
+                    .completed, .expected,
+                    "run(until:) released its thread at about timeout + guard; run() kept its own"),
+                OutcomeExpectation(
+                    .leaked, .interesting,
+                    "run(until:) still held its thread \(Int(GuardRelease.grace)) s past its guard date"),
+                OutcomeExpectation(
+                    .stalled, .forbidden, "a caller never woke: thread callers leave the pool free for the run loops"),
+            ],
+            time: .from { (p: RunloopParameters) in p.guardTime }, instruments: [.stallWatch], body: GuardRelease.run),
+        requestVariant(
+            .dedicatedThread, summary: "a new Thread per request runs its run loop (the article's first way)",
+            expect: [
+                OutcomeExpectation(
+                    .completed, .expected, "every timer fired on time; the total time depends on the callers"),
+                OutcomeExpectation(.deadlock, .forbidden, "a thread of its own cannot wait behind the pool"),
+            ]),
+        requestVariant(
+            .sharedThread,
+            summary: "one long-lived run-loop thread, kept alive by a port, serves every timer (AFNetworking 2.x)",
+            expect: [
+                OutcomeExpectation(.completed, .expected, "every timer fired on time, on one thread"),
+                OutcomeExpectation(.deadlock, .forbidden, "the shared thread does not depend on the pool"),
+            ]),
+        requestVariant(
+            .dedicatedThread, callers: .async,
+            summary: "dedicated-thread with async callers (added to the default run when --caller is global)",
+            expect: [
+                OutcomeExpectation(.completed, .expected, "all requests done in about one timeout"),
+                OutcomeExpectation(.deadlock, .forbidden, "nothing here waits for the pool"),
+            ], includedByDefault: false),
+        requestVariant(
+            .sharedThread, callers: .async,
+            summary: "shared-thread with async callers: the performance bar (added like the one above)",
+            expect: [
+                OutcomeExpectation(
+                    .completed, .expected, "all requests done in about one timeout, on one run-loop thread"),
+                OutcomeExpectation(.deadlock, .forbidden, "nothing here waits for the pool"),
+            ], includedByDefault: false),
+        requestVariant(
+            .literalRun, summary: "dedicated-thread as the article wrote it: a port, RunLoop.run() and CFRunLoopStop",
+            expect: [
+                OutcomeExpectation(
+                    .leaked, .expected,
+                    "run() ignores CFRunLoopStop: every request leaves its thread running its run loop"),
+                OutcomeExpectation(
+                    .completed, .interesting,
+                    "run() returned after the stop: this Foundation differs from Linux and Darwin"),
+                OutcomeExpectation(
+                    .deadlock, .forbidden, "callers wake from the timer, whatever the run loop does next"),
+            ], includedByDefault: false),
+        Variant(
+            RunloopVariant.spinNoSource, "a wrapper spins run(mode:before:) on a thread whose run loop has no source",
+            expect: [
+                OutcomeExpectation(
+                    .busyLoop, .expected, "run(mode:before:) returned at once on every pass: a busy loop"),
+                OutcomeExpectation(
+                    .completed, .forbidden, "the loop slept without a source: not how Foundation behaves"),
+            ],
+            time: .seconds { (p: RunloopParameters) in p.interval + 0.1 }
+        ) { SpinWrapper.run($0, withSource: false) },
+        Variant(
+            RunloopVariant.spinWithSource, "the same wrapper after adding a SocketPort to the run loop",
+            expect: [
+                OutcomeExpectation(.completed, .expected, "each pass slept until the request finished"),
+                OutcomeExpectation(.busyLoop, .forbidden, "the port did not keep the run loop asleep"),
+            ],
+            time: .seconds { (p: RunloopParameters) in p.interval + 0.1 }
+        ) { SpinWrapper.run($0, withSource: true) },
+        Variant(
+            RunloopVariant.syncSemaphoreMain,
+            "the main thread waits on a semaphore for a completion delivered on the main queue",
+            expect: [
+                OutcomeExpectation(
+                    .deadlock, .expected,
+                    "the completion is queued for the main thread, which is blocked waiting for it"),
+                OutcomeExpectation(.completed, .forbidden, "the main queue ran while the main thread was blocked"),
+            ],
+            time: .from { (p: RunloopParameters) in p.wrapperTime(hangs: true) }, progressMetric: RunloopMetric.steps,
+            body: MainThreadWrapper.semaphore),
+        Variant(
+            RunloopVariant.syncRunloopMain, "the main thread runs its run loop until the completion has run",
+            expect: [
+                OutcomeExpectation(
+                    .completed, .expected,
+                    "the run loop drained the main queue, the completion ran, the wrapper returned"),
+                OutcomeExpectation(.deadlock, .forbidden, "the main run loop did not run the main queue"),
+            ],
+            time: .from { (p: RunloopParameters) in p.wrapperTime(hangs: false) }, progressMetric: RunloopMetric.steps,
+            body: MainThreadWrapper.runLoop),
+        Variant(
+            RunloopVariant.timerInit, "first-fire delay of each Timer constructor, same interval",
+            expect: [
+                OutcomeExpectation(.completed, .expected, "every constructor waited its interval (Darwin)"),
+                OutcomeExpectation(
+                    .firesEarly, .interesting,
+                    "Timer(timeInterval:) fired at once (swift-corelibs-foundation #4712, Linux)"),
+            ],
+            time: .seconds { (p: RunloopParameters) in p.interval + 0.1 }, instruments: [.stallWatch],
+            body: TimerInit.run),
     ] + RunloopScale.variants,
     findings: [
-        Finding("runloop.dedicated-thread-honors-timeouts",
-                claim: "with a thread per run loop every timer fires within \(Format.number(RunloopVerdicts.onTimeThreshold.value)) ms of its deadline (p99), "
-                    + "beyond what a same-moment control thread was held up",
-                needs: [RunloopVariant.dedicatedThread], thresholds: [RunloopVerdicts.onTimeThreshold], evaluate: RunloopVerdicts.dedicatedThreadHonorsTimeouts),
-        Finding("runloop.shared-thread-scales",
-                claim: "one run loop thread serves all requests' timers on time (as above), adding one thread, not one per request",
-                needs: [RunloopVariant.sharedThread], thresholds: [RunloopVerdicts.onTimeThreshold], evaluate: RunloopVerdicts.sharedThreadScales),
-        Finding("runloop.blocked-callers-throttle",
-                claim: "callers blocked on the global queue stretch the total time even when every timer is on time; async callers finish all requests about one timeout after their run loops are armed",
-                needs: [RunloopVariant.dedicatedThread, .dedicatedThreadAsync],
-                thresholds: [RunloopVerdicts.onTimeThreshold, RunloopVerdicts.stretch, RunloopVerdicts.aboutOneTimeout, RunloopVerdicts.latestTimerShare],
-                evaluate: RunloopVerdicts.blockedCallersThrottle),
-        Finding("runloop.no-source-spins",
-                claim: "no source means a busy loop (CPU >= \(Format.number(RunloopVerdicts.busyCPU.value)) s per wall second); a source brings it near zero",
-                needs: [RunloopVariant.spinNoSource, .spinWithSource],
-                thresholds: [RunloopVerdicts.busyCPU, RunloopVerdicts.busyRunnable, RunloopVerdicts.quietCPU, RunloopVerdicts.returnsAtOnce], evaluate: RunloopVerdicts.noSourceSpins),
-        Finding("runloop.semaphore-sync-deadlocks-main",
-                claim: "the semaphore wrapper on the main thread deadlocks; the run loop wrapper completes",
-                needs: [RunloopVariant.syncSemaphoreMain, .syncRunloopMain], evaluate: RunloopVerdicts.semaphoreSyncDeadlocksMain),
-        Finding("runloop.run-until-date-releases-at-guard",
-                claim: "with callers that give the block a thread, run(until: timeout + guard) releases its thread at about timeout + guard while run() never does; under global callers the run-loop blocks never start "
-                    + "(at most \(Format.number(RunloopVerdicts.fewStarted.value)) % of them do), guard and all",
-                needs: [RunloopVariant.runUntilDate, .runUntilDateThread],
-                thresholds: [RunloopVerdicts.guardEarly, RunloopVerdicts.guardLate, RunloopVerdicts.fewStarted], evaluate: RunloopVerdicts.runUntilDateReleasesAtGuard),
-        Finding("runloop.linux-timer-init-fires-immediately",
-                claim: "Timer(timeInterval:repeats:block:) fires at once on Linux, not after its interval",
-                needs: [RunloopVariant.timerInit], appliesWhen: { $0.isLinux },
-                notApplicableReason: "Darwin's Foundation waits the interval",
-                thresholds: [RunloopVerdicts.atOnce, RunloopVerdicts.afterInterval], evaluate: RunloopVerdicts.linuxTimerInitFiresImmediately),
+        Finding(
+            "runloop.dedicated-thread-honors-timeouts",
+            claim:
+                "with a thread per run loop every timer fires within \(Format.number(RunloopVerdicts.onTimeThreshold.value)) ms of its deadline (p99), "
+                + "beyond what a same-moment control thread was held up",
+            needs: [RunloopVariant.dedicatedThread], thresholds: [RunloopVerdicts.onTimeThreshold],
+            evaluate: RunloopVerdicts.dedicatedThreadHonorsTimeouts),
+        Finding(
+            "runloop.shared-thread-scales",
+            claim:
+                "one run loop thread serves all requests' timers on time (as above), adding one thread, not one per request",
+            needs: [RunloopVariant.sharedThread], thresholds: [RunloopVerdicts.onTimeThreshold],
+            evaluate: RunloopVerdicts.sharedThreadScales),
+        Finding(
+            "runloop.blocked-callers-throttle",
+            claim:
+                "callers blocked on the global queue stretch the total time even when every timer is on time; async callers finish all requests about one timeout after their run loops are armed",
+            needs: [RunloopVariant.dedicatedThread, .dedicatedThreadAsync],
+            thresholds: [
+                RunloopVerdicts.onTimeThreshold, RunloopVerdicts.stretch, RunloopVerdicts.aboutOneTimeout,
+                RunloopVerdicts.latestTimerShare,
+            ],
+            evaluate: RunloopVerdicts.blockedCallersThrottle),
+        Finding(
+            "runloop.no-source-spins",
+            claim:
+                "no source means a busy loop (CPU >= \(Format.number(RunloopVerdicts.busyCPU.value)) s per wall second); a source brings it near zero",
+            needs: [RunloopVariant.spinNoSource, .spinWithSource],
+            thresholds: [
+                RunloopVerdicts.busyCPU, RunloopVerdicts.busyRunnable, RunloopVerdicts.quietCPU,
+                RunloopVerdicts.returnsAtOnce,
+            ], evaluate: RunloopVerdicts.noSourceSpins),
+        Finding(
+            "runloop.semaphore-sync-deadlocks-main",
+            claim: "the semaphore wrapper on the main thread deadlocks; the run loop wrapper completes",
+            needs: [RunloopVariant.syncSemaphoreMain, .syncRunloopMain],
+            evaluate: RunloopVerdicts.semaphoreSyncDeadlocksMain),
+        Finding(
+            "runloop.run-until-date-releases-at-guard",
+            claim:
+                "with callers that give the block a thread, run(until: timeout + guard) releases its thread at about timeout + guard while run() never does; under global callers the run-loop blocks never start "
+                + "(at most \(Format.number(RunloopVerdicts.fewStarted.value)) % of them do), guard and all",
+            needs: [RunloopVariant.runUntilDate, .runUntilDateThread],
+            thresholds: [RunloopVerdicts.guardEarly, RunloopVerdicts.guardLate, RunloopVerdicts.fewStarted],
+            evaluate: RunloopVerdicts.runUntilDateReleasesAtGuard),
+        Finding(
+            "runloop.linux-timer-init-fires-immediately",
+            claim: "Timer(timeInterval:repeats:block:) fires at once on Linux, not after its interval",
+            needs: [RunloopVariant.timerInit], appliesWhen: { $0.isLinux },
+            notApplicableReason: "Darwin's Foundation waits the interval",
+            thresholds: [RunloopVerdicts.atOnce, RunloopVerdicts.afterInterval],
+            evaluate: RunloopVerdicts.linuxTimerInitFiresImmediately),
     ],
     columns: runloopColumns,
     defaultJobs: 4,
@@ -161,8 +277,11 @@ public let runloopExperiment = ExperimentDefinition(
         var plan = variants.filter(\.includedByDefault).map(\.name)
         // The caller comparison: with the article's callers, run the on-time placements again
         // with async callers, right after them.
-        if RunloopParameters(reading: options).caller == .global, let at = plan.firstIndex(of: RunloopVariant.sharedThread.rawValue) {
-            plan.insert(contentsOf: [RunloopVariant.dedicatedThreadAsync, .sharedThreadAsync].map(\.rawValue), at: at + 1)
+        if RunloopParameters(reading: options).caller == .global,
+            let at = plan.firstIndex(of: RunloopVariant.sharedThread.rawValue)
+        {
+            plan.insert(
+                contentsOf: [RunloopVariant.dedicatedThreadAsync, .sharedThreadAsync].map(\.rawValue), at: at + 1)
         }
         return ScaleParameters.adjust(plan, RunloopParameters(reading: options))
     },
@@ -180,11 +299,17 @@ public extension Outcome {
 /// A variant that times out `--tasks` requests with their run loops placed one way, named
 /// after its placement (`RunloopVariant(placement, callers:)`). With `callers`, the variant
 /// always has those; otherwise it has the callers `--caller` says.
-func requestVariant(_ placement: Placement, callers fixed: CallerKind? = nil, summary: String, expect: [OutcomeExpectation],
-                    includedByDefault: Bool = true, claim: Claim? = nil) -> Variant {
-    Variant(RunloopVariant(placement, callers: fixed), summary, expect: expect, claim: claim, includedByDefault: includedByDefault,
-            time: .from { (p: RunloopParameters) in p.requestTime(placement, caller: fixed ?? p.caller) },
-            instruments: [.stallWatch, .threadTimeline], progressMetric: RunloopMetric.completed) { context in
-        try RequestTrial.run(context, placement: placement, caller: fixed ?? context.parameters(RunloopParameters.self).caller)
+func requestVariant(
+    _ placement: Placement, callers fixed: CallerKind? = nil, summary: String, expect: [OutcomeExpectation],
+    includedByDefault: Bool = true, claim: Claim? = nil
+) -> Variant {
+    Variant(
+        RunloopVariant(placement, callers: fixed), summary, expect: expect, claim: claim,
+        includedByDefault: includedByDefault,
+        time: .from { (p: RunloopParameters) in p.requestTime(placement, caller: fixed ?? p.caller) },
+        instruments: [.stallWatch, .threadTimeline], progressMetric: RunloopMetric.completed
+    ) { context in
+        try RequestTrial.run(
+            context, placement: placement, caller: fixed ?? context.parameters(RunloopParameters.self).caller)
     }
 }

@@ -10,7 +10,9 @@ public struct RunloopVariant: VariantName, CustomStringConvertible {
     let placement: Placement?, callers: CallerKind?
 
     init(_ placement: Placement, callers: CallerKind? = nil) {
-        (rawValue, self.placement, self.callers) = (placement.rawValue + (callers.map { "@\($0.rawValue)" } ?? ""), placement, callers)
+        (rawValue, self.placement, self.callers) = (
+            placement.rawValue + (callers.map { "@\($0.rawValue)" } ?? ""), placement, callers
+        )
     }
 
     private init(pitfall name: String) { (rawValue, placement, callers) = (name, nil, nil) }
@@ -26,11 +28,14 @@ public struct RunloopVariant: VariantName, CustomStringConvertible {
     public static let operationQueue = RunloopVariant(.operationQueue), literalRun = RunloopVariant(.literalRun)
     public static let dedicatedThread = RunloopVariant(.dedicatedThread), sharedThread = RunloopVariant(.sharedThread)
     /// The caller comparison: the on-time placements with async callers whatever `--caller` says.
-    public static let dedicatedThreadAsync = RunloopVariant(.dedicatedThread, callers: .async), sharedThreadAsync = RunloopVariant(.sharedThread, callers: .async)
+    public static let dedicatedThreadAsync = RunloopVariant(.dedicatedThread, callers: .async),
+        sharedThreadAsync = RunloopVariant(.sharedThread, callers: .async)
     /// The article's commented-out callers: operations on an OperationQueue, run loops on the global queue.
     public static let globalQueueOperationQueue = RunloopVariant(.globalQueue, callers: .operationQueue)
-    public static let spinNoSource = RunloopVariant(pitfall: "spin-no-source"), spinWithSource = RunloopVariant(pitfall: "spin-with-source")
-    public static let syncSemaphoreMain = RunloopVariant(pitfall: "sync-semaphore-main"), syncRunloopMain = RunloopVariant(pitfall: "sync-runloop-main")
+    public static let spinNoSource = RunloopVariant(pitfall: "spin-no-source"),
+        spinWithSource = RunloopVariant(pitfall: "spin-with-source")
+    public static let syncSemaphoreMain = RunloopVariant(pitfall: "sync-semaphore-main"),
+        syncRunloopMain = RunloopVariant(pitfall: "sync-runloop-main")
     public static let timerInit = RunloopVariant(pitfall: "timer-init")
     /// The article's double guard with thread callers, beside `run()`: when is the thread released?
     /// A trial of its own (`GuardRelease`), not a request variant.
@@ -44,7 +49,9 @@ public struct RunloopVariant: VariantName, CustomStringConvertible {
 
     /// The same placement with async callers (itself for the others).
     public var withAsyncCallers: RunloopVariant {
-        guard let placement, callers == nil, placement == .dedicatedThread || placement == .sharedThread else { return self }
+        guard let placement, callers == nil, placement == .dedicatedThread || placement == .sharedThread else {
+            return self
+        }
         return RunloopVariant(placement, callers: .async)
     }
 }
@@ -74,8 +81,12 @@ struct RunloopParameters: ExperimentParameters {
 
     /// Reads the flags, unchecked.
     init(reading options: ParsedOptions) {
-        (tasks, timeout, caller) = (options.int("tasks"), options.double("timeout"), options.choice("caller", as: CallerKind.self))
-        (request, interval, guardSeconds) = (options.double("request"), options.double("interval"), options.double("guard"))
+        (tasks, timeout, caller) = (
+            options.int("tasks"), options.double("timeout"), options.choice("caller", as: CallerKind.self)
+        )
+        (request, interval, guardSeconds) = (
+            options.double("request"), options.double("interval"), options.double("guard")
+        )
     }
 
     /// The deadlock rule: a request trial with no completion for this many timeouts (or a
@@ -90,15 +101,19 @@ struct RunloopParameters: ExperimentParameters {
 
     /// How long a request trial waits for its requests before calling it a day (stalls end it
     /// much sooner): four times the worst estimate, and at least 10 s.
-    var requestBodyBudget: Seconds { max(10, 4 * RunloopTiming.throttledPool(items: tasks, hold: timeout + guardSeconds)) }
+    var requestBodyBudget: Seconds {
+        max(10, 4 * RunloopTiming.throttledPool(items: tasks, hold: timeout + guardSeconds))
+    }
 
     /// A request variant's time: its estimate, and a budget past the trial's own. No stall
     /// window: the trial detects its own stall (`RequestTrial`), because the mechanism its
     /// claims need is in its step table and the stacks it takes at that moment; a detector in
     /// the harness would only race it and leave a record without that evidence.
     func requestTime(_ placement: Placement, caller: CallerKind) -> TrialTime {
-        TrialTime(expected: RunloopTiming.estimate(placement, caller: caller, requests: tasks, timeout: timeout, guardSeconds: guardSeconds),
-                  budget: requestBodyBudget + 10, progressTotal: tasks)
+        TrialTime(
+            expected: RunloopTiming.estimate(
+                placement, caller: caller, requests: tasks, timeout: timeout, guardSeconds: guardSeconds),
+            budget: requestBodyBudget + 10, progressTotal: tasks)
     }
 
     /// `run-until-date@thread`: the guard's whole length and a little more (the watch past
@@ -109,8 +124,9 @@ struct RunloopParameters: ExperimentParameters {
     /// window (a wrapper blocks the thread that would watch) and takes every thread's stack; the
     /// one that `hangs` is expected to end so, its budget just past that.
     func wrapperTime(hangs: Bool) -> TrialTime {
-        TrialTime(expected: hangs ? 4 * request + 0.2 : request + 0.1, budget: hangs ? 4 * request + 5 : nil,
-                  stallWindow: wrapperDeadlockWindow, progressTotal: MainThreadWrapper.steps)
+        TrialTime(
+            expected: hangs ? 4 * request + 0.2 : request + 0.1, budget: hangs ? 4 * request + 5 : nil,
+            stallWindow: wrapperDeadlockWindow, progressTotal: MainThreadWrapper.steps)
     }
 }
 
@@ -118,40 +134,56 @@ struct RunloopParameters: ExperimentParameters {
 /// once: the JSON contract's names (`metrics` in schema 1).
 public enum RunloopMetric {
     /// Every trial of requests: issued, done, timers fired, callers that saw their timeout.
-    public static let total: MetricKey = "total", completed: MetricKey = "completed", fired: MetricKey = "fired", timely: MetricKey = "timely"
+    public static let total: MetricKey = "total", completed: MetricKey = "completed", fired: MetricKey = "fired",
+        timely: MetricKey = "timely"
     public static let wallS: MetricKey = "wall_s", wallControlDelayS: MetricKey = "wall.control_delay_s"
     /// Fire time − deadline; `excess`: less what the same-moment control was held up meanwhile.
-    public static let latenessP50Ms: MetricKey = "lateness.p50_ms", latenessP99Ms: MetricKey = "lateness.p99_ms", latenessMaxMs: MetricKey = "lateness.max_ms"
-    public static let latenessExcessP50Ms: MetricKey = "lateness.excess.p50_ms", latenessExcessP99Ms: MetricKey = "lateness.excess.p99_ms"
-    public static let latenessExcessMaxMs: MetricKey = "lateness.excess.max_ms", latenessCensored: MetricKey = "lateness.censored"
+    public static let latenessP50Ms: MetricKey = "lateness.p50_ms", latenessP99Ms: MetricKey = "lateness.p99_ms",
+        latenessMaxMs: MetricKey = "lateness.max_ms"
+    public static let latenessExcessP50Ms: MetricKey = "lateness.excess.p50_ms",
+        latenessExcessP99Ms: MetricKey = "lateness.excess.p99_ms"
+    public static let latenessExcessMaxMs: MetricKey = "lateness.excess.max_ms",
+        latenessCensored: MetricKey = "lateness.censored"
     /// The request placements (`RequestMetrics`).
-    public static let waitP50S: MetricKey = "wait.p50_s", waitP99S: MetricKey = "wait.p99_s", waitMaxS: MetricKey = "wait.max_s", waitCensored: MetricKey = "wait.censored"
+    public static let waitP50S: MetricKey = "wait.p50_s", waitP99S: MetricKey = "wait.p99_s",
+        waitMaxS: MetricKey = "wait.max_s", waitCensored: MetricKey = "wait.censored"
     public static let armDelayP50S: MetricKey = "arm_delay.p50_s", armDelayMaxS: MetricKey = "arm_delay.max_s"
-    public static let callerDelayMaxS: MetricKey = "caller_delay.max_s", callerDelayCensored: MetricKey = "caller_delay.censored"
-    public static let callersStarted: MetricKey = "callers.started", inFlightPeak: MetricKey = "in_flight.peak", stallDetectedS: MetricKey = "stall.detected_s"
+    public static let callerDelayMaxS: MetricKey = "caller_delay.max_s",
+        callerDelayCensored: MetricKey = "caller_delay.censored"
+    public static let callersStarted: MetricKey = "callers.started", inFlightPeak: MetricKey = "in_flight.peak",
+        stallDetectedS: MetricKey = "stall.detected_s"
     public static let threadsPeak: MetricKey = "threads.peak", threadsBaseline: MetricKey = "threads.baseline"
-    public static let runloopThreadsPeak: MetricKey = "runloop_threads.peak", runloopsUnreturned: MetricKey = "runloops.unreturned"
+    public static let runloopThreadsPeak: MetricKey = "runloop_threads.peak",
+        runloopsUnreturned: MetricKey = "runloops.unreturned"
     /// The timeout designs (`TimeoutTrial`): completed before their timeout fired, woken before
     /// their deadline; first issued to last woken over the timeout; first to last issued; last
     /// deadline to last woken; threads the design added, 1/0 for its thread's real-time
     /// priority granted/refused; timer settings; the process's peak memory.
-    public static let completedFirst: MetricKey = "completed_first", early: MetricKey = "early", wallPerTimeout: MetricKey = "wall_per_timeout"
-    public static let issueS: MetricKey = "issue_s", drainS: MetricKey = "drain_s", threadsAdded: MetricKey = "threads.added", threadsRealtime: MetricKey = "threads.realtime"
-    public static let timersArmed: MetricKey = "timers.armed", memoryPeakMB: MetricKey = "memory.peak_mb", cpuS: MetricKey = "cpu_s"
+    public static let completedFirst: MetricKey = "completed_first", early: MetricKey = "early",
+        wallPerTimeout: MetricKey = "wall_per_timeout"
+    public static let issueS: MetricKey = "issue_s", drainS: MetricKey = "drain_s",
+        threadsAdded: MetricKey = "threads.added", threadsRealtime: MetricKey = "threads.realtime"
+    public static let timersArmed: MetricKey = "timers.armed", memoryPeakMB: MetricKey = "memory.peak_mb",
+        cpuS: MetricKey = "cpu_s"
     /// The wake-up floor beside a timeout trial (`WakeFloor`): how late a thread that only sleeps
     /// woke, p50 and p99, over the window in which the requests fell due, and how many wake-ups
     /// that was; the requests' p99 less the floor's (0 when below it).
-    public static let floorP50Ms: MetricKey = "floor.p50_ms", floorP99Ms: MetricKey = "floor.p99_ms", floorSamples: MetricKey = "floor.samples"
+    public static let floorP50Ms: MetricKey = "floor.p50_ms", floorP99Ms: MetricKey = "floor.p99_ms",
+        floorSamples: MetricKey = "floor.samples"
     public static let latenessNetP99Ms: MetricKey = "lateness.net_p99_ms"
     /// The pitfalls: run-loop passes, CPU and runnable time per wall second, wrapper steps.
     public static let passes: MetricKey = "passes", passesPerS: MetricKey = "passes_per_s", steps: MetricKey = "steps"
     public static let cpuPerWall: MetricKey = "cpu_per_wall", runnablePerWall: MetricKey = "runnable_per_wall"
     /// The double guard (`GuardRelease`).
-    public static let guardPromisedS: MetricKey = "guard.promised_s", runHeldS: MetricKey = "run.held_s", runReleased: MetricKey = "run.released"
-    public static let untilDateExcessS: MetricKey = "until_date.excess_s", untilDateReleased: MetricKey = "until_date.released"
+    public static let guardPromisedS: MetricKey = "guard.promised_s", runHeldS: MetricKey = "run.held_s",
+        runReleased: MetricKey = "run.released"
+    public static let untilDateExcessS: MetricKey = "until_date.excess_s",
+        untilDateReleased: MetricKey = "until_date.released"
     public static let untilDateReleasedAfterS: MetricKey = "until_date.released_after_s"
     /// Each Timer constructor's first fire (`TimerInit`).
-    public static let intervalMs: MetricKey = "interval_ms", firstFireFireDateInitMs: MetricKey = "first_fire.fire_date_init_ms"
-    public static let firstFireScheduledMs: MetricKey = "first_fire.scheduled_ms", firstFireTimeIntervalInitMs: MetricKey = "first_fire.time_interval_init_ms"
+    public static let intervalMs: MetricKey = "interval_ms",
+        firstFireFireDateInitMs: MetricKey = "first_fire.fire_date_init_ms"
+    public static let firstFireScheduledMs: MetricKey = "first_fire.scheduled_ms",
+        firstFireTimeIntervalInitMs: MetricKey = "first_fire.time_interval_init_ms"
     public static let firstFireTimeIntervalInitExcessMs: MetricKey = "first_fire.time_interval_init.excess_ms"
 }

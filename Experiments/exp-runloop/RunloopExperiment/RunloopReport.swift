@@ -4,8 +4,12 @@ import LabHarness
 let runloopColumns: [ReportColumn] = [
     .ratio("done", RunloopMetric.completed.rawValue, of: RunloopMetric.total.rawValue),
     .seconds("wall", RunloopMetric.wallS.rawValue),
-    ReportColumn("wait p50") { v in atLeast(v, RunloopMetric.waitCensored, v[RunloopMetric.waitP50S].map(Format.seconds)) },
-    ReportColumn("late p99") { v in atLeast(v, RunloopMetric.latenessCensored, v[RunloopMetric.latenessP99Ms].map(Format.milliseconds)) },
+    ReportColumn("wait p50") { v in
+        atLeast(v, RunloopMetric.waitCensored, v[RunloopMetric.waitP50S].map(Format.seconds))
+    },
+    ReportColumn("late p99") { v in
+        atLeast(v, RunloopMetric.latenessCensored, v[RunloopMetric.latenessP99Ms].map(Format.milliseconds))
+    },
     .count("threads", RunloopMetric.threadsPeak.rawValue),
 ]
 
@@ -30,7 +34,8 @@ struct RecordedOptions {
 
     init?(_ report: ExperimentReport) {
         guard let timeout = report.parameters["timeout_s"]?.number,
-              let caller = report.parameters["caller"].flatMap({ CallerKind(rawValue: $0.description) }) else { return nil }
+            let caller = report.parameters["caller"].flatMap({ CallerKind(rawValue: $0.description) })
+        else { return nil }
         (self.timeout, self.caller) = (timeout, caller)
     }
 }
@@ -41,20 +46,35 @@ func callerSection(_ report: ExperimentReport) -> String? {
     let timeout = recorded.timeout, caller = recorded.caller.rawValue
     var lines: [String] = []
     for placement in [RunloopVariant.dedicatedThread, .sharedThread] {
-        guard let blocked = report.variant(placement)?[RunloopMetric.wallS], let free = report.variant(placement.withAsyncCallers)?[RunloopMetric.wallS] else { continue }
-        lines.append("  \(pad(placement.rawValue, 17)) \(pad(Format.seconds(blocked), 7)) with \(caller) callers   \(pad(Format.seconds(free), 7)) with async callers")
+        guard let blocked = report.variant(placement)?[RunloopMetric.wallS],
+            let free = report.variant(placement.withAsyncCallers)?[RunloopMetric.wallS]
+        else { continue }
+        lines.append(
+            "  \(pad(placement.rawValue, 17)) \(pad(Format.seconds(blocked), 7)) with \(caller) callers   \(pad(Format.seconds(free), 7)) with async callers"
+        )
     }
-    if !lines.isEmpty { lines.insert("same run loops, different callers (all requests, first start to last done):", at: 0) }
-    let bar: VariantReport? = report.variant(RunloopVariant.sharedThreadAsync) ?? (caller == "async" ? report.variant(RunloopVariant.sharedThread) : nil)
+    if !lines.isEmpty {
+        lines.insert("same run loops, different callers (all requests, first start to last done):", at: 0)
+    }
+    let bar: VariantReport? =
+        report.variant(RunloopVariant.sharedThreadAsync)
+        ?? (caller == "async" ? report.variant(RunloopVariant.sharedThread) : nil)
     if let bar, let wall = bar[RunloopMetric.wallS], let p99 = bar[RunloopMetric.latenessP99Ms] {
         let met = RunloopBar.figures(bar, timeout: timeout).allSatisfy(\.met)
-        let figures = "  \(Format.count(bar[RunloopMetric.total] ?? 0)) requests done in \(Format.seconds(wall)) = \(Format.decimal(wall / timeout, places: 3)) × timeout, timer lateness p99 \(Format.milliseconds(p99))"
+        let figures =
+            "  \(Format.count(bar[RunloopMetric.total] ?? 0)) requests done in \(Format.seconds(wall)) = \(Format.decimal(wall / timeout, places: 3)) × timeout, timer lateness p99 \(Format.milliseconds(p99))"
         if !lines.isEmpty { lines.append("") }
         // Run beside other trials, on the same two cores, the bar is not judged: only quoted.
-        lines += report.variants.count == 1
-            ? ["performance bar (shared-thread, async callers): \(RunloopBar.targets)", figures + "   \(met ? "met" : "MISSED")"]
-            : ["shared-thread with async callers, alongside the other trials:", figures,
-               "  (performance bar: \(RunloopBar.targets), judged alone: exp-runloop \(RunloopBar.bar.arguments.joined(separator: " ")))"]
+        lines +=
+            report.variants.count == 1
+            ? [
+                "performance bar (shared-thread, async callers): \(RunloopBar.targets)",
+                figures + "   \(met ? "met" : "MISSED")",
+            ]
+            : [
+                "shared-thread with async callers, alongside the other trials:", figures,
+                "  (performance bar: \(RunloopBar.targets), judged alone: exp-runloop \(RunloopBar.bar.arguments.joined(separator: " ")))",
+            ]
     }
     return lines.isEmpty ? nil : lines.joined(separator: "\n")
 }
@@ -65,8 +85,12 @@ func callerSection(_ report: ExperimentReport) -> String? {
 enum RunloopBar {
     static let targets = "all done in ≤ 1.05 × timeout, timer p99 < 10 ms"
 
-    static let bar = PerformanceBar(title: "shared-thread with async callers (300 requests)",
-                                    arguments: ["--caller", "async", "--variant", RunloopVariant.sharedThread.rawValue, "--tasks", "300", "--timeout", "1"]) { report in
+    static let bar = PerformanceBar(
+        title: "shared-thread with async callers (300 requests)",
+        arguments: [
+            "--caller", "async", "--variant", RunloopVariant.sharedThread.rawValue, "--tasks", "300", "--timeout", "1",
+        ]
+    ) { report in
         guard let recorded = RecordedOptions(report) else { return [] }
         return report.variant(RunloopVariant.sharedThread).map { figures($0, timeout: recorded.timeout) } ?? []
     }
@@ -74,13 +98,20 @@ enum RunloopBar {
     static func figures(_ v: VariantReport, timeout: Seconds) -> [PerformanceBar.Figure] {
         guard let wall = v[RunloopMetric.wallS] else { return [] }
         let ratio = wall / timeout
-        let total = PerformanceBar.Figure(name: "best runloop variant (shared-thread, async callers, \(Format.count(v[RunloopMetric.total] ?? 0)) requests): total / timeout",
-                                          value: ratio, unit: "×", target: "<= 1.05", met: ratio <= 1.05 && v[RunloopMetric.completed] == v[RunloopMetric.total],
-                                          detail: "\(Format.seconds(wall)) for a \(Format.seconds(timeout)) timeout; outcome \(v.outcome)")
-        return [total] + (v[RunloopMetric.latenessP99Ms].map { p99 in
-            [PerformanceBar.Figure(name: "its timers' p99 lateness", value: p99, unit: "ms", target: "< 10 ms", met: p99 < 10,
-                                   detail: "max \(v[RunloopMetric.latenessMaxMs].map(Format.milliseconds) ?? "—")")]
-        } ?? [])
+        let total = PerformanceBar.Figure(
+            name:
+                "best runloop variant (shared-thread, async callers, \(Format.count(v[RunloopMetric.total] ?? 0)) requests): total / timeout",
+            value: ratio, unit: "×", target: "<= 1.05",
+            met: ratio <= 1.05 && v[RunloopMetric.completed] == v[RunloopMetric.total],
+            detail: "\(Format.seconds(wall)) for a \(Format.seconds(timeout)) timeout; outcome \(v.outcome)")
+        return [total]
+            + (v[RunloopMetric.latenessP99Ms].map { p99 in
+                [
+                    PerformanceBar.Figure(
+                        name: "its timers' p99 lateness", value: p99, unit: "ms", target: "< 10 ms", met: p99 < 10,
+                        detail: "max \(v[RunloopMetric.latenessMaxMs].map(Format.milliseconds) ?? "—")")
+                ]
+            } ?? [])
     }
 }
 
@@ -88,10 +119,13 @@ enum RunloopBar {
 /// whole story of its 20-odd seconds.
 func threadChart(_ report: ExperimentReport) -> String? {
     guard RecordedOptions(report)?.caller == .global, let v = report.variant(RunloopVariant.dedicatedThread),
-          let points = v.series?[SeriesKey.threads], points.count >= 2, let last = points.last?[0], last >= 2 else { return nil }
+        let points = v.series?[SeriesKey.threads], points.count >= 2, let last = points.last?[0], last >= 2
+    else { return nil }
     let chart = TextChart.timeline(points.map { (x: $0[0], y: $0[1]) }, width: 56, height: 5)
     let perSecond = v[RunloopMetric.inFlightPeak].map { "at most \(Format.count($0)) callers in flight" } ?? ""
-    var lines = ["threads in dedicated-thread (\(Format.count(v[RunloopMetric.total] ?? 0)) callers blocked on the global queue; \(perSecond)):"]
+    var lines = [
+        "threads in dedicated-thread (\(Format.count(v[RunloopMetric.total] ?? 0)) callers blocked on the global queue; \(perSecond)):"
+    ]
     lines += chart.map { "  " + $0 }
     return lines.joined(separator: "\n")
 }

@@ -48,41 +48,57 @@ enum RunloopVerdicts {
     /// sentence that says so; `nil` when no timer fired.
     static func timers(_ v: VariantReport) -> (onTime: Bool, text: String)? {
         let total = v[RunloopMetric.total] ?? 0, fired = v[RunloopMetric.fired] ?? 0
-        guard let p99 = v[RunloopMetric.latenessP99Ms], let excess = v[RunloopMetric.latenessExcessP99Ms] else { return nil }
-        let stall = v[MetricKey.controlStallMax].map { " (the control was held up \(Format.milliseconds($0)) at worst)" } ?? ""
-        return (fired == total && onTime(excessP99: excess),
-                "\(Format.count(fired)) of \(Format.count(total)) timers fired, p99 \(Format.milliseconds(p99)) late (max \(Format.milliseconds(v[RunloopMetric.latenessMaxMs] ?? 0))), beyond a same-moment control p99 \(Format.milliseconds(excess))\(stall)")
+        guard let p99 = v[RunloopMetric.latenessP99Ms], let excess = v[RunloopMetric.latenessExcessP99Ms] else {
+            return nil
+        }
+        let stall =
+            v[MetricKey.controlStallMax].map { " (the control was held up \(Format.milliseconds($0)) at worst)" } ?? ""
+        return (
+            fired == total && onTime(excessP99: excess),
+            "\(Format.count(fired)) of \(Format.count(total)) timers fired, p99 \(Format.milliseconds(p99)) late (max \(Format.milliseconds(v[RunloopMetric.latenessMaxMs] ?? 0))), beyond a same-moment control p99 \(Format.milliseconds(excess))\(stall)"
+        )
     }
 
     /// The on-time verdict of a thread placement, `loops` saying how many run-loop threads it took.
     static func onTimeVerdict(_ v: VariantReport, also: Bool = true, _ loops: String) -> Verdict {
-        guard let timers = timers(v) else { return .notJudged("\(v.name) ended \(v.outcome) with no timer fired: \(v.evidence ?? "")") }
+        guard let timers = timers(v) else {
+            return .notJudged("\(v.name) ended \(v.outcome) with no timer fired: \(v.evidence ?? "")")
+        }
         return Verdict(symptom: timers.onTime && also, mechanism: mechanism(v), timers.text + loops)
     }
 
     static func dedicatedThreadHonorsTimeouts(_ inputs: FindingInputs) -> Verdict {
         let v = inputs[RunloopVariant.dedicatedThread]
-        return onTimeVerdict(v, ", on up to \(Format.count(v[RunloopMetric.runloopThreadsPeak] ?? 0)) run-loop threads at once")
+        return onTimeVerdict(
+            v, ", on up to \(Format.count(v[RunloopMetric.runloopThreadsPeak] ?? 0)) run-loop threads at once")
     }
 
     static func sharedThreadScales(_ inputs: FindingInputs) -> Verdict {
         let v = inputs[RunloopVariant.sharedThread], loops = v[RunloopMetric.runloopThreadsPeak] ?? 0
         // The thread-per-request cost is clearest without blocked callers throttling it.
-        let other = [RunloopVariant.dedicatedThreadAsync, .dedicatedThread].lazy.compactMap { o in
-            inputs.ran(o)?[RunloopMetric.runloopThreadsPeak].map { " (\(o.rawValue) needed \(Format.count($0)) at once)" }
-        }.first ?? ""
+        let other =
+            [RunloopVariant.dedicatedThreadAsync, .dedicatedThread].lazy.compactMap { o in
+                inputs.ran(o)?[RunloopMetric.runloopThreadsPeak].map {
+                    " (\(o.rawValue) needed \(Format.count($0)) at once)"
+                }
+            }.first ?? ""
         return onTimeVerdict(v, also: loops == 1, ", on \(Format.count(loops)) run-loop thread\(other)")
     }
 
     static func blockedCallersThrottle(_ inputs: FindingInputs) -> Verdict {
         let p = inputs.parameters(RunloopParameters.self)
         guard p.caller == .global else {
-            return .notJudged("this run's callers were \(p.caller.phrase); the finding compares global-queue callers with async ones (run with --caller global)")
+            return .notJudged(
+                "this run's callers were \(p.caller.phrase); the finding compares global-queue callers with async ones (run with --caller global)"
+            )
         }
         var parts: [String] = [], queued: [Evidence] = [], holds = true
         for placement in [RunloopVariant.dedicatedThread, .sharedThread] {
-            guard let blocked = inputs.ran(placement), let free = inputs.ran(placement.withAsyncCallers) else { continue }
-            let total = blocked[RunloopMetric.total] ?? 0, blockedWall = blocked[RunloopMetric.wallS] ?? .nan, freeWall = free[RunloopMetric.wallS] ?? .nan
+            guard let blocked = inputs.ran(placement), let free = inputs.ran(placement.withAsyncCallers) else {
+                continue
+            }
+            let total = blocked[RunloopMetric.total] ?? 0, blockedWall = blocked[RunloopMetric.wallS] ?? .nan,
+                freeWall = free[RunloopMetric.wallS] ?? .nan
             // The async run's wall time less what a same-moment control lost to the machine:
             // stalls neither make it look slower than one timeout nor shrink the stretch.
             let controlLoss = free[RunloopMetric.wallControlDelayS] ?? 0
@@ -96,22 +112,39 @@ enum RunloopVerdicts {
             let fromArmed = freeWall - max(controlLoss, setUp)
             let armedLate = freeNet - fromArmed >= p.timeout / 20
             let afterSetUp = armedLate ? fromArmed : freeNet
-            let p50 = blocked[RunloopMetric.latenessExcessP50Ms] ?? .infinity, worst = blocked[RunloopMetric.latenessExcessMaxMs] ?? .infinity
+            let p50 = blocked[RunloopMetric.latenessExcessP50Ms] ?? .infinity,
+                worst = blocked[RunloopMetric.latenessExcessMaxMs] ?? .infinity
             // "Every timer on time" for the total: the typical timer is on time beyond its
             // control, and even the latest explains less than a tenth of the stretch.
-            let onTime = blocked[RunloopMetric.fired] == total && onTime(excessP99: p50)
+            let onTime =
+                blocked[RunloopMetric.fired] == total && onTime(excessP99: p50)
                 && worst / 1000 < (blockedWall - freeNet) * latestTimerShare.value / 100
-            holds = holds && onTime && blockedWall >= stretch.value * freeNet
-                && free[RunloopMetric.completed] == free[RunloopMetric.total] && afterSetUp <= aboutOneTimeout.value * p.timeout
+            holds =
+                holds && onTime && blockedWall >= stretch.value * freeNet
+                && free[RunloopMetric.completed] == free[RunloopMetric.total]
+                && afterSetUp <= aboutOneTimeout.value * p.timeout
             // The mechanism: blocked callers queued for pool threads (fewer in flight at once
             // than callers), while every async caller waited at once.
-            let inFlight = blocked[RunloopMetric.inFlightPeak] ?? 0, freeInFlight = free[RunloopMetric.inFlightPeak] ?? 0
-            queued.append(.when(inFlight >= 1 && inFlight < total && freeInFlight == total,
-                                "\(placement.rawValue): at most \(Format.count(inFlight)) of \(Format.count(total)) global-queue callers blocked at once (the rest queued for a pool thread, the last for \(Format.seconds(blocked[RunloopMetric.callerDelayMaxS] ?? 0))), all \(Format.count(freeInFlight)) async callers waiting at once",
-                                otherwise: "\(placement.rawValue): \(Format.count(inFlight)) of \(Format.count(total)) global-queue callers in flight at once and \(Format.count(freeInFlight)) async ones: the callers did not queue for the pool"))
-            let stall = freeWall - freeNet >= 0.005 ? ", \(Format.seconds(freeNet)) without the \(Format.seconds(freeWall - freeNet)) a control thread lost to the machine" : ""
-            let armed = armedLate ? ", \(Format.seconds(afterSetUp)) after its last run loop was armed (\(Format.seconds(setUp)) after its caller started)" : ""
-            parts.append("\(placement.rawValue): \(Format.count(total)) global-queue callers took \(Format.seconds(blockedWall)) with timers on time (beyond a same-moment control p50 \(Format.milliseconds(p50)), worst \(Format.milliseconds(worst))), async callers \(Format.seconds(freeWall)) = \(Format.decimal(freeWall / p.timeout, places: 2)) × timeout\(stall)\(armed)")
+            let inFlight = blocked[RunloopMetric.inFlightPeak] ?? 0,
+                freeInFlight = free[RunloopMetric.inFlightPeak] ?? 0
+            queued.append(
+                .when(
+                    inFlight >= 1 && inFlight < total && freeInFlight == total,
+                    "\(placement.rawValue): at most \(Format.count(inFlight)) of \(Format.count(total)) global-queue callers blocked at once (the rest queued for a pool thread, the last for \(Format.seconds(blocked[RunloopMetric.callerDelayMaxS] ?? 0))), all \(Format.count(freeInFlight)) async callers waiting at once",
+                    otherwise:
+                        "\(placement.rawValue): \(Format.count(inFlight)) of \(Format.count(total)) global-queue callers in flight at once and \(Format.count(freeInFlight)) async ones: the callers did not queue for the pool"
+                ))
+            let stall =
+                freeWall - freeNet >= 0.005
+                ? ", \(Format.seconds(freeNet)) without the \(Format.seconds(freeWall - freeNet)) a control thread lost to the machine"
+                : ""
+            let armed =
+                armedLate
+                ? ", \(Format.seconds(afterSetUp)) after its last run loop was armed (\(Format.seconds(setUp)) after its caller started)"
+                : ""
+            parts.append(
+                "\(placement.rawValue): \(Format.count(total)) global-queue callers took \(Format.seconds(blockedWall)) with timers on time (beyond a same-moment control p50 \(Format.milliseconds(p50)), worst \(Format.milliseconds(worst))), async callers \(Format.seconds(freeWall)) = \(Format.decimal(freeWall / p.timeout, places: 2)) × timeout\(stall)\(armed)"
+            )
         }
         guard !queued.isEmpty else { return .notJudged("no placement ran with both kinds of callers") }
         return Verdict(symptom: holds, mechanism: .all(queued), parts.joined(separator: "; "))
@@ -123,68 +156,98 @@ enum RunloopVerdicts {
             return .notJudged("CPU time was not measured: \(spin.evidence ?? "") / \(calm.evidence ?? "")")
         }
         let runnable = spin[RunloopMetric.runnablePerWall]
-        let busy = spinCPU >= busyCPU.value || (runnable ?? 0) * 100 >= busyRunnable.value, quiet = calmCPU <= quietCPU.value
+        let busy = spinCPU >= busyCPU.value || (runnable ?? 0) * 100 >= busyRunnable.value,
+            quiet = calmCPU <= quietCPU.value
         let spinPasses = spin[RunloopMetric.passes] ?? 0, calmPasses = calm[RunloopMetric.passes] ?? 0
-        let text = "no source: \(Format.decimal(spinCPU, places: 2)) CPU-s per s" + (runnable.map { " (runnable \(Format.decimal($0 * 100, places: 0)) % of the time)" } ?? "")
+        let text =
+            "no source: \(Format.decimal(spinCPU, places: 2)) CPU-s per s"
+            + (runnable.map { " (runnable \(Format.decimal($0 * 100, places: 0)) % of the time)" } ?? "")
             + "; SocketPort: \(Format.decimal(calmCPU, places: 3)) CPU-s per s"
         // The mechanism: run(mode:before:) returned at once without a source, pass after pass.
-        let mechanism = Evidence.when(spinPasses >= returnsAtOnce.value * max(calmPasses, 1),
-                                      "run(mode:before:) returned \(SpinWrapper.passes(Int(spinPasses))) without a source, \(SpinWrapper.passes(Int(calmPasses))) with the port")
+        let mechanism = Evidence.when(
+            spinPasses >= returnsAtOnce.value * max(calmPasses, 1),
+            "run(mode:before:) returned \(SpinWrapper.passes(Int(spinPasses))) without a source, \(SpinWrapper.passes(Int(calmPasses))) with the port"
+        )
         return Verdict(symptom: busy && quiet, mechanism: mechanism, text)
     }
 
     static func semaphoreSyncDeadlocksMain(_ inputs: FindingInputs) -> Verdict {
         let sem = inputs[RunloopVariant.syncSemaphoreMain], loop = inputs[RunloopVariant.syncRunloopMain]
         let steps = sem[RunloopMetric.steps] ?? 0
-        let semText = sem.outcome == .deadlock
+        let semText =
+            sem.outcome == .deadlock
             ? "semaphore: deadlock at step \(Format.count(steps)) of \(MainThreadWrapper.steps) (killed after \(Format.seconds(sem[RunloopMetric.wallS] ?? .nan)))"
             : "semaphore: \(sem.outcome) (\(sem.evidence ?? ""))"
-        let loopText = loop.outcome == .completed
+        let loopText =
+            loop.outcome == .completed
             ? "run loop: returned in \(Format.seconds(loop[RunloopMetric.wallS] ?? .nan)) after \(SpinWrapper.passes(Int(loop[RunloopMetric.passes] ?? 0)))"
             : "run loop: \(loop.outcome) (\(loop.evidence ?? ""))"
         // The mechanism: the completion was queued for the main thread (step 1 done, step 2
         // never), and the main thread was seen waiting in the semaphore (stacks, where taken).
         let caller = "\(MainThreadWrapper.self).semaphore"
-        let queued = steps == 1 ? "the completion was queued on the main queue and never ran (step 1 of \(MainThreadWrapper.steps))" : nil
+        let queued =
+            steps == 1
+            ? "the completion was queued on the main queue and never ran (step 1 of \(MainThreadWrapper.steps))" : nil
         let mechanism: Evidence
         if let stacks = sem.stacks, stacks.canTell(in: semaphoreWaitFrame, calledFrom: caller) {
             let clause = stacks.whereClause(in: semaphoreWaitFrame, calledFrom: caller)
-            mechanism = .when(queued != nil && clause != nil, "\(queued ?? ""); stacks: \(clause ?? "")",
-                              otherwise: clause == nil ? "the stacks show no thread waiting in a semaphore called from \(caller)" : "the request did not finish (step \(Format.count(steps)))")
+            mechanism = .when(
+                queued != nil && clause != nil, "\(queued ?? ""); stacks: \(clause ?? "")",
+                otherwise: clause == nil
+                    ? "the stacks show no thread waiting in a semaphore called from \(caller)"
+                    : "the request did not finish (step \(Format.count(steps)))")
         } else {
             let why = sem.stacks == nil ? "no stacks on this platform" : "the stacks did not name the wait"
-            mechanism = .when(queued != nil && sem.outcome == .deadlock, "\(queued ?? "") (counts; \(why))",
-                              otherwise: "the wrapper was not seen blocked after the request finished (step \(Format.count(steps)))")
+            mechanism = .when(
+                queued != nil && sem.outcome == .deadlock, "\(queued ?? "") (counts; \(why))",
+                otherwise: "the wrapper was not seen blocked after the request finished (step \(Format.count(steps)))")
         }
-        return Verdict(symptom: sem.outcome == .deadlock && loop.outcome == .completed, mechanism: mechanism, "\(semText); \(loopText)")
+        return Verdict(
+            symptom: sem.outcome == .deadlock && loop.outcome == .completed, mechanism: mechanism,
+            "\(semText); \(loopText)")
     }
 
     static func runUntilDateReleasesAtGuard(_ inputs: FindingInputs) -> Verdict {
         let global = inputs[RunloopVariant.runUntilDate], thread = inputs[RunloopVariant.runUntilDateThread]
-        let promised = thread[RunloopMetric.guardPromisedS] ?? .nan, releasedAfter = thread[RunloopMetric.untilDateReleasedAfterS]
-        let atGuard = releasedAfter.map { $0 >= promised - guardEarly.value } == true && (thread[RunloopMetric.untilDateExcessS] ?? .infinity) <= guardLate.value
+        let promised = thread[RunloopMetric.guardPromisedS] ?? .nan,
+            releasedAfter = thread[RunloopMetric.untilDateReleasedAfterS]
+        let atGuard =
+            releasedAfter.map { $0 >= promised - guardEarly.value } == true
+            && (thread[RunloopMetric.untilDateExcessS] ?? .infinity) <= guardLate.value
         let runHeld = thread[RunloopMetric.runReleased] == 0 && (thread[RunloopMetric.runHeldS] ?? 0) >= promised
-        let threadText = "thread callers: run(until:) "
-            + (releasedAfter.map { "released its thread \(Format.seconds($0)) after arming" } ?? "never released its thread")
+        let threadText =
+            "thread callers: run(until:) "
+            + (releasedAfter.map { "released its thread \(Format.seconds($0)) after arming" }
+                ?? "never released its thread")
             + " (timeout + guard: \(Format.seconds(promised))), run() "
-            + (runHeld ? "still held its thread after \(Format.seconds(thread[RunloopMetric.runHeldS] ?? 0))" : "returned or was not watched long enough")
+            + (runHeld
+                ? "still held its thread after \(Format.seconds(thread[RunloopMetric.runHeldS] ?? 0))"
+                : "returned or was not watched long enough")
         // The thread half's mechanism: both timers fired and stopped their loops, both callers
         // woke: what follows is the run loop's own doing.
-        var mechanism = Evidence.when(thread[RunloopMetric.fired] == 2 && thread[RunloopMetric.completed] == 2,
-                                      "both timers fired (CFRunLoopStop called) and both thread callers woke",
-                                      otherwise: "\(Format.count(thread[RunloopMetric.fired] ?? 0)) of 2 timers fired, \(Format.count(thread[RunloopMetric.completed] ?? 0)) of 2 callers woke")
+        var mechanism = Evidence.when(
+            thread[RunloopMetric.fired] == 2 && thread[RunloopMetric.completed] == 2,
+            "both timers fired (CFRunLoopStop called) and both thread callers woke",
+            otherwise:
+                "\(Format.count(thread[RunloopMetric.fired] ?? 0)) of 2 timers fired, \(Format.count(thread[RunloopMetric.completed] ?? 0)) of 2 callers woke"
+        )
         // The global half holds only where the callers were global-queue blocks (`--caller`).
         let callers = inputs.parameters(RunloopParameters.self).caller
-        var globalOK = true, globalText = "run-until-date ran with \(callers.phrase) (--caller), so the global half is not measured here"
+        var globalOK = true,
+            globalText = "run-until-date ran with \(callers.phrase) (--caller), so the global half is not measured here"
         if callers == .global {
-            let total = global[RunloopMetric.total] ?? 0, started = global[RunloopMetric.runloopThreadsPeak] ?? .infinity
+            let total = global[RunloopMetric.total] ?? 0,
+                started = global[RunloopMetric.runloopThreadsPeak] ?? .infinity
             globalOK = global.outcome == .deadlock && total > 0 && started * 100 <= fewStarted.value * total
-            globalText = global.outcome == .deadlock
+            globalText =
+                global.outcome == .deadlock
                 ? "global callers: deadlock, \(Format.count(started)) of \(Format.count(total)) run-loop blocks ever started; the guard of the other \(Format.count(total - started)) is inside a block that never ran"
                 : "global callers: \(global.outcome) (\(global.evidence ?? ""))"
             mechanism = .all([mechanism, RunloopVerdicts.mechanism(global)])
         }
-        return Verdict(symptom: atGuard && runHeld && thread.outcome == .completed && globalOK, mechanism: mechanism, "\(threadText); \(globalText)")
+        return Verdict(
+            symptom: atGuard && runHeld && thread.outcome == .completed && globalOK, mechanism: mechanism,
+            "\(threadText); \(globalText)")
     }
 
     static func linuxTimerInitFiresImmediately(_ inputs: FindingInputs) -> Verdict {
@@ -193,13 +256,16 @@ enum RunloopVerdicts {
         // What a machine stall added to that first fire is taken off (a control thread in the
         // same process was held up as long), so a stall cannot make "at once" look late.
         let earlyNet = v[RunloopMetric.firstFireTimeIntervalInitExcessMs] ?? early
-        let fire = v[RunloopMetric.firstFireFireDateInitMs] ?? .nan, scheduled = v[RunloopMetric.firstFireScheduledMs] ?? .nan
-        let text = "a \(Format.milliseconds(interval)) timer first fired after \(Format.milliseconds(early)) with Timer(timeInterval:)\(early - earlyNet >= 5 ? " (\(Format.milliseconds(earlyNet)) beyond a same-moment control)" : ""), \(Format.milliseconds(fire)) with Timer(fire:), \(Format.milliseconds(scheduled)) with scheduledTimer"
+        let fire = v[RunloopMetric.firstFireFireDateInitMs] ?? .nan,
+            scheduled = v[RunloopMetric.firstFireScheduledMs] ?? .nan
+        let text =
+            "a \(Format.milliseconds(interval)) timer first fired after \(Format.milliseconds(early)) with Timer(timeInterval:)\(early - earlyNet >= 5 ? " (\(Format.milliseconds(earlyNet)) beyond a same-moment control)" : ""), \(Format.milliseconds(fire)) with Timer(fire:), \(Format.milliseconds(scheduled)) with scheduledTimer"
         // The mechanism: each constructor's timer was added to a running run loop and fired
         // there (its first fire was timed), beside a same-moment control.
-        let mechanism = Evidence.when([early, fire, scheduled].allSatisfy(\.isFinite) && v[MetricKey.controlStallMax] != nil,
-                                      "the three timers fired on their run loops, timed against a same-moment control",
-                                      otherwise: "a timer's first fire was not timed: \(v.evidence ?? "")")
+        let mechanism = Evidence.when(
+            [early, fire, scheduled].allSatisfy(\.isFinite) && v[MetricKey.controlStallMax] != nil,
+            "the three timers fired on their run loops, timed against a same-moment control",
+            otherwise: "a timer's first fire was not timed: \(v.evidence ?? "")")
         let waited = [fire, scheduled].allSatisfy { $0 * 100 >= afterInterval.value * interval }
         return Verdict(symptom: earlyNet * 100 < atOnce.value * interval && waited, mechanism: mechanism, text)
     }

@@ -71,7 +71,11 @@ final class PeakGauge: Sendable {
 
     init() {}
 
-    func enter() { state.withLock { s in s.now += 1; s.peak = max(s.peak, s.now) } }
+    func enter() {
+        state.withLock { s in
+            s.now += 1; s.peak = max(s.peak, s.now)
+        }
+    }
     func leave() { state.withLock { s in s.now -= 1 } }
     var current: Int { state.withLock { $0.now } }
     var peak: Int { state.withLock { $0.peak } }

@@ -42,7 +42,8 @@ public enum AtomicFile {
     public static func write(_ data: Data, to url: URL) throws {
         try checkTarget(url)
         let directory = url.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp")
+        let temporary = directory.appendingPathComponent(
+            ".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp")
         let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Refusal(path: url.path, reason: String(cString: strerror(errno))) }
         var failure: Int32 = 0
@@ -50,14 +51,22 @@ public enum AtomicFile {
             var offset = 0
             while offset < raw.count {
                 let n = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { failure = n < 0 ? errno : EIO; return }
+                if n > 0 {
+                    offset += n
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else {
+                    failure = n < 0 ? errno : EIO; return
+                }
             }
         }
         if close(fd) != 0 && failure == 0 { failure = errno }
         do {
             if failure != 0 { throw Refusal(path: url.path, reason: String(cString: strerror(failure))) }
-            try checkTarget(url)   // again, just before the rename: nothing may have appeared meanwhile
-            if rename(temporary.path, url.path) != 0 { throw Refusal(path: url.path, reason: String(cString: strerror(errno))) }
+            try checkTarget(url)  // again, just before the rename: nothing may have appeared meanwhile
+            if rename(temporary.path, url.path) != 0 {
+                throw Refusal(path: url.path, reason: String(cString: strerror(errno)))
+            }
         } catch {
             unlink(temporary.path)
             throw error

@@ -25,10 +25,14 @@ enum DocumentCheck {
             }
             for variant in report.variants {
                 let place = "\(experiment), variant '\(UsageError.echo(variant.name))'"
-                for metric in variant.metrics { try check(metric.value, "\(place): metric '\(UsageError.echo(metric.name))'") }
+                for metric in variant.metrics {
+                    try check(metric.value, "\(place): metric '\(UsageError.echo(metric.name))'")
+                }
                 for (key, points) in variant.series ?? [:] {
                     for (index, point) in points.enumerated() {
-                        for number in point { try check(number, "\(place): series '\(UsageError.echo(key))' point \(index)") }
+                        for number in point {
+                            try check(number, "\(place): series '\(UsageError.echo(key))' point \(index)")
+                        }
                     }
                 }
                 for (index, event) in (variant.events ?? []).enumerated() {

@@ -8,8 +8,10 @@ enum FileSlug {
         var slug = ""
         var pendingDash = false
         for scalar in name.unicodeScalars {
-            let safe = scalar.isASCII && (("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
-                                          || ("0"..."9").contains(scalar) || scalar == "_" || scalar == "-")
+            let safe =
+                scalar.isASCII
+                && (("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
+                    || ("0"..."9").contains(scalar) || scalar == "_" || scalar == "-")
             if safe && scalar != "-" {
                 if pendingDash && !slug.isEmpty { slug.append("-") }
                 pendingDash = false

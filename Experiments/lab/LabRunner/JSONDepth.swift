@@ -15,17 +15,22 @@ enum JSONDepth {
             var escaped = false
             for byte in bytes {
                 if inString {
-                    if escaped { escaped = false }
-                    else if byte == 0x5C { escaped = true }          // backslash
-                    else if byte == 0x22 { inString = false }        // quote
+                    if escaped {
+                        escaped = false
+                    } else if byte == 0x5C {
+                        escaped = true
+                    }  // backslash
+                    else if byte == 0x22 {
+                        inString = false
+                    }  // quote
                     continue
                 }
                 switch byte {
                 case 0x22: inString = true
-                case 0x5B, 0x7B:                                     // [ {
+                case 0x5B, 0x7B:  // [ {
                     depth += 1
                     if depth > limit { return true }
-                case 0x5D, 0x7D: depth -= 1                          // ] }
+                case 0x5D, 0x7D: depth -= 1  // ] }
                 default: break
                 }
             }

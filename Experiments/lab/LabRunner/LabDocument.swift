@@ -20,8 +20,10 @@ public struct LabDocument: Sendable, Codable, Equatable {
     public static let kindValue = "runloop-lab.results"
     public static let schemaVersion = 1
 
-    public init(platform: PlatformInfo = .current, complete: Bool, quick: Bool, elapsedSeconds: Double,
-                experiments: [ExperimentReport], failures: [ExperimentFailure]) {
+    public init(
+        platform: PlatformInfo = .current, complete: Bool, quick: Bool, elapsedSeconds: Double,
+        experiments: [ExperimentReport], failures: [ExperimentFailure]
+    ) {
         kind = LabDocument.kindValue
         schema = LabDocument.schemaVersion
         labVersion = LabVersion.current
@@ -59,8 +61,9 @@ public struct LabDocument: Sendable, Codable, Equatable {
             let schema = object["schema"] as? Int ?? -1
             guard schema == ExperimentReport.schemaVersion else { throw DocumentError.otherSchema(schema) }
             let report = try JSONDecoder().decode(ExperimentReport.self, from: data)
-            return LabDocument(platform: report.platform, complete: true, quick: report.parameters["quick"] == .flag(true),
-                               elapsedSeconds: 0, experiments: [report], failures: [])
+            return LabDocument(
+                platform: report.platform, complete: true, quick: report.parameters["quick"] == .flag(true),
+                elapsedSeconds: 0, experiments: [report], failures: [])
         }
         throw DocumentError.otherKind("unknown")
     }
@@ -73,8 +76,11 @@ public struct LabDocument: Sendable, Codable, Equatable {
         public var description: String {
             switch self {
             case .notJSON: return "is not JSON"
-            case .otherKind(let kind): return "is not a lab results file (kind '\(kind)'; expected '\(LabDocument.kindValue)' or an experiment's --json report)"
-            case .otherSchema(let schema): return "has schema \(schema); this lab reads schema \(LabDocument.schemaVersion)"
+            case .otherKind(let kind):
+                return
+                    "is not a lab results file (kind '\(kind)'; expected '\(LabDocument.kindValue)' or an experiment's --json report)"
+            case .otherSchema(let schema):
+                return "has schema \(schema); this lab reads schema \(LabDocument.schemaVersion)"
             }
         }
     }

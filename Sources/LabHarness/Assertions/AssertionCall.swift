@@ -26,7 +26,8 @@ public struct AssertionCall: Sendable {
     public func fail(_ text: String) {
         let full = message.isEmpty ? text : "\(text): \(message)"
         guard let reason = MainRunLoopStandIn.unavailableReason else { return reporter.record(full, site) }
-        reporter.record(full + " (note: \(reason): a Timer or perform on RunLoop.main never runs in this process; if the"
-                        + " code under test relies on one, check it under XCTest or deliver on DispatchQueue.main)", site)
+        reporter.record(
+            full + " (note: \(reason): a Timer or perform on RunLoop.main never runs in this process; if the"
+                + " code under test relies on one, check it under XCTest or deliver on DispatchQueue.main)", site)
     }
 }

@@ -18,13 +18,17 @@ final class CallSites: Sendable {
     /// `from SloppyLoader.load (Loaders.swift:13) ← Worker.run (Worker.swift:40)` for call
     /// `index` (0-based): the first frames of the caller's own code, named now.
     func place(of index: Int, depth: Int = 2) -> String {
-        guard let addresses = stacks.withLock({ index < $0.count ? $0[index] : nil }) else { return "from an unknown place" }
-        let named = StackSymbolizer().name([0: addresses], maps: ProcessMaps.read(pid: getpid()), budget: StackCapture.symbolBudget)
+        guard let addresses = stacks.withLock({ index < $0.count ? $0[index] : nil }) else {
+            return "from an unknown place"
+        }
+        let named = StackSymbolizer().name(
+            [0: addresses], maps: ProcessMaps.read(pid: getpid()), budget: StackCapture.symbolBudget)
         let frames = (named.frames[0] ?? []).filter { !HangStacks.isHarnessFrame($0) }
         let user = StackGroup(threads: [], frames: frames).userFrames
         guard !user.isEmpty else { return "from a place without debug names" + (named.note.map { " (\($0))" } ?? "") }
-        return "from " + user.prefix(depth).map { frame in
-            StackGroup.short(StackGroup.bare(frame)) + (StackGroup.place(frame).map { " (\($0))" } ?? "")
-        }.joined(separator: " ← ")
+        return "from "
+            + user.prefix(depth).map { frame in
+                StackGroup.short(StackGroup.bare(frame)) + (StackGroup.place(frame).map { " (\($0))" } ?? "")
+            }.joined(separator: " ← ")
     }
 }

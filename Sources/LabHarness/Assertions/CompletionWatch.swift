@@ -38,12 +38,14 @@ final class CompletionWatch: Sendable {
     /// Called by the caller when the block returned. `nil` when it did so before the watchdog
     /// saw the budget run out; otherwise the grouped stack of the thread as the watchdog saw it.
     func blockReturned() -> String? {
-        if phase.compareExchange(expected: Phase.armed.rawValue, desired: Phase.finished.rawValue,
-                                 ordering: .acquiringAndReleasing).exchanged {
+        if phase.compareExchange(
+            expected: Phase.armed.rawValue, desired: Phase.finished.rawValue,
+            ordering: .acquiringAndReleasing
+        ).exchanged {
             wake.signal()
             return nil
         }
-        wake.signal()   // the watchdog may be in its grace: the block came back, no need to end anything
+        wake.signal()  // the watchdog may be in its grace: the block came back, no need to end anything
         // The watchdog is taking the stack (bounded by StackCapture's budgets): wait for it.
         let limit = MonotonicClock.now() + StackCapture.answerBudget + HangStacks.patientNaming + 1
         while stackText.get() == nil && MonotonicClock.now() < limit { MonotonicClock.sleep(for: 0.002) }
@@ -53,10 +55,15 @@ final class CompletionWatch: Sendable {
     private func watch(deadline: Seconds) {
         let left = max(0, deadline - MonotonicClock.now())
         if wake.wait(timeout: .now() + .nanoseconds(Int(left * 1e9))) == .success { return }
-        guard phase.compareExchange(expected: Phase.armed.rawValue, desired: Phase.overran.rawValue,
-                                    ordering: .acquiringAndReleasing).exchanged else { return }
+        guard
+            phase.compareExchange(
+                expected: Phase.armed.rawValue, desired: Phase.overran.rawValue,
+                ordering: .acquiringAndReleasing
+            ).exchanged
+        else { return }
         // The grace below starts once the stack is named, so naming may take its time.
-        let text = HangStacks.block(HangStacks.ofThisProcess(onlyThread: stuckThread, namingBudget: HangStacks.patientNaming))
+        let text = HangStacks.block(
+            HangStacks.ofThisProcess(onlyThread: stuckThread, namingBudget: HangStacks.patientNaming))
         stackText.set(text)
         guard endsProcess else { return }
         if wake.wait(timeout: .now() + .nanoseconds(Int(Self.grace * 1e9))) == .success { return }
@@ -64,11 +71,13 @@ final class CompletionWatch: Sendable {
         // The last look before the process ends: every thread, as the hang watch gives them
         // (what the stuck thread waits for is often another thread's doing).
         let every = HangStacks.block(HangStacks.ofThisProcess(namingBudget: HangStacks.patientNaming))
-        call.fail(Self.overrunMessage(timeout) + "; it is still stuck \(Format.seconds(Self.grace)) later, "
-                  + "so LabHarness ends the process (a blocked thread cannot be stopped). Its thread:" + text
-                  + "\nWhere every thread was as the process ended:" + every)
-        SuiteContinuation.endAfterHang("the thread that called assertCompletes at \(call.site) is stuck; see the failure above",
-                                       stuckStack: text)
+        call.fail(
+            Self.overrunMessage(timeout) + "; it is still stuck \(Format.seconds(Self.grace)) later, "
+                + "so LabHarness ends the process (a blocked thread cannot be stopped). Its thread:" + text
+                + "\nWhere every thread was as the process ended:" + every)
+        SuiteContinuation.endAfterHang(
+            "the thread that called assertCompletes at \(call.site) is stuck; see the failure above",
+            stuckStack: text)
     }
 
     static func overrunMessage(_ timeout: Seconds) -> String {

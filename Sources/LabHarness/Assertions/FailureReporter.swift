@@ -17,7 +17,9 @@ public struct FailureReporter: Sendable {
     /// array, say). Safe as long as the assertions using it are called from one thread at a
     /// time, because a reporter only ever runs on the assertion's calling thread, before the
     /// assertion returns. Do not hand it to code that asserts from several threads at once.
-    public static func unchecked(_ record: @escaping (_ message: String, _ site: FailureSite) -> Void) -> FailureReporter {
+    public static func unchecked(
+        _ record: @escaping (_ message: String, _ site: FailureSite) -> Void
+    ) -> FailureReporter {
         let box = UncheckedRecorder(record)
         return FailureReporter { message, site in box.record(message, site) }
     }

@@ -20,9 +20,13 @@ public enum HangStacks {
     /// This process's stacks now, every thread but the caller, or only `tid` when given. The
     /// signal handler that answers is installed first (a test binary has none until asked).
     /// On a platform without snapshots the result is empty with a note saying why.
-    static func ofThisProcess(onlyThread tid: Int? = nil,
-                              namingBudget: Seconds = StackCapture.symbolBudget) -> StackSnapshot {
-        guard clab_stacks_install() == 0 else { return .unavailable("this platform gives no in-process stack snapshots (no SIGPROF responder)") }
+    static func ofThisProcess(
+        onlyThread tid: Int? = nil,
+        namingBudget: Seconds = StackCapture.symbolBudget
+    ) -> StackSnapshot {
+        guard clab_stacks_install() == 0 else {
+            return .unavailable("this platform gives no in-process stack snapshots (no SIGPROF responder)")
+        }
         var raw = StackCapture.captureRaw(pid: getpid())
         if let tid {
             raw.threads = raw.threads.filter { $0.id == tid }
@@ -95,16 +99,22 @@ public enum HangStacks {
     static func isHarnessFrame(_ frame: String) -> Bool {
         var name = StackGroup.bare(frame)
         // A closure, thunk or specialization belongs to the function it is made from.
-        for prefix in ["partial apply forwarder for ", "reabstraction thunk helper from ", "generic specialization "] where name.hasPrefix(prefix) {
+        for prefix in ["partial apply forwarder for ", "reabstraction thunk helper from ", "generic specialization "]
+        where name.hasPrefix(prefix) {
             name.removeFirst(prefix.count)
         }
-        if name.hasPrefix("closure") || name.hasPrefix("implicit closure"), let holder = name.range(of: " in ", options: .backwards) {
+        if name.hasPrefix("closure") || name.hasPrefix("implicit closure"),
+            let holder = name.range(of: " in ", options: .backwards)
+        {
             name = String(name[holder.upperBound...])
         }
         if name.hasPrefix("static ") { name.removeFirst("static ".count) }
         if name.hasPrefix("(extension in LabHarness") { return true }
-        return ["LabHarness.HarnessAssertions.", "LabHarness.ClosureChildTrial.", "LabHarness.CallSites.", "LabHarnessXCTest.",
-                "LabHarnessTesting.", "LabHarnessRecording."].contains { name.hasPrefix($0) }
+        return [
+            "LabHarness.HarnessAssertions.", "LabHarness.ClosureChildTrial.", "LabHarness.CallSites.",
+            "LabHarnessXCTest.",
+            "LabHarnessTesting.", "LabHarnessRecording.",
+        ].contains { name.hasPrefix($0) }
     }
 
     static func indented(_ lines: [String]) -> String {

@@ -31,14 +31,17 @@ public final class HangWatch: Sendable {
         self.limit = limit
         self.testName = testName
         let deadline = MonotonicClock.now() + limit
-        NamedThread.start("lab.hangwatch", stackSize: 512 * 1024) { [self] in watch(deadline: deadline, record: record) }
+        NamedThread.start("lab.hangwatch", stackSize: 512 * 1024) { [self] in watch(deadline: deadline, record: record)
+        }
     }
 
     /// The test ended. True when it did so before the watch fired.
     @discardableResult
     public func testEnded() -> Bool {
-        let exchanged = phase.compareExchange(expected: Phase.armed.rawValue, desired: Phase.ended.rawValue,
-                                              ordering: .acquiringAndReleasing).exchanged
+        let exchanged = phase.compareExchange(
+            expected: Phase.armed.rawValue, desired: Phase.ended.rawValue,
+            ordering: .acquiringAndReleasing
+        ).exchanged
         wake.signal()
         return exchanged
     }
@@ -48,18 +51,26 @@ public final class HangWatch: Sendable {
 
     /// The failure's text: what overran, and where every thread was.
     public static func message(testName: String, limit: Seconds, stacks: StackSnapshot) -> String {
-        "\(testName) ran past its hang watch of \(Format.seconds(limit)); where every thread was:" + HangStacks.block(stacks)
+        "\(testName) ran past its hang watch of \(Format.seconds(limit)); where every thread was:"
+            + HangStacks.block(stacks)
     }
 
     private func watch(deadline: Seconds, record: @Sendable (String) -> Void) {
         let left = max(0, deadline - MonotonicClock.now())
         if wake.wait(timeout: .now() + .nanoseconds(Int(left * 1e9))) == .success { return }
-        guard phase.compareExchange(expected: Phase.armed.rawValue, desired: Phase.fired.rawValue,
-                                    ordering: .acquiringAndReleasing).exchanged else { return }
-        let text = Self.message(testName: testName, limit: limit, stacks: HangStacks.ofThisProcess(namingBudget: Self.namingBudget))
+        guard
+            phase.compareExchange(
+                expected: Phase.armed.rawValue, desired: Phase.fired.rawValue,
+                ordering: .acquiringAndReleasing
+            ).exchanged
+        else { return }
+        let text = Self.message(
+            testName: testName, limit: limit, stacks: HangStacks.ofThisProcess(namingBudget: Self.namingBudget))
         ProcessEnd.say("error: \(text)\n")
         record(text)
         if wake.wait(timeout: .now() + .nanoseconds(Int(Self.grace * 1e9))) == .success { return }
-        SuiteContinuation.endAfterHang("\(testName) is still running \(Format.seconds(Self.grace)) after its hang watch fired, and a blocked test cannot be stopped")
+        SuiteContinuation.endAfterHang(
+            "\(testName) is still running \(Format.seconds(Self.grace)) after its hang watch fired, and a blocked test cannot be stopped"
+        )
     }
 }

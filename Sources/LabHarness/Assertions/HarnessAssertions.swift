@@ -13,7 +13,9 @@ public enum HarnessAssertions {
 
     /// The object `make` returns must be released within `timeout` once `make`'s references are
     /// gone. Returns the seconds it took, `nil` on failure.
-    public static func released<T: AnyObject>(within timeout: Seconds, _ call: AssertionCall, _ make: () -> T) -> Seconds? {
+    public static func released<T: AnyObject>(
+        within timeout: Seconds, _ call: AssertionCall, _ make: () -> T
+    ) -> Seconds? {
         let tracker = ReleaseTracker()
         do {
             let object = make()
@@ -27,9 +29,11 @@ public enum HarnessAssertions {
     /// It runs on the caller's actor (`isolation`), so in a `@MainActor` test `make` may build
     /// main-actor objects, and each poll of the wait suspends, leaving the main actor free for
     /// the tasks the object scheduled there.
-    public static func released<T: AnyObject>(within timeout: Seconds, _ call: AssertionCall,
-                                              isolation: isolated (any Actor)? = #isolation,
-                                              _ make: () async -> T) async -> Seconds? {
+    public static func released<T: AnyObject>(
+        within timeout: Seconds, _ call: AssertionCall,
+        isolation: isolated (any Actor)? = #isolation,
+        _ make: () async -> T
+    ) async -> Seconds? {
         let tracker = ReleaseTracker()
         do {
             let object = await make()
@@ -40,20 +44,25 @@ public enum HarnessAssertions {
     }
 
     /// `object` must be released within `timeout` after this sets it to `nil`.
-    public static func released<T: AnyObject>(_ object: inout T?, within timeout: Seconds, _ call: AssertionCall) -> Seconds? {
+    public static func released<T: AnyObject>(
+        _ object: inout T?, within timeout: Seconds, _ call: AssertionCall
+    ) -> Seconds? {
         guard let strong = object else { return 0 }
         let tracker = ReleaseTracker()
         tracker.track(strong, label)
         _ = consume strong
         object = nil
         tracker.markScopeEnd(label)
-        return releaseVerdict(tracker, T.self, timeout: timeout, when: "after its last reference here was dropped", call)
+        return releaseVerdict(
+            tracker, T.self, timeout: timeout, when: "after its last reference here was dropped", call)
     }
 
     /// Waits for the release; on a miss, looks again for longer and fails saying what it saw.
     /// Returns the seconds from scope end to release, `nil` on failure.
-    private static func releaseVerdict<T>(_ tracker: ReleaseTracker, _ type: T.Type, timeout: Seconds, when: String,
-                                          _ call: AssertionCall) -> Seconds? {
+    private static func releaseVerdict<T>(
+        _ tracker: ReleaseTracker, _ type: T.Type, timeout: Seconds, when: String,
+        _ call: AssertionCall
+    ) -> Seconds? {
         guard tracker.waitUntilReleased(label, within: timeout) else {
             let late = tracker.waitUntilReleased(label, within: secondLook(after: timeout))
             call.fail(leakMessage(tracker, T.self, timeout: timeout, when: when, releasedLate: late))
@@ -63,8 +72,10 @@ public enum HarnessAssertions {
     }
 
     /// `releaseVerdict` without blocking the thread.
-    private static func releaseVerdict<T>(_ tracker: ReleaseTracker, _ type: T.Type, timeout: Seconds, when: String,
-                                          _ call: AssertionCall, isolation: isolated (any Actor)? = #isolation) async -> Seconds? {
+    private static func releaseVerdict<T>(
+        _ tracker: ReleaseTracker, _ type: T.Type, timeout: Seconds, when: String,
+        _ call: AssertionCall, isolation: isolated (any Actor)? = #isolation
+    ) async -> Seconds? {
         guard await tracker.waitUntilReleased(label, within: timeout) else {
             let late = await tracker.waitUntilReleased(label, within: secondLook(after: timeout))
             call.fail(leakMessage(tracker, T.self, timeout: timeout, when: when, releasedLate: late))
@@ -95,15 +106,20 @@ public enum HarnessAssertions {
 
     /// `T was not released within 200 ms …`, then what the second look found: a release that
     /// came late (with when), or how many strong references still hold the object.
-    static func leakMessage<T>(_ tracker: ReleaseTracker, _ type: T.Type, timeout: Seconds, when: String, releasedLate: Bool,
-                               label: String = HarnessAssertions.label) -> String {
+    static func leakMessage<T>(
+        _ tracker: ReleaseTracker, _ type: T.Type, timeout: Seconds, when: String, releasedLate: Bool,
+        label: String = HarnessAssertions.label
+    ) -> String {
         let head = "\(T.self) was not released within \(Format.seconds(timeout)) \(when)"
         if releasedLate {
             let after = tracker.releaseDelay(label).map { " (\(Format.seconds($0)) after)" } ?? ""
-            return head + "; it was released late\(after): something held it longer than the wait (a scheduled block, a timer, a task), not for ever"
+            return head
+                + "; it was released late\(after): something held it longer than the wait (a scheduled block, a timer, a task), not for ever"
         }
         return head + ", nor within a second look of \(Format.seconds(secondLook(after: timeout))): "
-            + holders(tracker.strongReferences(label), found: tracker.holders(of: label, among: [label]), knows: "the object itself")
+            + holders(
+                tracker.strongReferences(label), found: tracker.holders(of: label, among: [label]),
+                knows: "the object itself")
     }
 
     /// `1 strong reference still holds it: held by a closure stored in its own property
@@ -122,14 +138,17 @@ public enum HarnessAssertions {
 
     /// The object `make` returns must still be alive `duration` later: documents a leak on
     /// purpose. True when it stayed.
-    public static func notReleased<T: AnyObject>(after duration: Seconds, _ call: AssertionCall, _ make: () -> T) -> Bool {
+    public static func notReleased<T: AnyObject>(
+        after duration: Seconds, _ call: AssertionCall, _ make: () -> T
+    ) -> Bool {
         let tracker = ReleaseTracker()
         do {
             let object = make()
             tracker.track(object, label)
         }
         if tracker.waitUntilReleased(label, within: duration) {
-            call.fail("\(T.self) was released, but it was expected to stay alive (leak) for \(Format.seconds(duration))")
+            call.fail(
+                "\(T.self) was released, but it was expected to stay alive (leak) for \(Format.seconds(duration))")
             return false
         }
         return true
@@ -152,7 +171,9 @@ public enum HarnessAssertions {
     /// out, the watchdog takes the stuck thread's stack; a block that returns late fails with
     /// that stack, one still stuck `CompletionWatch.grace` later fails and ends the process
     /// (see `CompletionWatch`). Returns the block's duration, `nil` on failure.
-    public static func completes(within timeout: Seconds, _ call: AssertionCall, _ block: () throws -> Void) rethrows -> Seconds? {
+    public static func completes(
+        within timeout: Seconds, _ call: AssertionCall, _ block: () throws -> Void
+    ) rethrows -> Seconds? {
         let start = MonotonicClock.now()
         let watch = CompletionWatch(timeout: timeout, call: call)
         let stuck: String?
@@ -165,8 +186,9 @@ public enum HarnessAssertions {
         }
         let took = MonotonicClock.now() - start
         if let stuck {
-            call.fail(CompletionWatch.overrunMessage(timeout) + " (it returned after \(Format.seconds(took))); "
-                      + "when the budget ran out its thread was:" + stuck)
+            call.fail(
+                CompletionWatch.overrunMessage(timeout) + " (it returned after \(Format.seconds(took))); "
+                    + "when the budget ran out its thread was:" + stuck)
             return nil
         }
         if took > timeout {
@@ -181,7 +203,9 @@ public enum HarnessAssertions {
     /// the failure is reported and the task is cancelled and abandoned. Meanwhile standard error
     /// is copied (`StderrCapture`, which passes everything on as it comes), so the failure can
     /// quote the runtime's line for a continuation dropped without a resume.
-    public static func completes(within timeout: Seconds, _ call: AssertionCall, _ operation: @escaping @Sendable () async -> Void) async -> Seconds? {
+    public static func completes(
+        within timeout: Seconds, _ call: AssertionCall, _ operation: @escaping @Sendable () async -> Void
+    ) async -> Seconds? {
         let capture = Result { try StderrCapture() }
         defer { try? capture.get().end() }
         let start = MonotonicClock.now()
@@ -193,8 +217,9 @@ public enum HarnessAssertions {
         _ = await MainQueueFriendlyWait.until(within: timeout) { finishedAt.get() != nil }
         guard let end = finishedAt.get() else {
             task.cancel()
-            call.fail("did not complete within \(Format.seconds(timeout)); its task was cancelled and abandoned"
-                      + ContinuationLeak.quote(capture))
+            call.fail(
+                "did not complete within \(Format.seconds(timeout)); its task was cancelled and abandoned"
+                    + ContinuationLeak.quote(capture))
             return nil
         }
         return end - start
@@ -204,44 +229,60 @@ public enum HarnessAssertions {
 
     /// While `block` runs, the threads it adds (by identity, see `NewThreadWatch`) or the total
     /// must stay under `limit`. Returns the sampled thread-count timeline, for charts.
-    public static func threadPeak(staysUnder limit: Int, counting: ThreadCounting, interval: Seconds,
-                                  _ call: AssertionCall, _ block: () throws -> Void) rethrows -> ThreadTimeline {
+    public static func threadPeak(
+        staysUnder limit: Int, counting: ThreadCounting, interval: Seconds,
+        _ call: AssertionCall, _ block: () throws -> Void
+    ) rethrows -> ThreadTimeline {
         let measurement = ThreadPeakMeasurement(interval: interval, stacksAt: counting == .added ? limit : nil)
         do { try block() } catch {
             _ = measurement.finish()
             throw error
         }
         let (timeline, appeared) = measurement.finish()
-        threadVerdict(limit: limit, counting: counting, timeline: timeline, appeared: appeared, stacks: measurement.stacksText(), call)
+        threadVerdict(
+            limit: limit, counting: counting, timeline: timeline, appeared: appeared, stacks: measurement.stacksText(),
+            call)
         return timeline
     }
 
     /// `threadPeak` for an async body.
-    public static func threadPeak(staysUnder limit: Int, counting: ThreadCounting, interval: Seconds,
-                                  _ call: AssertionCall, isolation: isolated (any Actor)? = #isolation,
-                                  _ block: () async throws -> Void) async rethrows -> ThreadTimeline {
+    public static func threadPeak(
+        staysUnder limit: Int, counting: ThreadCounting, interval: Seconds,
+        _ call: AssertionCall, isolation: isolated (any Actor)? = #isolation,
+        _ block: () async throws -> Void
+    ) async rethrows -> ThreadTimeline {
         let measurement = ThreadPeakMeasurement(interval: interval, stacksAt: counting == .added ? limit : nil)
         do { try await block() } catch {
             _ = measurement.finish()
             throw error
         }
         let (timeline, appeared) = measurement.finish()
-        threadVerdict(limit: limit, counting: counting, timeline: timeline, appeared: appeared, stacks: measurement.stacksText(), call)
+        threadVerdict(
+            limit: limit, counting: counting, timeline: timeline, appeared: appeared, stacks: measurement.stacksText(),
+            call)
         return timeline
     }
 
     /// Reports when the measured count reaches `limit`; the message names the new threads.
-    static func threadVerdict(limit: Int, counting: ThreadCounting, timeline: ThreadTimeline,
-                              appeared: [NewThreadWatch.Appeared], stacks: String = "", _ call: AssertionCall) {
+    static func threadVerdict(
+        limit: Int, counting: ThreadCounting, timeline: ThreadTimeline,
+        appeared: [NewThreadWatch.Appeared], stacks: String = "", _ call: AssertionCall
+    ) {
         switch counting {
         case .added where appeared.count >= limit:
-            call.fail("the block added \(NewThreadWatch.summary(appeared)); the limit was under \(limit) (threads are counted process-wide)" + stacks)
+            call.fail(
+                "the block added \(NewThreadWatch.summary(appeared)); the limit was under \(limit) (threads are counted process-wide)"
+                    + stacks)
         case .total where timeline.peak >= limit:
-            call.fail("the process peaked at \(timeline.peak) threads while the block ran; the limit was under \(limit)")
+            call.fail(
+                "the process peaked at \(timeline.peak) threads while the block ran; the limit was under \(limit)")
         case .added:
-            call.notePass("the block added \(NewThreadWatch.summary(appeared)), under the limit of \(limit) (peak \(timeline.peak) threads in the process)")
+            call.notePass(
+                "the block added \(NewThreadWatch.summary(appeared)), under the limit of \(limit) (peak \(timeline.peak) threads in the process)"
+            )
         case .total:
-            call.notePass("the process peaked at \(timeline.peak) threads while the block ran, under the limit of \(limit)")
+            call.notePass(
+                "the process peaked at \(timeline.peak) threads while the block ran, under the limit of \(limit)")
         }
     }
 
@@ -249,8 +290,10 @@ public enum HarnessAssertions {
 
     /// The callback handed to `start` must be called once within `timeout`, and not again within
     /// `grace` after that. Returns the first call, `nil` when there was none.
-    public static func calledExactlyOnce<Value: Sendable>(within timeout: Seconds, grace: Seconds, _ call: AssertionCall,
-                                                          _ start: (@escaping @Sendable (Value) -> Void) -> Void) -> CallProbe<Value>.Call? {
+    public static func calledExactlyOnce<Value: Sendable>(
+        within timeout: Seconds, grace: Seconds, _ call: AssertionCall,
+        _ start: (@escaping @Sendable (Value) -> Void) -> Void
+    ) -> CallProbe<Value>.Call? {
         let probe = CallProbe<Value>()
         let sites = CallSites()
         let startedAt = MonotonicClock.now()
@@ -260,13 +303,16 @@ public enum HarnessAssertions {
         }
         let arrived = probe.waitForCall(within: timeout)
         if arrived { probe.settle(for: grace) }
-        return exactlyOnceVerdict(probe, sites, arrived: arrived, startedAt: startedAt, timeout: timeout, grace: grace, call)
+        return exactlyOnceVerdict(
+            probe, sites, arrived: arrived, startedAt: startedAt, timeout: timeout, grace: grace, call)
     }
 
     /// `calledExactlyOnce` for an async `start`; waits without blocking.
-    public static func calledExactlyOnce<Value: Sendable>(within timeout: Seconds, grace: Seconds, _ call: AssertionCall,
-                                                          isolation: isolated (any Actor)? = #isolation,
-                                                          _ start: (@escaping @Sendable (Value) -> Void) async -> Void) async -> CallProbe<Value>.Call? {
+    public static func calledExactlyOnce<Value: Sendable>(
+        within timeout: Seconds, grace: Seconds, _ call: AssertionCall,
+        isolation: isolated (any Actor)? = #isolation,
+        _ start: (@escaping @Sendable (Value) -> Void) async -> Void
+    ) async -> CallProbe<Value>.Call? {
         let probe = CallProbe<Value>()
         let sites = CallSites()
         let startedAt = MonotonicClock.now()
@@ -276,14 +322,17 @@ public enum HarnessAssertions {
         }
         let arrived = await probe.waitForCall(within: timeout)
         if arrived { try? await Task.sleep(nanoseconds: UInt64(grace * 1e9)) }
-        return exactlyOnceVerdict(probe, sites, arrived: arrived, startedAt: startedAt, timeout: timeout, grace: grace, call)
+        return exactlyOnceVerdict(
+            probe, sites, arrived: arrived, startedAt: startedAt, timeout: timeout, grace: grace, call)
     }
 
     /// The callback handed to `start` must be called, within `timeout`, on the main queue
     /// (`MainQueueMark`: true for a block of the main queue whichever thread drains it). Returns
     /// the first call, `nil` on failure.
-    public static func calledOnMainQueue<Value: Sendable>(within timeout: Seconds, _ call: AssertionCall,
-                                                         _ start: (@escaping @Sendable (Value) -> Void) -> Void) -> CallProbe<Value>.Call? {
+    public static func calledOnMainQueue<Value: Sendable>(
+        within timeout: Seconds, _ call: AssertionCall,
+        _ start: (@escaping @Sendable (Value) -> Void) -> Void
+    ) -> CallProbe<Value>.Call? {
         MainQueueMark.prepare()
         let probe = CallProbe<Value>()
         start { value in probe.record(value) }
@@ -291,9 +340,11 @@ public enum HarnessAssertions {
     }
 
     /// `calledOnMainQueue` for an async `start`; waits without blocking.
-    public static func calledOnMainQueue<Value: Sendable>(within timeout: Seconds, _ call: AssertionCall,
-                                                         isolation: isolated (any Actor)? = #isolation,
-                                                         _ start: (@escaping @Sendable (Value) -> Void) async -> Void) async -> CallProbe<Value>.Call? {
+    public static func calledOnMainQueue<Value: Sendable>(
+        within timeout: Seconds, _ call: AssertionCall,
+        isolation: isolated (any Actor)? = #isolation,
+        _ start: (@escaping @Sendable (Value) -> Void) async -> Void
+    ) async -> CallProbe<Value>.Call? {
         MainQueueMark.prepare()
         let probe = CallProbe<Value>()
         await start { value in probe.record(value) }
@@ -301,8 +352,10 @@ public enum HarnessAssertions {
         return mainQueueVerdict(probe, arrived: arrived, timeout: timeout, call)
     }
 
-    private static func mainQueueVerdict<Value>(_ probe: CallProbe<Value>, arrived: Bool, timeout: Seconds,
-                                                _ call: AssertionCall) -> CallProbe<Value>.Call? {
+    private static func mainQueueVerdict<Value>(
+        _ probe: CallProbe<Value>, arrived: Bool, timeout: Seconds,
+        _ call: AssertionCall
+    ) -> CallProbe<Value>.Call? {
         guard arrived, let first = probe.first else {
             call.fail("the callback was never called within \(Format.seconds(timeout))")
             return nil
@@ -315,23 +368,28 @@ public enum HarnessAssertions {
     }
 
     /// The verdict once the grace after the first call has passed (the waits are the caller's).
-    private static func exactlyOnceVerdict<Value>(_ probe: CallProbe<Value>, _ sites: CallSites, arrived: Bool, startedAt: Seconds,
-                                                  timeout: Seconds, grace: Seconds, _ call: AssertionCall) -> CallProbe<Value>.Call? {
+    private static func exactlyOnceVerdict<Value>(
+        _ probe: CallProbe<Value>, _ sites: CallSites, arrived: Bool, startedAt: Seconds,
+        timeout: Seconds, grace: Seconds, _ call: AssertionCall
+    ) -> CallProbe<Value>.Call? {
         guard arrived else {
             call.fail("the callback was never called within \(Format.seconds(timeout))")
             return nil
         }
         let calls = probe.all
         if calls.count == 1, let first = probe.first {
-            call.notePass("the callback was called once, \(Format.seconds(max(0, first.at - startedAt))) after the start; "
-                          + "no second call came in the \(Format.seconds(grace)) watched after it")
+            call.notePass(
+                "the callback was called once, \(Format.seconds(max(0, first.at - startedAt))) after the start; "
+                    + "no second call came in the \(Format.seconds(grace)) watched after it")
         }
         if calls.count > 1 {
             // The first two calls, each with its value and the caller's own lines.
             let shown = calls.prefix(2).enumerated().map { index, made in
                 "call \(index + 1) with \(describe(made.value)) \(sites.place(of: index))"
             }
-            call.fail("the callback was called \(calls.count) times; it must be called exactly once: " + shown.joined(separator: "; "))
+            call.fail(
+                "the callback was called \(calls.count) times; it must be called exactly once: "
+                    + shown.joined(separator: "; "))
         }
         return probe.first
     }

@@ -55,8 +55,9 @@ public final class LeakCheck: Sendable {
         let alive = list.filter { tracker.isAlive($0.label) }
         let labels = alive.map(\.label)
         return alive.map {
-            Survivor(label: $0.label, site: $0.site, strongReferences: tracker.strongReferences($0.label),
-                     holders: tracker.holders(of: $0.label, among: labels))
+            Survivor(
+                label: $0.label, site: $0.site, strongReferences: tracker.strongReferences($0.label),
+                holders: tracker.holders(of: $0.label, among: labels))
         }
     }
 

@@ -59,7 +59,7 @@ enum MainRunLoopStandIn {
         // A main queue held by the code under test runs the turn later; the wait does not.
         _ = done.wait(timeout: .now() + seconds)
         let left = seconds - (MonotonicClock.now() - start)
-        if left > 0 { MonotonicClock.sleep(for: left) }   // an idle run loop returns at once: no spin
+        if left > 0 { MonotonicClock.sleep(for: left) }  // an idle run loop returns at once: no spin
         return true
     }
 
@@ -71,7 +71,11 @@ enum MainRunLoopStandIn {
     }
 
     private static func enqueueSlice(_ seconds: Seconds, then finished: @escaping @Sendable () -> Void) -> Bool {
-        guard queued.update({ busy in defer { busy = true }; return !busy }) else { return false }
+        guard
+            queued.update({ busy in
+                defer { busy = true }; return !busy
+            })
+        else { return false }
         DispatchQueue.main.async {
             runSlice(seconds, sleepingIfIdle: false)
             queued.set(false)

@@ -80,7 +80,9 @@ public final class NewThreadWatch: Sendable {
     /// back on a thread that had already renamed itself (seen at load 15-50).
     @discardableResult
     public func stop() -> [Appeared] {
-        if !stopping.exchange(true, ordering: .acquiringAndReleasing) { _ = finished.wait(timeout: .now() + .seconds(5)) }
+        if !stopping.exchange(true, ordering: .acquiringAndReleasing) {
+            _ = finished.wait(timeout: .now() + .seconds(5))
+        }
         look()
         return appeared
     }

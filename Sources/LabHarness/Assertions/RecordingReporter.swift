@@ -26,7 +26,8 @@ public final class RecordingReporter: Sendable {
 
     /// The reporter to pass to an assertion.
     public var reporter: FailureReporter {
-        FailureReporter { [self] message, site in storage.withLock { $0.append(Failure(message: message, site: site)) } }
+        FailureReporter { [self] message, site in storage.withLock { $0.append(Failure(message: message, site: site)) }
+        }
     }
 
     /// Forgets what was recorded.

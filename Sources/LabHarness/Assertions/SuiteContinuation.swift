@@ -105,20 +105,29 @@ public enum SuiteContinuation {
             say(summary: plan, after: plan.remaining)
         }
         guard depth < maximumDepth else {
-            say(summary: plan, after: "\(plan.remaining) did not run: this is relaunch \(depth) in a row, the most LabHarness makes")
+            say(
+                summary: plan,
+                after: "\(plan.remaining) did not run: this is relaunch \(depth) in a row, the most LabHarness makes")
         }
         let budget = Double(ProcessInfo.processInfo.environment[budgetVariable] ?? "") ?? 3600
-        ProcessEnd.say("LabHarness: the run goes on without \(plan.hungTest): running \(plan.remaining) in a new copy of the test process\n")
-        var spec = ChildSpec(executable: ChildProcess.currentExecutablePath(), arguments: arguments,
-                             environment: [depthVariable: String(depth + 1)], budget: budget, outputLimit: 64 << 10)
+        ProcessEnd.say(
+            "LabHarness: the run goes on without \(plan.hungTest): running \(plan.remaining) in a new copy of the test process\n"
+        )
+        var spec = ChildSpec(
+            executable: ChildProcess.currentExecutablePath(), arguments: arguments,
+            environment: [depthVariable: String(depth + 1)], budget: budget, outputLimit: 64 << 10)
         spec.echoesOutput = true
         let ended: String
         do {
             let run = try ChildProcess.run(spec)
             switch run.outcome {
             case .completed: ended = "they ran in a new process, which passed"
-            case .failed: ended = "they ran in a new process, which failed (exit status \(run.exitCode ?? 1)): see its results above"
-            default: ended = "they ran in a new process, which ended \(run.outcome.rawValue) (\(run.evidence)): see its results above"
+            case .failed:
+                ended =
+                    "they ran in a new process, which failed (exit status \(run.exitCode ?? 1)): see its results above"
+            default:
+                ended =
+                    "they ran in a new process, which ended \(run.outcome.rawValue) (\(run.evidence)): see its results above"
             }
         } catch {
             ended = "they did not run: \(error)"
@@ -127,7 +136,9 @@ public enum SuiteContinuation {
     }
 
     private static func say(summary plan: Plan, after: String) -> Never {
-        ProcessEnd.say("LabHarness: summary: \(plan.framework) test \(plan.hungTest) hung and failed (its failure and every thread's stack are above); \(after)\n")
+        ProcessEnd.say(
+            "LabHarness: summary: \(plan.framework) test \(plan.hungTest) hung and failed (its failure and every thread's stack are above); \(after)\n"
+        )
         ProcessEnd.exitNow()
     }
 }

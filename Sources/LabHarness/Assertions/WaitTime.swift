@@ -26,6 +26,8 @@ extension WaitTime where Self == Duration {
     public static func seconds(_ value: Int) -> Duration { Duration.nanoseconds(Int64(value) * 1_000_000_000) }
     public static func seconds(_ value: Double) -> Duration { Duration.nanoseconds(Int64((value * 1e9).rounded())) }
     public static func milliseconds(_ value: Int) -> Duration { Duration.nanoseconds(Int64(value) * 1_000_000) }
-    public static func milliseconds(_ value: Double) -> Duration { Duration.nanoseconds(Int64((value * 1e6).rounded())) }
+    public static func milliseconds(_ value: Double) -> Duration {
+        Duration.nanoseconds(Int64((value * 1e6).rounded()))
+    }
     static func microseconds(_ value: Int) -> Duration { Duration.nanoseconds(Int64(value) * 1_000) }
 }

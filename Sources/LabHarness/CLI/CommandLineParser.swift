@@ -70,31 +70,49 @@ public struct CommandLineParser: Sendable {
             guard let n = Int(raw.trimmingCharacters(in: .whitespaces)) else {
                 throw UsageError("--\(spec.name) takes \(spec.rangeText), not '\(UsageError.echo(raw))'")
             }
-            guard range.contains(n) else { throw UsageError("--\(spec.name) \(UsageError.echo(raw)) is out of range: \(spec.rangeText)") }
+            guard range.contains(n) else {
+                throw UsageError("--\(spec.name) \(UsageError.echo(raw)) is out of range: \(spec.rangeText)")
+            }
             return .integer(n)
         case .decimal(let range, let defaultValue, let quickValue, _):
             guard let raw else { return .decimal(quick ? (quickValue ?? defaultValue) : defaultValue) }
             guard let d = Double(raw.trimmingCharacters(in: .whitespaces)), d.isFinite else {
                 throw UsageError("--\(spec.name) takes \(spec.rangeText), not '\(UsageError.echo(raw))'")
             }
-            guard range.contains(d) else { throw UsageError("--\(spec.name) \(UsageError.echo(raw)) is out of range: \(spec.rangeText)") }
+            guard range.contains(d) else {
+                throw UsageError("--\(spec.name) \(UsageError.echo(raw)) is out of range: \(spec.rangeText)")
+            }
             return .decimal(d)
         case .choice(let choices, let defaultValue):
             guard let raw else { return .word(defaultValue) }
-            guard choices.contains(raw) else { throw UsageError("--\(spec.name): unknown value '\(UsageError.echo(raw))' (valid: \(choices.joined(separator: ", ")))") }
+            guard choices.contains(raw) else {
+                throw UsageError(
+                    "--\(spec.name): unknown value '\(UsageError.echo(raw))' (valid: \(choices.joined(separator: ", ")))"
+                )
+            }
             return .word(raw)
         case .list(let choices):
             guard let raw else { return .list([]) }
-            let items = raw.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-            if items.contains(where: \.isEmpty) { throw UsageError("--\(spec.name) has an empty name in '\(UsageError.echo(raw))' (valid: \(choices.joined(separator: ", ")))") }
+            let items = raw.split(separator: ",", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            if items.contains(where: \.isEmpty) {
+                throw UsageError(
+                    "--\(spec.name) has an empty name in '\(UsageError.echo(raw))' (valid: \(choices.joined(separator: ", ")))"
+                )
+            }
             for item in items where !choices.contains(item) {
-                throw UsageError("--\(spec.name): unknown name '\(UsageError.echo(item))' (valid: \(choices.joined(separator: ", ")))")
+                throw UsageError(
+                    "--\(spec.name): unknown name '\(UsageError.echo(item))' (valid: \(choices.joined(separator: ", ")))"
+                )
             }
             var seen = Set<String>()
             return .list(items.filter { seen.insert($0).inserted })
         case .text(let defaultValue):
             guard let raw else { return .text(defaultValue) }
-            guard !raw.trimmingCharacters(in: .whitespaces).isEmpty else { throw UsageError("--\(spec.name) needs \(spec.rangeText)") }
+            guard !raw.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw UsageError("--\(spec.name) needs \(spec.rangeText)")
+            }
             return .text(raw)
         }
     }

@@ -28,8 +28,10 @@ public struct FlagSpec: Sendable {
     /// Internal flags are parsed but not listed in `--help`.
     public var hidden: Bool
 
-    public init(_ name: String, _ kind: Kind, help: String, valueName: String? = nil,
-                reportKey: String? = nil, hidden: Bool = false) {
+    public init(
+        _ name: String, _ kind: Kind, help: String, valueName: String? = nil,
+        reportKey: String? = nil, hidden: Bool = false
+    ) {
         self.name = name
         self.kind = kind
         self.help = help
@@ -46,29 +48,39 @@ public struct FlagSpec: Sendable {
     }
 
     /// A whole-number flag.
-    public static func integer(_ name: String, default value: Int, quick: Int? = nil, range: ClosedRange<Int>,
-                               help: String, reportKey: String? = nil, valueName: String? = nil) -> FlagSpec {
-        FlagSpec(name, .integer(range: range, default: value, quick: quick), help: help, valueName: valueName,
-                 reportKey: reportKey ?? name.replacingDashes)
+    public static func integer(
+        _ name: String, default value: Int, quick: Int? = nil, range: ClosedRange<Int>,
+        help: String, reportKey: String? = nil, valueName: String? = nil
+    ) -> FlagSpec {
+        FlagSpec(
+            name, .integer(range: range, default: value, quick: quick), help: help, valueName: valueName,
+            reportKey: reportKey ?? name.replacingDashes)
     }
 
     /// A duration in seconds; reported as `NAME_s`.
-    public static func seconds(_ name: String, default value: Double, quick: Double? = nil, range: ClosedRange<Double>,
-                               help: String, reportKey: String? = nil) -> FlagSpec {
-        FlagSpec(name, .decimal(range: range, default: value, quick: quick, unit: "s"), help: help,
-                 reportKey: reportKey ?? name.replacingDashes + "_s")
+    public static func seconds(
+        _ name: String, default value: Double, quick: Double? = nil, range: ClosedRange<Double>,
+        help: String, reportKey: String? = nil
+    ) -> FlagSpec {
+        FlagSpec(
+            name, .decimal(range: range, default: value, quick: quick, unit: "s"), help: help,
+            reportKey: reportKey ?? name.replacingDashes + "_s")
     }
 
     /// One of a few words.
-    public static func choice(_ name: String, _ choices: [String], default value: String, help: String,
-                              reportKey: String? = nil) -> FlagSpec {
+    public static func choice(
+        _ name: String, _ choices: [String], default value: String, help: String,
+        reportKey: String? = nil
+    ) -> FlagSpec {
         FlagSpec(name, .choice(choices, default: value), help: help, reportKey: reportKey ?? name.replacingDashes)
     }
 
     /// One case of an enum, named by its raw value: `--gate-with semaphore`. Read it back with
     /// `options.choice("gate-with", as: GateKind.self)`, so a new case is a new choice.
-    public static func choice<E: CaseIterable & RawRepresentable>(_ name: String, _ type: E.Type, default value: E, help: String,
-                                                                 reportKey: String? = nil) -> FlagSpec where E.RawValue == String {
+    public static func choice<E: CaseIterable & RawRepresentable>(
+        _ name: String, _ type: E.Type, default value: E, help: String,
+        reportKey: String? = nil
+    ) -> FlagSpec where E.RawValue == String {
         choice(name, E.allCases.map(\.rawValue), default: value.rawValue, help: help, reportKey: reportKey)
     }
 
@@ -78,7 +90,8 @@ public struct FlagSpec: Sendable {
     }
 
     /// A switch.
-    public static func toggle(_ name: String, help: String, reportKey: String? = nil, hidden: Bool = false) -> FlagSpec {
+    public static func toggle(_ name: String, help: String, reportKey: String? = nil, hidden: Bool = false) -> FlagSpec
+    {
         FlagSpec(name, .toggle, help: help, reportKey: reportKey, hidden: hidden)
     }
 
@@ -88,7 +101,8 @@ public struct FlagSpec: Sendable {
         case .toggle: return ""
         case .integer(let range, _, _): return "a whole number from \(range.lowerBound) to \(range.upperBound)"
         case .decimal(let range, _, _, let unit):
-            return "a number from \(Format.number(range.lowerBound)) to \(Format.number(range.upperBound))" + (unit.isEmpty ? "" : " \(unit)")
+            return "a number from \(Format.number(range.lowerBound)) to \(Format.number(range.upperBound))"
+                + (unit.isEmpty ? "" : " \(unit)")
         case .choice(let choices, _): return "one of " + choices.joined(separator: ", ")
         case .list(let choices): return "a comma-separated list of " + choices.joined(separator: ", ")
         case .text: return "a non-empty \(valueName.lowercased())"

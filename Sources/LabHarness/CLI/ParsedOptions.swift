@@ -26,7 +26,9 @@ public struct ParsedOptions: Sendable, Equatable {
     }
 
     public func int(_ name: String) -> Int {
-        guard case .integer(let n)? = values[name] else { preconditionFailure("--\(name) is not a declared whole-number flag") }
+        guard case .integer(let n)? = values[name] else {
+            preconditionFailure("--\(name) is not a declared whole-number flag")
+        }
         return n
     }
 

@@ -17,7 +17,9 @@ extension UsageError {
             default:
                 let v = scalar.value
                 // C0 and C1 controls, DEL, and the bidirectional overrides that reorder a line.
-                if v < 0x20 || (0x7F...0x9F).contains(v) || (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v) {
+                if v < 0x20 || (0x7F...0x9F).contains(v) || (0x202A...0x202E).contains(v)
+                    || (0x2066...0x2069).contains(v)
+                {
                     piece = "\\u{" + String(v, radix: 16, uppercase: true) + "}"
                 } else {
                     piece = String(scalar)

@@ -28,8 +28,9 @@ public final class CallProbe<Value: Sendable>: Sendable {
 
     /// Records one call with its value.
     public func record(_ value: Value) {
-        let call = Call(at: MonotonicClock.now(), thread: CurrentThread.name, isMainThread: Thread.isMainThread,
-                        isOnMainQueue: MainQueueMark.isOnMainQueue, value: value)
+        let call = Call(
+            at: MonotonicClock.now(), thread: CurrentThread.name, isMainThread: Thread.isMainThread,
+            isOnMainQueue: MainQueueMark.isOnMainQueue, value: value)
         calls.withLock { $0.append(call) }
         arrived.signal()
     }
@@ -48,7 +49,9 @@ public final class CallProbe<Value: Sendable>: Sendable {
     @discardableResult
     public func waitForCall(within timeout: Seconds) -> Bool {
         if count > 0 { return true }
-        if MainQueueFriendlyWait.turnsTheMainRunLoop { return MainQueueFriendlyWait.until(within: timeout) { count > 0 } }
+        if MainQueueFriendlyWait.turnsTheMainRunLoop {
+            return MainQueueFriendlyWait.until(within: timeout) { count > 0 }
+        }
         let deadline = MonotonicClock.now() + timeout
         while count == 0 {
             let left = deadline - MonotonicClock.now()

@@ -40,7 +40,9 @@ public final class StderrCapture: Sendable {
         let deadline = MonotonicClock.now() + timeout
         while true {
             for chunk in chunks {
-                if let line = chunk.text.split(separator: "\n").first(where: { $0.contains(marker) }) { return (chunk.at, String(line)) }
+                if let line = chunk.text.split(separator: "\n").first(where: { $0.contains(marker) }) {
+                    return (chunk.at, String(line))
+                }
             }
             if MonotonicClock.now() >= deadline { return nil }
             MonotonicClock.sleep(for: 0.005)
@@ -50,7 +52,11 @@ public final class StderrCapture: Sendable {
     /// Ends this capture; the last one open puts fd 2 back and waits (up to a second) for the
     /// forwarder to pass on what it still holds. Calling it again does nothing.
     public func end() {
-        guard ended.update({ done in defer { done = true }; return !done }) else { return }
+        guard
+            ended.update({ done in
+                defer { done = true }; return !done
+            })
+        else { return }
         session.leave()
     }
 

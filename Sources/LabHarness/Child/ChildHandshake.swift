@@ -12,7 +12,8 @@ public enum ChildHandshake {
     /// Whether this process was started by the lab's `ChildProcess`.
     public static var startedByLab: Bool {
         guard let text = ProcessInfo.processInfo.environment[ChildLifeline.parentVariable],
-              let parent = Int32(text), parent > 1 else { return false }
+            let parent = Int32(text), parent > 1
+        else { return false }
         return getppid() == parent
     }
 

@@ -33,9 +33,11 @@ public struct ChildSpec: Sendable {
     /// tests after a hang, whose results belong in the same `swift test` output).
     var echoesOutput = false
 
-    public init(executable: String, arguments: [String] = [], environment: [String: String] = [:],
-                budget: Seconds, stallWindow: Seconds? = nil, outputLimit: Int = 4 << 20,
-                onProgress: (@Sendable (Int) -> Void)? = nil, onStart: (@Sendable (Int32) -> Void)? = nil) {
+    public init(
+        executable: String, arguments: [String] = [], environment: [String: String] = [:],
+        budget: Seconds, stallWindow: Seconds? = nil, outputLimit: Int = 4 << 20,
+        onProgress: (@Sendable (Int) -> Void)? = nil, onStart: (@Sendable (Int32) -> Void)? = nil
+    ) {
         self.executable = executable
         self.arguments = arguments
         self.environment = environment
@@ -171,7 +173,8 @@ public enum ChildProcess {
             threadsAtKill = ThreadCensus.threads(pid: pid)
             // Before calling it stuck: could it create the thread it waited for, did it get a CPU?
             if reason == .stall || reason == .budget {
-                (machine, machineLook) = MachineCheck.atKill(pid: pid, threads: threadsAtKill, lifetime: MonotonicClock.now() - start)
+                (machine, machineLook) = MachineCheck.atKill(
+                    pid: pid, threads: threadsAtKill, lifetime: MonotonicClock.now() - start)
                 stacks = StackCapture.captureRaw(pid: pid)
             }
             killGroup(pid, leaderUnreaped: true)
@@ -180,10 +183,15 @@ public enum ChildProcess {
 
         func enforceLimits(at now: Seconds) {
             guard killReason == nil, status == nil else { return }
-            if interrupting.load(ordering: .relaxed) { terminate(.interrupt) }
-            else if now - start >= spec.budget { terminate(.budget) }
-            else if let window = spec.stallWindow, let since = out.lastProgressAt, now - since >= window { terminate(.stall) }
-            else if spec.endsAtThreadLimit, threadLimit.reached != nil { terminate(.threadLimit) }
+            if interrupting.load(ordering: .relaxed) {
+                terminate(.interrupt)
+            } else if now - start >= spec.budget {
+                terminate(.budget)
+            } else if let window = spec.stallWindow, let since = out.lastProgressAt, now - since >= window {
+                terminate(.stall)
+            } else if spec.endsAtThreadLimit, threadLimit.reached != nil {
+                terminate(.threadLimit)
+            }
         }
 
         while !open.isEmpty {
@@ -211,8 +219,10 @@ public enum ChildProcess {
             if ready < 0 && errno != EINTR { break }
             for entry in fds where entry.revents != 0 {
                 let echo: Int32? = spec.echoesOutput ? (entry.fd == outPipe.read ? 1 : 2) : nil
-                let more = entry.fd == outPipe.read ? readAvailable(entry.fd, into: &out, echo: echo)
-                                                    : readAvailable(entry.fd, into: &err, echo: echo)
+                let more =
+                    entry.fd == outPipe.read
+                    ? readAvailable(entry.fd, into: &out, echo: echo)
+                    : readAvailable(entry.fd, into: &err, echo: echo)
                 if !more {
                     open.removeAll { $0 == entry.fd }
                 }
@@ -252,16 +262,21 @@ public enum ChildProcess {
         out.finish()
         err.finish()
 
-        var run = classify(pid: pid, status: status ?? 0, killReason: killReason, wall: wall,
-                           out: out, err: err, start: start, spec: spec, threadsAtKill: threadsAtKill)
+        var run = classify(
+            pid: pid, status: status ?? 0, killReason: killReason, wall: wall,
+            out: out, err: err, start: start, spec: spec, threadsAtKill: threadsAtKill)
         // The machine's part: the thread limit reached while it ran (whatever it then did), what
         // the look before a kill found, or a crash at the memory limit.
         if run.outcome != .interrupted {
-            run.machine = MachineCheck.fromChildStderr(err.text) ?? threadLimit.reached ?? stoppedFromOutside ?? machine
+            run.machine =
+                MachineCheck.fromChildStderr(err.text) ?? threadLimit.reached ?? stoppedFromOutside ?? machine
                 ?? (run.outcome == .crashed ? memory.crashVerdict(signal: run.signal, stderr: err.text) : nil)
                 ?? (run.outcome == .crashed && !run.killedByHarness
-                    ? run.signal.flatMap { MachineCheck.signalFromOutside(signal: $0, fatalLine: err.firstFatalLine, pid: pid,
-                                                                          cpuLimit: memory.cpuLimit, fileSizeLimit: memory.fileSizeLimit) }
+                    ? run.signal.flatMap {
+                        MachineCheck.signalFromOutside(
+                            signal: $0, fatalLine: err.firstFatalLine, pid: pid,
+                            cpuLimit: memory.cpuLimit, fileSizeLimit: memory.fileSizeLimit)
+                    }
                     : nil)
                 ?? (run.outcome == .crashed || run.outcome == .failed
                     ? MachineCheck.descriptorsExhausted(stderr: err.text, limit: memory.openFilesLimit) : nil)
@@ -423,13 +438,15 @@ public enum ChildProcess {
             if r == pid { return status }
             if r == 0 { return nil }
             if errno == EINTR { continue }
-            return 0   // ECHILD: already reaped elsewhere; nothing left to wait for
+            return 0  // ECHILD: already reaped elsewhere; nothing left to wait for
         }
     }
 
-    private static func classify(pid: Int32, status: Int32, killReason: KillReason?, wall: Seconds,
-                                 out: OutputCollector, err: OutputCollector, start: Seconds,
-                                 spec: ChildSpec, threadsAtKill: [ThreadInfo]) -> ChildRun {
+    private static func classify(
+        pid: Int32, status: Int32, killReason: KillReason?, wall: Seconds,
+        out: OutputCollector, err: OutputCollector, start: Seconds,
+        spec: ChildSpec, threadsAtKill: [ThreadInfo]
+    ) -> ChildRun {
         let exited = (status & 0x7f) == 0
         let exitCode: Int32? = exited ? (status >> 8) & 0xff : nil
         let signal: Int32? = exited ? nil : status & 0x7f
@@ -444,17 +461,20 @@ public enum ChildProcess {
             evidence = "interrupted after \(Format.seconds(wall)) (\(progressNote))"
         case .stall?:
             outcome = .deadlock
-            evidence = "no progress for \(Format.seconds(spec.stallWindow ?? 0)); killed after \(Format.seconds(wall)) (\(progressNote); \(ThreadCensus.describe(threadsAtKill)))"
+            evidence =
+                "no progress for \(Format.seconds(spec.stallWindow ?? 0)); killed after \(Format.seconds(wall)) (\(progressNote); \(ThreadCensus.describe(threadsAtKill)))"
         case .threadLimit?:
             // The machine's part (`ChildRun.machine`) names the outcome.
             outcome = .failed
-            evidence = "ended after \(Format.seconds(wall)) when it reached a thread limit (\(progressNote); \(ThreadCensus.describe(threadsAtKill)))"
+            evidence =
+                "ended after \(Format.seconds(wall)) when it reached a thread limit (\(progressNote); \(ThreadCensus.describe(threadsAtKill)))"
         case .budget?:
             // Progress in the last quarter of the budget means slow, not stuck.
             let quiet = spec.stallWindow ?? spec.budget / 4
             let moving = lastProgress.map { spec.budget - $0 < quiet } ?? false
             outcome = moving ? .timedOut : .deadlock
-            evidence = "killed at its \(Format.seconds(spec.budget)) budget (\(progressNote); \(ThreadCensus.describe(threadsAtKill)))"
+            evidence =
+                "killed at its \(Format.seconds(spec.budget)) budget (\(progressNote); \(ThreadCensus.describe(threadsAtKill)))"
         case nil:
             if let code = exitCode {
                 outcome = code == 0 ? .completed : .failed
@@ -465,17 +485,20 @@ public enum ChildProcess {
                 evidence = err.firstFatalLine ?? "killed by \(signalName(sig))"
             }
         }
-        return ChildRun(outcome: outcome, pid: pid, exitCode: exitCode, signal: signal,
-                        killedByHarness: killReason != nil, wall: wall, stdout: out.text, stderr: err.text,
-                        progress: out.progress, lastProgressAt: lastProgress, resultPayload: out.result,
-                        threadsAtKill: threadsAtKill, evidence: evidence)
+        return ChildRun(
+            outcome: outcome, pid: pid, exitCode: exitCode, signal: signal,
+            killedByHarness: killReason != nil, wall: wall, stdout: out.text, stderr: err.text,
+            progress: out.progress, lastProgressAt: lastProgress, resultPayload: out.result,
+            threadsAtKill: threadsAtKill, evidence: evidence)
     }
 
     /// `SIGILL (4)` and the like.
     public static func signalName(_ signal: Int32) -> String {
-        let names: [Int32: String] = [SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGILL: "SIGILL",
-                                      SIGTRAP: "SIGTRAP", SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGFPE: "SIGFPE",
-                                      SIGKILL: "SIGKILL", SIGSEGV: "SIGSEGV", SIGPIPE: "SIGPIPE", SIGTERM: "SIGTERM"]
+        let names: [Int32: String] = [
+            SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGILL: "SIGILL",
+            SIGTRAP: "SIGTRAP", SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGFPE: "SIGFPE",
+            SIGKILL: "SIGKILL", SIGSEGV: "SIGSEGV", SIGPIPE: "SIGPIPE", SIGTERM: "SIGTERM",
+        ]
         return "\(names[signal] ?? "signal") (\(signal))"
     }
 }

@@ -42,7 +42,9 @@ struct OutputCollector {
         scanned = pending.count
         // A long ordinary line is kept as it comes rather than held whole; a protocol line (a
         // result can be megabytes of JSON) is held until its end.
-        if pending.count >= OutputCollector.longLine, !(parsesProtocol && !midLine && pending.starts(with: ChildProtocol.prefixBytes)) {
+        if pending.count >= OutputCollector.longLine,
+            !(parsesProtocol && !midLine && pending.starts(with: ChildProtocol.prefixBytes))
+        {
             take(pending, terminated: false)
             pending.removeAll(keepingCapacity: true)
             scanned = 0
@@ -72,12 +74,14 @@ struct OutputCollector {
                 result = payload
                 return
             case .checkpoint?, nil:
-                break   // a checkpoint stays in the output, where the runner looks for it
+                break  // a checkpoint stays in the output, where the runner looks for it
             }
         }
         let room = limit - kept.count
         let bytes = terminated ? line + [UInt8(ascii: "\n")] : line
-        if room >= bytes.count { kept.append(contentsOf: bytes) } else {
+        if room >= bytes.count {
+            kept.append(contentsOf: bytes)
+        } else {
             if room > 0 { kept.append(contentsOf: bytes.prefix(room)) }
             dropped += bytes.count - max(room, 0)
         }
@@ -94,9 +98,11 @@ struct OutputCollector {
 
     /// The first line that reads like a fatal runtime error, for crash evidence.
     var firstFatalLine: String? {
-        let markers = ["Fatal error", "fatal error", "Precondition failed", "Assertion failed",
-                       "SWIFT TASK CONTINUATION MISUSE", "Illegal instruction", "Segmentation fault",
-                       "Aborted", "terminate called", "panic"]
+        let markers = [
+            "Fatal error", "fatal error", "Precondition failed", "Assertion failed",
+            "SWIFT TASK CONTINUATION MISUSE", "Illegal instruction", "Segmentation fault",
+            "Aborted", "terminate called", "panic",
+        ]
         return text.split(separator: "\n").first { line in markers.contains { line.contains($0) } }
             .map { String($0).trimmingCharacters(in: .whitespaces) }
     }

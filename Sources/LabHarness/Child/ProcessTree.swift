@@ -7,15 +7,20 @@ import Foundation
 public enum ProcessTree {
     /// The live processes below `root` (children, grandchildren, ...), parents before their
     /// children; zombies are left out (they are dead, waiting only to be reaped).
-    public static func descendants(of root: Int32, in table: [ProcessTable.Entry] = ProcessTable.all()) -> [ProcessTable.Entry] {
+    public static func descendants(
+        of root: Int32, in table: [ProcessTable.Entry] = ProcessTable.all()
+    ) -> [ProcessTable.Entry] {
         var children: [Int32: [ProcessTable.Entry]] = [:]
-        for entry in table where entry.pid != root || entry.parent != root { children[entry.parent, default: []].append(entry) }
+        for entry in table where entry.pid != root || entry.parent != root {
+            children[entry.parent, default: []].append(entry)
+        }
         var result: [ProcessTable.Entry] = []
         var queue = [root]
         var seen: Set<Int32> = [root]
         while !queue.isEmpty {
             let parent = queue.removeFirst()
-            for child in (children[parent] ?? []).sorted(by: { $0.pid < $1.pid }) where seen.insert(child.pid).inserted {
+            for child in (children[parent] ?? []).sorted(by: { $0.pid < $1.pid }) where seen.insert(child.pid).inserted
+            {
                 if child.state != "Z" { result.append(child) }
                 queue.append(child.pid)
             }

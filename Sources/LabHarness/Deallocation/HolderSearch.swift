@@ -16,8 +16,10 @@ enum HolderSearch {
     /// `held by …` phrases: where among `candidates` a strong reference to `target` is stored.
     /// `candidates` are (label, object) pairs; the target may be among them (a cycle through
     /// itself).
-    static func holders(of target: AnyObject, targetLabel: String,
-                        among candidates: [(label: String, object: AnyObject)]) -> [String] {
+    static func holders(
+        of target: AnyObject, targetLabel: String,
+        among candidates: [(label: String, object: AnyObject)]
+    ) -> [String] {
         let targetAddress = UInt(bitPattern: Unmanaged.passUnretained(target).toOpaque())
         var found: [String] = []
         for (label, object) in candidates {
@@ -26,14 +28,18 @@ enum HolderSearch {
             let owner = isSelf ? "its own" : "\(label)'s"
             var type: Any.Type? = Swift.type(of: object)
             while let current = type {
-                _ = _forEachField(of: current, options: _EachFieldOptions(rawValue: 1 << 0)) { name, offset, fieldType, _ in   // .classType (a var there)
+                _ = _forEachField(of: current, options: _EachFieldOptions(rawValue: 1 << 0)) {
+                    name, offset, fieldType, _ in  // .classType (a var there)
                     let field = String(cString: name)
                     let address = base + UInt(offset)
                     if let word = readWord(address), word == targetAddress {
                         found.append("\(owner) stored property `\(field)`" + (isSelf ? " (it holds itself)" : ""))
                     } else if isFunction(fieldType), let context = readWord(address + 8), context != 0,
-                              context == targetAddress || contextHolds(context, targetAddress) {
-                        found.append("a closure stored in \(owner) property `\(field)`, which captured \(isSelf ? "it (a retain cycle)" : targetLabel)")
+                        context == targetAddress || contextHolds(context, targetAddress)
+                    {
+                        found.append(
+                            "a closure stored in \(owner) property `\(field)`, which captured \(isSelf ? "it (a retain cycle)" : targetLabel)"
+                        )
                     }
                     return true
                 }

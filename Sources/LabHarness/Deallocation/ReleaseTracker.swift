@@ -72,9 +72,11 @@ public final class ReleaseTracker: Sendable {
 
     /// Whether the object is still alive. Unknown labels are not alive.
     public func isAlive(_ label: String) -> Bool {
-        guard let (box, released) = entries.withLock({ e in e[label].map { ($0.box, $0.releasedAt) } }) else { return false }
+        guard let (box, released) = entries.withLock({ e in e[label].map { ($0.box, $0.releasedAt) } }) else {
+            return false
+        }
         if released != nil { return false }
-        guard let box else { return true }   // tag-only entry whose tag has not gone yet
+        guard let box else { return true }  // tag-only entry whose tag has not gone yet
         // The weak load happens outside the lock: the temporary strong reference it makes may
         // be the last one, and the deinit it then triggers may reach this tracker (a tag).
         if box.object != nil { return true }
@@ -116,7 +118,9 @@ public final class ReleaseTracker: Sendable {
     public func releaseDelay(_ label: String) -> Seconds? {
         _ = isAlive(label)
         return entries.withLock { entries in
-            guard let entry = entries[label], let released = entry.releasedAt, let end = entry.scopeEndedAt else { return nil }
+            guard let entry = entries[label], let released = entry.releasedAt, let end = entry.scopeEndedAt else {
+                return nil
+            }
             return released - end
         }
     }

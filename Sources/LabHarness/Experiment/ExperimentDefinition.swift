@@ -75,18 +75,22 @@ public struct ExperimentDefinition: Sendable {
 
     /// The claims of single variants (in variant order), then the findings that compare
     /// variants: every id the report's `findings` may hold.
-    public var findingIDs: [String] { variants.compactMap(\.claim?.id) + findings.map(\.id) + (sweep?.findings.map(\.id) ?? []) }
+    public var findingIDs: [String] {
+        variants.compactMap(\.claim?.id) + findings.map(\.id) + (sweep?.findings.map(\.id) ?? [])
+    }
 
-    public init(name: String, executable: String, question: String, about: String,
-                flags: [FlagSpec], variants: [Variant], findings: [Finding],
-                columns: [ReportColumn] = [], defaultJobs: Int = 1,
-                extraSections: @escaping @Sendable (ExperimentReport) -> [String] = { _ in [] },
-                defaultPlan: @escaping @Sendable (ParsedOptions, [Variant]) -> [String] = { _, variants in
-                    variants.filter(\.includedByDefault).map(\.name)
-                },
-                performanceBars: [PerformanceBar] = [],
-                sweep: Sweep? = nil,
-                parameters: any ExperimentParameters.Type = NoParameters.self) {
+    public init(
+        name: String, executable: String, question: String, about: String,
+        flags: [FlagSpec], variants: [Variant], findings: [Finding],
+        columns: [ReportColumn] = [], defaultJobs: Int = 1,
+        extraSections: @escaping @Sendable (ExperimentReport) -> [String] = { _ in [] },
+        defaultPlan: @escaping @Sendable (ParsedOptions, [Variant]) -> [String] = { _, variants in
+            variants.filter(\.includedByDefault).map(\.name)
+        },
+        performanceBars: [PerformanceBar] = [],
+        sweep: Sweep? = nil,
+        parameters: any ExperimentParameters.Type = NoParameters.self
+    ) {
         self.parameters = parameters
         self.name = name
         self.executable = executable
@@ -109,16 +113,23 @@ public struct ExperimentDefinition: Sendable {
     var allFlags: [FlagSpec] {
         [
             FlagSpec("help", .toggle, help: "print this help and exit"),
-            FlagSpec("json", .toggle, help: "write the schema-1 JSON report to stdout (the human report goes to stderr)"),
-            FlagSpec("quick", .toggle, help: "scaled-down parameters: the same findings in a few seconds", reportKey: "quick"),
-            FlagSpec("variant", .list(variants.map(\.name)), help: "run only these variants (default: the standard set)"),
-            FlagSpec("trials", .integer(range: 1...100, default: 1, quick: nil),
-                     help: "run each variant N times and count the outcomes", reportKey: "trials"),
-            FlagSpec("jobs", .integer(range: 1...16, default: defaultJobs, quick: nil),
-                     help: "child trials that may run at once"),
-            FlagSpec("child-variant", .choice(variantNames, default: ""),
-                     help: "internal: run one trial of a variant in this process, result on stdout", valueName: "NAME",
-                     hidden: true),
+            FlagSpec(
+                "json", .toggle, help: "write the schema-1 JSON report to stdout (the human report goes to stderr)"),
+            FlagSpec(
+                "quick", .toggle, help: "scaled-down parameters: the same findings in a few seconds", reportKey: "quick"
+            ),
+            FlagSpec(
+                "variant", .list(variants.map(\.name)), help: "run only these variants (default: the standard set)"),
+            FlagSpec(
+                "trials", .integer(range: 1...100, default: 1, quick: nil),
+                help: "run each variant N times and count the outcomes", reportKey: "trials"),
+            FlagSpec(
+                "jobs", .integer(range: 1...16, default: defaultJobs, quick: nil),
+                help: "child trials that may run at once"),
+            FlagSpec(
+                "child-variant", .choice(variantNames, default: ""),
+                help: "internal: run one trial of a variant in this process, result on stdout", valueName: "NAME",
+                hidden: true),
         ] + flags + (sweep.map { [$0.flagSpec] } ?? [])
     }
 

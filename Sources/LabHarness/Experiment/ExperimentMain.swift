@@ -17,8 +17,10 @@ public enum ExperimentMain {
     ///   - childPrefix: arguments that select this experiment when the program hosts several
     ///     (child trials are relaunched with them first).
     ///   - program: the name used in messages (default: the experiment's executable name).
-    public static func run(_ definition: ExperimentDefinition, arguments: [String] = Array(CommandLine.arguments.dropFirst()),
-                           childPrefix: [String] = [], program: String? = nil) -> Never {
+    public static func run(
+        _ definition: ExperimentDefinition, arguments: [String] = Array(CommandLine.arguments.dropFirst()),
+        childPrefix: [String] = [], program: String? = nil
+    ) -> Never {
         ChildHandshake.bindIfStartedByLab()
         Terminal.prepareOutput()
         let program = program ?? definition.executable
@@ -48,8 +50,10 @@ public enum ExperimentMain {
         if options.int("trials") > 1 {
             // Many trials can take long: say how long before the first one starts.
             let plan = ExperimentRunner.estimate(definition, options: options)
-            Terminal.writeError("\(program): \(plan.trials) trials (\(options.int("trials")) of each of \(plan.variants) \(definition.sweep.map { options.wasGiven($0.flag) } == true ? "points" : "variants")) "
-                                + "will take about \(Format.duration(plan.seconds)), by each variant's usual time; Ctrl-C stops early with what finished\n")
+            Terminal.writeError(
+                "\(program): \(plan.trials) trials (\(options.int("trials")) of each of \(plan.variants) \(definition.sweep.map { options.wasGiven($0.flag) } == true ? "points" : "variants")) "
+                    + "will take about \(Format.duration(plan.seconds)), by each variant's usual time; Ctrl-C stops early with what finished\n"
+            )
         }
         let interrupt = InterruptHandler.install()
         SuspendHandler.install()
@@ -62,8 +66,9 @@ public enum ExperimentMain {
 
         let humanFD: Int32 = options.json ? 2 : 1
         let style = Style(enabled: Terminal.colourAllowed(fd: humanFD))
-        let text = HumanReport.render(report, definition: definition, elapsed: elapsed, style: style,
-                                      width: Terminal.width(fd: humanFD))
+        let text = HumanReport.render(
+            report, definition: definition, elapsed: elapsed, style: style,
+            width: Terminal.width(fd: humanFD))
         if options.json {
             Terminal.stdoutCarriesProduct()
             Terminal.writeError(text)
@@ -93,7 +98,8 @@ public enum ExperimentMain {
         // (Foundation, libdispatch) often traps without a word.
         clab_tell_descriptor_failures()
         let name = options.string("child-variant")
-        guard let variant = definition.sweep?.pointVariant(named: name, options) ?? definition.variant(named: name) else {
+        guard let variant = definition.sweep?.pointVariant(named: name, options) ?? definition.variant(named: name)
+        else {
             Terminal.writeError("\(definition.executable): unknown variant '\(name)'\n")
             _exit(UsageError.exitStatus)
         }
@@ -108,15 +114,18 @@ public enum ExperimentMain {
         } else {
             // The parent parsed the same options before it launched this child.
             let parameters = (try? definition.parameters(options)) ?? NoParameters(options)
-            record = machine.apply(to: ExperimentRunner.runBody(variant, options: options, parameters: parameters,
-                                                                inChild: true, progress: progress))
+            record = machine.apply(
+                to: ExperimentRunner.runBody(
+                    variant, options: options, parameters: parameters,
+                    inChild: true, progress: progress))
             reporter.stop()
         }
-        let payload = (try? JSONEncoder().encode(record)).map { String(decoding: $0, as: UTF8.self) }
+        let payload =
+            (try? JSONEncoder().encode(record)).map { String(decoding: $0, as: UTF8.self) }
             ?? #"{"outcome":"failed","metrics":{},"evidence":"the result could not be encoded","series":{},"events":[]}"#
-        fflush(nil)   // anything the trial print()ed goes out before the result line
+        fflush(nil)  // anything the trial print()ed goes out before the result line
         ChildProtocol.sendResult(payload)
-        fflush(nil)   // anything the trial print()ed
+        fflush(nil)  // anything the trial print()ed
         _exit(0)
     }
 }

@@ -11,9 +11,11 @@ public enum ExperimentRunner {
     /// `executable` (default: this process's own executable) with `childPrefix` before the
     /// trial's own arguments (a program that hosts several experiments, such as `lab`, passes
     /// the word that selects this one).
-    public static func run(_ definition: ExperimentDefinition, arguments: [String],
-                           executable: String? = nil, childPrefix: [String] = [],
-                           status: RunStatus? = nil) throws -> ExperimentReport {
+    public static func run(
+        _ definition: ExperimentDefinition, arguments: [String],
+        executable: String? = nil, childPrefix: [String] = [],
+        status: RunStatus? = nil
+    ) throws -> ExperimentReport {
         let options = try definition.parser.parse(arguments)
         _ = try definition.parameters(options)
         return run(definition, options: options, executable: executable, childPrefix: childPrefix, status: status)
@@ -21,7 +23,9 @@ public enum ExperimentRunner {
 
     /// The variants a run with `options` plans, in order.
     static func plannedVariants(_ definition: ExperimentDefinition, options: ParsedOptions) -> [Variant] {
-        let selected = options.list("variant").isEmpty ? definition.defaultPlan(options, definition.variants) : options.list("variant")
+        let selected =
+            options.list("variant").isEmpty
+            ? definition.defaultPlan(options, definition.variants) : options.list("variant")
         return selected.compactMap(definition.variant(named:))
     }
 
@@ -29,10 +33,14 @@ public enum ExperimentRunner {
     /// the lanes that run them side by side; and how many trials that is.
     /// A sweep runs its family at every size, one point at a time.
     /// `variants` counts the sweep's points in a sweep run.
-    public static func estimate(_ definition: ExperimentDefinition, options: ParsedOptions) -> (seconds: Seconds, trials: Int, variants: Int) {
+    public static func estimate(
+        _ definition: ExperimentDefinition, options: ParsedOptions
+    ) -> (seconds: Seconds, trials: Int, variants: Int) {
         let trials = options.int("trials")
         if let sweep = definition.sweep, let sizes = try? sweep.sizes(options), !sizes.isEmpty {
-            let points = sizes.flatMap { size in sweep.family(options).map { ($0, sweep.pointOptions(options, variant: $0.name, size: size)) } }
+            let points = sizes.flatMap { size in
+                sweep.family(options).map { ($0, sweep.pointOptions(options, variant: $0.name, size: size)) }
+            }
             let seconds = points.reduce(0.0) { sum, point in
                 sum + ((try? definition.parameters(point.1)).map { point.0.trialTime($0).expected } ?? 0)
             }
@@ -46,9 +54,11 @@ public enum ExperimentRunner {
         return (max(total / jobs, longest), variants.count * trials, variants.count)
     }
 
-    public static func run(_ definition: ExperimentDefinition, options: ParsedOptions,
-                           executable: String? = nil, childPrefix: [String] = [],
-                           status: RunStatus? = nil) -> ExperimentReport {
+    public static func run(
+        _ definition: ExperimentDefinition, options: ParsedOptions,
+        executable: String? = nil, childPrefix: [String] = [],
+        status: RunStatus? = nil
+    ) -> ExperimentReport {
         let variants = plannedVariants(definition, options: options)
         let trials = options.int("trials")
         let path = executable ?? ChildProcess.currentExecutablePath()
@@ -57,7 +67,9 @@ public enum ExperimentRunner {
             preconditionFailure("ExperimentRunner.run called with options its parameters refuse")
         }
         if let sweep = definition.sweep, let sizes = try? sweep.sizes(options), !sizes.isEmpty {
-            return runSweep(definition, sweep, sizes: sizes, options: options, executable: path, prefix: childPrefix, status: status)
+            return runSweep(
+                definition, sweep, sizes: sizes, options: options, executable: path, prefix: childPrefix, status: status
+            )
         }
 
         struct Item { var index: Int; var variant: Variant; var trial: Int }
@@ -76,13 +88,19 @@ public enum ExperimentRunner {
         let work: @Sendable () -> Void = {
             while let item = queue.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
                 if ChildProcess.isInterrupted {
-                    records.withLock { $0[item.index] = VariantRecord(outcome: .interrupted, evidence: "not started: the run was interrupted") }
+                    records.withLock {
+                        $0[item.index] = VariantRecord(
+                            outcome: .interrupted, evidence: "not started: the run was interrupted")
+                    }
                     continue
                 }
-                status?.started(item.index, variant: item.variant.name,
-                                total: item.variant.trialTime(parameters).progressTotal)
-                let record = runTrial(definition, item.variant, options: options, parameters: parameters,
-                                      executable: path, prefix: childPrefix) { value in
+                status?.started(
+                    item.index, variant: item.variant.name,
+                    total: item.variant.trialTime(parameters).progressTotal)
+                let record = runTrial(
+                    definition, item.variant, options: options, parameters: parameters,
+                    executable: path, prefix: childPrefix
+                ) { value in
                     status?.progressed(item.index, value)
                 }
                 records.withLock { $0[item.index] = record }
@@ -104,7 +122,15 @@ public enum ExperimentRunner {
             let done = DispatchSemaphore(value: 0)
             for lane in 1..<jobs {
                 NamedThread.start("lab.lane.\(lane)") {
-                    guard lanes.withLock({ l in l.closed ? false : { l.begun += 1; return true }() }) else { return }
+                    guard
+                        lanes.withLock({ l in
+                            l.closed
+                                ? false
+                                : {
+                                    l.begun += 1; return true
+                                }()
+                        })
+                    else { return }
                     work()
                     lanes.withLock { $0.ended += 1 }
                     done.signal()
@@ -127,35 +153,43 @@ public enum ExperimentRunner {
             variant.claim.flatMap { claim in
                 byName[variant.name].map { report in
                     if let missing = claim.premiseMissing?(options) {
-                        return FindingReport(id: claim.id, applicable: false, reproduced: false, summary: "not applicable to this run: \(missing)")
+                        return FindingReport(
+                            id: claim.id, applicable: false, reproduced: false,
+                            summary: "not applicable to this run: \(missing)")
                     }
                     return claim.report(report, expectations: variant.expectations)
                 }
             }
         }
-        let findings = claims + definition.findings.compactMap {
-            $0.report(variants: byName, options: options, platform: platform, parameters: parameters)
-        }
-        return ExperimentReport(experiment: definition.name, platform: platform,
-                                parameters: definition.reportParameters(options), variants: reports, findings: findings)
+        let findings =
+            claims
+            + definition.findings.compactMap {
+                $0.report(variants: byName, options: options, platform: platform, parameters: parameters)
+            }
+        return ExperimentReport(
+            experiment: definition.name, platform: platform,
+            parameters: definition.reportParameters(options), variants: reports, findings: findings)
     }
 
     // MARK: - One trial
 
-    static func runTrial(_ definition: ExperimentDefinition, _ variant: Variant, options: ParsedOptions,
-                         parameters: any ExperimentParameters,
-                         executable: String, prefix: [String], onProgress: @escaping @Sendable (Int) -> Void) -> VariantRecord {
+    static func runTrial(
+        _ definition: ExperimentDefinition, _ variant: Variant, options: ParsedOptions,
+        parameters: any ExperimentParameters,
+        executable: String, prefix: [String], onProgress: @escaping @Sendable (Int) -> Void
+    ) -> VariantRecord {
         let time = variant.trialTime(parameters)
         if variant.runsInProcess {
             let machine = MachineWatch()
             machine.poll()
             return machine.apply(to: runBody(variant, options: options, parameters: parameters, inChild: false))
         }
-        var spec = ChildSpec(executable: executable,
-                             arguments: prefix + definition.childArguments(options, variant: variant.name),
-                             environment: ["SWIFT_BACKTRACE": "enable=no"],
-                             budget: time.budget, stallWindow: time.stallWindow,
-                             onProgress: onProgress)
+        var spec = ChildSpec(
+            executable: executable,
+            arguments: prefix + definition.childArguments(options, variant: variant.name),
+            environment: ["SWIFT_BACKTRACE": "enable=no"],
+            budget: time.budget, stallWindow: time.stallWindow,
+            onProgress: onProgress)
         spec.endsAtThreadLimit = true
         do {
             return record(from: try ChildProcess.run(spec), variant: variant)
@@ -169,10 +203,13 @@ public enum ExperimentRunner {
         }
     }
 
-    static func runBody(_ variant: Variant, options: ParsedOptions, parameters: any ExperimentParameters, inChild: Bool,
-                        progress: ProgressCounter = ProgressCounter()) -> VariantRecord {
-        let context = VariantContext(variant: variant.name, options: options, inChild: inChild, progress: progress,
-                                     parameters: parameters, instruments: variant.instruments)
+    static func runBody(
+        _ variant: Variant, options: ParsedOptions, parameters: any ExperimentParameters, inChild: Bool,
+        progress: ProgressCounter = ProgressCounter()
+    ) -> VariantRecord {
+        let context = VariantContext(
+            variant: variant.name, options: options, inChild: inChild, progress: progress,
+            parameters: parameters, instruments: variant.instruments)
         do {
             return StackEvidence.attachOwn(to: context.finish(try variant.body(context)), inChild: inChild)
         } catch {
@@ -185,7 +222,8 @@ public enum ExperimentRunner {
     /// child's last checkpoint when it wrote one (measure, then trap).
     static func record(from run: ChildRun, variant: Variant) -> VariantRecord {
         if let payload = run.resultPayload,
-           let record = try? JSONDecoder().decode(VariantRecord.self, from: Data(payload.utf8)) {
+            let record = try? JSONDecoder().decode(VariantRecord.self, from: Data(payload.utf8))
+        {
             // The parent saw the thread limit reached while the child ran: whatever the child
             // measured, it measured it without the threads it asked for.
             if let machine = run.machine, !record.outcome.judgesNothing { return machine.apply(to: record) }
@@ -197,23 +235,34 @@ public enum ExperimentRunner {
         if let name = variant.progressMetric { metrics[name] = Double(run.progress ?? 0) }
         if metrics["wall_s"] == nil { metrics["wall_s"] = run.wall }
         if run.outcome == .crashed, let signal = run.signal { metrics["signal"] = Double(signal) }
-        if run.killedByHarness, !run.threadsAtKill.isEmpty { metrics["threads.at_kill"] = Double(run.threadsAtKill.count) }
+        if run.killedByHarness, !run.threadsAtKill.isEmpty {
+            metrics["threads.at_kill"] = Double(run.threadsAtKill.count)
+        }
         var outcome = Outcome(run.outcome)
         var evidence = run.evidence
         if let machine = run.machine {
-            return StackEvidence.attach(run.stacks, to: machine.apply(to: VariantRecord(outcome: outcome, metrics: metrics, evidence: evidence,
-                                                                                        series: checkpoint?.series ?? [:],
-                                                                                        events: checkpoint?.events ?? [],
-                                                                                        mechanism: checkpoint?.mechanism)))
+            return StackEvidence.attach(
+                run.stacks,
+                to: machine.apply(
+                    to: VariantRecord(
+                        outcome: outcome, metrics: metrics, evidence: evidence,
+                        series: checkpoint?.series ?? [:],
+                        events: checkpoint?.events ?? [],
+                        mechanism: checkpoint?.mechanism)))
         }
         if run.outcome == .completed {
             outcome = .failed
-            evidence = "the child exited 0 without writing a result" + (run.stderr.isEmpty ? "" : ": \(run.stderr.split(separator: "\n").last ?? "")")
+            evidence =
+                "the child exited 0 without writing a result"
+                + (run.stderr.isEmpty ? "" : ": \(run.stderr.split(separator: "\n").last ?? "")")
         }
         if let story = checkpoint?.evidence { evidence += "; \(story)" }
-        return StackEvidence.attach(run.stacks, to: VariantRecord(outcome: outcome, metrics: metrics, evidence: evidence,
-                                                                  series: checkpoint?.series ?? [:], events: checkpoint?.events ?? [],
-                                                                  mechanism: checkpoint?.mechanism))
+        return StackEvidence.attach(
+            run.stacks,
+            to: VariantRecord(
+                outcome: outcome, metrics: metrics, evidence: evidence,
+                series: checkpoint?.series ?? [:], events: checkpoint?.events ?? [],
+                mechanism: checkpoint?.mechanism))
     }
 
     // MARK: - Trials into one report
@@ -230,13 +279,18 @@ public enum ExperimentRunner {
         // One trial the machine broke (or an interrupted one) leaves the variant unjudged: the
         // other trials' figures would be judged as if it had run.
         let machine = counts.filter { $0.key.judgesNothing }.max { $0.value < $1.value }?.key
-        let outcome = machine ?? counts.max { a, b in
-            a.value != b.value ? a.value < b.value : variant.expectations.grade(of: a.key) < variant.expectations.grade(of: b.key)
-        }!.key
+        let outcome =
+            machine
+            ?? counts.max { a, b in
+                a.value != b.value
+                    ? a.value < b.value : variant.expectations.grade(of: a.key) < variant.expectations.grade(of: b.key)
+            }!.key
         let representative = records.first { $0.outcome == outcome } ?? first
         // A trial that did not see its mechanism is graded neither way, like one the machine broke.
         let unseen = records.contains { $0.mechanism?.seen == false }
-        let worst: Grade? = machine != nil || unseen ? nil : (counts.keys.map { variant.expectations.grade(of: $0) }.max() ?? .forbidden)
+        let worst: Grade? =
+            machine != nil || unseen
+            ? nil : (counts.keys.map { variant.expectations.grade(of: $0) }.max() ?? .forbidden)
         let mechanism = records.first { $0.mechanism?.seen == false }?.mechanism ?? representative.mechanism
 
         var metrics = Metrics()
@@ -250,11 +304,13 @@ public enum ExperimentRunner {
                 metrics[name] = LatencySummary.percentile(50, of: values)
             }
         }
-        return VariantReport(name: variant.name, outcome: outcome, grade: worst,
-                             trials: records.count > 1 ? Dictionary(counts.map { ($0.key.rawValue, $0.value) }, uniquingKeysWith: +) : nil,
-                             metrics: metrics, evidence: representative.evidence,
-                             series: representative.series.isEmpty ? nil : representative.series,
-                             events: representative.events.isEmpty ? nil : representative.events,
-                             stacks: representative.stacks, mechanism: mechanism)
+        return VariantReport(
+            name: variant.name, outcome: outcome, grade: worst,
+            trials: records.count > 1
+                ? Dictionary(counts.map { ($0.key.rawValue, $0.value) }, uniquingKeysWith: +) : nil,
+            metrics: metrics, evidence: representative.evidence,
+            series: representative.series.isEmpty ? nil : representative.series,
+            events: representative.events.isEmpty ? nil : representative.events,
+            stacks: representative.stacks, mechanism: mechanism)
     }
 }

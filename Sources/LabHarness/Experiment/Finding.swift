@@ -31,10 +31,15 @@ public enum NotJudgedReason: String, Sendable, Codable, CaseIterable {
     func sentence(_ variant: VariantReport) -> String {
         switch self {
         case .machineOutcome, .interrupted:
-            let told = variant.evidence.flatMap { $0.isEmpty ? nil : ": " + $0.replacingOccurrences(of: "the machine: ", with: "") } ?? ""
-            return "not judged (\(self == .interrupted ? "interrupted" : "the machine"): \(variant.name) ended \(variant.outcome)\(told))"
+            let told =
+                variant.evidence.flatMap {
+                    $0.isEmpty ? nil : ": " + $0.replacingOccurrences(of: "the machine: ", with: "")
+                } ?? ""
+            return
+                "not judged (\(self == .interrupted ? "interrupted" : "the machine"): \(variant.name) ended \(variant.outcome)\(told))"
         case .mechanismNotSeen:
-            return "not judged (mechanism not seen: \(variant.mechanism?.what ?? "")); \(variant.name) ended \(variant.outcome)"
+            return
+                "not judged (mechanism not seen: \(variant.mechanism?.what ?? "")); \(variant.name) ended \(variant.outcome)"
                 + (variant.evidence.map { ": \($0)" } ?? "")
         case .variantMissing:
             return "not judged (\(variant.name) did not run)"
@@ -101,8 +106,10 @@ public struct FindingInputs: Sendable {
     /// A sweep's points (empty outside a sweep; see `points(of:)`).
     public var sweep: [SweepPoint]
 
-    public init(variants: [String: VariantReport], options: ParsedOptions, platform: PlatformInfo,
-                parsedParameters: (any ExperimentParameters)? = nil, sweep: [SweepPoint] = []) {
+    public init(
+        variants: [String: VariantReport], options: ParsedOptions, platform: PlatformInfo,
+        parsedParameters: (any ExperimentParameters)? = nil, sweep: [SweepPoint] = []
+    ) {
         self.variants = variants
         self.sweep = sweep
         self.options = options
@@ -113,7 +120,8 @@ public struct FindingInputs: Sendable {
     /// The experiment's typed parameters.
     public func parameters<P: ExperimentParameters>(_ type: P.Type = P.self) -> P {
         guard let typed = parsedParameters as? P else {
-            preconditionFailure("finding reads \(P.self), but the experiment's parameters are \(Swift.type(of: parsedParameters))")
+            preconditionFailure(
+                "finding reads \(P.self), but the experiment's parameters are \(Swift.type(of: parsedParameters))")
         }
         return typed
     }
@@ -150,12 +158,14 @@ public struct Finding: Sendable {
     var thresholds: [Threshold]
     public var evaluate: @Sendable (FindingInputs) -> Verdict
 
-    public init(_ id: String, claim: String, needs: [String],
-                appliesWhen applies: @escaping @Sendable (PlatformInfo) -> Bool = { _ in true },
-                notApplicableReason: String = "",
-                premiseMissing: @escaping @Sendable (ParsedOptions) -> String? = { _ in nil },
-                thresholds: [Threshold] = [],
-                evaluate: @escaping @Sendable (FindingInputs) -> Verdict) {
+    public init(
+        _ id: String, claim: String, needs: [String],
+        appliesWhen applies: @escaping @Sendable (PlatformInfo) -> Bool = { _ in true },
+        notApplicableReason: String = "",
+        premiseMissing: @escaping @Sendable (ParsedOptions) -> String? = { _ in nil },
+        thresholds: [Threshold] = [],
+        evaluate: @escaping @Sendable (FindingInputs) -> Verdict
+    ) {
         self.id = id
         self.claim = claim
         self.needs = needs
@@ -167,30 +177,40 @@ public struct Finding: Sendable {
     }
 
     /// Evaluates the finding, or says why it was not.
-    func report(variants: [String: VariantReport], options: ParsedOptions, platform: PlatformInfo,
-                parameters: any ExperimentParameters, sweep: [SweepPoint] = []) -> FindingReport? {
+    func report(
+        variants: [String: VariantReport], options: ParsedOptions, platform: PlatformInfo,
+        parameters: any ExperimentParameters, sweep: [SweepPoint] = []
+    ) -> FindingReport? {
         guard needs.allSatisfy({ variants[$0] != nil }) else { return nil }
         guard applies(platform) else {
             let reason = notApplicableReason.isEmpty ? "" : ": \(notApplicableReason)"
-            return FindingReport(id: id, applicable: false, reproduced: false, summary: "not applicable on \(platform.os)\(reason)")
+            return FindingReport(
+                id: id, applicable: false, reproduced: false, summary: "not applicable on \(platform.os)\(reason)")
         }
         if let missing = premiseMissing(options) {
-            return FindingReport(id: id, applicable: false, reproduced: false, summary: "not applicable to this run: \(missing)")
+            return FindingReport(
+                id: id, applicable: false, reproduced: false, summary: "not applicable to this run: \(missing)")
         }
         // A variant the machine broke (or an interruption stopped) measured nothing about the
         // program, and one that did not see its own mechanism says nothing about a claim that
         // reads it: the finding is neither reproduced nor refuted on this run.
         if let (reason, variant) = NotJudgedReason.before(reading: needs.compactMap { variants[$0] }) {
-            let summary = reason == .mechanismNotSeen
-                ? "not judged (\(variant.name) did not see its mechanism: \(variant.mechanism?.what ?? ""))" : reason.sentence(variant)
+            let summary =
+                reason == .mechanismNotSeen
+                ? "not judged (\(variant.name) did not see its mechanism: \(variant.mechanism?.what ?? ""))"
+                : reason.sentence(variant)
             return FindingReport(id: id, applicable: true, reproduced: false, summary: summary, notJudgedReason: reason)
         }
-        let verdict = evaluate(FindingInputs(variants: variants, options: options, platform: platform, parsedParameters: parameters,
-                                             sweep: sweep))
+        let verdict = evaluate(
+            FindingInputs(
+                variants: variants, options: options, platform: platform, parsedParameters: parameters,
+                sweep: sweep))
         let limits = thresholds.isEmpty ? "" : " [" + thresholds.map(\.description).joined(separator: ", ") + "]"
-        return FindingReport(id: id, applicable: true, reproduced: verdict.reproduced, summary: verdict.summary + limits,
-                             notJudgedReason: verdict.status.notJudgedReason,
-                             thresholds: thresholds.isEmpty ? nil : Dictionary(thresholds.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }))
+        return FindingReport(
+            id: id, applicable: true, reproduced: verdict.reproduced, summary: verdict.summary + limits,
+            notJudgedReason: verdict.status.notJudgedReason,
+            thresholds: thresholds.isEmpty
+                ? nil : Dictionary(thresholds.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }))
     }
 }
 
@@ -201,21 +221,26 @@ extension Claim {
     func report(_ variant: VariantReport, expectations: [OutcomeExpectation]) -> FindingReport {
         let evidence = variant.evidence.map { ": \($0)" } ?? ""
         if let (reason, _) = NotJudgedReason.before(reading: [variant]) {
-            return FindingReport(id: id, applicable: true, reproduced: false, summary: reason.sentence(variant), notJudgedReason: reason)
+            return FindingReport(
+                id: id, applicable: true, reproduced: false, summary: reason.sentence(variant), notJudgedReason: reason)
         }
         let grade = expectations.grade(of: variant.outcome)
         if grade == .expected, variant.mechanism == nil {
             // A body that records no evidence at all cannot reproduce its claim: the symptom alone judges nothing.
-            return FindingReport(id: id, applicable: true, reproduced: false,
-                                 summary: "not judged (mechanism not recorded: \(variant.name) ended \(variant.outcome) "
-                                    + "without saying what it saw of the cause)\(evidence)",
-                                 notJudgedReason: .mechanismNotSeen)
+            return FindingReport(
+                id: id, applicable: true, reproduced: false,
+                summary: "not judged (mechanism not recorded: \(variant.name) ended \(variant.outcome) "
+                    + "without saying what it saw of the cause)\(evidence)",
+                notJudgedReason: .mechanismNotSeen)
         }
         let mechanism = variant.mechanism.map { "; mechanism: \($0.what)" } ?? ""
         let meaning = expectations.meaning(of: variant.outcome).map { " (\($0))" } ?? ""
         let limits = thresholds.isEmpty ? "" : " [" + thresholds.map(\.description).joined(separator: ", ") + "]"
-        return FindingReport(id: id, applicable: true, reproduced: grade == .expected,
-                             summary: "\(variant.name) ended \(variant.outcome)\(grade == .expected ? "" : meaning)\(evidence)\(mechanism)\(limits)",
-                             thresholds: thresholds.isEmpty ? nil : Dictionary(thresholds.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }))
+        return FindingReport(
+            id: id, applicable: true, reproduced: grade == .expected,
+            summary:
+                "\(variant.name) ended \(variant.outcome)\(grade == .expected ? "" : meaning)\(evidence)\(mechanism)\(limits)",
+            thresholds: thresholds.isEmpty
+                ? nil : Dictionary(thresholds.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }))
     }
 }

@@ -52,7 +52,9 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
     /// `slow growth 5×`, `on time 50 ms`.
     public var description: String {
         let number = Format.number(value)
-        return unit.isEmpty ? "\(name) \(number)" : (unit == "×" || unit == "%" ? "\(name) \(number)\(unit)" : "\(name) \(number) \(unit)")
+        return unit.isEmpty
+            ? "\(name) \(number)"
+            : (unit == "×" || unit == "%" ? "\(name) \(number)\(unit)" : "\(name) \(number) \(unit)")
     }
 }
 
@@ -71,8 +73,10 @@ public struct Claim: Sendable, Equatable {
     /// "not applicable to this run" with the reason, never judged.
     var premiseMissing: (@Sendable (ParsedOptions) -> String?)?
 
-    public init(_ id: String, _ text: String, thresholds: [Threshold] = [],
-                premiseMissing: (@Sendable (ParsedOptions) -> String?)? = nil) {
+    public init(
+        _ id: String, _ text: String, thresholds: [Threshold] = [],
+        premiseMissing: (@Sendable (ParsedOptions) -> String?)? = nil
+    ) {
         self.id = id
         self.text = text
         self.thresholds = thresholds
@@ -176,7 +180,8 @@ public struct TrialTiming: Sendable {
     public static func from<P: ExperimentParameters>(_ time: @escaping @Sendable (P) -> TrialTime) -> TrialTiming {
         TrialTiming { parameters in
             guard let typed = parameters as? P else {
-                preconditionFailure("trial time reads \(P.self), but the experiment's parameters are \(type(of: parameters))")
+                preconditionFailure(
+                    "trial time reads \(P.self), but the experiment's parameters are \(type(of: parameters))")
             }
             return time(typed)
         }

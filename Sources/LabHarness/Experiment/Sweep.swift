@@ -36,10 +36,12 @@ public struct Sweep: Sendable {
     /// Lines under the table, from the points (what the experiment wants said about all of them).
     public var notes: @Sendable ([SweepPoint]) -> [String]
 
-    public init(flag: String, parameter: String, range: ClosedRange<Int>, maxSizes: Int = 8, help: String,
-                variants: [Variant], findings: [Finding], headers: (variant: String, size: String),
-                columns: [ReportColumn], chart: (metric: MetricKey, title: String, format: @Sendable (Double) -> String)? = nil,
-                notes: @escaping @Sendable ([SweepPoint]) -> [String] = { _ in [] }) {
+    public init(
+        flag: String, parameter: String, range: ClosedRange<Int>, maxSizes: Int = 8, help: String,
+        variants: [Variant], findings: [Finding], headers: (variant: String, size: String),
+        columns: [ReportColumn], chart: (metric: MetricKey, title: String, format: @Sendable (Double) -> String)? = nil,
+        notes: @escaping @Sendable ([SweepPoint]) -> [String] = { _ in [] }
+    ) {
         self.flag = flag
         self.parameter = parameter
         self.range = range
@@ -65,16 +67,24 @@ public struct Sweep: Sendable {
         guard let text = options.text(flag) else { return [] }
         let valid = "sizes from \(range.lowerBound) to \(range.upperBound), comma-separated, such as 10,100,1000"
         var sizes: [Int] = []
-        for item in text.split(separator: ",", omittingEmptySubsequences: false).map({ $0.trimmingCharacters(in: .whitespaces) }) {
-            guard let n = Int(item), range.contains(n) else { throw UsageError("--\(flag) takes \(valid), not '\(UsageError.echo(item))'") }
+        for item in text.split(separator: ",", omittingEmptySubsequences: false).map({
+            $0.trimmingCharacters(in: .whitespaces)
+        }) {
+            guard let n = Int(item), range.contains(n) else {
+                throw UsageError("--\(flag) takes \(valid), not '\(UsageError.echo(item))'")
+            }
             if !sizes.contains(n) { sizes.append(n) }
         }
         guard sizes.count <= maxSizes else { throw UsageError("--\(flag) takes at most \(maxSizes) sizes (\(valid))") }
         guard !options.wasGiven("child-variant") else { return sizes.sorted() }
         if let other = options.list("variant").first(where: { name in !variants.contains { $0.name == name } }) {
-            throw UsageError("--\(flag) runs \(variants.map(\.name).joined(separator: ", ")) at each size; --variant may pick among them, not \(other)")
+            throw UsageError(
+                "--\(flag) runs \(variants.map(\.name).joined(separator: ", ")) at each size; --variant may pick among them, not \(other)"
+            )
         }
-        if options.wasGiven(parameter) { throw UsageError("--\(flag) sets --\(parameter) itself, point by point; leave out --\(parameter)") }
+        if options.wasGiven(parameter) {
+            throw UsageError("--\(flag) sets --\(parameter) itself, point by point; leave out --\(parameter)")
+        }
         return sizes.sorted()
     }
 
@@ -108,14 +118,18 @@ public struct Sweep: Sendable {
         let worst = reports.max { ($0.grade ?? .expected) < ($1.grade ?? .expected) }
         let chosen = broken ?? unseen ?? worst
         let evidence = points.map { p in
-            "\(Format.count(Double(p.size))): \(p.report.outcome)" + (p.report.outcome == .completed ? "" : " (\(p.report.evidence ?? ""))")
+            "\(Format.count(Double(p.size))): \(p.report.outcome)"
+                + (p.report.outcome == .completed ? "" : " (\(p.report.evidence ?? ""))")
         }.joined(separator: ", ")
-        let mechanism: Evidence? = unseen?.mechanism ?? points.last.flatMap { last in
-            last.report.mechanism.map { .seen("at \(Format.count(Double(last.size))): \($0.what)") }
-        }
-        return VariantReport(name: variant.name, outcome: chosen?.outcome ?? .failed,
-                             grade: broken != nil || unseen != nil ? nil : (chosen?.grade ?? .forbidden),
-                             evidence: "\(points.count) points, each in a process of its own: \(evidence)", mechanism: mechanism)
+        let mechanism: Evidence? =
+            unseen?.mechanism
+            ?? points.last.flatMap { last in
+                last.report.mechanism.map { .seen("at \(Format.count(Double(last.size))): \($0.what)") }
+            }
+        return VariantReport(
+            name: variant.name, outcome: chosen?.outcome ?? .failed,
+            grade: broken != nil || unseen != nil ? nil : (chosen?.grade ?? .forbidden),
+            evidence: "\(points.count) points, each in a process of its own: \(evidence)", mechanism: mechanism)
     }
 }
 
@@ -130,12 +144,16 @@ extension ExperimentRunner {
     /// A sweep's run: every variant of the family at every size (sizes ascending, so the
     /// variants at one size run close together in time), each point a child trial of its own,
     /// one at a time, repeated `--trials` times.
-    static func runSweep(_ definition: ExperimentDefinition, _ sweep: Sweep, sizes: [Int], options: ParsedOptions,
-                         executable: String, prefix: [String], status: RunStatus?) -> ExperimentReport {
+    static func runSweep(
+        _ definition: ExperimentDefinition, _ sweep: Sweep, sizes: [Int], options: ParsedOptions,
+        executable: String, prefix: [String], status: RunStatus?
+    ) -> ExperimentReport {
         struct Item { var variant: Variant; var size: Int; var options: ParsedOptions }
         let family = sweep.family(options)
         let plan = sizes.flatMap { size in
-            family.map { Item(variant: $0, size: size, options: sweep.pointOptions(options, variant: $0.name, size: size)) }
+            family.map {
+                Item(variant: $0, size: size, options: sweep.pointOptions(options, variant: $0.name, size: size))
+            }
         }
         let trials = options.int("trials")
         status?.planned(plan.count * trials)
@@ -147,14 +165,19 @@ extension ExperimentRunner {
             for _ in 0..<trials {
                 defer { index += 1 }
                 if ChildProcess.isInterrupted {
-                    records.append(VariantRecord(outcome: .interrupted, evidence: "not started: the run was interrupted"))
+                    records.append(
+                        VariantRecord(outcome: .interrupted, evidence: "not started: the run was interrupted"))
                     continue
                 }
                 let trial = index
-                status?.started(trial, variant: "\(item.variant.name) at \(Format.count(Double(item.size)))",
-                                total: item.variant.trialTime(parameters).progressTotal)
-                records.append(runTrial(definition, item.variant, options: item.options, parameters: parameters,
-                                        executable: executable, prefix: prefix) { status?.progressed(trial, $0) })
+                status?.started(
+                    trial, variant: "\(item.variant.name) at \(Format.count(Double(item.size)))",
+                    total: item.variant.trialTime(parameters).progressTotal)
+                records.append(
+                    runTrial(
+                        definition, item.variant, options: item.options, parameters: parameters,
+                        executable: executable, prefix: prefix
+                    ) { status?.progressed(trial, $0) })
                 status?.finished(trial)
             }
             reports[i] = aggregate(item.variant, records)
@@ -163,7 +186,9 @@ extension ExperimentRunner {
         var points: [SweepPoint] = []
         var rows: [VariantReport] = []
         for variant in family {
-            let mine = plan.indices.filter { plan[$0].variant.name == variant.name }.compactMap { i in reports[i].map { (plan[i].size, $0) } }
+            let mine = plan.indices.filter { plan[$0].variant.name == variant.name }.compactMap { i in
+                reports[i].map { (plan[i].size, $0) }
+            }
             points += mine.map { SweepPoint(variant: variant.name, size: $0.0, metrics: $0.1.metrics) }
             rows.append(Sweep.summary(variant, mine.map { (size: $0.0, report: $0.1) }))
         }
@@ -173,7 +198,8 @@ extension ExperimentRunner {
         let findings = sweep.findings.compactMap {
             $0.report(variants: byName, options: options, platform: platform, parameters: parameters, sweep: points)
         }
-        return ExperimentReport(experiment: definition.name, platform: platform, parameters: definition.reportParameters(options),
-                                variants: rows, findings: findings, sweep: points.isEmpty ? nil : points)
+        return ExperimentReport(
+            experiment: definition.name, platform: platform, parameters: definition.reportParameters(options),
+            variants: rows, findings: findings, sweep: points.isEmpty ? nil : points)
     }
 }

@@ -22,9 +22,12 @@ extension VariantContext {
     /// not the lesson's. The trap process lives within `budget` and dies with this one. Only in a
     /// child trial: a process that could trap must not be started from a test's own.
     public func runTrapProcess(budget: Seconds, trapSays marker: String) -> VariantRecord {
-        guard inChild else { return VariantRecord(outcome: .failed, evidence: "\(variant) traps on purpose: run it in a child process") }
-        var spec = ChildSpec(executable: ChildProcess.currentExecutablePath(), arguments: Array(CommandLine.arguments.dropFirst()),
-                             environment: [Self.trapVariable: "1", "SWIFT_BACKTRACE": "enable=no"], budget: budget)
+        guard inChild else {
+            return VariantRecord(outcome: .failed, evidence: "\(variant) traps on purpose: run it in a child process")
+        }
+        var spec = ChildSpec(
+            executable: ChildProcess.currentExecutablePath(), arguments: Array(CommandLine.arguments.dropFirst()),
+            environment: [Self.trapVariable: "1", "SWIFT_BACKTRACE": "enable=no"], budget: budget)
         spec.endsAtThreadLimit = true
         let run: ChildRun
         do { run = try ChildProcess.run(spec) } catch ChildProcessError.spawnFailed(_, let code) where code == EAGAIN {
@@ -32,9 +35,14 @@ extension VariantContext {
         } catch {
             return VariantRecord(outcome: .failed, evidence: "the trap process could not start: \(error)")
         }
-        let decode = { (payload: String?) in payload.flatMap { try? JSONDecoder().decode(VariantRecord.self, from: Data($0.utf8)) } }
+        let decode = { (payload: String?) in
+            payload.flatMap { try? JSONDecoder().decode(VariantRecord.self, from: Data($0.utf8)) }
+        }
         // A trap process the machine broke (a thread limit reached) measured nothing about the program.
-        if let machine = run.machine { return machine.apply(to: decode(run.resultPayload) ?? VariantRecord(outcome: Outcome(run.outcome), evidence: run.evidence)) }
+        if let machine = run.machine {
+            return machine.apply(
+                to: decode(run.resultPayload) ?? VariantRecord(outcome: Outcome(run.outcome), evidence: run.evidence))
+        }
         if let finished = decode(run.resultPayload) { return finished }
         var record = decode(ChildProtocol.lastCheckpoint(in: run.stdout)) ?? VariantRecord(outcome: .failed)
         record.outcome = Outcome(run.outcome)
@@ -42,8 +50,9 @@ extension VariantContext {
         if let signal = run.signal { record.metrics[MetricKey.signal] = Double(signal) }
         if record.metrics[MetricKey.wall] == nil { record.metrics[MetricKey.wall] = run.wall }
         if run.outcome == .crashed {
-            let message = Evidence.when(run.evidence.contains(marker), "the runtime's '\(marker)' message seen",
-                                        otherwise: "the trap's message does not say '\(marker)': \(run.evidence)")
+            let message = Evidence.when(
+                run.evidence.contains(marker), "the runtime's '\(marker)' message seen",
+                otherwise: "the trap's message does not say '\(marker)': \(run.evidence)")
             record.mechanism = .all([message] + (record.mechanism.map { [$0] } ?? []))
         }
         return record

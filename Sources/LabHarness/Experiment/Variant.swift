@@ -32,18 +32,21 @@ public struct Variant: Sendable {
     /// A variant declared by its typed name: its outcomes, the claim it checks (if any), how
     /// long it takes and what the harness should measure around it. The harness derives the
     /// budget and stall window from `time`.
-    public init<Name: VariantName>(_ name: Name,
-                                   _ summary: String,
-                                   expect expectations: [OutcomeExpectation],
-                                   claim: Claim? = nil,
-                                   includedByDefault: Bool = true,
-                                   time: TrialTiming,
-                                   instruments: Instruments = [],
-                                   progressMetric: MetricKey? = nil,
-                                   body: @escaping @Sendable (VariantContext) throws -> VariantRecord) {
-        self.init(name.rawValue, summary: summary, expect: expectations,
-                  includedByDefault: includedByDefault, time: time, progressMetric: progressMetric?.rawValue,
-                  claim: claim, body: body)
+    public init<Name: VariantName>(
+        _ name: Name,
+        _ summary: String,
+        expect expectations: [OutcomeExpectation],
+        claim: Claim? = nil,
+        includedByDefault: Bool = true,
+        time: TrialTiming,
+        instruments: Instruments = [],
+        progressMetric: MetricKey? = nil,
+        body: @escaping @Sendable (VariantContext) throws -> VariantRecord
+    ) {
+        self.init(
+            name.rawValue, summary: summary, expect: expectations,
+            includedByDefault: includedByDefault, time: time, progressMetric: progressMetric?.rawValue,
+            claim: claim, body: body)
         self.instruments = instruments
     }
 
@@ -54,14 +57,16 @@ public struct Variant: Sendable {
 
     /// A variant named by a plain string (the harness's own tests and fixtures). Without `time`
     /// a trial is expected to take about a second, with a minute's budget.
-    public init(_ name: String,
-                summary: String,
-                expect expectations: [OutcomeExpectation],
-                includedByDefault: Bool = true,
-                time: TrialTiming = .fixed(TrialTime(expected: 1, budget: 60)),
-                progressMetric: String? = nil,
-                claim: Claim? = nil,
-                body: @escaping @Sendable (VariantContext) throws -> VariantRecord) {
+    public init(
+        _ name: String,
+        summary: String,
+        expect expectations: [OutcomeExpectation],
+        includedByDefault: Bool = true,
+        time: TrialTiming = .fixed(TrialTime(expected: 1, budget: 60)),
+        progressMetric: String? = nil,
+        claim: Claim? = nil,
+        body: @escaping @Sendable (VariantContext) throws -> VariantRecord
+    ) {
         self.claim = claim
         self.timing = time
         self.name = name
@@ -86,9 +91,11 @@ public struct VariantRecord: Sendable, Equatable, Codable {
     /// What the trial saw of its claim's mechanism (see `Claim`, `Evidence`).
     public var mechanism: Evidence?
 
-    public init(outcome: Outcome, metrics: Metrics = Metrics(), evidence: String? = nil,
-                series: [String: [[Double]]] = [:], events: [TimedEvent] = [], stacks: [ThreadStack]? = nil,
-                mechanism: Evidence? = nil) {
+    public init(
+        outcome: Outcome, metrics: Metrics = Metrics(), evidence: String? = nil,
+        series: [String: [[Double]]] = [:], events: [TimedEvent] = [], stacks: [ThreadStack]? = nil,
+        mechanism: Evidence? = nil
+    ) {
         self.mechanism = mechanism
         self.outcome = outcome
         self.metrics = metrics

@@ -25,9 +25,11 @@ public final class VariantContext: Sendable {
     /// report's `TimedEvent`s are rounded for reading; nothing is judged from those.
     private let log = Mutex<[(instant: Seconds, label: String, thread: String?)]>([])
 
-    public init(variant: String, options: ParsedOptions, inChild: Bool, progress: ProgressCounter = ProgressCounter(),
-                parameters: (any ExperimentParameters)? = nil,
-                instruments: Instruments = []) {
+    public init(
+        variant: String, options: ParsedOptions, inChild: Bool, progress: ProgressCounter = ProgressCounter(),
+        parameters: (any ExperimentParameters)? = nil,
+        instruments: Instruments = []
+    ) {
         self.variant = variant
         self.options = options
         self.inChild = inChild
@@ -53,7 +55,8 @@ public final class VariantContext: Sendable {
     /// The experiment's typed parameters, parsed once from the options.
     public func parameters<P: ExperimentParameters>(_ type: P.Type = P.self) -> P {
         guard let typed = parsed as? P else {
-            preconditionFailure("variant reads \(P.self), but the experiment's parameters are \(Swift.type(of: parsed))")
+            preconditionFailure(
+                "variant reads \(P.self), but the experiment's parameters are \(Swift.type(of: parsed))")
         }
         return typed
     }
@@ -70,7 +73,9 @@ public final class VariantContext: Sendable {
 
     /// The events so far, in time order, with their times unrounded (the report rounds its copy).
     public var events: [TimedEvent] {
-        log.withLock { $0 }.sorted { $0.instant < $1.instant }.map { TimedEvent(exact: $0.instant - startedAt, label: $0.label, thread: $0.thread) }
+        log.withLock { $0 }.sorted { $0.instant < $1.instant }.map {
+            TimedEvent(exact: $0.instant - startedAt, label: $0.label, thread: $0.thread)
+        }
     }
 
     /// The monotonic instant of the first event with `label`, exactly as it was taken: compare

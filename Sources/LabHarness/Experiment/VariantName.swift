@@ -6,15 +6,18 @@ public protocol VariantName: RawRepresentable, Sendable, Hashable where RawValue
 
 extension Finding {
     /// A finding over typed variant names.
-    public init<Name: VariantName>(_ id: String, claim: String, needs: [Name],
-                                   appliesWhen applies: @escaping @Sendable (PlatformInfo) -> Bool = { _ in true },
-                                   notApplicableReason: String = "",
-                                   premiseMissing: @escaping @Sendable (ParsedOptions) -> String? = { _ in nil },
-                                   thresholds: [Threshold] = [],
-                                   evaluate: @escaping @Sendable (FindingInputs) -> Verdict) {
-        self.init(id, claim: claim, needs: needs.map(\.rawValue), appliesWhen: applies,
-                  notApplicableReason: notApplicableReason, premiseMissing: premiseMissing, thresholds: thresholds,
-                  evaluate: evaluate)
+    public init<Name: VariantName>(
+        _ id: String, claim: String, needs: [Name],
+        appliesWhen applies: @escaping @Sendable (PlatformInfo) -> Bool = { _ in true },
+        notApplicableReason: String = "",
+        premiseMissing: @escaping @Sendable (ParsedOptions) -> String? = { _ in nil },
+        thresholds: [Threshold] = [],
+        evaluate: @escaping @Sendable (FindingInputs) -> Verdict
+    ) {
+        self.init(
+            id, claim: claim, needs: needs.map(\.rawValue), appliesWhen: applies,
+            notApplicableReason: notApplicableReason, premiseMissing: premiseMissing, thresholds: thresholds,
+            evaluate: evaluate)
     }
 }
 

@@ -33,8 +33,9 @@ public struct LoopbackResponse: Sendable, Equatable {
     /// A response whose body is `size` bytes of a repeating `0...250` pattern, so a client can
     /// check every byte (`LoopbackResponse.patternByte(at:)`) without the test keeping a copy.
     public init(bodySize size: Int, headerDelay: Seconds = 0, chunkCount: Int = 1, chunkInterval: Seconds = 0) {
-        self.init(body: (0..<max(0, size)).map(Self.patternByte(at:)), headerDelay: headerDelay,
-                  chunkCount: chunkCount, chunkInterval: chunkInterval)
+        self.init(
+            body: (0..<max(0, size)).map(Self.patternByte(at:)), headerDelay: headerDelay,
+            chunkCount: chunkCount, chunkInterval: chunkInterval)
     }
 
     /// The byte at `offset` of a pattern body (251 is prime, so the pattern never lines up with
@@ -47,10 +48,9 @@ public struct LoopbackResponse: Sendable, Equatable {
 
     /// The status line and headers, ending with the blank line.
     var head: [UInt8] {
-        Array(("HTTP/1.1 200 OK\r\n" +
-               "Content-Type: application/octet-stream\r\n" +
-               "Content-Length: \(body.count)\r\n" +
-               "Connection: close\r\n\r\n").utf8)
+        Array(
+            ("HTTP/1.1 200 OK\r\n" + "Content-Type: application/octet-stream\r\n" + "Content-Length: \(body.count)\r\n"
+                + "Connection: close\r\n\r\n").utf8)
     }
 
     /// The body cut into `chunkCount` pieces; the first ones take the remainder, one byte each.

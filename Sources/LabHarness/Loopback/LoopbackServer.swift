@@ -91,10 +91,14 @@ public final class LoopbackServer: Sendable {
         }
         let state = LoopbackServerState(listener: listener, wakeRead: wake[0], wakeWrite: wake[1], response: response)
         state.running.enter()
-        guard let acceptor = JoinableThread(name: "loopback.accept", { [state] in
-            state.acceptLoop()
-            state.running.leave()
-        }) else {
+        guard
+            let acceptor = JoinableThread(
+                name: "loopback.accept",
+                { [state] in
+                    state.acceptLoop()
+                    state.running.leave()
+                })
+        else {
             state.running.leave()
             state.closeDescriptors()
             throw LoopbackServerError.cannotStartThread

@@ -17,11 +17,13 @@ public enum LoopbackServerError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .notLoopback(let host):
-            return "loopback server: refusing to listen on '\(host)': only IPv4 loopback addresses (127.0.0.0/8, such as 127.0.0.1) are allowed"
+            return
+                "loopback server: refusing to listen on '\(host)': only IPv4 loopback addresses (127.0.0.0/8, such as 127.0.0.1) are allowed"
         case .portOutOfRange(let port):
             return "loopback server: port \(port) is out of range: use 0 (any free port) or 1...65535"
         case .cannotBind(let host, let port, let code):
-            return "loopback server: cannot listen on \(host):\(port): \(String(cString: strerror(code))) (errno \(code))"
+            return
+                "loopback server: cannot listen on \(host):\(port): \(String(cString: strerror(code))) (errno \(code))"
         case .systemCall(let call, let code):
             return "loopback server: \(call) failed: \(String(cString: strerror(code))) (errno \(code))"
         case .cannotStartThread:

@@ -28,7 +28,8 @@ public struct CPUBudget: Sendable, Equatable {
         let online = Int(clab_cpu_online_count())
         let affinity = Int(clab_cpu_affinity_count())
         let quota = clab_cgroup_cpu_quota()
-        return CPUBudget(online: online > 0 ? online : 1, affinity: affinity > 0 ? affinity : nil, quota: quota > 0 ? quota : nil)
+        return CPUBudget(
+            online: online > 0 ? online : 1, affinity: affinity > 0 ? affinity : nil, quota: quota > 0 ? quota : nil)
     }()
 
     /// The width of libdispatch's pool at start and of Swift's cooperative pool: the CPUs in the

@@ -39,7 +39,8 @@ public struct DispatchPoolSize: Sendable, Equatable {
     /// kernel states no limit to judge by).
     public func tooFewToExhaust(_ count: Int, what: String) -> String? {
         guard let limit = statedLimit, count <= limit else { return nil }
-        return "\(count) \(what) fit in the pool the kernel states (\(limit) threads, kern.wq_max_constrained_threads): "
+        return
+            "\(count) \(what) fit in the pool the kernel states (\(limit) threads, kern.wq_max_constrained_threads): "
             + "each gets a thread at once and nothing waits; the premise needs more than \(limit)"
     }
 

@@ -28,9 +28,10 @@ public enum HostPlatform: PlatformSeam {
         return entries.map { entry in
             var entry = entry
             let command = withUnsafeBytes(of: &entry.command) { cString(in: $0) }
-            return ProcessTable.Entry(pid: entry.pid, parent: entry.parent,
-                                      state: Character(UnicodeScalar(UInt8(bitPattern: entry.state))),
-                                      commandLine: command)
+            return ProcessTable.Entry(
+                pid: entry.pid, parent: entry.parent,
+                state: Character(UnicodeScalar(UInt8(bitPattern: entry.state))),
+                commandLine: command)
         }
     }
 
@@ -60,7 +61,8 @@ public enum HostPlatform: PlatformSeam {
         return entries.map { entry in
             var entry = entry
             let name = withUnsafeBytes(of: &entry.name) { cString(in: $0) }
-            return ThreadInfo(id: Int(entry.id), name: name, state: ThreadState(procCode: UInt8(bitPattern: entry.state)))
+            return ThreadInfo(
+                id: Int(entry.id), name: name, state: ThreadState(procCode: UInt8(bitPattern: entry.state)))
         }
     }
 

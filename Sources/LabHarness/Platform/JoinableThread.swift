@@ -39,9 +39,11 @@ final class JoinableThread: Sendable {
     /// Starts a thread named `name` running `body`; `nil` when the system refuses a thread.
     init?(name: String, _ body: @escaping @Sendable () -> Void) {
         let start = Unmanaged.passRetained(Start(name: name, body: body, finished: self)).toOpaque()
-        let status = clab_thread_start(&handle, { raw in
-            Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue().run()
-        }, start)
+        let status = clab_thread_start(
+            &handle,
+            { raw in
+                Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue().run()
+            }, start)
         guard status == 0 else {
             Unmanaged<Start>.fromOpaque(start).release()
             return nil

@@ -16,8 +16,9 @@ public struct PlatformInfo: Sendable, Codable, Equatable {
     }
 
     /// `cpus` is what the process may use (`CPUBudget.usable`: the affinity mask and a cgroup quota).
-    public static let current = PlatformInfo(os: currentOS, cpus: CPUBudget.current.usable,
-                                             swift: swiftVersion)
+    public static let current = PlatformInfo(
+        os: currentOS, cpus: CPUBudget.current.usable,
+        swift: swiftVersion)
 
     public var isLinux: Bool { os == "linux" }
 

@@ -32,7 +32,9 @@ public enum StackCapture {
 
     /// A named snapshot of this process's threads, except the calling one.
     public static func captureOwn(symbolizer: StackSymbolizer = StackSymbolizer()) -> StackSnapshot {
-        if let reason = unavailableReason { return RawStacks(threads: ThreadCensus.threads(), note: reason).named(symbolizer: symbolizer) }
+        if let reason = unavailableReason {
+            return RawStacks(threads: ThreadCensus.threads(), note: reason).named(symbolizer: symbolizer)
+        }
         guard clab_stacks_install() == 0 else { return .unavailable("cannot install the SIGPROF handler") }
         return signalledCapture(pid: getpid(), skipping: Int(clab_current_thread_id())).named(symbolizer: symbolizer)
     }
@@ -47,7 +49,9 @@ public enum StackCapture {
     private static func signalledCapture(pid: Int32, skipping me: Int?) -> RawStacks {
         let start = MonotonicClock.now()
         let threads = ThreadCensus.threads(pid: pid).filter { $0.id != me }
-        func raw(_ note: String?, _ answers: [Int: [UInt]] = [:], _ maps: ProcessMaps = ProcessMaps(mappings: [])) -> RawStacks {
+        func raw(
+            _ note: String?, _ answers: [Int: [UInt]] = [:], _ maps: ProcessMaps = ProcessMaps(mappings: [])
+        ) -> RawStacks {
             RawStacks(threads: threads, answers: answers, maps: maps, note: note, seconds: MonotonicClock.now() - start)
         }
         guard !threads.isEmpty else { return raw("stacks unavailable: the process was already gone") }
@@ -80,16 +84,21 @@ public enum StackCapture {
         }
         let maps = ProcessMaps.read(pid: pid)
         let silent = threads.count - answers.count
-        if answers.isEmpty { return raw("stacks unavailable: no thread answered within \(Format.seconds(answerBudget))") }
-        return raw(silent > 0 ? "stacks: \(silent) of \(threads.count) threads did not answer (SIGPROF blocked)" : nil, answers, maps)
+        if answers.isEmpty {
+            return raw("stacks unavailable: no thread answered within \(Format.seconds(answerBudget))")
+        }
+        return raw(
+            silent > 0 ? "stacks: \(silent) of \(threads.count) threads did not answer (SIGPROF blocked)" : nil,
+            answers, maps)
     }
 
     /// Whether `SigCgt` in `/proc/PID/status` has the stack signal's bit: sending SIGPROF to a
     /// process without the handler would kill it.
     private static func catchesStackSignal(pid: Int32) -> Bool {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
-              let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16) else { return false }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+            let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+        else { return false }
         return mask & (UInt64(1) << UInt64(clab_stacks_signal() - 1)) != 0
     }
 
@@ -99,7 +108,9 @@ public enum StackCapture {
         var answers: [Int: [UInt]] = [:]
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true) {
             let fields = line.split(separator: " ")
-            guard fields.count >= 2, let tid = Int(fields[0]), let n = Int(fields[1]), fields.count == n + 2 else { continue }
+            guard fields.count >= 2, let tid = Int(fields[0]), let n = Int(fields[1]), fields.count == n + 2 else {
+                continue
+            }
             answers[tid] = fields.dropFirst(2).compactMap { UInt($0.dropFirst(2), radix: 16) }
         }
         return answers

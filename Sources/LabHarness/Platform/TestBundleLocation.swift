@@ -33,7 +33,9 @@ enum XCTestRunner {
         var url = URL(fileURLWithPath: image).standardizedFileURL
         while url.pathComponents.count > 1 {
             var isDirectory: ObjCBool = false
-            if url.pathExtension == "xctest", FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            if url.pathExtension == "xctest",
+                FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue
+            {
                 return url
             }
             url.deleteLastPathComponent()

@@ -10,8 +10,12 @@ public enum EventSection {
         guard !rows.isEmpty else { return "" }
         let nameWidth = rows.map(\.0.count).max() ?? 0
         let indent = String(repeating: " ", count: nameWidth + 4)
-        return (["events (t since the variant started)"] + rows.flatMap { name, text in
-            TextWrap.wrap("  " + name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  " + text, width: width, indent: indent)
-        }).joined(separator: "\n")
+        return
+            (["events (t since the variant started)"]
+            + rows.flatMap { name, text in
+                TextWrap.wrap(
+                    "  " + name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  " + text, width: width,
+                    indent: indent)
+            }).joined(separator: "\n")
     }
 }

@@ -8,9 +8,13 @@ public enum ParameterValue: Sendable, Equatable, Codable, CustomStringConvertibl
 
     public init(from decoder: Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if let b = try? container.decode(Bool.self) { self = .flag(b) }
-        else if let d = try? container.decode(Double.self) { self = .number(d) }
-        else { self = .text(try container.decode(String.self)) }
+        if let b = try? container.decode(Bool.self) {
+            self = .flag(b)
+        } else if let d = try? container.decode(Double.self) {
+            self = .number(d)
+        } else {
+            self = .text(try container.decode(String.self))
+        }
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -83,10 +87,12 @@ public struct VariantReport: Sendable, Equatable, Codable {
     /// schema 1).
     public var mechanism: Evidence?
 
-    public init(name: String, outcome: Outcome, grade: Grade? = nil, trials: [String: Int]? = nil,
-                metrics: Metrics = Metrics(), evidence: String? = nil,
-                series: [String: [[Double]]]? = nil, events: [TimedEvent]? = nil, stacks: [ThreadStack]? = nil,
-                mechanism: Evidence? = nil) {
+    public init(
+        name: String, outcome: Outcome, grade: Grade? = nil, trials: [String: Int]? = nil,
+        metrics: Metrics = Metrics(), evidence: String? = nil,
+        series: [String: [[Double]]]? = nil, events: [TimedEvent]? = nil, stacks: [ThreadStack]? = nil,
+        mechanism: Evidence? = nil
+    ) {
         self.mechanism = mechanism
         self.name = name
         self.outcome = outcome
@@ -128,8 +134,10 @@ public struct FindingReport: Sendable, Equatable, Codable {
         case notJudgedReason = "not_judged_reason"
     }
 
-    public init(id: String, applicable: Bool, reproduced: Bool, summary: String, notJudgedReason: NotJudgedReason? = nil,
-                thresholds: [String: Double]? = nil) {
+    public init(
+        id: String, applicable: Bool, reproduced: Bool, summary: String, notJudgedReason: NotJudgedReason? = nil,
+        thresholds: [String: Double]? = nil
+    ) {
         self.id = id
         self.applicable = applicable
         self.reproduced = reproduced
@@ -163,8 +171,10 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
 
     public static let schemaVersion = 1
 
-    public init(experiment: String, platform: PlatformInfo = .current, parameters: [String: ParameterValue],
-                variants: [VariantReport], findings: [FindingReport], sweep: [SweepPoint]? = nil) {
+    public init(
+        experiment: String, platform: PlatformInfo = .current, parameters: [String: ParameterValue],
+        variants: [VariantReport], findings: [FindingReport], sweep: [SweepPoint]? = nil
+    ) {
         schema = ExperimentReport.schemaVersion
         self.experiment = experiment
         self.platform = platform
@@ -183,7 +193,8 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
     /// The lab's JSON encoding: sorted keys, so the same run always gives the same bytes.
     public static func encoder(pretty: Bool = false) -> JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting =
+            pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }
 

@@ -4,20 +4,26 @@
 public enum HumanReport {
     /// The report as text, every line wrapped to `width` columns (default: `Terminal.width()`,
     /// which honours `COLUMNS`); see `TextWrap` for how lines break.
-    public static func render(_ report: ExperimentReport, definition: ExperimentDefinition,
-                              elapsed: Seconds? = nil, style: Style = Style(enabled: false), width: Int? = nil) -> String {
+    public static func render(
+        _ report: ExperimentReport, definition: ExperimentDefinition,
+        elapsed: Seconds? = nil, style: Style = Style(enabled: false), width: Int? = nil
+    ) -> String {
         let width = width ?? Terminal.width(fd: 1)
         var lines: [String] = []
-        lines += TextWrap.wrap(style.bold("\(definition.executable): \(definition.question)"), width: width, indent: "  ")
+        lines += TextWrap.wrap(
+            style.bold("\(definition.executable): \(definition.question)"), width: width, indent: "  ")
         let parameters = definition.allFlags.compactMap { flag -> String? in
             guard let key = flag.reportKey, let value = report.parameters[key],
-                  flag.name != "quick", flag.name != "trials" || value.number != 1 else { return nil }
+                flag.name != "quick", flag.name != "trials" || value.number != 1
+            else { return nil }
             return "\(flag.name) \(value)" + (flag.reportKey?.hasSuffix("_s") == true ? " s" : "")
         }
         let quick = report.parameters["quick"] == .flag(true) ? " (quick)" : ""
-        lines += TextWrap.wrap(style.dim(parameters.joined(separator: " · ") + quick
-                                         + "   [\(report.platform.os), \(report.platform.cpus) cpus, swift \(report.platform.swift)]"),
-                               width: width, indent: "  ")
+        lines += TextWrap.wrap(
+            style.dim(
+                parameters.joined(separator: " · ") + quick
+                    + "   [\(report.platform.os), \(report.platform.cpus) cpus, swift \(report.platform.swift)]"),
+            width: width, indent: "  ")
         lines.append("")
         lines.append(contentsOf: table(report, definition: definition, style: style, width: width))
         lines.append(contentsOf: StackSection.lines(report, style: style, width: width))
@@ -28,8 +34,9 @@ public enum HumanReport {
         lines.append(contentsOf: verdicts(report, style: style, width: width))
         let skipped = definition.findingIDs.filter { id in !report.findings.contains { $0.id == id } }
         if !skipped.isEmpty {
-            lines += TextWrap.wrap(style.dim("  not evaluated (needs variants that did not run): " + skipped.joined(separator: ", ")),
-                                   width: width)
+            lines += TextWrap.wrap(
+                style.dim("  not evaluated (needs variants that did not run): " + skipped.joined(separator: ", ")),
+                width: width)
         }
         let applicable = report.findings.filter(\.applicable)
         let reproduced = applicable.filter(\.reproduced).count
@@ -40,10 +47,18 @@ public enum HumanReport {
         lines.append("")
         lines.append(reproduced == applicable.count && !report.judgedNothing ? style.green(footer) : style.red(footer))
         if report.judgedNothing {
-            lines.append(contentsOf: TextWrap.wrap(style.red("no finding was judged: the variants that ran cover no finding that applies to this run (\(exitWords(report))); --help lists what each finding needs"), width: width, indent: "  "))
+            lines.append(
+                contentsOf: TextWrap.wrap(
+                    style.red(
+                        "no finding was judged: the variants that ran cover no finding that applies to this run (\(exitWords(report))); --help lists what each finding needs"
+                    ), width: width, indent: "  "))
         }
-        lines.append(contentsOf: machineLines(report, style: style).flatMap { TextWrap.wrap($0, width: width, indent: "  ") })
-        lines.append(contentsOf: forbiddenLines(report, definition: definition, style: style).flatMap { TextWrap.wrap($0, width: width, indent: "  ") })
+        lines.append(
+            contentsOf: machineLines(report, style: style).flatMap { TextWrap.wrap($0, width: width, indent: "  ") })
+        lines.append(
+            contentsOf: forbiddenLines(report, definition: definition, style: style).flatMap {
+                TextWrap.wrap($0, width: width, indent: "  ")
+            })
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -51,22 +66,27 @@ public enum HumanReport {
     /// never read as "not reproduced" (exit 1, for that reason).
     public static func machineLines(_ report: ExperimentReport, style: Style) -> [String] {
         let unseen = report.unseenMechanismVariants.map { v in
-            style.yellow("not judged: \(v.name) did not see its mechanism (\(v.mechanism?.what ?? "")); "
-                         + "the findings that need it are neither reproduced nor refuted")
+            style.yellow(
+                "not judged: \(v.name) did not see its mechanism (\(v.mechanism?.what ?? "")); "
+                    + "the findings that need it are neither reproduced nor refuted")
         }
         let broken = report.machineVariants
         guard !broken.isEmpty else { return unseen }
         let outcomes = Set(broken.map(\.outcome.rawValue)).sorted().joined(separator: ", ")
         let onlyInterrupted = broken.allSatisfy { $0.outcome == .interrupted }
         let who = onlyInterrupted ? "the run was interrupted" : "the machine, not the program"
-        return [style.yellow("not judged: \(broken.count) of \(report.variants.count) variants ended \(outcomes) (\(who)); "
-                             + "the findings that need them are neither reproduced nor refuted (\(exitWords(report)))")] + unseen
+        return [
+            style.yellow(
+                "not judged: \(broken.count) of \(report.variants.count) variants ended \(outcomes) (\(who)); "
+                    + "the findings that need them are neither reproduced nor refuted (\(exitWords(report)))")
+        ] + unseen
     }
 
     /// The exit status a report's closing lines name: 130 when the run was interrupted (it
     /// exits so, whatever its findings), else 1.
     static func exitWords(_ report: ExperimentReport) -> String {
-        ChildProcess.isInterrupted || report.variants.contains(where: { $0.outcome == .interrupted }) ? "exit 130, interrupted" : "exit 1"
+        ChildProcess.isInterrupted || report.variants.contains(where: { $0.outcome == .interrupted })
+            ? "exit 130, interrupted" : "exit 1"
     }
 
     /// The experiment's own sections (charts, timelines, step lists), each after a blank line,
@@ -86,22 +106,27 @@ public enum HumanReport {
     /// means: such a run exits 1 even when every finding reproduced.
     static func forbiddenLines(_ report: ExperimentReport, definition: ExperimentDefinition, style: Style) -> [String] {
         report.forbiddenVariants.map { v in
-            let meaning = definition.variant(named: v.name)?.expectations.meaning(of: v.outcome) ?? "an outcome the variant does not declare"
+            let meaning =
+                definition.variant(named: v.name)?.expectations.meaning(of: v.outcome)
+                ?? "an outcome the variant does not declare"
             return style.red("forbidden outcome: \(v.name) ended \(v.outcome) (\(meaning))")
         }
     }
 
     /// The variant table: `variant`, `outcome`, then the experiment's columns, fitted to
     /// `width` (`TextTable`: the widest columns wrap first).
-    public static func table(_ report: ExperimentReport, definition: ExperimentDefinition, style: Style,
-                             width: Int = Terminal.defaultColumns) -> [String] {
+    public static func table(
+        _ report: ExperimentReport, definition: ExperimentDefinition, style: Style,
+        width: Int = Terminal.defaultColumns
+    ) -> [String] {
         // A sweep's rows grade its family; the figures are in the sweep's own table.
         let columns = report.sweep == nil ? definition.columns : []
         let headers = ["variant", "outcome"] + columns.map(\.header)
         var rows: [[String]] = report.variants.map { v in
             var outcome = v.outcome.rawValue
             if let trials = v.trials, trials.count > 1 || (trials.values.first ?? 1) > 1 {
-                outcome += " " + trials.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }.joined(separator: ",")
+                outcome +=
+                    " " + trials.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }.joined(separator: ",")
             }
             return [v.name, outcome] + columns.map { $0.value(v) }
         }
@@ -121,17 +146,25 @@ public enum HumanReport {
     /// One line per finding: mark, id, verdict word, summary; a summary too long for `width`
     /// continues on lines indented under the finding (under the summary when that leaves
     /// `verdictRoom` columns, else two columns past the id's start).
-    public static func verdicts(_ report: ExperimentReport, style: Style, width: Int = Terminal.defaultColumns) -> [String] {
+    public static func verdicts(
+        _ report: ExperimentReport, style: Style, width: Int = Terminal.defaultColumns
+    ) -> [String] {
         let idWidth = report.findings.map { displayWidth($0.id) }.max() ?? 0
         let summaryColumn = 4 + idWidth + 2 + 10 + 2
         let indent = String(repeating: " ", count: width - summaryColumn >= verdictRoom ? summaryColumn : 6)
         return report.findings.flatMap { f in
             let (mark, word): (String, String)
-            if !f.applicable { (mark, word) = (style.dim("–"), style.dim("n/a       ")) }
-            else if f.notJudged { (mark, word) = (style.yellow("?"), style.yellow("NOT JUDGED")) }
-            else if f.reproduced { (mark, word) = (style.green("✓"), style.green("reproduced")) }
-            else { (mark, word) = (style.red("✗"), style.red("NOT REPRO.")) }
-            return TextWrap.wrap("  \(mark) \(pad(f.id, to: idWidth))  \(word)  \(f.summary)", width: width, indent: indent)
+            if !f.applicable {
+                (mark, word) = (style.dim("–"), style.dim("n/a       "))
+            } else if f.notJudged {
+                (mark, word) = (style.yellow("?"), style.yellow("NOT JUDGED"))
+            } else if f.reproduced {
+                (mark, word) = (style.green("✓"), style.green("reproduced"))
+            } else {
+                (mark, word) = (style.red("✗"), style.red("NOT REPRO."))
+            }
+            return TextWrap.wrap(
+                "  \(mark) \(pad(f.id, to: idWidth))  \(word)  \(f.summary)", width: width, indent: indent)
         }
     }
 }
@@ -156,15 +189,19 @@ public enum HelpText {
         lines.append("")
         // The default run is what the experiment's plan gives with every flag at its default
         // (a plan may add variants that are not included by default), not just the flags.
-        let planned = (try? definition.parser.parse([])).map { Set(definition.defaultPlan($0, definition.variants)) }
+        let planned =
+            (try? definition.parser.parse([])).map { Set(definition.defaultPlan($0, definition.variants)) }
             ?? Set(definition.variants.filter(\.includedByDefault).map(\.name))
-        lines.append("variants (default run: \(definition.variants.allSatisfy { planned.contains($0.name) } ? "all" : "all but those marked *")):")
+        lines.append(
+            "variants (default run: \(definition.variants.allSatisfy { planned.contains($0.name) } ? "all" : "all but those marked *")):"
+        )
         let vWidth = definition.variants.map { $0.name.count }.max() ?? 0
         for v in definition.variants {
             let star = planned.contains(v.name) ? " " : "*"
             lines.append("  \(pad(v.name, to: vWidth))\(star) \(v.summary)")
             for e in v.expectations {
-                lines.append("  \(String(repeating: " ", count: vWidth + 2))  \(e.grade.rawValue) \(e.outcome): \(e.meaning)")
+                lines.append(
+                    "  \(String(repeating: " ", count: vWidth + 2))  \(e.grade.rawValue) \(e.outcome): \(e.meaning)")
             }
         }
         lines.append("")
@@ -179,11 +216,14 @@ public enum HelpText {
             lines.append("      \(f.claim)")
         }
         for f in definition.sweep?.findings ?? [] {
-            lines.append("  \(f.id)   (needs --\(definition.sweep?.flag ?? "") with \(f.needs.joined(separator: ", ")))")
+            lines.append(
+                "  \(f.id)   (needs --\(definition.sweep?.flag ?? "") with \(f.needs.joined(separator: ", ")))")
             lines.append("      \(f.claim)")
         }
         lines.append("")
-        lines.append("exit status: 0 every applicable finding reproduced and no variant ended forbidden, 1 one did not or one did (or the variants run judged no finding), 64 bad usage")
+        lines.append(
+            "exit status: 0 every applicable finding reproduced and no variant ended forbidden, 1 one did not or one did (or the variants run judged no finding), 64 bad usage"
+        )
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -196,7 +236,9 @@ public enum HelpText {
             if !extras.isEmpty && { if case .list = f.kind { return false } else { return true } }() {
                 detail += " (" + extras.joined(separator: "; ") + ")"
             }
-            let gap = l.count > width ? "\n" + String(repeating: " ", count: width + 4) : String(repeating: " ", count: width - l.count + 2)
+            let gap =
+                l.count > width
+                ? "\n" + String(repeating: " ", count: width + 4) : String(repeating: " ", count: width - l.count + 2)
             return "  \(l)\(gap)\(detail)"
         }
     }

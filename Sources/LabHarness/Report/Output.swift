@@ -61,8 +61,10 @@ public final class Output: Sendable {
 
     /// `No space left on device (ENOSPC)` and the like, for messages.
     public static func describe(_ code: Int32) -> String {
-        let names: [Int32: String] = [EPIPE: "EPIPE", EBADF: "EBADF", ENOSPC: "ENOSPC", EIO: "EIO",
-                                      EDQUOT: "EDQUOT", EFBIG: "EFBIG", EAGAIN: "EAGAIN"]
+        let names: [Int32: String] = [
+            EPIPE: "EPIPE", EBADF: "EBADF", ENOSPC: "ENOSPC", EIO: "EIO",
+            EDQUOT: "EDQUOT", EFBIG: "EFBIG", EAGAIN: "EAGAIN",
+        ]
         let text = String(cString: strerror(code))
         return names[code].map { "\(text) (\($0))" } ?? text
     }

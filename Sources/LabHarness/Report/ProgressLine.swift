@@ -20,8 +20,10 @@ public final class ProgressLine: Sendable {
     /// - Parameters:
     ///   - enabled: defaults to "stderr is a terminal".
     ///   - render: the current line's text (it is cut to the terminal's width).
-    public init(enabled: Bool = Terminal.isTTY(2), escapes: Bool = Terminal.escapesAllowed(),
-                render: @escaping @Sendable () -> String) {
+    public init(
+        enabled: Bool = Terminal.isTTY(2), escapes: Bool = Terminal.escapesAllowed(),
+        render: @escaping @Sendable () -> String
+    ) {
         self.enabled = enabled
         self.escapes = escapes
         self.render = render
@@ -52,7 +54,9 @@ public final class ProgressLine: Sendable {
 
     /// Stops refreshing and erases the line.
     public func finish() {
-        guard started.load(ordering: .acquiring), !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard started.load(ordering: .acquiring), !stopping.exchange(true, ordering: .acquiringAndReleasing) else {
+            return
+        }
         _ = done.wait(timeout: .now() + .seconds(1))
         if shown.load(ordering: .relaxed) { Terminal.writeError(erase(width: Terminal.width(fd: 2) - 1)) }
     }

@@ -10,13 +10,15 @@ enum StackSection {
             guard let stacks = variant.stacks, !stacks.isEmpty else { continue }
             let groups = StackGroup.fold(stacks)
             lines.append("")
-            lines += TextWrap.wrap(style.bold("where the threads of \(variant.name) were") + style.dim(" (--json: stacks)"), width: width)
+            lines += TextWrap.wrap(
+                style.bold("where the threads of \(variant.name) were") + style.dim(" (--json: stacks)"), width: width)
             for group in groups.prefix(groupLimit) {
                 lines.append(contentsOf: wrap(group.summary(), width: width, first: "  ", indent: "      "))
             }
             if groups.count > groupLimit {
                 let rest = groups.dropFirst(groupLimit).reduce(0) { $0 + $1.threads.count }
-                lines += TextWrap.wrap(style.dim("  and \(rest) more threads in \(groups.count - groupLimit) other stacks"), width: width)
+                lines += TextWrap.wrap(
+                    style.dim("  and \(rest) more threads in \(groups.count - groupLimit) other stacks"), width: width)
             }
         }
         return lines

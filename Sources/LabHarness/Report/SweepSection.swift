@@ -14,7 +14,9 @@ enum SweepSection {
         }
         lines += TextTable(rows: rows, rightAligned: Set(1..<rows[0].count)).render(width: width)
         lines += sweep.notes(points).map { "  " + $0 }
-        if let chart = sweep.chart { lines += [""] + self.chart(points, chart.metric, chart.title, chart.format, sizes: sweep.headers.size) }
+        if let chart = sweep.chart {
+            lines += [""] + self.chart(points, chart.metric, chart.title, chart.format, sizes: sweep.headers.size)
+        }
         return lines
     }
 
@@ -30,7 +32,9 @@ enum SweepSection {
     }
 
     /// `metric` (log rows, two per decade) against the size (log columns), one letter per variant.
-    static func chart(_ points: [SweepPoint], _ metric: MetricKey, _ title: String, _ format: (Double) -> String, sizes label: String) -> [String] {
+    static func chart(
+        _ points: [SweepPoint], _ metric: MetricKey, _ title: String, _ format: (Double) -> String, sizes label: String
+    ) -> [String] {
         let values = points.compactMap { p in p[metric].map { (p, max($0, 0.01)) } }
         guard let lowest = values.map(\.1).min(), let highest = values.map(\.1).max() else { return [] }
         var names: [String] = []
@@ -54,11 +58,14 @@ enum SweepSection {
             lines.append(String(repeating: " ", count: max(0, 9 - label.count)) + label + " |" + String(row))
         }
         lines.append(String(repeating: " ", count: 10) + "+" + String(repeating: "-", count: sizes.count * columnWidth))
-        lines.append(String(repeating: " ", count: 11) + sizes.map { c in
-            let text = Format.count(Double(c))
-            let left = (columnWidth - text.count) / 2
-            return String(repeating: " ", count: max(0, left)) + text + String(repeating: " ", count: max(0, columnWidth - left - text.count))
-        }.joined() + " " + label)
+        lines.append(
+            String(repeating: " ", count: 11)
+                + sizes.map { c in
+                    let text = Format.count(Double(c))
+                    let left = (columnWidth - text.count) / 2
+                    return String(repeating: " ", count: max(0, left)) + text
+                        + String(repeating: " ", count: max(0, columnWidth - left - text.count))
+                }.joined() + " " + label)
         return lines
     }
 }

@@ -8,7 +8,9 @@ public enum Terminal {
 
     /// Colour is used only on a terminal, and never when `NO_COLOR` is set (https://no-color.org),
     /// or `TERM` is `dumb`.
-    public static func colourAllowed(fd: Int32, environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+    public static func colourAllowed(
+        fd: Int32, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> Bool {
         guard isTTY(fd) else { return false }
         if let value = environment["NO_COLOR"], !value.isEmpty { return false }
         return escapesAllowed(environment: environment)
@@ -23,9 +25,11 @@ public enum Terminal {
     /// The width the terminal report is wrapped to: `COLUMNS` when it holds a whole number in
     /// `usableColumns` (the user's explicit choice, and the only clue when the output is piped),
     /// else the size of the terminal open on `fd` when that is usable, else `defaultColumns`.
-    public static func width(fd: Int32 = 1, environment: [String: String] = ProcessInfo.processInfo.environment) -> Int {
+    public static func width(fd: Int32 = 1, environment: [String: String] = ProcessInfo.processInfo.environment) -> Int
+    {
         if let text = environment["COLUMNS"], let columns = Int(text.trimmingCharacters(in: .whitespaces)),
-           usableColumns.contains(columns) {
+            usableColumns.contains(columns)
+        {
             return columns
         }
         if let columns = TerminalSize.columns(fd: fd), usableColumns.contains(columns) { return columns }

@@ -9,8 +9,10 @@ public enum TextChart {
     ///         ┤             ▄▄▄█████████████
     ///       3 ┤▁▁▂▂▃▃▄▄▅▅███████████████████
     ///          0 s                     12 s
-    public static func timeline(_ points: [(x: Double, y: Double)], width: Int = 60, height: Int = 6,
-                                xUnit: String = "s", fromZero: Bool = false) -> [String] {
+    public static func timeline(
+        _ points: [(x: Double, y: Double)], width: Int = 60, height: Int = 6,
+        xUnit: String = "s", fromZero: Bool = false
+    ) -> [String] {
         guard let first = points.first, let last = points.last, height >= 1, width >= 2 else { return [] }
         let xs = (first.x, max(last.x, first.x + 1e-9))
         let yMax = points.map(\.y).max() ?? 0
@@ -26,7 +28,9 @@ public enum TextChart {
             columns[c] = max(columns[c] ?? -.infinity, p.y)
         }
         var carry = points[0].y
-        let values: [Double] = columns.map { v in if let v { carry = v }; return carry }
+        let values: [Double] = columns.map { v in
+            if let v { carry = v }; return carry
+        }
         let blocks: [Character] = [" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"]
         let top = Format.count(yMax.rounded())
         let bottom = Format.count(fromZero ? yMin.rounded() : lowest.rounded())
@@ -35,7 +39,7 @@ public enum TextChart {
         for row in (0..<height).reversed() {
             var line = ""
             for v in values {
-                let filled = (v - yMin) / span * Double(height)   // in rows
+                let filled = (v - yMin) / span * Double(height)  // in rows
                 let level = filled - Double(row)
                 line.append(blocks[Int((min(max(level, 0), 1) * 8).rounded())])
             }

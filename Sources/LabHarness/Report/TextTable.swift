@@ -17,7 +17,9 @@ public struct TextTable: Sendable {
     /// Whether the first row is a header (its words may wrap in any column) or data.
     var hasHeader: Bool
 
-    public init(rows: [[String]], rightAligned: Set<Int> = [], lead: String = "  ", gap: Int = 2, hasHeader: Bool = true) {
+    public init(
+        rows: [[String]], rightAligned: Set<Int> = [], lead: String = "  ", gap: Int = 2, hasHeader: Bool = true
+    ) {
         self.rows = rows
         self.rightAligned = rightAligned
         self.lead = lead
@@ -40,7 +42,9 @@ public struct TextTable: Sendable {
             rows.enumerated().map { r, row -> Int in
                 guard c < row.count else { return 0 }
                 let width = displayWidth(row[c])
-                if (r > 0 || !hasHeader) && rightAligned.contains(c) && width <= TextTable.wholeValueWidth { return width }
+                if (r > 0 || !hasHeader) && rightAligned.contains(c) && width <= TextTable.wholeValueWidth {
+                    return width
+                }
                 let word = row[c].split(separator: " ").map { displayWidth(String($0)) }.max() ?? 0
                 // A sentence squeezed narrower than this reads a word a line: fold instead.
                 return r > 0 || !hasHeader ? max(word, min(width, TextTable.textRoom)) : word
@@ -56,7 +60,9 @@ public struct TextTable: Sendable {
         let fixed = displayWidth(lead) + gap * max(count - 1, 0)
         while fixed + widths.reduce(0, +) > width {
             // The widest column that can still give up a column.
-            guard let c = widths.indices.filter({ widths[$0] > floors[$0] }).max(by: { widths[$0] < widths[$1] }) else { break }
+            guard let c = widths.indices.filter({ widths[$0] > floors[$0] }).max(by: { widths[$0] < widths[$1] }) else {
+                break
+            }
             widths[c] -= 1
         }
         return widths
@@ -95,9 +101,10 @@ public struct TextTable: Sendable {
         var lines: [String] = []
         for (b, columns) in blocks.enumerated() {
             if b > 0 { lines.append("") }
-            let block = TextTable(rows: rows.map { row in columns.map { $0 < row.count ? row[$0] : "" } },
-                                  rightAligned: Set(columns.indices.filter { rightAligned.contains(columns[$0]) }),
-                                  lead: lead, gap: gap, hasHeader: hasHeader)
+            let block = TextTable(
+                rows: rows.map { row in columns.map { $0 < row.count ? row[$0] : "" } },
+                rightAligned: Set(columns.indices.filter { rightAligned.contains(columns[$0]) }),
+                lead: lead, gap: gap, hasHeader: hasHeader)
             lines += block.renderFitted(width: width) { r, c, text in style(r, columns[c], text) }
         }
         return lines

@@ -33,7 +33,9 @@ public enum TextWrap {
 
     /// Every line of `text` (split at newlines) wrapped as `wrap` does.
     public static func wrapLines(_ text: String, width: Int, indent: String? = nil) -> [String] {
-        text.split(separator: "\n", omittingEmptySubsequences: false).flatMap { wrap(String($0), width: width, indent: indent) }
+        text.split(separator: "\n", omittingEmptySubsequences: false).flatMap {
+            wrap(String($0), width: width, indent: indent)
+        }
     }
 
     /// Columns a continuation line keeps for its words at the least.
@@ -50,10 +52,12 @@ public enum TextWrap {
     /// The longest head of `scalars` that ends before a space and fits in `width` columns, and
     /// what follows that space run (`nil` when everything fits or no space follows). The first
     /// `protected` scalars (the hanging indent) never count as a break.
-    private static func split(_ scalars: [Unicode.Scalar], width: Int, after protected: Int) -> ([Unicode.Scalar], [Unicode.Scalar]?) {
+    private static func split(
+        _ scalars: [Unicode.Scalar], width: Int, after protected: Int
+    ) -> ([Unicode.Scalar], [Unicode.Scalar]?) {
         var column = 0
         var inEscape = false
-        var lastBreak: Int?          // index of the first space of the last space run that fits
+        var lastBreak: Int?  // index of the first space of the last space run that fits
         var index = 0
         var sawWord = false
         while index < scalars.count {
@@ -65,7 +69,7 @@ public enum TextWrap {
             }
             if scalar == "\u{1B}" { inEscape = true; index += 1; continue }
             if scalar == " " && index >= protected && sawWord {
-                if column <= width, lastBreak.map({ scalars[$0 ..< index].contains { $0 != " " } }) ?? true {
+                if column <= width, lastBreak.map({ scalars[$0..<index].contains { $0 != " " } }) ?? true {
                     lastBreak = index
                 }
             } else if scalar != " " && index >= protected {

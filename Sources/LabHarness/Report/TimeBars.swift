@@ -8,8 +8,10 @@ extension TextChart {
     ///       long  │████████████████ 502 ms
     ///             └───────────────┘
     ///             0          500 ms
-    public static func timeBars(_ rows: [(name: String, seconds: Seconds, note: String)], width: Int = 40,
-                                columns: Int = ReportWidth.current, title: (_ end: String) -> String) -> [String] {
+    public static func timeBars(
+        _ rows: [(name: String, seconds: Seconds, note: String)], width: Int = 40,
+        columns: Int = ReportWidth.current, title: (_ end: String) -> String
+    ) -> [String] {
         guard !rows.isEmpty else { return [] }
         let scale = TimeScale(longest: rows.map(\.seconds).max() ?? 0), end = scale.label(scale.end)
         let nameWidth = rows.map(\.name.count).max() ?? 0, margin = String(repeating: " ", count: nameWidth + 3)
@@ -17,9 +19,12 @@ extension TextChart {
         return [title(end)]
             + rows.map { row in
                 "  " + row.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + " │"
-                    + String(repeating: "█", count: Int((scale.fraction(row.seconds) * Double(barWidth)).rounded())) + row.note
+                    + String(repeating: "█", count: Int((scale.fraction(row.seconds) * Double(barWidth)).rounded()))
+                    + row.note
             }
-            + [margin + "└" + String(repeating: "─", count: max(barWidth - 1, 0)) + "┘",
-               margin + "0" + String(repeating: " ", count: max(1, barWidth - end.count)) + end]
+            + [
+                margin + "└" + String(repeating: "─", count: max(barWidth - 1, 0)) + "┘",
+                margin + "0" + String(repeating: " ", count: max(1, barWidth - end.count)) + end,
+            ]
     }
 }

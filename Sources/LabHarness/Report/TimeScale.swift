@@ -16,9 +16,13 @@ public struct TimeScale: Sendable, Equatable {
         var magnitude = 1e-6
         while magnitude * 10 <= longest { magnitude *= 10 }
         end = TimeScale.steps.map { $0 * magnitude }.first { $0 >= longest * (1 - 1e-9) } ?? longest
-        if end < 1e-3 * (1 - 1e-9) { (unit, secondsPerUnit) = ("µs", 1e-6) }
-        else if end < 1 * (1 - 1e-9) { (unit, secondsPerUnit) = ("ms", 1e-3) }
-        else { (unit, secondsPerUnit) = ("s", 1) }
+        if end < 1e-3 * (1 - 1e-9) {
+            (unit, secondsPerUnit) = ("µs", 1e-6)
+        } else if end < 1 * (1 - 1e-9) {
+            (unit, secondsPerUnit) = ("ms", 1e-3)
+        } else {
+            (unit, secondsPerUnit) = ("s", 1)
+        }
     }
 
     /// Round ends within a decade: close enough together that the longest bar always fills at

@@ -12,7 +12,9 @@ public enum CrashReport {
     /// ← …`, or `nil` when `stderr` holds no backtracer report naming a crashed thread.
     public static func crashingThread(in stderr: String, depth: Int = HangStacks.authorDepth) -> String? {
         let lines = stderr.split(separator: "\n", omittingEmptySubsequences: false)
-        guard let header = lines.firstIndex(where: { $0.hasPrefix("Thread ") && $0.hasSuffix(" crashed:") }) else { return nil }
+        guard let header = lines.firstIndex(where: { $0.hasPrefix("Thread ") && $0.hasSuffix(" crashed:") }) else {
+            return nil
+        }
         var name = "crashed thread"
         if let open = lines[header].firstIndex(of: "\""), let close = lines[header].lastIndex(of: "\""), open < close {
             name = "crashed: " + lines[header][lines[header].index(after: open)..<close]
@@ -36,7 +38,7 @@ public enum CrashReport {
         var words = text.split(separator: " ", omittingEmptySubsequences: true)
         guard let first = words.first, Int(first) != nil else { return nil }
         words.removeFirst()
-        while let word = words.first, word.hasPrefix("[") { words.removeFirst() }   // [ra], [thunk], [inlined]
+        while let word = words.first, word.hasPrefix("[") { words.removeFirst() }  // [ra], [thunk], [inlined]
         guard let address = words.first, address.hasPrefix("0x") else { return nil }
         words.removeFirst()
         let rest = words.joined(separator: " ")

@@ -39,7 +39,8 @@ public struct ProcessMaps: Sendable {
             guard path.hasPrefix("/") else { continue }
             let range = fields[0].split(separator: "-")
             guard range.count == 2, let start = UInt(range[0], radix: 16), let end = UInt(range[1], radix: 16),
-                  let offset = UInt(fields[2], radix: 16) else { continue }
+                let offset = UInt(fields[2], radix: 16)
+            else { continue }
             result.append(Mapping(start: start, end: end, offset: offset, path: path))
         }
         return ProcessMaps(mappings: result)

@@ -11,8 +11,10 @@ public struct RawStacks: Sendable {
     /// Seconds the capture took.
     public var seconds: Double
 
-    public init(threads: [ThreadInfo], answers: [Int: [UInt]] = [:], maps: ProcessMaps = ProcessMaps(mappings: []),
-                note: String? = nil, seconds: Double = 0) {
+    public init(
+        threads: [ThreadInfo], answers: [Int: [UInt]] = [:], maps: ProcessMaps = ProcessMaps(mappings: []),
+        note: String? = nil, seconds: Double = 0
+    ) {
         self.threads = threads
         self.answers = answers
         self.maps = maps
@@ -22,15 +24,21 @@ public struct RawStacks: Sendable {
 
     /// The frames named (within `budget`, `StackCapture.symbolBudget` unless told); a naming
     /// problem joins the note.
-    public func named(symbolizer: StackSymbolizer = StackSymbolizer(), budget: Seconds = StackCapture.symbolBudget) -> StackSnapshot {
+    public func named(
+        symbolizer: StackSymbolizer = StackSymbolizer(), budget: Seconds = StackCapture.symbolBudget
+    ) -> StackSnapshot {
         let start = MonotonicClock.now()
-        let named = answers.isEmpty ? StackSymbolizer.Named(frames: [:], note: nil)
+        let named =
+            answers.isEmpty
+            ? StackSymbolizer.Named(frames: [:], note: nil)
             : symbolizer.name(answers, maps: maps, budget: budget)
         let stacks = threads.map {
-            ThreadStack(thread: $0.name, tid: $0.id, state: $0.state?.rawValue ?? "?", frames: named.frames[$0.id] ?? [])
+            ThreadStack(
+                thread: $0.name, tid: $0.id, state: $0.state?.rawValue ?? "?", frames: named.frames[$0.id] ?? [])
         }
         let notes = [note, named.note.map { "stacks: " + $0 }].compactMap { $0 }
-        return StackSnapshot(threads: stacks, note: notes.isEmpty ? nil : notes.joined(separator: "; "),
-                             seconds: seconds + (MonotonicClock.now() - start))
+        return StackSnapshot(
+            threads: stacks, note: notes.isEmpty ? nil : notes.joined(separator: "; "),
+            seconds: seconds + (MonotonicClock.now() - start))
     }
 }

@@ -24,8 +24,12 @@ public enum StackEvidence {
         guard let snapshot, record.stacks == nil else { return record }
         var record = record
         if !snapshot.threads.isEmpty { record.stacks = snapshot.threads }
-        let fresh = (snapshot.note ?? "").components(separatedBy: "; ").filter { !$0.isEmpty && record.evidence?.contains($0) != true }
-        if !fresh.isEmpty { record.evidence = (record.evidence.map { $0 + "; " } ?? "") + fresh.joined(separator: "; ") }
+        let fresh = (snapshot.note ?? "").components(separatedBy: "; ").filter {
+            !$0.isEmpty && record.evidence?.contains($0) != true
+        }
+        if !fresh.isEmpty {
+            record.evidence = (record.evidence.map { $0 + "; " } ?? "") + fresh.joined(separator: "; ")
+        }
         return record
     }
 

@@ -30,12 +30,17 @@ public struct StackGroup: Sendable, Equatable {
         // Nested closures of one function read the same once shortened: keep the first.
         var user: [String] = []
         for frame in userFrames where StackGroup.bare(frame) != blockingCall {
-            if let last = user.last, StackGroup.short(StackGroup.bare(last)) == StackGroup.short(StackGroup.bare(frame)) { continue }
+            if let last = user.last, StackGroup.short(StackGroup.bare(last)) == StackGroup.short(StackGroup.bare(frame))
+            {
+                continue
+            }
             user.append(frame)
         }
         for (index, frame) in user.prefix(depth).enumerated() {
             let place = StackGroup.place(frame)
-            chain.append(StackGroup.short(StackGroup.bare(frame)) + ((index == 0 || placesEveryFrame) && place != nil ? " (\(place!))" : ""))
+            chain.append(
+                StackGroup.short(StackGroup.bare(frame))
+                    + ((index == 0 || placesEveryFrame) && place != nil ? " (\(place!))" : ""))
         }
         if user.count > depth { chain.append("…") }
         return "\(count) (\(who)): in " + chain.joined(separator: " ← ")
@@ -52,15 +57,22 @@ public struct StackGroup: Sendable, Equatable {
             prefix = "closure in "
             name = String(name[range.upperBound...])
         }
-        if name.hasPrefix("variable initialization expression of ") { name.removeFirst("variable initialization expression of ".count) }
+        if name.hasPrefix("variable initialization expression of ") {
+            name.removeFirst("variable initialization expression of ".count)
+        }
         if name.hasPrefix("static ") { name.removeFirst("static ".count) }
         // A method of an extension declared in another module: `(extension in M):T.method`.
-        if name.hasPrefix("(extension in "), let colon = name.range(of: "):") { name = String(name[colon.upperBound...]) }
+        if name.hasPrefix("(extension in "), let colon = name.range(of: "):") {
+            name = String(name[colon.upperBound...])
+        }
         name = privateNamesRevealed(name)
         if let open = name.firstIndex(of: "("), open != name.startIndex { name = String(name[..<open]) }
         // A generic function's own parameters (`run<A where A: P>`), not a generic type's (`Box<Int>.wait`).
         if name.hasSuffix(">"), let open = name.lastIndex(of: "<"), open != name.startIndex,
-           !name[open...].contains(".") || name[open...].contains(" where ") { name = String(name[..<open]) }
+            !name[open...].contains(".") || name[open...].contains(" where ")
+        {
+            name = String(name[..<open])
+        }
         if let colon = name.range(of: " : ") { name = String(name[..<colon.lowerBound]) }
         let parts = name.split(separator: ".")
         if parts.count > 2 { name = parts.dropFirst().joined(separator: ".") }
@@ -73,11 +85,13 @@ public struct StackGroup: Sendable, Equatable {
         var name = symbol
         var searchFrom = name.startIndex
         while let open = name[searchFrom...].firstIndex(of: "("),
-              let marker = name[open...].range(of: " in _"),
-              let close = name[marker.upperBound...].firstIndex(of: ")") {
+            let marker = name[open...].range(of: " in _"),
+            let close = name[marker.upperBound...].firstIndex(of: ")")
+        {
             let inner = name[name.index(after: open)..<marker.lowerBound]
             let discriminator = name[marker.upperBound..<close]
-            let isPrivateName = !inner.isEmpty && inner.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
+            let isPrivateName =
+                !inner.isEmpty && inner.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
                 && discriminator.allSatisfy { $0.isHexDigit || $0.isLetter || $0.isNumber }
             guard isPrivateName else { searchFrom = name.index(after: open); continue }
             name.replaceSubrange(open...close, with: inner)
@@ -88,7 +102,9 @@ public struct StackGroup: Sendable, Equatable {
 
     /// The `file:line` of a frame, if it has one.
     static func place(_ frame: String) -> String? {
-        guard frame.hasSuffix(")"), !isLibraryFrame(frame), let open = frame.range(of: " (", options: .backwards) else { return nil }
+        guard frame.hasSuffix(")"), !isLibraryFrame(frame), let open = frame.range(of: " (", options: .backwards) else {
+            return nil
+        }
         let inside = frame[open.upperBound..<frame.index(before: frame.endIndex)]
         return inside.contains(".swift:") || inside.contains(".c:") ? String(inside) : nil
     }
@@ -103,7 +119,8 @@ public struct StackGroup: Sendable, Equatable {
         }
         let groups = order.map { StackGroup(threads: members[$0]!, frames: $0) }
         return groups.enumerated().sorted { a, b in
-            a.element.threads.count != b.element.threads.count ? a.element.threads.count > b.element.threads.count : a.offset < b.offset
+            a.element.threads.count != b.element.threads.count
+                ? a.element.threads.count > b.element.threads.count : a.offset < b.offset
         }.map(\.element)
     }
 

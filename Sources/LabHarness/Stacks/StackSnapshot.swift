@@ -14,8 +14,11 @@ public struct StackSnapshot: Sendable, Equatable, Codable {
 
     /// No stacks at all, for `reason`.
     static func unavailable(_ reason: String, threads: [ThreadInfo] = [], seconds: Double = 0) -> StackSnapshot {
-        StackSnapshot(threads: threads.map { ThreadStack(thread: $0.name, tid: $0.id, state: $0.state?.rawValue ?? "?", frames: []) },
-                      note: "stacks unavailable: \(reason)", seconds: seconds)
+        StackSnapshot(
+            threads: threads.map {
+                ThreadStack(thread: $0.name, tid: $0.id, state: $0.state?.rawValue ?? "?", frames: [])
+            },
+            note: "stacks unavailable: \(reason)", seconds: seconds)
     }
 
     /// Whether at least one thread has frames.

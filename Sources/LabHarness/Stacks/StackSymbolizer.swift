@@ -49,14 +49,17 @@ public struct StackSymbolizer: Sendable {
         var failures: [String] = []
         if let tool {
             // The executable first: its frames are the ones that name lab and user code.
-            let images = lookups.keys.sorted { a, b in Self.isSystem(a) == Self.isSystem(b) ? a < b : !Self.isSystem(a) }
+            let images = lookups.keys.sorted { a, b in Self.isSystem(a) == Self.isSystem(b) ? a < b : !Self.isSystem(a)
+            }
             for image in images {
                 let key = ImageKey(image), known = key.map { key in Self.cache.withLock { $0[key] ?? [:] } } ?? [:]
                 let missing = lookups[image]!.filter { known[$0] == nil }
                 names[image] = known
                 if missing.isEmpty { continue }
                 let left = budget - (MonotonicClock.now() - start)
-                guard left > 0.05 else { failures.append("no time left to name \((image as NSString).lastPathComponent)"); continue }
+                guard left > 0.05 else {
+                    failures.append("no time left to name \((image as NSString).lastPathComponent)"); continue
+                }
                 if let found = Self.run(tool, image: image, addresses: Array(missing), budget: left) {
                     names[image]?.merge(found) { $1 }
                     if let key { Self.cache.withLock { $0[key, default: [:]].merge(found) { $1 } } }
@@ -79,9 +82,13 @@ public struct StackSymbolizer: Sendable {
                     labels.append("\(image)+0x\(String(entry.relative, radix: 16))")
                     continue
                 }
-                if Self.isSystem(entry.path) { labels.append("\(symbol) (in \(image))") }
-                else if let line = found?.line { labels.append("\(symbol) (\(line))") }
-                else { labels.append(symbol) }
+                if Self.isSystem(entry.path) {
+                    labels.append("\(symbol) (in \(image))")
+                } else if let line = found?.line {
+                    labels.append("\(symbol) (\(line))")
+                } else {
+                    labels.append(symbol)
+                }
             }
             // Drop the handler's own frame and the signal trampoline after it (which the symbol
             // table names after its neighbour, `__restore_rt` having no symbol of its own).
@@ -103,8 +110,9 @@ public struct StackSymbolizer: Sendable {
         let path: String, size: UInt64, modified: Double
         init?(_ path: String) {
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                  let size = (attributes[.size] as? NSNumber)?.uint64Value,
-                  let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 else { return nil }
+                let size = (attributes[.size] as? NSNumber)?.uint64Value,
+                let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970
+            else { return nil }
             (self.path, self.size, self.modified) = (path, size, modified)
         }
     }
@@ -120,7 +128,9 @@ public struct StackSymbolizer: Sendable {
         var depth = 0, index = text.endIndex
         while index > text.startIndex {
             index = text.index(before: index)
-            if text[index] == ")" { depth += 1 } else if text[index] == "(" {
+            if text[index] == ")" {
+                depth += 1
+            } else if text[index] == "(" {
                 depth -= 1
                 if depth == 0 { return index == text.startIndex ? name : String(text[..<index]) }
             }
@@ -144,22 +154,28 @@ public struct StackSymbolizer: Sendable {
 
     /// `addr2line -f -e IMAGE ADDR...`: two lines per address, the function (`??` when unknown)
     /// and `file:line` (`??:0` or `??:?` when unknown).
-    static func run(_ tool: String, image: String, addresses: [UInt], budget: Seconds) -> [UInt: (symbol: String?, line: String?)]? {
+    static func run(
+        _ tool: String, image: String, addresses: [UInt], budget: Seconds
+    ) -> [UInt: (symbol: String?, line: String?)]? {
         // `-C` demangles C++ (the Swift runtime's own frames); Swift's names pass through it
         // unchanged and are demangled below.
         let arguments = ["-f", "-C", "-e", image] + addresses.map { "0x" + String($0, radix: 16) }
         guard let result = try? ChildProcess.run(ChildSpec(executable: tool, arguments: arguments, budget: budget)),
-              result.outcome == .completed else { return nil }
+            result.outcome == .completed
+        else { return nil }
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         var named: [UInt: (symbol: String?, line: String?)] = [:]
         for (index, address) in addresses.enumerated() where 2 * index + 1 < lines.count {
             let function = lines[2 * index]
             let place = lines[2 * index + 1].split(separator: " ").first.map(String.init) ?? ""
-            let symbol = function == "??" || function.isEmpty ? nil
+            let symbol =
+                function == "??" || function.isEmpty
+                ? nil
                 : SwiftDemangler.isMangled(function) ? SwiftDemangler.demangle(function) : withoutParameters(function)
             var line: String?
             if !place.hasPrefix("??"), let colon = place.lastIndex(of: ":"), place[place.index(after: colon)...] != "0",
-               place[place.index(after: colon)...] != "?" {
+                place[place.index(after: colon)...] != "?"
+            {
                 line = (String(place[..<colon]) as NSString).lastPathComponent + String(place[colon...])
             }
             named[address] = (symbol, line)

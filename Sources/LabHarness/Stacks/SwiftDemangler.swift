@@ -4,8 +4,11 @@ import Foundation
 /// the running process (every Swift program has the runtime loaded). Names it does not know
 /// are returned unchanged.
 public enum SwiftDemangler {
-    private typealias Demangle = @convention(c) (UnsafePointer<CChar>?, Int, UnsafeMutablePointer<CChar>?,
-                                                 UnsafeMutablePointer<Int>?, UInt32) -> UnsafeMutablePointer<CChar>?
+    private typealias Demangle =
+        @convention(c) (
+            UnsafePointer<CChar>?, Int, UnsafeMutablePointer<CChar>?,
+            UnsafeMutablePointer<Int>?, UInt32
+        ) -> UnsafeMutablePointer<CChar>?
 
     /// A C function pointer found once; calling it from any thread is safe. Looked up with the
     /// shim's every-library handle: `RTLD_DEFAULT` is `NULL` on glibc but `(void *)-2` on Darwin
@@ -23,7 +26,8 @@ public enum SwiftDemangler {
     static func demangle(_ name: String) -> String {
         guard isMangled(name), let function else { return name }
         let utf8 = Array(name.utf8CString)
-        guard let result = utf8.withUnsafeBufferPointer({ function($0.baseAddress, name.utf8.count, nil, nil, 0) }) else { return name }
+        guard let result = utf8.withUnsafeBufferPointer({ function($0.baseAddress, name.utf8.count, nil, nil, 0) })
+        else { return name }
         defer { free(result) }
         return String(cString: result)
     }

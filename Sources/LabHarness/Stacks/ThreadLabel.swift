@@ -24,6 +24,8 @@ public enum ThreadLabel {
     static let kernelNameLimit = 15
 
     /// libdispatch's global root queues: one per quality of service, each with an overcommit twin.
-    static let rootQueueNames: [String] = ["maintenance", "background", "utility", "default", "user-initiated", "user-interactive"]
-        .flatMap { qos in ["com.apple.root.\(qos)-qos", "com.apple.root.\(qos)-qos.overcommit"] }
+    static let rootQueueNames: [String] = [
+        "maintenance", "background", "utility", "default", "user-initiated", "user-interactive",
+    ]
+    .flatMap { qos in ["com.apple.root.\(qos)-qos", "com.apple.root.\(qos)-qos.overcommit"] }
 }

@@ -45,8 +45,10 @@ public final class Watchdog: Sendable {
     ///   - capturesStacks: take every thread's stack when a stall is declared (up to about 2 s
     ///     on the watchdog's thread, before `onStall`; see `StackCapture`).
     ///   - onStall: called on the watchdog's thread with what it saw.
-    public init(counter: ProgressCounter, window: Seconds, capturesStacks: Bool = false,
-                onStall: @escaping @Sendable (StallReport) -> Void = { _ in }) {
+    public init(
+        counter: ProgressCounter, window: Seconds, capturesStacks: Bool = false,
+        onStall: @escaping @Sendable (StallReport) -> Void = { _ in }
+    ) {
         self.counter = counter
         self.window = Swift.max(window, 0.01)
         self.capturesStacks = capturesStacks
@@ -63,7 +65,9 @@ public final class Watchdog: Sendable {
 
     /// Stops watching; waits (briefly) for the watchdog thread to exit.
     public func stop() {
-        guard started.load(ordering: .acquiring), !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard started.load(ordering: .acquiring), !stopping.exchange(true, ordering: .acquiringAndReleasing) else {
+            return
+        }
         _ = finished.wait(timeout: .now() + .seconds(2))
     }
 
@@ -85,9 +89,10 @@ public final class Watchdog: Sendable {
                 reported = false
             } else if !reported && now - seenAt >= window {
                 reported = true
-                let report = StallReport(progress: current, lastProgressAt: seenAt, detectedAt: now,
-                                         window: window, threads: ThreadCensus.threads(),
-                                         stacks: capturesStacks ? StackCapture.captureOwn() : nil)
+                let report = StallReport(
+                    progress: current, lastProgressAt: seenAt, detectedAt: now,
+                    window: window, threads: ThreadCensus.threads(),
+                    stacks: capturesStacks ? StackCapture.captureOwn() : nil)
                 reports.withLock { $0.append(report) }
                 onStall(report)
             }

@@ -22,8 +22,9 @@ public struct ExecutionPlace: Sendable, Equatable, Codable {
     }
 
     public static var current: ExecutionPlace {
-        ExecutionPlace(queue: currentQueueLabel(), thread: "\(CurrentThread.name) #\(currentThreadID())",
-                       isMainThread: Thread.isMainThread)
+        ExecutionPlace(
+            queue: currentQueueLabel(), thread: "\(CurrentThread.name) #\(currentThreadID())",
+            isMainThread: Thread.isMainThread)
     }
 
     /// `dispatch_queue_get_label(DISPATCH_CURRENT_QUEUE_LABEL)`. Swift marks the C function

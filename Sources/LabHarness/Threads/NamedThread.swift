@@ -34,8 +34,10 @@ public enum NamedThread {
     /// on may still start later: `signalReady` then publishes nothing, returns `false`, and
     /// `body` should end.
     @discardableResult
-    public static func startAndAwait(_ name: String, stackSize: Int? = nil, budget: Seconds = startBudget,
-                                     _ body: @escaping @Sendable (_ start: Start) -> Void) -> Bool {
+    public static func startAndAwait(
+        _ name: String, stackSize: Int? = nil, budget: Seconds = startBudget,
+        _ body: @escaping @Sendable (_ start: Start) -> Void
+    ) -> Bool {
         let failuresBefore = clab_thread_create_failures()
         let start = Start()
         self.start(name, stackSize: stackSize) { body(start) }

@@ -48,11 +48,13 @@ public enum RealtimePriority {
             case .granted(let priority):
                 return "real-time priority (SCHED_FIFO \(priority))"
             case .timeConstraint(let computation, let constraint):
-                return "real-time priority (Darwin time-constraint policy, \(computation) µs of CPU within \(constraint) µs)"
+                return
+                    "real-time priority (Darwin time-constraint policy, \(computation) µs of CPU within \(constraint) µs)"
             case .userInteractive(let error):
                 return "QoS user-interactive (the time-constraint policy was refused: Mach error \(error))"
             case .refused(let code):
-                let reason = code == EPERM
+                let reason =
+                    code == EPERM
                     ? "EPERM, needs root, CAP_SYS_NICE or RLIMIT_RTPRIO"
                     : (String(validatingCString: strerror(code)) ?? "error \(code)")
                 return "normal priority (real-time refused: \(reason))"
@@ -72,7 +74,8 @@ public enum RealtimePriority {
         switch answer.kind {
         case CLAB_ON_TIME_FIFO: return .granted(priority: answer.priority)
         case CLAB_ON_TIME_TIME_CONSTRAINT:
-            return .timeConstraint(computationMicroseconds: answer.computation_us, constraintMicroseconds: answer.constraint_us)
+            return .timeConstraint(
+                computationMicroseconds: answer.computation_us, constraintMicroseconds: answer.constraint_us)
         case CLAB_ON_TIME_USER_INTERACTIVE: return .userInteractive(kernelError: answer.error)
         default: return .refused(errno: answer.error)
         }

@@ -164,7 +164,9 @@ public final class ThreadSampler: Sendable {
     public var peakSoFar: Int { peakCount.load(ordering: .relaxed) }
 
     /// Runs `body` while sampling and returns its result with the timeline.
-    public static func record<T>(interval: Seconds = 0.01, _ body: () throws -> T) rethrows -> (result: T, timeline: ThreadTimeline) {
+    public static func record<T>(
+        interval: Seconds = 0.01, _ body: () throws -> T
+    ) rethrows -> (result: T, timeline: ThreadTimeline) {
         let sampler = ThreadSampler(interval: interval)
         sampler.start()
         defer { sampler.stop() }
@@ -218,7 +220,7 @@ public final class ThreadSampler: Sendable {
             if count > peak { peak = count; peakCount.store(count, ordering: .relaxed) }
             if !signalled {
                 signalled = true
-                if !starter.signalReady() { return }   // its starter went on without it
+                if !starter.signalReady() { return }  // its starter went on without it
             }
             if pending.count >= ThreadSampler.batch || stopNow {
                 state.withLock { $0.samples.append(contentsOf: pending) }
@@ -226,7 +228,7 @@ public final class ThreadSampler: Sendable {
             }
             if stopNow { break }
             next += interval
-            if next < now { next = now }   // fell behind (a loaded machine): skip, do not burst
+            if next < now { next = now }  // fell behind (a loaded machine): skip, do not burst
             MonotonicClock.sleep(until: next)
         }
         if let begin = cpuAtStart, let end = CPUTime.currentThread() {

@@ -17,7 +17,8 @@ extension MachineCondition {
     public func apply(to record: VariantRecord) -> VariantRecord {
         var record = record
         for (name, value) in metrics { record.metrics[name] = value }
-        record.evidence = evidence + "; the trial itself ended \(record.outcome)" + (record.evidence.map { ": \($0)" } ?? "")
+        record.evidence =
+            evidence + "; the trial itself ended \(record.outcome)" + (record.evidence.map { ": \($0)" } ?? "")
         record.outcome = outcome
         return record
     }
@@ -43,10 +44,12 @@ public enum MachineCheck {
     }
 
     static func threadLimit(limit: Int64, uid: Int64, tasks: Int64) -> MachineCondition {
-        MachineCondition(outcome: .resourceLimited,
-                         evidence: "the machine: user \(uid) had \(tasks) tasks (threads included) against its RLIMIT_NPROC of \(limit), "
-                            + "so no thread or process could be created",
-                         metrics: ["limit.nproc": Double(limit), "limit.user_tasks": Double(tasks)])
+        MachineCondition(
+            outcome: .resourceLimited,
+            evidence:
+                "the machine: user \(uid) had \(tasks) tasks (threads included) against its RLIMIT_NPROC of \(limit), "
+                + "so no thread or process could be created",
+            metrics: ["limit.nproc": Double(limit), "limit.user_tasks": Double(tasks)])
     }
 
     /// The thread limit as seen for process `pid` (its own limit, its real user), or its pids
@@ -68,25 +71,34 @@ public enum MachineCheck {
     static func pidsCgroup(limit: Int64, current: Int64, refused: Int64) -> MachineCondition {
         var metrics: Metrics = ["limit.cgroup_pids_max": Double(limit), "limit.cgroup_pids_current": Double(current)]
         if refused >= 0 { metrics["limit.cgroup_pids_refused"] = Double(refused) }
-        return MachineCondition(outcome: .resourceLimited,
-                                evidence: "the machine: the pids cgroup held \(current) tasks (threads included) against its pids.max of \(limit)"
-                                    + (refused > 0 ? " and refused \(refused) × to create another" : "")
-                                    + ", so no thread or process could be created",
-                                metrics: metrics)
+        return MachineCondition(
+            outcome: .resourceLimited,
+            evidence:
+                "the machine: the pids cgroup held \(current) tasks (threads included) against its pids.max of \(limit)"
+                + (refused > 0 ? " and refused \(refused) × to create another" : "")
+                + ", so no thread or process could be created",
+            metrics: metrics)
     }
 
     /// Which limit refused a thread or process just now, named with its value: the pids
     /// cgroup's `pids.max` when it is full (or has refused a creation while within one task of
     /// it), else the user's `RLIMIT_NPROC`.
     static func creationLimitFigures() -> (words: String, metrics: Metrics) {
-        let pidsLimit = clab_cgroup_pids_limit(0), pidsNow = clab_cgroup_pids_current(0), refused = clab_cgroup_pids_refused(0)
+        let pidsLimit = clab_cgroup_pids_limit(0), pidsNow = clab_cgroup_pids_current(0),
+            refused = clab_cgroup_pids_refused(0)
         if pidsLimit > 0, pidsNow >= 0, pidsNow + 1 >= pidsLimit || (refused > 0 && pidsNow + 2 >= pidsLimit) {
-            return ("the pids cgroup's pids.max of \(pidsLimit), \(pidsNow) tasks in it now" + (refused > 0 ? ", \(refused) refused" : ""),
-                    ["limit.cgroup_pids_max": Double(pidsLimit), "limit.cgroup_pids_current": Double(pidsNow)])
+            return (
+                "the pids cgroup's pids.max of \(pidsLimit), \(pidsNow) tasks in it now"
+                    + (refused > 0 ? ", \(refused) refused" : ""),
+                ["limit.cgroup_pids_max": Double(pidsLimit), "limit.cgroup_pids_current": Double(pidsNow)]
+            )
         }
         let limit = clab_limit_nproc(0)
         let tasks = limit > 0 ? clab_user_task_count(clab_process_real_uid(0)) : -1
-        let words = limit > 0 ? "RLIMIT_NPROC \(limit)" + (tasks >= 0 ? ", \(tasks) tasks of this user now" : "") : "RLIMIT_NPROC unlimited"
+        let words =
+            limit > 0
+            ? "RLIMIT_NPROC \(limit)" + (tasks >= 0 ? ", \(tasks) tasks of this user now" : "")
+            : "RLIMIT_NPROC unlimited"
         return (words, limit > 0 ? ["limit.nproc": Double(limit)] : [:])
     }
 
@@ -98,9 +110,11 @@ public enum MachineCheck {
         let (figures, limits) = creationLimitFigures()
         var metrics: Metrics = ["limit.thread_create_failures": Double(failures)]
         for (name, value) in limits { metrics[name] = value }
-        return MachineCondition(outcome: .resourceLimited,
-                                evidence: "the machine: pthread_create failed \(failures) × with EAGAIN (\(figures)): threads the trial asked for were never created",
-                                metrics: metrics)
+        return MachineCondition(
+            outcome: .resourceLimited,
+            evidence:
+                "the machine: pthread_create failed \(failures) × with EAGAIN (\(figures)): threads the trial asked for were never created",
+            metrics: metrics)
     }
 
     /// A process the harness itself needed could not be started: `fork` answered `EAGAIN`
@@ -109,12 +123,16 @@ public enum MachineCheck {
     /// as such.
     public static func processCreationRefused(_ what: String, error: any Error) -> MachineCondition? {
         guard let code = (error as? POSIXError)?.code else { return nil }
-        if code == .EMFILE || code == .ENFILE { return openFilesLimit(pid: 0, said: "\(what) could not be started: EMFILE") }
+        if code == .EMFILE || code == .ENFILE {
+            return openFilesLimit(pid: 0, said: "\(what) could not be started: EMFILE")
+        }
         guard code == .EAGAIN || code == .ENOMEM else { return nil }
         let (figures, limits) = creationLimitFigures()
-        return MachineCondition(outcome: .resourceLimited,
-                                evidence: "the machine: \(what) could not be started (fork: \(code == .EAGAIN ? "EAGAIN" : "ENOMEM"); \(figures))",
-                                metrics: limits)
+        return MachineCondition(
+            outcome: .resourceLimited,
+            evidence:
+                "the machine: \(what) could not be started (fork: \(code == .EAGAIN ? "EAGAIN" : "ENOMEM"); \(figures))",
+            metrics: limits)
     }
 
     /// The line a child writes on stderr when its threads could not be created, which the
@@ -124,7 +142,8 @@ public enum MachineCheck {
     /// The machine's condition a child told on stderr, if it did.
     static func fromChildStderr(_ text: String) -> MachineCondition? {
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(stderrMark) }) else { return nil }
-        return MachineCondition(outcome: .resourceLimited, evidence: String(line.dropFirst("lab: ".count)), metrics: [:])
+        return MachineCondition(
+            outcome: .resourceLimited, evidence: String(line.dropFirst("lab: ".count)), metrics: [:])
     }
 
     /// The thread limit of a running child, looked at every 100 ms by the parent while it runs
@@ -151,7 +170,8 @@ public enum MachineCheck {
 
         /// Whether there is a limit worth watching: the user's, or its pids cgroup's.
         var limited: Bool {
-            (limit > 0 && limit <= MachineWatch.watchedLimit && uid > 0) || (pidsLimit > 0 && pidsLimit <= MachineWatch.watchedLimit)
+            (limit > 0 && limit <= MachineWatch.watchedLimit && uid > 0)
+                || (pidsLimit > 0 && pidsLimit <= MachineWatch.watchedLimit)
         }
 
         mutating func sample(now: Seconds) {
@@ -180,9 +200,11 @@ public enum MachineCheck {
         var metrics: Metrics = [:]
         if limit > 0 { metrics["limit.nofile"] = Double(limit) }
         if open >= 0 { metrics["limit.open_files"] = Double(open) }
-        let figures = (limit > 0 ? "RLIMIT_NOFILE \(limit)" : "RLIMIT_NOFILE unknown") + (open >= 0 ? ", \(open) open" : "")
-        return MachineCondition(outcome: .resourceLimited,
-                                evidence: "the machine: no file descriptor could be opened (\(said); \(figures))", metrics: metrics)
+        let figures =
+            (limit > 0 ? "RLIMIT_NOFILE \(limit)" : "RLIMIT_NOFILE unknown") + (open >= 0 ? ", \(open) open" : "")
+        return MachineCondition(
+            outcome: .resourceLimited,
+            evidence: "the machine: no file descriptor could be opened (\(said); \(figures))", metrics: metrics)
     }
 
     /// A child whose error output says it ran out of file descriptors (EMFILE, "Too many open
@@ -191,10 +213,11 @@ public enum MachineCheck {
         guard stderr.contains("Too many open files") || stderr.contains("EMFILE") else { return nil }
         var metrics: Metrics = [:]
         if limit > 0 { metrics["limit.nofile"] = Double(limit) }
-        return MachineCondition(outcome: .resourceLimited,
-                                evidence: "the machine: it ran out of file descriptors (it said 'Too many open files'; "
-                                    + (limit > 0 ? "RLIMIT_NOFILE \(limit))" : "RLIMIT_NOFILE unlimited)"),
-                                metrics: metrics)
+        return MachineCondition(
+            outcome: .resourceLimited,
+            evidence: "the machine: it ran out of file descriptors (it said 'Too many open files'; "
+                + (limit > 0 ? "RLIMIT_NOFILE \(limit))" : "RLIMIT_NOFILE unlimited)"),
+            metrics: metrics)
     }
 
     // MARK: Signals from outside
@@ -205,34 +228,41 @@ public enum MachineCheck {
     /// time limit, the OOM killer (which `MemoryWatch.crashVerdict` names first, by its
     /// counters). The CPU-time and file-size limits end a process with SIGXCPU and SIGXFSZ.
     /// `nil` for a signal the program may have raised itself (SIGSEGV, SIGILL, SIGABRT, ...).
-    public static func signalFromOutside(signal: Int32, fatalLine: String?, pid: Int32, cpuLimit: Int64, fileSizeLimit: Int64) -> MachineCondition? {
+    public static func signalFromOutside(
+        signal: Int32, fatalLine: String?, pid: Int32, cpuLimit: Int64, fileSizeLimit: Int64
+    ) -> MachineCondition? {
         let name = ChildProcess.signalName(signal)
         if signal == SIGXCPU {
-            return MachineCondition(outcome: .resourceLimited,
-                                    evidence: "the machine: killed by \(name) at its CPU-time limit (RLIMIT_CPU "
-                                        + (cpuLimit > 0 ? "\(cpuLimit) s)" : "unknown)"),
-                                    metrics: cpuLimit > 0 ? ["limit.cpu_s": Double(cpuLimit)] : [:])
+            return MachineCondition(
+                outcome: .resourceLimited,
+                evidence: "the machine: killed by \(name) at its CPU-time limit (RLIMIT_CPU "
+                    + (cpuLimit > 0 ? "\(cpuLimit) s)" : "unknown)"),
+                metrics: cpuLimit > 0 ? ["limit.cpu_s": Double(cpuLimit)] : [:])
         }
         if signal == SIGXFSZ {
-            return MachineCondition(outcome: .resourceLimited,
-                                    evidence: "the machine: killed by \(name) at its file-size limit (RLIMIT_FSIZE "
-                                        + (fileSizeLimit >= 0 ? "\(Format.bytes(fileSizeLimit)))" : "unknown)"),
-                                    metrics: fileSizeLimit >= 0 ? ["limit.fsize_bytes": Double(fileSizeLimit)] : [:])
+            return MachineCondition(
+                outcome: .resourceLimited,
+                evidence: "the machine: killed by \(name) at its file-size limit (RLIMIT_FSIZE "
+                    + (fileSizeLimit >= 0 ? "\(Format.bytes(fileSizeLimit)))" : "unknown)"),
+                metrics: fileSizeLimit >= 0 ? ["limit.fsize_bytes": Double(fileSizeLimit)] : [:])
         }
         guard fatalLine == nil, [SIGKILL, SIGTERM, SIGHUP, SIGINT, SIGQUIT].contains(signal) else { return nil }
-        return MachineCondition(outcome: .killedFromOutside,
-                                evidence: "the machine: killed by \(name) from outside the harness (the harness sent none and the trial said nothing "
-                                    + "fatal; an administrator, a time limit or another process)",
-                                metrics: ["signal.from_outside": Double(signal)])
+        return MachineCondition(
+            outcome: .killedFromOutside,
+            evidence:
+                "the machine: killed by \(name) from outside the harness (the harness sent none and the trial said nothing "
+                + "fatal; an administrator, a time limit or another process)",
+            metrics: ["signal.from_outside": Double(signal)])
     }
 
     /// A child found stopped (`SIGSTOP`, or a `SIGTSTP` the harness did not send) while it
     /// ran: its clocks kept going while it could not run, so what it measured is the stop's.
     static func stoppedFromOutside(seenAt: Seconds) -> MachineCondition {
-        MachineCondition(outcome: .suspended,
-                         evidence: "the machine: the trial was stopped from outside the harness (SIGSTOP or SIGTSTP; seen stopped "
-                            + "\(Format.seconds(seenAt)) into it), so its timings are the stop's",
-                         metrics: ["stopped.seen_at_s": Metrics.round(seenAt)])
+        MachineCondition(
+            outcome: .suspended,
+            evidence: "the machine: the trial was stopped from outside the harness (SIGSTOP or SIGTSTP; seen stopped "
+                + "\(Format.seconds(seenAt)) into it), so its timings are the stop's",
+            metrics: ["stopped.seen_at_s": Metrics.round(seenAt)])
     }
 
     // MARK: CPU
@@ -288,9 +318,10 @@ public enum MachineCheck {
             // Runnable in the window: it waited for a CPU for a tenth of it or more.
             if last.waiting - first.waiting >= window / 10 { runnable += 1 }
         }
-        return StarvationLook(threads: threads.count, subjects: compared, harness: threads.count - subjects.count,
-                              runnable: runnable, window: window, waited: waited, ran: ran, total: total,
-                              lifetime: lifetime, lowClass: clab_low_cpu_class(pid) == 1)
+        return StarvationLook(
+            threads: threads.count, subjects: compared, harness: threads.count - subjects.count,
+            runnable: runnable, window: window, waited: waited, ran: ran, total: total,
+            lifetime: lifetime, lowClass: clab_low_cpu_class(pid) == 1)
     }
 
     /// What one look at a process's run-queue time found (`starvation`).
@@ -308,7 +339,8 @@ public enum MachineCheck {
         /// said of a look whatever it found.
         var description: String {
             "\(runnable) of its \(subjects) trial threads waited \(Format.seconds(waited)) for a CPU and ran "
-                + "\(Format.seconds(ran)) in a \(Format.seconds(window)) look" + (lowClass ? " at the scheduler's lowest class" : "")
+                + "\(Format.seconds(ran)) in a \(Format.seconds(window)) look"
+                + (lowClass ? " at the scheduler's lowest class" : "")
         }
     }
 
@@ -328,27 +360,36 @@ public enum MachineCheck {
         let share = look.lowClass ? MachineWatch.lowClassStarvedShare : MachineWatch.starvedShare
         let passedOver = look.runnable > 0 && (look.lowClass || look.runnable * 2 >= look.subjects)
         let starvedNow = passedOver && look.waited >= look.window * share && look.ran < look.waited / 4
-        let starvedAllAlong = look.lowClass && look.lifetime > 0 && look.total >= max(look.lifetime * share, MachineWatch.starvedAtLeast)
+        let starvedAllAlong =
+            look.lowClass && look.lifetime > 0 && look.total >= max(look.lifetime * share, MachineWatch.starvedAtLeast)
         guard starvedNow || starvedAllAlong else { return nil }
         let leftOut = look.harness > 0 ? "; the harness's own \(look.harness) left out" : ""
-        let lifeWords = "\(Format.seconds(look.total)) of run-queue wait in its \(Format.seconds(look.lifetime))\(leftOut)"
-        let evidence = starvedNow
+        let lifeWords =
+            "\(Format.seconds(look.total)) of run-queue wait in its \(Format.seconds(look.lifetime))\(leftOut)"
+        let evidence =
+            starvedNow
             ? "the machine: \(look.runnable) of its \(look.subjects) trial threads were runnable: they waited "
                 + "\(Format.seconds(look.waited)) for a CPU and ran \(Format.seconds(look.ran)) in a \(Format.seconds(look.window)) look "
-                + "(\(lifeWords))" + (look.lowClass ? " at the scheduler's lowest class" : "") + ": runnable, passed over"
+                + "(\(lifeWords))" + (look.lowClass ? " at the scheduler's lowest class" : "")
+                + ": runnable, passed over"
             : "the machine: at the scheduler's lowest class its \(look.subjects) trial threads had \(lifeWords), "
                 + "\(look.runnable) of them runnable at the end: the scheduler spent the trial's time, passing it over"
-        return MachineCondition(outcome: .cpuStarved, evidence: evidence,
-                                metrics: ["cpu.runqueue_wait_s": Metrics.round(look.total), "cpu.probe_wait_s": Metrics.round(look.waited),
-                                          "cpu.probe_ran_s": Metrics.round(look.ran), "cpu.probe_runnable_threads": Double(look.runnable)])
+        return MachineCondition(
+            outcome: .cpuStarved, evidence: evidence,
+            metrics: [
+                "cpu.runqueue_wait_s": Metrics.round(look.total), "cpu.probe_wait_s": Metrics.round(look.waited),
+                "cpu.probe_ran_s": Metrics.round(look.ran), "cpu.probe_runnable_threads": Double(look.runnable),
+            ])
     }
 
     /// What the harness checks when it kills a child for a stall or at its budget: a thread
     /// limit reached, else threads that were runnable and got no CPU.
     /// When the machine is not to blame, `look` says what the look at its threads found, for
     /// the kill's evidence: a reader of a deadlock sees why it was not called starvation.
-    static func atKill(pid: Int32, threads: [ThreadInfo],
-                       lifetime: Seconds) -> (condition: MachineCondition?, look: String?) {
+    static func atKill(
+        pid: Int32, threads: [ThreadInfo],
+        lifetime: Seconds
+    ) -> (condition: MachineCondition?, look: String?) {
         if let reached = threadLimitReached(pid: pid) { return (reached, nil) }
         guard let look = look(pid: pid, threads: threads, lifetime: lifetime) else { return (nil, nil) }
         if let starved = starvationVerdict(look) { return (starved, nil) }
@@ -413,16 +454,22 @@ public enum MachineCheck {
                 let counter = cgroupVersion == 1 ? "memory.oom_control" : "memory.events"
                 let limit = cgroupLimit > 0 ? " \(file) of \(Format.bytes(cgroupLimit))" : " limit"
                 let failures = clab_cgroup_memory_failcnt(0)
-                let refused = failures > failuresAtStart && failuresAtStart >= 0 && cgroupVersion == 1
+                let refused =
+                    failures > failuresAtStart && failuresAtStart >= 0 && cgroupVersion == 1
                     ? ", memory.failcnt \(failuresAtStart) → \(failures)" : ""
                 var metrics: Metrics = ["limit.cgroup_oom_kills": Double(kills - oomKillsAtStart)]
                 if cgroupLimit > 0 { metrics["limit.cgroup_memory_bytes"] = Double(cgroupLimit) }
-                return MachineCondition(outcome: .outOfMemory,
-                                        evidence: "the machine: killed by the kernel's OOM killer at its memory cgroup's (v\(cgroupVersion))\(limit) "
-                                            + "(oom_kill of \(counter) \(oomKillsAtStart) → \(kills)\(refused))",
-                                        metrics: metrics)
+                return MachineCondition(
+                    outcome: .outOfMemory,
+                    evidence:
+                        "the machine: killed by the kernel's OOM killer at its memory cgroup's (v\(cgroupVersion))\(limit) "
+                        + "(oom_kill of \(counter) \(oomKillsAtStart) → \(kills)\(refused))",
+                    metrics: metrics)
             }
-            let words = ["Could not allocate memory", "failed to allocate", "out of memory", "Cannot allocate memory", "std::bad_alloc"]
+            let words = [
+                "Could not allocate memory", "failed to allocate", "out of memory", "Cannot allocate memory",
+                "std::bad_alloc",
+            ]
             let saidSo = words.first { stderr.localizedCaseInsensitiveContains($0) }
             let near = addressLimit > 0 && peak > 0 && (peak + (128 << 20) >= addressLimit || peak * 2 >= addressLimit)
             guard near || (saidSo != nil) else { return nil }
@@ -437,9 +484,10 @@ public enum MachineCheck {
                 figures.append("virtual size \(Format.bytes(peak)) at its last look")
             }
             if let saidSo { figures.append("it said '\(saidSo)'") }
-            return MachineCondition(outcome: .outOfMemory,
-                                    evidence: "the machine: it crashed at its memory limit (" + figures.joined(separator: ", ") + ")",
-                                    metrics: metrics)
+            return MachineCondition(
+                outcome: .outOfMemory,
+                evidence: "the machine: it crashed at its memory limit (" + figures.joined(separator: ", ") + ")",
+                metrics: metrics)
         }
     }
 }
@@ -487,7 +535,10 @@ final class MachineWatch: Sendable {
     private let uid: Int64
     private let started = MonotonicClock.now()
     private let throttledAtStart = clab_cgroup_cpu_throttled_ns(0)
-    private struct State { var lastLook: Seconds = 0; var reached: MachineCondition?; var reporterTID: Int = 0; var waitAtStart: Seconds?; var told = false }
+    private struct State {
+        var lastLook: Seconds = 0; var reached: MachineCondition?; var reporterTID: Int = 0; var waitAtStart: Seconds?;
+        var told = false
+    }
     private let state = Mutex(State())
 
     init() {
@@ -515,7 +566,11 @@ final class MachineWatch: Sendable {
         }
         // A failed thread creation is told to the parent at once: the trial may never end
         // on its own (it waits for a thread that does not exist), and the parent then kills it.
-        if let failed = MachineCheck.threadCreationFailed(), state.withLock({ s in defer { s.told = true }; return !s.told }) {
+        if let failed = MachineCheck.threadCreationFailed(),
+            state.withLock({ s in
+                defer { s.told = true }; return !s.told
+            })
+        {
             Terminal.writeError("lab: " + failed.evidence + "\n")
         }
     }
@@ -526,19 +581,24 @@ final class MachineWatch: Sendable {
         if let reached = state.withLock({ $0.reached }) { return reached }
         if watchesThreads, let reached = MachineCheck.threadLimitReached(limit: limit, uid: uid) { return reached }
         let bar = clab_low_cpu_class(0) == 1 ? MachineWatch.lowClassStarvedShare : MachineWatch.starvedShare
-        guard let (waited, wall) = controlWait(), waited >= max(wall * bar, MachineWatch.starvedAtLeast) else { return nil }
+        guard let (waited, wall) = controlWait(), waited >= max(wall * bar, MachineWatch.starvedAtLeast) else {
+            return nil
+        }
         var metrics: Metrics = ["cpu.control_runqueue_wait_s": Metrics.round(waited)]
-        return MachineCondition(outcome: .cpuStarved,
-                                evidence: "the machine: the trial's control thread, which sleeps and needs microseconds, waited "
-                                    + "\(Format.seconds(waited)) of the trial's \(Format.seconds(wall)) for a CPU" + quotaWords(metrics: &metrics),
-                                metrics: metrics)
+        return MachineCondition(
+            outcome: .cpuStarved,
+            evidence: "the machine: the trial's control thread, which sleeps and needs microseconds, waited "
+                + "\(Format.seconds(waited)) of the trial's \(Format.seconds(wall)) for a CPU"
+                + quotaWords(metrics: &metrics),
+            metrics: metrics)
     }
 
     /// A trial that failed for want of a file descriptor: its evidence says "Too many open
     /// files" (EMFILE) and this process has an open-files limit. The limit is named.
     func openFilesVerdict(_ record: VariantRecord) -> MachineCondition? {
         guard record.outcome == .failed || record.outcome == .crashed, let evidence = record.evidence,
-              evidence.contains("Too many open files") || evidence.contains("EMFILE") else { return nil }
+            evidence.contains("Too many open files") || evidence.contains("EMFILE")
+        else { return nil }
         return MachineCheck.openFilesLimit(pid: 0, said: "Too many open files")
     }
 
@@ -565,7 +625,9 @@ final class MachineWatch: Sendable {
     /// recorded either way (`cpu.control_wait_share`, its share of the trial's wall time).
     func apply(to record: VariantRecord) -> VariantRecord {
         var record = record
-        if let (waited, wall) = controlWait(), wall > 0 { record.metrics["cpu.control_wait_share"] = Metrics.round(waited / wall) }
+        if let (waited, wall) = controlWait(), wall > 0 {
+            record.metrics["cpu.control_wait_share"] = Metrics.round(waited / wall)
+        }
         guard !record.outcome.judgesNothing else { return record }
         if let fds = openFilesVerdict(record) { return fds.apply(to: record) }
         guard let condition = verdict() else { return record }
@@ -575,8 +637,11 @@ final class MachineWatch: Sendable {
         // deadlock (two builds on two cores do that), and the trial is judged on what it showed.
         if condition.outcome == .cpuStarved, record.outcome == .deadlock || record.outcome == .stalled {
             let threads = ThreadCensus.threads(pid: ProcessInfo.processInfo.processIdentifier)
-            guard let starved = MachineCheck.starvation(pid: ProcessInfo.processInfo.processIdentifier, threads: threads,
-                                                        lifetime: MonotonicClock.now() - started) else {
+            guard
+                let starved = MachineCheck.starvation(
+                    pid: ProcessInfo.processInfo.processIdentifier, threads: threads,
+                    lifetime: MonotonicClock.now() - started)
+            else {
                 var record = record
                 record.metrics["cpu.control_starved_threads_asleep"] = 1
                 return record

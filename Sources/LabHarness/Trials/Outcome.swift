@@ -3,7 +3,9 @@
 /// The lab's common outcomes are predefined; an experiment defines its own words as `Outcome`
 /// constants in its declaration (exp-pool's `starved`, exp-runloop's `busy-loop`) and says what
 /// each means in its variants' expectations. Outcomes are compared by name.
-public struct Outcome: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+public struct Outcome: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
     public var rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
     public init(_ rawValue: String) { self.rawValue = rawValue }
@@ -78,7 +80,13 @@ public enum Grade: String, Sendable, Codable, Comparable {
     /// Must not happen: the variant is wrong, or the platform differs from what the lab knows.
     case forbidden
 
-    private var rank: Int { switch self { case .expected: 0; case .interesting: 1; case .forbidden: 2 } }
+    private var rank: Int {
+        switch self {
+        case .expected: 0;
+        case .interesting: 1;
+        case .forbidden: 2
+        }
+    }
     public static func < (a: Grade, b: Grade) -> Bool { a.rank < b.rank }
 }
 
@@ -96,11 +104,17 @@ public struct OutcomeExpectation: Sendable {
     }
 
     /// The outcome this variant exists to show.
-    public static func expected(_ outcome: Outcome, _ meaning: String) -> OutcomeExpectation { .init(outcome, .expected, meaning) }
+    public static func expected(_ outcome: Outcome, _ meaning: String) -> OutcomeExpectation {
+        .init(outcome, .expected, meaning)
+    }
     /// Allowed, worth a look.
-    public static func interesting(_ outcome: Outcome, _ meaning: String) -> OutcomeExpectation { .init(outcome, .interesting, meaning) }
+    public static func interesting(_ outcome: Outcome, _ meaning: String) -> OutcomeExpectation {
+        .init(outcome, .interesting, meaning)
+    }
     /// Must not happen.
-    public static func forbidden(_ outcome: Outcome, _ meaning: String) -> OutcomeExpectation { .init(outcome, .forbidden, meaning) }
+    public static func forbidden(_ outcome: Outcome, _ meaning: String) -> OutcomeExpectation {
+        .init(outcome, .forbidden, meaning)
+    }
 }
 
 extension Array where Element == OutcomeExpectation {

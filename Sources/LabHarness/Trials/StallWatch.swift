@@ -51,9 +51,11 @@ public final class StallWatch: Sendable {
     /// that it is never queued behind the real-time thread it corrects; `priority` says whether
     /// that was granted. With `keepsEveryWakeUp` it keeps every wake-up, not only those more
     /// than `keepAbove` late, for `lateness(dueFrom:to:)` (a floor's percentiles need them all).
-    public init(interval: Seconds = 0.005, realtime: Bool = false,
-                realtimePriority: Int32 = RealtimePriority.requestedPriority + 1,
-                keepsEveryWakeUp: Bool = false, threadName: String = "lab.stall-watch") {
+    public init(
+        interval: Seconds = 0.005, realtime: Bool = false,
+        realtimePriority: Int32 = RealtimePriority.requestedPriority + 1,
+        keepsEveryWakeUp: Bool = false, threadName: String = "lab.stall-watch"
+    ) {
         self.interval = interval
         self.keepsEveryWakeUp = keepsEveryWakeUp
         let start = MonotonicClock.now()

@@ -9,7 +9,10 @@ public struct AppProfiles: Sendable {
     /// Seconds a lookup takes; the app's own serial queue for lookups.
     public let latency: Seconds, narrate: Narrate, queue: DispatchQueue
 
-    public init(latency: Seconds, narrate: @escaping Narrate = { _ in }, queue: DispatchQueue = DispatchQueue(label: AppProfiles.queueLabel)) { (self.latency, self.narrate, self.queue) = (latency, narrate, queue) }
+    public init(
+        latency: Seconds, narrate: @escaping Narrate = { _ in },
+        queue: DispatchQueue = DispatchQueue(label: AppProfiles.queueLabel)
+    ) { (self.latency, self.narrate, self.queue) = (latency, narrate, queue) }
 
     /// The lookup itself: blocks the calling thread for `latency`.
     public func lookUp(_ ids: [UserID]) -> [Profile] {
@@ -62,7 +65,9 @@ public struct AppProfiles: Sendable {
 
     /// The other classic bug: the handler is called with the result, and again `gap` seconds
     /// later from a retry path on another queue.
-    public func twice(gap: Seconds, retryQueue: DispatchQueue = DispatchQueue(label: "app.retry")) -> ChatLibrary.FetchProfilesBlock {
+    public func twice(
+        gap: Seconds, retryQueue: DispatchQueue = DispatchQueue(label: "app.retry")
+    ) -> ChatLibrary.FetchProfilesBlock {
         { ids, completionHandler in
             queue.async {
                 let profiles = lookUp(ids)

@@ -14,10 +14,13 @@ public final class ChatLibrary: Sendable {
     public typealias FetchProfilesCompletionHandler = @Sendable (_ profiles: [Profile]) -> Void
     /// The app's provider in completion-handler style (ChatKit's `setFetchProfilesBlock:`), or in
     /// return-value style (it must answer before it returns, on the library's thread).
-    public typealias FetchProfilesBlock = @Sendable (_ ids: [UserID], _ completionHandler: @escaping FetchProfilesCompletionHandler) -> Void
+    public typealias FetchProfilesBlock =
+        @Sendable (_ ids: [UserID], _ completionHandler: @escaping FetchProfilesCompletionHandler) -> Void
     public typealias ProfilesReturningBlock = @Sendable (_ ids: [UserID]) -> [Profile]
     public typealias RenderCallback = @Sendable (Rendering) -> Void
-    public enum ProfileSource: Sendable { case returning(ProfilesReturningBlock), completionHandler(FetchProfilesBlock) }
+    public enum ProfileSource: Sendable {
+        case returning(ProfilesReturningBlock), completionHandler(FetchProfilesBlock)
+    }
 
     public static let queueLabel = "chat.library"
     public let queue = DispatchQueue(label: ChatLibrary.queueLabel)
@@ -29,7 +32,9 @@ public final class ChatLibrary: Sendable {
 
     private let counters = Mutex<(held: [Seconds], incomingDelays: [Seconds], handlerCalls: Int)>(([], [], 0))
 
-    public init(source: ProfileSource, patience: Seconds, narrate: @escaping Narrate = { _ in }) { (self.source, self.patience, self.narrate) = (source, patience, narrate) }
+    public init(source: ProfileSource, patience: Seconds, narrate: @escaping Narrate = { _ in }) {
+        (self.source, self.patience, self.narrate) = (source, patience, narrate)
+    }
 
     /// Seconds the library's queue spent inside the app's provider, one per request; seconds
     /// each incoming message waited for the queue; calls of handlers it handed out (ignored too).
@@ -109,7 +114,9 @@ public final class ChatLibrary: Sendable {
         let start = MonotonicClock.now()
         code()
         let held = MonotonicClock.now() - start
-        return counters.withLock { $0.held.append(held); return held }
+        return counters.withLock {
+            $0.held.append(held); return held
+        }
     }
 
     private func render(_ conversation: Conversation, profiles: [Profile], names: Rendering.Names) -> Rendering {

@@ -17,15 +17,19 @@ public struct Conversation: Sendable {
     public init(title: String, messages: [Message]) { self.title = title; self.messages = messages }
 
     /// The distinct senders, in order of first appearance: what the library must ask about.
-    public var userIDs: [UserID] { messages.map(\.from).reduce(into: [UserID]()) { ids, id in if !ids.contains(id) { ids.append(id) } } }
+    public var userIDs: [UserID] {
+        messages.map(\.from).reduce(into: [UserID]()) { ids, id in if !ids.contains(id) { ids.append(id) } }
+    }
 
     /// The conversation every scenario renders.
-    public static let sample = Conversation(title: "lab", messages: [
-        Message(from: "u1", text: "did the timeout fire?"),
-        Message(from: "u2", text: "nine seconds late"),
-        Message(from: "u3", text: "which queue was the timer on?"),
-        Message(from: "u1", text: "the global one"),
-    ])
+    public static let sample = Conversation(
+        title: "lab",
+        messages: [
+            Message(from: "u1", text: "did the timeout fire?"),
+            Message(from: "u2", text: "nine seconds late"),
+            Message(from: "u3", text: "which queue was the timer on?"),
+            Message(from: "u1", text: "the global one"),
+        ])
 }
 
 /// A rendered conversation: one line per message, with names from the app, or only ids when the app never answered.

@@ -13,7 +13,9 @@ public enum SyncEnd: Sendable, Equatable { case finished(messages: Int), cancell
 /// A delegate whose first method carries a completion handler that decides whether the work goes
 /// on (URLSession's `dataTask(_:didReceive:completionHandler:)`); all run on the library's queue.
 public protocol HistorySyncDelegate: AnyObject, Sendable {
-    func library(_ library: ChatLibrary, didReceive header: HistoryHeader, completionHandler: @escaping @Sendable (HistoryDisposition) -> Void)
+    func library(
+        _ library: ChatLibrary, didReceive header: HistoryHeader,
+        completionHandler: @escaping @Sendable (HistoryDisposition) -> Void)
     func library(_ library: ChatLibrary, didReceive message: Message)
     func library(_ library: ChatLibrary, didFinishSync end: SyncEnd)
 }
@@ -25,7 +27,8 @@ extension ChatLibrary {
         queue.async { [self] in
             let header = HistoryHeader(conversation: conversation.title, messageCount: conversation.messages.count)
             narrate("library receives the history header (\(header.messageCount) messages); asks its delegate")
-            let pending = PendingHandler<HistoryDisposition>(name: "decision handler", library: self) { [self] settlement in
+            let pending = PendingHandler<HistoryDisposition>(name: "decision handler", library: self) {
+                [self] settlement in
                 switch settlement {
                 case .called(.allow):
                     narrate("library goes on: downloads \(header.messageCount) messages")
@@ -43,7 +46,9 @@ extension ChatLibrary {
     }
 
     /// On the library's queue: one message now, the rest later, then the end.
-    private func deliver(_ messages: ArraySlice<Message>, spacing: Seconds, delegate: HistorySyncDelegate, sent: Int = 0) {
+    private func deliver(
+        _ messages: ArraySlice<Message>, spacing: Seconds, delegate: HistorySyncDelegate, sent: Int = 0
+    ) {
         guard let message = messages.first else {
             narrate("library finishes the sync: \(sent) messages")
             delegate.library(self, didFinishSync: .finished(messages: sent))

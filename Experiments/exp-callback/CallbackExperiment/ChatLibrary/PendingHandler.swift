@@ -18,7 +18,9 @@ final class PendingHandler<Value: Sendable>: Sendable {
     private let keepAlive = Mutex<PendingHandler<Value>?>(nil)
 
     /// `name` is how steps and diagnostics call it; `onSettle` runs on the library's queue.
-    init(name: String, library: ChatLibrary, onSettle: @escaping @Sendable (Settlement) -> Void) { (self.name, self.library, self.onSettle) = (name, library, onSettle) }
+    init(name: String, library: ChatLibrary, onSettle: @escaping @Sendable (Settlement) -> Void) {
+        (self.name, self.library, self.onSettle) = (name, library, onSettle)
+    }
 
     /// Starts the patience clock. Call it just before handing `handler` to the app.
     func start() {
@@ -38,7 +40,9 @@ final class PendingHandler<Value: Sendable>: Sendable {
         let place = ExecutionPlace.current
         library.narrate(number == 1 ? "app calls the \(name)" : "app calls the \(name) again (call \(number))")
         guard once.claim(by: "app") else {
-            let when = once.winner?.by == "watchdog" ? "after the library had given up on it" : "after it had been called already"
+            let when =
+                once.winner?.by == "watchdog"
+                ? "after the library had given up on it" : "after it had been called already"
             let message = "the \(name) was called \(ordinal(number)) \(when), from \(place.queue); the call was ignored"
             library.diagnosticLog.update { $0.append(Diagnostic(kind: .calledAgain, message: message)) }
             library.narrate("library ignores call \(number) of the \(name)")
@@ -51,15 +55,20 @@ final class PendingHandler<Value: Sendable>: Sendable {
     private func stalled(_ report: StallReport) {
         guard once.claim(by: "watchdog") else { return }
         let window = Format.seconds(report.window)
-        settle(.neverCalled(report), "library gives up: no call of the \(name) for \(window)",
-               Diagnostic(kind: .neverCalled, message: "the \(name) was not called within \(window) (watchdog: \(report.summary)); the library went on without it"))
+        settle(
+            .neverCalled(report), "library gives up: no call of the \(name) for \(window)",
+            Diagnostic(
+                kind: .neverCalled,
+                message:
+                    "the \(name) was not called within \(window) (watchdog: \(report.summary)); the library went on without it"
+            ))
     }
 
     /// On the library's queue: stops the watchdog, says so, settles, and lets go of itself.
     private func settle(_ settlement: Settlement, _ step: String, _ diagnostic: Diagnostic? = nil) {
         library.queue.async { [self] in
             let dog = watchdog.withLock { $0 }
-            DispatchQueue.global().async { dog?.stop() }   // stop() waits up to a poll (20 ms): not on the library's queue
+            DispatchQueue.global().async { dog?.stop() }  // stop() waits up to a poll (20 ms): not on the library's queue
             library.narrate(step)
             if let diagnostic { library.diagnosticLog.update { $0.append(diagnostic) } }
             onSettle(settlement)

@@ -29,16 +29,27 @@ enum URLSessionDisposition {
         for server in servers { server.stop(within: 2) }
 
         var m = context.figures()
-        m.set([CallbackMetric.bodyBytes: Double(response.body.count), CallbackMetric.scheduledS: response.scheduledDuration, CallbackMetric.windowS: window])
+        m.set([
+            CallbackMetric.bodyBytes: Double(response.body.count),
+            CallbackMetric.scheduledS: response.scheduledDuration, CallbackMetric.windowS: window,
+        ])
         for probe in probes {
             let r = probe.record
-            m.set(probe.answer.rawValue, [.asked: r.askedAt == nil ? 0 : 1, .bytes: Double(r.bytes), .ended: r.endedAt == nil ? 0 : 1,
-                                          .errorCode: Double(r.errorCode ?? 0), .endedAfterS: r.endedAt.map { $0 - start }, .askedAfterS: r.askedAt.map { $0 - start }])
+            m.set(
+                probe.answer.rawValue,
+                [
+                    .asked: r.askedAt == nil ? 0 : 1, .bytes: Double(r.bytes), .ended: r.endedAt == nil ? 0 : 1,
+                    .errorCode: Double(r.errorCode ?? 0), .endedAfterS: r.endedAt.map { $0 - start },
+                    .askedAfterS: r.askedAt.map { $0 - start },
+                ])
         }
         let full = response.body.count
-        let ignored = probes.map(\.record).allSatisfy { $0.askedAt != nil && $0.bytes == full && $0.endedAt != nil && $0.errorCode == nil }
+        let ignored = probes.map(\.record).allSatisfy {
+            $0.askedAt != nil && $0.bytes == full && $0.endedAt != nil && $0.errorCode == nil
+        }
         let byAnswer = Dictionary(uniqueKeysWithValues: probes.map { ($0.answer, $0.record) })
-        let gated = byAnswer[.allow].map { $0.bytes == full && $0.endedAt != nil && $0.errorCode == nil } == true
+        let gated =
+            byAnswer[.allow].map { $0.bytes == full && $0.endedAt != nil && $0.errorCode == nil } == true
             && byAnswer[.never].map { $0.endedAt == nil && $0.bytes == 0 } == true
             && byAnswer[.cancel].map { $0.endedAt != nil && $0.errorCode != nil && $0.bytes == 0 } == true
         let outcome: Outcome = ignored ? .dispositionIgnored : gated ? .completed : .failed
@@ -59,8 +70,10 @@ enum URLSessionDisposition {
 
         var record: Record { store.withLock { $0 } }
 
-        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        func urlSession(
+            _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+            completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+        ) {
             store.withLock { $0.askedAt = MonotonicClock.now() }
             switch answer {
             case .allow: narrate("delegate is asked for a disposition; answers .allow"); completionHandler(.allow)
@@ -72,13 +85,21 @@ enum URLSessionDisposition {
         }
 
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-            if store.withLock({ r in defer { r.bytes += data.count }; return r.bytes == 0 }) { narrate("delegate gets the first body bytes") }
+            if store.withLock({ r in
+                defer { r.bytes += data.count }; return r.bytes == 0
+            }) {
+                narrate("delegate gets the first body bytes")
+            }
         }
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
             let code = (error as NSError?)?.code, bytes = record.bytes
-            narrate(code.map { "task ends with error \($0) after \(bytes) bytes" } ?? "task completes without error after \(bytes) bytes")
-            store.withLock { $0.endedAt = MonotonicClock.now(); $0.errorCode = code }
+            narrate(
+                code.map { "task ends with error \($0) after \(bytes) bytes" }
+                    ?? "task completes without error after \(bytes) bytes")
+            store.withLock {
+                $0.endedAt = MonotonicClock.now(); $0.errorCode = code
+            }
         }
     }
 }

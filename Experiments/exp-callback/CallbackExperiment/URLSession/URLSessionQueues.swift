@@ -12,15 +12,21 @@ enum URLSessionQueues {
         defer { server.stop(within: 2) }
         let caller = ExecutionPlace.current, url = server.url()
         let own = URLSession(configuration: .ephemeral, delegate: nil, delegateQueue: nil)
-        let given = URLSession(configuration: .ephemeral, delegate: nil, delegateQueue: .serial(DecidingDelegate.queueLabel))
+        let given = URLSession(
+            configuration: .ephemeral, delegate: nil, delegateQueue: .serial(DecidingDelegate.queueLabel))
         defer { own.finishTasksAndInvalidate(); given.finishTasksAndInvalidate() }
 
         let seen = Shared<[String: Seen]>([:])
         for (key, session) in [("own", own), ("given", given)] {
-            context.step("app resumes a data task (session with \(key == "own" ? "its own delegate queue" : "delegate queue \(DecidingDelegate.queueLabel)"))")
+            context.step(
+                "app resumes a data task (session with \(key == "own" ? "its own delegate queue" : "delegate queue \(DecidingDelegate.queueLabel)"))"
+            )
             session.dataTask(with: url) { data, _, _ in
                 context.step("\(key) · completion handler runs")
-                let here = (OperationQueue.current === session.delegateQueue, Thread.isMainThread, data?.count ?? -1, MonotonicClock.now())
+                let here = (
+                    OperationQueue.current === session.delegateQueue, Thread.isMainThread, data?.count ?? -1,
+                    MonotonicClock.now()
+                )
                 seen.update { $0[key] = here }
                 DispatchQueue.main.async {
                     context.step("\(key) · app's UI update runs after its hop to the main queue")
@@ -43,15 +49,25 @@ enum URLSessionQueues {
         var symptom = caller.isMainThread && resumed.onMainThread, onDelegateQueues = true
         for key in ["own", "given"] {
             let h = all[key]!, hop = all["\(key).hop"]!
-            m.set(key, [.handlerOnDelegateQueue: h.onDelegateQueue ? 1 : 0, .handlerOnMainThread: h.onMainThread ? 1 : 0,
-                        .bytes: Double(h.bytes), .hopOnMainThread: hop.onMainThread ? 1 : 0, .hopS: hop.at - h.at])
+            m.set(
+                key,
+                [
+                    .handlerOnDelegateQueue: h.onDelegateQueue ? 1 : 0, .handlerOnMainThread: h.onMainThread ? 1 : 0,
+                    .bytes: Double(h.bytes), .hopOnMainThread: hop.onMainThread ? 1 : 0, .hopS: hop.at - h.at,
+                ])
             symptom = symptom && !h.onMainThread && hop.onMainThread
             onDelegateQueues = onDelegateQueues && h.onDelegateQueue
         }
-        m.set(["async.resumed_on_main_thread": resumed.onMainThread ? 1 : 0, CallbackMetric.asyncBytes: Double(resumed.bytes)])
-        return VariantRecord(outcome: symptom ? .completed : .failed, metrics: m,
-                             evidence: "asked from \(caller.queue) (\(caller.thread)); the handlers ran off the main thread (own queue: \(context.place(of: "own · completion handler")); given queue: \(context.place(of: "given · completion handler"))) and each hop landed on it; async data(from:) resumed its @MainActor caller \(resumed.onMainThread ? "on" : "off") the main thread (\(context.place(of: "async · the task resumes")))",
-                             mechanism: .when(onDelegateQueues, "inside each handler OperationQueue.current was its session's delegate queue",
-                                              otherwise: "a handler did not see its session's delegate queue as OperationQueue.current"))
+        m.set([
+            "async.resumed_on_main_thread": resumed.onMainThread ? 1 : 0,
+            CallbackMetric.asyncBytes: Double(resumed.bytes),
+        ])
+        return VariantRecord(
+            outcome: symptom ? .completed : .failed, metrics: m,
+            evidence:
+                "asked from \(caller.queue) (\(caller.thread)); the handlers ran off the main thread (own queue: \(context.place(of: "own · completion handler")); given queue: \(context.place(of: "given · completion handler"))) and each hop landed on it; async data(from:) resumed its @MainActor caller \(resumed.onMainThread ? "on" : "off") the main thread (\(context.place(of: "async · the task resumes")))",
+            mechanism: .when(
+                onDelegateQueues, "inside each handler OperationQueue.current was its session's delegate queue",
+                otherwise: "a handler did not see its session's delegate queue as OperationQueue.current"))
     }
 }

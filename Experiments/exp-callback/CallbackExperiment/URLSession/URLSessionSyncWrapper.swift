@@ -21,7 +21,9 @@ enum URLSessionSyncWrapper {
     /// `deadline` (`.distantFuture` waits for good). Returns the body's size, or nil when the
     /// wait ended first. Never inlined: the deadlock's stacks name it (the handouts quote line 35).
     @inline(never)
-    static func fetchSynchronously(_ url: URL, session: URLSession, deadline: DispatchTime, watch: Watch, onResumed: () -> Void) -> Int? {
+    static func fetchSynchronously(
+        _ url: URL, session: URLSession, deadline: DispatchTime, watch: Watch, onResumed: () -> Void
+    ) -> Int? {
         let done = DispatchSemaphore(value: 0), size = Shared(-1)
         session.dataTask(with: url) { data, _, _ in
             watch.handlerCalls.update { $0 += 1 }
@@ -47,7 +49,11 @@ enum URLSessionSyncWrapper {
     }
 
     static func onMain(_ context: VariantContext) throws -> VariantRecord {
-        guard context.inChild, Thread.isMainThread else { return VariantRecord(outcome: .failed, evidence: "blocks the main thread for good: runs only as a child trial, on its main thread") }
+        guard context.inChild, Thread.isMainThread else {
+            return VariantRecord(
+                outcome: .failed,
+                evidence: "blocks the main thread for good: runs only as a child trial, on its main thread")
+        }
         return try measure(context, delegateQueue: .main, deadline: .distantFuture)
     }
 
@@ -55,10 +61,16 @@ enum URLSessionSyncWrapper {
         try measure(context, delegateQueue: .serial(DecidingDelegate.queueLabel), deadline: .now() + .seconds(10))
     }
 
-    private static func measure(_ context: VariantContext, delegateQueue: OperationQueue, deadline: DispatchTime) throws -> VariantRecord {
-        let server = try LoopbackServer(response: response), session = URLSession(configuration: .ephemeral, delegate: nil, delegateQueue: delegateQueue)
+    private static func measure(
+        _ context: VariantContext, delegateQueue: OperationQueue, deadline: DispatchTime
+    ) throws -> VariantRecord {
+        let server = try LoopbackServer(response: response),
+            session = URLSession(configuration: .ephemeral, delegate: nil, delegateQueue: delegateQueue)
         defer { session.invalidateAndCancel(); server.stop(within: 2) }
-        var m: Metrics = ["delegate_queue.is_main": delegateQueue === OperationQueue.main ? 1 : 0, "caller.on_main_thread": Thread.isMainThread ? 1 : 0]
+        var m: Metrics = [
+            "delegate_queue.is_main": delegateQueue === OperationQueue.main ? 1 : 0,
+            "caller.on_main_thread": Thread.isMainThread ? 1 : 0,
+        ]
         let start = MonotonicClock.now(), base = m, watch = Watch()
         let size = fetchSynchronously(server.url(), session: session, deadline: deadline, watch: watch) {
             context.step("wrapper resumed the data task; now waits on its semaphore")
@@ -71,16 +83,30 @@ enum URLSessionSyncWrapper {
                 let state = ExecutionPlace.kernelState(ofThread: watch.waiter.get())
                 context.step("server has sent the whole response", at: sent)
                 var c = base
-                c.set([CallbackMetric.serverCompletedAfterS: sent - start, CallbackMetric.wrapperWaiting: waiting ? 1 : 0,
-                       CallbackMetric.wrapperHandlerCalls: Double(calls), CallbackMetric.steps: Double(context.progress.value)])
-                context.checkpoint(VariantRecord(outcome: .deadlock, metrics: c,
-                                                 evidence: "the server sent all \(response.body.count) bytes \(Format.seconds(sent - start)) after the resume; 0.2 s later the waiting thread was \(waiting ? "still in the semaphore wait" : "out of the wait") (kernel state \(state?.rawValue ?? "not told")) and the handler had run \(calls) times"))
+                c.set([
+                    CallbackMetric.serverCompletedAfterS: sent - start, CallbackMetric.wrapperWaiting: waiting ? 1 : 0,
+                    CallbackMetric.wrapperHandlerCalls: Double(calls),
+                    CallbackMetric.steps: Double(context.progress.value),
+                ])
+                context.checkpoint(
+                    VariantRecord(
+                        outcome: .deadlock, metrics: c,
+                        evidence:
+                            "the server sent all \(response.body.count) bytes \(Format.seconds(sent - start)) after the resume; 0.2 s later the waiting thread was \(waiting ? "still in the semaphore wait" : "out of the wait") (kernel state \(state?.rawValue ?? "not told")) and the handler had run \(calls) times"
+                    ))
             }
         }
-        guard let size else { return VariantRecord(outcome: .stalled, metrics: m, evidence: "the wrapper's bounded wait ran out") }
+        guard let size else {
+            return VariantRecord(outcome: .stalled, metrics: m, evidence: "the wrapper's bounded wait ran out")
+        }
         let returnedAfter = MonotonicClock.now() - start
         context.step("wrapper returned \(size) bytes")
-        m.set([CallbackMetric.wrapperReturnedAfterS: returnedAfter, CallbackMetric.wrapperBytes: Double(size), CallbackMetric.steps: Double(context.progress.value)])
-        return VariantRecord(outcome: .completed, metrics: m, evidence: "the wrapper returned \(size) bytes after \(Format.seconds(returnedAfter))")
+        m.set([
+            CallbackMetric.wrapperReturnedAfterS: returnedAfter, CallbackMetric.wrapperBytes: Double(size),
+            CallbackMetric.steps: Double(context.progress.value),
+        ])
+        return VariantRecord(
+            outcome: .completed, metrics: m,
+            evidence: "the wrapper returned \(size) bytes after \(Format.seconds(returnedAfter))")
     }
 }

@@ -8,28 +8,38 @@ enum Callback {
         let library = context.library(.completionHandler(context.app().fromCache))
         let opener = ExecutionPlace.current
         let places = Shared<(callback: ExecutionPlace?, ui: ExecutionPlace?)>((nil, nil))
-        let rendered = context.open(on: library) {   // the app's callback
+        let rendered = context.open(on: library) {  // the app's callback
             places.update { $0.callback = .current }
             DispatchQueue.main.async {
                 let here = ExecutionPlace.current
                 context.step("app updates its UI after hopping to the main queue")
-                places.update { $0.ui = here }   // after the step: a waiter that sees it sees the step
+                places.update { $0.ui = here }  // after the step: a waiter that sees it sees the step
             }
         }
-        guard context.wait(until: { places.get().ui != nil }) else { return context.failed("the callback and the UI update did not both happen", library) }
+        guard context.wait(until: { places.get().ui != nil }) else {
+            return context.failed("the callback and the UI update did not both happen", library)
+        }
         var m = context.metrics(library, rendered: rendered)
         let (callback, ui) = places.get()
         let onLibrary = callback?.queue == ChatLibrary.queueLabel, onMain = callback?.isMainThread == true
-        m.merge(["caller.on_main_thread": opener.isMainThread ? 1 : 0, "callback.on_library_queue": onLibrary ? 1 : 0,
-                 "callback.on_main_thread": onMain ? 1 : 0, "ui.on_main_thread": ui?.isMainThread == true ? 1 : 0])
+        m.merge([
+            "caller.on_main_thread": opener.isMainThread ? 1 : 0, "callback.on_library_queue": onLibrary ? 1 : 0,
+            "callback.on_main_thread": onMain ? 1 : 0, "ui.on_main_thread": ui?.isMainThread == true ? 1 : 0,
+        ])
         m["hop_s"] = context.interval("app gets the rendered", "app updates its UI")
         let symptom = opener.isMainThread && onLibrary && !onMain && ui?.isMainThread == true
         // The mechanism: the library called the block on the very thread that had just rendered.
-        let renderedOn = context.firstStep("library renders")?.thread, calledOn = context.firstStep("app gets the rendered")?.thread
-        return VariantRecord(outcome: symptom ? .completed : .failed, metrics: m,
-                             evidence: "opened from \(opener.queue) (\(opener.thread)); the callback ran on \(context.place(of: "app gets the rendered")); the UI update on \(context.place(of: "app updates its UI"))",
-                             mechanism: .when(renderedOn != nil && renderedOn == calledOn && callback?.queue != "?",
-                                              "the callback ran on the thread and queue that had just rendered (\(calledOn ?? ""))",
-                                              otherwise: "the callback's queue was not seen to be where the rendering ended (rendered on \(renderedOn ?? "—"), called on \(calledOn ?? "—"))"))
+        let renderedOn = context.firstStep("library renders")?.thread,
+            calledOn = context.firstStep("app gets the rendered")?.thread
+        return VariantRecord(
+            outcome: symptom ? .completed : .failed, metrics: m,
+            evidence:
+                "opened from \(opener.queue) (\(opener.thread)); the callback ran on \(context.place(of: "app gets the rendered")); the UI update on \(context.place(of: "app updates its UI"))",
+            mechanism: .when(
+                renderedOn != nil && renderedOn == calledOn && callback?.queue != "?",
+                "the callback ran on the thread and queue that had just rendered (\(calledOn ?? ""))",
+                otherwise:
+                    "the callback's queue was not seen to be where the rendering ended (rendered on \(renderedOn ?? "—"), called on \(calledOn ?? "—"))"
+            ))
     }
 }

@@ -8,23 +8,37 @@ enum CompletionHandler {
         let library = context.library(.completionHandler(context.app().onAppQueue))
         let rendered = context.open(on: library)
         context.sendIncomingMessage(to: library, after: p.incomingAfter)
-        guard context.wait(until: { rendered.count > 0 && !library.incomingDelays.isEmpty }) else { return context.failed("the conversation or the incoming message did not show", library) }
+        guard context.wait(until: { rendered.count > 0 && !library.incomingDelays.isEmpty }) else {
+            return context.failed("the conversation or the incoming message did not show", library)
+        }
         var m = context.metrics(library, rendered: rendered)
         let handlerOnApp = context.ran("app calls the fetchProfiles handler", on: AppProfiles.queueLabel)
         let renderOnLibrary = context.ran("library renders", on: ChatLibrary.queueLabel)
-        m.merge(["lookup.on_app_queue": context.ran("app looks up", on: AppProfiles.queueLabel), "handler.on_app_queue": handlerOnApp,
-                 "render.on_library_queue": renderOnLibrary])
+        m.merge([
+            "lookup.on_app_queue": context.ran("app looks up", on: AppProfiles.queueLabel),
+            "handler.on_app_queue": handlerOnApp,
+            "render.on_library_queue": renderOnLibrary,
+        ])
         m["hop_s"] = context.interval("app calls the fetchProfiles handler", "library is back")
-        let held = library.heldTimes.max() ?? .infinity, waited = library.incomingDelays.first ?? .infinity, stall = context.stallSoFar
-        let symptom = held < CallbackThreshold.heldFree.value * p.latency + stall
-            && waited < CallbackThreshold.waitedFree.value * p.latency + stall && handlerOnApp == 1 && renderOnLibrary == 1
+        let held = library.heldTimes.max() ?? .infinity, waited = library.incomingDelays.first ?? .infinity,
+            stall = context.stallSoFar
+        let symptom =
+            held < CallbackThreshold.heldFree.value * p.latency + stall
+            && waited < CallbackThreshold.waitedFree.value * p.latency + stall && handlerOnApp == 1
+            && renderOnLibrary == 1
         // The mechanism: the library's queue served a message while the app's lookup still ran.
-        let free = context.stepsInOrder("app looks up", "library shows an incoming message", "app calls the fetchProfiles handler")
+        let free =
+            context.stepsInOrder(
+                "app looks up", "library shows an incoming message", "app calls the fetchProfiles handler")
             && context.queue(of: "library shows an incoming message") == ChatLibrary.queueLabel
         let into = context.interval("app looks up", "library shows an incoming message") ?? 0
-        return VariantRecord(outcome: symptom ? .completed : .failed, metrics: m,
-                             evidence: "the library's queue was held \(Format.seconds(held)) of a \(Format.seconds(p.latency)) lookup (\(Format.share(held, of: p.latency)); \(CallbackThreshold.heldFree)\(Format.stallNote(stall))); a message that arrived meanwhile waited \(Format.seconds(waited)) (\(CallbackThreshold.waitedFree)); the handler was called on \(context.place(of: "app calls the fetchProfiles handler")); the library rendered on \(context.place(of: "library renders"))",
-                             mechanism: .when(free, "\(ChatLibrary.queueLabel) showed an incoming message \(Format.seconds(into)) into the app's lookup, before the handler came",
-                                              otherwise: "no message was seen shown on \(ChatLibrary.queueLabel) while the lookup ran"))
+        return VariantRecord(
+            outcome: symptom ? .completed : .failed, metrics: m,
+            evidence:
+                "the library's queue was held \(Format.seconds(held)) of a \(Format.seconds(p.latency)) lookup (\(Format.share(held, of: p.latency)); \(CallbackThreshold.heldFree)\(Format.stallNote(stall))); a message that arrived meanwhile waited \(Format.seconds(waited)) (\(CallbackThreshold.waitedFree)); the handler was called on \(context.place(of: "app calls the fetchProfiles handler")); the library rendered on \(context.place(of: "library renders"))",
+            mechanism: .when(
+                free,
+                "\(ChatLibrary.queueLabel) showed an incoming message \(Format.seconds(into)) into the app's lookup, before the handler came",
+                otherwise: "no message was seen shown on \(ChatLibrary.queueLabel) while the lookup ran"))
     }
 }

@@ -10,11 +10,17 @@ extension VariantContext {
     func narrator(_ prefix: String = "") -> Narrate { { [self] label in step(prefix + label) } }
 
     /// Waits until `condition` holds, up to the scenario's deadline, with the main queue turning.
-    func wait(until condition: () -> Bool) -> Bool { MainQueueFriendlyWait.until(within: callbackParameters.deadline, condition) }
+    func wait(until condition: () -> Bool) -> Bool {
+        MainQueueFriendlyWait.until(within: callbackParameters.deadline, condition)
+    }
 
     /// The app and the library, narrating their steps (with `prefix`, to tell apart the scenarios of one variant).
-    func app(_ prefix: String = "") -> AppProfiles { AppProfiles(latency: callbackParameters.latency, narrate: narrator(prefix)) }
-    func library(_ source: ChatLibrary.ProfileSource, _ prefix: String = "") -> ChatLibrary { ChatLibrary(source: source, patience: callbackParameters.patience, narrate: narrator(prefix)) }
+    func app(_ prefix: String = "") -> AppProfiles {
+        AppProfiles(latency: callbackParameters.latency, narrate: narrator(prefix))
+    }
+    func library(_ source: ChatLibrary.ProfileSource, _ prefix: String = "") -> ChatLibrary {
+        ChatLibrary(source: source, patience: callbackParameters.patience, narrate: narrator(prefix))
+    }
 
     /// Opens the sample conversation on `library` with a callback that records where it ran,
     /// then runs the app's `then` in it.
@@ -42,22 +48,28 @@ extension VariantContext {
     }
 
     /// The figures every scenario reports: its steps so far and its wall time.
-    func figures() -> Metrics { [CallbackMetric.steps.rawValue: Double(progress.value), MetricKey.wall.rawValue: elapsed()] }
+    func figures() -> Metrics {
+        [CallbackMetric.steps.rawValue: Double(progress.value), MetricKey.wall.rawValue: elapsed()]
+    }
 
     /// The figures every library scenario reports.
     func metrics(_ library: ChatLibrary, rendered: CallProbe<Rendering>?) -> Metrics {
         var m = figures()
         func count(_ kind: Diagnostic.Kind) -> Double { Double(library.diagnostics.filter { $0.kind == kind }.count) }
-        m.set([CallbackMetric.latencyS: callbackParameters.latency, CallbackMetric.libraryHeldS: library.heldTimes.max(),
-               CallbackMetric.incomingDelayS: library.incomingDelays.first, CallbackMetric.handlerCalls: Double(library.handlerCalls),
-               CallbackMetric.handlerIgnored: count(.calledAgain), "handler.never_called": count(.neverCalled),
-               CallbackMetric.callbackCalls: rendered.map { Double($0.count) }])
+        m.set([
+            CallbackMetric.latencyS: callbackParameters.latency, CallbackMetric.libraryHeldS: library.heldTimes.max(),
+            CallbackMetric.incomingDelayS: library.incomingDelays.first,
+            CallbackMetric.handlerCalls: Double(library.handlerCalls),
+            CallbackMetric.handlerIgnored: count(.calledAgain), "handler.never_called": count(.neverCalled),
+            CallbackMetric.callbackCalls: rendered.map { Double($0.count) },
+        ])
         return m
     }
 
     /// A scenario whose expected event never came: not a hang (every wait has a deadline), a failure to measure.
     func failed(_ what: String, _ library: ChatLibrary? = nil) -> VariantRecord {
-        VariantRecord(outcome: .failed, metrics: library.map { metrics($0, rendered: nil) } ?? Metrics(),
-                      evidence: "\(what) within \(Format.seconds(callbackParameters.deadline))")
+        VariantRecord(
+            outcome: .failed, metrics: library.map { metrics($0, rendered: nil) } ?? Metrics(),
+            evidence: "\(what) within \(Format.seconds(callbackParameters.deadline))")
     }
 }

@@ -5,7 +5,7 @@ import LabHarness
 /// on the main queue `delay` seconds later. Neither stored completion captures the object; the
 /// delayed block captures `foo`, the parameter, which keeps it alive until the block has run: the
 /// article's printed order. The `trial` lines are the lab's measurement, not the article's code.
-final class Foo: @unchecked Sendable {   // used only on the main thread (the trial's body and the main queue)
+final class Foo: @unchecked Sendable {  // used only on the main thread (the trial's body and the main queue)
     typealias Completion = (Foo) -> Void
     var completion1: Completion?
     var completion2: Completion?
@@ -27,7 +27,7 @@ final class Foo: @unchecked Sendable {   // used only on the main thread (the tr
             probe.pending(on: foo) {
                 DispatchQueue.main.asyncAfter(deadline: .now() + delay) {
                     context.event("after-delay")
-                    foo.completion1?(foo)   // the parameter, captured by this block, plays strongSelf
+                    foo.completion1?(foo)  // the parameter, captured by this block, plays strongSelf
                 }
             }
         }
@@ -70,19 +70,33 @@ enum HeapStackDelayed {
         trial.metrics[DanceMetric.aliveMidDelay] = aliveMidDelay ? 1 : 0
         trial.metrics[DanceMetric.completion1AfterCompletion2S] = gap
         if trial.released == true, let late, late >= 0 {
-            (trial.metrics[DanceMetric.deinitAfterCompletion1S], trial.metrics[DanceMetric.deinitAfterCompletion1ControlDelayS]) = (late, machine)
+            (
+                trial.metrics[DanceMetric.deinitAfterCompletion1S],
+                trial.metrics[DanceMetric.deinitAfterCompletion1ControlDelayS]
+            ) = (late, machine)
         }
-        let outcome = order(released: trial.released == true, completion1: c1, releasedAt: gone, machineDelay: machine, delay: delay)
+        let outcome = order(
+            released: trial.released == true, completion1: c1, releasedAt: gone, machineDelay: machine, delay: delay)
         let gapValue = gap ?? 0
 
         let seen = context.events.map(\.label).filter(articleOrder.contains)
         let pending = trial.probe.whilePending ?? .zero, stored = trial.probe.onceStored
-        let held = "the pending block held \(pending), the stored completions \(stored?.description ?? "?") (reference counts)"
-        let mechanism: Evidence = outcome == "released-early"
+        let held =
+            "the pending block held \(pending), the stored completions \(stored?.description ?? "?") (reference counts)"
+        let mechanism: Evidence =
+            outcome == "released-early"
             ? .when(pending.strong == 0, held + ": nothing kept foo alive until completion1")
-            : .all([.when(seen == articleOrder && gapValue >= onTime.value / 100 * delay, "order " + seen.joined(separator: " → ")),
-                    .when(pending.strong > 0 && stored == .zero && aliveMidDelay, held + ", and foo was alive half way through the delay")])
-        let evidence = (c1 == nil ? "completion1 never ran" : "completion1 \(Format.seconds(gapValue)) after completion2") + " (delay \(Format.seconds(delay)))"
+            : .all([
+                .when(
+                    seen == articleOrder && gapValue >= onTime.value / 100 * delay,
+                    "order " + seen.joined(separator: " → ")),
+                .when(
+                    pending.strong > 0 && stored == .zero && aliveMidDelay,
+                    held + ", and foo was alive half way through the delay"),
+            ])
+        let evidence =
+            (c1 == nil ? "completion1 never ran" : "completion1 \(Format.seconds(gapValue)) after completion2")
+            + " (delay \(Format.seconds(delay)))"
             + (late.map { $0 >= 0 ? ", deinit \(Format.seconds($0)) after completion1" : "" } ?? "")
             + (machine >= 0.005 ? " (\(Format.seconds(machine)) of it a stall a same-moment control saw too)" : "")
             + "; foo \(trial.releaseSummary)"
@@ -94,7 +108,9 @@ enum HeapStackDelayed {
     /// after it, less what a same-moment control lost (`released-late`); `leaked` if it stayed.
     /// A release that follows completion1 in program order is never early: the instants are
     /// compared as taken, never rounded or re-based first.
-    static func order(released: Bool, completion1: Seconds?, releasedAt: Seconds?, machineDelay: Seconds, delay: Seconds) -> Outcome {
+    static func order(
+        released: Bool, completion1: Seconds?, releasedAt: Seconds?, machineDelay: Seconds, delay: Seconds
+    ) -> Outcome {
         guard released, let releasedAt else { return .leaked }
         guard let completion1, releasedAt >= completion1 else { return "released-early" }
         return releasedAt - completion1 - machineDelay >= prompt.value / 100 * delay ? "released-late" : .completed

@@ -14,7 +14,7 @@ final class ConversationScreen {
 
     func configureBarButtonItem(style: BarButtonStyle, action: @escaping (String) -> Void) {
         rightBarButtonIcon = style.rawValue
-        barButtonAction = action   // stored: the caller cannot see this line
+        barButtonAction = action  // stored: the caller cannot see this line
     }
 
     func tapBarButton() { if let item = rightBarButtonIcon { barButtonAction?(item) } }
@@ -50,9 +50,11 @@ enum HiddenAPI {
             let screen = ConversationScreen(lifetime: trial.tag())
             trial.watch(screen)
             // The caller's code: it reads as harmless, and the compiler says nothing.
-            screen.configureBarButtonItem(style: .groupProfile, action: trial.probe.created(on: screen) { _ in
-                screen.push("group profile")   // names `screen`: a strong capture, the point of this variant
-            })
+            screen.configureBarButtonItem(
+                style: .groupProfile,
+                action: trial.probe.created(on: screen) { _ in
+                    screen.push("group profile")  // names `screen`: a strong capture, the point of this variant
+                })
             trial.probe.stored(on: screen)
             screen.tapBarButton()
             context.event("tap")
@@ -67,9 +69,11 @@ enum HiddenAPI {
         do {
             let screen = FixedConversationScreen(lifetime: trial.tag())
             trial.watch(screen)
-            screen.configureBarButtonItem(style: .groupProfile, action: trial.probe.created(on: screen) { screen, _ in
-                screen.push("group profile")   // the parameter shadows the local: nothing is captured
-            })
+            screen.configureBarButtonItem(
+                style: .groupProfile,
+                action: trial.probe.created(on: screen) { screen, _ in
+                    screen.push("group profile")  // the parameter shadows the local: nothing is captured
+                })
             trial.probe.stored(on: screen)
             screen.tapBarButton()
             context.event("tap")

@@ -9,7 +9,7 @@ final class Ticker {
     init(lifetime: LifetimeTag) { self.lifetime = lifetime }
 
     func makeTickHandler() -> () -> Void {
-        { self.ticks += 1 }   // a strong capture of self: the point of this variant
+        { self.ticks += 1 }  // a strong capture of self: the point of this variant
     }
 
     func start() { onTick = makeTickHandler() }

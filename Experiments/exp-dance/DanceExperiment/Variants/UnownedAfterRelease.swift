@@ -28,7 +28,8 @@ final class Badge {
 enum UnownedAfterRelease {
     static func run(_ context: VariantContext) -> VariantRecord {
         guard context.isTrapProcess else {
-            return context.runTrapProcess(budget: 10 + 3 * context.parameters(DanceParameters.self).grace, trapSays: "unowned reference")
+            return context.runTrapProcess(
+                budget: 10 + 3 * context.parameters(DanceParameters.self).grace, trapSays: "unowned reference")
         }
         let trial = OwnerTrial(context, owner: "badge")
         let bus = EventBus()
@@ -45,12 +46,13 @@ enum UnownedAfterRelease {
         trial.awaitRelease()
         context.event("post-after-release")
         let held = trial.probe.onceStored ?? .zero
-        let mechanism = Evidence.when(held.unowned > 0 && held.strong == 0 && trial.released == true,
-                                      "the handler held \(held) once stored (reference counts) and the badge was gone before the post",
-                                      otherwise: "the handler held \(held) once stored; badge \(trial.releaseSummary)")
+        let mechanism = Evidence.when(
+            held.unowned > 0 && held.strong == 0 && trial.released == true,
+            "the handler held \(held) once stored (reference counts) and the badge was gone before the post",
+            otherwise: "the handler held \(held) once stored; badge \(trial.releaseSummary)")
         let before = "the handler held the badge unowned; badge \(trial.releaseSummary), then the bus posted"
         context.checkpoint(trial.record(.crashed, mechanism: mechanism, evidence: before))
-        bus.post()   // reads an unowned reference to a released badge: the runtime traps here
+        bus.post()  // reads an unowned reference to a released badge: the runtime traps here
         return trial.record(.completed, mechanism: mechanism, evidence: before + ", and nothing trapped")
     }
 }

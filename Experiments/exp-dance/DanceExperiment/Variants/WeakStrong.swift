@@ -4,12 +4,14 @@ import LabHarness
 /// Uploads in the background: keeps a progress handler and schedules a retry on the main queue.
 /// Both capture `self` weakly and make it strong again with `guard let self`: the weak-strong
 /// dance, Swift's spelling of `__weak typeof(self) weakSelf` plus `__strong strongSelf`.
-final class Uploader: @unchecked Sendable {   // used only on the main thread (the trial's body and the main queue)
+final class Uploader: @unchecked Sendable {  // used only on the main thread (the trial's body and the main queue)
     private(set) var progressReports = 0, retries = 0
     var onProgress: (() -> Void)?
     let lifetime: LifetimeTag
-    private let note: @Sendable (String) -> Void   // where the retry says what it found (the trial's event log)
-    init(lifetime: LifetimeTag, note: @escaping @Sendable (String) -> Void) { (self.lifetime, self.note) = (lifetime, note) }
+    private let note: @Sendable (String) -> Void  // where the retry says what it found (the trial's event log)
+    init(lifetime: LifetimeTag, note: @escaping @Sendable (String) -> Void) {
+        (self.lifetime, self.note) = (lifetime, note)
+    }
 
     func makeProgressHandler() -> () -> Void {
         { [weak self] in
@@ -48,7 +50,7 @@ enum WeakStrong {
             trial.probe.stored(on: uploader)
             uploader.reportProgress()
             context.event("progress")
-            context.event("retry-scheduled")   // just before: the retry's deadline is at least a delay after this
+            context.event("retry-scheduled")  // just before: the retry's deadline is at least a delay after this
             trial.probe.pending(on: uploader) { uploader.scheduleRetry(after: delay) }
             trial.endScope(of: uploader)
         }
@@ -56,13 +58,26 @@ enum WeakStrong {
         // The retry must have run before the record is made: wait for it (a loaded machine may be late), main queue running.
         let ran = { context.time(of: "retry-found-nil") ?? context.time(of: "retry-ran") }
         MainQueueFriendlyWait.until(deadline: scheduledAt + delay + 5) { ran() != nil }
-        let foundNil = context.time(of: "retry-found-nil") != nil, after = (ran() ?? 0) - (context.time(of: "scope-end") ?? 0)
-        if ran() != nil { (trial.metrics[DanceMetric.delayedFoundNil], trial.metrics[DanceMetric.delayedRanAfterScopeS]) = (foundNil ? 1 : 0, after) }
-        let retry = Evidence.when(ran() != nil, "the delayed retry ran \(Format.seconds(after)) after the scope ended and found " + (foundNil ? "nil" : "the uploader alive"),
-                                  otherwise: "the delayed retry had not run \(Format.seconds(MonotonicClock.now() - scheduledAt)) after it was scheduled")
+        let foundNil = context.time(of: "retry-found-nil") != nil,
+            after = (ran() ?? 0) - (context.time(of: "scope-end") ?? 0)
+        if ran() != nil {
+            (trial.metrics[DanceMetric.delayedFoundNil], trial.metrics[DanceMetric.delayedRanAfterScopeS]) = (
+                foundNil ? 1 : 0, after
+            )
+        }
+        let retry = Evidence.when(
+            ran() != nil,
+            "the delayed retry ran \(Format.seconds(after)) after the scope ended and found "
+                + (foundNil ? "nil" : "the uploader alive"),
+            otherwise:
+                "the delayed retry had not run \(Format.seconds(MonotonicClock.now() - scheduledAt)) after it was scheduled"
+        )
         let pending = trial.probe.whilePending ?? .zero
-        let mechanism = Evidence.all([trial.heldMechanism("the stored closure", releasedHolding: RefCounts(strong: 0, weak: 1, unowned: 0)),
-                                      .when(pending.strong == 0, "the pending retry held \(pending)"), retry])
-        return trial.record(trial.outcome, mechanism: mechanism, evidence: "uploader \(trial.releaseSummary); \(retry.what)")
+        let mechanism = Evidence.all([
+            trial.heldMechanism("the stored closure", releasedHolding: RefCounts(strong: 0, weak: 1, unowned: 0)),
+            .when(pending.strong == 0, "the pending retry held \(pending)"), retry,
+        ])
+        return trial.record(
+            trial.outcome, mechanism: mechanism, evidence: "uploader \(trial.releaseSummary); \(retry.what)")
     }
 }

@@ -8,7 +8,8 @@ enum Cooperative {
 
     static func run(_ context: VariantContext, _ waiting: Waiting) -> VariantRecord {
         let p = context.parameters(PoolParameters.self)
-        let count = p.cooperativeTasks, hold = p.cooperativeHold, blocks = Blocks(context), done = DispatchSemaphore(value: 0)
+        let count = p.cooperativeTasks, hold = p.cooperativeHold, blocks = Blocks(context),
+            done = DispatchSemaphore(value: 0)
         for _ in 0..<count {
             Task.detached {
                 blocks.begin()
@@ -24,15 +25,22 @@ enum Cooperative {
         // Blocking tasks run in waves of `cores`; allow every wave plus slack.
         let deadline = MonotonicClock.now() + Seconds(PoolParameters.cooperativeWaves) * hold + 5
         var finished = 0
-        while finished < count, done.wait(timeout: .now() + max(0, deadline - MonotonicClock.now())) == .success { finished += 1 }
+        while finished < count, done.wait(timeout: .now() + max(0, deadline - MonotonicClock.now())) == .success {
+            finished += 1
+        }
         let wall = MonotonicClock.now() - blocks.origin, starts = blocks.starts
-        var m = Metrics([PoolMetric.tasks: Double(count), PoolMetric.holdS: hold, PoolMetric.cores: Double(p.cores),
-                         PoolMetric.blocksStarted: Double(starts.count), PoolMetric.finished: Double(finished),
-                         PoolMetric.runningMax: Double(blocks.maxRunning), PoolMetric.wallS: wall])
+        var m = Metrics([
+            PoolMetric.tasks: Double(count), PoolMetric.holdS: hold, PoolMetric.cores: Double(p.cores),
+            PoolMetric.blocksStarted: Double(starts.count), PoolMetric.finished: Double(finished),
+            PoolMetric.runningMax: Double(blocks.maxRunning), PoolMetric.wallS: wall,
+        ])
         m[PoolMetric.blocksLastStartS] = starts.last
         let timeline = context.threads?.stop().since(blocks.origin)
-        (m[PoolMetric.threadsBefore], m[PoolMetric.threadsPeak]) = (timeline.map { Double($0.first) }, timeline.map { Double($0.peak) })
-        return VariantRecord(outcome: finished == count ? .completed : .stalled, metrics: m, series: ["started": Blocks.series(starts)])
+        (m[PoolMetric.threadsBefore], m[PoolMetric.threadsPeak]) = (
+            timeline.map { Double($0.first) }, timeline.map { Double($0.peak) }
+        )
+        return VariantRecord(
+            outcome: finished == count ? .completed : .stalled, metrics: m, series: ["started": Blocks.series(starts)])
     }
 
     /// Holds the calling thread for `seconds` in a wait nobody ends, as a synchronous API would.

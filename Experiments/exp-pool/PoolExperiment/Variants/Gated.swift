@@ -18,7 +18,14 @@ public enum GateKind: String, CaseIterable, Sendable {
         switch self {
         case .semaphore:
             let slots = DispatchSemaphore(value: width)
-            NamedThread.start("pool.gate") { for _ in 0..<count { slots.wait(); DispatchQueue.global().async { work(); slots.signal() } } }
+            NamedThread.start("pool.gate") {
+                for _ in 0..<count {
+                    slots.wait();
+                    DispatchQueue.global().async {
+                        work(); slots.signal()
+                    }
+                }
+            }
             return nil
         case .operationQueue:
             let queue = OperationQueue()
@@ -37,18 +44,24 @@ enum Gated {
         var keep: AnyObject?
         let hold = p.block
         // Each block still blocks a pool thread, but at most `gate` of them.
-        let result = window.run(context) { blocks in keep = p.gateWith.start(p.tasks, width: p.gate) { blocks.hold(hold) } }
-        withExtendedLifetime(keep) {}   // the work need not finish within the window; the child exits soon after
+        let result = window.run(context) { blocks in
+            keep = p.gateWith.start(p.tasks, width: p.gate) { blocks.hold(hold) }
+        }
+        withExtendedLifetime(keep) {}  // the work need not finish within the window; the child exits soon after
         let m = result.metrics, count = Format.count
-        let atOnce = m[PoolMetric.runningMax] ?? 0, waited = m[PoolMetric.blocksWaited] ?? 0, added = m[PoolMetric.threadsAdded] ?? 0
+        let atOnce = m[PoolMetric.runningMax] ?? 0, waited = m[PoolMetric.blocksWaited] ?? 0,
+            added = m[PoolMetric.threadsAdded] ?? 0
         let narrow = added <= Double(p.gate) + PoolVerdicts.gateSlack.value
         // Seen only when the gate held (at most `gate` at once), made blocks wait, and kept the pool narrow.
-        let mechanism = Evidence.when(atOnce >= 1 && atOnce <= Double(p.gate) && waited > 0 && narrow,
+        let mechanism = Evidence.when(
+            atOnce >= 1 && atOnce <= Double(p.gate) && waited > 0 && narrow,
             "\(p.gateWith.rawValue) gate \(p.gate): at most \(count(atOnce)) blocks ran at once, \(count(waited)) of \(p.tasks) waited for a slot, "
-            + "the pool grew \(count(added)) threads (at most gate + \(count(PoolVerdicts.gateSlack.value)))")
+                + "the pool grew \(count(added)) threads (at most gate + \(count(PoolVerdicts.gateSlack.value)))")
         let limit = Responsiveness.limitMs(idleP99Ms: m[PoolMetric.idleNetP99Ms] ?? 0)
-        return result.record(extra: Metrics([PoolMetric.blockS: p.block, PoolMetric.gate: Double(p.gate)]),
-                             evidence: result.probeLine + "; limit \(PoolVerdicts.ms(limit)) (\(Responsiveness.responsiveMultiple), at least \(Responsiveness.instant))",
-                             mechanism: mechanism)
+        return result.record(
+            extra: Metrics([PoolMetric.blockS: p.block, PoolMetric.gate: Double(p.gate)]),
+            evidence: result.probeLine
+                + "; limit \(PoolVerdicts.ms(limit)) (\(Responsiveness.responsiveMultiple), at least \(Responsiveness.instant))",
+            mechanism: mechanism)
     }
 }

@@ -9,8 +9,12 @@ import LabHarness
 enum GlobalFlood {
     static func run(_ context: VariantContext) -> VariantRecord {
         let p = context.parameters(PoolParameters.self)
-        let ending: ProbeWindow.Ending = p.findCap ? .plateau(flat: PoolParameters.capPlateau, within: PoolParameters.capBudget) : .allStarted(within: p.duration)
-        let window = ProbeWindow(idleProbes: p.floodIdleProbes, expected: p.tasks, ending: ending, drain: p.findCap ? 0 : p.block + 1.5)
+        let ending: ProbeWindow.Ending =
+            p.findCap
+            ? .plateau(flat: PoolParameters.capPlateau, within: PoolParameters.capBudget)
+            : .allStarted(within: p.duration)
+        let window = ProbeWindow(
+            idleProbes: p.floodIdleProbes, expected: p.tasks, ending: ending, drain: p.findCap ? 0 : p.block + 1.5)
         let hold = p.block, forever = p.findCap, never = DispatchSemaphore(value: 0)
         let result = window.run(context) { blocks in
             for _ in 0..<p.tasks {
@@ -23,16 +27,19 @@ enum GlobalFlood {
         var extra = Metrics([PoolMetric.blockS: p.block])
         if let limit = DispatchPoolSize.current.statedLimit { extra[PoolMetric.poolStatedLimit] = Double(limit) }
         guard p.findCap else {
-            return result.record(extra: extra, evidence: result.probeLine + "; \(Responsiveness.starvation) at p50 and p99 is `starved`",
-                                 mechanism: result.heldAndBehind)
+            return result.record(
+                extra: extra, evidence: result.probeLine + "; \(Responsiveness.starvation) at p50 and p99 is `starved`",
+                mechanism: result.heldAndBehind)
         }
         let m = result.metrics, waiting = p.tasks - result.blocks.started
         let outcome: Outcome = result.plateau ? .capped : waiting <= 0 ? .completed : .timedOut
-        let evidence = switch outcome {
-        case .capped: "flat at \(Format.count(m[PoolMetric.threadsPeak] ?? 0)) threads for \(Format.seconds(PoolParameters.capPlateau)) with \(waiting) blocks still waiting"
-        case .completed: "all \(p.tasks) blocks got a thread before the count stopped rising: no cap in sight"
-        default: "still rising after \(Format.seconds(PoolParameters.capBudget))"
-        }
+        let evidence =
+            switch outcome {
+            case .capped:
+                "flat at \(Format.count(m[PoolMetric.threadsPeak] ?? 0)) threads for \(Format.seconds(PoolParameters.capPlateau)) with \(waiting) blocks still waiting"
+            case .completed: "all \(p.tasks) blocks got a thread before the count stopped rising: no cap in sight"
+            default: "still rising after \(Format.seconds(PoolParameters.capBudget))"
+            }
         return result.record(outcome: outcome, extra: extra, evidence: evidence, mechanism: result.heldAndBehind)
     }
 }

@@ -11,15 +11,19 @@ enum MainThread {
     static let frame: Seconds = 1.0 / 60, tickLabel = "tick"
 
     static func run(_ context: VariantContext) -> VariantRecord {
-        guard Thread.isMainThread else { return VariantRecord(outcome: .failed, evidence: "must run on the main thread (as a child trial)") }
+        guard Thread.isMainThread else {
+            return VariantRecord(outcome: .failed, evidence: "must run on the main thread (as a child trial)")
+        }
         let p = context.parameters(PoolParameters.self)
         let waits = MainWaits()
-        let timer = Timer(fire: Date(), interval: frame, repeats: true) { _ in waits.sample(at: context.event(tickLabel)) }
+        let timer = Timer(fire: Date(), interval: frame, repeats: true) { _ in
+            waits.sample(at: context.event(tickLabel))
+        }
         RunLoop.main.add(timer, forMode: .default)
-        turnMainRunLoop(until: MonotonicClock.now() + 0.25)      // the heartbeat settles before the flood
+        turnMainRunLoop(until: MonotonicClock.now() + 0.25)  // the heartbeat settles before the flood
 
         let blocks = Blocks(context), hold = p.block
-        for _ in 0..<p.tasks { DispatchQueue.global().async { blocks.hold(hold) } }   // holds a pool thread on purpose, as the article's sleep(30)
+        for _ in 0..<p.tasks { DispatchQueue.global().async { blocks.hold(hold) } }  // holds a pool thread on purpose, as the article's sleep(30)
         let spareEnd = blocks.origin + p.spareWindow
         turnMainRunLoop(until: spareEnd)
         waits.sample()
@@ -31,27 +35,32 @@ enum MainThread {
         let returned = ran.wait(timeout: .now() + .nanoseconds(Int((p.duration + 2 * p.block + 5) * 1e9))) == .success
         let waitEnd = MonotonicClock.now()
         waits.sample(at: waitEnd)
-        turnMainRunLoop(until: waitEnd + 0.2)                  // the heartbeat resumes
+        turnMainRunLoop(until: waitEnd + 0.2)  // the heartbeat resumes
         waits.sample()
         timer.invalidate()
 
         let ticks = context.events.filter { $0.label == tickLabel }.map { context.startedAt + $0.t }
         let spare = gaps(ticks, from: blocks.origin, to: spareEnd, context, waits)
         let frozen = gaps(ticks, from: waitStart, to: waitEnd + 0.2, context, waits)
-        let m = Metrics([PoolMetric.tasks: Double(p.tasks), PoolMetric.blockS: p.block, PoolMetric.spareWindowS: p.spareWindow,
-                         PoolMetric.spareTicks: Double(spare.count), PoolMetric.spareGapMaxMs: spare.largest * 1000,
-                         PoolMetric.spareGapMaxNetMs: spare.largestNet * 1000, PoolMetric.spareBlocksWaiting: Double(ahead),
-                         PoolMetric.mainWaitS: waitEnd - waitStart, PoolMetric.mainWaitReturned: returned ? 1 : 0,
-                         PoolMetric.mainWaitBlocksAhead: Double(ahead), PoolMetric.freezeGapMaxMs: frozen.largest * 1000,
-                         PoolMetric.freezeGapMaxFrames: frozen.largest / frame, PoolMetric.blocksStarted: Double(blocks.started),
-                         PoolMetric.spareControlDelayS: context.machineDelay(from: blocks.origin, to: spareEnd), PoolMetric.wallS: context.elapsed()])
+        let m = Metrics([
+            PoolMetric.tasks: Double(p.tasks), PoolMetric.blockS: p.block, PoolMetric.spareWindowS: p.spareWindow,
+            PoolMetric.spareTicks: Double(spare.count), PoolMetric.spareGapMaxMs: spare.largest * 1000,
+            PoolMetric.spareGapMaxNetMs: spare.largestNet * 1000, PoolMetric.spareBlocksWaiting: Double(ahead),
+            PoolMetric.mainWaitS: waitEnd - waitStart, PoolMetric.mainWaitReturned: returned ? 1 : 0,
+            PoolMetric.mainWaitBlocksAhead: Double(ahead), PoolMetric.freezeGapMaxMs: frozen.largest * 1000,
+            PoolMetric.freezeGapMaxFrames: frozen.largest / frame, PoolMetric.blocksStarted: Double(blocks.started),
+            PoolMetric.spareControlDelayS: context.machineDelay(from: blocks.origin, to: spareEnd),
+            PoolMetric.wallS: context.elapsed(),
+        ])
 
         let outcome = freezeOutcome(block: p.block, spareNet: spare.largestNet, frozen: frozen.largest)
-        let evidence = "flood: \(spare.count) ticks in \(Format.seconds(p.spareWindow)), largest gap \(Format.seconds(spare.largest)) "
+        let evidence =
+            "flood: \(spare.count) ticks in \(Format.seconds(p.spareWindow)), largest gap \(Format.seconds(spare.largest)) "
             + "with \(ahead) of \(p.tasks) blocks still waiting for a thread; main waited \(Format.seconds(waitEnd - waitStart)) "
             + "for its block\(returned ? "" : " (gave up: a lower bound)"), no tick for \(Format.seconds(frozen.largest)) "
             + "(\(Format.count((frozen.largest / frame).rounded(.down))) frames; a freeze is \(PoolVerdicts.freezeFloor) and \(PoolVerdicts.freezeFactor))"
-        let mechanism = Evidence.when(ahead > 0 && waitEnd - waitStart > 0,
+        let mechanism = Evidence.when(
+            ahead > 0 && waitEnd - waitStart > 0,
             "the main thread was seen blocked \(Format.seconds(waitEnd - waitStart)) in its semaphore wait, its block queued behind \(ahead) blocks still waiting for a pool thread",
             otherwise: "the main thread's block was queued behind no waiting block: the pool had a thread for it")
         return VariantRecord(outcome: outcome, metrics: m, evidence: evidence, mechanism: mechanism)
@@ -64,12 +73,16 @@ enum MainThread {
     static func freezeOutcome(block: Seconds, spareNet: Seconds, frozen: Seconds) -> Outcome {
         if spareNet > PoolVerdicts.sparedGap.value * frame { return .starved }
         let before = max(spareNet, frame)
-        return frozen >= PoolVerdicts.freezeFloor.value * block && frozen >= PoolVerdicts.freezeFactor.value * before ? .frozen : .responsive
+        return frozen >= PoolVerdicts.freezeFloor.value * block && frozen >= PoolVerdicts.freezeFactor.value * before
+            ? .frozen : .responsive
     }
 
     /// Turns the main run loop (which fires the heartbeat) until `end`.
     static func turnMainRunLoop(until end: Seconds) {
-        while MonotonicClock.now() < end { _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: min(0.05, max(0.001, end - MonotonicClock.now())))) }
+        while MonotonicClock.now() < end {
+            _ = RunLoop.main.run(
+                mode: .default, before: Date(timeIntervalSinceNow: min(0.05, max(0.001, end - MonotonicClock.now()))))
+        }
     }
 
     /// The ticks within `from...to` and their largest gap, raw and net of the machine's part of
@@ -77,8 +90,10 @@ enum MainThread {
     /// runnable, waiting for a CPU (a tick cannot come while the thread that fires it waits for
     /// one; on a loaded machine the two threads are not held up alike). The first gap counts
     /// from the last tick before `from`, the last ends at `to`.
-    static func gaps(_ times: [Seconds], from: Seconds, to: Seconds, _ context: VariantContext,
-                     _ waits: MainWaits) -> (count: Int, largest: Seconds, largestNet: Seconds) {
+    static func gaps(
+        _ times: [Seconds], from: Seconds, to: Seconds, _ context: VariantContext,
+        _ waits: MainWaits
+    ) -> (count: Int, largest: Seconds, largestNet: Seconds) {
         let inside = times.filter { $0 >= from && $0 <= to }
         let edges = [times.last { $0 < from } ?? from] + inside + [to]
         var largest = 0.0, largestNet = 0.0
@@ -97,7 +112,9 @@ final class MainWaits: Sendable {
     private let samples = Mutex<[(at: Seconds, waited: Seconds)]>([])
 
     /// Takes a sample of the calling thread (the main thread) at `instant` (default now).
-    func sample(at instant: Seconds = MonotonicClock.now(), waited: Seconds? = HostPlatform.currentThreadRunnableTime()?.waiting) {
+    func sample(
+        at instant: Seconds = MonotonicClock.now(), waited: Seconds? = HostPlatform.currentThreadRunnableTime()?.waiting
+    ) {
         guard let waited else { return }
         samples.withLock { $0.append((instant, waited)) }
     }
@@ -107,7 +124,9 @@ final class MainWaits: Sendable {
     /// the interval); zero where the kernel keeps no such account.
     func waited(from: Seconds, to: Seconds) -> Seconds {
         let all = samples.withLock { $0 }
-        guard let start = all.last(where: { $0.at <= from }), let end = all.first(where: { $0.at >= to }) else { return 0 }
+        guard let start = all.last(where: { $0.at <= from }), let end = all.first(where: { $0.at >= to }) else {
+            return 0
+        }
         return max(0, end.waited - start.waited)
     }
 }

@@ -10,7 +10,9 @@ enum ScaleParameters {
 
     /// Whether `name` is a request variant whose placement holds a thread, a pool block or an
     /// operation per request (a run loop per request: every placement but shared-thread).
-    static func holdsAThreadPerRequest(_ name: String) -> Bool { RunloopVariant(rawValue: name)?.placement?.runLoopPerRequest == true }
+    static func holdsAThreadPerRequest(_ name: String) -> Bool {
+        RunloopVariant(rawValue: name)?.placement?.runLoopPerRequest == true
+    }
 
     /// The flags' combinations, checked once on the command line (a child's are checked: it
     /// gets them from its parent, with a point's size). The sweep checks its own sizes.
@@ -22,16 +24,26 @@ enum ScaleParameters {
             }
             return
         }
-        let selected = options.list("variant").isEmpty ? runloopExperiment.defaultPlan(options, runloopExperiment.variants) : options.list("variant")
-        if p.caller != .async, let design = selected.first(where: { name in RunloopScale.designs.contains { $0.rawValue == name } }) {
-            throw UsageError("--variant \(design) needs --caller async: its callers are tasks racing their timeouts, and blocking callers' cost is shared-thread's lesson")
+        let selected =
+            options.list("variant").isEmpty
+            ? runloopExperiment.defaultPlan(options, runloopExperiment.variants) : options.list("variant")
+        if p.caller != .async,
+            let design = selected.first(where: { name in RunloopScale.designs.contains { $0.rawValue == name } })
+        {
+            throw UsageError(
+                "--variant \(design) needs --caller async: its callers are tasks racing their timeouts, and blocking callers' cost is shared-thread's lesson"
+            )
         }
         guard p.tasks > blockingCap else { return }
         if p.caller != .async {
-            throw UsageError("--tasks \(p.tasks) is too many for \(p.caller.phrase): each blocks a thread while it waits, so at most \(blockingCap) (--caller async goes up to \(maxTasks))")
+            throw UsageError(
+                "--tasks \(p.tasks) is too many for \(p.caller.phrase): each blocks a thread while it waits, so at most \(blockingCap) (--caller async goes up to \(maxTasks))"
+            )
         }
         if let heavy = selected.first(where: holdsAThreadPerRequest) {
-            throw UsageError("--tasks \(p.tasks) is too many for \(heavy): it holds a thread per request, so at most \(blockingCap) (up to \(maxTasks): shared-thread, \(RunloopScale.designs.map(\.rawValue).joined(separator: ", ")))")
+            throw UsageError(
+                "--tasks \(p.tasks) is too many for \(heavy): it holds a thread per request, so at most \(blockingCap) (up to \(maxTasks): shared-thread, \(RunloopScale.designs.map(\.rawValue).joined(separator: ", ")))"
+            )
         }
     }
 
@@ -41,7 +53,9 @@ enum ScaleParameters {
         guard p.caller == .async else { return plan }
         var adjusted = plan
         let designs = RunloopScale.designs.map(\.rawValue)
-        adjusted.insert(contentsOf: designs, at: adjusted.firstIndex(of: RunloopVariant.sharedThread.rawValue).map { $0 + 1 } ?? adjusted.endIndex)
+        adjusted.insert(
+            contentsOf: designs,
+            at: adjusted.firstIndex(of: RunloopVariant.sharedThread.rawValue).map { $0 + 1 } ?? adjusted.endIndex)
         guard p.tasks > blockingCap else { return adjusted }
         return adjusted.filter { !holdsAThreadPerRequest($0) }
     }

@@ -21,52 +21,79 @@ enum SweepVerdicts {
 
     /// p99 lateness beyond the control, in ms, raised to the noise floor (`nil` if unmeasured).
     static func excessP99(_ point: SweepPoint?) -> Double? {
-        guard let raw = point?[RunloopMetric.latenessExcessP99Ms] ?? point?[RunloopMetric.latenessP99Ms] else { return nil }
+        guard let raw = point?[RunloopMetric.latenessExcessP99Ms] ?? point?[RunloopMetric.latenessP99Ms] else {
+            return nil
+        }
         return max(raw, noiseFloor.value)
     }
 
     /// "10: 0.31 ms, 100: 2.1 ms, ..." for one design.
     static func curve(_ points: [SweepPoint]) -> String {
-        points.map { "\(Format.count(Double($0.size))): \($0[RunloopMetric.latenessP99Ms].map(Format.milliseconds) ?? "—")" }.joined(separator: ", ")
+        points.map {
+            "\(Format.count(Double($0.size))): \($0[RunloopMetric.latenessP99Ms].map(Format.milliseconds) ?? "—")"
+        }.joined(separator: ", ")
     }
 
     /// The mechanism at a point: every caller started, and the design's timers counted.
-    static func raced(_ point: SweepPoint, _ design: TimeoutDesignName, timers: (Double, Double) -> Bool, _ what: String) -> Evidence {
-        let total = point[RunloopMetric.total] ?? 0, done = point[RunloopMetric.completed] ?? 0, armed = point[RunloopMetric.timersArmed] ?? .nan, n = Format.count
-        return .when(total > 0 && done == total && timers(armed, total),
-                     "\(design.rawValue) at \(n(Double(point.size))): \(n(done)) of \(n(total)) requests raced to the end, \(armed.isNaN ? "timers not counted" : "\(n(armed)) \(what)")")
+    static func raced(
+        _ point: SweepPoint, _ design: TimeoutDesignName, timers: (Double, Double) -> Bool, _ what: String
+    ) -> Evidence {
+        let total = point[RunloopMetric.total] ?? 0, done = point[RunloopMetric.completed] ?? 0,
+            armed = point[RunloopMetric.timersArmed] ?? .nan, n = Format.count
+        return .when(
+            total > 0 && done == total && timers(armed, total),
+            "\(design.rawValue) at \(n(Double(point.size))): \(n(done)) of \(n(total)) requests raced to the end, \(armed.isNaN ? "timers not counted" : "\(n(armed)) \(what)")"
+        )
     }
 
     static func perRequestTimersDegrade(_ inputs: FindingInputs) -> Verdict {
         let shared = inputs.points(of: TimeoutDesignName.sharedThread)
-        guard let small = shared.first, let large = shared.last, Double(large.size) >= span.value * Double(small.size) else {
-            return .notJudged("the sweep must span \(Format.count(span.value))× in requests with shared-thread at both ends (such as --sweep 10,1000); it ran shared-thread at \(shared.map { Format.count(Double($0.size)) }.joined(separator: ", "))")
+        guard let small = shared.first, let large = shared.last, Double(large.size) >= span.value * Double(small.size)
+        else {
+            return .notJudged(
+                "the sweep must span \(Format.count(span.value))× in requests with shared-thread at both ends (such as --sweep 10,1000); it ran shared-thread at \(shared.map { Format.count(Double($0.size)) }.joined(separator: ", "))"
+            )
         }
         guard let smallP99 = excessP99(small), let largeP99 = excessP99(large) else {
             return .notJudged("shared-thread's lateness was not measured at both ends: \(curve(shared))")
         }
         let growth = largeP99 / smallP99
         let perDecade = pow(growth, 1 / log10(Double(large.size) / Double(small.size)))
-        var text = "one run-loop timer per request (shared-thread), p99 late at \(curve(shared)): beyond a same-moment control \(Format.decimal(growth, places: 1))× from \(Format.count(Double(small.size))) to \(Format.count(Double(large.size))) requests, \(Format.decimal(perDecade, places: 1))× per 10× requests"
+        var text =
+            "one run-loop timer per request (shared-thread), p99 late at \(curve(shared)): beyond a same-moment control \(Format.decimal(growth, places: 1))× from \(Format.count(Double(small.size))) to \(Format.count(Double(large.size))) requests, \(Format.decimal(perDecade, places: 1))× per 10× requests"
         // For comparison only (deadline-heap-scales judges it).
-        if let heap = inputs.points(of: TimeoutDesignName.deadlineHeap).first(where: { $0.size == large.size }), let heapP99 = excessP99(heap) {
-            text += "; deadline-heap on the same kind of thread: \(heap[RunloopMetric.latenessP99Ms].map(Format.milliseconds) ?? "—") at \(Format.count(Double(large.size))) (\(Format.decimal(largeP99 / heapP99, places: 0))× less, beyond the control)"
+        if let heap = inputs.points(of: TimeoutDesignName.deadlineHeap).first(where: { $0.size == large.size }),
+            let heapP99 = excessP99(heap)
+        {
+            text +=
+                "; deadline-heap on the same kind of thread: \(heap[RunloopMetric.latenessP99Ms].map(Format.milliseconds) ?? "—") at \(Format.count(Double(large.size))) (\(Format.decimal(largeP99 / heapP99, places: 0))× less, beyond the control)"
         }
-        return Verdict(symptom: growth >= ratio.value,
-                       mechanism: .all([small, large].map { raced($0, .sharedThread, timers: { $0 >= $1 }, "run-loop timers added, one per request") }), text)
+        return Verdict(
+            symptom: growth >= ratio.value,
+            mechanism: .all(
+                [small, large].map {
+                    raced($0, .sharedThread, timers: { $0 >= $1 }, "run-loop timers added, one per request")
+                }), text)
     }
 
     static func deadlineHeapScales(_ inputs: FindingInputs) -> Verdict {
-        let heaps = inputs.points(of: TimeoutDesignName.deadlineHeap), shareds = inputs.points(of: TimeoutDesignName.sharedThread)
+        let heaps = inputs.points(of: TimeoutDesignName.deadlineHeap),
+            shareds = inputs.points(of: TimeoutDesignName.sharedThread)
         guard let heap = heaps.last, let shared = shareds.last(where: { $0.size == heap.size }),
-              let heapP99 = excessP99(heap), let sharedP99 = excessP99(shared) else {
+            let heapP99 = excessP99(heap), let sharedP99 = excessP99(shared)
+        else {
             return .notJudged("the sweep has no deadline-heap and shared-thread lateness at its largest count")
         }
         let added = heap[RunloopMetric.threadsAdded] ?? .infinity, early = heap[RunloopMetric.early] ?? 0
         let wall = heap[RunloopMetric.wallPerTimeout].map { Format.decimal($0, places: 2) + " × timeout" } ?? "—"
-        let text = "at \(Format.count(Double(heap.size))) requests deadline-heap woke \(Format.count(heap[RunloopMetric.completed] ?? 0)) of \(Format.count(heap[RunloopMetric.total] ?? 0)) p99 \(heap[RunloopMetric.latenessP99Ms].map(Format.milliseconds) ?? "—") late (max \(heap[RunloopMetric.latenessMaxMs].map(Format.milliseconds) ?? "—")), \(Format.count(early)) early, all done in \(wall), adding \(Format.count(added)) thread(s); shared-thread's p99 \(shared[RunloopMetric.latenessP99Ms].map(Format.milliseconds) ?? "—"): \(Format.decimal(sharedP99 / heapP99, places: 0))× deadline-heap's beyond a same-moment control"
-        return Verdict(symptom: sharedP99 / heapP99 >= ratio.value && heapP99 <= onTime.value && added <= threads.value && early == 0,
-                       mechanism: .all([raced(heap, .deadlineHeap, timers: { $0 < $1 }, "settings of its one timer"),
-                                        raced(shared, .sharedThread, timers: { $0 >= $1 }, "run-loop timers added, one per request")]), text)
+        let text =
+            "at \(Format.count(Double(heap.size))) requests deadline-heap woke \(Format.count(heap[RunloopMetric.completed] ?? 0)) of \(Format.count(heap[RunloopMetric.total] ?? 0)) p99 \(heap[RunloopMetric.latenessP99Ms].map(Format.milliseconds) ?? "—") late (max \(heap[RunloopMetric.latenessMaxMs].map(Format.milliseconds) ?? "—")), \(Format.count(early)) early, all done in \(wall), adding \(Format.count(added)) thread(s); shared-thread's p99 \(shared[RunloopMetric.latenessP99Ms].map(Format.milliseconds) ?? "—"): \(Format.decimal(sharedP99 / heapP99, places: 0))× deadline-heap's beyond a same-moment control"
+        return Verdict(
+            symptom: sharedP99 / heapP99 >= ratio.value && heapP99 <= onTime.value && added <= threads.value
+                && early == 0,
+            mechanism: .all([
+                raced(heap, .deadlineHeap, timers: { $0 < $1 }, "settings of its one timer"),
+                raced(shared, .sharedThread, timers: { $0 >= $1 }, "run-loop timers added, one per request"),
+            ]), text)
     }
 }

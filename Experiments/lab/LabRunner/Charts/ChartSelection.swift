@@ -15,11 +15,12 @@ enum ChartSelection {
     static func charts(for report: ExperimentReport) -> [Chart] {
         var charts: [Chart] = []
         let name = report.experiment
-        let stem = FileSlug.make(name)   // chart file names come from this, never from the raw name
+        let stem = FileSlug.make(name)  // chart file names come from this, never from the raw name
 
         let threadLines = report.variants.compactMap { v -> TimelineChart.Line? in
             guard let points = v.series?[SeriesKey.threads], points.count >= 2 else { return nil }
-            return TimelineChart.Line(name: v.name, points: points.compactMap { p in p.count >= 2 ? (p[0], p[1]) : nil })
+            return TimelineChart.Line(
+                name: v.name, points: points.compactMap { p in p.count >= 2 ? (p[0], p[1]) : nil })
         }
         if !threadLines.isEmpty {
             let chart = TimelineChart(title: "\(name): threads over time", yLabel: "threads", lines: threadLines)
@@ -28,11 +29,13 @@ enum ChartSelection {
 
         let probeLines = report.variants.compactMap { v -> TimelineChart.Line? in
             guard let points = v.series?[SeriesKey.probeWait], !points.isEmpty else { return nil }
-            return TimelineChart.Line(name: v.name, points: points.compactMap { p in p.count >= 2 ? (p[0], max(p[1], 0.001)) : nil })
+            return TimelineChart.Line(
+                name: v.name, points: points.compactMap { p in p.count >= 2 ? (p[0], max(p[1], 0.001)) : nil })
         }
         if !probeLines.isEmpty {
-            let chart = TimelineChart(title: "\(name): probe latency (ms, log scale)", yLabel: "ms before a probe started",
-                                      lines: probeLines, logarithmic: true)
+            let chart = TimelineChart(
+                title: "\(name): probe latency (ms, log scale)", yLabel: "ms before a probe started",
+                lines: probeLines, logarithmic: true)
             charts.append(Chart(id: "\(stem)-probes", title: chart.title, svg: chart.render()))
         }
 
@@ -51,9 +54,13 @@ enum ChartSelection {
         let lanes = report.variants.compactMap { v -> EventTimelineChart.Lane? in
             guard let events = v.events, !events.isEmpty else { return nil }
             var note: String?
-            if v.outcome == .leaked { note = "never released" }
-            else if v.outcome == .crashed { note = "crashed" }
-            else if v.outcome == .deadlock || v.outcome == .stalled { note = v.outcome.rawValue }
+            if v.outcome == .leaked {
+                note = "never released"
+            } else if v.outcome == .crashed {
+                note = "crashed"
+            } else if v.outcome == .deadlock || v.outcome == .stalled {
+                note = v.outcome.rawValue
+            }
             return EventTimelineChart.Lane(name: v.name, events: events, note: note)
         }
         if !lanes.isEmpty {

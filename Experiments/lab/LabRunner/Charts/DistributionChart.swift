@@ -35,9 +35,12 @@ struct DistributionChart {
             svg.text(x(tick), bottom + 16, tickLabel(tick), anchor: .middle, size: 11, fill: Palette.axis)
         }
         let sampled = rows.contains { $0.values.count > DistributionChart.dotLimit }
-        svg.text(left + plotWidth / 2, bottom + 36, "lateness (log scale); each dot is one item"
-                 + (sampled ? " (an even sample of \(DistributionChart.dotLimit) per row)" : "") + "; | marks p50 and p99",
-                 anchor: .middle, size: 12, fill: Palette.axis)
+        svg.text(
+            left + plotWidth / 2, bottom + 36,
+            "lateness (log scale); each dot is one item"
+                + (sampled ? " (an even sample of \(DistributionChart.dotLimit) per row)" : "")
+                + "; | marks p50 and p99",
+            anchor: .middle, size: 12, fill: Palette.axis)
 
         for (index, row) in rows.enumerated() {
             let cy = top + Double(index) * rowHeight + rowHeight / 2
@@ -46,13 +49,18 @@ struct DistributionChart {
             // Deterministic jitter spreads dots vertically so dense clusters stay readable.
             for (i, v) in Downsample.spread(row.values, limit: DistributionChart.dotLimit).enumerated() {
                 let jitter = Double((i * 7919) % 13) - 6
-                svg.circle(x(v), cy + jitter, r: 2.2, fill: Palette.colour(index), opacity: 0.55,
-                           tooltip: "\(row.name): \(Format.number(v.rounded(toPlaces: 3))) \(unit)")
+                svg.circle(
+                    x(v), cy + jitter, r: 2.2, fill: Palette.colour(index), opacity: 0.55,
+                    tooltip: "\(row.name): \(Format.number(v.rounded(toPlaces: 3))) \(unit)")
             }
-            if let p50 = LatencySummary.percentile(50, of: row.values), let p99 = LatencySummary.percentile(99, of: row.values) {
+            if let p50 = LatencySummary.percentile(50, of: row.values),
+                let p99 = LatencySummary.percentile(99, of: row.values)
+            {
                 for p in [p50, p99] { svg.line(x(p), cy - 12, x(p), cy + 12, stroke: "#000", width: 2) }
             }
-            let note = row.values.isEmpty && row.missing > 0 ? "none of \(row.missing)"
+            let note =
+                row.values.isEmpty && row.missing > 0
+                ? "none of \(row.missing)"
                 : (row.missing > 0 ? "\(row.values.count), \(row.missing) never" : "\(row.values.count)")
             svg.text(left + plotWidth + 8, cy + 4, note, size: 11, fill: row.missing > 0 ? "#b00" : Palette.axis)
         }

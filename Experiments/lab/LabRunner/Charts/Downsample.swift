@@ -7,7 +7,9 @@ enum Downsample {
     /// line through them has the same peaks, troughs and ends as one through all the points.
     /// `fraction` places a time on the axis (0...1). Out-of-order input that defeats the
     /// columns is thinned evenly down to the same bound.
-    static func line(_ points: [(t: Double, value: Double)], columns: Int, fraction: (Double) -> Double) -> [(t: Double, value: Double)] {
+    static func line(
+        _ points: [(t: Double, value: Double)], columns: Int, fraction: (Double) -> Double
+    ) -> [(t: Double, value: Double)] {
         let limit = max(columns, 1) * 4
         guard points.count > limit else { return points }
         func column(_ t: Double) -> Int {

@@ -32,7 +32,9 @@ struct EventTimelineChart {
 
         for tick in axis.ticks {
             svg.line(x(tick), top - 6, x(tick), bottom, stroke: Palette.grid)
-            svg.text(x(tick), bottom + 16, tick == 0 ? "0" : scale.label(tick), anchor: .middle, size: 11, fill: Palette.axis)
+            svg.text(
+                x(tick), bottom + 16, tick == 0 ? "0" : scale.label(tick), anchor: .middle, size: 11, fill: Palette.axis
+            )
         }
         for (index, lane) in lanes.enumerated() {
             let cy = top + Double(index) * laneHeight + laneHeight / 2
@@ -41,7 +43,9 @@ struct EventTimelineChart {
             let shown = Downsample.evenly(lane.events, limit: EventTimelineChart.eventLimit)
             for (i, event) in shown.enumerated() {
                 let colour = colourFor(event.label)
-                svg.circle(x(event.t), cy, r: 5, fill: colour, tooltip: "\(event.label) at \(Format.seconds(event.t))" + (event.thread.map { " on \($0)" } ?? ""))
+                svg.circle(
+                    x(event.t), cy, r: 5, fill: colour,
+                    tooltip: "\(event.label) at \(Format.seconds(event.t))" + (event.thread.map { " on \($0)" } ?? ""))
                 // Alternate labels above and below the lane so neighbours do not collide.
                 let labelY = i % 2 == 0 ? cy - 10 : cy + 19
                 svg.text(x(event.t), labelY, event.label, anchor: .middle, size: 10, fill: colour)
@@ -50,7 +54,8 @@ struct EventTimelineChart {
             let notes = [lane.note, hidden > 0 ? "\(hidden) more not drawn" : nil].compactMap { $0 }
             if !notes.isEmpty {
                 let note = notes.joined(separator: "; ")
-                svg.polygon([(left + plotWidth, cy - 5), (left + plotWidth + 9, cy), (left + plotWidth, cy + 5)], fill: "#b00")
+                svg.polygon(
+                    [(left + plotWidth, cy - 5), (left + plotWidth + 9, cy), (left + plotWidth, cy + 5)], fill: "#b00")
                 svg.text(left + plotWidth + 14, cy + 4, note, size: 11, fill: "#b00")
             }
         }

@@ -28,8 +28,10 @@ struct PlotFrame {
 
     /// A canvas with the title and the axes drawn. Each y tick is a gridline across the plot;
     /// each x tick is a gridline too with `xGrid`, otherwise a short mark under the plot.
-    func canvas(title: String, xLabel: String, yLabel: String, xGrid: Bool,
-                xTickLabel: (Double) -> String, yTickLabel: (Double) -> String) -> SVGCanvas {
+    func canvas(
+        title: String, xLabel: String, yLabel: String, xGrid: Bool,
+        xTickLabel: (Double) -> String, yTickLabel: (Double) -> String
+    ) -> SVGCanvas {
         var svg = SVGCanvas(width: width, height: height, title: title)
         svg.text(plotLeft, 22, title, size: 15, bold: true)
         let bottom = plotTop + plotHeight
@@ -38,7 +40,8 @@ struct PlotFrame {
             svg.text(plotLeft - 6, y(tick) + 4, yTickLabel(tick), anchor: .end, size: 11, fill: Palette.axis)
         }
         for tick in xAxis.ticks {
-            svg.line(x(tick), xGrid ? plotTop : bottom, x(tick), bottom + 4, stroke: xGrid ? Palette.grid : Palette.axis)
+            svg.line(
+                x(tick), xGrid ? plotTop : bottom, x(tick), bottom + 4, stroke: xGrid ? Palette.grid : Palette.axis)
             svg.text(x(tick), bottom + 17, xTickLabel(tick), anchor: .middle, size: 11, fill: Palette.axis)
         }
         svg.line(plotLeft, bottom, plotLeft + plotWidth, bottom, stroke: Palette.axis)

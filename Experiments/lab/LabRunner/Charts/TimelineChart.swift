@@ -16,17 +16,19 @@ struct TimelineChart {
     func render() -> SVGCanvas {
         let maxT = lines.flatMap { $0.points.map(\.t) }.max() ?? 1
         let values = lines.flatMap { $0.points.map(\.value) }
-        let yAxis = logarithmic
+        let yAxis =
+            logarithmic
             ? Axis.log(from: values.filter { $0 > 0 }.min() ?? 0.001, to: values.max() ?? 1)
             : Axis.linear(to: max(values.max() ?? 1, 1))
         let frame = PlotFrame(legendWidth: 260, plotHeight: 260, xAxis: Axis.linear(to: max(maxT, 1e-3)), yAxis: yAxis)
-        var svg = frame.canvas(title: title, xLabel: "seconds since the variant started", yLabel: yLabel,
-                               xGrid: false, xTickLabel: frame.xAxis.label, yTickLabel: frame.yAxis.label)
+        var svg = frame.canvas(
+            title: title, xLabel: "seconds since the variant started", yLabel: yLabel,
+            xGrid: false, xTickLabel: frame.xAxis.label, yTickLabel: frame.yAxis.label)
         for (index, line) in lines.enumerated() {
             var steps: [(Double, Double)] = []
             let drawn = Downsample.line(line.points, columns: Int(frame.plotWidth), fraction: frame.xAxis.fraction)
             for (i, p) in drawn.enumerated() {
-                if i > 0 { steps.append((frame.x(p.t), steps.last!.1)) }   // step: hold the last value until now
+                if i > 0 { steps.append((frame.x(p.t), steps.last!.1)) }  // step: hold the last value until now
                 steps.append((frame.x(p.t), frame.y(p.value)))
             }
             svg.polyline(steps, stroke: Palette.colour(index))

@@ -18,15 +18,18 @@ public enum AllCommand {
         /// "0 of 0" proves nothing); 130 when interrupted.
         public var exitStatus: Int32 {
             if interrupted { return 130 }
-            let ok = document.failures.isEmpty && document.experiments.allSatisfy(\.passed)
+            let ok =
+                document.failures.isEmpty && document.experiments.allSatisfy(\.passed)
                 && Verdicts(document).applicable > 0
             return ok ? 0 : 1
         }
     }
 
     /// Runs the catalog's experiments (or `only` those) and collects their reports.
-    public static func run(catalog: LabCatalog, launcher: Launcher, quick: Bool, only: [String] = [],
-                           status: RunStatus? = nil) -> Result {
+    public static func run(
+        catalog: LabCatalog, launcher: Launcher, quick: Bool, only: [String] = [],
+        status: RunStatus? = nil
+    ) -> Result {
         let start = MonotonicClock.now()
         let entries = only.isEmpty ? catalog.entries : catalog.entries.filter { only.contains($0.command) }
         status?.planned(entries.count)
@@ -38,36 +41,47 @@ public enum AllCommand {
             status?.started(index, variant: entry.command, total: nil)
             defer { status?.finished(index) }
             let arguments = launcher.selector(entry) + ["--json"] + (quick ? ["--quick"] : [])
-            let spec = ChildSpec(executable: launcher.executable, arguments: arguments,
-                                 environment: ["SWIFT_BACKTRACE": "enable=no"], budget: quick ? 120 : 600)
+            let spec = ChildSpec(
+                executable: launcher.executable, arguments: arguments,
+                environment: ["SWIFT_BACKTRACE": "enable=no"], budget: quick ? 120 : 600)
             let run: ChildRun
             do { run = try ChildProcess.run(spec) } catch {
-                failures.append(ExperimentFailure(experiment: entry.definition.name, outcome: "failed", evidence: "\(error)"))
+                failures.append(
+                    ExperimentFailure(experiment: entry.definition.name, outcome: "failed", evidence: "\(error)"))
                 continue
             }
             if run.outcome == .interrupted {
                 interrupted = true
-                failures.append(ExperimentFailure(experiment: entry.definition.name, outcome: "interrupted", evidence: run.evidence))
+                failures.append(
+                    ExperimentFailure(experiment: entry.definition.name, outcome: "interrupted", evidence: run.evidence)
+                )
                 break
             }
             // Exit 0 or 1 both come with a report; anything else is a failure of the run itself.
             if let code = run.exitCode, code == 0 || code == 1,
-               let report = try? ExperimentReport.decode(Data(run.stdout.utf8)) {
+                let report = try? ExperimentReport.decode(Data(run.stdout.utf8))
+            {
                 reports.append(report)
             } else if let machine = run.machine {
                 // The machine, not the experiment: it could not finish in its budget for want of
                 // a CPU or a thread.
-                failures.append(ExperimentFailure(experiment: entry.definition.name, outcome: machine.outcome.rawValue,
-                                                  evidence: machine.evidence + "; the harness saw: " + run.evidence))
+                failures.append(
+                    ExperimentFailure(
+                        experiment: entry.definition.name, outcome: machine.outcome.rawValue,
+                        evidence: machine.evidence + "; the harness saw: " + run.evidence))
             } else {
-                let evidence = run.outcome == .completed || run.outcome == .failed
+                let evidence =
+                    run.outcome == .completed || run.outcome == .failed
                     ? (run.stderr.split(separator: "\n").last.map(String.init) ?? run.evidence) : run.evidence
-                failures.append(ExperimentFailure(experiment: entry.definition.name, outcome: run.outcome.rawValue, evidence: evidence))
+                failures.append(
+                    ExperimentFailure(
+                        experiment: entry.definition.name, outcome: run.outcome.rawValue, evidence: evidence))
             }
         }
         if ChildProcess.isInterrupted { interrupted = true }
-        let document = LabDocument(complete: !interrupted && failures.isEmpty, quick: quick,
-                                   elapsedSeconds: MonotonicClock.now() - start, experiments: reports, failures: failures)
+        let document = LabDocument(
+            complete: !interrupted && failures.isEmpty, quick: quick,
+            elapsedSeconds: MonotonicClock.now() - start, experiments: reports, failures: failures)
         return Result(document: document, interrupted: interrupted)
     }
 
@@ -81,7 +95,9 @@ public enum AllCommand {
         var rows: [[String]] = [["experiment", "finding", "verdict", "measured"]]
         for report in document.experiments {
             for f in report.findings {
-                let verdict = !f.applicable ? "n/a" : (f.reproduced ? "reproduced" : (f.notJudged ? "NOT JUDGED" : "NOT REPRODUCED"))
+                let verdict =
+                    !f.applicable
+                    ? "n/a" : (f.reproduced ? "reproduced" : (f.notJudged ? "NOT JUDGED" : "NOT REPRODUCED"))
                 rows.append([report.experiment, f.id, verdict, f.summary])
             }
         }
@@ -112,22 +128,29 @@ public enum AllCommand {
         }
         let verdicts = Verdicts(document)
         let unjudged = document.experiments.flatMap(\.unjudgedFindings).count
-        let footer = "\(verdicts.reproduced) of \(verdicts.applicable) findings reproduced in \(document.experiments.count) experiments"
+        let footer =
+            "\(verdicts.reproduced) of \(verdicts.applicable) findings reproduced in \(document.experiments.count) experiments"
             + (unjudged == 0 ? "" : "; \(unjudged) not judged")
             + (document.failures.isEmpty ? "" : "; \(document.failures.count) left no report")
             + " · \(Format.seconds(document.elapsedSeconds))" + (document.complete ? "" : " · INCOMPLETE")
         // A forbidden outcome fails the run even when no finding reads its variant.
         let forbidden = document.experiments.flatMap { experiment in
-            experiment.forbiddenVariants.map { style.red("forbidden outcome: \(experiment.experiment) \($0.name) ended \($0.outcome)") }
+            experiment.forbiddenVariants.map {
+                style.red("forbidden outcome: \(experiment.experiment) \($0.name) ended \($0.outcome)")
+            }
         }
-        let good = verdicts.reproduced == verdicts.applicable && verdicts.applicable > 0 && document.failures.isEmpty
+        let good =
+            verdicts.reproduced == verdicts.applicable && verdicts.applicable > 0 && document.failures.isEmpty
             && document.complete && forbidden.isEmpty
-        let nothing = verdicts.applicable == 0 && document.failures.isEmpty ? "\n" + style.red("no finding was judged: nothing ran that could reproduce one") : ""
+        let nothing =
+            verdicts.applicable == 0 && document.failures.isEmpty
+            ? "\n" + style.red("no finding was judged: nothing ran that could reproduce one") : ""
         let machine = document.experiments.flatMap { experiment in
             HumanReport.machineLines(experiment, style: style).map { "\(experiment.experiment): " + $0 }
         }
         let forbiddenText = (machine + forbidden).isEmpty ? "" : "\n" + (machine + forbidden).joined(separator: "\n")
-        return lines.joined(separator: "\n") + "\n\n" + (good ? style.green(footer) : style.red(footer)) + forbiddenText + nothing + "\n"
+        return lines.joined(separator: "\n") + "\n\n" + (good ? style.green(footer) : style.red(footer)) + forbiddenText
+            + nothing + "\n"
     }
     /// `lab all --charts`: after the table, each experiment's own sections (its text charts,
     /// timelines and step lists) drawn from its report exactly as the experiment's terminal
@@ -140,7 +163,8 @@ public enum AllCommand {
             let sections = HumanReport.sections(report, definition: definition, width: width)
             guard !sections.isEmpty else { continue }
             lines.append("")
-            lines += TextWrap.wrap(style.bold("\(definition.executable): \(definition.question)"), width: width, indent: "  ")
+            lines += TextWrap.wrap(
+                style.bold("\(definition.executable): \(definition.question)"), width: width, indent: "  ")
             lines += sections
         }
         return lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"

@@ -73,17 +73,20 @@ public enum BenchCommand {
         let timeline = sampler.stop()
         let share = (timeline.samplerCPU ?? .nan) / max(timeline.duration, 1e-9) * 100
         let target = interval == 0.01 ? "under 1 % of one core" : nil
-        return Figure(name: "sampler CPU at \(Format.seconds(interval)) interval", value: share, unit: "% of one core",
-                      target: target, met: target == nil ? nil : share < 1,
-                      detail: "\(timeline.samples.count) samples in \(Format.seconds(timeline.duration))")
+        return Figure(
+            name: "sampler CPU at \(Format.seconds(interval)) interval", value: share, unit: "% of one core",
+            target: target, met: target == nil ? nil : share < 1,
+            detail: "\(timeline.samples.count) samples in \(Format.seconds(timeline.duration))")
     }
 
     /// A thread that only wakes every `interval`: the floor under any sampler at that interval
     /// on this machine (on a VM, the wake-up itself is most of the sampler's cost).
     static func wakeFloor(interval: Double) -> Figure {
         let share = ThreadSampler.wakeUpFloor(interval: interval, for: 2) * 100
-        return Figure(name: "a thread that only wakes every \(Format.seconds(interval)) (the floor)", value: share,
-                      unit: "% of one core", target: nil, met: nil, detail: "what waking alone costs here, for comparison with the sampler")
+        return Figure(
+            name: "a thread that only wakes every \(Format.seconds(interval)) (the floor)", value: share,
+            unit: "% of one core", target: nil, met: nil,
+            detail: "what waking alone costs here, for comparison with the sampler")
     }
 
     /// A counter advances, then stops; the watchdog (window 0.5 s) must notice within the window
@@ -104,9 +107,10 @@ public enum BenchCommand {
             delays.append((report?.detectedAt ?? .infinity) - stoppedAt)
         }
         let worst = delays.max() ?? .infinity
-        return Figure(name: "stall detected after it starts (window 500 ms)", value: worst * 1000, unit: "ms (worst of 5)",
-                      target: "window + 100 ms = 600 ms", met: worst <= window + 0.1,
-                      detail: "all: " + delays.map { Format.milliseconds($0 * 1000) }.joined(separator: ", "))
+        return Figure(
+            name: "stall detected after it starts (window 500 ms)", value: worst * 1000, unit: "ms (worst of 5)",
+            target: "window + 100 ms = 600 ms", met: worst <= window + 0.1,
+            detail: "all: " + delays.map { Format.milliseconds($0 * 1000) }.joined(separator: ", "))
     }
 
     /// Launching a child trial that reports a result and exits: the fixed cost of isolation.
@@ -125,14 +129,17 @@ public enum BenchCommand {
             // The same command, spawned the same way, with nothing around it.
             if let wall = ChildProcess.bareStart(launcher.executable, arguments: ["bench-child"]) { bare.append(wall) }
         }
-        let median = LatencySummary.percentile(50, of: walls) ?? .nan, bareMedian = LatencySummary.percentile(50, of: bare) ?? .nan
+        let median = LatencySummary.percentile(50, of: walls) ?? .nan,
+            bareMedian = LatencySummary.percentile(50, of: bare) ?? .nan
         let added = (median - bareMedian) * 1000
         let ms = { (x: Double) in Format.milliseconds(x * 1000) }
-        return Figure(name: "child trial start-up (spawn, report, reap), beyond a bare start", value: added, unit: "ms (medians of 20)",
-                      target: "<= \(Format.number(harnessStartupTargetMs)) ms", met: added <= harnessStartupTargetMs,
-                      detail: "trial start-up \(ms(median)) (min \(ms(walls.min() ?? .nan)), max \(ms(walls.max() ?? .nan)), "
-                        + "\(walls.count) of 20 ran); a bare start of the same binary \(ms(bareMedian)) "
-                        + "(\(bare.count) of 20; the binary's own libraries load in it)")
+        return Figure(
+            name: "child trial start-up (spawn, report, reap), beyond a bare start", value: added,
+            unit: "ms (medians of 20)",
+            target: "<= \(Format.number(harnessStartupTargetMs)) ms", met: added <= harnessStartupTargetMs,
+            detail: "trial start-up \(ms(median)) (min \(ms(walls.min() ?? .nan)), max \(ms(walls.max() ?? .nan)), "
+                + "\(walls.count) of 20 ran); a bare start of the same binary \(ms(bareMedian)) "
+                + "(\(bare.count) of 20; the binary's own libraries load in it)")
     }
 
     /// Tracking 100 000 objects and checking each once.
@@ -151,39 +158,54 @@ public enum BenchCommand {
         for i in 0..<count where tracker.isAlive("item\(i)") { alive += 1 }
         let checkCost = checkMeter.read().wall
         items.removeAll()
-        return Figure(name: "cost per tracked object", value: trackCost / Double(count) * 1e6, unit: "µs to track",
-                      target: nil, met: nil,
-                      detail: "\(Format.decimal(checkCost / Double(count) * 1e6, places: 2)) µs per is-alive check; \(alive) of \(count) alive while held")
+        return Figure(
+            name: "cost per tracked object", value: trackCost / Double(count) * 1e6, unit: "µs to track",
+            target: nil, met: nil,
+            detail:
+                "\(Format.decimal(checkCost / Double(count) * 1e6, places: 2)) µs per is-alive check; \(alive) of \(count) alive while held"
+        )
     }
 
     /// An experiment's performance bar, measured on a run of its own.
     static func measure(_ bar: PerformanceBar, launcher: Launcher, entry: LabEntry) -> [Figure] {
         let arguments = launcher.selector(entry) + ["--json"] + bar.arguments
-        let report = (try? ChildProcess.run(ChildSpec(executable: launcher.executable, arguments: arguments, budget: 60)))
+        let report =
+            (try? ChildProcess.run(ChildSpec(executable: launcher.executable, arguments: arguments, budget: 60)))
             .flatMap { try? ExperimentReport.decode(Data($0.stdout.utf8)) }
         let figures = report.map(bar.judge) ?? []
         guard !figures.isEmpty else {
-            return [Figure(name: "\(entry.definition.name): \(bar.title)", value: .nan, unit: "", target: "a report",
-                           met: false, detail: "the \(entry.definition.name) run did not report")]
+            return [
+                Figure(
+                    name: "\(entry.definition.name): \(bar.title)", value: .nan, unit: "", target: "a report",
+                    met: false, detail: "the \(entry.definition.name) run did not report")
+            ]
         }
-        return figures.map { Figure(name: $0.name, value: $0.value, unit: $0.unit, target: $0.target, met: $0.met, detail: $0.detail) }
+        return figures.map {
+            Figure(name: $0.name, value: $0.value, unit: $0.unit, target: $0.target, met: $0.met, detail: $0.detail)
+        }
     }
 
     /// The figures as text, every line wrapped to `width` columns like the lab's other
     /// reports (a figure's detail continues under itself).
     public static func render(_ result: Result, style: Style, width: Int = Terminal.defaultColumns) -> String {
-        var lines = TextWrap.wrap("lab bench · \(result.platform.os), \(result.platform.cpus) cpus, swift \(result.platform.swift)"
-                                  + (result.optimized ? " · release build" : " · DEBUG build: rerun with `swift run -c release lab bench`"),
-                                  width: width, indent: "  ")
+        var lines = TextWrap.wrap(
+            "lab bench · \(result.platform.os), \(result.platform.cpus) cpus, swift \(result.platform.swift)"
+                + (result.optimized
+                    ? " · release build" : " · DEBUG build: rerun with `swift run -c release lab bench`"),
+            width: width, indent: "  ")
         // The name column, at most a third of the width: a longer name wraps under itself.
         let nameWidth = min(result.figures.map(\.name.count).max() ?? 0, max(10, width / 3))
         let indent = String(repeating: " ", count: 2 + nameWidth + 2)
         for f in result.figures {
             let value = Format.decimal(f.value, places: f.value < 10 ? 3 : 1) + " " + f.unit
             var mark = ""
-            if let met = f.met, let target = f.target { mark = met ? style.green("  ✓ target \(target)") : style.red("  ✗ target \(target)") }
-            lines += TextWrap.wrap("  " + f.name.padding(toLength: max(nameWidth, f.name.count), withPad: " ", startingAt: 0) + "  " + value + mark,
-                                   width: width, indent: indent)
+            if let met = f.met, let target = f.target {
+                mark = met ? style.green("  ✓ target \(target)") : style.red("  ✗ target \(target)")
+            }
+            lines += TextWrap.wrap(
+                "  " + f.name.padding(toLength: max(nameWidth, f.name.count), withPad: " ", startingAt: 0) + "  "
+                    + value + mark,
+                width: width, indent: indent)
             lines += TextWrap.wrap(indent + style.dim(f.detail), width: width, indent: indent)
         }
         return lines.joined(separator: "\n") + "\n"

@@ -4,7 +4,9 @@ import LabHarness
 /// The `lab` command: lists, runs and reports the experiments, and hosts each of them
 /// (`lab runloop --quick` is `exp-runloop --quick`).
 public enum LabCommandLine {
-    public static func main(catalog: LabCatalog, arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
+    public static func main(
+        catalog: LabCatalog, arguments: [String] = Array(CommandLine.arguments.dropFirst())
+    ) -> Never {
         // Started by another lab process (`lab all`, `lab bench`): die with it, whatever kills it.
         ChildHandshake.bindIfStartedByLab()
         Terminal.prepareOutput()
@@ -31,17 +33,21 @@ public enum LabCommandLine {
             exit(0)
         case "help", "--help", "-h":
             guard rest.isEmpty || rest == ["--help"] else {
-                Terminal.writeError("lab help: takes no arguments, not '\(UsageError.echo(rest[0]))' (try: lab COMMAND --help)\n")
+                Terminal.writeError(
+                    "lab help: takes no arguments, not '\(UsageError.echo(rest[0]))' (try: lab COMMAND --help)\n")
                 exit(64)
             }
             Terminal.writeOutput(help(catalog))
             Terminal.exit(0, program: "lab")
         default:
             if let entry = catalog.entry(named: command) {
-                ExperimentMain.run(entry.definition, arguments: rest, childPrefix: [entry.command], program: "lab \(entry.command)")
+                ExperimentMain.run(
+                    entry.definition, arguments: rest, childPrefix: [entry.command], program: "lab \(entry.command)")
             }
             let names = catalog.entries.map(\.command).joined(separator: ", ")
-            Terminal.writeError("lab: unknown command or experiment '\(UsageError.echo(command))' (valid: list, all, report, bench, watch, help, \(names))\n")
+            Terminal.writeError(
+                "lab: unknown command or experiment '\(UsageError.echo(command))' (valid: list, all, report, bench, watch, help, \(names))\n"
+            )
             exit(64)
         }
     }
@@ -79,7 +85,8 @@ public enum LabCommandLine {
         for (name, flag) in zip(names, flags) {
             lines.append("  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + flag.help)
         }
-        lines.append("  " + "--help".padding(toLength: width, withPad: " ", startingAt: 0) + "  print this help and exit")
+        lines.append(
+            "  " + "--help".padding(toLength: width, withPad: " ", startingAt: 0) + "  print this help and exit")
         lines += ["", "exit status: 0 success, 64 bad usage, 66 no input file, 73 cannot create output", ""]
         return lines.joined(separator: "\n")
     }
@@ -94,13 +101,16 @@ public enum LabCommandLine {
         var lines = ["Runloop Lab: \(catalog.entries.count) experiments on one harness", ""]
         let width = catalog.entries.map(\.definition.executable.count).max() ?? 0
         for entry in catalog.entries {
-            lines.append("  " + entry.definition.executable.padding(toLength: width, withPad: " ", startingAt: 0)
-                         + "  " + entry.definition.question)
+            lines.append(
+                "  " + entry.definition.executable.padding(toLength: width, withPad: " ", startingAt: 0)
+                    + "  " + entry.definition.question)
         }
-        lines += ["", "  swift run lab all --quick      every experiment, scaled down (under 20 s)",
-                  "  swift run lab all              every experiment at full size",
-                  "  swift run exp-runloop          one experiment (or: swift run lab runloop)",
-                  "  swift run lab help             all commands", ""]
+        lines += [
+            "", "  swift run lab all --quick      every experiment, scaled down (under 20 s)",
+            "  swift run lab all              every experiment at full size",
+            "  swift run exp-runloop          one experiment (or: swift run lab runloop)",
+            "  swift run lab help             all commands", "",
+        ]
         return lines.joined(separator: "\n")
     }
 
@@ -147,15 +157,18 @@ public enum LabCommandLine {
         let status = RunStatus(title: "lab all" + (options.quick ? " --quick" : ""))
         let line = ProgressLine { status.line() }
         line.start()
-        let result = AllCommand.run(catalog: catalog, launcher: .hosted, quick: options.quick,
-                                    only: options.list("only"), status: status)
+        let result = AllCommand.run(
+            catalog: catalog, launcher: .hosted, quick: options.quick,
+            only: options.list("only"), status: status)
         line.finish()
         var exitStatus = result.exitStatus
         if let url = jsonURL {
             do {
                 try AtomicFile.write(result.document.jsonData(), to: url)
             } catch {
-                Terminal.writeError("lab all: \((error as? AtomicFile.Refusal)?.description ?? UsageError.echo(error.localizedDescription))\n")
+                Terminal.writeError(
+                    "lab all: \((error as? AtomicFile.Refusal)?.description ?? UsageError.echo(error.localizedDescription))\n"
+                )
                 exitStatus = 73
             }
         }
@@ -166,7 +179,10 @@ public enum LabCommandLine {
             Terminal.writeOutput(AllCommand.charts(result.document, catalog: catalog, style: style, width: width))
         }
         if interrupt.fired || result.interrupted {
-            Terminal.writeError("lab all: interrupted; " + (jsonURL.map { "'\($0.path)' holds what finished (marked incomplete)" } ?? "the table shows what finished") + "\n")
+            Terminal.writeError(
+                "lab all: interrupted; "
+                    + (jsonURL.map { "'\($0.path)' holds what finished (marked incomplete)" }
+                        ?? "the table shows what finished") + "\n")
             return 130
         }
         return exitStatus
@@ -184,7 +200,8 @@ public enum LabCommandLine {
         }
         do {
             let written = try ReportCommand.run(from: from, to: out, catalog: catalog)
-            Terminal.writeOutput("wrote \(written.index.path), \(written.markdown.path) and \(written.charts.count) charts\n")
+            Terminal.writeOutput(
+                "wrote \(written.index.path), \(written.markdown.path) and \(written.charts.count) charts\n")
             return 0
         } catch let failure as ReportCommand.Failure {
             Terminal.writeError("lab report: \(failure.message)\n")
@@ -201,12 +218,16 @@ public enum LabCommandLine {
         let jsonURL = options.text("json").map { URL(fileURLWithPath: $0) }
         if let url = jsonURL, let refusal = refusal(url, command: "bench") { return refusal }
         let result = BenchCommand.run(launcher: .hosted, catalog: catalog) { Terminal.writeError("  \($0)\n") }
-        Terminal.writeOutput(BenchCommand.render(result, style: Style(enabled: Terminal.colourAllowed(fd: 1)), width: Terminal.width(fd: 1)))
+        Terminal.writeOutput(
+            BenchCommand.render(
+                result, style: Style(enabled: Terminal.colourAllowed(fd: 1)), width: Terminal.width(fd: 1)))
         if let url = jsonURL {
             do {
                 try AtomicFile.write(ExperimentReport.encoder(pretty: true).encode(result), to: url)
             } catch {
-                Terminal.writeError("lab bench: \((error as? AtomicFile.Refusal)?.description ?? UsageError.echo(error.localizedDescription))\n")
+                Terminal.writeError(
+                    "lab bench: \((error as? AtomicFile.Refusal)?.description ?? UsageError.echo(error.localizedDescription))\n"
+                )
                 return 73
             }
         }

@@ -38,7 +38,9 @@ public enum ReportCommand {
             throw Failure(message: "cannot read '\(shown)': \(reason(error))", status: 66)
         }
         guard !JSONDepth.exceeds(data) else {
-            throw Failure(message: "'\(shown)' nests deeper than \(JSONDepth.limit) levels; a results file nests a few", status: 64)
+            throw Failure(
+                message: "'\(shown)' nests deeper than \(JSONDepth.limit) levels; a results file nests a few",
+                status: 64)
         }
         let document: LabDocument
         do {
@@ -51,7 +53,8 @@ public enum ReportCommand {
         } catch let error as DecodingError {
             throw Failure(message: "'\(shown)' does not match schema 1: \(describe(error))", status: 64)
         } catch {
-            throw Failure(message: "'\(shown)' cannot be read as a results file: \(UsageError.echo("\(error)"))", status: 64)
+            throw Failure(
+                message: "'\(shown)' cannot be read as a results file: \(UsageError.echo("\(error)"))", status: 64)
         }
 
         // Every output, decided and checked before anything is written.
@@ -64,11 +67,14 @@ public enum ReportCommand {
         for url in [index, markdown] + chartURLs {
             let parent = url.deletingLastPathComponent().standardizedFileURL.path
             guard parent == out.path || parent == chartsDirectory.standardizedFileURL.path else {
-                throw Failure(message: "'\(UsageError.echo(url.path))' would be outside '\(UsageError.echo(out.path))'", status: 73)
+                throw Failure(
+                    message: "'\(UsageError.echo(url.path))' would be outside '\(UsageError.echo(out.path))'",
+                    status: 73)
             }
             if let input, identity(url.path) == input {
-                throw Failure(message: "'\(shown)' is also an output ('\(UsageError.echo(url.lastPathComponent))' in --out); "
-                              + "read it from elsewhere or choose another --out", status: 64)
+                throw Failure(
+                    message: "'\(shown)' is also an output ('\(UsageError.echo(url.lastPathComponent))' in --out); "
+                        + "read it from elsewhere or choose another --out", status: 64)
             }
         }
         try SiteFolder.checkReplaceable(out)
@@ -77,9 +83,15 @@ public enum ReportCommand {
         try SiteFolder.build(replacing: out) { staging in
             let stagedCharts = staging.appendingPathComponent("charts")
             try FileManager.default.createDirectory(at: stagedCharts, withIntermediateDirectories: false)
-            for chart in flatCharts { try AtomicFile.write(chart.svg.document, to: stagedCharts.appendingPathComponent("\(chart.id).svg")) }
-            try AtomicFile.write(HTMLPage.render(document, catalog: catalog, source: label, charts: charts), to: staging.appendingPathComponent("index.html"))
-            try AtomicFile.write(MarkdownPage.render(document, catalog: catalog, source: label, charts: charts), to: staging.appendingPathComponent("results.md"))
+            for chart in flatCharts {
+                try AtomicFile.write(chart.svg.document, to: stagedCharts.appendingPathComponent("\(chart.id).svg"))
+            }
+            try AtomicFile.write(
+                HTMLPage.render(document, catalog: catalog, source: label, charts: charts),
+                to: staging.appendingPathComponent("index.html"))
+            try AtomicFile.write(
+                MarkdownPage.render(document, catalog: catalog, source: label, charts: charts),
+                to: staging.appendingPathComponent("results.md"))
         }
         return Written(index: index, markdown: markdown, charts: chartURLs)
     }
@@ -104,7 +116,8 @@ public enum ReportCommand {
     private static func inputIdentity(_ path: String) throws -> FileIdentity? {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            throw Failure(message: "cannot read '\(UsageError.echo(path))': \(String(cString: strerror(errno)))", status: 66)
+            throw Failure(
+                message: "cannot read '\(UsageError.echo(path))': \(String(cString: strerror(errno)))", status: 66)
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw Failure(message: "cannot read '\(UsageError.echo(path))': not a regular file", status: 66)
@@ -113,7 +126,10 @@ public enum ReportCommand {
             throw Failure(message: "cannot read '\(UsageError.echo(path))': permission denied", status: 66)
         }
         guard Int(info.st_size) <= inputLimit else {
-            throw Failure(message: "'\(UsageError.echo(path))' is \(info.st_size) bytes; a results file is at most \(inputLimit >> 20) MB", status: 64)
+            throw Failure(
+                message:
+                    "'\(UsageError.echo(path))' is \(info.st_size) bytes; a results file is at most \(inputLimit >> 20) MB",
+                status: 64)
         }
         return identity(path)
     }
@@ -139,7 +155,8 @@ public enum ReportCommand {
             @unknown default: return (nil, "a value it cannot read")
             }
         }()
-        let place = context?.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".") ?? ""
+        let place =
+            context?.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".") ?? ""
         return UsageError.echo(what + (place.isEmpty ? "" : " at \(place)"))
     }
 

@@ -14,27 +14,37 @@ import LabHarness
 /// (`index.html`, `results.md`, `charts/*.svg` and nothing else): a folder holding anything
 /// else (`--out .`, `--out ~`) is refused, never swapped away.
 enum SiteFolder {
-    static func failure(_ message: String) -> ReportCommand.Failure { ReportCommand.Failure(message: message, status: 73) }
+    static func failure(_ message: String) -> ReportCommand.Failure {
+        ReportCommand.Failure(message: message, status: 73)
+    }
 
     /// Refuses an `--out` that is not a folder, or holds files a report site does not.
     static func checkReplaceable(_ out: URL) throws {
         let shown = UsageError.echo(out.path)
         var info = stat()
         if lstat(out.path, &info) != 0 {
-            guard errno == ENOENT else { throw failure("cannot create '\(shown)': \(String(cString: strerror(errno)))") }
+            guard errno == ENOENT else {
+                throw failure("cannot create '\(shown)': \(String(cString: strerror(errno)))")
+            }
             var parent = stat()
             let folder = out.deletingLastPathComponent().path
             guard stat(folder, &parent) == 0, parent.st_mode & S_IFMT == S_IFDIR else {
                 throw failure("cannot create '\(shown)': its parent folder '\(UsageError.echo(folder))' does not exist")
             }
-            guard access(folder, W_OK) == 0 else { throw failure("cannot create '\(shown)': its parent folder is not writable") }
+            guard access(folder, W_OK) == 0 else {
+                throw failure("cannot create '\(shown)': its parent folder is not writable")
+            }
             return
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw failure("cannot write a site to '\(shown)': it is \(kind(info.st_mode)), and --out takes a folder (a new one, or one lab report wrote)")
+            throw failure(
+                "cannot write a site to '\(shown)': it is \(kind(info.st_mode)), and --out takes a folder (a new one, or one lab report wrote)"
+            )
         }
         guard access(out.deletingLastPathComponent().path, W_OK) == 0 else {
-            throw failure("cannot replace '\(shown)': the folder that holds it is not writable (the site is built beside it and swapped in)")
+            throw failure(
+                "cannot replace '\(shown)': the folder that holds it is not writable (the site is built beside it and swapped in)"
+            )
         }
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: out.path)) ?? []
         for entry in entries {
@@ -45,8 +55,9 @@ enum SiteFolder {
             let siteFile = (entry == "index.html" || entry == "results.md") && type == S_IFREG
             let chartsFolder = entry == "charts" && type == S_IFDIR && chartsOnly(path)
             guard siteFile || chartsFolder else {
-                throw failure("'\(shown)' holds '\(UsageError.echo(entry))' (\(kind(e.st_mode))), which is not part of a report site; "
-                              + "lab report replaces --out as a whole: choose a new or empty folder")
+                throw failure(
+                    "'\(shown)' holds '\(UsageError.echo(entry))' (\(kind(e.st_mode))), which is not part of a report site; "
+                        + "lab report replaces --out as a whole: choose a new or empty folder")
             }
         }
     }
@@ -54,9 +65,12 @@ enum SiteFolder {
     /// Builds the site in a fresh folder beside `out` with `write`, then swaps it in.
     static func build(replacing out: URL, _ write: (URL) throws -> Void) throws {
         let parent = out.deletingLastPathComponent()
-        let staging = parent.appendingPathComponent(".\(out.lastPathComponent).lab-report-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        let staging = parent.appendingPathComponent(
+            ".\(out.lastPathComponent).lab-report-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         guard mkdir(staging.path, 0o755) == 0 else {
-            throw failure("cannot create '\(UsageError.echo(staging.path))' to build the site in: \(String(cString: strerror(errno)))")
+            throw failure(
+                "cannot create '\(UsageError.echo(staging.path))' to build the site in: \(String(cString: strerror(errno)))"
+            )
         }
         do {
             try write(staging)
@@ -64,8 +78,12 @@ enum SiteFolder {
         } catch {
             try? FileManager.default.removeItem(at: staging)
             if let failure = error as? ReportCommand.Failure { throw failure }
-            if let refusal = error as? AtomicFile.Refusal { throw failure(refusal.description + "; the old site, if any, is unchanged") }
-            throw failure("cannot write the site: \(UsageError.echo((error as NSError).localizedDescription)); the old site, if any, is unchanged")
+            if let refusal = error as? AtomicFile.Refusal {
+                throw failure(refusal.description + "; the old site, if any, is unchanged")
+            }
+            throw failure(
+                "cannot write the site: \(UsageError.echo((error as NSError).localizedDescription)); the old site, if any, is unchanged"
+            )
         }
     }
 
@@ -75,11 +93,14 @@ enum SiteFolder {
         if rename(staging.path, out.path) == 0 { return }
         let renameError = errno
         guard renameError == EEXIST || renameError == ENOTEMPTY else {
-            throw failure("cannot put the site at '\(UsageError.echo(out.path))': \(String(cString: strerror(renameError)))")
+            throw failure(
+                "cannot put the site at '\(UsageError.echo(out.path))': \(String(cString: strerror(renameError)))")
         }
         let exchanged = clab_exchange_paths(staging.path, out.path)
         guard exchanged == 0 else {
-            throw failure("cannot replace '\(UsageError.echo(out.path))' in one step: \(String(cString: strerror(exchanged))); the old site is unchanged")
+            throw failure(
+                "cannot replace '\(UsageError.echo(out.path))' in one step: \(String(cString: strerror(exchanged))); the old site is unchanged"
+            )
         }
         // `staging` now holds the old site; a failure to remove it leaves a hidden folder, never a mixed site.
         try? FileManager.default.removeItem(at: staging)

@@ -8,14 +8,17 @@ import LabHarness
 /// newline cannot end a table row early.
 enum MarkdownPage {
     /// `charts`: each experiment's charts in the order of `document.experiments` (see `HTMLPage`).
-    static func render(_ document: LabDocument, catalog: LabCatalog, source: String, charts: [[Chart]]? = nil) -> String {
+    static func render(_ document: LabDocument, catalog: LabCatalog, source: String, charts: [[Chart]]? = nil) -> String
+    {
         let charts = charts ?? document.experiments.map(ChartSelection.charts(for:))
         var md: [String] = []
         let p = document.platform
         md.append("# Runloop Lab results")
         md.append("")
-        md.append("\(text(p.os)), \(p.cpus) cpus, swift \(text(p.swift)) · lab \(text(document.labVersion))" + (document.quick ? " · quick run" : "")
-                  + " · \(Format.seconds(document.elapsedSeconds)) · from \(code(source))")
+        md.append(
+            "\(text(p.os)), \(p.cpus) cpus, swift \(text(p.swift)) · lab \(text(document.labVersion))"
+                + (document.quick ? " · quick run" : "")
+                + " · \(Format.seconds(document.elapsedSeconds)) · from \(code(source))")
         md.append("")
         if !document.complete { md.append("**Incomplete run**: it was interrupted or an experiment left no report.\n") }
         let summary = Verdicts(document)
@@ -29,7 +32,10 @@ enum MarkdownPage {
             md.append("| finding | verdict | measured |")
             md.append("|---|---|---|")
             for f in report.findings {
-                let verdict = !f.applicable ? "not applicable" : (f.reproduced ? "reproduced" : (f.notJudged ? "not judged" : "**not reproduced**"))
+                let verdict =
+                    !f.applicable
+                    ? "not applicable"
+                    : (f.reproduced ? "reproduced" : (f.notJudged ? "not judged" : "**not reproduced**"))
                 md.append("| \(code(f.id)) | \(verdict) | \(text(f.summary)) |")
             }
             md.append("")
@@ -37,7 +43,9 @@ enum MarkdownPage {
             md.append("| variant | outcome |" + columns.map { " \(text($0.header)) |" }.joined())
             md.append("|---|---|" + String(repeating: "---:|", count: columns.count))
             for v in report.variants {
-                md.append("| \(code(v.name)) | \(text(v.outcome.rawValue)) |" + columns.map { " \(text($0.value(v))) |" }.joined())
+                md.append(
+                    "| \(code(v.name)) | \(text(v.outcome.rawValue)) |"
+                        + columns.map { " \(text($0.value(v))) |" }.joined())
             }
             md.append(contentsOf: StackPageSection.markdown(report))
             md.append(contentsOf: SweepPageSection.markdown(report))
@@ -77,9 +85,12 @@ enum MarkdownPage {
     /// An identifier in a code span when it is made of plain characters (a code span cannot
     /// escape a backtick); anything else as escaped text.
     static func code(_ raw: String) -> String {
-        let plain = !raw.isEmpty && raw.unicodeScalars.allSatisfy {
-            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.:/ ".unicodeScalars.contains($0))
-        }
+        let plain =
+            !raw.isEmpty
+            && raw.unicodeScalars.allSatisfy {
+                $0.isASCII
+                    && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.:/ ".unicodeScalars.contains($0))
+            }
         return plain ? "`\(raw)`" : text(raw)
     }
 }

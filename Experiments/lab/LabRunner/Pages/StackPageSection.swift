@@ -10,7 +10,9 @@ enum StackPageSection {
             html.append("<h3>Where the threads of <code>\(escape(variant.name))</code> were</h3><ul class=\"stacks\">")
             for group in StackGroup.fold(stacks) {
                 let frames = group.frames.map { "<li><code>\(escape($0))</code></li>" }.joined()
-                html.append("<li>\(escape(group.summary()))<details><summary>frames, innermost first</summary><ol>\(frames)</ol></details></li>")
+                html.append(
+                    "<li>\(escape(group.summary()))<details><summary>frames, innermost first</summary><ol>\(frames)</ol></details></li>"
+                )
             }
             html.append("</ul>")
         }

@@ -17,11 +17,15 @@ enum SweepPageSection {
 
     static func html(_ report: ExperimentReport) -> [String] {
         guard let points = report.sweep, !points.isEmpty else { return [] }
-        var html = ["<h3>Sweep: each design at each number of requests, one process per point</h3>",
-                    "<table><tr><th>design</th><th>requests</th>" + columns.map { "<th>\(escape($0.header))</th>" }.joined() + "</tr>"]
+        var html = [
+            "<h3>Sweep: each design at each number of requests, one process per point</h3>",
+            "<table><tr><th>design</th><th>requests</th>" + columns.map { "<th>\(escape($0.header))</th>" }.joined()
+                + "</tr>",
+        ]
         for p in points {
-            html.append("<tr><td><code>\(escape(p.variant))</code></td><td class=\"num\">\(escape(Format.count(Double(p.size))))</td>"
-                        + columns.map { "<td class=\"num\">\(escape($0.value(p)))</td>" }.joined() + "</tr>")
+            html.append(
+                "<tr><td><code>\(escape(p.variant))</code></td><td class=\"num\">\(escape(Format.count(Double(p.size))))</td>"
+                    + columns.map { "<td class=\"num\">\(escape($0.value(p)))</td>" }.joined() + "</tr>")
         }
         html.append("</table>")
         return html
@@ -29,11 +33,15 @@ enum SweepPageSection {
 
     static func markdown(_ report: ExperimentReport) -> [String] {
         guard let points = report.sweep, !points.isEmpty else { return [] }
-        var md = ["", "Sweep: each design at each number of requests, one process per point.", "",
-                  "| design | requests |" + columns.map { " \(MarkdownPage.text($0.header)) |" }.joined(),
-                  "|---|---:|" + String(repeating: "---:|", count: columns.count)]
+        var md = [
+            "", "Sweep: each design at each number of requests, one process per point.", "",
+            "| design | requests |" + columns.map { " \(MarkdownPage.text($0.header)) |" }.joined(),
+            "|---|---:|" + String(repeating: "---:|", count: columns.count),
+        ]
         for p in points {
-            md.append("| \(MarkdownPage.code(p.variant)) | \(Format.count(Double(p.size))) |" + columns.map { " \(MarkdownPage.text($0.value(p))) |" }.joined())
+            md.append(
+                "| \(MarkdownPage.code(p.variant)) | \(Format.count(Double(p.size))) |"
+                    + columns.map { " \(MarkdownPage.text($0.value(p))) |" }.joined())
         }
         return md
     }

@@ -17,7 +17,7 @@ public struct SwiftTestInvocation: Sendable, Equatable {
         let name = (first as NSString).lastPathComponent
         var rest = Array(command.dropFirst())
         if name == "swift", rest.first == "test" { rest.removeFirst() } else if name != "swift-test" { return nil }
-        if let next = rest.first, !next.hasPrefix("-") { return nil }   // `swift test list`, a subcommand
+        if let next = rest.first, !next.hasPrefix("-") { return nil }  // `swift test list`, a subcommand
         if rest.contains("--help") || rest.contains("-h") || rest.contains("--version") { return nil }
         program = first
         arguments = rest

@@ -42,14 +42,20 @@ public struct TestProgress: Sendable {
             guard let quote = rest.firstIndex(of: "'") else { return }
             let name = String(rest[..<quote])
             let verb = rest[rest.index(after: quote)...]
-            if verb.hasPrefix(" started") { start(name, at: now) }
-            else if verb.hasPrefix(" passed") { end(name, .passed); provisional.remove(name) }
-            else if verb.hasPrefix(" failed") { end(name, .failed, replacing: true); provisional.remove(name) }
-            else if verb.hasPrefix(" skipped") { end(name, .skipped, replacing: true); provisional.remove(name) }
+            if verb.hasPrefix(" started") {
+                start(name, at: now)
+            } else if verb.hasPrefix(" passed") {
+                end(name, .passed); provisional.remove(name)
+            } else if verb.hasPrefix(" failed") {
+                end(name, .failed, replacing: true); provisional.remove(name)
+            } else if verb.hasPrefix(" skipped") {
+                end(name, .skipped, replacing: true); provisional.remove(name)
+            }
             return
         }
         if line.hasPrefix("["), let close = line.firstIndex(of: "]"),
-           line[line.index(after: close)...].hasPrefix(" Testing "), line[..<close].contains("/") {
+            line[line.index(after: close)...].hasPrefix(" Testing "), line[..<close].contains("/")
+        {
             // `--parallel`: the test's process has ended; a failure is told later, by its output.
             let id = line[line.index(after: close)...].dropFirst(" Testing ".count)
             let key = TestList.key(of: String(id))
@@ -62,23 +68,30 @@ public struct TestProgress: Sendable {
         }
         if line.hasPrefix("error: Process '"), let close = line.range(of: "' exited with unexpected signal") {
             // `--parallel` names the one test its process ran; a serial run names all or none.
-            let words = line[line.index(line.startIndex, offsetBy: "error: Process '".count)..<close.lowerBound].split(separator: " ")
-            let ids = words.dropFirst().filter { $0.contains("/") && !$0.hasPrefix("-") }.flatMap { $0.split(separator: ",") }
-            if ids.count == 1 { end(TestList.key(of: String(ids[0])), .crashed, replacing: true) } else { crashRunning() }
+            let words = line[line.index(line.startIndex, offsetBy: "error: Process '".count)..<close.lowerBound].split(
+                separator: " ")
+            let ids = words.dropFirst().filter { $0.contains("/") && !$0.hasPrefix("-") }.flatMap {
+                $0.split(separator: ",")
+            }
+            if ids.count == 1 {
+                end(TestList.key(of: String(ids[0])), .crashed, replacing: true)
+            } else {
+                crashRunning()
+            }
             return
         }
         // Swift Testing: a symbol, a space, then `Test NAME started.` and the like.
         guard let space = line.firstIndex(of: " "), line[line.index(after: space)...].hasPrefix("Test ") else { return }
         let text = line[line.index(after: space)...].dropFirst("Test ".count)
         if text.hasPrefix("case ") {
-            return   // `◇ Test case passing 1 argument ... to f(x:) started.`: one case of a test
+            return  // `◇ Test case passing 1 argument ... to f(x:) started.`: one case of a test
         } else if text == "run started." {
             // XCTest's part is over: a test of it still running never ended, and SwiftPM has
             // printed every verdict of a `--parallel` run.
             crashRunning()
             provisional = []
         } else if text.hasPrefix("run ") {
-            return   // `✔ Test run with 3 tests in 1 suite passed after ...`: the whole run
+            return  // `✔ Test run with 3 tests in 1 suite passed after ...`: the whole run
         } else if text.hasSuffix(" started.") {
             start(String(text.dropLast(" started.".count)), at: now)
         } else if let range = text.range(of: " passed after ") {
@@ -92,8 +105,10 @@ public struct TestProgress: Sendable {
 
     /// A parameterized test ends as `f(x:) with 3 test cases passed after ...`: its name is `f(x:)`.
     static func name(_ text: Substring) -> String {
-        guard text.hasSuffix(" test case") || text.hasSuffix(" test cases"), let with = text.range(of: " with ", options: .backwards),
-              text[with.upperBound...].first?.isNumber == true else { return String(text) }
+        guard text.hasSuffix(" test case") || text.hasSuffix(" test cases"),
+            let with = text.range(of: " with ", options: .backwards),
+            text[with.upperBound...].first?.isNumber == true
+        else { return String(text) }
         return String(text[..<with.lowerBound])
     }
 

@@ -56,8 +56,9 @@ public enum WatchCommand {
         let interrupt = InterruptHandler.install()
         let keeper = ChildProcess.currentExecutablePath()
         let (environment, note) = watchedEnvironment(keeper: keeper)
-        var round = WatchRound(command: options.command, environment: environment, options: options, readsTests: false,
-                               parallel: false, interrupt: interrupt, keeper: keeper, stackNote: note)
+        var round = WatchRound(
+            command: options.command, environment: environment, options: options, readsTests: false,
+            parallel: false, interrupt: interrupt, keeper: keeper, stackNote: note)
         guard let invocation = SwiftTestInvocation(options.command) else {
             var progress = TestProgress()
             let end: WatchRound.End
@@ -65,7 +66,9 @@ public enum WatchCommand {
                 Terminal.writeError("lab watch: \(error)\n")
                 return 71
             }
-            if end.interrupted { Terminal.writeError("lab watch: interrupted; the command's processes were ended\n"); return 130 }
+            if end.interrupted {
+                Terminal.writeError("lab watch: interrupted; the command's processes were ended\n"); return 130
+            }
             if end.quiet { return 124 }
             return end.status ?? 1
         }
@@ -83,11 +86,16 @@ public enum WatchCommand {
         guard environment["LAB_STACKS"] != "off" else { return (environment, "stacks unavailable: LAB_STACKS=off") }
         environment["LAB_STACKS"] = "on"
         guard let variable = HostPlatform.preloadVariable else { return (environment, nil) }
-        let library = ((keeper as NSString).deletingLastPathComponent as NSString).appendingPathComponent(responderLibrary)
+        let library = ((keeper as NSString).deletingLastPathComponent as NSString).appendingPathComponent(
+            responderLibrary)
         guard FileManager.default.fileExists(atPath: library) else {
-            return (environment, "stacks unavailable: \(library) is missing (swift build builds it; lab watch preloads it so the processes answer)")
+            return (
+                environment,
+                "stacks unavailable: \(library) is missing (swift build builds it; lab watch preloads it so the processes answer)"
+            )
         }
-        environment[variable] = [library, environment[variable]].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ":")
+        environment[variable] = [library, environment[variable]].compactMap { $0 }.filter { !$0.isEmpty }.joined(
+            separator: ":")
         return (environment, nil)
     }
 
@@ -128,7 +136,9 @@ public enum WatchCommand {
             }
             let remaining = list!.filter { invocation.selects($0) && progress.ending(of: TestList.key(of: $0)) == nil }
             guard !remaining.isEmpty, rounds <= list!.count else { break }
-            Terminal.writeError("lab watch: running the \(remaining.count) test\(remaining.count == 1 ? "" : "s") that had not run yet\n")
+            Terminal.writeError(
+                "lab watch: running the \(remaining.count) test\(remaining.count == 1 ? "" : "s") that had not run yet\n"
+            )
             round.command = invocation.rerun(remaining)
         }
         summary(progress, hung: hung, rounds: rounds, list: list)
@@ -142,9 +152,12 @@ public enum WatchCommand {
         let command = invocation.listCommand
         guard let program = WatchSpawn.resolve(command[0]) else { return nil }
         do {
-            let run = try ChildProcess.run(ChildSpec(executable: program, arguments: Array(command.dropFirst()), budget: 300))
+            let run = try ChildProcess.run(
+                ChildSpec(executable: program, arguments: Array(command.dropFirst()), budget: 300))
             guard run.outcome == .completed else {
-                Terminal.writeError("lab watch: `\(command.joined(separator: " "))` \(run.evidence); the tests that had not run are not run\n")
+                Terminal.writeError(
+                    "lab watch: `\(command.joined(separator: " "))` \(run.evidence); the tests that had not run are not run\n"
+                )
                 return nil
             }
             return TestList.parse(run.stdout)
@@ -158,10 +171,13 @@ public enum WatchCommand {
     static func summary(_ progress: TestProgress, hung: [WatchRound.HungTest], rounds: Int, list: [String]?) {
         func count(_ ending: TestProgress.Ending) -> Int { progress.ended.filter { $0.ending == ending }.count }
         func id(_ key: String) -> String { list?.first { TestList.key(of: $0) == key } ?? key }
-        var text = "\nlab watch: \(progress.ended.count) tests in \(rounds) run\(rounds == 1 ? "" : "s") of swift test: "
+        var text =
+            "\nlab watch: \(progress.ended.count) tests in \(rounds) run\(rounds == 1 ? "" : "s") of swift test: "
             + "\(count(.passed)) passed, \(count(.failed)) failed, \(count(.skipped)) skipped, \(count(.crashed)) crashed, \(count(.hung)) hung\n"
         for item in progress.ended where item.ending == .crashed { text += "lab watch: crashed: \(id(item.key))\n" }
-        for item in hung { text += "lab watch: hung: \(id(item.key)) after \(Format.seconds(item.seconds)): \(item.stuckAt)\n" }
+        for item in hung {
+            text += "lab watch: hung: \(id(item.key)) after \(Format.seconds(item.seconds)): \(item.stuckAt)\n"
+        }
         Terminal.writeError(text)
     }
 }

@@ -20,7 +20,8 @@ public enum WatchKeeper {
     public static func main(_ arguments: [String]) -> Int32 {
         let environment = ProcessInfo.processInfo.environment
         guard let text = environment[parentVariable], let parent = Int32(text), parent == getppid() else {
-            Terminal.writeError("lab watch-keeper: is internal: only `lab watch` starts it (use: lab watch -- COMMAND)\n")
+            Terminal.writeError(
+                "lab watch-keeper: is internal: only `lab watch` starts it (use: lab watch -- COMMAND)\n")
             return 64
         }
         guard arguments.first == "--", arguments.count >= 2 else {
@@ -66,7 +67,7 @@ public enum WatchKeeper {
         while MonotonicClock.now() < deadline {
             var raw: Int32 = 0
             let reaped = waitpid(-1, &raw, WNOHANG)
-            if reaped < 0 { return }   // no child left
+            if reaped < 0 { return }  // no child left
             if reaped == 0 { MonotonicClock.sleep(for: 0.005) }
         }
     }
@@ -81,7 +82,9 @@ public enum WatchSpawn {
 
     /// The program's path: as given when it holds a `/`, else the first executable of that name
     /// in `PATH`.
-    public static func resolve(_ program: String, path: String? = ProcessInfo.processInfo.environment["PATH"]) -> String? {
+    public static func resolve(
+        _ program: String, path: String? = ProcessInfo.processInfo.environment["PATH"]
+    ) -> String? {
         if program.contains("/") { return FileManager.default.isExecutableFile(atPath: program) ? program : nil }
         for directory in (path ?? "/usr/bin:/bin").split(separator: ":") {
             let candidate = String(directory) + "/" + program
@@ -90,7 +93,9 @@ public enum WatchSpawn {
         return nil
     }
 
-    public static func spawn(_ command: [String], environment: [String: String], stdout: Int32, stderr: Int32) throws -> Int32 {
+    public static func spawn(
+        _ command: [String], environment: [String: String], stdout: Int32, stderr: Int32
+    ) throws -> Int32 {
         guard let program = command.first, let path = resolve(program, path: environment["PATH"]) else {
             throw Failure(description: "command not found: \(UsageError.echo(command.first ?? ""))")
         }

@@ -21,7 +21,11 @@ public struct WatchOptions: Sendable, Equatable {
     /// wrong with them.
     public static func parse(_ arguments: [String]) -> Result<WatchOptions, Problem> {
         guard let separator = arguments.firstIndex(of: "--") else {
-            return .failure(Problem(message: "needs the command after '--' (lab watch [--test-timeout 60s] [--quiet-timeout 5m] -- swift test)"))
+            return .failure(
+                Problem(
+                    message:
+                        "needs the command after '--' (lab watch [--test-timeout 60s] [--quiet-timeout 5m] -- swift test)"
+                ))
         }
         var options = WatchOptions(command: Array(arguments[(separator + 1)...]))
         guard let program = options.command.first, !program.isEmpty else {
@@ -37,15 +41,25 @@ public struct WatchOptions: Sendable, Equatable {
                 flag = String(flag[..<equals])
             }
             guard flag == "--test-timeout" || flag == "--quiet-timeout" else {
-                return .failure(Problem(message: "unknown flag '\(UsageError.echo(flag))' (valid: --test-timeout, --quiet-timeout, --help; the command goes after '--')"))
+                return .failure(
+                    Problem(
+                        message:
+                            "unknown flag '\(UsageError.echo(flag))' (valid: --test-timeout, --quiet-timeout, --help; the command goes after '--')"
+                    ))
             }
             if value == nil {
                 index += 1
-                guard index < flags.count else { return .failure(Problem(message: "\(flag) needs a duration (60s, 500ms, 5m)")) }
+                guard index < flags.count else {
+                    return .failure(Problem(message: "\(flag) needs a duration (60s, 500ms, 5m)"))
+                }
                 value = flags[index]
             }
             guard let seconds = duration(value!), timeoutRange.contains(seconds) else {
-                return .failure(Problem(message: "\(flag): '\(UsageError.echo(value!))' is not a duration from 100ms to 24h (60s, 500ms, 5m, 1h, or seconds)"))
+                return .failure(
+                    Problem(
+                        message:
+                            "\(flag): '\(UsageError.echo(value!))' is not a duration from 100ms to 24h (60s, 500ms, 5m, 1h, or seconds)"
+                    ))
             }
             if flag == "--test-timeout" { options.testTimeout = seconds } else { options.quietTimeout = seconds }
             index += 1
@@ -64,7 +78,8 @@ public struct WatchOptions: Sendable, Equatable {
             break
         }
         guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
-              let value = Double(number), value.isFinite else { return nil }
+            let value = Double(number), value.isFinite
+        else { return nil }
         return value * scale
     }
 }

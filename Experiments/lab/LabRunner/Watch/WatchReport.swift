@@ -11,7 +11,9 @@ enum WatchReport {
     /// are named and printed under `title`. Returns each process's grouped stacks, test
     /// processes first.
     @discardableResult
-    static func stacksThenEnd(below root: Int32, title: String, tests: [String], note: String?) -> [(process: ProcessTable.Entry, groups: [StackGroup])] {
+    static func stacksThenEnd(
+        below root: Int32, title: String, tests: [String], note: String?
+    ) -> [(process: ProcessTable.Entry, groups: [StackGroup])] {
         let tree = ProcessTree.descendants(of: root)
         // The test processes first: they are the ones the reader wants, and they may go first.
         let ordered = tree.filter(isTestProcess) + tree.filter { !isTestProcess($0) }
@@ -19,8 +21,11 @@ enum WatchReport {
         for process in ordered { raws.append((process, StackCapture.captureRaw(pid: process.pid))) }
         let left = ProcessTree.end(below: root)
         var text = "\nlab watch: \(title)\n"
-        text += "lab watch: every thread of the \(ordered.count) process\(ordered.count == 1 ? "" : "es") below it, then the tree was ended"
-            + (left.isEmpty ? "" : " (\(left.count) still alive after 3 s: \(left.map { String($0.pid) }.joined(separator: ", ")))") + ":\n"
+        text +=
+            "lab watch: every thread of the \(ordered.count) process\(ordered.count == 1 ? "" : "es") below it, then the tree was ended"
+            + (left.isEmpty
+                ? "" : " (\(left.count) still alive after 3 s: \(left.map { String($0.pid) }.joined(separator: ", ")))")
+            + ":\n"
         if let reason = StackCapture.unavailableReason ?? note { text += "  \(reason)\n" }
         var result: [(process: ProcessTable.Entry, groups: [StackGroup])] = []
         for (process, raw) in raws {
@@ -43,16 +48,22 @@ enum WatchReport {
 
     /// Tests that ran past the timeout: named, their tree's stacks printed, the tree ended. The
     /// hung tests end as `hung`; others running at the time are forgotten, to run again.
-    static func hang(_ keys: [String], since started: [String: Seconds], below root: Int32, options: WatchOptions,
-                     note: String?, progress: inout TestProgress) -> [WatchRound.HungTest] {
+    static func hang(
+        _ keys: [String], since started: [String: Seconds], below root: Int32, options: WatchOptions,
+        note: String?, progress: inout TestProgress
+    ) -> [WatchRound.HungTest] {
         let now = MonotonicClock.now()
         let names = keys.map { "\($0) has run for \(Format.seconds(now - started[$0]!))" }.joined(separator: "; ")
-        let processes = stacksThenEnd(below: root, title: "\(names) (--test-timeout \(Format.seconds(options.testTimeout))): hung", tests: keys, note: note)
+        let processes = stacksThenEnd(
+            below: root, title: "\(names) (--test-timeout \(Format.seconds(options.testTimeout))): hung", tests: keys,
+            note: note)
         let groups = processes.flatMap(\.groups)
         var hung: [WatchRound.HungTest] = []
         for key in keys {
             // Its own threads; else the first of a test process; else the first there is.
-            let own = groups.first { mentions($0, [key]) } ?? processes.first { isTestProcess($0.process) }?.groups.first ?? groups.first
+            let own =
+                groups.first { mentions($0, [key]) } ?? processes.first { isTestProcess($0.process) }?.groups.first
+                ?? groups.first
             let stuckAt = own?.summary(depth: 4) ?? "no stacks were taken"
             hung.append(WatchRound.HungTest(key: key, seconds: now - started[key]!, stuckAt: stuckAt))
         }
@@ -64,7 +75,11 @@ enum WatchReport {
 
     /// The command went quiet: its tree's stacks, then the tree ended.
     static func quiet(below root: Int32, options: WatchOptions, note: String?) {
-        stacksThenEnd(below: root, title: "no output and no CPU use for \(Format.seconds(options.quietTimeout)) (--quiet-timeout): the command is stuck", tests: [], note: note)
+        stacksThenEnd(
+            below: root,
+            title:
+                "no output and no CPU use for \(Format.seconds(options.quietTimeout)) (--quiet-timeout): the command is stuck",
+            tests: [], note: note)
     }
 
     /// A test binary: XCTest's `Package.xctest` or SwiftPM's `swiftpm-testing-helper`.

@@ -50,8 +50,9 @@ struct WatchRound {
         keeperEnvironment[WatchKeeper.parentVariable] = String(getpid())
         let keeperPid: Int32
         do {
-            keeperPid = try WatchSpawn.spawn([keeper, "watch-keeper", "--"] + command, environment: keeperEnvironment,
-                                             stdout: out.write, stderr: err.write)
+            keeperPid = try WatchSpawn.spawn(
+                [keeper, "watch-keeper", "--"] + command, environment: keeperEnvironment,
+                stdout: out.write, stderr: err.write)
         } catch {
             [out.read, out.write, err.read, err.write].forEach { close($0) }
             throw error
@@ -106,7 +107,9 @@ struct WatchRound {
             if readsTests {
                 let late = progress.running.filter { now - $0.value >= options.testTimeout }
                 if !late.isEmpty {
-                    end.hung = WatchReport.hang(late.keys.sorted(), since: late, below: keeperPid, options: options, note: stackNote, progress: &progress)
+                    end.hung = WatchReport.hang(
+                        late.keys.sorted(), since: late, below: keeperPid, options: options, note: stackNote,
+                        progress: &progress)
                     drainUntil = MonotonicClock.now() + 1
                     continue
                 }
@@ -114,7 +117,8 @@ struct WatchRound {
             }
             // Quiet: no output for a while; then the tree's CPU use decides whether it is stuck.
             if now - lastOutput >= WatchRound.quietSample && now - lastSample >= WatchRound.quietSample
-                && (!readsTests || progress.running.isEmpty) {
+                && (!readsTests || progress.running.isEmpty)
+            {
                 let sample = WatchRound.cpuUse(below: keeperPid)
                 var used = 0.0
                 for (pid, seconds) in sample { used += max(0, seconds - (cpu[pid] ?? 0)) }
@@ -128,7 +132,9 @@ struct WatchRound {
                 drainUntil = MonotonicClock.now() + 1
             }
         }
-        if let last = lines[out.read]?.rest, readsTests, !last.isEmpty { progress.read(Substring(decoding: last, as: UTF8.self), at: MonotonicClock.now()) }
+        if let last = lines[out.read]?.rest, readsTests, !last.isEmpty {
+            progress.read(Substring(decoding: last, as: UTF8.self), at: MonotonicClock.now())
+        }
         close(out.read)
         close(err.read)
         end.status = WatchRound.reapKeeper(keeperPid)
@@ -157,7 +163,9 @@ struct WatchRound {
     /// CPU seconds of every process below `root`, by pid.
     static func cpuUse(below root: Int32) -> [Int32: Seconds] {
         var result: [Int32: Seconds] = [:]
-        for process in ProcessTree.descendants(of: root) { result[process.pid] = HostPlatform.cpuSeconds(of: process.pid) }
+        for process in ProcessTree.descendants(of: root) {
+            result[process.pid] = HostPlatform.cpuSeconds(of: process.pid)
+        }
         return result
     }
 
@@ -165,14 +173,17 @@ struct WatchRound {
     static func parallelTests(below root: Int32) -> [String] {
         ProcessTree.descendants(of: root).compactMap { process in
             let words = process.commandLine.split(separator: " ")
-            guard words.count == 2, words[0].hasSuffix(".xctest"), words[1].contains("/"), !words[1].hasPrefix("-") else { return nil }
+            guard words.count == 2, words[0].hasSuffix(".xctest"), words[1].contains("/"), !words[1].hasPrefix("-")
+            else { return nil }
             return TestList.key(of: String(words[1]))
         }
     }
 
     static func pipe() throws -> (read: Int32, write: Int32) {
         var fds: [Int32] = [0, 0]
-        guard clab_pipe_cloexec(&fds) == 0 else { throw WatchSpawn.Failure(description: "cannot create a pipe: \(String(cString: strerror(errno)))") }
+        guard clab_pipe_cloexec(&fds) == 0 else {
+            throw WatchSpawn.Failure(description: "cannot create a pipe: \(String(cString: strerror(errno)))")
+        }
         return (fds[0], fds[1])
     }
 }
@@ -192,7 +203,10 @@ public struct LineSplitter {
         while let newline = bytes[start...].firstIndex(of: 10) {
             if rest.isEmpty {
                 if newline > start, LineSplitter.interesting(bytes[start]) {
-                    line(Substring(decoding: UnsafeBufferPointer(rebasing: bytes[start..<min(newline, start + LineSplitter.limit)]), as: UTF8.self))
+                    line(
+                        Substring(
+                            decoding: UnsafeBufferPointer(
+                                rebasing: bytes[start..<min(newline, start + LineSplitter.limit)]), as: UTF8.self))
                 }
             } else {
                 rest.append(contentsOf: bytes[start..<min(newline, start + max(0, LineSplitter.limit - rest.count))])

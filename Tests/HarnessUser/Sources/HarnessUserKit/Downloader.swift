@@ -13,7 +13,7 @@ public final class LeakyDownloader: Downloader {
     public init() {}
 
     public func start() {
-        onFinish = { self.finished = true }   // self keeps the closure, the closure keeps self
+        onFinish = { self.finished = true }  // self keeps the closure, the closure keeps self
     }
 }
 

@@ -41,8 +41,8 @@ public final class PatientClient: Sendable {
 
     private func waitForReply() -> Bool {
         let reply = DispatchGroup()
-        reply.enter()                                              // nobody leaves: no reply
-        return reply.wait(timeout: .now() + timeout) == .success   // waits the whole timeout
+        reply.enter()  // nobody leaves: no reply
+        return reply.wait(timeout: .now() + timeout) == .success  // waits the whole timeout
     }
 }
 
@@ -55,14 +55,14 @@ public final class ReentrantLedger: @unchecked Sendable {
     public init() {}
 
     public func record(_ value: Int) {
-        lock.lock()                      // holds the lock…
+        lock.lock()  // holds the lock…
         defer { lock.unlock() }
         entries.append(value)
         notifyObservers()
     }
 
     private func notifyObservers() {
-        _ = total()                      // …and asks for it again
+        _ = total()  // …and asks for it again
     }
 
     fileprivate func total() -> Int {

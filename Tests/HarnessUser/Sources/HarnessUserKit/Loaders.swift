@@ -53,7 +53,7 @@ public enum LockOrder {
                 first.lock()
                 bothHoldOne.leave()
                 bothHoldOne.wait()
-                second.lock()   // never returns: the other thread holds it and waits for ours
+                second.lock()  // never returns: the other thread holds it and waits for ours
                 second.unlock(); first.unlock()
                 done.leave()
             }.start()
@@ -72,9 +72,9 @@ public final class RacingLoader: Sendable {
     public init(replyDelay: Double) { self.replyDelay = replyDelay }
 
     public func load(completion: @escaping @Sendable (Result<String, LoadError>) -> Void) {
-        completion(.failure(.invalidID))                        // the timeout, at once here
+        completion(.failure(.invalidID))  // the timeout, at once here
         DispatchQueue.global().asyncAfter(deadline: .now() + replyDelay) {
-            completion(.success("late reply"))                   // the reply: a second call
+            completion(.success("late reply"))  // the reply: a second call
         }
     }
 
@@ -101,4 +101,3 @@ public final class GuardedLoader: Sendable {
         await withCheckedContinuation { continuation in load { continuation.resume(returning: $0) } }
     }
 }
-

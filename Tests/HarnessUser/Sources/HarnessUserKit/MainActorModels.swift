@@ -9,7 +9,7 @@ import Foundation
     public init() {}
 
     public func refresh() {
-        Task { @MainActor in self.refreshed = true }   // holds self until the task has run
+        Task { @MainActor in self.refreshed = true }  // holds self until the task has run
     }
 }
 
@@ -21,7 +21,7 @@ import Foundation
 
     public func refresh() {
         poller = Task { @MainActor in
-            while !Task.isCancelled {                  // self is held strongly for ever
+            while !Task.isCancelled {  // self is held strongly for ever
                 self.ticks += 1
                 try? await Task.sleep(nanoseconds: 10_000_000)
             }

@@ -13,12 +13,12 @@ public final class MainQueueFetcher: Sendable {
         let done = DispatchSemaphore(value: 0)
         let result = Slot()
         DispatchQueue.global().async {
-            DispatchQueue.main.async {          // the completion is delivered on the main queue
+            DispatchQueue.main.async {  // the completion is delivered on the main queue
                 result.set("payload")
                 done.signal()
             }
         }
-        done.wait()                              // on the main thread, the block above never runs
+        done.wait()  // on the main thread, the block above never runs
         return result.get()
     }
 }

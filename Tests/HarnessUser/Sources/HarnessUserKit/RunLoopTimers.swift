@@ -5,14 +5,20 @@ public final class MainRunLoopReminder: Sendable {
     public init() {}
 
     /// Buggy: the timer is made but never added to a run loop, so it never fires.
-    public func remindForgettingToSchedule(after delay: TimeInterval, _ completion: @escaping @Sendable (String) -> Void) {
-        let timer = Timer(fire: Date(timeIntervalSinceNow: delay), interval: 0, repeats: false) { _ in completion("reminded") }
+    public func remindForgettingToSchedule(
+        after delay: TimeInterval, _ completion: @escaping @Sendable (String) -> Void
+    ) {
+        let timer = Timer(fire: Date(timeIntervalSinceNow: delay), interval: 0, repeats: false) { _ in
+            completion("reminded")
+        }
         _ = timer
     }
 
     /// Fixed: added to `RunLoop.main` in the common modes.
     public func remind(after delay: TimeInterval, _ completion: @escaping @Sendable (String) -> Void) {
-        let timer = Timer(fire: Date(timeIntervalSinceNow: delay), interval: 0, repeats: false) { _ in completion("reminded") }
+        let timer = Timer(fire: Date(timeIntervalSinceNow: delay), interval: 0, repeats: false) { _ in
+            completion("reminded")
+        }
         RunLoop.main.add(timer, forMode: .common)
     }
 }

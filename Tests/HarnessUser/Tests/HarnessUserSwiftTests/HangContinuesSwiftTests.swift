@@ -13,7 +13,7 @@ extension HarnessUserSwiftTests {
 
         @MainActor @Test func s1_aFetchInAssertCompletes() {
             if Self.probe == "sync" {
-                assertCompletes(within: 0.5) { _ = MainQueueFetcher().fetchSynchronously() }   // deadlocks the main queue
+                assertCompletes(within: 0.5) { _ = MainQueueFetcher().fetchSynchronously() }  // deadlocks the main queue
             } else {
                 #expect(assertCompletes(within: 5) { _ = QueueFetcher().fetchSynchronously() } != nil)
             }
@@ -21,7 +21,7 @@ extension HarnessUserSwiftTests {
 
         @MainActor @Test(.hangWatch(after: HangContinues.probe == "watch" ? 2 : 30)) func s2_aFetchUnderTheHangWatch() {
             if Self.probe == "watch" {
-                _ = MainQueueFetcher().fetchSynchronously()      // deadlocks: past the 2 s hang watch
+                _ = MainQueueFetcher().fetchSynchronously()  // deadlocks: past the 2 s hang watch
             } else {
                 #expect(QueueFetcher().fetchSynchronously() == "payload")
             }
@@ -29,10 +29,14 @@ extension HarnessUserSwiftTests {
 
         @Test func s3_anAsyncOperationInAssertCompletes() async {
             if Self.probe == "async" {
-                await assertCompletes(within: 0.5) { await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in } }
+                await assertCompletes(within: 0.5) {
+                    await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }
+                }
             } else {
                 let took = await assertCompletes(within: 5) {
-                    await withCheckedContinuation { continuation in MainQueuePresenter().present { _ in continuation.resume() } }
+                    await withCheckedContinuation { continuation in
+                        MainQueuePresenter().present { _ in continuation.resume() }
+                    }
                 }
                 #expect(took != nil)
             }
@@ -45,18 +49,36 @@ extension HarnessUserSwiftTests {
         @Test(.stacksAvailable) func s9_aHangFailsItsTestAndTheRunGoesOn() throws {
             guard Self.probe == nil else { return }
             let cases: [(probe: String, failing: String, hangs: Bool, failure: [String])] = [
-                ("sync", "s1_aFetchInAssertCompletes()", true,
-                 ["did not complete within 500 ms", "← MainQueueFetcher.fetchSynchronously (MainQueueFetchers.swift:21)"]),
-                ("watch", "s2_aFetchUnderTheHangWatch()", true,
-                 ["ran past its hang watch of 2.00 s; where every thread was:", "← MainQueueFetcher.fetchSynchronously (MainQueueFetchers.swift:21)"]),
-                ("async", "s3_anAsyncOperationInAssertCompletes()", false, ["did not complete within 500 ms; its task was cancelled and abandoned"]),
+                (
+                    "sync", "s1_aFetchInAssertCompletes()", true,
+                    [
+                        "did not complete within 500 ms",
+                        "← MainQueueFetcher.fetchSynchronously (MainQueueFetchers.swift:21)",
+                    ]
+                ),
+                (
+                    "watch", "s2_aFetchUnderTheHangWatch()", true,
+                    [
+                        "ran past its hang watch of 2.00 s; where every thread was:",
+                        "← MainQueueFetcher.fetchSynchronously (MainQueueFetchers.swift:21)",
+                    ]
+                ),
+                (
+                    "async", "s3_anAsyncOperationInAssertCompletes()", false,
+                    ["did not complete within 500 ms; its task was cancelled and abandoned"]
+                ),
             ]
-            let all = ["s1_aFetchInAssertCompletes()", "s2_aFetchUnderTheHangWatch()", "s3_anAsyncOperationInAssertCompletes()", "s4_runsAfterTheOthers()"]
+            let all = [
+                "s1_aFetchInAssertCompletes()", "s2_aFetchUnderTheHangWatch()",
+                "s3_anAsyncOperationInAssertCompletes()", "s4_runsAfterTheOthers()",
+            ]
             for (probe, failing, hangs, failure) in cases {
                 // The suite alone, as `swift test --filter HangContinues` runs its Swift Testing part.
-                let run = try ChildProcess.run(ChildSpec(executable: ChildProcess.currentExecutablePath(),
-                                                         arguments: ["--testing-library", "swift-testing", "--filter", "HangContinues/s[1-4]"],
-                                                         environment: ["HARNESS_USER_CONTINUE_PROBE": probe], budget: 90))
+                let run = try ChildProcess.run(
+                    ChildSpec(
+                        executable: ChildProcess.currentExecutablePath(),
+                        arguments: ["--testing-library", "swift-testing", "--filter", "HangContinues/s[1-4]"],
+                        environment: ["HARNESS_USER_CONTINUE_PROBE": probe], budget: 90))
                 let output = run.stdout + run.stderr
                 #expect(run.outcome == .failed, "\(probe): \(run.evidence)\n\(output)")
                 // The failure is an issue of the failing test, with its stack.
@@ -69,7 +91,10 @@ extension HarnessUserSwiftTests {
                 #expect(output.contains("HARNESS_USER_CONTINUE_MARK s4 ran"), "\(probe): \(output)")
                 if hangs {
                     let id = "HarnessUserSwiftTests.HarnessUserSwiftTests/HangContinues/\(failing)"
-                    for text in ["LabHarness: the run goes on without \(id)", "LabHarness: summary: Swift Testing test \(id) hung and failed"] {
+                    for text in [
+                        "LabHarness: the run goes on without \(id)",
+                        "LabHarness: summary: Swift Testing test \(id) hung and failed",
+                    ] {
                         #expect(output.contains(text), "\(probe): missing \"\(text)\" in: \(output)")
                     }
                 }

@@ -15,7 +15,7 @@ extension HarnessUserSwiftTests {
         /// a whole run under the trait: see notes/issue-22.md for the command.
         @Test(.enabled(if: ProcessInfo.processInfo.environment["HARNESS_USER_HANG_PROBE"] != nil), .hangWatch(after: 2))
         @MainActor func hungProbe_runsOnlyWhenAskedFor() {
-            _ = MainQueueFetcher().fetchSynchronously()      // deadlocks the main queue
+            _ = MainQueueFetcher().fetchSynchronously()  // deadlocks the main queue
         }
 
         @Test(.stacksAvailable) func aHungFetchUnderTheHangWatch_endsTheRunNamingTheFrame() async {
@@ -28,7 +28,7 @@ extension HarnessUserSwiftTests {
                 result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
                     // No test runs in an exit test's process: the trait's watch runs the body instead.
                     try await HangWatchTrait(limit: 2).watch(testName: "the hung fetch") {
-                        await MainActor.run { _ = MainQueueFetcher().fetchSynchronously() }   // deadlocks the main queue
+                        await MainActor.run { _ = MainQueueFetcher().fetchSynchronously() }  // deadlocks the main queue
                     }
                 }
             } matching: { issue in
@@ -36,11 +36,13 @@ extension HarnessUserSwiftTests {
             }
             let took = MonotonicClock.now() - start
             let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-            for text in ["ran past its hang watch of 2.00 s; where every thread was:",
-                         // The library's own frame (`_dispatch_semaphore_wait_slow`) is named when
-                         // naming has time left: the author's frames come first, so those are checked.
-                         "← MainQueueFetcher.fetchSynchronously (MainQueueFetchers.swift:21)",
-                         "ending the process"] {
+            for text in [
+                "ran past its hang watch of 2.00 s; where every thread was:",
+                // The library's own frame (`_dispatch_semaphore_wait_slow`) is named when
+                // naming has time left: the author's frames come first, so those are checked.
+                "← MainQueueFetcher.fetchSynchronously (MainQueueFetchers.swift:21)",
+                "ending the process",
+            ] {
                 #expect(stderr.contains(text), "missing \"\(text)\" in: \(stderr)")
             }
             // Limit, stacks, grace and a process start: seconds, not the run's end (how close to

@@ -21,7 +21,7 @@ extension HarnessUserSwiftTests {
         }
 
         @Test(.leakChecked) func sessionGoesAway() {
-            let session = LeakChecked.track(Session(), "session")   // a survivor is reported at this line
+            let session = LeakChecked.track(Session(), "session")  // a survivor is reported at this line
             session.start()
         }
 

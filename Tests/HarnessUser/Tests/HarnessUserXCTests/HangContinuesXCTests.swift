@@ -23,7 +23,7 @@ final class HangContinuesXCTests: CapturingTestCase {
 
     func test1_aFetchInAssertCompletes() {
         if Self.probe == "sync" || Self.probe == "unobserved" {
-            assertCompletes(within: 0.5) { _ = MainQueueFetcher().fetchSynchronously() }   // deadlocks the main thread
+            assertCompletes(within: 0.5) { _ = MainQueueFetcher().fetchSynchronously() }  // deadlocks the main thread
         } else {
             XCTAssertNotNil(assertCompletes(within: 5) { _ = QueueFetcher().fetchSynchronously() })
         }
@@ -31,7 +31,7 @@ final class HangContinuesXCTests: CapturingTestCase {
 
     func test2_aFetchUnderTheHangWatch() {
         if Self.probe == "watch" {
-            _ = MainQueueFetcher().fetchSynchronously()      // deadlocks: past the 2 s hang watch
+            _ = MainQueueFetcher().fetchSynchronously()  // deadlocks: past the 2 s hang watch
         } else {
             XCTAssertEqual(QueueFetcher().fetchSynchronously(), "payload")
         }
@@ -40,10 +40,14 @@ final class HangContinuesXCTests: CapturingTestCase {
     func test3_anAsyncOperationInAssertCompletes() async {
         if Self.probe == "async" {
             // Never resumed: the assertion fails at its budget, abandons the task, and the test ends.
-            await assertCompletes(within: 0.5) { await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in } }
+            await assertCompletes(within: 0.5) {
+                await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }
+            }
         } else {
             let took = await assertCompletes(within: 5) {
-                await withCheckedContinuation { continuation in MainQueuePresenter().present { _ in continuation.resume() } }
+                await withCheckedContinuation { continuation in
+                    MainQueuePresenter().present { _ in continuation.resume() }
+                }
             }
             XCTAssertNotNil(took)
         }
@@ -59,34 +63,62 @@ final class HangContinuesXCTests: CapturingTestCase {
         let hung = "HarnessUserXCTests.HangContinuesXCTests/"
         // Each probe: the failing test, whether it hangs the process, what its failure says.
         let cases: [(probe: String, failing: String, hangs: Bool, failure: [String])] = [
-            ("sync", "test1_aFetchInAssertCompletes", true,
-             ["did not complete within 500 ms", "← MainQueueFetcher.fetchSynchronously (MainQueueFetchers.swift:21)"]),
-            ("watch", "test2_aFetchUnderTheHangWatch", true,
-             ["ran past its hang watch of 2.00 s; where every thread was:", "← MainQueueFetcher.fetchSynchronously (MainQueueFetchers.swift:21)"]),
-            ("unobserved", "test1_aFetchInAssertCompletes", true,
-             ["did not complete within 500 ms", "← MainQueueFetcher.fetchSynchronously (MainQueueFetchers.swift:21)"]),
-            ("async", "test3_anAsyncOperationInAssertCompletes", false, ["did not complete within 500 ms; its task was cancelled and abandoned"]),
+            (
+                "sync", "test1_aFetchInAssertCompletes", true,
+                [
+                    "did not complete within 500 ms",
+                    "← MainQueueFetcher.fetchSynchronously (MainQueueFetchers.swift:21)",
+                ]
+            ),
+            (
+                "watch", "test2_aFetchUnderTheHangWatch", true,
+                [
+                    "ran past its hang watch of 2.00 s; where every thread was:",
+                    "← MainQueueFetcher.fetchSynchronously (MainQueueFetchers.swift:21)",
+                ]
+            ),
+            (
+                "unobserved", "test1_aFetchInAssertCompletes", true,
+                [
+                    "did not complete within 500 ms",
+                    "← MainQueueFetcher.fetchSynchronously (MainQueueFetchers.swift:21)",
+                ]
+            ),
+            (
+                "async", "test3_anAsyncOperationInAssertCompletes", false,
+                ["did not complete within 500 ms; its task was cancelled and abandoned"]
+            ),
         ]
         for (probe, failing, hangs, failure) in cases {
             let command = TestBinaryRelaunch.command(testClass: String(reflecting: Self.self), method: "")
             // The whole class, as `swift test --filter HangContinuesXCTests` runs it.
-            let run = try ChildProcess.run(ChildSpec(executable: command.executable, arguments: ["HarnessUserXCTests.HangContinuesXCTests"],
-                                                     environment: [Self.probeVariable: probe], budget: 90))
+            let run = try ChildProcess.run(
+                ChildSpec(
+                    executable: command.executable, arguments: ["HarnessUserXCTests.HangContinuesXCTests"],
+                    environment: [Self.probeVariable: probe], budget: 90))
             let output = run.stdout + run.stderr
             XCTAssertEqual(run.outcome, .failed, "\(probe): \(run.evidence)\n\(output)")
             for text in failure {
                 XCTAssertTrue(output.contains(text), "\(probe): missing \"\(text)\" in: \(output)")
             }
             // The tests after the failing one ran and reported, in the same output.
-            for later in ["test2_aFetchUnderTheHangWatch", "test3_anAsyncOperationInAssertCompletes", "test4_runsAfterTheOthers"]
+            for later in [
+                "test2_aFetchUnderTheHangWatch", "test3_anAsyncOperationInAssertCompletes", "test4_runsAfterTheOthers",
+            ]
             where later > failing {
-                XCTAssertTrue(output.contains("Test Case 'HangContinuesXCTests.\(later)' passed"), "\(probe): \(later) did not pass in: \(output)")
+                XCTAssertTrue(
+                    output.contains("Test Case 'HangContinuesXCTests.\(later)' passed"),
+                    "\(probe): \(later) did not pass in: \(output)")
             }
             XCTAssertTrue(output.contains("HARNESS_USER_CONTINUE_MARK test4 ran"), "\(probe): \(output)")
-            XCTAssertTrue(output.contains("HangContinuesXCTests.\(failing) : "), "\(probe): the failure is not on \(failing): \(output)")
+            XCTAssertTrue(
+                output.contains("HangContinuesXCTests.\(failing) : "),
+                "\(probe): the failure is not on \(failing): \(output)")
             if hangs {
-                for text in ["LabHarness: the run goes on without \(hung)\(failing)",
-                             "LabHarness: summary: XCTest test \(hung)\(failing) hung and failed"] {
+                for text in [
+                    "LabHarness: the run goes on without \(hung)\(failing)",
+                    "LabHarness: summary: XCTest test \(hung)\(failing) hung and failed",
+                ] {
                     XCTAssertTrue(output.contains(text), "\(probe): missing \"\(text)\" in: \(output)")
                 }
             } else {

@@ -23,17 +23,19 @@ final class HangWatchXCTests: CapturingTestCase {
     func testAHungFetchUnderTheHangWatch_endsTheRunNamingTheFrame() throws {
         try skipWithoutStacks()
         if Self.isProbe {
-            _ = MainQueueFetcher().fetchSynchronously()    // deadlocks: the main queue waits for this thread
+            _ = MainQueueFetcher().fetchSynchronously()  // deadlocks: the main queue waits for this thread
             return
         }
         let run = try runAloneInAChild(#function, environment: [Self.probeVariable: "1"])
         XCTAssertEqual(run.outcome, .failed, run.evidence)
         let output = run.stdout + run.stderr
-        for text in ["HangWatchXCTests.testAHungFetchUnderTheHangWatch_endsTheRunNamingTheFrame : ",
-                     "ran past its hang watch of 2.00 s; where every thread was:",
-                     // The library's frame is named when naming has time left; the author's come first.
-                     "(main thread): in ", "← MainQueueFetcher.fetchSynchronously (MainQueueFetchers.swift:21)",
-                     "ending the process"] {
+        for text in [
+            "HangWatchXCTests.testAHungFetchUnderTheHangWatch_endsTheRunNamingTheFrame : ",
+            "ran past its hang watch of 2.00 s; where every thread was:",
+            // The library's frame is named when naming has time left; the author's come first.
+            "(main thread): in ", "← MainQueueFetcher.fetchSynchronously (MainQueueFetchers.swift:21)",
+            "ending the process",
+        ] {
             XCTAssertTrue(output.contains(text), "missing \"\(text)\" in: \(output)")
         }
         // The 2 s limit, a stack, half a second of grace, and the start of a process: the

@@ -6,21 +6,27 @@ import XCTest
 /// `import` lines aside), in the test file that holds it.
 final class ReadmeSyncXCTests: XCTestCase {
     private static let here = URL(fileURLWithPath: "\(#filePath)")
-    private static let readme = here.deletingLastPathComponent().appendingPathComponent("../../../../README.md").standardized
+    private static let readme = here.deletingLastPathComponent().appendingPathComponent("../../../../README.md")
+        .standardized
 
     func testTheXCTestExampleIsTheOneCompiledHere() throws {
-        try expectBlock(under: "### XCTest", in: Self.here.deletingLastPathComponent().appendingPathComponent("ReadmeXCTests.swift"))
+        try expectBlock(
+            under: "### XCTest", in: Self.here.deletingLastPathComponent().appendingPathComponent("ReadmeXCTests.swift")
+        )
     }
 
     func testTheSwiftTestingExampleIsTheOneCompiledHere() throws {
-        try expectBlock(under: "### Swift Testing", in: Self.here.deletingLastPathComponent()
-            .appendingPathComponent("../HarnessUserSwiftTests/ReadmeSwiftTests.swift").standardized)
+        try expectBlock(
+            under: "### Swift Testing",
+            in: Self.here.deletingLastPathComponent()
+                .appendingPathComponent("../HarnessUserSwiftTests/ReadmeSwiftTests.swift").standardized)
     }
 
     private func expectBlock(under heading: String, in file: URL, line: UInt = #line) throws {
         let text = try String(contentsOf: Self.readme, encoding: .utf8)
         guard let start = text.range(of: heading + "\n\n```swift\n"),
-              let end = text.range(of: "\n```\n", range: start.upperBound..<text.endIndex) else {
+            let end = text.range(of: "\n```\n", range: start.upperBound..<text.endIndex)
+        else {
             return XCTFail("README.md has no swift block under \(heading)", line: line)
         }
         let block = Self.significant(String(text[start.upperBound..<end.lowerBound]))
@@ -28,7 +34,9 @@ final class ReadmeSyncXCTests: XCTestCase {
         let found = compiled.indices.contains { index in
             index + block.count <= compiled.count && Array(compiled[index..<index + block.count]) == block
         }
-        XCTAssertTrue(found, "the README's block under \(heading) is not, line for line, in \(file.lastPathComponent)", line: line)
+        XCTAssertTrue(
+            found, "the README's block under \(heading) is not, line for line, in \(file.lastPathComponent)", line: line
+        )
     }
 
     /// Lines without indentation, blank lines and imports.

@@ -1,6 +1,6 @@
 // The README's XCTest example, word for word (ReadmeSyncXCTests checks it still matches).
 import HarnessUserKit
-import LabHarnessXCTest   // re-exports LabHarness
+import LabHarnessXCTest  // re-exports LabHarness
 import XCTest
 
 final class MyLibraryTests: XCTestCase {
@@ -14,7 +14,7 @@ final class MyLibraryTests: XCTestCase {
     func testControllerIsReleased() {
         assertReleased(within: .milliseconds(500)) {
             let controller = Controller()
-            controller.start()            // stores closures, schedules work...
+            controller.start()  // stores closures, schedules work...
             return controller
         }
     }
@@ -27,14 +27,15 @@ final class MyLibraryTests: XCTestCase {
 
     /// A thousand requests must not spawn a thread each.
     func testRequestsShareThreads() {
-        assertThreadPeak(staysUnder: 16) {       // threads that appear while the block runs
+        assertThreadPeak(staysUnder: 16) {  // threads that appear while the block runs
             Client().sendAll(count: 1000)
         }
     }
 
     /// The completion handler runs exactly once, even when it is delivered on the main queue.
     func testHandlerIsCalledOnce() {
-        assertCalledExactlyOnce(within: 1, grace: .milliseconds(200)) { (done: @escaping @Sendable (Result<Data, Error>) -> Void) in
+        assertCalledExactlyOnce(within: 1, grace: .milliseconds(200)) {
+            (done: @escaping @Sendable (Result<Data, Error>) -> Void) in
             Client().download(completion: done)
         }
     }
@@ -48,7 +49,7 @@ final class MyLibraryTests: XCTestCase {
     @MainActor func testModelIsReleased() async {
         await assertReleased(within: 0.5) {
             let model = Model()
-            model.refresh()                 // a main-actor task holds it briefly
+            model.refresh()  // a main-actor task holds it briefly
             return model
         }
     }

@@ -22,7 +22,7 @@ public final class Ledger: @unchecked Sendable {
                 a.lock()
                 bothHold.leave()
                 bothHold.wait()
-                b.lock()          // the other thread holds it, and waits for ours
+                b.lock()  // the other thread holds it, and waits for ours
                 b.unlock()
                 a.unlock()
                 done.leave()

@@ -19,7 +19,9 @@ enum GuardRelease {
         let p = context.parameters(RunloopParameters.self), timeout = p.timeout, guardSeconds = p.guardSeconds
         let promised = timeout + guardSeconds
         let log = StepTable(count: 2, row: RequestTimes()), gauge = PeakGauge(), progress = context.progress
-        for (index, style) in [(untilDate, TimeoutRunLoop.Style.untilDate(guardSeconds: guardSeconds)), (forever, .forever)] {
+        for (index, style) in [
+            (untilDate, TimeoutRunLoop.Style.untilDate(guardSeconds: guardSeconds)), (forever, .forever),
+        ] {
             log.mark(index, \.submitted)
             NamedThread.start("rl.caller") {
                 log.mark(index, \.started)
@@ -28,7 +30,7 @@ enum GuardRelease {
                     TimeoutRunLoop.run(index, timeout: timeout, style: style, log: log, gauge: gauge) { done.signal() }
                     if index == untilDate { progress.advance() }
                 }
-                done.wait()   // a thread caller: blocks its own thread, not a pool thread
+                done.wait()  // a thread caller: blocks its own thread, not a pool thread
                 log.mark(index, \.woke)
                 progress.advance()
             }
@@ -37,7 +39,8 @@ enum GuardRelease {
         // at least as long after its own arming.
         let start = MonotonicClock.now(), giveUp = start + promised + grace + 5
         while MonotonicClock.now() < giveUp, log[untilDate].released == nil,
-              log[untilDate].armed.map({ MonotonicClock.now() <= $0 + promised + grace }) ?? true {
+            log[untilDate].armed.map({ MonotonicClock.now() <= $0 + promised + grace }) ?? true
+        {
             MonotonicClock.sleep(for: 0.01)
         }
         let watchedUntil = max(MonotonicClock.now(), (log[forever].armed ?? start) + promised + 0.5)
@@ -52,7 +55,8 @@ enum GuardRelease {
         m[RunloopMetric.guardPromisedS] = promised
         if let armed = a.armed, let released = a.released {
             m[RunloopMetric.untilDateReleasedAfterS] = released - armed
-            m[RunloopMetric.untilDateExcessS] = max(0, released - armed - promised - context.machineDelay(from: armed + promised, to: released))
+            m[RunloopMetric.untilDateExcessS] = max(
+                0, released - armed - promised - context.machineDelay(from: armed + promised, to: released))
         }
         m[RunloopMetric.untilDateReleased] = a.released == nil ? 0 : 1
         m[RunloopMetric.runReleased] = b.released == nil ? 0 : 1
@@ -60,10 +64,18 @@ enum GuardRelease {
         m[RunloopMetric.wallS] = end - start
 
         let outcome: Outcome = m[RunloopMetric.completed] != 2 ? .stalled : a.released == nil ? .leaked : .completed
-        let untilText = a.released.flatMap { r in a.armed.map { "run(until:) released its thread \(Format.seconds(r - $0)) after arming" } }
+        let untilText =
+            a.released.flatMap { r in
+                a.armed.map { "run(until:) released its thread \(Format.seconds(r - $0)) after arming" }
+            }
             ?? "run(until:) still held its thread"
-        let runText = b.released == nil ? "run() still held its thread after \(Format.seconds(m[RunloopMetric.runHeldS] ?? 0))" : "run() returned"
-        return VariantRecord(outcome: outcome, metrics: m,
-                             evidence: "both callers woke at their \(Format.seconds(timeout)) timeouts; \(untilText) (timeout + guard \(Format.seconds(promised))); \(runText)")
+        let runText =
+            b.released == nil
+            ? "run() still held its thread after \(Format.seconds(m[RunloopMetric.runHeldS] ?? 0))" : "run() returned"
+        return VariantRecord(
+            outcome: outcome, metrics: m,
+            evidence:
+                "both callers woke at their \(Format.seconds(timeout)) timeouts; \(untilText) (timeout + guard \(Format.seconds(promised))); \(runText)"
+        )
     }
 }

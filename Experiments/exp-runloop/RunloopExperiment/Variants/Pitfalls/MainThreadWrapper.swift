@@ -21,9 +21,9 @@ enum MainThreadWrapper {
     static func startRequest(duration: Seconds, progress: ProgressCounter, completion: @escaping @Sendable () -> Void) {
         NamedThread.start("rl.network") {
             MonotonicClock.sleep(for: duration)
-            progress.advance()                      // step 1: finished, completion queued
+            progress.advance()  // step 1: finished, completion queued
             DispatchQueue.main.async {
-                progress.advance()                  // step 2: the main queue ran the completion
+                progress.advance()  // step 2: the main queue ran the completion
                 completion()
             }
         }
@@ -34,12 +34,16 @@ enum MainThreadWrapper {
     @inline(never)
     static func semaphore(_ context: VariantContext) -> VariantRecord {
         guard context.inChild, Thread.isMainThread else {
-            return VariantRecord(outcome: .failed, evidence: "blocks the main thread for good: runs only as a child trial, on its main thread")
+            return VariantRecord(
+                outcome: .failed,
+                evidence: "blocks the main thread for good: runs only as a child trial, on its main thread")
         }
         let start = MonotonicClock.now()
         let done = DispatchSemaphore(value: 0)
-        startRequest(duration: context.parameters(RunloopParameters.self).request, progress: context.progress) { done.signal() }
-        done.wait()   // the deadlock is the point: the completion that signals this needs this thread
+        startRequest(duration: context.parameters(RunloopParameters.self).request, progress: context.progress) {
+            done.signal()
+        }
+        done.wait()  // the deadlock is the point: the completion that signals this needs this thread
         context.progress.advance()
         return record(wall: MonotonicClock.now() - start, passes: nil, progress: context.progress)
     }
@@ -66,10 +70,14 @@ enum MainThreadWrapper {
     }
 
     private static func record(wall: Seconds, passes: Int?, progress: ProgressCounter) -> VariantRecord {
-        var metrics = Metrics([RunloopMetric.total: 1, RunloopMetric.completed: 1, RunloopMetric.steps: Double(progress.value), RunloopMetric.wallS: wall])
+        var metrics = Metrics([
+            RunloopMetric.total: 1, RunloopMetric.completed: 1, RunloopMetric.steps: Double(progress.value),
+            RunloopMetric.wallS: wall,
+        ])
         if let passes { metrics[RunloopMetric.passes] = Double(passes) }
         let how = passes.map { " after \(SpinWrapper.passes($0)) of the main run loop" } ?? ""
-        return VariantRecord(outcome: .completed, metrics: metrics,
-                             evidence: "the wrapper returned in \(Format.seconds(wall))\(how)")
+        return VariantRecord(
+            outcome: .completed, metrics: metrics,
+            evidence: "the wrapper returned in \(Format.seconds(wall))\(how)")
     }
 }

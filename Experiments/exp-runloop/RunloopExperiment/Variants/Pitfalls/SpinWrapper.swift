@@ -52,13 +52,18 @@ enum SpinWrapper {
         shared.done.store(true, ordering: .releasing)
         if let handle = shared.handle.withLock({ $0 }) { CFRunLoopStop(handle.cf) }
         guard shared.finished.wait(timeout: .now() + .seconds(5)) == .success,
-              let r = shared.result.withLock({ $0 }) else {
-            return VariantRecord(outcome: .deadlock, evidence: "the wrapper did not return within 5 s of its request finishing")
+            let r = shared.result.withLock({ $0 })
+        else {
+            return VariantRecord(
+                outcome: .deadlock, evidence: "the wrapper did not return within 5 s of its request finishing")
         }
         if r.portMissing { return VariantRecord(outcome: .failed, evidence: "no socket port could be made") }
         context.progress.advance()
 
-        var metrics = Metrics([RunloopMetric.wallS: r.wall, RunloopMetric.passes: Double(r.passes), RunloopMetric.passesPerS: Double(r.passes) / r.wall])
+        var metrics = Metrics([
+            RunloopMetric.wallS: r.wall, RunloopMetric.passes: Double(r.passes),
+            RunloopMetric.passesPerS: Double(r.passes) / r.wall,
+        ])
         if let cpu = r.cpu {
             metrics[RunloopMetric.cpuS] = cpu
             metrics[RunloopMetric.cpuPerWall] = cpu / r.wall
@@ -66,7 +71,8 @@ enum SpinWrapper {
         if let runnable = r.runnable { metrics[RunloopMetric.runnablePerWall] = min(runnable / r.wall, 1) }
         let spun = Double(r.passes) / r.wall > RunloopVerdicts.busyPasses.value
         let cpuText = r.cpu.map { "\(Format.decimal($0 / r.wall, places: 2)) CPU-s per s" } ?? "CPU time unknown"
-        let evidence = "\(passes(r.passes)) of run(mode:before:) in \(Format.seconds(r.wall)); \(cpuText) "
+        let evidence =
+            "\(passes(r.passes)) of run(mode:before:) in \(Format.seconds(r.wall)); \(cpuText) "
             + "[\(RunloopVerdicts.busyPasses)]"
         return VariantRecord(outcome: spun ? .busyLoop : .completed, metrics: metrics, evidence: evidence)
     }

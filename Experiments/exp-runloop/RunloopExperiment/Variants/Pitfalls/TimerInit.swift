@@ -16,7 +16,11 @@ enum TimerInit {
         case timeInterval = "time_interval_init", fireDate = "fire_date_init", scheduled = "scheduled"
 
         var label: String {
-            switch self { case .timeInterval: "Timer(timeInterval:)"; case .fireDate: "Timer(fire:)"; case .scheduled: "scheduledTimer" }
+            switch self {
+            case .timeInterval: "Timer(timeInterval:)";
+            case .fireDate: "Timer(fire:)";
+            case .scheduled: "scheduledTimer"
+            }
         }
     }
 
@@ -38,8 +42,9 @@ enum TimerInit {
                 case .timeInterval:
                     RunLoop.current.add(Timer(timeInterval: interval, repeats: false, block: block), forMode: .default)
                 case .fireDate:
-                    RunLoop.current.add(Timer(fire: Date(timeIntervalSinceNow: interval), interval: 0, repeats: false, block: block),
-                                        forMode: .default)
+                    RunLoop.current.add(
+                        Timer(fire: Date(timeIntervalSinceNow: interval), interval: 0, repeats: false, block: block),
+                        forMode: .default)
                 case .scheduled:
                     _ = Timer.scheduledTimer(withTimeInterval: interval, repeats: false, block: block)
                 }
@@ -58,12 +63,15 @@ enum TimerInit {
         var metrics = Metrics()
         metrics[RunloopMetric.intervalMs] = interval * 1000
         for c in Constructor.allCases { metrics["first_fire.\(c.rawValue)_ms"] = (measured[c] ?? .nan) * 1000 }
-        metrics[RunloopMetric.firstFireTimeIntervalInitExcessMs] = measured[.timeInterval] == nil ? nil : earlyNet * 1000
+        metrics[RunloopMetric.firstFireTimeIntervalInitExcessMs] =
+            measured[.timeInterval] == nil ? nil : earlyNet * 1000
         let early = earlyNet < 0.5 * interval
         let othersOnTime = [Constructor.fireDate, .scheduled].allSatisfy { (measured[$0] ?? 0) >= 0.9 * interval }
-        let text = Constructor.allCases.map { "\($0.label) \(Format.seconds(measured[$0] ?? .nan))" }.joined(separator: ", ")
+        let text = Constructor.allCases.map { "\($0.label) \(Format.seconds(measured[$0] ?? .nan))" }.joined(
+            separator: ", ")
         let outcome: Outcome = !othersOnTime ? .failed : early ? .firesEarly : .completed
-        return VariantRecord(outcome: outcome, metrics: metrics,
-                             evidence: "first fire of a \(Format.seconds(interval)) timer: \(text)")
+        return VariantRecord(
+            outcome: outcome, metrics: metrics,
+            evidence: "first fire of a \(Format.seconds(interval)) timer: \(text)")
     }
 }

@@ -40,7 +40,7 @@ struct RequestClient: Sendable {
         runtime.log.mark(index, \.started)
         let done = DispatchSemaphore(value: 0)
         runtime.launch(index) { done.signal() }
-        done.wait()   // blocks a pool thread (global callers) for the whole timeout: that is the point
+        done.wait()  // blocks a pool thread (global callers) for the whole timeout: that is the point
         finished(index)
     }
 
@@ -61,7 +61,9 @@ struct RequestClient: Sendable {
 
 enum Callers {
     /// The operation-queue callers' queue, as the article sets it up (one trial per process).
-    static let operations = { let queue = OperationQueue(); queue.maxConcurrentOperationCount = 300; return queue }()
+    static let operations = {
+        let queue = OperationQueue(); queue.maxConcurrentOperationCount = 300; return queue
+    }()
 
     /// Issues requests `0..<count`, each from its own caller of `kind`, and returns at once.
     static func launch(_ kind: CallerKind, count: Int, client: RequestClient) {

@@ -46,7 +46,9 @@ final class PlacementRuntime: Sendable {
     func launch(_ index: Int, onTimeout: @escaping @Sendable () -> Void) {
         let (timeout, guardSeconds, log, gauge) = (self.timeout, self.guardSeconds, self.log, self.gauge)
         let work: @Sendable (TimeoutRunLoop.Style, Bool) -> Void = { style, ownThread in
-            TimeoutRunLoop.run(index, timeout: timeout, style: style, log: log, gauge: gauge, ownThread: ownThread, onTimeout: onTimeout)
+            TimeoutRunLoop.run(
+                index, timeout: timeout, style: style, log: log, gauge: gauge, ownThread: ownThread,
+                onTimeout: onTimeout)
         }
         switch placement {
         case .globalQueue: DispatchQueue.global().async { work(.untilStopped, false) }
@@ -57,14 +59,19 @@ final class PlacementRuntime: Sendable {
         case .sharedThread:
             // The shared thread's run-queue wait from arming to firing: what the machine made it wait.
             let armWait = Mutex<Seconds?>(nil)
-            shared?.schedule(at: MonotonicClock.now() + timeout, onArmed: {
-                log.mark(index, \.armed)
-                armWait.withLock { $0 = RequestTimes.threadRunQueueWait() }
-            }, onFire: {
-                log.mark(index, \.fired)
-                if let end = RequestTimes.threadRunQueueWait(), let start = armWait.withLock({ $0 }) { log.mark(index, \.runQueueWait, end - start) }
-                onTimeout()
-            })
+            shared?.schedule(
+                at: MonotonicClock.now() + timeout,
+                onArmed: {
+                    log.mark(index, \.armed)
+                    armWait.withLock { $0 = RequestTimes.threadRunQueueWait() }
+                },
+                onFire: {
+                    log.mark(index, \.fired)
+                    if let end = RequestTimes.threadRunQueueWait(), let start = armWait.withLock({ $0 }) {
+                        log.mark(index, \.runQueueWait, end - start)
+                    }
+                    onTimeout()
+                })
         }
     }
 

@@ -14,21 +14,28 @@ enum RequestTrial {
         let client = RequestClient(runtime: runtime, progress: context.progress)
         // Killed at its budget, the trial has seen nothing of its callers: say so, so that a
         // machine that gave it no CPU judges nothing.
-        context.checkpoint(VariantRecord(outcome: .timedOut, mechanism: .notSeen("the trial was ended before it looked at its callers")))
+        context.checkpoint(
+            VariantRecord(
+                outcome: .timedOut, mechanism: .notSeen("the trial was ended before it looked at its callers")))
 
         Callers.launch(caller, count: count, client: client)
         let stallWindow = parameters.deadlockWindow
-        let waited = context.progress.wait(forAtLeast: count, stallWindow: stallWindow, budget: parameters.requestBodyBudget)
+        let waited = context.progress.wait(
+            forAtLeast: count, stallWindow: stallWindow, budget: parameters.requestBodyBudget)
         let endedAt = MonotonicClock.now()
         let threadsAtEnd = ThreadCensus.threads()
         // Per-request run loops return right after their timers fire (the article's `run()` never
         // does): give them a moment, then count the ones still running.
         if placement.runLoopPerRequest, waited.reached {
             let settle = endedAt + min(0.5, max(0.1, timeout))
-            while log.count(\.released) < log.count(\.fired), MonotonicClock.now() < settle { MonotonicClock.sleep(for: 0.01) }
+            while log.count(\.released) < log.count(\.fired), MonotonicClock.now() < settle {
+                MonotonicClock.sleep(for: 0.01)
+            }
         }
         let unreturned = placement.runLoopPerRequest ? log.count(\.fired) - log.count(\.released) : 0
-        let timeline = context.threads?.stop() ?? ThreadTimeline(interval: 0, startedAt: context.startedAt, samples: [], samplerCPU: nil)
+        let timeline =
+            context.threads?.stop()
+            ?? ThreadTimeline(interval: 0, startedAt: context.startedAt, samples: [], samplerCPU: nil)
         runtime.stop()
 
         let times = log.snapshot()
@@ -51,31 +58,41 @@ enum RequestTrial {
 
         let outcome: Outcome, evidence: String
         let started = times.count { $0.started != nil }, armed = times.count { $0.armed != nil }
-        let timely = "\(Format.count(metrics[RunloopMetric.timely] ?? 0)) of \(count) saw their \(Format.seconds(timeout)) timeout within \(Format.seconds(2 * timeout))"
+        let timely =
+            "\(Format.count(metrics[RunloopMetric.timely] ?? 0)) of \(count) saw their \(Format.seconds(timeout)) timeout within \(Format.seconds(2 * timeout))"
         switch waited {
         case .reached:
             if unreturned > 0 {
                 outcome = .leaked
-                evidence = "\(unreturned) of \(count) run loops still running \(Format.seconds(MonotonicClock.now() - endedAt)) after the last timer stopped them (\(ThreadCensus.describe(ThreadCensus.threads())))"
+                evidence =
+                    "\(unreturned) of \(count) run loops still running \(Format.seconds(MonotonicClock.now() - endedAt)) after the last timer stopped them (\(ThreadCensus.describe(ThreadCensus.threads())))"
             } else {
                 outcome = .completed
-                evidence = "\(count) of \(count) requests done; \(caller.phrase) queued up to \(Format.seconds(metrics[RunloopMetric.callerDelayMaxS] ?? 0)) before starting, at most \(Format.count(metrics[RunloopMetric.inFlightPeak] ?? 0)) in flight"
+                evidence =
+                    "\(count) of \(count) requests done; \(caller.phrase) queued up to \(Format.seconds(metrics[RunloopMetric.callerDelayMaxS] ?? 0)) before starting, at most \(Format.count(metrics[RunloopMetric.inFlightPeak] ?? 0)) in flight"
             }
         case .stalled(let value, _, let detectedAt):
             outcome = .deadlock
             metrics[RunloopMetric.stallDetectedS] = detectedAt - context.startedAt
-            evidence = "no request finished for \(Format.seconds(stallWindow)) (\(Format.decimal(RunloopParameters.deadlockAfter, places: 0)) × timeout): \(value) of \(count) done (\(timely)), \(started) callers started, \(armed) timers armed; \(ThreadCensus.describe(threadsAtEnd))"
+            evidence =
+                "no request finished for \(Format.seconds(stallWindow)) (\(Format.decimal(RunloopParameters.deadlockAfter, places: 0)) × timeout): \(value) of \(count) done (\(timely)), \(started) callers started, \(armed) timers armed; \(ThreadCensus.describe(threadsAtEnd))"
         case .outOfBudget(let value):
             outcome = .timedOut
             evidence = "still going when the trial's budget ran out: \(value) of \(count) done (\(timely))"
         }
-        let mechanism = callersSeen(placement: placement, caller: caller, times: times, patience: timeout,
-                                    runLoopsPeak: runtime.gauge.peak, stacks: stacks?.threads)
-        let record = StackEvidence.attach(stacks, to: VariantRecord(outcome: outcome, metrics: metrics, evidence: evidence, series: series, mechanism: mechanism))
+        let mechanism = callersSeen(
+            placement: placement, caller: caller, times: times, patience: timeout,
+            runLoopsPeak: runtime.gauge.peak, stacks: stacks?.threads)
+        let record = StackEvidence.attach(
+            stacks,
+            to: VariantRecord(
+                outcome: outcome, metrics: metrics, evidence: evidence, series: series, mechanism: mechanism))
         // A stall whose threads were runnable but passed over by the scheduler is the
         // machine's (a deadlock's threads sleep): it judges nothing.
         if outcome == .deadlock,
-           let starved = MachineCheck.starvation(pid: ProcessInfo.processInfo.processIdentifier, threads: threadsAtEnd, lifetime: context.elapsed()) {
+            let starved = MachineCheck.starvation(
+                pid: ProcessInfo.processInfo.processIdentifier, threads: threadsAtEnd, lifetime: context.elapsed())
+        {
             return starved.apply(to: record)
         }
         return record
@@ -88,53 +105,75 @@ enum RequestTrial {
     /// threads. A thread placement's timings count only when every caller started. Zero callers
     /// started is no mechanism, whatever the symptom. `nil`: run-until-date without global
     /// callers, whose finding then judges only its thread half.
-    static func callersSeen(placement: Placement, caller: CallerKind, times: [RequestTimes], patience: Seconds,
-                            runLoopsPeak: Int, stacks: [ThreadStack]?) -> Evidence? {
+    static func callersSeen(
+        placement: Placement, caller: CallerKind, times: [RequestTimes], patience: Seconds,
+        runLoopsPeak: Int, stacks: [ThreadStack]?
+    ) -> Evidence? {
         let count = times.count
         // run-until-date's finding reads its global half only under global callers.
         if placement == .runUntilDate && caller != .global { return nil }
         if placement.runsOnPool {
             guard caller != .thread else {
-                return .notSeen("this run's callers were \(caller.phrase), which leave the pool free; the claim is about callers that block on the global queue (--caller global)")
+                return .notSeen(
+                    "this run's callers were \(caller.phrase), which leave the pool free; the claim is about callers that block on the global queue (--caller global)"
+                )
             }
             // Where the kernel states its pool's limit (Darwin), fewer callers than that each
             // get a thread at once, and nothing is left waiting for one.
-            if caller == .global, let few = DispatchPoolSize.current.tooFewToExhaust(count, what: "callers") { return .notSeen(few) }
+            if caller == .global, let few = DispatchPoolSize.current.tooFewToExhaust(count, what: "callers") {
+                return .notSeen(few)
+            }
         }
         let started = times.count { $0.started != nil }
-        guard started > 0 else { return .notSeen("0 of \(count) callers had started: nothing waited (the machine gave the trial no thread or no CPU)") }
-        guard placement.runsOnPool || started == count else { return .notSeen("only \(started) of \(count) callers started") }
+        guard started > 0 else {
+            return .notSeen(
+                "0 of \(count) callers had started: nothing waited (the machine gave the trial no thread or no CPU)")
+        }
+        guard placement.runsOnPool || started == count else {
+            return .notSeen("only \(started) of \(count) callers started")
+        }
         // Run loops that waited for a pool thread: not armed within `patience` of their caller
         // starting (or never).
-        let queued = placement.runsOnPool ? times.count { t in t.started.map { s in t.armed.map { $0 - s > patience } ?? true } ?? false } : 0
+        let queued =
+            placement.runsOnPool
+            ? times.count { t in t.started.map { s in t.armed.map { $0 - s > patience } ?? true } ?? false } : 0
         let behind = queued > 0 ? ", \(queued) run loops queued behind them for a pool thread" : ""
         let hasFrames = stacks?.contains { !$0.frames.isEmpty } == true
         guard caller.blocks else {
             guard placement.runsOnPool else {
-                return .seen("all \(count) \(caller.phrase) started, up to \(RequestMetrics.inFlightPeak(times)) waiting at once")
+                return .seen(
+                    "all \(count) \(caller.phrase) started, up to \(RequestMetrics.inFlightPeak(times)) waiting at once"
+                )
             }
             // Async callers hold no thread, but on Linux their tasks run on the same default
             // pool: the run loops hold its threads, so tasks neither start nor resume.
-            let clause = hasFrames ? stacks?.whereClause(in: "CFRunLoopRun", calledFrom: "\(TimeoutRunLoop.self).run") : nil
-            return .when(runLoopsPeak > 0 && (!hasFrames || clause != nil),
-                         "\(started) of \(count) async callers started; up to \(runLoopsPeak) run loops held pool threads at once" + (clause.map { "; stacks: \($0)" } ?? " (counts)"),
-                         otherwise: "\(started) async callers started, but no run loop was seen holding a pool thread")
+            let clause =
+                hasFrames ? stacks?.whereClause(in: "CFRunLoopRun", calledFrom: "\(TimeoutRunLoop.self).run") : nil
+            return .when(
+                runLoopsPeak > 0 && (!hasFrames || clause != nil),
+                "\(started) of \(count) async callers started; up to \(runLoopsPeak) run loops held pool threads at once"
+                    + (clause.map { "; stacks: \($0)" } ?? " (counts)"),
+                otherwise: "\(started) async callers started, but no run loop was seen holding a pool thread")
         }
         if placement.runsOnPool && queued == 0 {
-            return .notSeen("every run loop started within one timeout of its caller: the callers did not hold the pool")
+            return .notSeen(
+                "every run loop started within one timeout of its caller: the callers did not hold the pool")
         }
         let from = "\(RequestClient.self).callBlocking"
         // Stacks whose frames could not be named (no time left on a loaded machine) say
         // nothing either way; the counts below still do.
         if let stacks, hasFrames, stacks.canTell(in: RunloopVerdicts.semaphoreWaitFrame, calledFrom: from) {
             guard let clause = stacks.whereClause(in: RunloopVerdicts.semaphoreWaitFrame, calledFrom: from) else {
-                return .notSeen("\(started) callers started, but the stacks show none waiting in a semaphore called from \(from)")
+                return .notSeen(
+                    "\(started) callers started, but the stacks show none waiting in a semaphore called from \(from)")
             }
             return .seen("\(started) of \(count) callers started\(behind); stacks: \(clause)")
         }
         let blocked = RequestMetrics.inFlightPeak(times)
-        return .when(blocked > 0, "\(started) of \(count) callers started, up to \(blocked) blocked in a semaphore at once (counts)\(behind)",
-                     otherwise: "\(started) callers started, none seen blocked")
+        return .when(
+            blocked > 0,
+            "\(started) of \(count) callers started, up to \(blocked) blocked in a semaphore at once (counts)\(behind)",
+            otherwise: "\(started) callers started, none seen blocked")
     }
 }
 
@@ -146,15 +185,18 @@ enum RequestMetrics {
     /// is how long a same-moment control was held up over an interval (`StallWatch`): the
     /// machine's part, which `lateness.excess.*` and `wall.control_delay_s` take off (or the
     /// firing thread's own run-queue wait, when larger).
-    static func compute(_ times: [RequestTimes], timeout: Seconds, endedAt: Seconds,
-                        control: (Seconds, Seconds) -> Seconds = { _, _ in 0 }) -> Metrics {
+    static func compute(
+        _ times: [RequestTimes], timeout: Seconds, endedAt: Seconds,
+        control: (Seconds, Seconds) -> Seconds = { _, _ in 0 }
+    ) -> Metrics {
         var m = Metrics()
         let done = times.count { $0.woke != nil }
         m[RunloopMetric.total] = Double(times.count)
         m[RunloopMetric.completed] = Double(done)
         m[RunloopMetric.fired] = Double(times.count { $0.fired != nil })
         // "Saw its timeout": the caller woke within twice the timeout of starting to wait.
-        m[RunloopMetric.timely] = Double(times.count { t in t.started.flatMap { s in t.woke.map { $0 - s <= 2 * timeout } } == true })
+        m[RunloopMetric.timely] = Double(
+            times.count { t in t.started.flatMap { s in t.woke.map { $0 - s <= 2 * timeout } } == true })
         if let first = times.compactMap(\.started).min() {
             // First request started to last done; for an unfinished run, to its end.
             let end = done == times.count ? (times.compactMap(\.woke).max() ?? endedAt) : endedAt
@@ -171,16 +213,23 @@ enum RequestMetrics {
             if let a = t.armed { arms.append(a - s) }
         }
         let started = times.filter { $0.started != nil }
-        m.summarize(waits, p50: RunloopMetric.waitP50S, p99: RunloopMetric.waitP99S, max: RunloopMetric.waitMaxS,
-                    censored: (RunloopMetric.waitCensored, started.count { $0.woke == nil }))
-        m.summarize(lateness, scale: 1000, p50: RunloopMetric.latenessP50Ms, p99: RunloopMetric.latenessP99Ms, max: RunloopMetric.latenessMaxMs,
-                    censored: (RunloopMetric.latenessCensored, started.count { $0.fired == nil }))
-        m.summarize(excess, scale: 1000, p50: RunloopMetric.latenessExcessP50Ms, p99: RunloopMetric.latenessExcessP99Ms, max: RunloopMetric.latenessExcessMaxMs)
+        m.summarize(
+            waits, p50: RunloopMetric.waitP50S, p99: RunloopMetric.waitP99S, max: RunloopMetric.waitMaxS,
+            censored: (RunloopMetric.waitCensored, started.count { $0.woke == nil }))
+        m.summarize(
+            lateness, scale: 1000, p50: RunloopMetric.latenessP50Ms, p99: RunloopMetric.latenessP99Ms,
+            max: RunloopMetric.latenessMaxMs,
+            censored: (RunloopMetric.latenessCensored, started.count { $0.fired == nil }))
+        m.summarize(
+            excess, scale: 1000, p50: RunloopMetric.latenessExcessP50Ms, p99: RunloopMetric.latenessExcessP99Ms,
+            max: RunloopMetric.latenessExcessMaxMs)
         m.summarize(arms, p50: RunloopMetric.armDelayP50S, max: RunloopMetric.armDelayMaxS)
         // How long callers sat in their queue before running at all (a lower bound for the
         // ones that never ran).
-        m.summarize(times.compactMap { t in t.submitted.map { (t.started ?? endedAt) - $0 } }, max: RunloopMetric.callerDelayMaxS,
-                    censored: (RunloopMetric.callerDelayCensored, times.count { $0.submitted != nil && $0.started == nil }))
+        m.summarize(
+            times.compactMap { t in t.submitted.map { (t.started ?? endedAt) - $0 } },
+            max: RunloopMetric.callerDelayMaxS,
+            censored: (RunloopMetric.callerDelayCensored, times.count { $0.submitted != nil && $0.started == nil }))
         m[RunloopMetric.callersStarted] = Double(started.count)
         m[RunloopMetric.inFlightPeak] = Double(inFlightPeak(times))
         return m
@@ -200,8 +249,10 @@ enum RequestMetrics {
 extension Metrics {
     /// The p50, p99 and max of `values` (times `scale`) under the keys given, with `censored`'s
     /// count beside them; nothing for no values.
-    mutating func summarize(_ values: [Double], scale: Double = 1, p50: MetricKey? = nil, p99: MetricKey? = nil, max: MetricKey? = nil,
-                            censored: (MetricKey, Int)? = nil) {
+    mutating func summarize(
+        _ values: [Double], scale: Double = 1, p50: MetricKey? = nil, p99: MetricKey? = nil, max: MetricKey? = nil,
+        censored: (MetricKey, Int)? = nil
+    ) {
         guard let s = LatencySummary(values) else { return }
         for (key, value) in [(p50, s.p50), (p99, s.p99), (max, s.max)] { if let key { self[key] = value * scale } }
         if let censored { self[censored.0] = Double(censored.1) }

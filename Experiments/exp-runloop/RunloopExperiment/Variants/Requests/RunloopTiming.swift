@@ -19,7 +19,9 @@ enum RunloopTiming {
     /// it never start: a deadlock, declared after the deadlock window. Without such callers the
     /// run loops themselves queue on the pool (run-until-date's for timeout + guard each);
     /// placements with threads of their own wait only for blocked callers to get through.
-    static func estimate(_ placement: Placement, caller: CallerKind, requests: Int, timeout: Seconds, guardSeconds: Seconds) -> Seconds {
+    static func estimate(
+        _ placement: Placement, caller: CallerKind, requests: Int, timeout: Seconds, guardSeconds: Seconds
+    ) -> Seconds {
         let blocked = caller == .global || caller == .operationQueue
         if placement.runsOnPool {
             let hold = placement == .runUntilDate ? timeout + guardSeconds : timeout

@@ -24,20 +24,24 @@ final class SharedRunLoopThread: Sendable {
     /// one, `run(mode:before:)` returns at once and the loop spins) and returns what undoes it.
     /// With `realtime`, the thread first asks for real-time priority; `gauge` counts it while
     /// its loop runs.
-    static func start(name: String = "rl.shared", gauge: PeakGauge? = nil, realtime: Bool = false,
-                      source: @escaping @Sendable (RunLoop) -> (() -> Void)? = port) -> SharedRunLoopThread? {
+    static func start(
+        name: String = "rl.shared", gauge: PeakGauge? = nil, realtime: Bool = false,
+        source: @escaping @Sendable (RunLoop) -> (() -> Void)? = port
+    ) -> SharedRunLoopThread? {
         let thread = SharedRunLoopThread()
         return thread.start(name: name, gauge: gauge, realtime: realtime, source: source) ? thread : nil
     }
 
-    func start(name: String, gauge: PeakGauge? = nil, realtime: Bool, source: @escaping @Sendable (RunLoop) -> (() -> Void)?) -> Bool {
+    func start(
+        name: String, gauge: PeakGauge? = nil, realtime: Bool, source: @escaping @Sendable (RunLoop) -> (() -> Void)?
+    ) -> Bool {
         let ready = NamedThread.startAndAwait(name) { [self] start in
             if realtime {
                 let answer = RealtimePriority.requestForCurrentThread()
                 grant.withLock { $0 = answer }
             }
             guard let undo = source(RunLoop.current) else { start.signalReady(); return }
-            guard start.signalReady(publishing: { handle.withLock { $0 = .current } }) else { undo(); return }   // given up on
+            guard start.signalReady(publishing: { handle.withLock { $0 = .current } }) else { undo(); return }  // given up on
             gauge?.enter()
             // A loop with a flag rather than `run()`: `run()` would ignore `CFRunLoopStop`.
             while !isStopping { _ = RunLoop.current.run(mode: .default, before: .distantFuture) }
@@ -52,7 +56,9 @@ final class SharedRunLoopThread: Sendable {
     static func port(_ runLoop: RunLoop) -> (() -> Void)? {
         guard let port = SocketPort(tcpPort: 0) else { return nil }
         runLoop.add(port, forMode: .default)
-        return { runLoop.remove(port, forMode: .default); port.invalidate() }
+        return {
+            runLoop.remove(port, forMode: .default); port.invalidate()
+        }
     }
 
     /// The scheduler's answer when the thread was started with `realtime`; `nil` otherwise.
@@ -69,9 +75,12 @@ final class SharedRunLoopThread: Sendable {
     /// Arms a one-shot timer on the shared run loop for the monotonic instant `deadline` (not
     /// "interval from whenever the thread gets to it", so the hop does not push the timeout
     /// back); `onFire` runs on the shared thread. Callable from any thread.
-    func schedule(at deadline: Seconds, onArmed: @escaping @Sendable () -> Void, onFire: @escaping @Sendable () -> Void) {
+    func schedule(at deadline: Seconds, onArmed: @escaping @Sendable () -> Void, onFire: @escaping @Sendable () -> Void)
+    {
         perform {
-            let timer = Timer(fire: Date(timeIntervalSinceNow: deadline - MonotonicClock.now()), interval: 0, repeats: false) { _ in onFire() }
+            let timer = Timer(
+                fire: Date(timeIntervalSinceNow: deadline - MonotonicClock.now()), interval: 0, repeats: false
+            ) { _ in onFire() }
             RunLoop.current.add(timer, forMode: .default)
             onArmed()
         }

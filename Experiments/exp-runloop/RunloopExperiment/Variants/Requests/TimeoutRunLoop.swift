@@ -35,8 +35,10 @@ enum TimeoutRunLoop {
     /// was started for this request, so its whole run-queue wait belongs to `runQueueWait`.
     /// Never inlined: the findings look for this frame under `CFRunLoopRun`.
     @inline(never)
-    static func run(_ index: Int, timeout: Seconds, style: Style, log: StepTable<RequestTimes>, gauge: PeakGauge,
-                    ownThread: Bool = false, onTimeout: @escaping @Sendable () -> Void) {
+    static func run(
+        _ index: Int, timeout: Seconds, style: Style, log: StepTable<RequestTimes>, gauge: PeakGauge,
+        ownThread: Bool = false, onTimeout: @escaping @Sendable () -> Void
+    ) {
         let waitedBefore = ownThread ? 0 : (RequestTimes.threadRunQueueWait() ?? 0)
         gauge.enter()
         defer { gauge.leave() }

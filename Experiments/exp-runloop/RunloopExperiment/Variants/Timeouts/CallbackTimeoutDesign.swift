@@ -31,13 +31,14 @@ extension CallbackTimeoutDesign {
                 if state.claim() { continuation.resume(returning: .timedOut(firedAt: firedAt)) }
             }
             guard let request else { return }
-            state.keep(Task {
-                await request()
-                if state.claim() {
-                    cancel(token)
-                    continuation.resume(returning: .completed)
-                }
-            })
+            state.keep(
+                Task {
+                    await request()
+                    if state.claim() {
+                        cancel(token)
+                        continuation.resume(returning: .completed)
+                    }
+                })
         }
         // The timeout won: the request is abandoned.
         if case .timedOut = outcome { state.cancelRequest() }

@@ -82,13 +82,14 @@ public struct DeadlineHeap<Payload> {
     @discardableResult
     public mutating func remove(_ handle: Handle) -> Payload? {
         guard handle.slot < generation.count, generation[handle.slot] == handle.generation,
-              let i = order.index(ofSlot: handle.slot) else { return nil }
+            let i = order.index(ofSlot: handle.slot)
+        else { return nil }
         return free(writableOrder().take(at: i)).payload
     }
 
     /// Hands back the payload of an entry taken out of the order and frees its slot.
     private mutating func free(_ entry: (deadline: Seconds, slot: Int)) -> (deadline: Seconds, payload: Payload) {
-        let payload = payloads[entry.slot]!   // set at insert, cleared only here, once per entry
+        let payload = payloads[entry.slot]!  // set at insert, cleared only here, once per entry
         payloads[entry.slot] = nil
         generation[entry.slot] &+= 1
         freeSlots.append(entry.slot)
@@ -106,7 +107,9 @@ public struct DeadlineHeap<Payload> {
 private final class DeadlineOrder {
     struct Entry {
         var deadline: Seconds, sequence: UInt64, slot: Int
-        func precedes(_ other: Entry) -> Bool { deadline != other.deadline ? deadline < other.deadline : sequence < other.sequence }
+        func precedes(_ other: Entry) -> Bool {
+            deadline != other.deadline ? deadline < other.deadline : sequence < other.sequence
+        }
     }
 
     private(set) var count = 0
@@ -165,7 +168,8 @@ private final class DeadlineOrder {
     /// Doubles both arrays (slots never outnumber the entries ever pending at once).
     private func grow() {
         let larger = capacity * 2
-        let newHeap = UnsafeMutablePointer<Entry>.allocate(capacity: larger), newPosition = UnsafeMutablePointer<Int>.allocate(capacity: larger)
+        let newHeap = UnsafeMutablePointer<Entry>.allocate(capacity: larger),
+            newPosition = UnsafeMutablePointer<Int>.allocate(capacity: larger)
         newHeap.moveInitialize(from: heap, count: count)
         newPosition.moveInitialize(from: position, count: slots)
         heap.deallocate()

@@ -22,7 +22,8 @@ public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
     // `Timer` is not Sendable; it is created, set and invalidated on the run-loop thread only.
     private final class LoopState: @unchecked Sendable { var timer: Timer? }
 
-    private let pending = Mutex(Pending()), loop = LoopState(), thread = SharedRunLoopThread(), timerSets = Atomic<Int>(0)
+    private let pending = Mutex(Pending()), loop = LoopState(), thread = SharedRunLoopThread(),
+        timerSets = Atomic<Int>(0)
 
     /// How many times the one run-loop timer was set: once per firing pass or earlier deadline.
     public var timersArmed: Int? { timerSets.load(ordering: .relaxed) }
@@ -46,7 +47,9 @@ public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
             let timer = Timer(fire: .distantFuture, interval: 1e9, repeats: true) { _ in design.fireDue() }
             runLoop.add(timer, forMode: .default)
             design.loop.timer = timer
-            return { timer.invalidate(); design.loop.timer = nil }
+            return {
+                timer.invalidate(); design.loop.timer = nil
+            }
         }
         return started ? design : nil
     }
@@ -100,7 +103,8 @@ public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
     private func setTimer(for deadline: Seconds) {
         guard let timer = loop.timer else { return }
         timerSets.wrappingAdd(1, ordering: .relaxed)
-        timer.fireDate = deadline.isFinite ? Date(timeIntervalSinceNow: deadline - MonotonicClock.now()) : .distantFuture
+        timer.fireDate =
+            deadline.isFinite ? Date(timeIntervalSinceNow: deadline - MonotonicClock.now()) : .distantFuture
     }
 
     public func stop() { thread.stop() }

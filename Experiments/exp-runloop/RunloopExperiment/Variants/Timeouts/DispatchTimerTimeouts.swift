@@ -25,7 +25,10 @@ public final class DispatchTimerTimeouts: CallbackTimeoutDesign {
         let token = Token(source: source)
         // Both closures are `@Sendable` as Apple's Dispatch declares the handler (Linux's does
         // not), so this compiler checks here what a Mac's would.
-        let schedule: @Sendable () -> Void = { token.source.schedule(deadline: DispatchTimerTimeouts.dispatchTime(for: deadline), repeating: .never, leeway: .nanoseconds(0)) }
+        let schedule: @Sendable () -> Void = {
+            token.source.schedule(
+                deadline: DispatchTimerTimeouts.dispatchTime(for: deadline), repeating: .never, leeway: .nanoseconds(0))
+        }
         schedule()
         // The handler holds the token and so the source: an armed source stays alive by itself
         // until it fires or is cancelled, and cancelling releases the handler and the cycle.

@@ -20,7 +20,9 @@ public final class SharedThreadTimeouts: CallbackTimeoutDesign {
     }
 
     public func arm(at deadline: Seconds, onFire: @escaping @Sendable (Seconds) -> Void) {
-        thread.schedule(at: deadline, onArmed: { self.armed.wrappingAdd(1, ordering: .relaxed) }, onFire: { onFire(MonotonicClock.now()) })
+        thread.schedule(
+            at: deadline, onArmed: { self.armed.wrappingAdd(1, ordering: .relaxed) },
+            onFire: { onFire(MonotonicClock.now()) })
     }
 
     @discardableResult public func cancel(_ token: Void) -> Bool { false }

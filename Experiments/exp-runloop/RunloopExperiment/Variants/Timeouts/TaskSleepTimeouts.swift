@@ -21,10 +21,18 @@ public struct TaskSleepTimeouts: TimeoutDesign {
                     let remaining = deadline - MonotonicClock.now()
                     if remaining <= 0 { return .timedOut(firedAt: MonotonicClock.now()) }
                     // Cancelled: the request won.
-                    do { try await Task.sleep(for: .nanoseconds(Int64((remaining * 1e9).rounded(.up))), tolerance: tolerance, clock: .suspending) } catch { return nil }
+                    do {
+                        try await Task.sleep(
+                            for: .nanoseconds(Int64((remaining * 1e9).rounded(.up))), tolerance: tolerance,
+                            clock: .suspending)
+                    } catch { return nil }
                 }
             }
-            if let request { group.addTask { await request(); return Task.isCancelled ? nil : .completed } }
+            if let request {
+                group.addTask {
+                    await request(); return Task.isCancelled ? nil : .completed
+                }
+            }
             var outcome: RaceOutcome = .completed
             for await result in group { if let result { outcome = result; break } }
             group.cancelAll()

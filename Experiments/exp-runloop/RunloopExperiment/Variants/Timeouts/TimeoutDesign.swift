@@ -8,7 +8,8 @@ public enum TimeoutDesignName: String, CaseIterable, VariantName {
     /// timer set for the earliest deadline of a min-heap; no run loop, a `DispatchSourceTimer`
     /// per request on one serial queue; no thread of its own, a child task sleeping until the
     /// deadline.
-    case sharedThread = "shared-thread", deadlineHeap = "deadline-heap", dispatchTimer = "dispatch-timer", taskSleep = "task-sleep"
+    case sharedThread = "shared-thread", deadlineHeap = "deadline-heap", dispatchTimer = "dispatch-timer", taskSleep =
+        "task-sleep"
 
     /// The two run-loop designs keep their timeouts on a thread of their own that asks for
     /// real-time priority, so a sweep compares their bookkeeping, not their priority (and their

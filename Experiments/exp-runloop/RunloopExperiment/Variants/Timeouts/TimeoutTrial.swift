@@ -25,9 +25,11 @@ public enum TimeoutTrial {
 
     /// Runs one trial. `completeAfter(i)`: seconds after which request `i` completes by itself
     /// (`nil`: never, so it times out). `nil` if the design could not start.
-    public static func run(_ design: TimeoutDesignName, requests: Int, timeout: Seconds,
-                           completeAfter: @escaping @Sendable (Int) -> Seconds? = { _ in nil },
-                           budget: Seconds) -> Result? {
+    public static func run(
+        _ design: TimeoutDesignName, requests: Int, timeout: Seconds,
+        completeAfter: @escaping @Sendable (Int) -> Seconds? = { _ in nil },
+        budget: Seconds
+    ) -> Result? {
         warmUpCallers()
         // The floor asks for the priority the design's own thread asks for (see `WakeFloor`).
         // It starts before the thread watch, so its thread is not counted as the design's.
@@ -43,7 +45,9 @@ public enum TimeoutTrial {
             let after = completeAfter(i)
             Task.detached {
                 let started = MonotonicClock.now()
-                table.update(i) { $0.started = started; $0.startThread = KernelThreadID.current() ?? 0 }
+                table.update(i) {
+                    $0.started = started; $0.startThread = KernelThreadID.current() ?? 0
+                }
                 let outcome = await keeper.race(deadline: started + timeout, request: request(completingAfter: after))
                 let woke = MonotonicClock.now(), thread = KernelThreadID.current() ?? 0
                 table.update(i) { slot in
@@ -62,7 +66,9 @@ public enum TimeoutTrial {
         let slots = table.snapshot()
 
         var m = Metrics()
-        let lateness = slots.compactMap { s in s.woke == nil ? nil : s.fired.flatMap { f in s.started.map { f - ($0 + timeout) } } }
+        let lateness = slots.compactMap { s in
+            s.woke == nil ? nil : s.fired.flatMap { f in s.started.map { f - ($0 + timeout) } }
+        }
         m[RunloopMetric.total] = Double(requests)
         m[RunloopMetric.fired] = Double(lateness.count)
         m[RunloopMetric.completed] = Double(slots.count { $0.woke != nil })
@@ -73,7 +79,9 @@ public enum TimeoutTrial {
         let callers = Set(slots.flatMap { [$0.startThread, $0.wakeThread] }).subtracting([0])
         let added = appeared.filter { !callers.contains(Int($0.id)) }.sorted { $0.id < $1.id }
         m[RunloopMetric.threadsAdded] = Double(added.count)
-        m.summarize(lateness, scale: 1000, p50: RunloopMetric.latenessP50Ms, p99: RunloopMetric.latenessP99Ms, max: RunloopMetric.latenessMaxMs)
+        m.summarize(
+            lateness, scale: 1000, p50: RunloopMetric.latenessP50Ms, p99: RunloopMetric.latenessP99Ms,
+            max: RunloopMetric.latenessMaxMs)
         let lastStart = slots.compactMap(\.started).max() ?? issueStart
         m[RunloopMetric.issueS] = lastStart - issueStart
         if finished, let lastWake = slots.compactMap(\.woke).max() {
@@ -93,17 +101,20 @@ public enum TimeoutTrial {
             }
         }
         if let priority { m[RunloopMetric.threadsRealtime] = priority.isGranted ? 1 : 0 }
-        return Result(metrics: m, finished: finished, started: slots.count { $0.started != nil },
-                      addedThreadNames: added.map { $0.name.isEmpty ? "?" : $0.name },
-                      deadlines: slots.map { ($0.started ?? .nan) + timeout }, firedAt: slots.map { $0.fired ?? .nan }, issuedAt: issueStart,
-                      threadPriority: priority)
+        return Result(
+            metrics: m, finished: finished, started: slots.count { $0.started != nil },
+            addedThreadNames: added.map { $0.name.isEmpty ? "?" : $0.name },
+            deadlines: slots.map { ($0.started ?? .nan) + timeout }, firedAt: slots.map { $0.fired ?? .nan },
+            issuedAt: issueStart,
+            threadPriority: priority)
     }
 
     /// "(a thread that only wakes: p99 3.9 ms late, so 0.7 ms above that floor)", or nothing
     /// when the floor was not measured.
     static func floorClause(_ m: Metrics) -> String {
         guard let floor = m[RunloopMetric.floorP99Ms], let net = m[RunloopMetric.latenessNetP99Ms] else { return "" }
-        return " (a thread that only wakes, beside it: p99 \(Format.milliseconds(floor)) late, so \(Format.milliseconds(net)) above that floor)"
+        return
+            " (a thread that only wakes, beside it: p99 \(Format.milliseconds(floor)) late, so \(Format.milliseconds(net)) above that floor)"
     }
 
     /// A stand-in request that completes after `delay` seconds, or `nil` for one that never does.
@@ -117,7 +128,11 @@ public enum TimeoutTrial {
     private static func warmUpCallers() {
         let done = DispatchSemaphore(value: 0)
         let tasks = 2 * CPUBudget.current.poolWidth
-        for _ in 0..<tasks { Task.detached { await Task.yield(); done.signal() } }
+        for _ in 0..<tasks {
+            Task.detached {
+                await Task.yield(); done.signal()
+            }
+        }
         for _ in 0..<tasks { _ = done.wait(timeout: .now() + 5) }
         MonotonicClock.sleep(for: 0.02)
     }
@@ -127,28 +142,47 @@ public enum TimeoutTrial {
     /// mechanism: every request's caller started and raced, and the design counted its timers.
     static func run(_ context: VariantContext, design: TimeoutDesignName) throws -> VariantRecord {
         let p = context.parameters(RunloopParameters.self)
-        guard let result = run(design, requests: p.tasks, timeout: p.timeout, budget: ScaleParameters.trialBudget(p)) else {
+        guard let result = run(design, requests: p.tasks, timeout: p.timeout, budget: ScaleParameters.trialBudget(p))
+        else {
             throw SetupError("\(design.rawValue) could not start (no run-loop thread)")
         }
         context.progress.advance()
         var m = result.metrics
-        m[RunloopMetric.wallControlDelayS] = m[RunloopMetric.wallS].map { context.machineDelay(from: result.issuedAt, to: result.issuedAt + $0) }
+        m[RunloopMetric.wallControlDelayS] = m[RunloopMetric.wallS].map {
+            context.machineDelay(from: result.issuedAt, to: result.issuedAt + $0)
+        }
         let excess = zip(result.deadlines, result.firedAt).filter { !$0.1.isNaN && !$0.0.isNaN }
             .map { due, fired in fired - due - context.machineDelay(from: due, to: fired) }
-        m.summarize(excess, scale: 1000, p50: RunloopMetric.latenessExcessP50Ms, p99: RunloopMetric.latenessExcessP99Ms, max: RunloopMetric.latenessExcessMaxMs)
+        m.summarize(
+            excess, scale: 1000, p50: RunloopMetric.latenessExcessP50Ms, p99: RunloopMetric.latenessExcessP99Ms,
+            max: RunloopMetric.latenessExcessMaxMs)
         let total = m[RunloopMetric.total] ?? 0, early = m[RunloopMetric.early] ?? 0, n = Format.count
         let added = result.addedThreadNames
-        let threads = added.isEmpty ? "no thread of its own" : "\(added.count) thread\(added.count == 1 ? "" : "s") (\(added.joined(separator: ", ")))"
-        let (outcome, what): (Outcome, String) = !result.finished
-            ? (.timedOut, "\(n(m[RunloopMetric.completed] ?? 0)) of \(n(total)) requests woken when the trial's budget ran out")
-            : early > 0 ? (.firesEarly, "\(n(early)) of \(n(total)) requests woken before their deadline")
-            : (.completed, "\(n(m[RunloopMetric.fired] ?? 0)) of \(n(total)) requests woken by their \(Format.seconds(p.timeout)) timeout, "
-                   + "p99 \(Format.milliseconds(m[RunloopMetric.latenessP99Ms] ?? .nan)) late" + floorClause(m))
-        var evidence = what + "; issuing took \(Format.seconds(m[RunloopMetric.issueS] ?? .nan)), the design added \(threads)"
+        let threads =
+            added.isEmpty
+            ? "no thread of its own"
+            : "\(added.count) thread\(added.count == 1 ? "" : "s") (\(added.joined(separator: ", ")))"
+        let (outcome, what): (Outcome, String) =
+            !result.finished
+            ? (
+                .timedOut,
+                "\(n(m[RunloopMetric.completed] ?? 0)) of \(n(total)) requests woken when the trial's budget ran out"
+            )
+            : early > 0
+                ? (.firesEarly, "\(n(early)) of \(n(total)) requests woken before their deadline")
+                : (
+                    .completed,
+                    "\(n(m[RunloopMetric.fired] ?? 0)) of \(n(total)) requests woken by their \(Format.seconds(p.timeout)) timeout, "
+                        + "p99 \(Format.milliseconds(m[RunloopMetric.latenessP99Ms] ?? .nan)) late" + floorClause(m)
+                )
+        var evidence =
+            what + "; issuing took \(Format.seconds(m[RunloopMetric.issueS] ?? .nan)), the design added \(threads)"
         if let priority = result.threadPriority { evidence += "; its thread ran at \(priority)" }
         let timers = m[RunloopMetric.timersArmed].map { ", \(n($0)) timer settings" } ?? ""
-        let mechanism = Evidence.when(result.started == p.tasks, "\(n(Double(result.started))) of \(n(total)) callers started and raced their timeout\(timers)",
-                                      otherwise: "only \(n(Double(result.started))) of \(n(total)) callers started")
+        let mechanism = Evidence.when(
+            result.started == p.tasks,
+            "\(n(Double(result.started))) of \(n(total)) callers started and raced their timeout\(timers)",
+            otherwise: "only \(n(Double(result.started))) of \(n(total)) callers started")
         return VariantRecord(outcome: outcome, metrics: m, evidence: evidence, mechanism: mechanism)
     }
 }

@@ -23,7 +23,8 @@ enum WakeFloor {
     /// Starts the floor's thread and returns once it runs; with `realtime` it first asks for
     /// the priority a design's run-loop thread asks for (`RealtimePriority.requestedPriority`).
     static func start(realtime: Bool) -> StallWatch {
-        StallWatch(interval: interval, realtime: realtime, realtimePriority: RealtimePriority.requestedPriority,
-                   keepsEveryWakeUp: true, threadName: "rl.wake-floor")
+        StallWatch(
+            interval: interval, realtime: realtime, realtimePriority: RealtimePriority.requestedPriority,
+            keepsEveryWakeUp: true, threadName: "rl.wake-floor")
     }
 }
