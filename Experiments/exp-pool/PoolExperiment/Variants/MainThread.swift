@@ -20,13 +20,13 @@ enum MainThread {
             waits.sample(at: context.event(tickLabel))
         }
         RunLoop.main.add(timer, forMode: .default)
-        turnMainRunLoop(until: MonotonicClock.now() + 0.25)  // the heartbeat settles before the flood
+        MainQueueFriendlyWait.pass(0.25)  // the heartbeat settles before the flood
 
         let blocks = Blocks(context), hold = p.block
         // Each block holds a pool thread on purpose, as the article's sleep(30).
         for _ in 0..<p.tasks { DispatchQueue.global().async { blocks.hold(hold) } }
         let spareEnd = blocks.origin + p.spareWindow
-        turnMainRunLoop(until: spareEnd)
+        MainQueueFriendlyWait.pass(until: spareEnd)
         waits.sample()
 
         // Phase 2: the main thread waits for a block it put on the flooded queue, behind those still waiting.
@@ -36,7 +36,7 @@ enum MainThread {
         let returned = ran.wait(timeout: .now() + .nanoseconds(Int((p.duration + 2 * p.block + 5) * 1e9))) == .success
         let waitEnd = MonotonicClock.now()
         waits.sample(at: waitEnd)
-        turnMainRunLoop(until: waitEnd + 0.2)  // the heartbeat resumes
+        MainQueueFriendlyWait.pass(until: waitEnd + 0.2)  // the heartbeat resumes
         waits.sample()
         timer.invalidate()
 
@@ -79,14 +79,6 @@ enum MainThread {
         let before = max(spareNet, frame)
         return frozen >= PoolVerdicts.freezeFloor.value * block && frozen >= PoolVerdicts.freezeFactor.value * before
             ? .frozen : .responsive
-    }
-
-    /// Turns the main run loop (which fires the heartbeat) until `end`.
-    static func turnMainRunLoop(until end: Seconds) {
-        while MonotonicClock.now() < end {
-            _ = RunLoop.main.run(
-                mode: .default, before: Date(timeIntervalSinceNow: min(0.05, max(0.001, end - MonotonicClock.now()))))
-        }
     }
 
     /// The ticks within `from...to` and their largest gap, raw and net of the machine's part of
