@@ -87,7 +87,7 @@ final class DanceFindingsTests: XCTestCase {
         XCTAssertEqual(v.outcome, .completed, v.evidence ?? "")
         for moment in ["created", "stored"] {
             XCTAssertEqual(
-                CaptureProbe.delta(v.metrics, moment: moment), .zero, "\(moment): the closure captured nothing")
+                DanceReport.captured(v.metrics, moment: moment), .zero, "\(moment): the closure captured nothing")
         }
         XCTAssertEqual(try labels(.heapStack), ["reading", "scope-end", "deinit"])
 
@@ -108,7 +108,7 @@ final class DanceFindingsTests: XCTestCase {
         XCTAssertEqual(
             try labels(.heapStackDelayed), ["completion2", "scope-end", "after-delay", "completion1", "deinit"])
         XCTAssertEqual(try flag(.heapStackDelayed, DanceMetric.aliveMidDelay), true, "the pending block kept foo alive")
-        XCTAssertEqual(CaptureProbe.delta(v.metrics, moment: "stored"), .zero, "the stored completions hold nothing")
+        XCTAssertEqual(DanceReport.captured(v.metrics, moment: "stored"), .zero, "the stored completions hold nothing")
     }
 
     /// An API that stores the caller's action leaks the object the action names; the fixed API,
@@ -118,7 +118,7 @@ final class DanceFindingsTests: XCTestCase {
         XCTAssertEqual(try variant(.hiddenAPICycle).outcome, .leaked)
         XCTAssertEqual(try variant(.hiddenAPIFixed).outcome, .completed)
         XCTAssertEqual(
-            CaptureProbe.delta(try variant(.hiddenAPIFixed).metrics), .zero, "the fixed API's action holds nothing")
+            DanceReport.captured(try variant(.hiddenAPIFixed).metrics), .zero, "the fixed API's action holds nothing")
 
         weak var leaked: ConversationScreen?
         assertNotReleased(after: 0.1) {

@@ -215,7 +215,7 @@ public let callbackExperiment = ExperimentDefinition(
     ],
     columns: callbackColumns,
     defaultJobs: 3,
-    extraSections: { $0.eventSections(title: "steps (t from the trial's start · queue · thread)") },
+    extraSections: { [EventSection.table($0, title: "steps (t from the trial's start · queue · thread)")] },
     parameters: CallbackParameters.self
 )
 

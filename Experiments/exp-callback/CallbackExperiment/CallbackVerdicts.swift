@@ -11,7 +11,8 @@ enum CallbackThreshold {
     static let waitedFree = Threshold("message waited under", 0.25, "× the lookup")
     /// delegate-completion: a cancelled sync ends this soon after the decision (or the lookup's length).
     static let cancelPrompt = Threshold("cancel ends within", 0.25, "s")
-    /// forgotten-handler: the stall is reported not before this share of the patience, and at most `detectedWithin` after it.
+    /// forgotten-handler: the stall is reported not before this share of the patience, and at
+    /// most `detectedWithin` after it.
     static let notBeforePatience = Threshold("reported not before", 0.99, "× the patience")
     static let detectedWithin = Threshold("reported within", 0.5, "s")
     /// linux-urlsession-ignores-disposition: each task ends this close to the allowed one.
@@ -26,15 +27,14 @@ enum CallbackVerdicts {
         let warned = leak[CallbackMetric.warningCaptured] == 1 && (leak.evidence ?? "").contains(AsyncBridge.leakMarker)
         let trapped = (double.evidence ?? "").contains(AsyncBridge.doubleMarker)
         let stuck = leak[CallbackMetric.taskFinished] == 0
+        let warnedAfter = seconds(leak[CallbackMetric.warningAfterDropS])
+        let task = stuck ? "still suspended" : "went on", suspended = seconds(leak[CallbackMetric.taskSuspendedForS])
         let leakText =
             warned
-            ? "leak warned \(seconds(leak[CallbackMetric.warningAfterDropS])) after the handler was dropped, task \(stuck ? "still suspended" : "went on") after \(seconds(leak[CallbackMetric.taskSuspendedForS]))"
+            ? "leak warned \(warnedAfter) after the handler was dropped, task \(task) after \(suspended)"
             : "no leak warning captured (\(leak.outcome))"
-        let doubleText =
-            "double resume \(double.outcome)"
-            + (trapped
-                ? ": \(RuntimeMessage.continuationMisuse(in: double.evidence ?? "", endingWith: AsyncBridge.doubleMarker))"
-                : "")
+        let message = RuntimeMessage.continuationMisuse(in: double.evidence ?? "", endingWith: AsyncBridge.doubleMarker)
+        let doubleText = "double resume \(double.outcome)" + (trapped ? ": \(message)" : "")
         return Verdict(
             symptom: leak.outcome == .leaked && stuck && double.outcome == .crashed,
             mechanism: .all([
@@ -77,9 +77,11 @@ enum CallbackVerdicts {
         let bgOK =
             background.outcome == .completed
             && background[CallbackMetric.wrapperBytes] == Double(URLSessionSyncWrapper.response.body.count)
+        let bytes = Format.count(background[CallbackMetric.wrapperBytes] ?? 0)
+        let returnedAfter = seconds(background[CallbackMetric.wrapperReturnedAfterS])
         let bgText =
             bgOK
-            ? "the wrapper returned \(Format.count(background[CallbackMetric.wrapperBytes] ?? 0)) bytes after \(seconds(background[CallbackMetric.wrapperReturnedAfterS]))"
+            ? "the wrapper returned \(bytes) bytes after \(returnedAfter)"
             : "\(background.outcome) (\(background.evidence ?? ""))"
         return Verdict(
             symptom: main.outcome == .deadlock && bgOK, mechanism: mechanism,
@@ -92,12 +94,11 @@ enum CallbackVerdicts {
         return URLSessionDisposition.Answer.allCases.map { a in
             let key = a.rawValue, name = a == .never ? "never answered" : ".\(key)",
                 code = v[CallbackMetric.of(key, .errorCode)] ?? 0
-            let end =
-                v[CallbackMetric.of(key, .ended)] != 1
-                ? "not ended after \(seconds(v[CallbackMetric.windowS]))"
-                : "\(code == 0 ? "completed without error" : "ended with error \(Format.count(code))") at \(seconds(v[CallbackMetric.of(key, .endedAfterS)]))"
-            return
-                "\(name): \(Format.count(v[CallbackMetric.of(key, .bytes)] ?? 0)) of \(Format.count(full)) bytes, \(end)"
+            let how = code == 0 ? "completed without error" : "ended with error \(Format.count(code))"
+            let window = seconds(v[CallbackMetric.windowS]), at = seconds(v[CallbackMetric.of(key, .endedAfterS)])
+            let end = v[CallbackMetric.of(key, .ended)] != 1 ? "not ended after \(window)" : "\(how) at \(at)"
+            let bytes = Format.count(v[CallbackMetric.of(key, .bytes)] ?? 0)
+            return "\(name): \(bytes) of \(Format.count(full)) bytes, \(end)"
         }.joined(separator: "; ")
     }
 

@@ -48,23 +48,6 @@ extension VariantContext {
     var stallSoFar: Seconds { machineDelay(from: startedAt, to: MonotonicClock.now()) }
 }
 
-extension ExperimentReport {
-    /// One block per variant that logged events: each event's time, label and thread, fitted
-    /// to the report's width (a long label or place wraps within its column). For
-    /// `ExperimentDefinition(extraSections:)`.
-    func eventSections(title: String) -> [String] {
-        var lines = [title]
-        for v in variants {
-            guard let events = v.events, !events.isEmpty else { continue }
-            lines.append("  \(v.name)")
-            let rows = events.map { e in [Format.decimal(e.t, places: 3) + " s", e.label, e.thread ?? ""] }
-            let table = TextTable(rows: rows, rightAligned: [0], lead: "    ", hasHeader: false)
-            lines += table.render(width: ReportWidth.current)
-        }
-        return [lines.joined(separator: "\n")]
-    }
-}
-
 extension Format {
     /// `12%`, `under 0.01%`, for evidence lines; `—` without a whole.
     static func share(_ part: Double, of whole: Double) -> String {

@@ -1,5 +1,3 @@
-import LabHarness
-
 /// A native object's strong, weak and unowned reference counts, read through the standard
 /// library's debugger entry points. An absolute count means little (a debug build holds
 /// temporaries, a first weak reference adds a side table); a *difference* between two readings
@@ -67,25 +65,12 @@ public final class CaptureProbe {
         whilePending = RefCounts.of(owner) - before
     }
 
-    /// One metric per count and moment measured: `capture.created.strong`, `capture.stored.weak`...
-    public var metrics: Metrics {
-        var metrics = Metrics()
-        for (moment, delta) in [("created", atCreation), ("stored", onceStored), ("pending", whilePending)] {
-            for (count, value) in [("strong", delta?.strong), ("weak", delta?.weak), ("unowned", delta?.unowned)] {
-                metrics[CaptureProbe.key(moment, count)] = value.map(Double.init)
+    /// Each count at each moment measured, for the record's metrics (`DanceMetric.capture`).
+    public var readings: [(moment: String, count: String, value: Int?)] {
+        [("created", atCreation), ("stored", onceStored), ("pending", whilePending)].flatMap { moment, delta in
+            [("strong", delta?.strong), ("weak", delta?.weak), ("unowned", delta?.unowned)].map {
+                (moment, $0, $1)
             }
         }
-        return metrics
-    }
-
-    /// The metric of one count at one moment: `capture.stored.strong`.
-    public static func key(_ moment: String, _ count: String) -> MetricKey { MetricKey("capture.\(moment).\(count)") }
-
-    /// The change at `moment` (`created`, `stored`, `pending`), read back from a report's metrics.
-    public static func delta(_ metrics: Metrics, moment: String = "stored") -> RefCounts? {
-        guard let s = metrics[key(moment, "strong")], let w = metrics[key(moment, "weak")],
-            let u = metrics[key(moment, "unowned")]
-        else { return nil }
-        return RefCounts(strong: Int(s), weak: Int(w), unowned: Int(u))
     }
 }

@@ -8,15 +8,6 @@ public enum DanceVariant: String, CaseIterable, VariantName {
         "unowned-after-release"
 }
 
-/// How long each kind of dance trial takes, from `--delay` and `--grace` (budgets derived): an owner
-/// that should go at once, one that leaks (grace, then the cycle broken), delayed work, the trap.
-extension TrialTiming {
-    static let release = TrialTiming.seconds { (p: DanceParameters) in p.grace / 2 }
-    static let leak = TrialTiming.seconds { (p: DanceParameters) in 2 * p.grace }
-    static let delayed = TrialTiming.seconds { (p: DanceParameters) in p.delay + p.grace }
-    static let trap = TrialTiming.seconds { (p: DanceParameters) in p.grace + 0.5 }
-}
-
 /// exp-dance, after ChenYilong's iOSBlog article "Heap-Stack Dance" and its `Foo.m` demo: one
 /// declaration here and one body in `Variants/` per variant; `OwnerTrial` does the measuring.
 public let danceExperiment = ExperimentDefinition(
@@ -49,7 +40,7 @@ public let danceExperiment = ExperimentDefinition(
                 "dance.strong-capture-leaks",
                 "a closure stored on its owner that captures the owner strongly is a cycle: the owner is never released"
             ),
-            time: .leak, body: StrongCapture.run),
+            time: .seconds(\DanceParameters.leakTime), body: StrongCapture.run),
         Variant(
             DanceVariant.weakStrong, "[weak self] then guard let self, in a stored closure and in delayed work",
             expect: [
@@ -59,7 +50,7 @@ public let danceExperiment = ExperimentDefinition(
             claim: Claim(
                 "dance.weak-strong-releases",
                 "[weak self] + guard let self: the owner goes when its scope ends, and delayed work later finds nil"),
-            time: .delayed, body: WeakStrong.run),
+            time: .seconds(\DanceParameters.delayedTime), body: WeakStrong.run),
         Variant(
             DanceVariant.heapStack, "the stored closure takes the owner as a parameter and captures nothing",
             expect: [
@@ -69,7 +60,7 @@ public let danceExperiment = ExperimentDefinition(
             claim: Claim(
                 "dance.heap-stack-releases",
                 "a closure that takes its owner as a parameter captures nothing; the owner goes when its scope ends"),
-            time: .release, body: HeapStack.run),
+            time: .seconds(\DanceParameters.releaseTime), body: HeapStack.run),
         Variant(
             DanceVariant.heapStackDelayed,
             "the article's Foo: completion2(self) schedules completion1(foo) after --delay",
@@ -83,21 +74,21 @@ public let danceExperiment = ExperimentDefinition(
                 "dance.heap-stack-delayed-order",
                 "the article's order: completion2, the delay, completion1, deinit (the delayed block's parameter keeps foo alive until it has run)",
                 thresholds: [HeapStackDelayed.onTime, HeapStackDelayed.prompt]),
-            time: .delayed, instruments: [.stallWatch], body: HeapStackDelayed.run),
+            time: .seconds(\DanceParameters.delayedTime), instruments: [.stallWatch], body: HeapStackDelayed.run),
         Variant(
             DanceVariant.hiddenAPICycle, "an API stores the caller's action; the action names the object",
             expect: [
                 .expected(.leaked, "a cycle that nothing at the call site shows"),
                 .forbidden(.completed, "released: the stored action did not hold the screen"),
             ],
-            time: .leak, body: HiddenAPI.runCycle),
+            time: .seconds(\DanceParameters.leakTime), body: HiddenAPI.runCycle),
         Variant(
             DanceVariant.hiddenAPIFixed, "the API passes the object as the action's first parameter",
             expect: [
                 .expected(.completed, "released when its scope ended: the caller had no need to capture it"),
                 .forbidden(.leaked, "the fixed API still leaked"),
             ],
-            time: .release, body: HiddenAPI.runFixed),
+            time: .seconds(\DanceParameters.releaseTime), body: HiddenAPI.runFixed),
         Variant(
             DanceVariant.unownedAfterRelease, "an [unowned self] handler is called after its owner is gone",
             expect: [
@@ -107,7 +98,7 @@ public let danceExperiment = ExperimentDefinition(
             claim: Claim(
                 "dance.unowned-traps-after-release",
                 "an [unowned self] closure called after its owner was released traps with the runtime's message"),
-            time: .trap, body: UnownedAfterRelease.run),
+            time: .seconds(\DanceParameters.trapTime), body: UnownedAfterRelease.run),
     ],
     findings: [
         Finding(

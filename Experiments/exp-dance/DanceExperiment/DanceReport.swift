@@ -4,7 +4,7 @@ import LabHarness
 /// outlived its scope, and release timelines drawn from the variants' events.
 enum DanceReport {
     static let columns: [ReportColumn] = [
-        ReportColumn("captured") { CaptureProbe.delta($0.metrics)?.description ?? "—" },
+        ReportColumn("captured") { captured($0.metrics)?.description ?? "—" },
         ReportColumn("alive after scope") { v in
             switch v[DanceMetric.aliveAtScopeExit] {
             case 1?: "yes";
@@ -21,13 +21,12 @@ enum DanceReport {
         },
     ]
 
-    /// "released 9 µs after its scope ended" or "still alive 500 ms after its scope ended".
-    static func aliveOrReleased(_ metrics: Metrics) -> String {
-        switch metrics[DanceMetric.released] {
-        case 1?: "released \(metrics[DanceMetric.releaseAfterScopeS].map(Format.seconds) ?? "?") after its scope ended"
-        case 0?: "still alive \(metrics[DanceMetric.graceS].map(Format.seconds) ?? "?") after its scope ended"
-        default: "release not measured"
-        }
+    /// The capture probe's change at `moment` (`created`, `stored`, `pending`), read back from a
+    /// report's metrics.
+    static func captured(_ metrics: Metrics, moment: String = "stored") -> RefCounts? {
+        let counts = ["strong", "weak", "unowned"].map { metrics[DanceMetric.capture(moment, $0)] }
+        guard let strong = counts[0], let weak = counts[1], let unowned = counts[2] else { return nil }
+        return RefCounts(strong: Int(strong), weak: Int(weak), unowned: Int(unowned))
     }
 
     static func sections(_ report: ExperimentReport) -> [String] {

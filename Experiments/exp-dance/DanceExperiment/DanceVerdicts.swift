@@ -10,9 +10,10 @@ enum DanceVerdicts {
             [("naming the screen", cycle), ("with the screen as parameter", fixed)].map { name, v in
                 Evidence(seen: v.mechanism?.seen ?? false, "\(name): \(v.mechanism?.what ?? "not measured")")
             })
+        let symptom = cycle.outcome == .leaked && fixed.outcome == .completed
+        let naming = LifetimeTrial.releaseSummary(cycle.metrics), passed = LifetimeTrial.releaseSummary(fixed.metrics)
         return Verdict(
-            symptom: cycle.outcome == .leaked && fixed.outcome == .completed, mechanism: mechanism,
-            "stored action naming the screen: screen \(DanceReport.aliveOrReleased(cycle.metrics)); "
-                + "with the screen as parameter: screen \(DanceReport.aliveOrReleased(fixed.metrics))")
+            symptom: symptom, mechanism: mechanism,
+            "stored action naming the screen: screen \(naming); with the screen as parameter: screen \(passed)")
     }
 }

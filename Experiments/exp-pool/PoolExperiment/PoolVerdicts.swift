@@ -46,9 +46,10 @@ enum PoolVerdicts {
                 "\(count(tasks)) blocks: at most \(count(atOnce)) ran at once against the kernel's stated limit of \(count(limit)) "
                     + "(kern.wq_max_constrained_threads); \(growth)")
         }
+        let started = count(flood[PoolMetric.blocksStarted] ?? 0), watched = flood[PoolMetric.watchS] ?? 0
         let last =
-            flood[PoolMetric.blocksLastStartS].map { "the last started after \(Format.seconds($0))" }
-            ?? "\(count(flood[PoolMetric.blocksStarted] ?? 0)) of \(count(tasks)) started in \(Format.seconds(flood[PoolMetric.watchS] ?? 0))"
+            flood[PoolMetric.blocksLastStartS].map { "the last started after \(seconds: $0)" }
+            ?? "\(started) of \(count(tasks)) started in \(seconds: watched)"
         return Verdict(
             symptom: atOnce < tasks && rate <= slowGrowth.value, mechanism: mechanism,
             "\(count(tasks)) blocks of \(Format.seconds(flood[PoolMetric.blockS] ?? 0)): at most \(count(atOnce)) ran at once, \(last); \(growth); "

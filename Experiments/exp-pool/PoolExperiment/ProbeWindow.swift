@@ -164,16 +164,20 @@ extension ProbeWindow.Result {
     /// The mechanism of a pool that made probes wait: blocks seen holding its threads (counted
     /// from inside them, later ones waiting for earlier ones) and probes seen queued behind them.
     var heldAndBehind: Evidence {
-        let m = metrics, count = Format.count
+        let m = metrics, figure = { (key: MetricKey) in m[key] ?? 0 }
+        let atOnce = figure(PoolMetric.runningMax), waited = figure(PoolMetric.blocksWaited)
+        let tasks = Format.count(figure(PoolMetric.tasks)), behind = figure(PoolMetric.probeBehind)
+        let before = Format.count(figure(PoolMetric.threadsBefore)), peak = Format.count(figure(PoolMetric.threadsPeak))
+        let probes = Format.count(figure(PoolMetric.probeCount))
         return .all([
             .when(
-                (m[PoolMetric.blocksWaited] ?? 0) > 0 && (m[PoolMetric.runningMax] ?? 0) > 0,
-                "at most \(count(m[PoolMetric.runningMax] ?? 0)) blocks ran at once and \(count(m[PoolMetric.blocksWaited] ?? 0)) of "
-                    + "\(count(m[PoolMetric.tasks] ?? 0)) waited for a held thread (threads \(count(m[PoolMetric.threadsBefore] ?? 0)) → \(count(m[PoolMetric.threadsPeak] ?? 0)))",
+                waited > 0 && atOnce > 0,
+                "at most \(Format.count(atOnce)) blocks ran at once and \(Format.count(waited)) of \(tasks) waited for a "
+                    + "held thread (threads \(before) → \(peak))",
                 otherwise: "no block was seen waiting for a thread another block held"),
             .when(
-                (m[PoolMetric.probeBehind] ?? 0) > 0,
-                "\(count(m[PoolMetric.probeBehind] ?? 0)) of \(count(m[PoolMetric.probeCount] ?? 0)) probes were seen queued behind blocks that started after them",
+                behind > 0,
+                "\(Format.count(behind)) of \(probes) probes were seen queued behind blocks that started after them",
                 otherwise: "no probe was seen waiting behind a block"),
         ])
     }

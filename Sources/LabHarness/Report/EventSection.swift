@@ -18,4 +18,18 @@ public enum EventSection {
                     indent: indent)
             }).joined(separator: "\n")
     }
+
+    /// The same log as one table per variant, each event with its time, label and thread
+    /// (`context.event(thread:)`), fitted to `width` (a long label or place wraps within its
+    /// column): for experiments whose lesson is where each step ran.
+    public static func table(_ report: ExperimentReport, title: String, width: Int = ReportWidth.current) -> String {
+        var lines = [title]
+        for v in report.variants {
+            guard let events = v.events, !events.isEmpty else { continue }
+            lines.append("  \(v.name)")
+            let rows = events.map { e in [Format.decimal(e.t, places: 3) + " s", e.label, e.thread ?? ""] }
+            lines += TextTable(rows: rows, rightAligned: [0], lead: "    ", hasHeader: false).render(width: width)
+        }
+        return lines.joined(separator: "\n")
+    }
 }

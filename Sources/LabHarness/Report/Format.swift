@@ -78,3 +78,8 @@ extension Format {
         return "\(minutes / 60) h \(minutes % 60) min"
     }
 }
+
+extension DefaultStringInterpolation {
+    /// `"\(seconds: 0.0042) later"` → `4.2 ms later`: `Format.seconds` inside a sentence.
+    public mutating func appendInterpolation(seconds value: Double) { appendLiteral(Format.seconds(value)) }
+}

@@ -68,7 +68,8 @@ final class PendingHandler<Value: Sendable>: Sendable {
     private func settle(_ settlement: Settlement, _ step: String, _ diagnostic: Diagnostic? = nil) {
         library.queue.async { [self] in
             let dog = watchdog.withLock { $0 }
-            DispatchQueue.global().async { dog?.stop() }  // stop() waits up to a poll (20 ms): not on the library's queue
+            // stop() waits up to a poll (20 ms): not on the library's queue.
+            DispatchQueue.global().async { dog?.stop() }
             library.narrate(step)
             if let diagnostic { library.diagnosticLog.update { $0.append(diagnostic) } }
             onSettle(settlement)

@@ -62,10 +62,15 @@ enum URLSessionQueues {
             "async.resumed_on_main_thread": resumed.onMainThread ? 1 : 0,
             CallbackMetric.asyncBytes: Double(resumed.bytes),
         ])
+        let ownPlace = context.place(of: "own · completion handler")
+        let givenPlace = context.place(of: "given · completion handler")
+        let onOrOff = resumed.onMainThread ? "on" : "off", resumedPlace = context.place(of: "async · the task resumes")
+        let evidence =
+            "asked from \(caller.queue) (\(caller.thread)); the handlers ran off the main thread (own queue: \(ownPlace); "
+            + "given queue: \(givenPlace)) and each hop landed on it; async data(from:) resumed its @MainActor caller "
+            + "\(onOrOff) the main thread (\(resumedPlace))"
         return VariantRecord(
-            outcome: symptom ? .completed : .failed, metrics: m,
-            evidence:
-                "asked from \(caller.queue) (\(caller.thread)); the handlers ran off the main thread (own queue: \(context.place(of: "own · completion handler")); given queue: \(context.place(of: "given · completion handler"))) and each hop landed on it; async data(from:) resumed its @MainActor caller \(resumed.onMainThread ? "on" : "off") the main thread (\(context.place(of: "async · the task resumes")))",
+            outcome: symptom ? .completed : .failed, metrics: m, evidence: evidence,
             mechanism: .when(
                 onDelegateQueues, "inside each handler OperationQueue.current was its session's delegate queue",
                 otherwise: "a handler did not see its session's delegate queue as OperationQueue.current"))

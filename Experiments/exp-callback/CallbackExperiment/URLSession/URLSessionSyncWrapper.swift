@@ -33,7 +33,8 @@ enum URLSessionSyncWrapper {
         onResumed()
         watch.enter()
         defer { watch.waiting.set(false) }
-        // Blocks the calling thread: on the main thread, with the main queue as delegate queue, the handler that would signal it waits for this very thread.
+        // Blocks the calling thread: on the main thread, with the main queue as delegate queue, the
+        // handler that would signal it waits for this very thread.
         if deadline == .distantFuture { done.wait() } else if done.wait(timeout: deadline) == .timedOut { return nil }
         return size.get()
     }
@@ -88,12 +89,12 @@ enum URLSessionSyncWrapper {
                     CallbackMetric.wrapperHandlerCalls: Double(calls),
                     CallbackMetric.steps: Double(context.progress.value),
                 ])
-                context.checkpoint(
-                    VariantRecord(
-                        outcome: .deadlock, metrics: c,
-                        evidence:
-                            "the server sent all \(response.body.count) bytes \(Format.seconds(sent - start)) after the resume; 0.2 s later the waiting thread was \(waiting ? "still in the semaphore wait" : "out of the wait") (kernel state \(state?.rawValue ?? "not told")) and the handler had run \(calls) times"
-                    ))
+                let wait = waiting ? "still in the semaphore wait" : "out of the wait"
+                let kernel = state?.rawValue ?? "not told", bytes = response.body.count
+                let evidence =
+                    "the server sent all \(bytes) bytes \(seconds: sent - start) after the resume; 0.2 s later the "
+                    + "waiting thread was \(wait) (kernel state \(kernel)) and the handler had run \(calls) times"
+                context.checkpoint(VariantRecord(outcome: .deadlock, metrics: c, evidence: evidence))
             }
         }
         guard let size else {

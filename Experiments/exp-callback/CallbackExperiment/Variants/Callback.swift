@@ -31,10 +31,12 @@ enum Callback {
         // The mechanism: the library called the block on the very thread that had just rendered.
         let renderedOn = context.firstStep("library renders")?.thread,
             calledOn = context.firstStep("app gets the rendered")?.thread
+        let callbackPlace = context.place(of: "app gets the rendered"),
+            uiPlace = context.place(of: "app updates its UI")
         return VariantRecord(
             outcome: symptom ? .completed : .failed, metrics: m,
             evidence:
-                "opened from \(opener.queue) (\(opener.thread)); the callback ran on \(context.place(of: "app gets the rendered")); the UI update on \(context.place(of: "app updates its UI"))",
+                "opened from \(opener.queue) (\(opener.thread)); the callback ran on \(callbackPlace); the UI update on \(uiPlace)",
             mechanism: .when(
                 renderedOn != nil && renderedOn == calledOn && callback?.queue != "?",
                 "the callback ran on the thread and queue that had just rendered (\(calledOn ?? ""))",

@@ -32,13 +32,19 @@ enum CompletionHandler {
                 "app looks up", "library shows an incoming message", "app calls the fetchProfiles handler")
             && context.queue(of: "library shows an incoming message") == ChatLibrary.queueLabel
         let into = context.interval("app looks up", "library shows an incoming message") ?? 0
+        let share = Format.share(held, of: p.latency), stallNote = Format.stallNote(stall)
+        let heldFree = CallbackThreshold.heldFree, waitedFree = CallbackThreshold.waitedFree
+        let handlerPlace = context.place(of: "app calls the fetchProfiles handler")
+        let renderPlace = context.place(of: "library renders")
+        let evidence =
+            "the library's queue was held \(seconds: held) of a \(seconds: p.latency) lookup "
+            + "(\(share); \(heldFree)\(stallNote)); a message that arrived meanwhile waited \(seconds: waited) "
+            + "(\(waitedFree)); the handler was called on \(handlerPlace); the library rendered on \(renderPlace)"
         return VariantRecord(
-            outcome: symptom ? .completed : .failed, metrics: m,
-            evidence:
-                "the library's queue was held \(Format.seconds(held)) of a \(Format.seconds(p.latency)) lookup (\(Format.share(held, of: p.latency)); \(CallbackThreshold.heldFree)\(Format.stallNote(stall))); a message that arrived meanwhile waited \(Format.seconds(waited)) (\(CallbackThreshold.waitedFree)); the handler was called on \(context.place(of: "app calls the fetchProfiles handler")); the library rendered on \(context.place(of: "library renders"))",
+            outcome: symptom ? .completed : .failed, metrics: m, evidence: evidence,
             mechanism: .when(
                 free,
-                "\(ChatLibrary.queueLabel) showed an incoming message \(Format.seconds(into)) into the app's lookup, before the handler came",
+                "\(ChatLibrary.queueLabel) showed an incoming message \(seconds: into) into the app's lookup, before the handler came",
                 otherwise: "no message was seen shown on \(ChatLibrary.queueLabel) while the lookup ran"))
     }
 }

@@ -42,10 +42,13 @@ enum DelegateCompletion {
                 && (decision == .allow
                     ? delegate.messages == total && delegate.end == .finished(messages: total)
                     : delegate.messages == 0 && delegate.end == .cancelled && (endAfter ?? .infinity) < prompt)
+            let ended = delegate.end.map(describe) ?? "never"
+            let afterDecision = endAfter.map { " \(seconds: $0) after the decision" } ?? ""
             evidence.append(
-                "\(key): \(delegate.messages) of \(total) messages, \(early) before the decision, ended \(delegate.end.map(describe) ?? "never")\(endAfter.map { " \(Format.seconds($0)) after the decision" } ?? "")"
+                "\(key): \(delegate.messages) of \(total) messages, \(early) before the decision, ended \(ended)\(afterDecision)"
             )
-            // The mechanism: the library asked, then waited for the handler, which the app called once from its own queue.
+            // The mechanism: the library asked, then waited for the handler, which the app called once from its
+            // own queue.
             if context.firstStep(prefix + "app's delegate is asked") != nil, library.handlerCalls == 1,
                 context.queue(of: decidedStep) == DecidingDelegate.queueLabel
             {

@@ -22,13 +22,16 @@ enum DoubleCall {
         let ignored = library.diagnostics.first { $0.kind == .calledAgain }
         let outcome: Outcome =
             rendered.count > 1 ? .renderedTwice : library.handlerCalls == 2 && ignored != nil ? .completed : .failed
+        let calls = library.handlerCalls, ignoredCount = ignored == nil ? 0 : 1
+        let times = rendered.count == 1 ? "1 time" : "\(rendered.count) times"
+        let secondPlace = context.place(of: "app calls the fetchProfiles handler again")
+        let guardSaid = ignored.map { "refused it: \($0.message)" } ?? "let it through"
         return VariantRecord(
             outcome: outcome, metrics: m,
-            evidence:
-                "\(library.handlerCalls) handler calls, \(ignored == nil ? 0 : 1) ignored; the conversation was rendered \(rendered.count) time\(rendered.count == 1 ? "" : "s")",
+            evidence: "\(calls) handler calls, \(ignoredCount) ignored; the conversation was rendered \(times)",
             mechanism: .when(
                 library.handlerCalls == 2 && context.firstStep("app calls the fetchProfiles handler again") != nil,
-                "the second call reached the once-guard from \(context.place(of: "app calls the fetchProfiles handler again")), which \(ignored.map { "refused it: \($0.message)" } ?? "let it through")",
+                "the second call reached the once-guard from \(secondPlace), which \(guardSaid)",
                 otherwise: "the second call was not seen reaching the library (\(library.handlerCalls) calls)"))
     }
 }

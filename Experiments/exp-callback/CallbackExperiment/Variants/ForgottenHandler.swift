@@ -26,10 +26,14 @@ enum ForgottenHandler {
                     && $0 <= p.patience + CallbackThreshold.detectedWithin.value + stall
             } ?? false
         let outcome: Outcome = report == nil || !idsOnly ? .completed : inWindow ? .stalled : .failed
+        let reported = report?.message ?? "the library rendered without reporting a stall"
+        let after = detected.map(Format.seconds) ?? "—", within = CallbackThreshold.detectedWithin
+        let renderedWith = idsOnly ? "user ids" : "names"
+        let evidence =
+            "\(reported); reported \(after) after handing the handler out (patience \(seconds: p.patience), "
+            + "\(within) after it at most\(Format.stallNote(stall))); rendered with \(renderedWith)"
         return VariantRecord(
-            outcome: outcome, metrics: m,
-            evidence:
-                "\(report?.message ?? "the library rendered without reporting a stall"); reported \(detected.map(Format.seconds) ?? "—") after handing the handler out (patience \(Format.seconds(p.patience)), \(CallbackThreshold.detectedWithin) after it at most\(Format.stallNote(stall))); rendered with \(idsOnly ? "user ids" : "names")",
+            outcome: outcome, metrics: m, evidence: evidence,
             mechanism: neverCalled(context, library))
     }
 

@@ -11,7 +11,7 @@ final class Foo: @unchecked Sendable {  // used only on the main thread (the tri
     var completion2: Completion?
     let lifetime: LifetimeTag
 
-    init(delay: Seconds, trial: OwnerTrial) {
+    init(delay: Double, trial: OwnerTrial) {
         lifetime = trial.tag()
         trial.watch(self)
         trial.probe.created(on: self, Foo.makeCompletion2(delay: delay, trial: trial))
@@ -21,7 +21,7 @@ final class Foo: @unchecked Sendable {  // used only on the main thread (the tri
         completion2?(self)
     }
 
-    static func makeCompletion2(delay: Seconds, trial: OwnerTrial) -> Completion {
+    static func makeCompletion2(delay: Double, trial: OwnerTrial) -> Completion {
         { [context = trial.context, probe = trial.probe] foo in
             context.event("completion2")
             probe.pending(on: foo) {
@@ -53,9 +53,9 @@ enum HeapStackDelayed {
             trial.endScope(of: foo)
         }
         trial.scopeClosed()
-        let start = context.instant(of: "completion2") ?? MonotonicClock.now()
+        let start = context.instant(of: "completion2") ?? trial.now()
         // Half way through the delay: the pending block should be the one thing keeping foo alive.
-        MainQueueFriendlyWait.pass(until: start + delay / 2)
+        trial.runMainQueue(until: start + delay / 2)
         let aliveAtCheck = trial.isAlive
         trial.awaitRelease(from: start + delay)
 
@@ -70,10 +70,8 @@ enum HeapStackDelayed {
         trial.metrics[DanceMetric.aliveMidDelay] = aliveMidDelay ? 1 : 0
         trial.metrics[DanceMetric.completion1AfterCompletion2S] = gap
         if trial.released == true, let late, late >= 0 {
-            (
-                trial.metrics[DanceMetric.deinitAfterCompletion1S],
-                trial.metrics[DanceMetric.deinitAfterCompletion1ControlDelayS]
-            ) = (late, machine)
+            trial.metrics[DanceMetric.deinitAfterCompletion1S] = late
+            trial.metrics[DanceMetric.deinitAfterCompletion1ControlDelayS] = machine
         }
         let outcome = order(
             released: trial.released == true, completion1: c1, releasedAt: gone, machineDelay: machine, delay: delay)
@@ -81,25 +79,23 @@ enum HeapStackDelayed {
 
         let seen = context.events.map(\.label).filter(articleOrder.contains)
         let pending = trial.probe.whilePending ?? .zero, stored = trial.probe.onceStored
+        let inOrder = seen == articleOrder && gapValue >= onTime.value / 100 * delay
+        let pendingHeld = pending.strong > 0 && stored == .zero && aliveMidDelay
         let held =
-            "the pending block held \(pending), the stored completions \(stored?.description ?? "?") (reference counts)"
+            "the pending block held \(pending), the stored completions \(stored?.description ?? "?")"
+            + " (reference counts)"
         let mechanism: Evidence =
             outcome == "released-early"
             ? .when(pending.strong == 0, held + ": nothing kept foo alive until completion1")
             : .all([
-                .when(
-                    seen == articleOrder && gapValue >= onTime.value / 100 * delay,
-                    "order " + seen.joined(separator: " → ")),
-                .when(
-                    pending.strong > 0 && stored == .zero && aliveMidDelay,
-                    held + ", and foo was alive half way through the delay"),
+                .when(inOrder, "order " + seen.joined(separator: " → ")),
+                .when(pendingHeld, held + ", and foo was alive half way through the delay"),
             ])
-        let evidence =
-            (c1 == nil ? "completion1 never ran" : "completion1 \(Format.seconds(gapValue)) after completion2")
-            + " (delay \(Format.seconds(delay)))"
-            + (late.map { $0 >= 0 ? ", deinit \(Format.seconds($0)) after completion1" : "" } ?? "")
-            + (machine >= 0.005 ? " (\(Format.seconds(machine)) of it a stall a same-moment control saw too)" : "")
-            + "; foo \(trial.releaseSummary)"
+
+        let ran = c1 == nil ? "completion1 never ran" : "completion1 \(seconds: gapValue) after completion2"
+        let deinitAfter = late.map { $0 >= 0 ? ", deinit \(seconds: $0) after completion1" : "" } ?? ""
+        let stall = machine >= 0.005 ? " (\(seconds: machine) of it a stall a same-moment control saw too)" : ""
+        let evidence = "\(ran) (delay \(seconds: delay))\(deinitAfter)\(stall); foo \(trial.releaseSummary)"
         return trial.record(outcome, mechanism: mechanism, evidence: evidence)
     }
 
@@ -109,7 +105,7 @@ enum HeapStackDelayed {
     /// A release that follows completion1 in program order is never early: the instants are
     /// compared as taken, never rounded or re-based first.
     static func order(
-        released: Bool, completion1: Seconds?, releasedAt: Seconds?, machineDelay: Seconds, delay: Seconds
+        released: Bool, completion1: Double?, releasedAt: Double?, machineDelay: Double, delay: Double
     ) -> Outcome {
         guard released, let releasedAt else { return .leaked }
         guard let completion1, releasedAt >= completion1 else { return "released-early" }

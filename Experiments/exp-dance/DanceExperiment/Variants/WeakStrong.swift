@@ -25,7 +25,7 @@ final class Uploader: @unchecked Sendable {  // used only on the main thread (th
 
     /// Schedules a retry `delay` seconds from now on the main queue. If the uploader is gone by
     /// then, the block finds `nil` and does nothing.
-    func scheduleRetry(after delay: Seconds) {
+    func scheduleRetry(after delay: Double) {
         let note = self.note
         DispatchQueue.main.asyncAfter(deadline: .now() + delay) { [weak self] in
             guard let self else { return note("retry-found-nil") }
@@ -41,7 +41,7 @@ enum WeakStrong {
     static func run(_ context: VariantContext) -> VariantRecord {
         let trial = OwnerTrial(context, owner: "uploader")
         let delay = trial.parameters.delay
-        let scheduledAt = MonotonicClock.now()
+        let scheduledAt = trial.now()
         do {
             let uploader = Uploader(lifetime: trial.tag()) { context.event($0) }
             trial.watch(uploader)
@@ -55,26 +55,24 @@ enum WeakStrong {
             trial.endScope(of: uploader)
         }
         trial.awaitRelease()
-        // The retry must have run before the record is made: wait for it (a loaded machine may be late), main queue running.
+        // The retry must have run before the record is made: wait for it (a loaded machine may be
+        // late), main queue running.
         let ran = { context.time(of: "retry-found-nil") ?? context.time(of: "retry-ran") }
-        MainQueueFriendlyWait.until(deadline: scheduledAt + delay + 5) { ran() != nil }
-        let foundNil = context.time(of: "retry-found-nil") != nil,
-            after = (ran() ?? 0) - (context.time(of: "scope-end") ?? 0)
-        if ran() != nil {
-            (trial.metrics[DanceMetric.delayedFoundNil], trial.metrics[DanceMetric.delayedRanAfterScopeS]) = (
-                foundNil ? 1 : 0, after
-            )
+        trial.runMainQueue(until: scheduledAt + delay + 5) { ran() != nil }
+        let ranAt = ran(), foundNil = context.time(of: "retry-found-nil") != nil
+        let after = (ranAt ?? 0) - (context.time(of: "scope-end") ?? 0), waited = trial.now() - scheduledAt
+        if ranAt != nil {
+            trial.metrics[DanceMetric.delayedFoundNil] = foundNil ? 1 : 0
+            trial.metrics[DanceMetric.delayedRanAfterScopeS] = after
         }
+        let found = foundNil ? "nil" : "the uploader alive"
         let retry = Evidence.when(
-            ran() != nil,
-            "the delayed retry ran \(Format.seconds(after)) after the scope ended and found "
-                + (foundNil ? "nil" : "the uploader alive"),
-            otherwise:
-                "the delayed retry had not run \(Format.seconds(MonotonicClock.now() - scheduledAt)) after it was scheduled"
-        )
+            ranAt != nil, "the delayed retry ran \(seconds: after) after the scope ended and found \(found)",
+            otherwise: "the delayed retry had not run \(seconds: waited) after it was scheduled")
         let pending = trial.probe.whilePending ?? .zero
+        let weakOnly = RefCounts(strong: 0, weak: 1, unowned: 0)
         let mechanism = Evidence.all([
-            trial.heldMechanism("the stored closure", releasedHolding: RefCounts(strong: 0, weak: 1, unowned: 0)),
+            trial.heldMechanism("the stored closure", releasedHolding: weakOnly),
             .when(pending.strong == 0, "the pending retry held \(pending)"), retry,
         ])
         return trial.record(

@@ -20,12 +20,13 @@ enum MainThread {
             waits.sample(at: context.event(tickLabel))
         }
         RunLoop.main.add(timer, forMode: .default)
-        turnMainRunLoop(until: MonotonicClock.now() + 0.25)  // the heartbeat settles before the flood
+        MainQueueFriendlyWait.pass(0.25)  // the heartbeat settles before the flood
 
         let blocks = Blocks(context), hold = p.block
-        for _ in 0..<p.tasks { DispatchQueue.global().async { blocks.hold(hold) } }  // holds a pool thread on purpose, as the article's sleep(30)
+        // Each block holds a pool thread on purpose, as the article's sleep(30).
+        for _ in 0..<p.tasks { DispatchQueue.global().async { blocks.hold(hold) } }
         let spareEnd = blocks.origin + p.spareWindow
-        turnMainRunLoop(until: spareEnd)
+        MainQueueFriendlyWait.pass(until: spareEnd)
         waits.sample()
 
         // Phase 2: the main thread waits for a block it put on the flooded queue, behind those still waiting.
@@ -35,7 +36,7 @@ enum MainThread {
         let returned = ran.wait(timeout: .now() + .nanoseconds(Int((p.duration + 2 * p.block + 5) * 1e9))) == .success
         let waitEnd = MonotonicClock.now()
         waits.sample(at: waitEnd)
-        turnMainRunLoop(until: waitEnd + 0.2)  // the heartbeat resumes
+        MainQueueFriendlyWait.pass(until: waitEnd + 0.2)  // the heartbeat resumes
         waits.sample()
         timer.invalidate()
 
@@ -54,14 +55,17 @@ enum MainThread {
         ])
 
         let outcome = freezeOutcome(block: p.block, spareNet: spare.largestNet, frozen: frozen.largest)
+        let waited = waitEnd - waitStart, gaveUp = returned ? "" : " (gave up: a lower bound)"
+        let frozenFrames = Format.count((frozen.largest / frame).rounded(.down))
+        let freeze = "\(PoolVerdicts.freezeFloor) and \(PoolVerdicts.freezeFactor)"
         let evidence =
-            "flood: \(spare.count) ticks in \(Format.seconds(p.spareWindow)), largest gap \(Format.seconds(spare.largest)) "
-            + "with \(ahead) of \(p.tasks) blocks still waiting for a thread; main waited \(Format.seconds(waitEnd - waitStart)) "
-            + "for its block\(returned ? "" : " (gave up: a lower bound)"), no tick for \(Format.seconds(frozen.largest)) "
-            + "(\(Format.count((frozen.largest / frame).rounded(.down))) frames; a freeze is \(PoolVerdicts.freezeFloor) and \(PoolVerdicts.freezeFactor))"
+            "flood: \(spare.count) ticks in \(seconds: p.spareWindow), largest gap \(seconds: spare.largest) "
+            + "with \(ahead) of \(p.tasks) blocks still waiting for a thread; main waited \(seconds: waited) "
+            + "for its block\(gaveUp), no tick for \(seconds: frozen.largest) "
+            + "(\(frozenFrames) frames; a freeze is \(freeze))"
         let mechanism = Evidence.when(
-            ahead > 0 && waitEnd - waitStart > 0,
-            "the main thread was seen blocked \(Format.seconds(waitEnd - waitStart)) in its semaphore wait, its block queued behind \(ahead) blocks still waiting for a pool thread",
+            ahead > 0 && waited > 0,
+            "the main thread was seen blocked \(seconds: waited) in its semaphore wait, its block queued behind \(ahead) blocks still waiting for a pool thread",
             otherwise: "the main thread's block was queued behind no waiting block: the pool had a thread for it")
         return VariantRecord(outcome: outcome, metrics: m, evidence: evidence, mechanism: mechanism)
     }
@@ -75,14 +79,6 @@ enum MainThread {
         let before = max(spareNet, frame)
         return frozen >= PoolVerdicts.freezeFloor.value * block && frozen >= PoolVerdicts.freezeFactor.value * before
             ? .frozen : .responsive
-    }
-
-    /// Turns the main run loop (which fires the heartbeat) until `end`.
-    static func turnMainRunLoop(until end: Seconds) {
-        while MonotonicClock.now() < end {
-            _ = RunLoop.main.run(
-                mode: .default, before: Date(timeIntervalSinceNow: min(0.05, max(0.001, end - MonotonicClock.now()))))
-        }
     }
 
     /// The ticks within `from...to` and their largest gap, raw and net of the machine's part of
