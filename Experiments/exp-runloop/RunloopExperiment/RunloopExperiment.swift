@@ -21,37 +21,7 @@ public let runloopExperiment = ExperimentDefinition(
         because that is how long the global queue's pool needs to get 300 blocked callers through \
         (it adds about one thread per second); --quick shows the same findings in a few seconds.
         """,
-    flags: [
-        .integer(
-            "tasks", default: RunloopParameters.defaultTasks, quick: RunloopParameters.quickTasks,
-            range: 1...ScaleParameters.maxTasks,
-            help:
-                "requests (tasks), each with its own caller (the article: 300); at most \(ScaleParameters.blockingCap) with blocking callers or a thread per request"
-                + (DispatchPoolSize.current.statement.map {
-                    "; \($0), so the default and --quick fill it at least twice over"
-                } ?? "")),
-        .seconds(
-            "timeout", default: 1, quick: 0.25, range: 0.05...10,
-            help:
-                "each request's timeout timer (the article: 1 s); no completion for \(Int(RunloopParameters.deadlockAfter)) timeouts is a deadlock"
-        ),
-        .choice(
-            "caller", CallerKind.self, default: .global,
-            help:
-                "who waits: a global-queue block on a semaphore (the article), a thread each, an async task each, or an operation each on an OperationQueue (the article's commented-out callers)"
-        ),
-        .seconds(
-            "request", default: 1, quick: 0.25, range: 0.05...10,
-            help:
-                "how long the main-thread wrappers' request takes (sync-*-main); no step for \(Int(RunloopParameters.deadlockAfter)) of them is a deadlock"
-        ),
-        .seconds(
-            "interval", default: 0.5, quick: 0.25, range: 0.05...5,
-            help: "the pitfalls' timer interval (timer-init) and how long the spinning wrapper waits (spin-*)"),
-        .seconds(
-            "guard", default: 5, quick: 1, range: 0.5...30,
-            help: "the double guard: how long past its timeout run(until:) may run (the article: 5 s)"),
-    ],
+    flags: RunloopParameters.flags,
     variants: [
         requestVariant(
             .globalQueue, summary: "the run loop runs in a block on the global queue (the article's second way)",
@@ -170,7 +140,9 @@ public let runloopExperiment = ExperimentDefinition(
             RunloopVariant.spinNoSource, "a wrapper spins run(mode:before:) on a thread whose run loop has no source",
             expect: [
                 OutcomeExpectation(
-                    .busyLoop, .expected, "run(mode:before:) returned at once on every pass: a busy loop"),
+                    .busyLoop, .expected,
+                    "run(mode:before:) returned at once on every pass: a busy loop (\(RunloopVerdicts.busyCPU) or \(RunloopVerdicts.busyRunnable))"
+                ),
                 OutcomeExpectation(
                     .completed, .forbidden, "the loop slept without a source: not how Foundation behaves"),
             ],
@@ -237,13 +209,13 @@ public let runloopExperiment = ExperimentDefinition(
             needs: [RunloopVariant.dedicatedThread, .dedicatedThreadAsync],
             thresholds: [
                 RunloopVerdicts.onTimeThreshold, RunloopVerdicts.stretch, RunloopVerdicts.aboutOneTimeout,
-                RunloopVerdicts.latestTimerShare,
+                RunloopVerdicts.latestTimerShare, RunloopVerdicts.setUpShare,
             ],
             evaluate: RunloopVerdicts.blockedCallersThrottle),
         Finding(
             "runloop.no-source-spins",
             claim:
-                "no source means a busy loop (CPU >= \(Format.number(RunloopVerdicts.busyCPU.value)) s per wall second); a source brings it near zero",
+                "no source means a busy loop (\(RunloopVerdicts.busyCPU) or \(RunloopVerdicts.busyRunnable) of the time); a source brings it near zero (\(RunloopVerdicts.quietCPU))",
             needs: [RunloopVariant.spinNoSource, .spinWithSource],
             thresholds: [
                 RunloopVerdicts.busyCPU, RunloopVerdicts.busyRunnable, RunloopVerdicts.quietCPU,
@@ -273,18 +245,6 @@ public let runloopExperiment = ExperimentDefinition(
     columns: runloopColumns,
     defaultJobs: 4,
     extraSections: runloopSections,
-    defaultPlan: { options, variants in
-        var plan = variants.filter(\.includedByDefault).map(\.name)
-        // The caller comparison: with the article's callers, run the on-time placements again
-        // with async callers, right after them.
-        if RunloopParameters(reading: options).caller == .global,
-            let at = plan.firstIndex(of: RunloopVariant.sharedThread.rawValue)
-        {
-            plan.insert(
-                contentsOf: [RunloopVariant.dedicatedThreadAsync, .sharedThreadAsync].map(\.rawValue), at: at + 1)
-        }
-        return ScaleParameters.adjust(plan, RunloopParameters(reading: options))
-    },
     performanceBars: [RunloopBar.bar, RunloopScaleBars.flood, RunloopScaleBars.tenfold],
     sweep: RunloopScale.sweep,
     parameters: RunloopParameters.self

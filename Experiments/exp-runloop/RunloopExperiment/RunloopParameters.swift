@@ -73,20 +73,59 @@ struct RunloopParameters: ExperimentParameters {
     /// The double guard `run(until:)` adds to the timeout (the article: 5 s; `--quick`: 1 s).
     var guardSeconds: Seconds
 
-    /// Reads the flags and checks that they go together (`ScaleParameters.check`).
-    init(_ options: ParsedOptions) throws {
-        self.init(reading: options)
-        try ScaleParameters.check(self, options)
-    }
+    /// The flags, each declared here beside the field it fills.
+    static let flags: [FlagSpec] = [
+        .integer(
+            "tasks", default: RunloopParameters.defaultTasks, quick: RunloopParameters.quickTasks,
+            range: 1...ScaleParameters.maxTasks,
+            help:
+                "requests (tasks), each with its own caller (the article: 300); at most \(ScaleParameters.blockingCap) with blocking callers or a thread per request"
+                + (DispatchPoolSize.current.statement.map {
+                    "; \($0), so the default and --quick fill it at least twice over"
+                } ?? "")),
+        .seconds(
+            "timeout", default: 1, quick: 0.25, range: 0.05...10,
+            help:
+                "each request's timeout timer (the article: 1 s); no completion for \(Int(RunloopParameters.deadlockAfter)) timeouts is a deadlock"
+        ),
+        .choice(
+            "caller", CallerKind.self, default: .global,
+            help:
+                "who waits: a global-queue block on a semaphore (the article), a thread each, an async task each, or an operation each on an OperationQueue (the article's commented-out callers)"
+        ),
+        .seconds(
+            "request", default: 1, quick: 0.25, range: 0.05...10,
+            help:
+                "how long the main-thread wrappers' request takes (sync-*-main); no step for \(Int(RunloopParameters.deadlockAfter)) of them is a deadlock"
+        ),
+        .seconds(
+            "interval", default: 0.5, quick: 0.25, range: 0.05...5,
+            help: "the pitfalls' timer interval (timer-init) and how long the spinning wrapper waits (spin-*)"),
+        .seconds(
+            "guard", default: 5, quick: 1, range: 0.5...30,
+            help: "the double guard: how long past its timeout run(until:) may run (the article: 5 s)"),
+    ]
 
-    /// Reads the flags, unchecked.
-    init(reading options: ParsedOptions) {
+    /// Reads the flags, once per process, and checks that they go together (`ScaleParameters.check`).
+    init(_ options: ParsedOptions) throws {
         (tasks, timeout, caller) = (
             options.int("tasks"), options.double("timeout"), options.choice("caller", as: CallerKind.self)
         )
         (request, interval, guardSeconds) = (
             options.double("request"), options.double("interval"), options.double("guard")
         )
+        try ScaleParameters.check(self, options)
+    }
+
+    /// The default run: with the article's callers, the on-time placements again with async
+    /// callers right after them (the caller comparison); then `ScaleParameters.adjust`.
+    func plan(_ standard: [String]) -> [String] {
+        var plan = standard
+        if caller == .global, let at = plan.firstIndex(of: RunloopVariant.sharedThread.rawValue) {
+            plan.insert(
+                contentsOf: [RunloopVariant.dedicatedThreadAsync, .sharedThreadAsync].map(\.rawValue), at: at + 1)
+        }
+        return ScaleParameters.adjust(plan, self)
     }
 
     /// The deadlock rule: a request trial with no completion for this many timeouts (or a

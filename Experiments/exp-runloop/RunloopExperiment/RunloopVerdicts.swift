@@ -20,9 +20,20 @@ enum RunloopVerdicts {
     static let quietCPU = Threshold("quiet CPU", 0.05, "s/s")
     /// "Returns at once": a loop without a source passes this many times as often as with a port.
     static let returnsAtOnce = Threshold("returns at once", 100, "×")
-    /// A run loop that passes more often than this per second is returning at once: the
-    /// spinning wrapper's outcome (`busy-loop`) is decided by it.
-    static let busyPasses = Threshold("busy passes", 1000, "per s")
+    /// The async run's set-up (its run loops armed late) is taken off its total when it is at
+    /// least this share of a timeout.
+    static let setUpShare = Threshold("set-up judged apart", 5, "%")
+
+    /// The one busy-loop rule: the spinning wrapper's outcome (`busy-loop`) and the
+    /// no-source-spins finding both judge a loop by it.
+    static func busy(cpuPerWall: Double, runnablePerWall: Double?) -> Bool {
+        cpuPerWall >= busyCPU.value || (runnablePerWall ?? 0) * 100 >= busyRunnable.value
+    }
+
+    /// The one rule for a first fire, for timer-init's outcome and its finding: below `atOnce`
+    /// of the interval it fired at once; at or above `afterInterval`, it waited.
+    static func firedAtOnce(_ delay: Double, interval: Double) -> Bool { delay * 100 < atOnce.value * interval }
+    static func waited(_ delay: Double, interval: Double) -> Bool { delay * 100 >= afterInterval.value * interval }
     /// Released "at the guard date": not earlier than a scheduling tick before it, not later
     /// than `guardLate` after it beyond a same-moment control.
     static let guardEarly = Threshold("guard early", 0.05, "s"), guardLate = Threshold("guard late", 0.5, "s")
@@ -106,11 +117,11 @@ enum RunloopVerdicts {
             // "About one timeout" is judged from the last run loop armed: making 300 run-loop
             // threads at once is the placement's set-up, which a loaded machine stretches far
             // beyond one thread's stall (1.2 s beside `stress --cpu 2`, 31 ms quiet).
-            // Judged on that figure, and said, when it takes off a twentieth of a timeout or more;
+            // Judged on that figure, and said, when it takes off `setUpShare` of a timeout or more;
             // otherwise on `freeNet`, so the figure judged is always the one printed.
             let setUp = free[RunloopMetric.armDelayMaxS] ?? 0
             let fromArmed = freeWall - max(controlLoss, setUp)
-            let armedLate = freeNet - fromArmed >= p.timeout / 20
+            let armedLate = (freeNet - fromArmed) * 100 >= setUpShare.value * p.timeout
             let afterSetUp = armedLate ? fromArmed : freeNet
             let p50 = blocked[RunloopMetric.latenessExcessP50Ms] ?? .infinity,
                 worst = blocked[RunloopMetric.latenessExcessMaxMs] ?? .infinity
@@ -156,8 +167,7 @@ enum RunloopVerdicts {
             return .notJudged("CPU time was not measured: \(spin.evidence ?? "") / \(calm.evidence ?? "")")
         }
         let runnable = spin[RunloopMetric.runnablePerWall]
-        let busy = spinCPU >= busyCPU.value || (runnable ?? 0) * 100 >= busyRunnable.value,
-            quiet = calmCPU <= quietCPU.value
+        let spins = busy(cpuPerWall: spinCPU, runnablePerWall: runnable), quiet = calmCPU <= quietCPU.value
         let spinPasses = spin[RunloopMetric.passes] ?? 0, calmPasses = calm[RunloopMetric.passes] ?? 0
         let text =
             "no source: \(Format.decimal(spinCPU, places: 2)) CPU-s per s"
@@ -168,7 +178,7 @@ enum RunloopVerdicts {
             spinPasses >= returnsAtOnce.value * max(calmPasses, 1),
             "run(mode:before:) returned \(SpinWrapper.passes(Int(spinPasses))) without a source, \(SpinWrapper.passes(Int(calmPasses))) with the port"
         )
-        return Verdict(symptom: busy && quiet, mechanism: mechanism, text)
+        return Verdict(symptom: spins && quiet, mechanism: mechanism, text)
     }
 
     static func semaphoreSyncDeadlocksMain(_ inputs: FindingInputs) -> Verdict {
@@ -266,7 +276,7 @@ enum RunloopVerdicts {
             [early, fire, scheduled].allSatisfy(\.isFinite) && v[MetricKey.controlStallMax] != nil,
             "the three timers fired on their run loops, timed against a same-moment control",
             otherwise: "a timer's first fire was not timed: \(v.evidence ?? "")")
-        let waited = [fire, scheduled].allSatisfy { $0 * 100 >= afterInterval.value * interval }
-        return Verdict(symptom: earlyNet * 100 < atOnce.value * interval && waited, mechanism: mechanism, text)
+        let bothWaited = [fire, scheduled].allSatisfy { waited($0, interval: interval) }
+        return Verdict(symptom: firedAtOnce(earlyNet, interval: interval) && bothWaited, mechanism: mechanism, text)
     }
 }

@@ -20,14 +20,14 @@ enum RunloopScale {
             Finding(
                 "runloop.per-request-timers-degrade",
                 claim:
-                    "with one run-loop timer per request (shared-thread), p99 lateness grows with the number of requests (≥ 5× over a sweep spanning 100×, beyond a same-moment control)",
+                    "with one run-loop timer per request (shared-thread), p99 lateness grows with the number of requests (≥ \(SweepVerdicts.ratio) over a sweep of \(SweepVerdicts.span), beyond a same-moment control)",
                 needs: [TimeoutDesignName.sharedThread],
                 thresholds: [SweepVerdicts.ratio, SweepVerdicts.span, SweepVerdicts.noiseFloor],
                 evaluate: SweepVerdicts.perRequestTimersDegrade),
             Finding(
                 "runloop.deadline-heap-scales",
                 claim:
-                    "at the sweep's largest count deadline-heap wakes every request on time (p99 within 50 ms of a same-moment control and at least 5× less late than shared-thread), adding at most 2 threads",
+                    "at the sweep's largest count deadline-heap wakes every request on time (p99 beyond a same-moment control within \(SweepVerdicts.onTime), at least \(SweepVerdicts.ratio) less late than shared-thread), adding at most \(SweepVerdicts.threads)",
                 needs: [TimeoutDesignName.sharedThread, .deadlineHeap],
                 thresholds: [
                     SweepVerdicts.ratio, SweepVerdicts.onTime, SweepVerdicts.threads, SweepVerdicts.noiseFloor,

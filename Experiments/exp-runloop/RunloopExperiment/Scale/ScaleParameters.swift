@@ -24,9 +24,8 @@ enum ScaleParameters {
             }
             return
         }
-        let selected =
-            options.list("variant").isEmpty
-            ? runloopExperiment.defaultPlan(options, runloopExperiment.variants) : options.list("variant")
+        // The default plan needs no check: `adjust` keeps it within these limits.
+        let selected = options.list("variant")
         if p.caller != .async,
             let design = selected.first(where: { name in RunloopScale.designs.contains { $0.rawValue == name } })
         {

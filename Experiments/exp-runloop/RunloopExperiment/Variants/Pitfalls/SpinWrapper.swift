@@ -69,11 +69,16 @@ enum SpinWrapper {
             metrics[RunloopMetric.cpuPerWall] = cpu / r.wall
         }
         if let runnable = r.runnable { metrics[RunloopMetric.runnablePerWall] = min(runnable / r.wall, 1) }
-        let spun = Double(r.passes) / r.wall > RunloopVerdicts.busyPasses.value
-        let cpuText = r.cpu.map { "\(Format.decimal($0 / r.wall, places: 2)) CPU-s per s" } ?? "CPU time unknown"
+        let passesText = "\(passes(r.passes)) of run(mode:before:) in \(Format.seconds(r.wall))"
+        guard let cpuPerWall = metrics[RunloopMetric.cpuPerWall] else {
+            return VariantRecord(outcome: .failed, metrics: metrics, evidence: passesText + "; CPU time unknown")
+        }
+        let runnable = metrics[RunloopMetric.runnablePerWall]
+        let spun = RunloopVerdicts.busy(cpuPerWall: cpuPerWall, runnablePerWall: runnable)
+        let cpuText = "\(Format.decimal(cpuPerWall, places: 2)) CPU-s per s"
+        let runnableText = runnable.map { ", runnable \(Format.decimal($0 * 100, places: 0)) % of the time" } ?? ""
         let evidence =
-            "\(passes(r.passes)) of run(mode:before:) in \(Format.seconds(r.wall)); \(cpuText) "
-            + "[\(RunloopVerdicts.busyPasses)]"
+            "\(passesText); \(cpuText)\(runnableText) [\(RunloopVerdicts.busyCPU), \(RunloopVerdicts.busyRunnable)]"
         return VariantRecord(outcome: spun ? .busyLoop : .completed, metrics: metrics, evidence: evidence)
     }
 

@@ -65,13 +65,17 @@ enum TimerInit {
         for c in Constructor.allCases { metrics["first_fire.\(c.rawValue)_ms"] = (measured[c] ?? .nan) * 1000 }
         metrics[RunloopMetric.firstFireTimeIntervalInitExcessMs] =
             measured[.timeInterval] == nil ? nil : earlyNet * 1000
-        let early = earlyNet < 0.5 * interval
-        let othersOnTime = [Constructor.fireDate, .scheduled].allSatisfy { (measured[$0] ?? 0) >= 0.9 * interval }
+        let early = RunloopVerdicts.firedAtOnce(earlyNet, interval: interval)
+        let othersOnTime = [Constructor.fireDate, .scheduled].allSatisfy {
+            RunloopVerdicts.waited(measured[$0] ?? 0, interval: interval)
+        }
         let text = Constructor.allCases.map { "\($0.label) \(Format.seconds(measured[$0] ?? .nan))" }.joined(
             separator: ", ")
         let outcome: Outcome = !othersOnTime ? .failed : early ? .firesEarly : .completed
         return VariantRecord(
             outcome: outcome, metrics: metrics,
-            evidence: "first fire of a \(Format.seconds(interval)) timer: \(text)")
+            evidence:
+                "first fire of a \(Format.seconds(interval)) timer: \(text) [\(RunloopVerdicts.atOnce), \(RunloopVerdicts.afterInterval)]"
+        )
     }
 }
