@@ -1,3 +1,4 @@
+import Foundation
 import LabHarness
 
 /// exp-runloop's variants by name (the raw value is the CLI name), so a rename fails to compile
@@ -60,7 +61,7 @@ public struct RunloopVariant: VariantName, CustomStringConvertible {
 /// `--timeout` is the requests' timeout timer; the pitfalls have flags of their own.
 struct RunloopParameters: ExperimentParameters {
     /// Requests, each with its own caller (300 in the article), their timeout (1 s in the article), who waits.
-    var tasks: Int, timeout: Seconds, caller: CallerKind
+    var tasks: Int, timeout: TimeInterval, caller: CallerKind
 
     /// Requests in a default and a `--quick` run: the article's 300, and 40 (Linux's pool starts
     /// as wide as the cores and adds a thread a second, so 40 blocked callers outnumber it); where
@@ -69,9 +70,9 @@ struct RunloopParameters: ExperimentParameters {
     static let quickTasks = DispatchPoolSize.current.floodSize(base: 40, poolsFull: 2, beyond: 8)
     /// How long the main-thread wrappers' request takes; the pitfalls' timer interval
     /// (timer-init), also how long the spinning wrapper waits.
-    var request: Seconds, interval: Seconds
+    var request: TimeInterval, interval: TimeInterval
     /// The double guard `run(until:)` adds to the timeout (the article: 5 s; `--quick`: 1 s).
-    var guardSeconds: Seconds
+    var guardSeconds: TimeInterval
 
     /// The flags, each declared here beside the field it fills.
     static let flags: [FlagSpec] = [
@@ -135,12 +136,12 @@ struct RunloopParameters: ExperimentParameters {
     static let deadlockAfter = 3.0
 
     /// The request trials' no-completion window; the main-thread wrappers' no-step window.
-    var deadlockWindow: Seconds { RunloopParameters.deadlockAfter * timeout }
-    var wrapperDeadlockWindow: Seconds { RunloopParameters.deadlockAfter * request }
+    var deadlockWindow: TimeInterval { RunloopParameters.deadlockAfter * timeout }
+    var wrapperDeadlockWindow: TimeInterval { RunloopParameters.deadlockAfter * request }
 
     /// How long a request trial waits for its requests before calling it a day (stalls end it
     /// much sooner): four times the worst estimate, and at least 10 s.
-    var requestBodyBudget: Seconds {
+    var requestBodyBudget: TimeInterval {
         max(10, 4 * RunloopTiming.throttledPool(items: tasks, hold: timeout + guardSeconds))
     }
 

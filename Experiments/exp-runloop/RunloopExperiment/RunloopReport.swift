@@ -1,3 +1,4 @@
+import Foundation
 import LabHarness
 
 /// The terminal table: few columns, a unit on every number, readable from the back of a room.
@@ -30,7 +31,7 @@ private func atLeast(_ v: VariantReport, _ censored: MetricKey, _ text: String?)
 /// without them gets no section that would need them, rather than figures computed from a
 /// guessed timeout.
 struct RecordedOptions {
-    var timeout: Seconds, caller: CallerKind
+    var timeout: TimeInterval, caller: CallerKind
 
     init?(_ report: ExperimentReport) {
         guard let timeout = report.parameters["timeout_s"]?.number,
@@ -95,7 +96,7 @@ enum RunloopBar {
         return report.variant(RunloopVariant.sharedThread).map { figures($0, timeout: recorded.timeout) } ?? []
     }
 
-    static func figures(_ v: VariantReport, timeout: Seconds) -> [PerformanceBar.Figure] {
+    static func figures(_ v: VariantReport, timeout: TimeInterval) -> [PerformanceBar.Figure] {
         guard let wall = v[RunloopMetric.wallS] else { return [] }
         let ratio = wall / timeout
         let total = PerformanceBar.Figure(

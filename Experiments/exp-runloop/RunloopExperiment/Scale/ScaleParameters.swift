@@ -1,3 +1,4 @@
+import Foundation
 import LabHarness
 
 /// How far `--tasks` and `--sweep` go, what they refuse, and how long a design's trial takes.
@@ -60,7 +61,7 @@ enum ScaleParameters {
     }
 
     /// How long a design's trial waits for its requests: four timeouts, more for huge counts.
-    static func trialBudget(_ p: RunloopParameters) -> Seconds { max(10, 4 * p.timeout + Double(p.tasks) * 1e-4) }
+    static func trialBudget(_ p: RunloopParameters) -> TimeInterval { max(10, 4 * p.timeout + Double(p.tasks) * 1e-4) }
 
     /// A design's trial: the timeout, a process start, the issuing; the harness ends it a little
     /// after the trial's own budget.

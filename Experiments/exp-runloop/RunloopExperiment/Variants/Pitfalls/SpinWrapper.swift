@@ -20,7 +20,9 @@ enum SpinWrapper {
         final class Shared: Sendable {
             let done = Atomic<Bool>(false), handle = Mutex<RunLoopHandle?>(nil)
             let finished = DispatchSemaphore(value: 0)
-            let result = Mutex<(passes: Int, wall: Seconds, cpu: Seconds?, runnable: Seconds?, portMissing: Bool)?>(nil)
+            let result = Mutex<
+                (passes: Int, wall: TimeInterval, cpu: TimeInterval?, runnable: TimeInterval?, portMissing: Bool)?
+            >(nil)
         }
         let shared = Shared()
         let started = NamedThread.startAndAwait("rl.spin") { start in

@@ -26,7 +26,7 @@ enum TimerInit {
 
     static func run(_ context: VariantContext) -> VariantRecord {
         let interval = context.parameters(RunloopParameters.self).interval
-        let delays = Mutex<[Constructor: Seconds]>([:])
+        let delays = Mutex<[Constructor: TimeInterval]>([:])
         let armedAt = MonotonicClock.now()
         let group = DispatchGroup()
         for constructor in Constructor.allCases {
