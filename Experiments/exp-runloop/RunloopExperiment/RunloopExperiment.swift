@@ -125,7 +125,7 @@ public let runloopExperiment = ExperimentDefinition(
             expect: [
                 .expected(
                     .busyLoop,
-                    "run(mode:before:) returned at once on every pass: a busy loop (\(RunloopVerdicts.busyCPU) or \(RunloopVerdicts.busyRunnable))"
+                    "run(mode:before:) returned at once on every pass: a busy loop (\(SpinWrapper.busyCPU) or \(SpinWrapper.busyRunnable))"
                 ),
                 .forbidden(.completed, "the loop slept without a source: not how Foundation behaves"),
             ],
@@ -193,10 +193,10 @@ public let runloopExperiment = ExperimentDefinition(
         Finding(
             "runloop.no-source-spins",
             claim:
-                "no source means a busy loop (\(RunloopVerdicts.busyCPU) or \(RunloopVerdicts.busyRunnable) of the time); a source brings it near zero (\(RunloopVerdicts.quietCPU))",
+                "no source means a busy loop (\(SpinWrapper.busyCPU) or \(SpinWrapper.busyRunnable) of the time); a source brings it near zero (\(RunloopVerdicts.quietCPU))",
             needs: [RunloopVariant.spinNoSource, .spinWithSource],
             thresholds: [
-                RunloopVerdicts.busyCPU, RunloopVerdicts.busyRunnable, RunloopVerdicts.quietCPU,
+                SpinWrapper.busyCPU, SpinWrapper.busyRunnable, RunloopVerdicts.quietCPU,
                 RunloopVerdicts.returnsAtOnce,
             ], evaluate: RunloopVerdicts.noSourceSpins),
         Finding(
@@ -217,7 +217,7 @@ public let runloopExperiment = ExperimentDefinition(
             claim: "Timer(timeInterval:repeats:block:) fires at once on Linux, not after its interval",
             needs: [RunloopVariant.timerInit], appliesWhen: { $0.isLinux },
             notApplicableReason: "Darwin's Foundation waits the interval",
-            thresholds: [RunloopVerdicts.atOnce, RunloopVerdicts.afterInterval],
+            thresholds: [TimerInit.atOnce, TimerInit.afterInterval],
             evaluate: RunloopVerdicts.linuxTimerInitFiresImmediately),
     ],
     columns: runloopColumns,

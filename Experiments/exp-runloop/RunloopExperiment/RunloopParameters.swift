@@ -145,6 +145,9 @@ struct RunloopParameters: ExperimentParameters {
         max(10, 4 * RunloopTiming.throttledPool(items: tasks, hold: timeout + guardSeconds))
     }
 
+    /// How long a design's trial waits for its requests: four timeouts, more for huge counts.
+    var designBudget: TimeInterval { max(10, 4 * timeout + Double(tasks) * 1e-4) }
+
     /// A request variant's time: its estimate, and a budget past the trial's own. No stall
     /// window: the trial detects its own stall (`RequestTrial`), because the mechanism its
     /// claims need is in its step table and the stacks it takes at that moment; a detector in

@@ -14,41 +14,21 @@ enum RunloopVerdicts {
     /// "Timers on time" for a stretched total: the latest timer (beyond its control) explains
     /// less than this share of the stretch, so the stretch is the callers', not the timers'.
     static let latestTimerShare = Threshold("latest timer's share of the stretch", 10, "%")
-    /// A spinning loop uses this much CPU per wall second, or is runnable this share of the time
-    /// (a loaded machine gives it only its share of a core); a sleeping one at most `quietCPU`.
-    static let busyCPU = Threshold("busy CPU", 0.5, "s/s"), busyRunnable = Threshold("busy runnable", 90, "%")
+    /// A sleeping loop uses at most this much CPU per wall second (a busy one: `SpinWrapper.busy`).
     static let quietCPU = Threshold("quiet CPU", 0.05, "s/s")
     /// "Returns at once": a loop without a source passes this many times as often as with a port.
     static let returnsAtOnce = Threshold("returns at once", 100, "×")
     /// The async run's set-up (its run loops armed late) is taken off its total when it is at
     /// least this share of a timeout.
     static let setUpShare = Threshold("set-up judged apart", 5, "%")
-
-    /// The one busy-loop rule: the spinning wrapper's outcome (`busy-loop`) and the
-    /// no-source-spins finding both judge a loop by it.
-    static func busy(cpuPerWall: Double, runnablePerWall: Double?) -> Bool {
-        cpuPerWall >= busyCPU.value || (runnablePerWall ?? 0) * 100 >= busyRunnable.value
-    }
-
-    /// The one rule for a first fire, for timer-init's outcome and its finding: below `atOnce`
-    /// of the interval it fired at once; at or above `afterInterval`, it waited.
-    static func firedAtOnce(_ delay: Double, interval: Double) -> Bool { delay * 100 < atOnce.value * interval }
-    static func waited(_ delay: Double, interval: Double) -> Bool { delay * 100 >= afterInterval.value * interval }
     /// Released "at the guard date": not earlier than a scheduling tick before it, not later
     /// than `guardLate` after it beyond a same-moment control.
     static let guardEarly = Threshold("guard early", 0.05, "s"), guardLate = Threshold("guard late", 0.5, "s")
-    /// A first fire below `atOnce` of the interval (net of stalls) is at once; at or above
-    /// `afterInterval`, it waited.
-    static let atOnce = Threshold("at once", 50, "%"), afterInterval = Threshold("after the interval", 90, "%")
     /// Under global callers at most this share of the run-loop blocks starts (the first ones
     /// may get a thread before the callers fill the pool).
     static let fewStarted = Threshold("run-loop blocks started", 10, "%")
 
     static func onTime(excessP99: Double) -> Bool { excessP99 <= onTimeThreshold.value }
-
-    /// The frame every semaphore wait here blocks in, as stacks name it: the Swift overlay's
-    /// `DispatchSemaphore.wait` tail-calls libdispatch, whose slow path shows.
-    static let semaphoreWaitFrame = "_dispatch_semaphore_wait"
 
     /// The variant's own mechanism (set by its body), or why there is none.
     static func mechanism(_ v: VariantReport) -> Evidence {
@@ -167,7 +147,7 @@ enum RunloopVerdicts {
             return .notJudged("CPU time was not measured: \(spin.evidence ?? "") / \(calm.evidence ?? "")")
         }
         let runnable = spin[RunloopMetric.runnablePerWall]
-        let spins = busy(cpuPerWall: spinCPU, runnablePerWall: runnable), quiet = calmCPU <= quietCPU.value
+        let spins = SpinWrapper.busy(cpuPerWall: spinCPU, runnablePerWall: runnable), quiet = calmCPU <= quietCPU.value
         let spinPasses = spin[RunloopMetric.passes] ?? 0, calmPasses = calm[RunloopMetric.passes] ?? 0
         let text =
             "no source: \(Format.decimal(spinCPU, places: 2)) CPU-s per s"
@@ -199,8 +179,8 @@ enum RunloopVerdicts {
             steps == 1
             ? "the completion was queued on the main queue and never ran (step 1 of \(MainThreadWrapper.steps))" : nil
         let mechanism: Evidence
-        if let stacks = sem.stacks, stacks.canTell(in: semaphoreWaitFrame, calledFrom: caller) {
-            let clause = stacks.whereClause(in: semaphoreWaitFrame, calledFrom: caller)
+        if let stacks = sem.stacks, stacks.canTell(in: Callers.semaphoreWaitFrame, calledFrom: caller) {
+            let clause = stacks.whereClause(in: Callers.semaphoreWaitFrame, calledFrom: caller)
             mechanism = .when(
                 queued != nil && clause != nil, "\(queued ?? ""); stacks: \(clause ?? "")",
                 otherwise: clause == nil
@@ -276,7 +256,8 @@ enum RunloopVerdicts {
             [early, fire, scheduled].allSatisfy(\.isFinite) && v[MetricKey.controlStallMax] != nil,
             "the three timers fired on their run loops, timed against a same-moment control",
             otherwise: "a timer's first fire was not timed: \(v.evidence ?? "")")
-        let bothWaited = [fire, scheduled].allSatisfy { waited($0, interval: interval) }
-        return Verdict(symptom: firedAtOnce(earlyNet, interval: interval) && bothWaited, mechanism: mechanism, text)
+        let waited = [fire, scheduled].allSatisfy { TimerInit.waited($0, interval: interval) }
+        let atOnce = TimerInit.firedAtOnce(earlyNet, interval: interval)
+        return Verdict(symptom: atOnce && waited, mechanism: mechanism, text)
     }
 }

@@ -85,7 +85,7 @@ enum RunloopScale {
             ],
             includedByDefault: false, time: ScaleParameters.time,
             instruments: design.runsOnRealtimeThread ? [.realtimeStallWatch] : [.stallWatch]
-        ) { try TimeoutTrial.run($0, design: design) }
+        ) { TimeoutTrial.run($0, design: design) }
     }
 
     /// What priority the designs' own threads ran at, since it is part of what was measured.

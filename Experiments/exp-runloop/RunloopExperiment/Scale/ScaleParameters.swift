@@ -60,12 +60,9 @@ enum ScaleParameters {
         return adjusted.filter { !holdsAThreadPerRequest($0) }
     }
 
-    /// How long a design's trial waits for its requests: four timeouts, more for huge counts.
-    static func trialBudget(_ p: RunloopParameters) -> TimeInterval { max(10, 4 * p.timeout + Double(p.tasks) * 1e-4) }
-
     /// A design's trial: the timeout, a process start, the issuing; the harness ends it a little
     /// after the trial's own budget.
     static let time = TrialTiming.from { (p: RunloopParameters) in
-        TrialTime(expected: p.timeout + 0.3 + Double(p.tasks) * 2e-5, budget: trialBudget(p) + 20)
+        TrialTime(expected: p.timeout + 0.3 + Double(p.tasks) * 2e-5, budget: p.designBudget + 20)
     }
 }

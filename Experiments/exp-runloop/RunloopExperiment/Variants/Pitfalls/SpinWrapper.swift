@@ -14,6 +14,15 @@ import Synchronization
 /// core from the other trials for long), then stops the waiting loop's current pass, as a
 /// completion delivered to that run loop would.
 enum SpinWrapper {
+    /// A spinning loop uses this much CPU per wall second, or is runnable this share of the
+    /// time (a loaded machine gives it only its share of a core).
+    static let busyCPU = Threshold("busy CPU", 0.5, "s/s"), busyRunnable = Threshold("busy runnable", 90, "%")
+
+    /// The one busy-loop rule: this variant's outcome (`busy-loop`) and the no-source-spins
+    /// finding both judge a loop by it.
+    static func busy(cpuPerWall: Double, runnablePerWall: Double?) -> Bool {
+        cpuPerWall >= busyCPU.value || (runnablePerWall ?? 0) * 100 >= busyRunnable.value
+    }
 
     static func run(_ context: VariantContext, withSource: Bool) -> VariantRecord {
         let duration = context.parameters(RunloopParameters.self).interval
@@ -76,11 +85,11 @@ enum SpinWrapper {
             return VariantRecord(outcome: .failed, metrics: metrics, evidence: passesText + "; CPU time unknown")
         }
         let runnable = metrics[RunloopMetric.runnablePerWall]
-        let spun = RunloopVerdicts.busy(cpuPerWall: cpuPerWall, runnablePerWall: runnable)
+        let spun = busy(cpuPerWall: cpuPerWall, runnablePerWall: runnable)
         let cpuText = "\(Format.decimal(cpuPerWall, places: 2)) CPU-s per s"
         let runnableText = runnable.map { ", runnable \(Format.decimal($0 * 100, places: 0)) % of the time" } ?? ""
         let evidence =
-            "\(passesText); \(cpuText)\(runnableText) [\(RunloopVerdicts.busyCPU), \(RunloopVerdicts.busyRunnable)]"
+            "\(passesText); \(cpuText)\(runnableText) [\(busyCPU), \(busyRunnable)]"
         return VariantRecord(outcome: spun ? .busyLoop : .completed, metrics: metrics, evidence: evidence)
     }
 

@@ -11,6 +11,12 @@ import Synchronization
 /// on it times out immediately. `Timer(fire:interval:repeats:block:)` and
 /// `Timer.scheduledTimer(withTimeInterval:repeats:block:)` wait their interval.
 enum TimerInit {
+    /// The one rule for a first fire, for this variant's outcome and its finding: below
+    /// `atOnce` of the interval (net of stalls) it fired at once; at or above `afterInterval`,
+    /// it waited.
+    static let atOnce = Threshold("at once", 50, "%"), afterInterval = Threshold("after the interval", 90, "%")
+    static func firedAtOnce(_ delay: Double, interval: Double) -> Bool { delay * 100 < atOnce.value * interval }
+    static func waited(_ delay: Double, interval: Double) -> Bool { delay * 100 >= afterInterval.value * interval }
 
     enum Constructor: String, CaseIterable, Sendable {
         case timeInterval = "time_interval_init", fireDate = "fire_date_init", scheduled = "scheduled"
@@ -65,9 +71,9 @@ enum TimerInit {
         for c in Constructor.allCases { metrics["first_fire.\(c.rawValue)_ms"] = (measured[c] ?? .nan) * 1000 }
         metrics[RunloopMetric.firstFireTimeIntervalInitExcessMs] =
             measured[.timeInterval] == nil ? nil : earlyNet * 1000
-        let early = RunloopVerdicts.firedAtOnce(earlyNet, interval: interval)
+        let early = firedAtOnce(earlyNet, interval: interval)
         let othersOnTime = [Constructor.fireDate, .scheduled].allSatisfy {
-            RunloopVerdicts.waited(measured[$0] ?? 0, interval: interval)
+            waited(measured[$0] ?? 0, interval: interval)
         }
         let text = Constructor.allCases.map { "\($0.label) \(Format.seconds(measured[$0] ?? .nan))" }.joined(
             separator: ", ")
@@ -75,7 +81,7 @@ enum TimerInit {
         return VariantRecord(
             outcome: outcome, metrics: metrics,
             evidence:
-                "first fire of a \(Format.seconds(interval)) timer: \(text) [\(RunloopVerdicts.atOnce), \(RunloopVerdicts.afterInterval)]"
+                "first fire of a \(Format.seconds(interval)) timer: \(text) [\(atOnce), \(afterInterval)]"
         )
     }
 }

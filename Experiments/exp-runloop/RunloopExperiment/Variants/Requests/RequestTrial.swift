@@ -156,9 +156,9 @@ enum RequestTrial {
         // Stacks whose frames could not be named (no time left on a loaded machine) say
         // nothing either way; the counts below still do.
         if let stacks = stacks?.threads, hasFrames,
-            stacks.canTell(in: RunloopVerdicts.semaphoreWaitFrame, calledFrom: from)
+            stacks.canTell(in: Callers.semaphoreWaitFrame, calledFrom: from)
         {
-            guard let clause = stacks.whereClause(in: RunloopVerdicts.semaphoreWaitFrame, calledFrom: from) else {
+            guard let clause = stacks.whereClause(in: Callers.semaphoreWaitFrame, calledFrom: from) else {
                 return .notSeen(
                     "\(started) callers started, but the stacks show none waiting in a semaphore called from \(from)")
             }

@@ -2,14 +2,6 @@ import CoreFoundation
 import Foundation
 import LabHarness
 
-/// A `CFRunLoop` reference that may cross threads: `CFRunLoopStop`, `CFRunLoopWakeUp` and
-/// `CFRunLoopPerformBlock` are documented as safe to call from any thread.
-struct RunLoopHandle: @unchecked Sendable {
-    let cf: CFRunLoop, runLoop: RunLoop
-
-    static var current: RunLoopHandle { RunLoopHandle(cf: CFRunLoopGetCurrent(), runLoop: .current) }
-}
-
 /// The article's `Foo`: on the calling thread, arm a one-shot timeout timer on this thread's run
 /// loop and run the loop until the timer ends it. The thread is busy for the whole timeout:
 /// that is what makes *where* this runs matter.

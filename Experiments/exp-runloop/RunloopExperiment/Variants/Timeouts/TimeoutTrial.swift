@@ -145,11 +145,10 @@ public enum TimeoutTrial {
     /// A design variant's body (and a sweep point's): `--tasks` requests racing `--timeout`,
     /// lateness also net of the harness's same-moment control, outcome and evidence. The
     /// mechanism: every request's caller started and raced, and the design counted its timers.
-    static func run(_ context: VariantContext, design: TimeoutDesignName) throws -> VariantRecord {
+    static func run(_ context: VariantContext, design: TimeoutDesignName) -> VariantRecord {
         let p = context.parameters(RunloopParameters.self)
-        guard let result = run(design, requests: p.tasks, timeout: p.timeout, budget: ScaleParameters.trialBudget(p))
-        else {
-            throw SetupError("\(design.rawValue) could not start (no run-loop thread)")
+        guard let result = run(design, requests: p.tasks, timeout: p.timeout, budget: p.designBudget) else {
+            return VariantRecord(outcome: .failed, evidence: "\(design.rawValue) could not start (no run-loop thread)")
         }
         context.progress.advance()
         var m = result.metrics
