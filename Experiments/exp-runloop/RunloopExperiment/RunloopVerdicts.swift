@@ -42,12 +42,11 @@ enum RunloopVerdicts {
         guard let p99 = v[RunloopMetric.latenessP99Ms], let excess = v[RunloopMetric.latenessExcessP99Ms] else {
             return nil
         }
-        let stall =
-            v[MetricKey.controlStallMax].map { " (the control was held up \(Format.milliseconds($0)) at worst)" } ?? ""
-        return (
-            fired == total && onTime(excessP99: excess),
-            "\(Format.count(fired)) of \(Format.count(total)) timers fired, p99 \(Format.milliseconds(p99)) late (max \(Format.milliseconds(v[RunloopMetric.latenessMaxMs] ?? 0))), beyond a same-moment control p99 \(Format.milliseconds(excess))\(stall)"
-        )
+        let ms = Format.milliseconds, n = Format.count, maxLate = v[RunloopMetric.latenessMaxMs] ?? 0
+        let stall = v[MetricKey.controlStallMax].map { " (the control was held up \(ms($0)) at worst)" } ?? ""
+        let text =
+            "\(n(fired)) of \(n(total)) timers fired, p99 \(ms(p99)) late (max \(ms(maxLate))), beyond a same-moment control p99 \(ms(excess))\(stall)"
+        return (fired == total && onTime(excessP99: excess), text)
     }
 
     /// The on-time verdict of a thread placement, `loops` saying how many run-loop threads it took.
@@ -118,24 +117,24 @@ enum RunloopVerdicts {
             // than callers), while every async caller waited at once.
             let inFlight = blocked[RunloopMetric.inFlightPeak] ?? 0,
                 freeInFlight = free[RunloopMetric.inFlightPeak] ?? 0
-            queued.append(
-                .when(
-                    inFlight >= 1 && inFlight < total && freeInFlight == total,
-                    "\(placement.rawValue): at most \(Format.count(inFlight)) of \(Format.count(total)) global-queue callers blocked at once (the rest queued for a pool thread, the last for \(Format.seconds(blocked[RunloopMetric.callerDelayMaxS] ?? 0))), all \(Format.count(freeInFlight)) async callers waiting at once",
-                    otherwise:
-                        "\(placement.rawValue): \(Format.count(inFlight)) of \(Format.count(total)) global-queue callers in flight at once and \(Format.count(freeInFlight)) async ones: the callers did not queue for the pool"
-                ))
+            let name = placement.rawValue, n = Format.count, s = Format.seconds, ms = Format.milliseconds
+            let lastQueued = s(blocked[RunloopMetric.callerDelayMaxS] ?? 0)
+            let queuedText =
+                "\(name): at most \(n(inFlight)) of \(n(total)) global-queue callers blocked at once (the rest queued for a pool thread, the last for \(lastQueued)), all \(n(freeInFlight)) async callers waiting at once"
+            let notQueuedText =
+                "\(name): \(n(inFlight)) of \(n(total)) global-queue callers in flight at once and \(n(freeInFlight)) async ones: the callers did not queue for the pool"
+            let sawQueue = inFlight >= 1 && inFlight < total && freeInFlight == total
+            queued.append(.when(sawQueue, queuedText, otherwise: notQueuedText))
+            let lost = freeWall - freeNet
             let stall =
-                freeWall - freeNet >= 0.005
-                ? ", \(Format.seconds(freeNet)) without the \(Format.seconds(freeWall - freeNet)) a control thread lost to the machine"
-                : ""
+                lost >= 0.005 ? ", \(s(freeNet)) without the \(s(lost)) a control thread lost to the machine" : ""
             let armed =
                 armedLate
-                ? ", \(Format.seconds(afterSetUp)) after its last run loop was armed (\(Format.seconds(setUp)) after its caller started)"
-                : ""
-            parts.append(
-                "\(placement.rawValue): \(Format.count(total)) global-queue callers took \(Format.seconds(blockedWall)) with timers on time (beyond a same-moment control p50 \(Format.milliseconds(p50)), worst \(Format.milliseconds(worst))), async callers \(Format.seconds(freeWall)) = \(Format.decimal(freeWall / p.timeout, places: 2)) × timeout\(stall)\(armed)"
-            )
+                ? ", \(s(afterSetUp)) after its last run loop was armed (\(s(setUp)) after its caller started)" : ""
+            let perTimeout = Format.decimal(freeWall / p.timeout, places: 2)
+            let blockedPart =
+                "\(name): \(n(total)) global-queue callers took \(s(blockedWall)) with timers on time (beyond a same-moment control p50 \(ms(p50)), worst \(ms(worst)))"
+            parts.append(blockedPart + ", async callers \(s(freeWall)) = \(perTimeout) × timeout\(stall)\(armed)")
         }
         guard !queued.isEmpty else { return .notJudged("no placement ran with both kinds of callers") }
         return Verdict(symptom: holds, mechanism: .all(queued), parts.joined(separator: "; "))
@@ -164,13 +163,16 @@ enum RunloopVerdicts {
     static func semaphoreSyncDeadlocksMain(_ inputs: FindingInputs) -> Verdict {
         let sem = inputs[RunloopVariant.syncSemaphoreMain], loop = inputs[RunloopVariant.syncRunloopMain]
         let steps = sem[RunloopMetric.steps] ?? 0
+        let killedAfter = Format.seconds(sem[RunloopMetric.wallS] ?? .nan)
         let semText =
             sem.outcome == .deadlock
-            ? "semaphore: deadlock at step \(Format.count(steps)) of \(MainThreadWrapper.steps) (killed after \(Format.seconds(sem[RunloopMetric.wallS] ?? .nan)))"
+            ? "semaphore: deadlock at step \(Format.count(steps)) of \(MainThreadWrapper.steps) (killed after \(killedAfter))"
             : "semaphore: \(sem.outcome) (\(sem.evidence ?? ""))"
+        let returnedIn = Format.seconds(loop[RunloopMetric.wallS] ?? .nan)
+        let loopPasses = SpinWrapper.passes(Int(loop[RunloopMetric.passes] ?? 0))
         let loopText =
             loop.outcome == .completed
-            ? "run loop: returned in \(Format.seconds(loop[RunloopMetric.wallS] ?? .nan)) after \(SpinWrapper.passes(Int(loop[RunloopMetric.passes] ?? 0)))"
+            ? "run loop: returned in \(returnedIn) after \(loopPasses)"
             : "run loop: \(loop.outcome) (\(loop.evidence ?? ""))"
         // The mechanism: the completion was queued for the main thread (step 1 done, step 2
         // never), and the main thread was seen waiting in the semaphore (stacks, where taken).
@@ -248,8 +250,10 @@ enum RunloopVerdicts {
         let earlyNet = v[RunloopMetric.firstFireTimeIntervalInitExcessMs] ?? early
         let fire = v[RunloopMetric.firstFireFireDateInitMs] ?? .nan,
             scheduled = v[RunloopMetric.firstFireScheduledMs] ?? .nan
+        let ms = Format.milliseconds
+        let net = early - earlyNet >= 5 ? " (\(ms(earlyNet)) beyond a same-moment control)" : ""
         let text =
-            "a \(Format.milliseconds(interval)) timer first fired after \(Format.milliseconds(early)) with Timer(timeInterval:)\(early - earlyNet >= 5 ? " (\(Format.milliseconds(earlyNet)) beyond a same-moment control)" : ""), \(Format.milliseconds(fire)) with Timer(fire:), \(Format.milliseconds(scheduled)) with scheduledTimer"
+            "a \(ms(interval)) timer first fired after \(ms(early)) with Timer(timeInterval:)\(net), \(ms(fire)) with Timer(fire:), \(ms(scheduled)) with scheduledTimer"
         // The mechanism: each constructor's timer was added to a running run loop and fired
         // there (its first fire was timed), beside a same-moment control.
         let mechanism = Evidence.when(

@@ -41,8 +41,9 @@ enum ScaleParameters {
             )
         }
         if let heavy = selected.first(where: holdsAThreadPerRequest) {
+            let designs = RunloopScale.designs.map(\.rawValue).joined(separator: ", ")
             throw UsageError(
-                "--tasks \(p.tasks) is too many for \(heavy): it holds a thread per request, so at most \(blockingCap) (up to \(maxTasks): shared-thread, \(RunloopScale.designs.map(\.rawValue).joined(separator: ", ")))"
+                "--tasks \(p.tasks) is too many for \(heavy): it holds a thread per request, so at most \(blockingCap) (up to \(maxTasks): shared-thread, \(designs))"
             )
         }
     }

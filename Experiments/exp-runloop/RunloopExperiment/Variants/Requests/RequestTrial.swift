@@ -57,24 +57,29 @@ enum RequestTrial {
 
         let outcome: Outcome, evidence: String
         let started = times.count { $0.started != nil }, armed = times.count { $0.armed != nil }
-        let timely =
-            "\(Format.count(metrics[RunloopMetric.timely] ?? 0)) of \(count) saw their \(Format.seconds(timeout)) timeout within \(Format.seconds(2 * timeout))"
+        let s = Format.seconds, sawTimeout = Format.count(metrics[RunloopMetric.timely] ?? 0)
+        let timely = "\(sawTimeout) of \(count) saw their \(s(timeout)) timeout within \(s(2 * timeout))"
         switch waited {
         case .reached:
             if unreturned > 0 {
                 outcome = .leaked
+                let since = s(MonotonicClock.now() - endedAt), threads = ThreadCensus.describe(ThreadCensus.threads())
                 evidence =
-                    "\(unreturned) of \(count) run loops still running \(Format.seconds(MonotonicClock.now() - endedAt)) after the last timer stopped them (\(ThreadCensus.describe(ThreadCensus.threads())))"
+                    "\(unreturned) of \(count) run loops still running \(since) after the last timer stopped them (\(threads))"
             } else {
                 outcome = .completed
+                let queued = s(metrics[RunloopMetric.callerDelayMaxS] ?? 0)
+                let inFlight = Format.count(metrics[RunloopMetric.inFlightPeak] ?? 0)
                 evidence =
-                    "\(count) of \(count) requests done; \(caller.phrase) queued up to \(Format.seconds(metrics[RunloopMetric.callerDelayMaxS] ?? 0)) before starting, at most \(Format.count(metrics[RunloopMetric.inFlightPeak] ?? 0)) in flight"
+                    "\(count) of \(count) requests done; \(caller.phrase) queued up to \(queued) before starting, at most \(inFlight) in flight"
             }
         case .stalled(let value, _, let detectedAt):
             outcome = .deadlock
             metrics[RunloopMetric.stallDetectedS] = detectedAt - context.startedAt
+            let after = Format.decimal(RunloopParameters.deadlockAfter, places: 0)
+            let threads = ThreadCensus.describe(threadsAtEnd)
             evidence =
-                "no request finished for \(Format.seconds(stallWindow)) (\(Format.decimal(RunloopParameters.deadlockAfter, places: 0)) × timeout): \(value) of \(count) done (\(timely)), \(started) callers started, \(armed) timers armed; \(ThreadCensus.describe(threadsAtEnd))"
+                "no request finished for \(s(stallWindow)) (\(after) × timeout): \(value) of \(count) done (\(timely)), \(started) callers started, \(armed) timers armed; \(threads)"
         case .outOfBudget(let value):
             outcome = .timedOut
             evidence = "still going when the trial's budget ran out: \(value) of \(count) done (\(timely))"

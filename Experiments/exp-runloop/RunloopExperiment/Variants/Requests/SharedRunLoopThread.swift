@@ -38,7 +38,8 @@ final class SharedRunLoopThread: Sendable {
         let ready = NamedThread.startAndAwait(name) { [self] start in
             prepare()
             guard let undo = source(RunLoop.current) else { start.signalReady(); return }
-            guard start.signalReady(publishing: { handle.withLock { $0 = .current } }) else { undo(); return }  // given up on
+            // Not ready when the starter has given up on the thread: undo and end.
+            guard start.signalReady(publishing: { handle.withLock { $0 = .current } }) else { undo(); return }
             gauge?.enter()
             // A loop with a flag rather than `run()`: `run()` would ignore `CFRunLoopStop`.
             while !isStopping { _ = RunLoop.current.run(mode: .default, before: .distantFuture) }
