@@ -16,8 +16,9 @@ enum SweepVerdicts {
     /// Lateness below this is scheduling noise: a ratio's smaller side is raised to it, so a
     /// 0.05 ms p99 does not turn a 1 ms one into "20 times worse".
     static let noiseFloor = Threshold("noise floor", 0.5, "ms")
-    /// deadline-heap's p99 beyond the control at the largest count; the threads it may add.
-    static let onTime = Threshold("on time", 50, "ms"), threads = Threshold("threads added", 2)
+    /// The threads deadline-heap may add (its p99 beyond the control at the largest count is
+    /// judged by the request placements' `RunloopVerdicts.onTimeThreshold`).
+    static let threads = Threshold("threads added", 2)
 
     /// p99 lateness beyond the control, in ms, raised to the noise floor (`nil` if unmeasured).
     static func excessP99(_ point: SweepPoint?) -> Double? {
@@ -102,7 +103,8 @@ enum SweepVerdicts {
             heapText
             + "; shared-thread's p99 \(ms(shared, RunloopMetric.latenessP99Ms)): \(times)× deadline-heap's beyond a same-moment control"
         return Verdict(
-            symptom: sharedP99 / heapP99 >= ratio.value && heapP99 <= onTime.value && added <= threads.value
+            symptom: sharedP99 / heapP99 >= ratio.value && heapP99 <= RunloopVerdicts.onTimeThreshold.value
+                && added <= threads.value
                 && early == 0,
             mechanism: .all([
                 raced(heap, .deadlineHeap, timers: { $0 < $1 }, "settings of its one timer"),
