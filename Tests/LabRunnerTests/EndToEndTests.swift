@@ -28,7 +28,8 @@ final class EndToEndTests: XCTestCase {
             let definition = try XCTUnwrap(LabCatalog.standard.entry(named: report.experiment)?.definition)
             // The claims of the variants the default plan runs, then every finding whose variants
             // it runs (a sweep's findings need --sweep).
-            let plan = Set(definition.defaultPlan(try definition.parser.parse(["--quick"]), definition.variants))
+            let options = try definition.parser.parse(["--quick"])
+            let plan = Set(definition.plan(options, try definition.parameters(options)))
             let claims = definition.variants.filter { plan.contains($0.name) }.compactMap(\.claim?.id)
             XCTAssertEqual(
                 report.findings.map(\.id),

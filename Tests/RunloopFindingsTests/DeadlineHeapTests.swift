@@ -99,7 +99,7 @@ final class DeadlineHeapTests: XCTestCase {
         for _ in 0..<20_000 {
             switch Int.random(in: 0..<10) {
             case 0..<5:
-                let d = Double(Int.random(in: 0..<50))   // few distinct values: many ties
+                let d = Double(Int.random(in: 0..<50))  // few distinct values: many ties
                 handles[sequence] = heap.insert(sequence, deadline: d)
                 model.append((d, sequence))
                 sequence += 1
@@ -110,7 +110,9 @@ final class DeadlineHeapTests: XCTestCase {
                 XCTAssertEqual(got?.payload, expected?.sequence)
                 if let got { handles[got.payload] = nil }
             default:
-                guard let key = handles.keys.randomElement(), let handle = handles.removeValue(forKey: key) else { continue }
+                guard let key = handles.keys.randomElement(), let handle = handles.removeValue(forKey: key) else {
+                    continue
+                }
                 XCTAssertEqual(heap.remove(handle), key)
                 model.removeAll { $0.sequence == key }
             }

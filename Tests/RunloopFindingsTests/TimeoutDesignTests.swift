@@ -204,7 +204,7 @@ final class TimeoutDesignTests: XCTestCase {
         for design in TimeoutDesignName.allCases where design.runsOnRealtimeThread {
             let result = try XCTUnwrap(TimeoutTrial.run(design, requests: 20, timeout: 0.05, budget: 20))
             XCTAssertEqual(
-                result.threadPriority?.isGranted, probe.isGranted,
+                result.threadPriority?.granted, probe.isGranted,
                 "\(design.rawValue): \(String(describing: result.threadPriority)) vs \(probe)")
         }
         for design in TimeoutDesignName.allCases where !design.runsOnRealtimeThread {

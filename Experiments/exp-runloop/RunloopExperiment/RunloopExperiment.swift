@@ -21,48 +21,18 @@ public let runloopExperiment = ExperimentDefinition(
         because that is how long the global queue's pool needs to get 300 blocked callers through \
         (it adds about one thread per second); --quick shows the same findings in a few seconds.
         """,
-    flags: [
-        .integer(
-            "tasks", default: RunloopParameters.defaultTasks, quick: RunloopParameters.quickTasks,
-            range: 1...ScaleParameters.maxTasks,
-            help:
-                "requests (tasks), each with its own caller (the article: 300); at most \(ScaleParameters.blockingCap) with blocking callers or a thread per request"
-                + (DispatchPoolSize.current.statement.map {
-                    "; \($0), so the default and --quick fill it at least twice over"
-                } ?? "")),
-        .seconds(
-            "timeout", default: 1, quick: 0.25, range: 0.05...10,
-            help:
-                "each request's timeout timer (the article: 1 s); no completion for \(Int(RunloopParameters.deadlockAfter)) timeouts is a deadlock"
-        ),
-        .choice(
-            "caller", CallerKind.self, default: .global,
-            help:
-                "who waits: a global-queue block on a semaphore (the article), a thread each, an async task each, or an operation each on an OperationQueue (the article's commented-out callers)"
-        ),
-        .seconds(
-            "request", default: 1, quick: 0.25, range: 0.05...10,
-            help:
-                "how long the main-thread wrappers' request takes (sync-*-main); no step for \(Int(RunloopParameters.deadlockAfter)) of them is a deadlock"
-        ),
-        .seconds(
-            "interval", default: 0.5, quick: 0.25, range: 0.05...5,
-            help: "the pitfalls' timer interval (timer-init) and how long the spinning wrapper waits (spin-*)"),
-        .seconds(
-            "guard", default: 5, quick: 1, range: 0.5...30,
-            help: "the double guard: how long past its timeout run(until:) may run (the article: 5 s)"),
-    ],
+    flags: RunloopParameters.flags,
     variants: [
         requestVariant(
             .globalQueue, summary: "the run loop runs in a block on the global queue (the article's second way)",
             expect: [
-                OutcomeExpectation(
-                    .deadlock, .expected,
+                .expected(
+                    .deadlock,
                     "the run-loop blocks wait for pool threads that the waiting callers hold: no caller wakes"),
-                OutcomeExpectation(
-                    .completed, .interesting,
+                .interesting(
+                    .completed,
                     "every caller woke, late: the pool had room (few requests, or callers that do not block)"),
-                OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
+                .interesting(.timedOut, "still trickling when the budget ran out"),
             ],
             claim: Claim(
                 "runloop.global-queue-misses-timeouts",
@@ -71,16 +41,13 @@ public let runloopExperiment = ExperimentDefinition(
         requestVariant(
             .runUntilDate, summary: "global-queue with the article's double guard, run(until: timeout + guard)",
             expect: [
-                OutcomeExpectation(
-                    .deadlock, .expected, "the guard never runs: it is inside the block that never starts"),
-                OutcomeExpectation(
-                    .completed, .interesting,
-                    "every caller woke, late: the pool had room (callers that do not block it)"),
-                OutcomeExpectation(
-                    .leaked, .interesting,
+                .expected(.deadlock, "the guard never runs: it is inside the block that never starts"),
+                .interesting(.completed, "every caller woke, late: the pool had room (callers that do not block it)"),
+                .interesting(
+                    .leaked,
                     "callers woke, but each run loop held its pool thread until the guard date: run(until:) ignores CFRunLoopStop"
                 ),
-                OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
+                .interesting(.timedOut, "still trickling when the budget ran out"),
             ]),
         // Kept as a placement because it answers a belief of its own: maxConcurrentOperationCount
         // 300 is a ceiling, not 300 threads; the operations still wait for the global pool.
@@ -89,23 +56,20 @@ public let runloopExperiment = ExperimentDefinition(
             summary:
                 "the run loop runs in an OperationQueue operation (maxConcurrentOperationCount 300: a ceiling, not threads)",
             expect: [
-                OutcomeExpectation(
-                    .deadlock, .expected, "operation queues run on the same global pool: no better than global-queue"),
-                OutcomeExpectation(.completed, .interesting, "every caller woke, late: the pool had room"),
-                OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
+                .expected(.deadlock, "operation queues run on the same global pool: no better than global-queue"),
+                .interesting(.completed, "every caller woke, late: the pool had room"),
+                .interesting(.timedOut, "still trickling when the budget ran out"),
             ]),
         requestVariant(
             .globalQueue, callers: .operationQueue,
             summary:
                 "global-queue with the article's commented-out callers: an operation each on an OperationQueue (maxConcurrentOperationCount 300)",
             expect: [
-                OutcomeExpectation(
-                    .deadlock, .expected,
+                .expected(
+                    .deadlock,
                     "blocked operations hold pool threads like blocked global-queue blocks: the run loops never start"),
-                OutcomeExpectation(
-                    .completed, .interesting,
-                    "every caller woke: the operations did not hold the pool the run loops need"),
-                OutcomeExpectation(.timedOut, .interesting, "still trickling when the budget ran out"),
+                .interesting(.completed, "every caller woke: the operations did not hold the pool the run loops need"),
+                .interesting(.timedOut, "still trickling when the budget ran out"),
             ],
             claim: Claim(
                 "runloop.operation-queue-callers-hold-the-pool",
@@ -115,72 +79,63 @@ public let runloopExperiment = ExperimentDefinition(
             RunloopVariant.runUntilDateThread,
             "the double guard with thread callers: run(until: timeout + guard) beside run(), both on the global queue",
             expect: [
-                OutcomeExpectation(
-                    .completed, .expected,
-                    "run(until:) released its thread at about timeout + guard; run() kept its own"),
-                OutcomeExpectation(
-                    .leaked, .interesting,
-                    "run(until:) still held its thread \(Int(GuardRelease.grace)) s past its guard date"),
-                OutcomeExpectation(
-                    .stalled, .forbidden, "a caller never woke: thread callers leave the pool free for the run loops"),
+                .expected(.completed, "run(until:) released its thread at about timeout + guard; run() kept its own"),
+                .interesting(
+                    .leaked, "run(until:) still held its thread \(Int(GuardRelease.grace)) s past its guard date"),
+                .forbidden(.stalled, "a caller never woke: thread callers leave the pool free for the run loops"),
             ],
             time: .from { (p: RunloopParameters) in p.guardTime }, instruments: [.stallWatch], body: GuardRelease.run),
         requestVariant(
             .dedicatedThread, summary: "a new Thread per request runs its run loop (the article's first way)",
             expect: [
-                OutcomeExpectation(
-                    .completed, .expected, "every timer fired on time; the total time depends on the callers"),
-                OutcomeExpectation(.deadlock, .forbidden, "a thread of its own cannot wait behind the pool"),
+                .expected(.completed, "every timer fired on time; the total time depends on the callers"),
+                .forbidden(.deadlock, "a thread of its own cannot wait behind the pool"),
             ]),
         requestVariant(
             .sharedThread,
             summary: "one long-lived run-loop thread, kept alive by a port, serves every timer (AFNetworking 2.x)",
             expect: [
-                OutcomeExpectation(.completed, .expected, "every timer fired on time, on one thread"),
-                OutcomeExpectation(.deadlock, .forbidden, "the shared thread does not depend on the pool"),
+                .expected(.completed, "every timer fired on time, on one thread"),
+                .forbidden(.deadlock, "the shared thread does not depend on the pool"),
             ]),
         requestVariant(
             .dedicatedThread, callers: .async,
             summary: "dedicated-thread with async callers (added to the default run when --caller is global)",
             expect: [
-                OutcomeExpectation(.completed, .expected, "all requests done in about one timeout"),
-                OutcomeExpectation(.deadlock, .forbidden, "nothing here waits for the pool"),
+                .expected(.completed, "all requests done in about one timeout"),
+                .forbidden(.deadlock, "nothing here waits for the pool"),
             ], includedByDefault: false),
         requestVariant(
             .sharedThread, callers: .async,
             summary: "shared-thread with async callers: the performance bar (added like the one above)",
             expect: [
-                OutcomeExpectation(
-                    .completed, .expected, "all requests done in about one timeout, on one run-loop thread"),
-                OutcomeExpectation(.deadlock, .forbidden, "nothing here waits for the pool"),
+                .expected(.completed, "all requests done in about one timeout, on one run-loop thread"),
+                .forbidden(.deadlock, "nothing here waits for the pool"),
             ], includedByDefault: false),
         requestVariant(
             .literalRun, summary: "dedicated-thread as the article wrote it: a port, RunLoop.run() and CFRunLoopStop",
             expect: [
-                OutcomeExpectation(
-                    .leaked, .expected,
-                    "run() ignores CFRunLoopStop: every request leaves its thread running its run loop"),
-                OutcomeExpectation(
-                    .completed, .interesting,
-                    "run() returned after the stop: this Foundation differs from Linux and Darwin"),
-                OutcomeExpectation(
-                    .deadlock, .forbidden, "callers wake from the timer, whatever the run loop does next"),
+                .expected(.leaked, "run() ignores CFRunLoopStop: every request leaves its thread running its run loop"),
+                .interesting(
+                    .completed, "run() returned after the stop: this Foundation differs from Linux and Darwin"),
+                .forbidden(.deadlock, "callers wake from the timer, whatever the run loop does next"),
             ], includedByDefault: false),
         Variant(
             RunloopVariant.spinNoSource, "a wrapper spins run(mode:before:) on a thread whose run loop has no source",
             expect: [
-                OutcomeExpectation(
-                    .busyLoop, .expected, "run(mode:before:) returned at once on every pass: a busy loop"),
-                OutcomeExpectation(
-                    .completed, .forbidden, "the loop slept without a source: not how Foundation behaves"),
+                .expected(
+                    .busyLoop,
+                    "run(mode:before:) returned at once on every pass: a busy loop (\(SpinWrapper.busyCPU) or \(SpinWrapper.busyRunnable))"
+                ),
+                .forbidden(.completed, "the loop slept without a source: not how Foundation behaves"),
             ],
             time: .seconds { (p: RunloopParameters) in p.interval + 0.1 }
         ) { SpinWrapper.run($0, withSource: false) },
         Variant(
             RunloopVariant.spinWithSource, "the same wrapper after adding a SocketPort to the run loop",
             expect: [
-                OutcomeExpectation(.completed, .expected, "each pass slept until the request finished"),
-                OutcomeExpectation(.busyLoop, .forbidden, "the port did not keep the run loop asleep"),
+                .expected(.completed, "each pass slept until the request finished"),
+                .forbidden(.busyLoop, "the port did not keep the run loop asleep"),
             ],
             time: .seconds { (p: RunloopParameters) in p.interval + 0.1 }
         ) { SpinWrapper.run($0, withSource: true) },
@@ -188,30 +143,25 @@ public let runloopExperiment = ExperimentDefinition(
             RunloopVariant.syncSemaphoreMain,
             "the main thread waits on a semaphore for a completion delivered on the main queue",
             expect: [
-                OutcomeExpectation(
-                    .deadlock, .expected,
-                    "the completion is queued for the main thread, which is blocked waiting for it"),
-                OutcomeExpectation(.completed, .forbidden, "the main queue ran while the main thread was blocked"),
+                .expected(.deadlock, "the completion is queued for the main thread, which is blocked waiting for it"),
+                .forbidden(.completed, "the main queue ran while the main thread was blocked"),
             ],
             time: .from { (p: RunloopParameters) in p.wrapperTime(hangs: true) }, progressMetric: RunloopMetric.steps,
             body: MainThreadWrapper.semaphore),
         Variant(
             RunloopVariant.syncRunloopMain, "the main thread runs its run loop until the completion has run",
             expect: [
-                OutcomeExpectation(
-                    .completed, .expected,
-                    "the run loop drained the main queue, the completion ran, the wrapper returned"),
-                OutcomeExpectation(.deadlock, .forbidden, "the main run loop did not run the main queue"),
+                .expected(.completed, "the run loop drained the main queue, the completion ran, the wrapper returned"),
+                .forbidden(.deadlock, "the main run loop did not run the main queue"),
             ],
             time: .from { (p: RunloopParameters) in p.wrapperTime(hangs: false) }, progressMetric: RunloopMetric.steps,
             body: MainThreadWrapper.runLoop),
         Variant(
             RunloopVariant.timerInit, "first-fire delay of each Timer constructor, same interval",
             expect: [
-                OutcomeExpectation(.completed, .expected, "every constructor waited its interval (Darwin)"),
-                OutcomeExpectation(
-                    .firesEarly, .interesting,
-                    "Timer(timeInterval:) fired at once (swift-corelibs-foundation #4712, Linux)"),
+                .expected(.completed, "every constructor waited its interval (Darwin)"),
+                .interesting(
+                    .firesEarly, "Timer(timeInterval:) fired at once (swift-corelibs-foundation #4712, Linux)"),
             ],
             time: .seconds { (p: RunloopParameters) in p.interval + 0.1 }, instruments: [.stallWatch],
             body: TimerInit.run),
@@ -237,16 +187,16 @@ public let runloopExperiment = ExperimentDefinition(
             needs: [RunloopVariant.dedicatedThread, .dedicatedThreadAsync],
             thresholds: [
                 RunloopVerdicts.onTimeThreshold, RunloopVerdicts.stretch, RunloopVerdicts.aboutOneTimeout,
-                RunloopVerdicts.latestTimerShare,
+                RunloopVerdicts.latestTimerShare, RunloopVerdicts.setUpShare,
             ],
             evaluate: RunloopVerdicts.blockedCallersThrottle),
         Finding(
             "runloop.no-source-spins",
             claim:
-                "no source means a busy loop (CPU >= \(Format.number(RunloopVerdicts.busyCPU.value)) s per wall second); a source brings it near zero",
+                "no source means a busy loop (\(SpinWrapper.busyCPU) or \(SpinWrapper.busyRunnable) of the time); a source brings it near zero (\(RunloopVerdicts.quietCPU))",
             needs: [RunloopVariant.spinNoSource, .spinWithSource],
             thresholds: [
-                RunloopVerdicts.busyCPU, RunloopVerdicts.busyRunnable, RunloopVerdicts.quietCPU,
+                SpinWrapper.busyCPU, SpinWrapper.busyRunnable, RunloopVerdicts.quietCPU,
                 RunloopVerdicts.returnsAtOnce,
             ], evaluate: RunloopVerdicts.noSourceSpins),
         Finding(
@@ -267,24 +217,12 @@ public let runloopExperiment = ExperimentDefinition(
             claim: "Timer(timeInterval:repeats:block:) fires at once on Linux, not after its interval",
             needs: [RunloopVariant.timerInit], appliesWhen: { $0.isLinux },
             notApplicableReason: "Darwin's Foundation waits the interval",
-            thresholds: [RunloopVerdicts.atOnce, RunloopVerdicts.afterInterval],
+            thresholds: [TimerInit.atOnce, TimerInit.afterInterval],
             evaluate: RunloopVerdicts.linuxTimerInitFiresImmediately),
     ],
     columns: runloopColumns,
     defaultJobs: 4,
     extraSections: runloopSections,
-    defaultPlan: { options, variants in
-        var plan = variants.filter(\.includedByDefault).map(\.name)
-        // The caller comparison: with the article's callers, run the on-time placements again
-        // with async callers, right after them.
-        if RunloopParameters(reading: options).caller == .global,
-            let at = plan.firstIndex(of: RunloopVariant.sharedThread.rawValue)
-        {
-            plan.insert(
-                contentsOf: [RunloopVariant.dedicatedThreadAsync, .sharedThreadAsync].map(\.rawValue), at: at + 1)
-        }
-        return ScaleParameters.adjust(plan, RunloopParameters(reading: options))
-    },
     performanceBars: [RunloopBar.bar, RunloopScaleBars.flood, RunloopScaleBars.tenfold],
     sweep: RunloopScale.sweep,
     parameters: RunloopParameters.self

@@ -1,3 +1,4 @@
+import Foundation
 import LabHarness
 
 /// exp-runloop's variants by name (the raw value is the CLI name), so a rename fails to compile
@@ -60,7 +61,7 @@ public struct RunloopVariant: VariantName, CustomStringConvertible {
 /// `--timeout` is the requests' timeout timer; the pitfalls have flags of their own.
 struct RunloopParameters: ExperimentParameters {
     /// Requests, each with its own caller (300 in the article), their timeout (1 s in the article), who waits.
-    var tasks: Int, timeout: Seconds, caller: CallerKind
+    var tasks: Int, timeout: TimeInterval, caller: CallerKind
 
     /// Requests in a default and a `--quick` run: the article's 300, and 40 (Linux's pool starts
     /// as wide as the cores and adds a thread a second, so 40 blocked callers outnumber it); where
@@ -69,24 +70,63 @@ struct RunloopParameters: ExperimentParameters {
     static let quickTasks = DispatchPoolSize.current.floodSize(base: 40, poolsFull: 2, beyond: 8)
     /// How long the main-thread wrappers' request takes; the pitfalls' timer interval
     /// (timer-init), also how long the spinning wrapper waits.
-    var request: Seconds, interval: Seconds
+    var request: TimeInterval, interval: TimeInterval
     /// The double guard `run(until:)` adds to the timeout (the article: 5 s; `--quick`: 1 s).
-    var guardSeconds: Seconds
+    var guardSeconds: TimeInterval
 
-    /// Reads the flags and checks that they go together (`ScaleParameters.check`).
+    /// The flags, each declared here beside the field it fills.
+    static let flags: [FlagSpec] = [
+        .integer(
+            "tasks", default: RunloopParameters.defaultTasks, quick: RunloopParameters.quickTasks,
+            range: 1...ScaleParameters.maxTasks,
+            help:
+                "requests (tasks), each with its own caller (the article: 300); at most \(ScaleParameters.blockingCap) with blocking callers or a thread per request"
+                + (DispatchPoolSize.current.statement.map {
+                    "; \($0), so the default and --quick fill it at least twice over"
+                } ?? "")),
+        .seconds(
+            "timeout", default: 1, quick: 0.25, range: 0.05...10,
+            help:
+                "each request's timeout timer (the article: 1 s); no completion for \(Int(RunloopParameters.deadlockAfter)) timeouts is a deadlock"
+        ),
+        .choice(
+            "caller", CallerKind.self, default: .global,
+            help:
+                "who waits: a global-queue block on a semaphore (the article), a thread each, an async task each, or an operation each on an OperationQueue (the article's commented-out callers)"
+        ),
+        .seconds(
+            "request", default: 1, quick: 0.25, range: 0.05...10,
+            help:
+                "how long the main-thread wrappers' request takes (sync-*-main); no step for \(Int(RunloopParameters.deadlockAfter)) of them is a deadlock"
+        ),
+        .seconds(
+            "interval", default: 0.5, quick: 0.25, range: 0.05...5,
+            help: "the pitfalls' timer interval (timer-init) and how long the spinning wrapper waits (spin-*)"),
+        .seconds(
+            "guard", default: 5, quick: 1, range: 0.5...30,
+            help: "the double guard: how long past its timeout run(until:) may run (the article: 5 s)"),
+    ]
+
+    /// Reads the flags, once per process, and checks that they go together (`ScaleParameters.check`).
     init(_ options: ParsedOptions) throws {
-        self.init(reading: options)
-        try ScaleParameters.check(self, options)
-    }
-
-    /// Reads the flags, unchecked.
-    init(reading options: ParsedOptions) {
         (tasks, timeout, caller) = (
             options.int("tasks"), options.double("timeout"), options.choice("caller", as: CallerKind.self)
         )
         (request, interval, guardSeconds) = (
             options.double("request"), options.double("interval"), options.double("guard")
         )
+        try ScaleParameters.check(self, options)
+    }
+
+    /// The default run: with the article's callers, the on-time placements again with async
+    /// callers right after them (the caller comparison); then `ScaleParameters.adjust`.
+    func plan(_ standard: [String]) -> [String] {
+        var plan = standard
+        if caller == .global, let at = plan.firstIndex(of: RunloopVariant.sharedThread.rawValue) {
+            plan.insert(
+                contentsOf: [RunloopVariant.dedicatedThreadAsync, .sharedThreadAsync].map(\.rawValue), at: at + 1)
+        }
+        return ScaleParameters.adjust(plan, self)
     }
 
     /// The deadlock rule: a request trial with no completion for this many timeouts (or a
@@ -96,14 +136,17 @@ struct RunloopParameters: ExperimentParameters {
     static let deadlockAfter = 3.0
 
     /// The request trials' no-completion window; the main-thread wrappers' no-step window.
-    var deadlockWindow: Seconds { RunloopParameters.deadlockAfter * timeout }
-    var wrapperDeadlockWindow: Seconds { RunloopParameters.deadlockAfter * request }
+    var deadlockWindow: TimeInterval { RunloopParameters.deadlockAfter * timeout }
+    var wrapperDeadlockWindow: TimeInterval { RunloopParameters.deadlockAfter * request }
 
     /// How long a request trial waits for its requests before calling it a day (stalls end it
     /// much sooner): four times the worst estimate, and at least 10 s.
-    var requestBodyBudget: Seconds {
+    var requestBodyBudget: TimeInterval {
         max(10, 4 * RunloopTiming.throttledPool(items: tasks, hold: timeout + guardSeconds))
     }
+
+    /// How long a design's trial waits for its requests: four timeouts, more for huge counts.
+    var designBudget: TimeInterval { max(10, 4 * timeout + Double(tasks) * 1e-4) }
 
     /// A request variant's time: its estimate, and a budget past the trial's own. No stall
     /// window: the trial detects its own stall (`RequestTrial`), because the mechanism its

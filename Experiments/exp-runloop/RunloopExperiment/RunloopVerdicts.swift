@@ -14,30 +14,21 @@ enum RunloopVerdicts {
     /// "Timers on time" for a stretched total: the latest timer (beyond its control) explains
     /// less than this share of the stretch, so the stretch is the callers', not the timers'.
     static let latestTimerShare = Threshold("latest timer's share of the stretch", 10, "%")
-    /// A spinning loop uses this much CPU per wall second, or is runnable this share of the time
-    /// (a loaded machine gives it only its share of a core); a sleeping one at most `quietCPU`.
-    static let busyCPU = Threshold("busy CPU", 0.5, "s/s"), busyRunnable = Threshold("busy runnable", 90, "%")
+    /// A sleeping loop uses at most this much CPU per wall second (a busy one: `SpinWrapper.busy`).
     static let quietCPU = Threshold("quiet CPU", 0.05, "s/s")
     /// "Returns at once": a loop without a source passes this many times as often as with a port.
     static let returnsAtOnce = Threshold("returns at once", 100, "×")
-    /// A run loop that passes more often than this per second is returning at once: the
-    /// spinning wrapper's outcome (`busy-loop`) is decided by it.
-    static let busyPasses = Threshold("busy passes", 1000, "per s")
+    /// The async run's set-up (its run loops armed late) is taken off its total when it is at
+    /// least this share of a timeout.
+    static let setUpShare = Threshold("set-up judged apart", 5, "%")
     /// Released "at the guard date": not earlier than a scheduling tick before it, not later
     /// than `guardLate` after it beyond a same-moment control.
     static let guardEarly = Threshold("guard early", 0.05, "s"), guardLate = Threshold("guard late", 0.5, "s")
-    /// A first fire below `atOnce` of the interval (net of stalls) is at once; at or above
-    /// `afterInterval`, it waited.
-    static let atOnce = Threshold("at once", 50, "%"), afterInterval = Threshold("after the interval", 90, "%")
     /// Under global callers at most this share of the run-loop blocks starts (the first ones
     /// may get a thread before the callers fill the pool).
     static let fewStarted = Threshold("run-loop blocks started", 10, "%")
 
     static func onTime(excessP99: Double) -> Bool { excessP99 <= onTimeThreshold.value }
-
-    /// The frame every semaphore wait here blocks in, as stacks name it: the Swift overlay's
-    /// `DispatchSemaphore.wait` tail-calls libdispatch, whose slow path shows.
-    static let semaphoreWaitFrame = "_dispatch_semaphore_wait"
 
     /// The variant's own mechanism (set by its body), or why there is none.
     static func mechanism(_ v: VariantReport) -> Evidence {
@@ -51,12 +42,11 @@ enum RunloopVerdicts {
         guard let p99 = v[RunloopMetric.latenessP99Ms], let excess = v[RunloopMetric.latenessExcessP99Ms] else {
             return nil
         }
-        let stall =
-            v[MetricKey.controlStallMax].map { " (the control was held up \(Format.milliseconds($0)) at worst)" } ?? ""
-        return (
-            fired == total && onTime(excessP99: excess),
-            "\(Format.count(fired)) of \(Format.count(total)) timers fired, p99 \(Format.milliseconds(p99)) late (max \(Format.milliseconds(v[RunloopMetric.latenessMaxMs] ?? 0))), beyond a same-moment control p99 \(Format.milliseconds(excess))\(stall)"
-        )
+        let ms = Format.milliseconds, n = Format.count, maxLate = v[RunloopMetric.latenessMaxMs] ?? 0
+        let stall = v[MetricKey.controlStallMax].map { " (the control was held up \(ms($0)) at worst)" } ?? ""
+        let text =
+            "\(n(fired)) of \(n(total)) timers fired, p99 \(ms(p99)) late (max \(ms(maxLate))), beyond a same-moment control p99 \(ms(excess))\(stall)"
+        return (fired == total && onTime(excessP99: excess), text)
     }
 
     /// The on-time verdict of a thread placement, `loops` saying how many run-loop threads it took.
@@ -106,11 +96,11 @@ enum RunloopVerdicts {
             // "About one timeout" is judged from the last run loop armed: making 300 run-loop
             // threads at once is the placement's set-up, which a loaded machine stretches far
             // beyond one thread's stall (1.2 s beside `stress --cpu 2`, 31 ms quiet).
-            // Judged on that figure, and said, when it takes off a twentieth of a timeout or more;
+            // Judged on that figure, and said, when it takes off `setUpShare` of a timeout or more;
             // otherwise on `freeNet`, so the figure judged is always the one printed.
             let setUp = free[RunloopMetric.armDelayMaxS] ?? 0
             let fromArmed = freeWall - max(controlLoss, setUp)
-            let armedLate = freeNet - fromArmed >= p.timeout / 20
+            let armedLate = (freeNet - fromArmed) * 100 >= setUpShare.value * p.timeout
             let afterSetUp = armedLate ? fromArmed : freeNet
             let p50 = blocked[RunloopMetric.latenessExcessP50Ms] ?? .infinity,
                 worst = blocked[RunloopMetric.latenessExcessMaxMs] ?? .infinity
@@ -127,24 +117,24 @@ enum RunloopVerdicts {
             // than callers), while every async caller waited at once.
             let inFlight = blocked[RunloopMetric.inFlightPeak] ?? 0,
                 freeInFlight = free[RunloopMetric.inFlightPeak] ?? 0
-            queued.append(
-                .when(
-                    inFlight >= 1 && inFlight < total && freeInFlight == total,
-                    "\(placement.rawValue): at most \(Format.count(inFlight)) of \(Format.count(total)) global-queue callers blocked at once (the rest queued for a pool thread, the last for \(Format.seconds(blocked[RunloopMetric.callerDelayMaxS] ?? 0))), all \(Format.count(freeInFlight)) async callers waiting at once",
-                    otherwise:
-                        "\(placement.rawValue): \(Format.count(inFlight)) of \(Format.count(total)) global-queue callers in flight at once and \(Format.count(freeInFlight)) async ones: the callers did not queue for the pool"
-                ))
+            let name = placement.rawValue, n = Format.count, s = Format.seconds, ms = Format.milliseconds
+            let lastQueued = s(blocked[RunloopMetric.callerDelayMaxS] ?? 0)
+            let queuedText =
+                "\(name): at most \(n(inFlight)) of \(n(total)) global-queue callers blocked at once (the rest queued for a pool thread, the last for \(lastQueued)), all \(n(freeInFlight)) async callers waiting at once"
+            let notQueuedText =
+                "\(name): \(n(inFlight)) of \(n(total)) global-queue callers in flight at once and \(n(freeInFlight)) async ones: the callers did not queue for the pool"
+            let sawQueue = inFlight >= 1 && inFlight < total && freeInFlight == total
+            queued.append(.when(sawQueue, queuedText, otherwise: notQueuedText))
+            let lost = freeWall - freeNet
             let stall =
-                freeWall - freeNet >= 0.005
-                ? ", \(Format.seconds(freeNet)) without the \(Format.seconds(freeWall - freeNet)) a control thread lost to the machine"
-                : ""
+                lost >= 0.005 ? ", \(s(freeNet)) without the \(s(lost)) a control thread lost to the machine" : ""
             let armed =
                 armedLate
-                ? ", \(Format.seconds(afterSetUp)) after its last run loop was armed (\(Format.seconds(setUp)) after its caller started)"
-                : ""
-            parts.append(
-                "\(placement.rawValue): \(Format.count(total)) global-queue callers took \(Format.seconds(blockedWall)) with timers on time (beyond a same-moment control p50 \(Format.milliseconds(p50)), worst \(Format.milliseconds(worst))), async callers \(Format.seconds(freeWall)) = \(Format.decimal(freeWall / p.timeout, places: 2)) × timeout\(stall)\(armed)"
-            )
+                ? ", \(s(afterSetUp)) after its last run loop was armed (\(s(setUp)) after its caller started)" : ""
+            let perTimeout = Format.decimal(freeWall / p.timeout, places: 2)
+            let blockedPart =
+                "\(name): \(n(total)) global-queue callers took \(s(blockedWall)) with timers on time (beyond a same-moment control p50 \(ms(p50)), worst \(ms(worst)))"
+            parts.append(blockedPart + ", async callers \(s(freeWall)) = \(perTimeout) × timeout\(stall)\(armed)")
         }
         guard !queued.isEmpty else { return .notJudged("no placement ran with both kinds of callers") }
         return Verdict(symptom: holds, mechanism: .all(queued), parts.joined(separator: "; "))
@@ -156,8 +146,7 @@ enum RunloopVerdicts {
             return .notJudged("CPU time was not measured: \(spin.evidence ?? "") / \(calm.evidence ?? "")")
         }
         let runnable = spin[RunloopMetric.runnablePerWall]
-        let busy = spinCPU >= busyCPU.value || (runnable ?? 0) * 100 >= busyRunnable.value,
-            quiet = calmCPU <= quietCPU.value
+        let spins = SpinWrapper.busy(cpuPerWall: spinCPU, runnablePerWall: runnable), quiet = calmCPU <= quietCPU.value
         let spinPasses = spin[RunloopMetric.passes] ?? 0, calmPasses = calm[RunloopMetric.passes] ?? 0
         let text =
             "no source: \(Format.decimal(spinCPU, places: 2)) CPU-s per s"
@@ -168,19 +157,22 @@ enum RunloopVerdicts {
             spinPasses >= returnsAtOnce.value * max(calmPasses, 1),
             "run(mode:before:) returned \(SpinWrapper.passes(Int(spinPasses))) without a source, \(SpinWrapper.passes(Int(calmPasses))) with the port"
         )
-        return Verdict(symptom: busy && quiet, mechanism: mechanism, text)
+        return Verdict(symptom: spins && quiet, mechanism: mechanism, text)
     }
 
     static func semaphoreSyncDeadlocksMain(_ inputs: FindingInputs) -> Verdict {
         let sem = inputs[RunloopVariant.syncSemaphoreMain], loop = inputs[RunloopVariant.syncRunloopMain]
         let steps = sem[RunloopMetric.steps] ?? 0
+        let killedAfter = Format.seconds(sem[RunloopMetric.wallS] ?? .nan)
         let semText =
             sem.outcome == .deadlock
-            ? "semaphore: deadlock at step \(Format.count(steps)) of \(MainThreadWrapper.steps) (killed after \(Format.seconds(sem[RunloopMetric.wallS] ?? .nan)))"
+            ? "semaphore: deadlock at step \(Format.count(steps)) of \(MainThreadWrapper.steps) (killed after \(killedAfter))"
             : "semaphore: \(sem.outcome) (\(sem.evidence ?? ""))"
+        let returnedIn = Format.seconds(loop[RunloopMetric.wallS] ?? .nan)
+        let loopPasses = SpinWrapper.passes(Int(loop[RunloopMetric.passes] ?? 0))
         let loopText =
             loop.outcome == .completed
-            ? "run loop: returned in \(Format.seconds(loop[RunloopMetric.wallS] ?? .nan)) after \(SpinWrapper.passes(Int(loop[RunloopMetric.passes] ?? 0)))"
+            ? "run loop: returned in \(returnedIn) after \(loopPasses)"
             : "run loop: \(loop.outcome) (\(loop.evidence ?? ""))"
         // The mechanism: the completion was queued for the main thread (step 1 done, step 2
         // never), and the main thread was seen waiting in the semaphore (stacks, where taken).
@@ -189,8 +181,8 @@ enum RunloopVerdicts {
             steps == 1
             ? "the completion was queued on the main queue and never ran (step 1 of \(MainThreadWrapper.steps))" : nil
         let mechanism: Evidence
-        if let stacks = sem.stacks, stacks.canTell(in: semaphoreWaitFrame, calledFrom: caller) {
-            let clause = stacks.whereClause(in: semaphoreWaitFrame, calledFrom: caller)
+        if let stacks = sem.stacks, stacks.canTell(in: Callers.semaphoreWaitFrame, calledFrom: caller) {
+            let clause = stacks.whereClause(in: Callers.semaphoreWaitFrame, calledFrom: caller)
             mechanism = .when(
                 queued != nil && clause != nil, "\(queued ?? ""); stacks: \(clause ?? "")",
                 otherwise: clause == nil
@@ -258,15 +250,18 @@ enum RunloopVerdicts {
         let earlyNet = v[RunloopMetric.firstFireTimeIntervalInitExcessMs] ?? early
         let fire = v[RunloopMetric.firstFireFireDateInitMs] ?? .nan,
             scheduled = v[RunloopMetric.firstFireScheduledMs] ?? .nan
+        let ms = Format.milliseconds
+        let net = early - earlyNet >= 5 ? " (\(ms(earlyNet)) beyond a same-moment control)" : ""
         let text =
-            "a \(Format.milliseconds(interval)) timer first fired after \(Format.milliseconds(early)) with Timer(timeInterval:)\(early - earlyNet >= 5 ? " (\(Format.milliseconds(earlyNet)) beyond a same-moment control)" : ""), \(Format.milliseconds(fire)) with Timer(fire:), \(Format.milliseconds(scheduled)) with scheduledTimer"
+            "a \(ms(interval)) timer first fired after \(ms(early)) with Timer(timeInterval:)\(net), \(ms(fire)) with Timer(fire:), \(ms(scheduled)) with scheduledTimer"
         // The mechanism: each constructor's timer was added to a running run loop and fired
         // there (its first fire was timed), beside a same-moment control.
         let mechanism = Evidence.when(
             [early, fire, scheduled].allSatisfy(\.isFinite) && v[MetricKey.controlStallMax] != nil,
             "the three timers fired on their run loops, timed against a same-moment control",
             otherwise: "a timer's first fire was not timed: \(v.evidence ?? "")")
-        let waited = [fire, scheduled].allSatisfy { $0 * 100 >= afterInterval.value * interval }
-        return Verdict(symptom: earlyNet * 100 < atOnce.value * interval && waited, mechanism: mechanism, text)
+        let waited = [fire, scheduled].allSatisfy { TimerInit.waited($0, interval: interval) }
+        let atOnce = TimerInit.firedAtOnce(earlyNet, interval: interval)
+        return Verdict(symptom: atOnce && waited, mechanism: mechanism, text)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import LabHarness
 import Synchronization
 
@@ -10,7 +11,7 @@ import Synchronization
 /// items would bury the trial's own in the report.
 final class StepTable<Row: Sendable>: Sendable {
     /// A step of a row: the field that holds its instant.
-    typealias Step = WritableKeyPath<Row, Seconds?>
+    typealias Step = WritableKeyPath<Row, TimeInterval?>
 
     /// Rows `s`, `s + n`, `s + 2n`… of `n` stripes share stripe `s`'s lock, so threads marking
     /// different items seldom wait for one another: a trial may wake 100,000 items within a few
@@ -38,7 +39,7 @@ final class StepTable<Row: Sendable>: Sendable {
     }
 
     /// Records that item `index` reached `step` now, or records `value` there.
-    func mark(_ index: Int, _ step: Step, _ value: Seconds? = nil) {
+    func mark(_ index: Int, _ step: Step, _ value: TimeInterval? = nil) {
         let now = value ?? MonotonicClock.now()
         withRow(index) { $0[keyPath: step] = now }
     }
@@ -56,7 +57,7 @@ final class StepTable<Row: Sendable>: Sendable {
     }
 
     /// How many items reached `step` so far.
-    func count(_ step: KeyPath<Row, Seconds?>) -> Int {
+    func count(_ step: KeyPath<Row, TimeInterval?>) -> Int {
         stripes.reduce(0) { sum, stripe in
             sum + stripe.rows.withLock { rows in rows.count { $0[keyPath: step] != nil } }
         }

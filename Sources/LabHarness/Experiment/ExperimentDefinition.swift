@@ -109,6 +109,13 @@ public struct ExperimentDefinition: Sendable {
 
     public func variant(named name: String) -> Variant? { variants.first { $0.name == name } }
 
+    /// The variants a run with `options` covers, by name: `--variant`'s, or the default plan as
+    /// the run's `parameters` adjust it.
+    public func plan(_ options: ParsedOptions, _ parameters: any ExperimentParameters) -> [String] {
+        let given = options.list("variant")
+        return given.isEmpty ? parameters.plan(defaultPlan(options, variants)) : given
+    }
+
     /// The experiment's flags plus the common ones every experiment shares.
     var allFlags: [FlagSpec] {
         [

@@ -24,10 +24,10 @@ public enum ExperimentMain {
         ChildHandshake.bindIfStartedByLab()
         Terminal.prepareOutput()
         let program = program ?? definition.executable
-        let options: ParsedOptions
+        let options: ParsedOptions, parameters: any ExperimentParameters
         do {
             options = try definition.parser.parse(arguments)
-            _ = try definition.parameters(options)
+            parameters = try definition.parameters(options)
         } catch let error as UsageError {
             Terminal.writeError("\(program): \(error.message)\n")
             exit(UsageError.exitStatus)
@@ -44,12 +44,12 @@ public enum ExperimentMain {
                 Terminal.writeError(ChildHandshake.refusal(program: program, what: "--child-variant"))
                 exit(UsageError.exitStatus)
             }
-            runChildTrial(definition, options: options)
+            runChildTrial(definition, options: options, parameters: parameters)
         }
 
         if options.int("trials") > 1 {
             // Many trials can take long: say how long before the first one starts.
-            let plan = ExperimentRunner.estimate(definition, options: options)
+            let plan = ExperimentRunner.estimate(definition, options: options, parameters: parameters)
             Terminal.writeError(
                 "\(program): \(plan.trials) trials (\(options.int("trials")) of each of \(plan.variants) \(definition.sweep.map { options.wasGiven($0.flag) } == true ? "points" : "variants")) "
                     + "will take about \(Format.duration(plan.seconds)), by each variant's usual time; Ctrl-C stops early with what finished\n"
@@ -60,7 +60,8 @@ public enum ExperimentMain {
         let status = RunStatus(title: program)
         let line = ProgressLine { status.line() }
         line.start()
-        let report = ExperimentRunner.run(definition, options: options, childPrefix: childPrefix, status: status)
+        let report = ExperimentRunner.run(
+            definition, options: options, parameters: parameters, childPrefix: childPrefix, status: status)
         line.finish()
         let elapsed = MonotonicClock.now() - status.startedAt
 
@@ -89,7 +90,9 @@ public enum ExperimentMain {
     /// runs when the main thread lets it), progress lines from a reporter thread, the result as
     /// JSON, then `_exit` so that threads the trial left blocked on purpose cannot hold the
     /// process open.
-    static func runChildTrial(_ definition: ExperimentDefinition, options: ParsedOptions) -> Never {
+    static func runChildTrial(
+        _ definition: ExperimentDefinition, options: ParsedOptions, parameters: any ExperimentParameters
+    ) -> Never {
         ChildLifeline.bindToParent()
         // Under a memory cgroup the OOM killer then ends this trial, which the parent names
         // out-of-memory, before it ends the harness, which would leave no report at all.
@@ -112,8 +115,6 @@ public enum ExperimentMain {
             // threads until its budget. Say so now instead.
             record = VariantRecord(outcome: failed.outcome, metrics: failed.metrics, evidence: failed.evidence)
         } else {
-            // The parent parsed the same options before it launched this child.
-            let parameters = (try? definition.parameters(options)) ?? NoParameters(options)
             record = machine.apply(
                 to: ExperimentRunner.runBody(
                     variant, options: options, parameters: parameters,

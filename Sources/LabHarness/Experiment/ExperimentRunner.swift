@@ -17,16 +17,10 @@ public enum ExperimentRunner {
         status: RunStatus? = nil
     ) throws -> ExperimentReport {
         let options = try definition.parser.parse(arguments)
-        _ = try definition.parameters(options)
-        return run(definition, options: options, executable: executable, childPrefix: childPrefix, status: status)
-    }
-
-    /// The variants a run with `options` plans, in order.
-    static func plannedVariants(_ definition: ExperimentDefinition, options: ParsedOptions) -> [Variant] {
-        let selected =
-            options.list("variant").isEmpty
-            ? definition.defaultPlan(options, definition.variants) : options.list("variant")
-        return selected.compactMap(definition.variant(named:))
+        let parameters = try definition.parameters(options)
+        return run(
+            definition, options: options, parameters: parameters, executable: executable, childPrefix: childPrefix,
+            status: status)
     }
 
     /// What a run with `options` will take, from each variant's own estimate, its trials and
@@ -34,7 +28,7 @@ public enum ExperimentRunner {
     /// A sweep runs its family at every size, one point at a time.
     /// `variants` counts the sweep's points in a sweep run.
     public static func estimate(
-        _ definition: ExperimentDefinition, options: ParsedOptions
+        _ definition: ExperimentDefinition, options: ParsedOptions, parameters: (any ExperimentParameters)? = nil
     ) -> (seconds: Seconds, trials: Int, variants: Int) {
         let trials = options.int("trials")
         if let sweep = definition.sweep, let sizes = try? sweep.sizes(options), !sizes.isEmpty {
@@ -46,30 +40,27 @@ public enum ExperimentRunner {
             }
             return (seconds * Double(trials), points.count * trials, points.count)
         }
-        let variants = plannedVariants(definition, options: options)
-        guard let parameters = try? definition.parameters(options) else { return (0, 0, variants.count) }
+        guard let parameters = parameters ?? (try? definition.parameters(options)) else { return (0, 0, 0) }
+        let variants = definition.plan(options, parameters).compactMap(definition.variant(named:))
         let total = variants.reduce(0) { $0 + $1.trialTime(parameters).expected } * Double(trials)
         let jobs = Double(max(1, min(options.int("jobs"), variants.count * trials)))
         let longest = variants.map { $0.trialTime(parameters).expected }.max() ?? 0
         return (max(total / jobs, longest), variants.count * trials, variants.count)
     }
 
-    public static func run(
-        _ definition: ExperimentDefinition, options: ParsedOptions,
+    /// Runs with `options` and the `parameters` built from them, once, by the caller.
+    static func run(
+        _ definition: ExperimentDefinition, options: ParsedOptions, parameters: any ExperimentParameters,
         executable: String? = nil, childPrefix: [String] = [],
         status: RunStatus? = nil
     ) -> ExperimentReport {
-        let variants = plannedVariants(definition, options: options)
+        let variants = definition.plan(options, parameters).compactMap(definition.variant(named:))
         let trials = options.int("trials")
         let path = executable ?? ChildProcess.currentExecutablePath()
-        // Checked by the caller (a usage error exits 64 before a run starts).
-        guard let parameters = try? definition.parameters(options) else {
-            preconditionFailure("ExperimentRunner.run called with options its parameters refuse")
-        }
         if let sweep = definition.sweep, let sizes = try? sweep.sizes(options), !sizes.isEmpty {
             return runSweep(
-                definition, sweep, sizes: sizes, options: options, executable: path, prefix: childPrefix, status: status
-            )
+                definition, sweep, sizes: sizes, options: options, parameters: parameters, executable: path,
+                prefix: childPrefix, status: status)
         }
 
         struct Item { var index: Int; var variant: Variant; var trial: Int }

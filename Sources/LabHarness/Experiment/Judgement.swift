@@ -129,6 +129,13 @@ extension VariantReport {
 /// 64, one line naming what is valid).
 public protocol ExperimentParameters: Sendable {
     init(_ options: ParsedOptions) throws
+    /// The variants a run without `--variant` covers: the definition's default plan
+    /// (`standard`), as these parameters adjust it (by default, unchanged).
+    func plan(_ standard: [String]) -> [String]
+}
+
+extension ExperimentParameters {
+    public func plan(_ standard: [String]) -> [String] { standard }
 }
 
 /// The parameters of an experiment that declares none of its own.

@@ -146,7 +146,7 @@ extension ExperimentRunner {
     /// one at a time, repeated `--trials` times.
     static func runSweep(
         _ definition: ExperimentDefinition, _ sweep: Sweep, sizes: [Int], options: ParsedOptions,
-        executable: String, prefix: [String], status: RunStatus?
+        parameters: any ExperimentParameters, executable: String, prefix: [String], status: RunStatus?
     ) -> ExperimentReport {
         struct Item { var variant: Variant; var size: Int; var options: ParsedOptions }
         let family = sweep.family(options)
@@ -161,7 +161,8 @@ extension ExperimentRunner {
         var reports: [Int: VariantReport] = [:]
         for (i, item) in plan.enumerated() {
             var records: [VariantRecord] = []
-            guard let parameters = try? definition.parameters(item.options) else { continue }
+            // Each point's own parameters (its size), built once for its trials.
+            guard let point = try? definition.parameters(item.options) else { continue }
             for _ in 0..<trials {
                 defer { index += 1 }
                 if ChildProcess.isInterrupted {
@@ -172,10 +173,10 @@ extension ExperimentRunner {
                 let trial = index
                 status?.started(
                     trial, variant: "\(item.variant.name) at \(Format.count(Double(item.size)))",
-                    total: item.variant.trialTime(parameters).progressTotal)
+                    total: item.variant.trialTime(point).progressTotal)
                 records.append(
                     runTrial(
-                        definition, item.variant, options: item.options, parameters: parameters,
+                        definition, item.variant, options: item.options, parameters: point,
                         executable: executable, prefix: prefix
                     ) { status?.progressed(trial, $0) })
                 status?.finished(trial)
@@ -194,7 +195,6 @@ extension ExperimentRunner {
         }
         let byName = Dictionary(rows.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         let platform = PlatformInfo.current
-        let parameters = (try? definition.parameters(options)) ?? NoParameters(options)
         let findings = sweep.findings.compactMap {
             $0.report(variants: byName, options: options, platform: platform, parameters: parameters, sweep: points)
         }

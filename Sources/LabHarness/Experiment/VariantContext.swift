@@ -24,6 +24,8 @@ public final class VariantContext: Sendable {
     /// event and an instant taken elsewhere on the same clock) are ordered as they happened. The
     /// report's `TimedEvent`s are rounded for reading; nothing is judged from those.
     private let log = Mutex<[(instant: Seconds, label: String, thread: String?)]>([])
+    /// The stacks the body took (`captureStacks()`), attached to its record by `finish`.
+    private let stacks = Mutex<StackSnapshot?>(nil)
 
     public init(
         variant: String, options: ParsedOptions, inChild: Bool, progress: ProgressCounter = ProgressCounter(),
@@ -94,11 +96,20 @@ public final class VariantContext: Sendable {
         stallWatch?.delay(from: from, to: to) ?? 0
     }
 
-    /// Stops the instruments and puts what they measured into `record`: the control's
-    /// `control.stall_max_ms`, the `threads` series, and the event log (after any events the
-    /// body put there itself).
+    /// Every thread's stack in this process now, taken while a stuck trial still waits: the
+    /// body may read it (who waits where), and `finish` attaches it to the body's record (its
+    /// note, why stacks could not be had, in the evidence).
+    public func captureStacks() -> StackSnapshot {
+        let snapshot = StackCapture.captureOwn()
+        stacks.withLock { $0 = snapshot }
+        return snapshot
+    }
+
+    /// Stops the instruments and puts what they measured into `record`: the stacks the body
+    /// took, the control's `control.stall_max_ms`, the `threads` series, and the event log
+    /// (after any events the body put there itself).
     func finish(_ record: VariantRecord) -> VariantRecord {
-        var record = record
+        var record = StackEvidence.attach(stacks.withLock { $0 }, to: record)
         if let stallWatch {
             stallWatch.stop()
             if record.metrics[MetricKey.controlStallMax] == nil { record.metrics.merge(stallWatch.metrics) }

@@ -10,7 +10,7 @@ import Foundation
 
 extension HostPlatform {
     /// The run loop's default mode as `CFRunLoopPerformBlock` takes it.
-    public static var defaultRunLoopMode: CFTypeRef { DefaultRunLoopMode.shared.name }
+    static var defaultRunLoopMode: CFTypeRef { DefaultRunLoopMode.shared.name }
 }
 
 /// Made once: the shared run-loop thread is handed a block per request. A `CFString` is

@@ -190,7 +190,9 @@ public enum HelpText {
         // The default run is what the experiment's plan gives with every flag at its default
         // (a plan may add variants that are not included by default), not just the flags.
         let planned =
-            (try? definition.parser.parse([])).map { Set(definition.defaultPlan($0, definition.variants)) }
+            (try? definition.parser.parse([])).flatMap { options in
+                (try? definition.parameters(options)).map { Set(definition.plan(options, $0)) }
+            }
             ?? Set(definition.variants.filter(\.includedByDefault).map(\.name))
         lines.append(
             "variants (default run: \(definition.variants.allSatisfy { planned.contains($0.name) } ? "all" : "all but those marked *")):"

@@ -69,6 +69,19 @@ public struct Metrics: Sendable, Equatable, Sequence, ExpressibleByDictionaryLit
     }
 }
 
+extension Metrics {
+    /// The p50, p99 and max of `values` (times `scale`) under the keys given, with `censored`'s
+    /// count beside them; nothing for no values.
+    public mutating func summarize(
+        _ values: [Double], scale: Double = 1, p50: MetricKey? = nil, p99: MetricKey? = nil, max: MetricKey? = nil,
+        censored: (MetricKey, Int)? = nil
+    ) {
+        guard let s = LatencySummary(values) else { return }
+        for (key, value) in [(p50, s.p50), (p99, s.p99), (max, s.max)] { if let key { self[key] = value * scale } }
+        if let censored { self[censored.0] = Double(censored.1) }
+    }
+}
+
 private extension Double {
     var log10Floor: Int {
         var n = 0

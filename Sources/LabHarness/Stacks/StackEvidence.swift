@@ -3,7 +3,7 @@
 ///
 /// A snapshot never changes an outcome. When stacks cannot be had, the evidence gains one line
 /// that says why, and everything else is as it was.
-public enum StackEvidence {
+enum StackEvidence {
     /// The outcomes that get a snapshot: the process is stuck and about to end.
     static func wantsStacks(_ outcome: Outcome) -> Bool {
         outcome == .deadlock || outcome == .stalled
@@ -20,7 +20,7 @@ public enum StackEvidence {
 
     /// `record` with `snapshot`'s threads as its `stacks` and its note in the evidence (a note
     /// the record's evidence already carries is not repeated).
-    public static func attach(_ snapshot: StackSnapshot?, to record: VariantRecord) -> VariantRecord {
+    static func attach(_ snapshot: StackSnapshot?, to record: VariantRecord) -> VariantRecord {
         guard let snapshot, record.stacks == nil else { return record }
         var record = record
         if !snapshot.threads.isEmpty { record.stacks = snapshot.threads }

@@ -2,6 +2,19 @@ import CLabSupport
 import Foundation
 import Synchronization
 
+extension VariantRecord {
+    /// This record, or the machine's (cpu-starved, this record kept in its evidence) when it
+    /// declares a deadlock while `threads` (this process's, taken when the trial saw its stall)
+    /// were runnable but passed over by the scheduler: a deadlock's threads sleep in their waits.
+    public func unlessStarved(threads: [ThreadInfo], lifetime: Seconds) -> VariantRecord {
+        guard outcome == .deadlock,
+            let starved = MachineCheck.starvation(
+                pid: ProcessInfo.processInfo.processIdentifier, threads: threads, lifetime: lifetime)
+        else { return self }
+        return starved.apply(to: self)
+    }
+}
+
 /// The machine broke a trial: what it was, the figures that showed it, and one line for reports.
 public struct MachineCondition: Sendable, Equatable {
     /// `resource-limited`, `cpu-starved`, `out-of-memory`, `killed-from-outside` or `suspended`.
@@ -290,7 +303,7 @@ public enum MachineCheck {
     /// machine still gets its share (two thirds of a core beside two `stress` workers on two
     /// cores); only a process the scheduler passes over waits and does not run. `nil` when not
     /// starved or the platform keeps no run-queue time.
-    public static func starvation(pid: Int32, threads: [ThreadInfo], lifetime: Seconds = 0) -> MachineCondition? {
+    static func starvation(pid: Int32, threads: [ThreadInfo], lifetime: Seconds = 0) -> MachineCondition? {
         look(pid: pid, threads: threads, lifetime: lifetime).flatMap(starvationVerdict)
     }
 

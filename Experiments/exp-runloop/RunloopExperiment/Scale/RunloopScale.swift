@@ -10,6 +10,9 @@ enum RunloopScale {
 
     static let variants = designs.map(variant)
 
+    /// deadline-heap is on time by the request placements' rule.
+    private static let onTime = number(RunloopVerdicts.onTimeThreshold)
+
     /// Every design, shared-thread's timer per request first, at every size of `--sweep`.
     static let sweep = Sweep(
         flag: "sweep", parameter: "tasks", range: 1...ScaleParameters.maxTasks,
@@ -20,17 +23,18 @@ enum RunloopScale {
             Finding(
                 "runloop.per-request-timers-degrade",
                 claim:
-                    "with one run-loop timer per request (shared-thread), p99 lateness grows with the number of requests (≥ 5× over a sweep spanning 100×, beyond a same-moment control)",
+                    "with one run-loop timer per request (shared-thread), p99 lateness grows with the number of requests (≥ \(number(SweepVerdicts.ratio))× over a sweep spanning \(number(SweepVerdicts.span))×, beyond a same-moment control)",
                 needs: [TimeoutDesignName.sharedThread],
                 thresholds: [SweepVerdicts.ratio, SweepVerdicts.span, SweepVerdicts.noiseFloor],
                 evaluate: SweepVerdicts.perRequestTimersDegrade),
             Finding(
                 "runloop.deadline-heap-scales",
                 claim:
-                    "at the sweep's largest count deadline-heap wakes every request on time (p99 within 50 ms of a same-moment control and at least 5× less late than shared-thread), adding at most 2 threads",
+                    "at the sweep's largest count deadline-heap wakes every request on time (p99 within \(onTime) ms of a same-moment control and at least \(number(SweepVerdicts.ratio))× less late than shared-thread), adding at most \(number(SweepVerdicts.threads)) threads",
                 needs: [TimeoutDesignName.sharedThread, .deadlineHeap],
                 thresholds: [
-                    SweepVerdicts.ratio, SweepVerdicts.onTime, SweepVerdicts.threads, SweepVerdicts.noiseFloor,
+                    SweepVerdicts.ratio, RunloopVerdicts.onTimeThreshold, SweepVerdicts.threads,
+                    SweepVerdicts.noiseFloor,
                 ],
                 evaluate: SweepVerdicts.deadlineHeapScales),
         ],
@@ -85,7 +89,7 @@ enum RunloopScale {
             ],
             includedByDefault: false, time: ScaleParameters.time,
             instruments: design.runsOnRealtimeThread ? [.realtimeStallWatch] : [.stallWatch]
-        ) { try TimeoutTrial.run($0, design: design) }
+        ) { TimeoutTrial.run($0, design: design) }
     }
 
     /// What priority the designs' own threads ran at, since it is part of what was measured.
@@ -102,3 +106,6 @@ enum RunloopScale {
         return "\(designs): real-time priority refused at \(refused) of \(asked.count) points"
     }
 }
+
+/// A threshold's number, for a claim that quotes it.
+private func number(_ threshold: Threshold) -> String { Format.number(threshold.value) }

@@ -35,13 +35,19 @@ enum RunloopScaleBars {
 
     static func wall(_ v: VariantReport, _ n: String, limit: Double) -> PerformanceBar.Figure? {
         guard let ratio = v[RunloopMetric.wallPerTimeout] else { return nil }
-        let issue = v[RunloopMetric.issueS] ?? .nan, drain = v[RunloopMetric.drainS] ?? .nan
         return PerformanceBar.Figure(
             name: "\(n): all done / timeout", value: ratio, unit: "×", target: "<= \(Format.number(limit))",
             met: ratio <= limit && v.outcome == .completed,
-            detail:
-                "\(issue >= drain ? "issuing dominates" : "firing dominates"): issuing \(Format.seconds(issue)) (one detached task per request), firing fell behind the last deadline by \(Format.seconds(drain)); peak \(v[RunloopMetric.memoryPeakMB].map { Format.decimal($0, places: 0) } ?? "—") MB; outcome \(v.outcome)"
-        )
+            detail: wallDetail(v))
+    }
+
+    /// Which part of the wall time dominates, and the figures of each.
+    private static func wallDetail(_ v: VariantReport) -> String {
+        let issue = v[RunloopMetric.issueS] ?? .nan, drain = v[RunloopMetric.drainS] ?? .nan
+        let dominates = issue >= drain ? "issuing dominates" : "firing dominates"
+        let peak = v[RunloopMetric.memoryPeakMB].map { Format.decimal($0, places: 0) } ?? "—"
+        return
+            "\(dominates): issuing \(Format.seconds(issue)) (one detached task per request), firing fell behind the last deadline by \(Format.seconds(drain)); peak \(peak) MB; outcome \(v.outcome)"
     }
 
     /// (all done − issuing) / timeout: the timeout itself plus how far firing fell behind the
@@ -62,6 +68,8 @@ enum RunloopScaleBars {
     static func p99(_ v: VariantReport, _ n: String, limitMs: Double) -> PerformanceBar.Figure? {
         guard let p99 = v[RunloopMetric.latenessP99Ms] else { return nil }
         // The figure depends on it: a timer thread at normal priority competes with the callers it wakes.
+        let ms = { (key: MetricKey) in v[key].map(Format.milliseconds) ?? "—" }
+        let p50 = ms(RunloopMetric.latenessP50Ms), late = ms(RunloopMetric.latenessMaxMs)
         let priority =
             [1: "; its thread at real-time priority", 0: "; its thread at normal priority (real-time refused)"][
                 v[RunloopMetric.threadsRealtime].map(Int.init) ?? -1] ?? ""
@@ -69,7 +77,7 @@ enum RunloopScaleBars {
             name: "\(n): p99 lateness", value: p99, unit: "ms", target: "<= \(Format.number(limitMs)) ms",
             met: p99 <= limitMs,
             detail:
-                "p50 \(v[RunloopMetric.latenessP50Ms].map(Format.milliseconds) ?? "—"), max \(v[RunloopMetric.latenessMaxMs].map(Format.milliseconds) ?? "—"), control held up \(v[MetricKey.controlStallMax].map(Format.milliseconds) ?? "—") at worst\(priority)"
+                "p50 \(p50), max \(late), control held up \(ms(MetricKey.controlStallMax)) at worst\(priority)"
         )
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import LabHarness
 
 /// How far `--tasks` and `--sweep` go, what they refuse, and how long a design's trial takes.
@@ -24,9 +25,8 @@ enum ScaleParameters {
             }
             return
         }
-        let selected =
-            options.list("variant").isEmpty
-            ? runloopExperiment.defaultPlan(options, runloopExperiment.variants) : options.list("variant")
+        // The default plan needs no check: `adjust` keeps it within these limits.
+        let selected = options.list("variant")
         if p.caller != .async,
             let design = selected.first(where: { name in RunloopScale.designs.contains { $0.rawValue == name } })
         {
@@ -41,8 +41,9 @@ enum ScaleParameters {
             )
         }
         if let heavy = selected.first(where: holdsAThreadPerRequest) {
+            let designs = RunloopScale.designs.map(\.rawValue).joined(separator: ", ")
             throw UsageError(
-                "--tasks \(p.tasks) is too many for \(heavy): it holds a thread per request, so at most \(blockingCap) (up to \(maxTasks): shared-thread, \(RunloopScale.designs.map(\.rawValue).joined(separator: ", ")))"
+                "--tasks \(p.tasks) is too many for \(heavy): it holds a thread per request, so at most \(blockingCap) (up to \(maxTasks): shared-thread, \(designs))"
             )
         }
     }
@@ -60,12 +61,9 @@ enum ScaleParameters {
         return adjusted.filter { !holdsAThreadPerRequest($0) }
     }
 
-    /// How long a design's trial waits for its requests: four timeouts, more for huge counts.
-    static func trialBudget(_ p: RunloopParameters) -> Seconds { max(10, 4 * p.timeout + Double(p.tasks) * 1e-4) }
-
     /// A design's trial: the timeout, a process start, the issuing; the harness ends it a little
     /// after the trial's own budget.
     static let time = TrialTiming.from { (p: RunloopParameters) in
-        TrialTime(expected: p.timeout + 0.3 + Double(p.tasks) * 2e-5, budget: trialBudget(p) + 20)
+        TrialTime(expected: p.timeout + 0.3 + Double(p.tasks) * 2e-5, budget: p.designBudget + 20)
     }
 }

@@ -16,8 +16,9 @@ enum SweepVerdicts {
     /// Lateness below this is scheduling noise: a ratio's smaller side is raised to it, so a
     /// 0.05 ms p99 does not turn a 1 ms one into "20 times worse".
     static let noiseFloor = Threshold("noise floor", 0.5, "ms")
-    /// deadline-heap's p99 beyond the control at the largest count; the threads it may add.
-    static let onTime = Threshold("on time", 50, "ms"), threads = Threshold("threads added", 2)
+    /// The threads deadline-heap may add (its p99 beyond the control at the largest count is
+    /// judged by the request placements' `RunloopVerdicts.onTimeThreshold`).
+    static let threads = Threshold("threads added", 2)
 
     /// p99 lateness beyond the control, in ms, raised to the noise floor (`nil` if unmeasured).
     static func excessP99(_ point: SweepPoint?) -> Double? {
@@ -40,9 +41,10 @@ enum SweepVerdicts {
     ) -> Evidence {
         let total = point[RunloopMetric.total] ?? 0, done = point[RunloopMetric.completed] ?? 0,
             armed = point[RunloopMetric.timersArmed] ?? .nan, n = Format.count
+        let counted = armed.isNaN ? "timers not counted" : "\(n(armed)) \(what)"
         return .when(
             total > 0 && done == total && timers(armed, total),
-            "\(design.rawValue) at \(n(Double(point.size))): \(n(done)) of \(n(total)) requests raced to the end, \(armed.isNaN ? "timers not counted" : "\(n(armed)) \(what)")"
+            "\(design.rawValue) at \(n(Double(point.size))): \(n(done)) of \(n(total)) requests raced to the end, \(counted)"
         )
     }
 
@@ -59,14 +61,18 @@ enum SweepVerdicts {
         }
         let growth = largeP99 / smallP99
         let perDecade = pow(growth, 1 / log10(Double(large.size) / Double(small.size)))
+        let n = Format.count, from = n(Double(small.size)), to = n(Double(large.size))
+        let grew = Format.decimal(growth, places: 1), perTen = Format.decimal(perDecade, places: 1)
         var text =
-            "one run-loop timer per request (shared-thread), p99 late at \(curve(shared)): beyond a same-moment control \(Format.decimal(growth, places: 1))× from \(Format.count(Double(small.size))) to \(Format.count(Double(large.size))) requests, \(Format.decimal(perDecade, places: 1))× per 10× requests"
+            "one run-loop timer per request (shared-thread), p99 late at \(curve(shared)): beyond a same-moment control \(grew)× from \(from) to \(to) requests, \(perTen)× per 10× requests"
         // For comparison only (deadline-heap-scales judges it).
         if let heap = inputs.points(of: TimeoutDesignName.deadlineHeap).first(where: { $0.size == large.size }),
             let heapP99 = excessP99(heap)
         {
+            let heapLate = heap[RunloopMetric.latenessP99Ms].map(Format.milliseconds) ?? "—"
+            let less = Format.decimal(largeP99 / heapP99, places: 0)
             text +=
-                "; deadline-heap on the same kind of thread: \(heap[RunloopMetric.latenessP99Ms].map(Format.milliseconds) ?? "—") at \(Format.count(Double(large.size))) (\(Format.decimal(largeP99 / heapP99, places: 0))× less, beyond the control)"
+                "; deadline-heap on the same kind of thread: \(heapLate) at \(to) (\(less)× less, beyond the control)"
         }
         return Verdict(
             symptom: growth >= ratio.value,
@@ -86,10 +92,19 @@ enum SweepVerdicts {
         }
         let added = heap[RunloopMetric.threadsAdded] ?? .infinity, early = heap[RunloopMetric.early] ?? 0
         let wall = heap[RunloopMetric.wallPerTimeout].map { Format.decimal($0, places: 2) + " × timeout" } ?? "—"
+        let n = Format.count, ms = { (point: SweepPoint, key: MetricKey) in point[key].map(Format.milliseconds) ?? "—" }
+        let size = n(Double(heap.size)), woke = n(heap[RunloopMetric.completed] ?? 0),
+            of = n(heap[RunloopMetric.total] ?? 0)
+        let times = Format.decimal(sharedP99 / heapP99, places: 0)
+        let p99 = ms(heap, RunloopMetric.latenessP99Ms), late = ms(heap, RunloopMetric.latenessMaxMs)
+        let heapText =
+            "at \(size) requests deadline-heap woke \(woke) of \(of) p99 \(p99) late (max \(late)), \(n(early)) early, all done in \(wall), adding \(n(added)) thread(s)"
         let text =
-            "at \(Format.count(Double(heap.size))) requests deadline-heap woke \(Format.count(heap[RunloopMetric.completed] ?? 0)) of \(Format.count(heap[RunloopMetric.total] ?? 0)) p99 \(heap[RunloopMetric.latenessP99Ms].map(Format.milliseconds) ?? "—") late (max \(heap[RunloopMetric.latenessMaxMs].map(Format.milliseconds) ?? "—")), \(Format.count(early)) early, all done in \(wall), adding \(Format.count(added)) thread(s); shared-thread's p99 \(shared[RunloopMetric.latenessP99Ms].map(Format.milliseconds) ?? "—"): \(Format.decimal(sharedP99 / heapP99, places: 0))× deadline-heap's beyond a same-moment control"
+            heapText
+            + "; shared-thread's p99 \(ms(shared, RunloopMetric.latenessP99Ms)): \(times)× deadline-heap's beyond a same-moment control"
         return Verdict(
-            symptom: sharedP99 / heapP99 >= ratio.value && heapP99 <= onTime.value && added <= threads.value
+            symptom: sharedP99 / heapP99 >= ratio.value && heapP99 <= RunloopVerdicts.onTimeThreshold.value
+                && added <= threads.value
                 && early == 0,
             mechanism: .all([
                 raced(heap, .deadlineHeap, timers: { $0 < $1 }, "settings of its one timer"),

@@ -13,7 +13,7 @@ import LabHarness
 enum GuardRelease {
     static let untilDate = 0, forever = 1
     /// How long past the guard date the trial watches for the release before calling it held.
-    static let grace: Seconds = 2
+    static let grace: TimeInterval = 2
 
     static func run(_ context: VariantContext) -> VariantRecord {
         let p = context.parameters(RunloopParameters.self), timeout = p.timeout, guardSeconds = p.guardSeconds

@@ -18,7 +18,9 @@ enum MainThreadWrapper {
     static let steps = 3
 
     /// Starts the request; `completion` runs on the main queue.
-    static func startRequest(duration: Seconds, progress: ProgressCounter, completion: @escaping @Sendable () -> Void) {
+    static func startRequest(
+        duration: TimeInterval, progress: ProgressCounter, completion: @escaping @Sendable () -> Void
+    ) {
         NamedThread.start("rl.network") {
             MonotonicClock.sleep(for: duration)
             progress.advance()  // step 1: finished, completion queued
@@ -69,7 +71,7 @@ enum MainThreadWrapper {
         return record(wall: MonotonicClock.now() - start, passes: passes, progress: context.progress)
     }
 
-    private static func record(wall: Seconds, passes: Int?, progress: ProgressCounter) -> VariantRecord {
+    private static func record(wall: TimeInterval, passes: Int?, progress: ProgressCounter) -> VariantRecord {
         var metrics = Metrics([
             RunloopMetric.total: 1, RunloopMetric.completed: 1, RunloopMetric.steps: Double(progress.value),
             RunloopMetric.wallS: wall,

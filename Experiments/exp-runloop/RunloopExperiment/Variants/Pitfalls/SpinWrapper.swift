@@ -14,13 +14,24 @@ import Synchronization
 /// core from the other trials for long), then stops the waiting loop's current pass, as a
 /// completion delivered to that run loop would.
 enum SpinWrapper {
+    /// A spinning loop uses this much CPU per wall second, or is runnable this share of the
+    /// time (a loaded machine gives it only its share of a core).
+    static let busyCPU = Threshold("busy CPU", 0.5, "s/s"), busyRunnable = Threshold("busy runnable", 90, "%")
+
+    /// The one busy-loop rule: this variant's outcome (`busy-loop`) and the no-source-spins
+    /// finding both judge a loop by it.
+    static func busy(cpuPerWall: Double, runnablePerWall: Double?) -> Bool {
+        cpuPerWall >= busyCPU.value || (runnablePerWall ?? 0) * 100 >= busyRunnable.value
+    }
 
     static func run(_ context: VariantContext, withSource: Bool) -> VariantRecord {
         let duration = context.parameters(RunloopParameters.self).interval
         final class Shared: Sendable {
             let done = Atomic<Bool>(false), handle = Mutex<RunLoopHandle?>(nil)
             let finished = DispatchSemaphore(value: 0)
-            let result = Mutex<(passes: Int, wall: Seconds, cpu: Seconds?, runnable: Seconds?, portMissing: Bool)?>(nil)
+            let result = Mutex<
+                (passes: Int, wall: TimeInterval, cpu: TimeInterval?, runnable: TimeInterval?, portMissing: Bool)?
+            >(nil)
         }
         let shared = Shared()
         let started = NamedThread.startAndAwait("rl.spin") { start in
@@ -69,11 +80,16 @@ enum SpinWrapper {
             metrics[RunloopMetric.cpuPerWall] = cpu / r.wall
         }
         if let runnable = r.runnable { metrics[RunloopMetric.runnablePerWall] = min(runnable / r.wall, 1) }
-        let spun = Double(r.passes) / r.wall > RunloopVerdicts.busyPasses.value
-        let cpuText = r.cpu.map { "\(Format.decimal($0 / r.wall, places: 2)) CPU-s per s" } ?? "CPU time unknown"
+        let passesText = "\(passes(r.passes)) of run(mode:before:) in \(Format.seconds(r.wall))"
+        guard let cpuPerWall = metrics[RunloopMetric.cpuPerWall] else {
+            return VariantRecord(outcome: .failed, metrics: metrics, evidence: passesText + "; CPU time unknown")
+        }
+        let runnable = metrics[RunloopMetric.runnablePerWall]
+        let spun = busy(cpuPerWall: cpuPerWall, runnablePerWall: runnable)
+        let cpuText = "\(Format.decimal(cpuPerWall, places: 2)) CPU-s per s"
+        let runnableText = runnable.map { ", runnable \(Format.decimal($0 * 100, places: 0)) % of the time" } ?? ""
         let evidence =
-            "\(passes(r.passes)) of run(mode:before:) in \(Format.seconds(r.wall)); \(cpuText) "
-            + "[\(RunloopVerdicts.busyPasses)]"
+            "\(passesText); \(cpuText)\(runnableText) [\(busyCPU), \(busyRunnable)]"
         return VariantRecord(outcome: spun ? .busyLoop : .completed, metrics: metrics, evidence: evidence)
     }
 

@@ -11,6 +11,12 @@ import Synchronization
 /// on it times out immediately. `Timer(fire:interval:repeats:block:)` and
 /// `Timer.scheduledTimer(withTimeInterval:repeats:block:)` wait their interval.
 enum TimerInit {
+    /// The one rule for a first fire, for this variant's outcome and its finding: below
+    /// `atOnce` of the interval (net of stalls) it fired at once; at or above `afterInterval`,
+    /// it waited.
+    static let atOnce = Threshold("at once", 50, "%"), afterInterval = Threshold("after the interval", 90, "%")
+    static func firedAtOnce(_ delay: Double, interval: Double) -> Bool { delay * 100 < atOnce.value * interval }
+    static func waited(_ delay: Double, interval: Double) -> Bool { delay * 100 >= afterInterval.value * interval }
 
     enum Constructor: String, CaseIterable, Sendable {
         case timeInterval = "time_interval_init", fireDate = "fire_date_init", scheduled = "scheduled"
@@ -26,7 +32,7 @@ enum TimerInit {
 
     static func run(_ context: VariantContext) -> VariantRecord {
         let interval = context.parameters(RunloopParameters.self).interval
-        let delays = Mutex<[Constructor: Seconds]>([:])
+        let delays = Mutex<[Constructor: TimeInterval]>([:])
         let armedAt = MonotonicClock.now()
         let group = DispatchGroup()
         for constructor in Constructor.allCases {
@@ -65,13 +71,17 @@ enum TimerInit {
         for c in Constructor.allCases { metrics["first_fire.\(c.rawValue)_ms"] = (measured[c] ?? .nan) * 1000 }
         metrics[RunloopMetric.firstFireTimeIntervalInitExcessMs] =
             measured[.timeInterval] == nil ? nil : earlyNet * 1000
-        let early = earlyNet < 0.5 * interval
-        let othersOnTime = [Constructor.fireDate, .scheduled].allSatisfy { (measured[$0] ?? 0) >= 0.9 * interval }
+        let early = firedAtOnce(earlyNet, interval: interval)
+        let othersOnTime = [Constructor.fireDate, .scheduled].allSatisfy {
+            waited(measured[$0] ?? 0, interval: interval)
+        }
         let text = Constructor.allCases.map { "\($0.label) \(Format.seconds(measured[$0] ?? .nan))" }.joined(
             separator: ", ")
         let outcome: Outcome = !othersOnTime ? .failed : early ? .firesEarly : .completed
         return VariantRecord(
             outcome: outcome, metrics: metrics,
-            evidence: "first fire of a \(Format.seconds(interval)) timer: \(text)")
+            evidence:
+                "first fire of a \(Format.seconds(interval)) timer: \(text) [\(atOnce), \(afterInterval)]"
+        )
     }
 }

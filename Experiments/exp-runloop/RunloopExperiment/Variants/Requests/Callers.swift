@@ -60,6 +60,10 @@ struct RequestClient: Sendable {
 }
 
 enum Callers {
+    /// The frame every semaphore wait here blocks in, as stacks name it: the Swift overlay's
+    /// `DispatchSemaphore.wait` tail-calls libdispatch, whose slow path shows.
+    static let semaphoreWaitFrame = "_dispatch_semaphore_wait"
+
     /// The operation-queue callers' queue, as the article sets it up (one trial per process).
     static let operations = {
         let queue = OperationQueue(); queue.maxConcurrentOperationCount = 300; return queue

@@ -29,13 +29,14 @@ public enum Placement: String, Sendable, CaseIterable {
 
 /// The machinery a trial's requests share: the shared thread, the operation queue.
 final class PlacementRuntime: Sendable {
-    let placement: Placement, timeout: Seconds, guardSeconds: Seconds
+    let placement: Placement, timeout: TimeInterval, guardSeconds: TimeInterval
     let log: StepTable<RequestTimes>, gauge = PeakGauge()
     private let shared: SharedRunLoopThread?
     /// The operation-queue placement's queue, as the article sets it up.
     private let operations = OperationQueue()
 
-    init(_ placement: Placement, timeout: Seconds, guardSeconds: Seconds, log: StepTable<RequestTimes>) throws {
+    init(_ placement: Placement, timeout: TimeInterval, guardSeconds: TimeInterval, log: StepTable<RequestTimes>) throws
+    {
         (self.placement, self.timeout, self.guardSeconds, self.log) = (placement, timeout, guardSeconds, log)
         operations.maxConcurrentOperationCount = 300
         shared = placement == .sharedThread ? SharedRunLoopThread.start(gauge: gauge) : nil
@@ -58,7 +59,7 @@ final class PlacementRuntime: Sendable {
         case .operationQueue: operations.addOperation { work(.untilStopped, false) }
         case .sharedThread:
             // The shared thread's run-queue wait from arming to firing: what the machine made it wait.
-            let armWait = Mutex<Seconds?>(nil)
+            let armWait = Mutex<TimeInterval?>(nil)
             shared?.schedule(
                 at: MonotonicClock.now() + timeout,
                 onArmed: {

@@ -1,3 +1,4 @@
+import Foundation
 import LabHarness
 
 /// What happened to one request, as monotonic instants (`nil`: it never happened): one row of
@@ -9,18 +10,18 @@ import LabHarness
 /// or in the timer itself (`armed` to `fired`).
 public struct RequestTimes: Sendable, Equatable {
     /// Handed to its queue, thread or task; began and started waiting; timer on its run loop.
-    public var submitted: Seconds?, started: Seconds?, armed: Seconds?
+    public var submitted: TimeInterval?, started: TimeInterval?, armed: TimeInterval?
     /// The timer fired; the caller woke (the request is done); the request's run loop returned,
     /// giving its thread back (per-request run loops only).
-    public var fired: Seconds?, woke: Seconds?, released: Seconds?
+    public var fired: TimeInterval?, woke: TimeInterval?, released: TimeInterval?
     /// How long the thread whose timer fired waited in the run queue for a CPU on the way
     /// (since its run loop's block began, or since its birth for a thread of its own): the
     /// machine's part of the timer's lateness, seen on that very thread (Linux; `nil` where the
     /// platform keeps no run-queue time).
-    public var runQueueWait: Seconds?
+    public var runQueueWait: TimeInterval?
 
     /// The calling thread's run-queue wait so far (`nil` on Darwin).
-    static func threadRunQueueWait() -> Seconds? { HostPlatform.currentThreadRunnableTime()?.waiting }
+    static func threadRunQueueWait() -> TimeInterval? { HostPlatform.currentThreadRunnableTime()?.waiting }
 
     public init() {}
 }

@@ -33,69 +33,66 @@ enum RequestTrial {
             }
         }
         let unreturned = placement.runLoopPerRequest ? log.count(\.fired) - log.count(\.released) : 0
-        let timeline =
-            context.threads?.stop()
-            ?? ThreadTimeline(interval: 0, startedAt: context.startedAt, samples: [], samplerCPU: nil)
+        // The thread timeline (`.threadTimeline`): the harness adds its series to the record.
+        let timeline = context.threads?.stop()
         runtime.stop()
 
         let times = log.snapshot()
         // Stuck callers are seen where they wait, while they still wait (after the snapshot: a
-        // caller that starts in between is in the stacks, not missing from them).
-        var stacks: StackSnapshot?
-        if case .stalled = waited, caller.blocks || placement.runsOnPool { stacks = StackCapture.captureOwn() }
+        // caller that starts in between is in the stacks, not missing from them). The harness
+        // attaches them to the record.
+        let stuck = if case .stalled = waited { caller.blocks || placement.runsOnPool } else { false }
+        let stacks = stuck ? context.captureStacks() : nil
         var metrics = RequestMetrics.compute(times, timeout: timeout, endedAt: endedAt, control: context.machineDelay)
-        metrics[RunloopMetric.threadsPeak] = Double(timeline.peak)
+        metrics[RunloopMetric.threadsPeak] = Double(timeline?.peak ?? 0)
         metrics[RunloopMetric.threadsBaseline] = Double(baseline)
         metrics[RunloopMetric.runloopThreadsPeak] = Double(runtime.gauge.peak)
         if placement.runLoopPerRequest { metrics[RunloopMetric.runloopsUnreturned] = Double(unreturned) }
 
-        let origin = timeline.startedAt
+        let origin = timeline?.startedAt ?? context.startedAt
         let lateness: [[Double]] = times.compactMap { t in
             guard let started = t.started, let fired = t.fired else { return nil }
             return [rounded(started - origin, places: 4), rounded((fired - started - timeout) * 1000, places: 3)]
         }
-        let series = [SeriesKey.lateness: lateness.sorted { $0[0] < $1[0] }, SeriesKey.threads: timeline.series()]
 
         let outcome: Outcome, evidence: String
         let started = times.count { $0.started != nil }, armed = times.count { $0.armed != nil }
-        let timely =
-            "\(Format.count(metrics[RunloopMetric.timely] ?? 0)) of \(count) saw their \(Format.seconds(timeout)) timeout within \(Format.seconds(2 * timeout))"
+        let s = Format.seconds, sawTimeout = Format.count(metrics[RunloopMetric.timely] ?? 0)
+        let timely = "\(sawTimeout) of \(count) saw their \(s(timeout)) timeout within \(s(2 * timeout))"
         switch waited {
         case .reached:
             if unreturned > 0 {
                 outcome = .leaked
+                let since = s(MonotonicClock.now() - endedAt), threads = ThreadCensus.describe(ThreadCensus.threads())
                 evidence =
-                    "\(unreturned) of \(count) run loops still running \(Format.seconds(MonotonicClock.now() - endedAt)) after the last timer stopped them (\(ThreadCensus.describe(ThreadCensus.threads())))"
+                    "\(unreturned) of \(count) run loops still running \(since) after the last timer stopped them (\(threads))"
             } else {
                 outcome = .completed
+                let queued = s(metrics[RunloopMetric.callerDelayMaxS] ?? 0)
+                let inFlight = Format.count(metrics[RunloopMetric.inFlightPeak] ?? 0)
                 evidence =
-                    "\(count) of \(count) requests done; \(caller.phrase) queued up to \(Format.seconds(metrics[RunloopMetric.callerDelayMaxS] ?? 0)) before starting, at most \(Format.count(metrics[RunloopMetric.inFlightPeak] ?? 0)) in flight"
+                    "\(count) of \(count) requests done; \(caller.phrase) queued up to \(queued) before starting, at most \(inFlight) in flight"
             }
         case .stalled(let value, _, let detectedAt):
             outcome = .deadlock
             metrics[RunloopMetric.stallDetectedS] = detectedAt - context.startedAt
+            let after = Format.decimal(RunloopParameters.deadlockAfter, places: 0)
+            let threads = ThreadCensus.describe(threadsAtEnd)
             evidence =
-                "no request finished for \(Format.seconds(stallWindow)) (\(Format.decimal(RunloopParameters.deadlockAfter, places: 0)) × timeout): \(value) of \(count) done (\(timely)), \(started) callers started, \(armed) timers armed; \(ThreadCensus.describe(threadsAtEnd))"
+                "no request finished for \(s(stallWindow)) (\(after) × timeout): \(value) of \(count) done (\(timely)), \(started) callers started, \(armed) timers armed; \(threads)"
         case .outOfBudget(let value):
             outcome = .timedOut
             evidence = "still going when the trial's budget ran out: \(value) of \(count) done (\(timely))"
         }
         let mechanism = callersSeen(
             placement: placement, caller: caller, times: times, patience: timeout,
-            runLoopsPeak: runtime.gauge.peak, stacks: stacks?.threads)
-        let record = StackEvidence.attach(
-            stacks,
-            to: VariantRecord(
-                outcome: outcome, metrics: metrics, evidence: evidence, series: series, mechanism: mechanism))
+            runLoopsPeak: runtime.gauge.peak, stacks: stacks)
+        let series = [SeriesKey.lateness: lateness.sorted { $0[0] < $1[0] }]
+        let record = VariantRecord(
+            outcome: outcome, metrics: metrics, evidence: evidence, series: series, mechanism: mechanism)
         // A stall whose threads were runnable but passed over by the scheduler is the
         // machine's (a deadlock's threads sleep): it judges nothing.
-        if outcome == .deadlock,
-            let starved = MachineCheck.starvation(
-                pid: ProcessInfo.processInfo.processIdentifier, threads: threadsAtEnd, lifetime: context.elapsed())
-        {
-            return starved.apply(to: record)
-        }
-        return record
+        return record.unlessStarved(threads: threadsAtEnd, lifetime: context.elapsed())
     }
 
     /// What the trial saw of its callers: the mechanism every request claim rests on. Run
@@ -106,8 +103,8 @@ enum RequestTrial {
     /// started is no mechanism, whatever the symptom. `nil`: run-until-date without global
     /// callers, whose finding then judges only its thread half.
     static func callersSeen(
-        placement: Placement, caller: CallerKind, times: [RequestTimes], patience: Seconds,
-        runLoopsPeak: Int, stacks: [ThreadStack]?
+        placement: Placement, caller: CallerKind, times: [RequestTimes], patience: TimeInterval,
+        runLoopsPeak: Int, stacks: StackSnapshot?
     ) -> Evidence? {
         let count = times.count
         // run-until-date's finding reads its global half only under global callers.
@@ -138,7 +135,7 @@ enum RequestTrial {
             placement.runsOnPool
             ? times.count { t in t.started.map { s in t.armed.map { $0 - s > patience } ?? true } ?? false } : 0
         let behind = queued > 0 ? ", \(queued) run loops queued behind them for a pool thread" : ""
-        let hasFrames = stacks?.contains { !$0.frames.isEmpty } == true
+        let hasFrames = stacks?.hasFrames == true
         guard caller.blocks else {
             guard placement.runsOnPool else {
                 return .seen(
@@ -148,7 +145,8 @@ enum RequestTrial {
             // Async callers hold no thread, but on Linux their tasks run on the same default
             // pool: the run loops hold its threads, so tasks neither start nor resume.
             let clause =
-                hasFrames ? stacks?.whereClause(in: "CFRunLoopRun", calledFrom: "\(TimeoutRunLoop.self).run") : nil
+                hasFrames
+                ? stacks?.threads.whereClause(in: "CFRunLoopRun", calledFrom: "\(TimeoutRunLoop.self).run") : nil
             return .when(
                 runLoopsPeak > 0 && (!hasFrames || clause != nil),
                 "\(started) of \(count) async callers started; up to \(runLoopsPeak) run loops held pool threads at once"
@@ -162,8 +160,10 @@ enum RequestTrial {
         let from = "\(RequestClient.self).callBlocking"
         // Stacks whose frames could not be named (no time left on a loaded machine) say
         // nothing either way; the counts below still do.
-        if let stacks, hasFrames, stacks.canTell(in: RunloopVerdicts.semaphoreWaitFrame, calledFrom: from) {
-            guard let clause = stacks.whereClause(in: RunloopVerdicts.semaphoreWaitFrame, calledFrom: from) else {
+        if let stacks = stacks?.threads, hasFrames,
+            stacks.canTell(in: Callers.semaphoreWaitFrame, calledFrom: from)
+        {
+            guard let clause = stacks.whereClause(in: Callers.semaphoreWaitFrame, calledFrom: from) else {
                 return .notSeen(
                     "\(started) callers started, but the stacks show none waiting in a semaphore called from \(from)")
             }
@@ -186,8 +186,8 @@ enum RequestMetrics {
     /// machine's part, which `lateness.excess.*` and `wall.control_delay_s` take off (or the
     /// firing thread's own run-queue wait, when larger).
     static func compute(
-        _ times: [RequestTimes], timeout: Seconds, endedAt: Seconds,
-        control: (Seconds, Seconds) -> Seconds = { _, _ in 0 }
+        _ times: [RequestTimes], timeout: TimeInterval, endedAt: TimeInterval,
+        control: (TimeInterval, TimeInterval) -> TimeInterval = { _, _ in 0 }
     ) -> Metrics {
         var m = Metrics()
         let done = times.count { $0.woke != nil }
@@ -237,25 +237,12 @@ enum RequestMetrics {
 
     /// The most callers waiting at once (started, not yet woken).
     static func inFlightPeak(_ times: [RequestTimes]) -> Int {
-        var edges: [(Seconds, Int)] = []
+        var edges: [(TimeInterval, Int)] = []
         for t in times { if let s = t.started { edges += [(s, 1)] + (t.woke.map { [($0, -1)] } ?? []) } }
         edges.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
         var now = 0, peak = 0
         for (_, d) in edges { now += d; peak = max(peak, now) }
         return peak
-    }
-}
-
-extension Metrics {
-    /// The p50, p99 and max of `values` (times `scale`) under the keys given, with `censored`'s
-    /// count beside them; nothing for no values.
-    mutating func summarize(
-        _ values: [Double], scale: Double = 1, p50: MetricKey? = nil, p99: MetricKey? = nil, max: MetricKey? = nil,
-        censored: (MetricKey, Int)? = nil
-    ) {
-        guard let s = LatencySummary(values) else { return }
-        for (key, value) in [(p50, s.p50), (p99, s.p99), (max, s.max)] { if let key { self[key] = value * scale } }
-        if let censored { self[censored.0] = Double(censored.1) }
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import LabHarness
 
 /// Rough durations, for scheduling child trials (longest first), the progress line and budgets.
@@ -5,7 +6,7 @@ import LabHarness
 /// it starts with about three workers and adds about one per second (exp-pool's global-flood).
 enum RunloopTiming {
     /// Seconds for `items` blocking work items of `hold` seconds each to get through that pool.
-    static func throttledPool(items: Int, hold: Seconds) -> Seconds {
+    static func throttledPool(items: Int, hold: TimeInterval) -> TimeInterval {
         var t = 0.0, done = 0.0
         let step = 0.05
         while done < Double(items), t < 600 {
@@ -20,8 +21,8 @@ enum RunloopTiming {
     /// run loops themselves queue on the pool (run-until-date's for timeout + guard each);
     /// placements with threads of their own wait only for blocked callers to get through.
     static func estimate(
-        _ placement: Placement, caller: CallerKind, requests: Int, timeout: Seconds, guardSeconds: Seconds
-    ) -> Seconds {
+        _ placement: Placement, caller: CallerKind, requests: Int, timeout: TimeInterval, guardSeconds: TimeInterval
+    ) -> TimeInterval {
         let blocked = caller == .global || caller == .operationQueue
         if placement.runsOnPool {
             let hold = placement == .runUntilDate ? timeout + guardSeconds : timeout

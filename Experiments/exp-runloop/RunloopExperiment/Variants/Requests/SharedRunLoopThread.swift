@@ -14,7 +14,6 @@ final class SharedRunLoopThread: Sendable {
     private let exited = DispatchSemaphore(value: 0)
     private let stopping = Atomic<Bool>(false)
     private let handle = Mutex<RunLoopHandle?>(nil)
-    private let grant = Mutex<RealtimePriority.Grant?>(nil)
 
     init() {}
 
@@ -22,26 +21,25 @@ final class SharedRunLoopThread: Sendable {
     /// or the thread did not start).
     /// `source` runs on the thread first: it gives the run loop something to wait on (without
     /// one, `run(mode:before:)` returns at once and the loop spins) and returns what undoes it.
-    /// With `realtime`, the thread first asks for real-time priority; `gauge` counts it while
-    /// its loop runs.
+    /// `prepare` runs on the thread before anything else (a design asks for real-time priority
+    /// there); `gauge` counts the thread while its loop runs.
     static func start(
-        name: String = "rl.shared", gauge: PeakGauge? = nil, realtime: Bool = false,
+        name: String = "rl.shared", gauge: PeakGauge? = nil, prepare: @escaping @Sendable () -> Void = {},
         source: @escaping @Sendable (RunLoop) -> (() -> Void)? = port
     ) -> SharedRunLoopThread? {
         let thread = SharedRunLoopThread()
-        return thread.start(name: name, gauge: gauge, realtime: realtime, source: source) ? thread : nil
+        return thread.start(name: name, gauge: gauge, prepare: prepare, source: source) ? thread : nil
     }
 
     func start(
-        name: String, gauge: PeakGauge? = nil, realtime: Bool, source: @escaping @Sendable (RunLoop) -> (() -> Void)?
+        name: String, gauge: PeakGauge? = nil, prepare: @escaping @Sendable () -> Void = {},
+        source: @escaping @Sendable (RunLoop) -> (() -> Void)?
     ) -> Bool {
         let ready = NamedThread.startAndAwait(name) { [self] start in
-            if realtime {
-                let answer = RealtimePriority.requestForCurrentThread()
-                grant.withLock { $0 = answer }
-            }
+            prepare()
             guard let undo = source(RunLoop.current) else { start.signalReady(); return }
-            guard start.signalReady(publishing: { handle.withLock { $0 = .current } }) else { undo(); return }  // given up on
+            // Not ready when the starter has given up on the thread: undo and end.
+            guard start.signalReady(publishing: { handle.withLock { $0 = .current } }) else { undo(); return }
             gauge?.enter()
             // A loop with a flag rather than `run()`: `run()` would ignore `CFRunLoopStop`.
             while !isStopping { _ = RunLoop.current.run(mode: .default, before: .distantFuture) }
@@ -61,22 +59,21 @@ final class SharedRunLoopThread: Sendable {
         }
     }
 
-    /// The scheduler's answer when the thread was started with `realtime`; `nil` otherwise.
-    var priority: RealtimePriority.Grant? { grant.withLock { $0 } }
     var isStopping: Bool { stopping.load(ordering: .acquiring) }
 
     /// Runs `block` on the thread's next pass, and wakes it so that the pass is now.
     func perform(_ block: @escaping @Sendable () -> Void) {
-        guard let cf = handle.withLock({ $0?.cf }) else { return }
-        CFRunLoopPerformBlock(cf, HostPlatform.defaultRunLoopMode, block)
-        CFRunLoopWakeUp(cf)
+        guard let handle = handle.withLock({ $0 }) else { return }
+        handle.runLoop.perform(inModes: [.default], block: block)
+        CFRunLoopWakeUp(handle.cf)
     }
 
     /// Arms a one-shot timer on the shared run loop for the monotonic instant `deadline` (not
     /// "interval from whenever the thread gets to it", so the hop does not push the timeout
     /// back); `onFire` runs on the shared thread. Callable from any thread.
-    func schedule(at deadline: Seconds, onArmed: @escaping @Sendable () -> Void, onFire: @escaping @Sendable () -> Void)
-    {
+    func schedule(
+        at deadline: TimeInterval, onArmed: @escaping @Sendable () -> Void, onFire: @escaping @Sendable () -> Void
+    ) {
         perform {
             let timer = Timer(
                 fire: Date(timeIntervalSinceNow: deadline - MonotonicClock.now()), interval: 0, repeats: false

@@ -2,14 +2,6 @@ import CoreFoundation
 import Foundation
 import LabHarness
 
-/// A `CFRunLoop` reference that may cross threads: `CFRunLoopStop`, `CFRunLoopWakeUp` and
-/// `CFRunLoopPerformBlock` are documented as safe to call from any thread.
-struct RunLoopHandle: @unchecked Sendable {
-    let cf: CFRunLoop
-
-    static var current: RunLoopHandle { RunLoopHandle(cf: CFRunLoopGetCurrent()) }
-}
-
 /// The article's `Foo`: on the calling thread, arm a one-shot timeout timer on this thread's run
 /// loop and run the loop until the timer ends it. The thread is busy for the whole timeout:
 /// that is what makes *where* this runs matter.
@@ -23,7 +15,7 @@ enum TimeoutRunLoop {
         /// `run(until:)` calls `run(mode:before:)` over and over until the date, and
         /// `CFRunLoopStop` only ends the current pass: with the port in place the loop holds its
         /// thread until the guard date, long after the timer fired.
-        case untilDate(guardSeconds: Seconds)
+        case untilDate(guardSeconds: TimeInterval)
         /// The article's code as written: a port, the timer, and `RunLoop.run()`. `run()` never returns
         /// after `CFRunLoopStop` (Foundation's documentation says as much), so the thread runs
         /// its loop forever.
@@ -36,7 +28,7 @@ enum TimeoutRunLoop {
     /// Never inlined: the findings look for this frame under `CFRunLoopRun`.
     @inline(never)
     static func run(
-        _ index: Int, timeout: Seconds, style: Style, log: StepTable<RequestTimes>, gauge: PeakGauge,
+        _ index: Int, timeout: TimeInterval, style: Style, log: StepTable<RequestTimes>, gauge: PeakGauge,
         ownThread: Bool = false, onTimeout: @escaping @Sendable () -> Void
     ) {
         let waitedBefore = ownThread ? 0 : (RequestTimes.threadRunQueueWait() ?? 0)

@@ -1,3 +1,4 @@
+import Foundation
 import LabHarness
 import Synchronization
 
@@ -10,7 +11,7 @@ public protocol CallbackTimeoutDesign: TimeoutDesign {
     /// Arms a timeout for the monotonic instant `deadline`; `onFire` runs once, on the
     /// design's own thread or queue, no earlier than `deadline`, with the instant it ran.
     /// Callable from any thread.
-    func arm(at deadline: Seconds, onFire: @escaping @Sendable (_ firedAt: Seconds) -> Void) -> Token
+    func arm(at deadline: TimeInterval, onFire: @escaping @Sendable (_ firedAt: TimeInterval) -> Void) -> Token
 
     /// Cancels a timeout that has not fired; `true` if it is now certain never to fire, `false`
     /// if it fired already (or is firing) or the design cannot take timers back.
@@ -19,7 +20,7 @@ public protocol CallbackTimeoutDesign: TimeoutDesign {
 }
 
 extension CallbackTimeoutDesign {
-    public func race(deadline: Seconds, request: (@Sendable () async -> Void)?) async -> RaceOutcome {
+    public func race(deadline: TimeInterval, request: (@Sendable () async -> Void)?) async -> RaceOutcome {
         // Whichever side claims first resumes the continuation, so it resumes once even when
         // the timeout fires while the request is completing. That claim is the guarantee a
         // checked continuation would verify, so an unsafe one: the checked one's extra object

@@ -1,3 +1,4 @@
+import Foundation
 import LabHarness
 
 /// A binary min-heap of pending deadlines, earliest first, that can also remove an entry
@@ -27,7 +28,7 @@ public struct DeadlineHeap<Payload> {
     public struct Handle: Sendable, Equatable {
         fileprivate let slot: Int, generation: UInt32
         /// The deadline the entry was inserted with.
-        public let deadline: Seconds
+        public let deadline: TimeInterval
     }
 
     /// The order of deadlines, kept apart from the payloads, not generic and in raw memory: in a
@@ -47,10 +48,10 @@ public struct DeadlineHeap<Payload> {
     public var count: Int { order.count }
     public var isEmpty: Bool { order.count == 0 }
     /// The earliest pending deadline, `nil` when nothing is pending.
-    public var earliestDeadline: Seconds? { order.earliest }
+    public var earliestDeadline: TimeInterval? { order.earliest }
 
     /// Adds `payload` due at `deadline`; O(log n).
-    public mutating func insert(_ payload: Payload, deadline: Seconds) -> Handle {
+    public mutating func insert(_ payload: Payload, deadline: TimeInterval) -> Handle {
         let slot: Int
         if let free = freeSlots.popLast() {
             slot = free
@@ -65,13 +66,13 @@ public struct DeadlineHeap<Payload> {
     }
 
     /// Removes and returns the earliest entry; `nil` when empty.
-    public mutating func popEarliest() -> (deadline: Seconds, payload: Payload)? {
+    public mutating func popEarliest() -> (deadline: TimeInterval, payload: Payload)? {
         order.count == 0 ? nil : free(writableOrder().take(at: 0))
     }
 
     /// Removes and returns every entry due by `now` (deadline ≤ now), earliest first.
-    public mutating func popDue(by now: Seconds) -> [(deadline: Seconds, payload: Payload)] {
-        var due: [(deadline: Seconds, payload: Payload)] = []
+    public mutating func popDue(by now: TimeInterval) -> [(deadline: TimeInterval, payload: Payload)] {
+        var due: [(deadline: TimeInterval, payload: Payload)] = []
         let order = writableOrder()
         while let first = order.earliest, first <= now { due.append(free(order.take(at: 0))) }
         return due
@@ -88,7 +89,9 @@ public struct DeadlineHeap<Payload> {
     }
 
     /// Hands back the payload of an entry taken out of the order and frees its slot.
-    private mutating func free(_ entry: (deadline: Seconds, slot: Int)) -> (deadline: Seconds, payload: Payload) {
+    private mutating func free(
+        _ entry: (deadline: TimeInterval, slot: Int)
+    ) -> (deadline: TimeInterval, payload: Payload) {
         let payload = payloads[entry.slot]!  // set at insert, cleared only here, once per entry
         payloads[entry.slot] = nil
         generation[entry.slot] &+= 1
@@ -106,7 +109,7 @@ public struct DeadlineHeap<Payload> {
 /// writes to one it shares (`copy()`), keeping the heap a value.
 private final class DeadlineOrder {
     struct Entry {
-        var deadline: Seconds, sequence: UInt64, slot: Int
+        var deadline: TimeInterval, sequence: UInt64, slot: Int
         func precedes(_ other: Entry) -> Bool {
             deadline != other.deadline ? deadline < other.deadline : sequence < other.sequence
         }
@@ -137,11 +140,11 @@ private final class DeadlineOrder {
         return other
     }
 
-    var earliest: Seconds? { count > 0 ? heap[0].deadline : nil }
+    var earliest: TimeInterval? { count > 0 ? heap[0].deadline : nil }
     func index(ofSlot slot: Int) -> Int? { slot < slots && position[slot] >= 0 ? position[slot] : nil }
 
     /// Adds an entry for `slot`, which is either one used before or the next new one.
-    func insert(deadline: Seconds, slot: Int) {
+    func insert(deadline: TimeInterval, slot: Int) {
         if count == capacity || slot >= capacity { grow() }
         while slots <= slot { position[slots] = -1; slots += 1 }
         heap[count] = Entry(deadline: deadline, sequence: nextSequence, slot: slot)
@@ -151,7 +154,7 @@ private final class DeadlineOrder {
     }
 
     /// Takes the entry at heap index `i` out, keeping the heap property.
-    func take(at i: Int) -> (deadline: Seconds, slot: Int) {
+    func take(at i: Int) -> (deadline: TimeInterval, slot: Int) {
         let entry = heap[i]
         count -= 1
         if i < count {

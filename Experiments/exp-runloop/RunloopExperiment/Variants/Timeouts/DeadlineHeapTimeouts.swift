@@ -13,21 +13,23 @@ import Synchronization
 /// a wake-up) and inserts a `CFRunLoopTimer` per request into its sorted timer list. Both
 /// threads ask for real-time priority, so the two differ only in their bookkeeping.
 public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
-    public typealias Token = DeadlineHeap<@Sendable (Seconds) -> Void>.Handle
+    public typealias Token = DeadlineHeap<@Sendable (TimeInterval) -> Void>.Handle
 
     /// What the run-loop thread and the callers share: the heap, and the deadline the timer is
     /// set for (or about to be; +∞ when idle).
-    private struct Pending { var heap = DeadlineHeap<@Sendable (Seconds) -> Void>(), armedFor = Seconds.infinity }
+    private struct Pending {
+        var heap = DeadlineHeap<@Sendable (TimeInterval) -> Void>(), armedFor = TimeInterval.infinity
+    }
 
     // `Timer` is not Sendable; it is created, set and invalidated on the run-loop thread only.
     private final class LoopState: @unchecked Sendable { var timer: Timer? }
 
     private let pending = Mutex(Pending()), loop = LoopState(), thread = SharedRunLoopThread(),
-        timerSets = Atomic<Int>(0)
+        timerSets = Atomic<Int>(0), priority = PriorityAnswer()
 
     /// How many times the one run-loop timer was set: once per firing pass or earlier deadline.
     public var timersArmed: Int? { timerSets.load(ordering: .relaxed) }
-    public var threadPriority: RealtimePriority.Grant? { thread.priority }
+    public var threadPriority: (granted: Bool, text: String)? { priority.value }
     private init() {}
 
     /// Starts the thread and returns once its run loop and timer exist. With `realtime` the
@@ -43,7 +45,8 @@ public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
         // `run(mode:before:)` waits instead of returning at once. No port is needed, and a
         // `SocketPort` would cost a thread: CFSocket on Linux watches its sockets from a
         // manager thread of its own (which is why `shared-thread` shows two threads).
-        let started = design.thread.start(name: threadName, realtime: realtime) { runLoop in
+        let started = design.thread.start(name: threadName, prepare: { design.priority.ask(if: realtime) }) {
+            runLoop in
             let timer = Timer(fire: .distantFuture, interval: 1e9, repeats: true) { _ in design.fireDue() }
             runLoop.add(timer, forMode: .default)
             design.loop.timer = timer
@@ -54,7 +57,7 @@ public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
         return started ? design : nil
     }
 
-    public func arm(at deadline: Seconds, onFire: @escaping @Sendable (Seconds) -> Void) -> Token {
+    public func arm(at deadline: TimeInterval, onFire: @escaping @Sendable (TimeInterval) -> Void) -> Token {
         let (token, earlier) = pending.withLock { p in
             let token = p.heap.insert(onFire, deadline: deadline)
             guard deadline < p.armedFor else { return (token, false) }
@@ -86,7 +89,7 @@ public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
     /// for the next earliest. A firing a little early finds nothing due and just re-arms, so no
     /// request is woken before its deadline.
     private func fireDue() {
-        var next = Seconds.infinity
+        var next = TimeInterval.infinity
         while !thread.isStopping {
             let (due, earliest) = pending.withLock { p in
                 let due = p.heap.popDue(by: MonotonicClock.now())
@@ -100,7 +103,7 @@ public final class DeadlineHeapTimeouts: CallbackTimeoutDesign {
         setTimer(for: next)
     }
 
-    private func setTimer(for deadline: Seconds) {
+    private func setTimer(for deadline: TimeInterval) {
         guard let timer = loop.timer else { return }
         timerSets.wrappingAdd(1, ordering: .relaxed)
         timer.fireDate =

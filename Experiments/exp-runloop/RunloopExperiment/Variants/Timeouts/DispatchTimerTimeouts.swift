@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import LabHarness
 import Synchronization
 
@@ -19,7 +20,7 @@ public final class DispatchTimerTimeouts: CallbackTimeoutDesign {
     public init() {}
     private let queue = DispatchQueue(label: "rl.dispatch-timeouts")
 
-    public func arm(at deadline: Seconds, onFire: @escaping @Sendable (Seconds) -> Void) -> Token {
+    public func arm(at deadline: TimeInterval, onFire: @escaping @Sendable (TimeInterval) -> Void) -> Token {
         // `.strict`: no coalescing with other timers beyond the leeway, which is zero.
         let source = DispatchSource.makeTimerSource(flags: .strict, queue: queue)
         let token = Token(source: source)
@@ -54,7 +55,7 @@ public final class DispatchTimerTimeouts: CallbackTimeoutDesign {
     }
 
     /// `deadline` on dispatch's clock, rounded up to the next nanosecond.
-    private static func dispatchTime(for deadline: Seconds) -> DispatchTime {
+    private static func dispatchTime(for deadline: TimeInterval) -> DispatchTime {
         let remaining = max(0, deadline - MonotonicClock.now())
         return .now() + .nanoseconds(Int((remaining * 1e9).rounded(.up)))
     }

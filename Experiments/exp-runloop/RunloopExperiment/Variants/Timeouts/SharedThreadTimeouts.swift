@@ -1,3 +1,4 @@
+import Foundation
 import LabHarness
 import Synchronization
 
@@ -7,19 +8,24 @@ import Synchronization
 /// later, and the race ignores it.
 public final class SharedThreadTimeouts: CallbackTimeoutDesign {
     public typealias Token = Void
-    private let thread: SharedRunLoopThread
+    private let thread: SharedRunLoopThread, priority: PriorityAnswer
     private let armed = Atomic<Int>(0)
     /// Run-loop timers added so far: one per request.
     public var timersArmed: Int? { armed.load(ordering: .relaxed) }
-    public var threadPriority: RealtimePriority.Grant? { thread.priority }
+    public var threadPriority: (granted: Bool, text: String)? { priority.value }
 
-    private init(thread: SharedRunLoopThread) { self.thread = thread }
+    private init(thread: SharedRunLoopThread, priority: PriorityAnswer) {
+        (self.thread, self.priority) = (thread, priority)
+    }
     /// Starts the thread; with `realtime` it asks for real-time priority first.
     public static func start(realtime: Bool) -> SharedThreadTimeouts? {
-        SharedRunLoopThread.start(realtime: realtime).map(SharedThreadTimeouts.init)
+        let priority = PriorityAnswer()
+        return SharedRunLoopThread.start(prepare: { priority.ask(if: realtime) }).map {
+            SharedThreadTimeouts(thread: $0, priority: priority)
+        }
     }
 
-    public func arm(at deadline: Seconds, onFire: @escaping @Sendable (Seconds) -> Void) {
+    public func arm(at deadline: TimeInterval, onFire: @escaping @Sendable (TimeInterval) -> Void) {
         thread.schedule(
             at: deadline, onArmed: { self.armed.wrappingAdd(1, ordering: .relaxed) },
             onFire: { onFire(MonotonicClock.now()) })

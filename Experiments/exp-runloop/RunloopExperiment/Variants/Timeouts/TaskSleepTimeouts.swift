@@ -1,3 +1,4 @@
+import Foundation
 import LabHarness
 
 /// `task-sleep`: no run loop and no thread of its own. Each request races a child task that
@@ -11,7 +12,7 @@ public struct TaskSleepTimeouts: TimeoutDesign {
     /// Tolerance handed to `Task.sleep`; `nil` lets the runtime choose.
     public var tolerance: Duration? = .zero
 
-    public func race(deadline: Seconds, request: (@Sendable () async -> Void)?) async -> RaceOutcome {
+    public func race(deadline: TimeInterval, request: (@Sendable () async -> Void)?) async -> RaceOutcome {
         let tolerance = self.tolerance
         return await withTaskGroup(of: RaceOutcome?.self) { group in
             group.addTask {

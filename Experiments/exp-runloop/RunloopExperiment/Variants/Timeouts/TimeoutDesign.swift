@@ -1,4 +1,6 @@
+import Foundation
 import LabHarness
+import Synchronization
 
 /// The ways of keeping many requests' timeouts: one name each, for its variant (`--variant
 /// deadline-heap`), its sweep points and its verdicts (`shared-thread` is also the request
@@ -30,7 +32,7 @@ public enum TimeoutDesignName: String, CaseIterable, VariantName {
 /// How a request's wait ended: its timeout woke it (at `firedAt`, monotonic), or it completed
 /// first and its timeout was cancelled.
 public enum RaceOutcome: Sendable, Equatable {
-    case timedOut(firedAt: Seconds)
+    case timedOut(firedAt: TimeInterval)
     case completed
 }
 
@@ -42,12 +44,12 @@ public enum RaceOutcome: Sendable, Equatable {
 public protocol TimeoutDesign: Sendable {
     /// Waits until `request` finishes or the monotonic instant `deadline` passes, whichever
     /// comes first. A `nil` request never completes. The loser of the race is cancelled.
-    func race(deadline: Seconds, request: (@Sendable () async -> Void)?) async -> RaceOutcome
+    func race(deadline: TimeInterval, request: (@Sendable () async -> Void)?) async -> RaceOutcome
 
     /// The scheduler's answer when the design's own thread asked for real-time priority (`nil`:
     /// no thread of its own); how many times it set a timer, where it counts them (one per
     /// request for `shared-thread`, one per firing pass for `deadline-heap`: the sweep's mechanism).
-    var threadPriority: RealtimePriority.Grant? { get }
+    var threadPriority: (granted: Bool, text: String)? { get }
     var timersArmed: Int? { get }
 
     /// Ends what the design started (threads, queues). Pending timeouts are abandoned.
@@ -56,6 +58,22 @@ public protocol TimeoutDesign: Sendable {
 
 extension TimeoutDesign {
     public var timersArmed: Int? { nil }
-    public var threadPriority: RealtimePriority.Grant? { nil }
+    public var threadPriority: (granted: Bool, text: String)? { nil }
     public func stop() {}
+}
+
+/// The scheduler's answer to a design thread's request for real-time priority (the two
+/// run-loop designs ask on their thread, first thing).
+final class PriorityAnswer: Sendable {
+    private let answer = Mutex<(granted: Bool, text: String)?>(nil)
+    /// Whether the thread got it, and the answer in words ("real-time priority (SCHED_FIFO 1)",
+    /// "normal priority (real-time refused: …)"); `nil` before it asked, or when it did not.
+    var value: (granted: Bool, text: String)? { answer.withLock { $0 } }
+
+    /// Asks for the calling thread, when `realtime`.
+    func ask(if realtime: Bool) {
+        guard realtime else { return }
+        let grant = RealtimePriority.requestForCurrentThread()
+        answer.withLock { $0 = (grant.isGranted, grant.description) }
+    }
 }

@@ -17,24 +17,28 @@ public enum TimeoutTrial {
     /// it was due and woken by its timeout (NaN: never started, or did not time out).
     public struct Result: Sendable {
         public var metrics: Metrics, finished: Bool, started: Int, addedThreadNames: [String]
-        public var deadlines: [Double], firedAt: [Double], issuedAt: Seconds, threadPriority: RealtimePriority.Grant?
+        public var deadlines: [Double], firedAt: [Double], issuedAt: TimeInterval,
+            threadPriority: (granted: Bool, text: String)?
     }
 
     /// One request's instants and the threads its caller started and woke on (0: unknown).
-    struct Slot: Sendable { var started: Seconds?, fired: Seconds?, woke: Seconds?, startThread = 0, wakeThread = 0 }
+    struct Slot: Sendable {
+        var started: TimeInterval?, fired: TimeInterval?, woke: TimeInterval?, startThread = 0, wakeThread = 0
+    }
 
     /// Runs one trial. `completeAfter(i)`: seconds after which request `i` completes by itself
     /// (`nil`: never, so it times out). `nil` if the design could not start.
     public static func run(
-        _ design: TimeoutDesignName, requests: Int, timeout: Seconds,
-        completeAfter: @escaping @Sendable (Int) -> Seconds? = { _ in nil },
-        budget: Seconds
+        _ design: TimeoutDesignName, requests: Int, timeout: TimeInterval,
+        completeAfter: @escaping @Sendable (Int) -> TimeInterval? = { _ in nil },
+        budget: TimeInterval
     ) -> Result? {
         warmUpCallers()
         // The floor asks for the priority the design's own thread asks for (see `WakeFloor`).
         // It starts before the thread watch, so its thread is not counted as the design's.
         let floor = WakeFloor.start(realtime: design.runsOnRealtimeThread)
-        let watch = NewThreadWatch(interval: 0.1), cpuStart = CPUTime.process()
+        // The process's CPU time (user + system), as C's `clock()` keeps it.
+        let watch = NewThreadWatch(interval: 0.1), cpuStart = clock()
         watch.start()
         guard let keeper = design.start() else { watch.stop(); floor.stop(); return nil }
         // Two locked writes per request, each after the instant it records (a timer's fire
@@ -59,7 +63,8 @@ public enum TimeoutTrial {
         }
         let limit = MonotonicClock.now() + budget
         while done.value < requests, MonotonicClock.now() < limit { MonotonicClock.sleep(for: 0.005) }
-        let appeared = watch.stop(), cpu = CPUTime.process() - cpuStart, finished = done.value == requests
+        let appeared = watch.stop(), finished = done.value == requests
+        let cpu = Double(clock() - cpuStart) / Double(CLOCKS_PER_SEC)
         floor.stop()
         let priority = keeper.threadPriority, armed = keeper.timersArmed
         keeper.stop()
@@ -100,7 +105,7 @@ public enum TimeoutTrial {
                 m[RunloopMetric.latenessNetP99Ms] = max(0, p99 - floorP99)
             }
         }
-        if let priority { m[RunloopMetric.threadsRealtime] = priority.isGranted ? 1 : 0 }
+        if let priority { m[RunloopMetric.threadsRealtime] = priority.granted ? 1 : 0 }
         return Result(
             metrics: m, finished: finished, started: slots.count { $0.started != nil },
             addedThreadNames: added.map { $0.name.isEmpty ? "?" : $0.name },
@@ -118,7 +123,7 @@ public enum TimeoutTrial {
     }
 
     /// A stand-in request that completes after `delay` seconds, or `nil` for one that never does.
-    private static func request(completingAfter delay: Seconds?) -> (@Sendable () async -> Void)? {
+    private static func request(completingAfter delay: TimeInterval?) -> (@Sendable () async -> Void)? {
         guard let delay else { return nil }
         return { try? await Task.sleep(for: .nanoseconds(Int64(delay * 1e9))) }
     }
@@ -127,7 +132,7 @@ public enum TimeoutTrial {
     /// for any caller exist before the design starts (waits 5 s at most).
     private static func warmUpCallers() {
         let done = DispatchSemaphore(value: 0)
-        let tasks = 2 * CPUBudget.current.poolWidth
+        let tasks = 2 * ProcessInfo.processInfo.activeProcessorCount
         for _ in 0..<tasks {
             Task.detached {
                 await Task.yield(); done.signal()
@@ -140,11 +145,10 @@ public enum TimeoutTrial {
     /// A design variant's body (and a sweep point's): `--tasks` requests racing `--timeout`,
     /// lateness also net of the harness's same-moment control, outcome and evidence. The
     /// mechanism: every request's caller started and raced, and the design counted its timers.
-    static func run(_ context: VariantContext, design: TimeoutDesignName) throws -> VariantRecord {
+    static func run(_ context: VariantContext, design: TimeoutDesignName) -> VariantRecord {
         let p = context.parameters(RunloopParameters.self)
-        guard let result = run(design, requests: p.tasks, timeout: p.timeout, budget: ScaleParameters.trialBudget(p))
-        else {
-            throw SetupError("\(design.rawValue) could not start (no run-loop thread)")
+        guard let result = run(design, requests: p.tasks, timeout: p.timeout, budget: p.designBudget) else {
+            return VariantRecord(outcome: .failed, evidence: "\(design.rawValue) could not start (no run-loop thread)")
         }
         context.progress.advance()
         var m = result.metrics
@@ -177,7 +181,7 @@ public enum TimeoutTrial {
                 )
         var evidence =
             what + "; issuing took \(Format.seconds(m[RunloopMetric.issueS] ?? .nan)), the design added \(threads)"
-        if let priority = result.threadPriority { evidence += "; its thread ran at \(priority)" }
+        if let priority = result.threadPriority { evidence += "; its thread ran at \(priority.text)" }
         let timers = m[RunloopMetric.timersArmed].map { ", \(n($0)) timer settings" } ?? ""
         let mechanism = Evidence.when(
             result.started == p.tasks,

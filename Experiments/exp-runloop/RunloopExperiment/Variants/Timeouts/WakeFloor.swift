@@ -1,3 +1,4 @@
+import Foundation
 import LabHarness
 
 /// The floor under every timeout design's lateness: a thread beside the trial that does nothing
@@ -18,7 +19,7 @@ enum WakeFloor {
     /// How often the thread asks to wake: often enough for a few dozen samples in the 20-40 ms
     /// in which 10,000 requests issued from one thread fall due, rarely enough (2,000 wake-ups
     /// a second, a few microseconds each) to cost the trial under 1 % of a core.
-    static let interval: Seconds = 0.0005
+    static let interval: TimeInterval = 0.0005
 
     /// Starts the floor's thread and returns once it runs; with `realtime` it first asks for
     /// the priority a design's run-loop thread asks for (`RealtimePriority.requestedPriority`).
