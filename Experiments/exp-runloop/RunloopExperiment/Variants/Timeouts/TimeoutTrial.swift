@@ -37,8 +37,7 @@ public enum TimeoutTrial {
         // The floor asks for the priority the design's own thread asks for (see `WakeFloor`).
         // It starts before the thread watch, so its thread is not counted as the design's.
         let floor = WakeFloor.start(realtime: design.runsOnRealtimeThread)
-        // The process's CPU time (user + system), as C's `clock()` keeps it.
-        let watch = NewThreadWatch(interval: 0.1), cpuStart = clock()
+        let watch = NewThreadWatch(interval: 0.1), cpuStart = CPUTime.process()
         watch.start()
         guard let keeper = design.start() else { watch.stop(); floor.stop(); return nil }
         // Two locked writes per request, each after the instant it records (a timer's fire
@@ -64,7 +63,7 @@ public enum TimeoutTrial {
         let limit = MonotonicClock.now() + budget
         while done.value < requests, MonotonicClock.now() < limit { MonotonicClock.sleep(for: 0.005) }
         let appeared = watch.stop(), finished = done.value == requests
-        let cpu = Double(clock() - cpuStart) / Double(CLOCKS_PER_SEC)
+        let cpu = CPUTime.process() - cpuStart
         floor.stop()
         let priority = keeper.threadPriority, armed = keeper.timersArmed
         keeper.stop()
@@ -132,7 +131,7 @@ public enum TimeoutTrial {
     /// for any caller exist before the design starts (waits 5 s at most).
     private static func warmUpCallers() {
         let done = DispatchSemaphore(value: 0)
-        let tasks = 2 * ProcessInfo.processInfo.activeProcessorCount
+        let tasks = 2 * CPUBudget.current.poolWidth
         for _ in 0..<tasks {
             Task.detached {
                 await Task.yield(); done.signal()
