@@ -78,7 +78,7 @@ final class FindingsAssertionTests: XCTestCase {
         for outcome in Outcome.machineOutcomes.sorted(by: { $0.rawValue < $1.rawValue }) {
             let finding = FindingReport(
                 id: "t.ab", applicable: true, reproduced: false,
-                summary: "not judged (the machine: b ended \(outcome))",
+                summary: "not judged (b ended \(outcome)): the machine",
                 notJudgedReason: .machineOutcome)
             let variants = [variant("a"), variant("b", outcome, grade: nil, evidence: "ran 3% of its runnable time")]
             guard case .skip(let reason) = decide("t.ab", finding, variants: variants) else {

@@ -22,14 +22,19 @@ final class MachineGradeTests: XCTestCase {
     func testAFindingOnABrokenVariantIsNotJudged() throws {
         let finding = Finding("x.claim", claim: "it holds", needs: ["v"]) { _ in Verdict(symptom: true, mechanism: .seen("seen"), "held") }
         let options = try CommandLineParser(program: "x", flags: []).parse([])
+        let told = [Outcome.cpuStarved: "the machine: waited 3 s for a CPU", .interrupted: "stopped by SIGINT"]
         for (outcome, why) in [(Outcome.cpuStarved, "the machine"), (.interrupted, "interrupted")] {
-            let broken = VariantReport(name: "v", outcome: outcome, evidence: "the machine: waited 3 s for a CPU")
+            let broken = VariantReport(name: "v", outcome: outcome, evidence: told[outcome])
             let report = try XCTUnwrap(finding.report(variants: ["v": broken], options: options, platform: .current, parameters: NoParameters(options)))
             XCTAssertEqual(report.judged, false)
             XCTAssertEqual(report.status, .notJudged(outcome == .interrupted ? .interrupted : .machineOutcome), "the typed reason")
             XCTAssertFalse(report.reproduced)
             XCTAssertTrue(report.applicable)
-            XCTAssertEqual(report.summary, "not judged (\(why): v ended \(outcome): waited 3 s for a CPU)")
+            XCTAssertEqual(report.summary, "not judged (v ended \(outcome)): \(told[outcome] ?? "")")
+            let silent = VariantReport(name: "v", outcome: outcome)
+            let bare = finding.report(
+                variants: ["v": silent], options: options, platform: .current, parameters: NoParameters(options))
+            XCTAssertEqual(bare?.summary, "not judged (v ended \(outcome)): \(why)", "with no evidence, the reason's name")
         }
         let fine = try XCTUnwrap(finding.report(variants: ["v": VariantReport(name: "v", outcome: .completed)], options: options, platform: .current, parameters: NoParameters(options)))
         XCTAssertNil(fine.judged, "a judged finding's JSON keeps schema 1's keys only")

@@ -32,7 +32,7 @@ final class VerdictReasonTests: XCTestCase {
 
     func testTheReasonTravelsInTheJSONAndAJudgedFindingAddsNoKey() throws {
         let unjudged = FindingReport(
-            id: "x.y", applicable: true, reproduced: false, summary: "not judged (the machine: ...)",
+            id: "x.y", applicable: true, reproduced: false, summary: "not judged (v ended cpu-starved): the machine: ...",
             notJudgedReason: .machineOutcome)
         let text = String(decoding: try JSONEncoder().encode(unjudged), as: UTF8.self)
         XCTAssertTrue(text.contains("\"not_judged_reason\":\"machine-outcome\""), text)

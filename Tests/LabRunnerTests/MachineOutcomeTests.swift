@@ -57,7 +57,7 @@ final class MachineOutcomeTests: XCTestCase {
             XCTAssertEqual(finding.judged, false, finding.summary)
             XCTAssertFalse(finding.reproduced)
             XCTAssertTrue(
-                finding.summary.hasPrefix("not judged (the machine: global-flood ended resource-limited"),
+                finding.summary.hasPrefix("not judged (global-flood ended resource-limited): the machine: "),
                 finding.summary)
         }
         XCTAssertEqual(status, 1)

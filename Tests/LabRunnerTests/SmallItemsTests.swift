@@ -54,7 +54,7 @@ final class SmallItemsTests: XCTestCase {
         var document = sampleDocument()
         document.experiments[0].findings[0] = FindingReport(
             id: "pool.global-queue-is-bounded", applicable: true, reproduced: false,
-            summary: "not judged (the machine: global-flood ended resource-limited)",
+            summary: "not judged (global-flood ended resource-limited): the machine",
             notJudgedReason: .machineOutcome)
         let html = HTMLPage.render(document, catalog: LabCatalog([]), source: "r.json")
         let markdown = MarkdownPage.render(document, catalog: LabCatalog([]), source: "r.json")

@@ -26,17 +26,15 @@ public enum NotJudgedReason: String, Sendable, Codable, CaseIterable {
     }
 
     /// The verdict's sentence for a trial that kept its claim from being judged: "not judged
-    /// (the machine: v ended cpu-starved: waited 3 s for a CPU)". The trial's evidence for a
-    /// machine outcome starts with "the machine: ", which the sentence already says.
+    /// (v ended cpu-starved): the machine: waited 3 s for a CPU". The trial's own evidence
+    /// follows whole (a machine outcome's says "the machine: ..." itself); the reason's name
+    /// stands in when it has none.
     func sentence(_ variant: VariantReport) -> String {
         switch self {
         case .machineOutcome, .interrupted:
-            let told =
-                variant.evidence.flatMap {
-                    $0.isEmpty ? nil : ": " + $0.replacingOccurrences(of: "the machine: ", with: "")
-                } ?? ""
-            return
-                "not judged (\(self == .interrupted ? "interrupted" : "the machine"): \(variant.name) ended \(variant.outcome)\(told))"
+            let named = self == .interrupted ? "interrupted" : "the machine"
+            let told = variant.evidence.flatMap { $0.isEmpty ? nil : $0 } ?? named
+            return "not judged (\(variant.name) ended \(variant.outcome)): \(told)"
         case .mechanismNotSeen:
             return
                 "not judged (mechanism not seen: \(variant.mechanism?.what ?? "")); \(variant.name) ended \(variant.outcome)"
