@@ -50,6 +50,22 @@ public final class NewThreadWatch: Sendable {
         return "; where the new threads were when \(limit) had appeared:" + HangStacks.block(snapshot)
     }
 
+    /// Runs twice as many detached tasks as the cooperative pool is wide (`CPUBudget.poolWidth`)
+    /// to completion, so the threads Swift's concurrency runtime starts on first use exist before
+    /// a watch begins and are not counted as the watched code's. Waits 5 s at most.
+    public static func warmUpConcurrencyPool() {
+        let done = DispatchSemaphore(value: 0)
+        let tasks = 2 * CPUBudget.current.poolWidth
+        for _ in 0..<tasks {
+            Task.detached {
+                await Task.yield()
+                done.signal()
+            }
+        }
+        for _ in 0..<tasks { _ = done.wait(timeout: .now() + 5) }
+        MonotonicClock.sleep(for: 0.02)
+    }
+
     /// Starts the watcher thread and takes the baseline once it runs. Without a watcher thread
     /// (it did not start: `NamedThread.startAndAwait`), the baseline is taken here and only the
     /// listing at `stop()` counts.

@@ -33,7 +33,7 @@ public enum TimeoutTrial {
         completeAfter: @escaping @Sendable (Int) -> TimeInterval? = { _ in nil },
         budget: TimeInterval
     ) -> Result? {
-        warmUpCallers()
+        NewThreadWatch.warmUpConcurrencyPool()
         // The floor asks for the priority the design's own thread asks for (see `WakeFloor`).
         // It starts before the thread watch, so its thread is not counted as the design's.
         let floor = WakeFloor.start(realtime: design.runsOnRealtimeThread)
@@ -127,19 +127,6 @@ public enum TimeoutTrial {
         return { try? await Task.sleep(for: .nanoseconds(Int64(delay * 1e9))) }
     }
 
-    /// Runs a few detached tasks to completion, so the threads the concurrency runtime starts
-    /// for any caller exist before the design starts (waits 5 s at most).
-    private static func warmUpCallers() {
-        let done = DispatchSemaphore(value: 0)
-        let tasks = 2 * CPUBudget.current.poolWidth
-        for _ in 0..<tasks {
-            Task.detached {
-                await Task.yield(); done.signal()
-            }
-        }
-        for _ in 0..<tasks { _ = done.wait(timeout: .now() + 5) }
-        MonotonicClock.sleep(for: 0.02)
-    }
 
     /// A design variant's body (and a sweep point's): `--tasks` requests racing `--timeout`,
     /// lateness also net of the harness's same-moment control, outcome and evidence. The
