@@ -73,7 +73,7 @@ public let danceExperiment = ExperimentDefinition(
             claim: Claim(
                 "dance.heap-stack-delayed-order",
                 "the article's order: completion2, the delay, completion1, deinit (the delayed block's parameter keeps foo alive until it has run)",
-                thresholds: [HeapStackDelayed.onTime, HeapStackDelayed.prompt]),
+                thresholds: [HeapStackDelayed.onTime, HeapStackDelayed.prompt, HeapStackDelayed.aliveCheck]),
             time: .seconds(\DanceParameters.delayedTime), instruments: [.stallWatch], body: HeapStackDelayed.run),
         Variant(
             DanceVariant.hiddenAPICycle, "an API stores the caller's action; the action names the object",

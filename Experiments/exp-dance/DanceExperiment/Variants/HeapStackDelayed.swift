@@ -43,6 +43,8 @@ enum HeapStackDelayed {
     static let onTime = Threshold("completion1 after completion2 at least", 98, "% of the delay")
     /// Far below the delay: nothing but the pending block held foo.
     static let prompt = Threshold("deinit after completion1 under", 50, "% of the delay")
+    /// Where the check that only the pending block keeps foo alive falls: well inside the delay.
+    static let aliveCheck = Threshold("foo checked alive at", 50, "% of the delay")
 
     static func run(_ context: VariantContext) -> VariantRecord {
         let trial = OwnerTrial(context, owner: "foo")
@@ -54,14 +56,15 @@ enum HeapStackDelayed {
         }
         trial.scopeClosed()
         let start = context.instant(of: "completion2") ?? trial.now()
-        // Half way through the delay: the pending block should be the one thing keeping foo alive.
-        trial.runMainQueue(until: start + delay / 2)
+        // Inside the delay: the pending block should be the one thing keeping foo alive.
+        let checkAt = start + aliveCheck.value / 100 * delay
+        trial.runMainQueue(until: checkAt)
         let aliveAtCheck = trial.isAlive
         trial.awaitRelease(from: start + delay)
 
-        // Alive half way, judged from the release's own timestamp when there is one: a machine
+        // Alive at the check, judged from the release's own timestamp when there is one: a machine
         // stall that held the check past completion1 cannot turn the answer.
-        let aliveMidDelay = trial.releasedAt.map { $0 > start + delay / 2 } ?? aliveAtCheck
+        let aliveMidDelay = trial.releasedAt.map { $0 > checkAt } ?? aliveAtCheck
         // Both instants as taken, on one clock: completion1's when its event was logged, the
         // release's when foo's tag was destroyed.
         let c1 = context.instant(of: "completion1"), gone = trial.releasedAt
@@ -89,7 +92,7 @@ enum HeapStackDelayed {
             ? .when(pending.strong == 0, held + ": nothing kept foo alive until completion1")
             : .all([
                 .when(inOrder, "order " + seen.joined(separator: " → ")),
-                .when(pendingHeld, held + ", and foo was alive half way through the delay"),
+                .when(pendingHeld, held + ", and foo was alive at the check (\(aliveCheck))"),
             ])
 
         let ran = c1 == nil ? "completion1 never ran" : "completion1 \(seconds: gapValue) after completion2"
