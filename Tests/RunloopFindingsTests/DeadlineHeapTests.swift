@@ -110,7 +110,9 @@ final class DeadlineHeapTests: XCTestCase {
                 XCTAssertEqual(got?.payload, expected?.sequence)
                 if let got { handles[got.payload] = nil }
             default:
-                guard let key = handles.keys.randomElement(), let handle = handles.removeValue(forKey: key) else { continue }
+                guard let key = handles.keys.randomElement(), let handle = handles.removeValue(forKey: key) else {
+                    continue
+                }
                 XCTAssertEqual(heap.remove(handle), key)
                 model.removeAll { $0.sequence == key }
             }
