@@ -215,9 +215,13 @@ final class WatchFixtureTests: XCTestCase {
         ["swift", "test", "--skip-build", "--package-path", Self.package, "--scratch-path", Self.scratch]
     }
 
-    /// The fixture's test processes still alive (zombies aside).
+    /// This checkout's fixture test processes still alive (zombies aside): those of its scratch
+    /// path, not another checkout's fixture tested on the same machine at the same time.
     private func fixtureProcesses() -> [ProcessTable.Entry] {
-        ProcessTable.all().filter { $0.commandLine.contains("WatchFixturePackageTests.xctest") && $0.state != "Z" }
+        ProcessTable.all().filter {
+            $0.commandLine.contains(Self.scratch + "/") && $0.commandLine.contains("WatchFixturePackageTests.xctest")
+                && $0.state != "Z"
+        }
     }
 
     func testEveryTestIsReportedOnceAndTheHungOnesSayWhere() throws {
