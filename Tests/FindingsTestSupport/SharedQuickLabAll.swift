@@ -36,8 +36,8 @@ public enum SharedQuickLabAll {
         URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("lab-quick-all-\(getpid())")
     }
 
-    /// The shared run's documents' experiments, by name: running `lab` (the executable at `lab`)
-    /// first when no suite of this process has. `nil`, with why, when there is no usable run.
+    /// The shared run's reports by experiment name, read once for this target (`lab all` run
+    /// first when no suite of this process has run it); a failure says why there is none.
     static let experiments = Mutex<Result<[String: ExperimentReport], Unusable>?>(nil)
 
     struct Unusable: Error, CustomStringConvertible { let description: String }
