@@ -9,8 +9,10 @@ import XCTest
 /// the real executable, shared by the findings tests: each test reads the claim it documents.
 enum CallbackQuickRun {
     static let result = Result {
-        try ExperimentRunner.run(
-            callbackExperiment, arguments: ["--quick"], executable: BuiltProducts.executable("exp-callback"))
+        // The `--quick` run `lab all` made for every suite (`SharedQuickLabAll`), else its own.
+        try SharedQuickLabAll.report(of: callbackExperiment, lab: BuiltProducts.executable("lab"))
+            ?? ExperimentRunner.run(
+                callbackExperiment, arguments: ["--quick"], executable: BuiltProducts.executable("exp-callback"))
     }
 
     static func report() throws -> ExperimentReport { try result.get() }

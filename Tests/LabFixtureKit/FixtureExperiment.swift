@@ -3,8 +3,8 @@ import LabHarness
 
 /// A tiny experiment with outcomes known in advance, to test `ExperimentMain` and the runner
 /// end to end: one variant completes, one deadlocks on its main thread, one traps, one leaks
-/// on purpose, one measures and then traps, one ends with an outcome it forbids (no finding reads it), and one finding does
-/// not apply anywhere.
+/// on purpose, one measures and then traps, one ends with an outcome it forbids (no finding
+/// reads it), and one finding does not apply anywhere.
 public let fixtureExperiment = ExperimentDefinition(
     name: "fixture",
     executable: "lab-fixture",

@@ -17,7 +17,8 @@ import Testing
         let trackedLine = Mutex(0)
         let matched = Mutex(0)
         try await withKnownIssue {
-            try await LeakCheckedTrait.leakChecked(grace: .milliseconds(100)).provideScope(for: Test.current!, testCase: nil) {
+            let trait = LeakCheckedTrait.leakChecked(grace: .milliseconds(100))
+            try await trait.provideScope(for: Test.current!, testCase: nil) {
                 trackedLine.withLock { $0 = #line + 1 }
                 let session = LeakChecked.track(Session(), "cyclic session")
                 session.onEvent = { _ = session }

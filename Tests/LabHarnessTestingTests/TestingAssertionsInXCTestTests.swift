@@ -22,7 +22,9 @@ final class TestingAssertionsInXCTestTests: XCTestCase {
         assertReleased(within: 1) { Plain() }
     }
 
-    override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool) {
+    override func recordFailure(
+        withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool
+    ) {
         if capturing {
             captured.append((description, filePath, lineNumber))
         } else {

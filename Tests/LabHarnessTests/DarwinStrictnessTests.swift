@@ -252,10 +252,10 @@ struct StrictnessCheck {
                 }
                 found.withLock { $0 += rejected }
                 if run.outcome != .completed && rejected.isEmpty {
+                    let firstErrors = errors.prefix(5).joined(separator: "\n")
+                    let stderrTail = run.stderr.suffix(600)
                     failures.withLock {
-                        $0.append(
-                            "\(unit.module): the type-check ended \(run.outcome): \(errors.prefix(5).joined(separator: "\n"))\(run.stderr.suffix(600))"
-                        )
+                        $0.append("\(unit.module): the type-check ended \(run.outcome): \(firstErrors)\(stderrTail)")
                     }
                 }
             } catch {

@@ -13,7 +13,9 @@ final class DefaultReporterTests: XCTestCase {
     private var captured: [(description: String, file: String, line: Int)] = []
     private var capturing = false
 
-    override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool) {
+    override func recordFailure(
+        withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool
+    ) {
         if capturing {
             captured.append((description, filePath, lineNumber))
         } else {

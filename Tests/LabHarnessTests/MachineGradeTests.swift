@@ -4,14 +4,21 @@ import XCTest
 /// The machine's outcomes and `interrupted` are graded neither way, and a finding that needs
 /// such a variant is "not judged" with the reason, never reproduced or refuted.
 final class MachineGradeTests: XCTestCase {
-    private let variant = Variant("v", summary: "a variant", expect: [OutcomeExpectation(.completed, .expected, "ran")]) { _ in
+    private let variant = Variant("v", summary: "a variant", expect: [OutcomeExpectation(.completed, .expected, "ran")])
+    { _ in
         VariantRecord(outcome: .completed)
     }
 
     func testAnInterruptedOrMachineBrokenTrialIsNotForbidden() {
-        for outcome in [Outcome.interrupted, .resourceLimited, .cpuStarved, .outOfMemory, .killedFromOutside, .suspended] {
-            let report = ExperimentRunner.aggregate(variant, [VariantRecord(outcome: .completed),
-                                                             VariantRecord(outcome: outcome, evidence: "the machine: figures")])
+        for outcome in [
+            Outcome.interrupted, .resourceLimited, .cpuStarved, .outOfMemory, .killedFromOutside, .suspended,
+        ] {
+            let report = ExperimentRunner.aggregate(
+                variant,
+                [
+                    VariantRecord(outcome: .completed),
+                    VariantRecord(outcome: outcome, evidence: "the machine: figures"),
+                ])
             XCTAssertEqual(report.outcome, outcome, "one broken trial leaves the variant unjudged")
             XCTAssertNil(report.grade, "\(outcome) is neither allowed nor forbidden")
         }
@@ -20,23 +27,32 @@ final class MachineGradeTests: XCTestCase {
     }
 
     func testAFindingOnABrokenVariantIsNotJudged() throws {
-        let finding = Finding("x.claim", claim: "it holds", needs: ["v"]) { _ in Verdict(symptom: true, mechanism: .seen("seen"), "held") }
+        let finding = Finding("x.claim", claim: "it holds", needs: ["v"]) { _ in
+            Verdict(symptom: true, mechanism: .seen("seen"), "held")
+        }
         let options = try CommandLineParser(program: "x", flags: []).parse([])
         let told = [Outcome.cpuStarved: "the machine: waited 3 s for a CPU", .interrupted: "stopped by SIGINT"]
         for (outcome, why) in [(Outcome.cpuStarved, "the machine"), (.interrupted, "interrupted")] {
             let broken = VariantReport(name: "v", outcome: outcome, evidence: told[outcome])
-            let report = try XCTUnwrap(finding.report(variants: ["v": broken], options: options, platform: .current, parameters: NoParameters(options)))
+            let report = try XCTUnwrap(
+                finding.report(
+                    variants: ["v": broken], options: options, platform: .current, parameters: NoParameters(options)))
             XCTAssertEqual(report.judged, false)
-            XCTAssertEqual(report.status, .notJudged(outcome == .interrupted ? .interrupted : .machineOutcome), "the typed reason")
+            XCTAssertEqual(
+                report.status, .notJudged(outcome == .interrupted ? .interrupted : .machineOutcome), "the typed reason")
             XCTAssertFalse(report.reproduced)
             XCTAssertTrue(report.applicable)
             XCTAssertEqual(report.summary, "not judged (v ended \(outcome)): \(told[outcome] ?? "")")
             let silent = VariantReport(name: "v", outcome: outcome)
             let bare = finding.report(
                 variants: ["v": silent], options: options, platform: .current, parameters: NoParameters(options))
-            XCTAssertEqual(bare?.summary, "not judged (v ended \(outcome)): \(why)", "with no evidence, the reason's name")
+            XCTAssertEqual(
+                bare?.summary, "not judged (v ended \(outcome)): \(why)", "with no evidence, the reason's name")
         }
-        let fine = try XCTUnwrap(finding.report(variants: ["v": VariantReport(name: "v", outcome: .completed)], options: options, platform: .current, parameters: NoParameters(options)))
+        let fine = try XCTUnwrap(
+            finding.report(
+                variants: ["v": VariantReport(name: "v", outcome: .completed)], options: options, platform: .current,
+                parameters: NoParameters(options)))
         XCTAssertNil(fine.judged, "a judged finding's JSON keeps schema 1's keys only")
         XCTAssertNil(fine.notJudgedReason)
         XCTAssertEqual(fine.status, .reproduced)
@@ -47,24 +63,30 @@ final class MachineGradeTests: XCTestCase {
 
     func testASignalNoFaultRaisesIsAKillFromOutsideUnlessTheTrialSaidSomethingFatal() {
         for signal in [SIGKILL, SIGTERM, SIGHUP] {
-            let outside = MachineCheck.signalFromOutside(signal: signal, fatalLine: nil, pid: 0, cpuLimit: -1, fileSizeLimit: -1)
+            let outside = MachineCheck.signalFromOutside(
+                signal: signal, fatalLine: nil, pid: 0, cpuLimit: -1, fileSizeLimit: -1)
             XCTAssertEqual(outside?.outcome, .killedFromOutside, "\(signal)")
             XCTAssertTrue(outside?.evidence.contains("from outside the harness") == true, outside?.evidence ?? "")
             XCTAssertTrue(outside?.outcome.judgesNothing == true)
         }
-        XCTAssertNil(MachineCheck.signalFromOutside(signal: SIGKILL, fatalLine: "Fatal error: boom", pid: 0, cpuLimit: -1, fileSizeLimit: -1),
-                     "a trial that said something fatal crashed on its own")
+        XCTAssertNil(
+            MachineCheck.signalFromOutside(
+                signal: SIGKILL, fatalLine: "Fatal error: boom", pid: 0, cpuLimit: -1, fileSizeLimit: -1),
+            "a trial that said something fatal crashed on its own")
         for own in [SIGSEGV, SIGILL, SIGABRT, SIGTRAP, SIGBUS] {
-            XCTAssertNil(MachineCheck.signalFromOutside(signal: own, fatalLine: nil, pid: 0, cpuLimit: -1, fileSizeLimit: -1),
-                         "signal \(own) is one a program raises itself: its crash is its own")
+            XCTAssertNil(
+                MachineCheck.signalFromOutside(signal: own, fatalLine: nil, pid: 0, cpuLimit: -1, fileSizeLimit: -1),
+                "signal \(own) is one a program raises itself: its crash is its own")
         }
     }
 
     func testTheCPUTimeAndFileSizeLimitsAreNamedWithTheirValues() {
-        let cpu = MachineCheck.signalFromOutside(signal: SIGXCPU, fatalLine: nil, pid: 0, cpuLimit: 3, fileSizeLimit: -1)
+        let cpu = MachineCheck.signalFromOutside(
+            signal: SIGXCPU, fatalLine: nil, pid: 0, cpuLimit: 3, fileSizeLimit: -1)
         XCTAssertEqual(cpu?.outcome, .resourceLimited)
         XCTAssertTrue(cpu?.evidence.contains("RLIMIT_CPU 3 s") == true, cpu?.evidence ?? "")
-        let size = MachineCheck.signalFromOutside(signal: SIGXFSZ, fatalLine: nil, pid: 0, cpuLimit: -1, fileSizeLimit: 2_000_000)
+        let size = MachineCheck.signalFromOutside(
+            signal: SIGXFSZ, fatalLine: nil, pid: 0, cpuLimit: -1, fileSizeLimit: 2_000_000)
         XCTAssertEqual(size?.outcome, .resourceLimited)
         XCTAssertTrue(size?.evidence.contains("RLIMIT_FSIZE 2 MB") == true, size?.evidence ?? "")
         let files = MachineCheck.descriptorsExhausted(stderr: "socket: Too many open files\n", limit: 20)
@@ -86,15 +108,19 @@ final class MachineGradeTests: XCTestCase {
     func testStarvationNeedsTheTrialsOwnThreadsRunnableNotTheHarnesss() {
         // Two builds on two cores: 7 of 8 threads sleep in semaphore waits; the harness's samplers
         // queued 332 ms in a 300 ms look. Left out, the trial's own threads waited for nothing.
-        let asleep = MachineCheck.StarvationLook(threads: 8, subjects: 6, harness: 2, runnable: 0, window: 0.3, waited: 0.004,
-                                                 ran: 0.001, total: 0.01, lifetime: 3, lowClass: false)
-        XCTAssertNil(MachineCheck.starvationVerdict(asleep), "threads asleep in a wait are not starved: the deadlock stands")
+        let asleep = MachineCheck.StarvationLook(
+            threads: 8, subjects: 6, harness: 2, runnable: 0, window: 0.3, waited: 0.004,
+            ran: 0.001, total: 0.01, lifetime: 3, lowClass: false)
+        XCTAssertNil(
+            MachineCheck.starvationVerdict(asleep), "threads asleep in a wait are not starved: the deadlock stands")
         // The same look with the trial's own threads runnable and passed over is the machine's.
-        let passedOver = MachineCheck.StarvationLook(threads: 8, subjects: 6, harness: 2, runnable: 3, window: 0.3, waited: 0.8,
-                                                     ran: 0.01, total: 2, lifetime: 3, lowClass: false)
+        let passedOver = MachineCheck.StarvationLook(
+            threads: 8, subjects: 6, harness: 2, runnable: 3, window: 0.3, waited: 0.8,
+            ran: 0.01, total: 2, lifetime: 3, lowClass: false)
         let starved = MachineCheck.starvationVerdict(passedOver)
         XCTAssertEqual(starved?.outcome, .cpuStarved)
-        XCTAssertTrue(starved?.evidence.contains("3 of its 6 trial threads were runnable") == true, starved?.evidence ?? "")
+        XCTAssertTrue(
+            starved?.evidence.contains("3 of its 6 trial threads were runnable") == true, starved?.evidence ?? "")
         XCTAssertTrue(MachineCheck.isHarnessThread(ThreadInfo(id: 1, name: "lab.sampler", state: .running)))
         XCTAssertFalse(MachineCheck.isHarnessThread(ThreadInfo(id: 2, name: "exp-runloop", state: .running)))
     }
@@ -102,20 +128,26 @@ final class MachineGradeTests: XCTestCase {
     func testOneRunnableThreadBesideThreadsAsleepInWaitsDoesNotWithholdADeadlock() {
         // Seen in a fresh-clone CI run: global-queue's callers asleep in their semaphores, one
         // other thread queued 238 ms for a CPU while another trial's busy loop held both cores.
-        let oneOfFour = MachineCheck.StarvationLook(threads: 8, subjects: 4, harness: 4, runnable: 1, window: 0.3, waited: 0.238,
-                                                    ran: 0.00024, total: 0.4, lifetime: 3.3, lowClass: false)
-        XCTAssertNil(MachineCheck.starvationVerdict(oneOfFour), "the threads the deadlock rests on slept in their waits")
-        XCTAssertEqual(oneOfFour.description, "1 of its 4 trial threads waited 238 ms for a CPU and ran 240 µs in a 300 ms look")
+        let oneOfFour = MachineCheck.StarvationLook(
+            threads: 8, subjects: 4, harness: 4, runnable: 1, window: 0.3, waited: 0.238,
+            ran: 0.00024, total: 0.4, lifetime: 3.3, lowClass: false)
+        XCTAssertNil(
+            MachineCheck.starvationVerdict(oneOfFour), "the threads the deadlock rests on slept in their waits")
+        XCTAssertEqual(
+            oneOfFour.description, "1 of its 4 trial threads waited 238 ms for a CPU and ran 240 µs in a 300 ms look")
         var half = oneOfFour
         half.runnable = 2
-        XCTAssertEqual(MachineCheck.starvationVerdict(half)?.outcome, .cpuStarved, "half the trial's threads passed over is the machine's")
+        XCTAssertEqual(
+            MachineCheck.starvationVerdict(half)?.outcome, .cpuStarved,
+            "half the trial's threads passed over is the machine's")
         // At the scheduler's lowest class the one runnable thread may be the one the rest wait for.
         var idle = oneOfFour
         idle.lowClass = true
         XCTAssertEqual(MachineCheck.starvationVerdict(idle)?.outcome, .cpuStarved)
         // A lone thread passed over (a trial still starting up) is the machine's at any class.
-        let alone = MachineCheck.StarvationLook(threads: 1, subjects: 1, harness: 0, runnable: 1, window: 0.3, waited: 0.29,
-                                                ran: 0.001, total: 9, lifetime: 11.1, lowClass: false)
+        let alone = MachineCheck.StarvationLook(
+            threads: 1, subjects: 1, harness: 0, runnable: 1, window: 0.3, waited: 0.29,
+            ran: 0.001, total: 9, lifetime: 11.1, lowClass: false)
         XCTAssertEqual(MachineCheck.starvationVerdict(alone)?.outcome, .cpuStarved)
     }
 
@@ -124,12 +156,15 @@ final class MachineGradeTests: XCTestCase {
         // reported its first step late, then waited in its semaphore as designed, and was killed
         // at its budget as timed-out (forbidden) with "3 threads: 3 S": the scheduler had spent
         // the budget before the deadlock began.
-        let late = MachineCheck.StarvationLook(threads: 3, subjects: 3, harness: 0, runnable: 0, window: 0.3, waited: 0,
-                                               ran: 0, total: 4.2, lifetime: 6, lowClass: true)
+        let late = MachineCheck.StarvationLook(
+            threads: 3, subjects: 3, harness: 0, runnable: 0, window: 0.3, waited: 0,
+            ran: 0, total: 4.2, lifetime: 6, lowClass: true)
         let starved = MachineCheck.starvationVerdict(late)
         XCTAssertEqual(starved?.outcome, .cpuStarved)
-        XCTAssertTrue(starved?.evidence.contains("at the scheduler's lowest class its 3 trial threads had 4.20 s of run-queue wait in its 6.00 s")
-                      == true, starved?.evidence ?? "")
+        XCTAssertTrue(
+            starved?.evidence.contains(
+                "at the scheduler's lowest class its 3 trial threads had 4.20 s of run-queue wait in its 6.00 s")
+                == true, starved?.evidence ?? "")
         // The same deadlock at SCHED_IDLE on an idle machine waited for nothing: judged.
         var idleMachine = late
         idleMachine.total = 0.004
@@ -145,10 +180,13 @@ final class MachineGradeTests: XCTestCase {
         // async-leak could not be forked, and the variant ended failed, a forbidden outcome.
         let refused = MachineCheck.processCreationRefused("the process that copies stderr", error: POSIXError(.EAGAIN))
         XCTAssertEqual(refused?.outcome, .resourceLimited)
-        XCTAssertTrue(refused?.evidence.contains("the process that copies stderr could not be started (fork: EAGAIN; RLIMIT_NPROC") == true,
-                      refused?.evidence ?? "")
+        XCTAssertTrue(
+            refused?.evidence.contains(
+                "the process that copies stderr could not be started (fork: EAGAIN; RLIMIT_NPROC") == true,
+            refused?.evidence ?? "")
         XCTAssertEqual(MachineCheck.processCreationRefused("x", error: POSIXError(.EMFILE))?.outcome, .resourceLimited)
-        XCTAssertNil(MachineCheck.processCreationRefused("x", error: POSIXError(.EIO)), "any other error is the harness's own")
+        XCTAssertNil(
+            MachineCheck.processCreationRefused("x", error: POSIXError(.EIO)), "any other error is the harness's own")
     }
 
     func testCPUsComeFromTheAffinityMaskAndTheQuota() {
@@ -167,24 +205,28 @@ final class MachineGradeTests: XCTestCase {
     }
 
     func testAnInterruptedRunsClosingLineNamesExit130() {
-        let interrupted = ExperimentReport(experiment: "x", platform: .current, parameters: [:],
-                                           variants: [VariantReport(name: "v", outcome: .interrupted, evidence: "interrupted after 1 s")],
-                                           findings: [])
+        let interrupted = ExperimentReport(
+            experiment: "x", platform: .current, parameters: [:],
+            variants: [VariantReport(name: "v", outcome: .interrupted, evidence: "interrupted after 1 s")],
+            findings: [])
         let line = HumanReport.machineLines(interrupted, style: Style(enabled: false)).joined()
         XCTAssertTrue(line.contains("exit 130"), line)
         XCTAssertFalse(line.contains("exit 1)"), line)
-        let broken = ExperimentReport(experiment: "x", platform: .current, parameters: [:],
-                                      variants: [VariantReport(name: "v", outcome: .killedFromOutside, evidence: "the machine: killed")],
-                                      findings: [])
+        let broken = ExperimentReport(
+            experiment: "x", platform: .current, parameters: [:],
+            variants: [VariantReport(name: "v", outcome: .killedFromOutside, evidence: "the machine: killed")],
+            findings: [])
         XCTAssertTrue(HumanReport.machineLines(broken, style: Style(enabled: false)).joined().contains("(exit 1)"))
     }
 
     func testAnOptionalVariantTheMachineBrokeIsReadAsNotRun() throws {
         enum Name: String, VariantName { case needed, optional }
         let options = try CommandLineParser(program: "x", flags: []).parse([])
-        let suspended = VariantReport(name: "optional", outcome: .suspended, evidence: "the machine: stopped from outside")
-        let inputs = FindingInputs(variants: ["needed": VariantReport(name: "needed", outcome: .completed), "optional": suspended],
-                                   options: options, platform: .current)
+        let suspended = VariantReport(
+            name: "optional", outcome: .suspended, evidence: "the machine: stopped from outside")
+        let inputs = FindingInputs(
+            variants: ["needed": VariantReport(name: "needed", outcome: .completed), "optional": suspended],
+            options: options, platform: .current)
         XCTAssertNil(inputs.ran(Name.optional), "a suspended trial's figures are the stop's, not the program's")
         XCTAssertNotNil(inputs.ran(Name.needed))
     }

@@ -27,7 +27,8 @@ final class ThreadCensusTests: XCTestCase {
         let parked = ParkedThreads(4, name: "census.parked")
         let mine = { ThreadCensus.threads().filter { $0.name == "census.parked" } }
         XCTAssertEqual(mine().count, 4)
-        if PlatformInfo.current.isLinux {  // thread states are read from /proc on Linux; Darwin's census gives Mach run states
+        // Thread states are read from /proc on Linux; Darwin's census gives Mach run states.
+        if PlatformInfo.current.isLinux {
             XCTAssertTrue(
                 eventually { Set(mine().compactMap(\.state)) == [.sleeping] }, "states: \(mine().map(\.state))")
         }

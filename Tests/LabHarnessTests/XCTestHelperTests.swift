@@ -85,19 +85,25 @@ final class XCTestHelperTests: XCTestCase {
         XCTAssertNil(assertCompletes(within: 0.1, reporter: recorder.reporter) { MonotonicClock.sleep(for: 0.4) })
         // The block's 0.4 s, then at most the stack's answers and names (0.8 + 3 s, bounded)
         // before the assertion returns: the test goes on, it is not ended.
-        XCTAssertLessThan(MonotonicClock.now() - start, 0.4 + StackCapture.answerBudget + HangStacks.patientNaming + 1)
+        let returnBound = 0.4 + StackCapture.answerBudget + HangStacks.patientNaming + 1
+        XCTAssertLessThan(MonotonicClock.now() - start, returnBound)
         XCTAssertEqual(recorder.messages.count, 1)
-        XCTAssertTrue(recorder.messages[0].hasPrefix("did not complete within 100 ms (it returned after"), recorder.messages[0])
+        XCTAssertTrue(
+            recorder.messages[0].hasPrefix("did not complete within 100 ms (it returned after"), recorder.messages[0])
         XCTAssertTrue(recorder.messages[0].contains("(main thread): in "), recorder.messages[0])
         XCTAssertTrue(recorder.messages[0].contains("MonotonicClock.sleep"), recorder.messages[0])
     }
 
     func testAsyncAssertCompletes() async {
         let recorder = RecordingReporter()
-        let quick = await assertCompletes(within: 2, reporter: recorder.reporter) { try? await Task.sleep(nanoseconds: 1_000_000) }
+        let quick = await assertCompletes(within: 2, reporter: recorder.reporter) {
+            try? await Task.sleep(nanoseconds: 1_000_000)
+        }
         XCTAssertNotNil(quick)
         let start = MonotonicClock.now()
-        let slow = await assertCompletes(within: 0.1, reporter: recorder.reporter) { try? await Task.sleep(nanoseconds: 3_000_000_000) }
+        let slow = await assertCompletes(within: 0.1, reporter: recorder.reporter) {
+            try? await Task.sleep(nanoseconds: 3_000_000_000)
+        }
         XCTAssertNil(slow)
         XCTAssertLessThan(MonotonicClock.now() - start, 1.5)
         XCTAssertEqual(recorder.messages.count, 1)
@@ -124,7 +130,8 @@ final class XCTestHelperTests: XCTestCase {
 
     func testAssertCalledExactlyOnce() {
         let recorder = RecordingReporter()
-        let call = assertCalledExactlyOnce(within: 1, reporter: recorder.reporter) { (done: @escaping @Sendable (Int) -> Void) in
+        let call = assertCalledExactlyOnce(within: 1, reporter: recorder.reporter) {
+            (done: @escaping @Sendable (Int) -> Void) in
             DispatchQueue.global().async { done(7) }
         }
         XCTAssertEqual(call?.value, 7)
@@ -133,7 +140,8 @@ final class XCTestHelperTests: XCTestCase {
         assertCalledExactlyOnce(within: 0.1, reporter: recorder.reporter) { (_: @escaping @Sendable () -> Void) in }
         XCTAssertEqual(recorder.messages.last, "the callback was never called within 100 ms")
 
-        assertCalledExactlyOnce(within: 1, grace: 1.0, reporter: recorder.reporter) { (done: @escaping @Sendable () -> Void) in
+        assertCalledExactlyOnce(within: 1, grace: 1.0, reporter: recorder.reporter) {
+            (done: @escaping @Sendable () -> Void) in
             // The grace outlasts any machine stall, so the second call always lands inside it.
             done()
             DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) { done() }
@@ -187,14 +195,17 @@ final class XCTestHelperTests: XCTestCase {
                 return node
             }
         }
-        XCTAssertTrue(recorder.messages.first?.hasPrefix("Node was not released within 300 ms") ?? false, "\(recorder.messages)")
+        XCTAssertTrue(
+            recorder.messages.first?.hasPrefix("Node was not released within 300 ms") ?? false, "\(recorder.messages)")
         let start = MonotonicClock.now()
-        assertCalledExactlyOnce(within: .seconds(1), grace: .milliseconds(20), reporter: recorder.reporter) { (done: @escaping @Sendable () -> Void) in
+        assertCalledExactlyOnce(within: .seconds(1), grace: .milliseconds(20), reporter: recorder.reporter) {
+            (done: @escaping @Sendable () -> Void) in
             done()
         }
         XCTAssertLessThan(MonotonicClock.now() - start, 1, "the grace is 20 ms, not 20 s")
         XCTAssertEqual(recorder.messages.count, 1)
-        XCTAssertNil(assertCompletes(within: .milliseconds(50), reporter: recorder.reporter) { MonotonicClock.sleep(for: 0.3) })
+        XCTAssertNil(
+            assertCompletes(within: .milliseconds(50), reporter: recorder.reporter) { MonotonicClock.sleep(for: 0.3) })
         XCTAssertEqual(recorder.messages.last?.hasPrefix("did not complete within 50 ms"), true)
     }
 
@@ -245,7 +256,9 @@ final class XCTestHelperTests: XCTestCase {
     func testAHandlerDeliveredOnTheMainQueueIsSeenWithin50Milliseconds() {
         XCTAssertTrue(passesOnceInThree {
             let recorder = LabHarness.RecordingReporter()
-            let call = assertCalledExactlyOnce(within: .milliseconds(50), grace: .milliseconds(10), reporter: recorder.reporter) { (done: @escaping @Sendable () -> Void) in
+            let call = assertCalledExactlyOnce(
+                within: .milliseconds(50), grace: .milliseconds(10), reporter: recorder.reporter
+            ) { (done: @escaping @Sendable () -> Void) in
                 DispatchQueue.main.async { done() }
             }
             return recorder.messages.isEmpty && call?.isMainThread == true
@@ -255,7 +268,8 @@ final class XCTestHelperTests: XCTestCase {
     /// A second call delivered on the main queue during the grace period is counted too.
     func testASecondMainQueueCallDuringTheGraceIsCounted() {
         let recorder = LabHarness.RecordingReporter()
-        assertCalledExactlyOnce(within: 1.0, grace: .seconds(1), reporter: recorder.reporter) { (done: @escaping @Sendable () -> Void) in
+        assertCalledExactlyOnce(within: 1.0, grace: .seconds(1), reporter: recorder.reporter) {
+            (done: @escaping @Sendable () -> Void) in
             DispatchQueue.main.async { done() }
             DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(20)) { done() }
         }

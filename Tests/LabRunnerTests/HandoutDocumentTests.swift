@@ -188,8 +188,9 @@ final class HandoutDocumentTests: XCTestCase {
                     let quantum = pow(10, -Double(decimals))
                     if abs(shown - (Double(plain) ?? .nan)) > quantum / 2 + 1e-9 || Double(plain) == nil {
                         let rounded = String(format: "%.\(decimals)f", shown)
+                        let shownAs = rounded + (unit.map { " " + $0 } ?? "")
                         XCTFail(
-                            "\(place): \(written) is not \(subject) \(key) of \(Self.resultsJSON), which shows as \(rounded)\(unit.map { " " + $0 } ?? "")"
+                            "\(place): \(written) is not \(subject) \(key) of \(Self.resultsJSON), which shows as \(shownAs)"
                         )
                     }
                     checked += 1
@@ -428,14 +429,10 @@ final class HandoutDocumentTests: XCTestCase {
                         continue
                     }
                     let written = String(plain[match.range]).replacingOccurrences(of: "\n", with: " ")
-                    let context = String(
-                        plain[
-                            plain.index(
-                                match.range.lowerBound,
-                                offsetBy: -min(30, plain.distance(from: plain.startIndex, to: match.range.lowerBound)))..<match
-                                .range.upperBound]
-                    )
-                    .replacingOccurrences(of: "\n", with: " ")
+                    let lead = min(30, plain.distance(from: plain.startIndex, to: match.range.lowerBound))
+                    let contextStart = plain.index(match.range.lowerBound, offsetBy: -lead)
+                    let context = String(plain[contextStart..<match.range.upperBound])
+                        .replacingOccurrences(of: "\n", with: " ")
                     if Self.unmarkedFigureExceptions.contains(where: {
                         $0.path == document.path && flat.contains($0.text) && $0.text.contains(written)
                     }) {
@@ -740,9 +737,10 @@ final class HandoutDocumentTests: XCTestCase {
                             // file may each have a `load`.
                             if let type = match.output[1].substring {
                                 let owner = Self.enclosingType(ofLine: body.start, in: lines)
+                                let ownerText = owner.map { "type \($0)" } ?? "no type"
                                 XCTAssertEqual(
                                     owner, String(type),
-                                    "\(place): \(name):\(number) is in func \(body.name) of \(owner.map { "type \($0)" } ?? "no type") (\(name):\(body.start)), not of \(type)"
+                                    "\(place): \(name):\(number) is in func \(body.name) of \(ownerText) (\(name):\(body.start)), not of \(type)"
                                 )
                             }
                             if let end = body.end {

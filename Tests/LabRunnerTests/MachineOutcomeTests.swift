@@ -6,8 +6,9 @@ import XCTest
 
 /// The machine's own failures get the machine's outcomes, with real limits, not mocks: a thread
 /// limit (`ulimit -u` as an unprivileged user, since root ignores it), an address-space limit
-/// (`ulimit -v`; `sh` is dash, whose `ulimit -p` is bash's `-u`) and a starved CPU (`chrt --idle 0` beside busy loops on every core). Each test
-/// skips, saying why, where the machine does not allow the limit.
+/// (`ulimit -v`; `sh` is dash, whose `ulimit -p` is bash's `-u`) and a starved CPU
+/// (`chrt --idle 0` beside busy loops on every core). Each test skips, saying why, where the
+/// machine does not allow the limit.
 final class MachineOutcomeTests: XCTestCase {
     /// Runs `lab ARGUMENTS --json` under `sh -c PREFIX`; the decoded report and exit status.
     private func lab(

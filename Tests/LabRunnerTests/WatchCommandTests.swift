@@ -176,7 +176,8 @@ final class WatchCommandTests: XCTestCase {
 }
 
 /// `lab watch -- swift test` on the fixture package, whose tests deadlock, spin and crash
-/// between tests that pass. The fixture is built once for the class, under `.build/`.
+/// between tests that pass. The fixture is built once for the class, under `.build/`, and
+/// copied for the `--parallel` run, which runs beside the run of its tests in turn.
 final class WatchFixtureTests: XCTestCase {
     /// The fixture package and its scratch path.
     static let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -204,29 +205,122 @@ final class WatchFixtureTests: XCTestCase {
                     ], budget: 900))
             if run.outcome != .completed {
                 Self.buildFailure = "the fixture did not build: \(run.evidence)\n\(run.stdout.suffix(2000))"
+            } else if let failure = Self.copyForTheParallelRun() {
+                Self.buildFailure = failure
             }
         }
         if let failure = Self.buildFailure { XCTFail(failure); throw XCTSkip(failure) }
         return (lab, swift)
     }
 
-    /// `swift test` of the fixture, built already.
-    private var swiftTest: [String] {
-        ["swift", "test", "--skip-build", "--package-path", Self.package, "--scratch-path", Self.scratch]
+    /// A copy of the built fixture for the `--parallel` run, which runs beside the other whole
+    /// run: on one scratch path a second `swift test` waits for the first ("Another instance of
+    /// SwiftPM is already running"), and with two the runs' test processes are told apart by
+    /// their path.
+    static let parallelScratch = scratch + "-parallel"
+
+    /// Copies the built fixture to `parallelScratch`: `nil` when it did, else why not.
+    private static func copyForTheParallelRun() -> String? {
+        try? FileManager.default.removeItem(atPath: parallelScratch)
+        guard
+            let copy = try? ChildProcess.run(
+                ChildSpec(executable: "/bin/cp", arguments: ["-a", scratch, parallelScratch], budget: 60)),
+            copy.exitCode == 0
+        else { return "the built fixture could not be copied to \(parallelScratch)" }
+        // The copy's lock file names the process that built the original.
+        try? FileManager.default.removeItem(atPath: parallelScratch + "/.lock")
+        return nil
     }
 
-    /// The fixture's test processes still alive (zombies aside).
-    private func fixtureProcesses() -> [ProcessTable.Entry] {
-        ProcessTable.all().filter { $0.commandLine.contains("WatchFixturePackageTests.xctest") && $0.state != "Z" }
+    /// `swift test` of the fixture, built already (in `scratch`, the default, or its copy).
+    private func swiftTest(scratch: String = WatchFixtureTests.scratch) -> [String] {
+        ["swift", "test", "--skip-build", "--package-path", Self.package, "--scratch-path", scratch]
+    }
+
+    /// The test processes of this checkout's fixture (built in `scratch`) still alive, zombies
+    /// aside.
+    private static func fixtureProcesses(scratch: String = WatchFixtureTests.scratch) -> [ProcessTable.Entry] {
+        let binary = scratch + "/"
+        return ProcessTable.all().filter {
+            $0.commandLine.contains(binary) && $0.commandLine.contains("WatchFixturePackageTests.xctest")
+                && $0.state != "Z"
+        }
+    }
+
+    private func fixtureProcesses() -> [ProcessTable.Entry] { Self.fixtureProcesses() }
+
+    /// The two whole runs of the fixture under `lab watch`: its tests in turn, and `--parallel`.
+    enum WholeRun: CaseIterable {
+        case inTurn, parallel
+
+        /// `lab watch`'s arguments before the command.
+        var watchArguments: [String] {
+            switch self {
+            // 2 s: four times the longest stall a loaded machine gives the fixture's passing tests
+            // (they take milliseconds), and each of the three hangs costs the run its length.
+            case .inTurn: ["watch", "--test-timeout", "2s", "--"]
+            // 5 s: a passing test's process starts beside a spinning one, on a machine that may be busy.
+            case .parallel: ["watch", "--test-timeout", "5s", "--"]
+            }
+        }
+
+        var swiftTestArguments: [String] { self == .parallel ? ["--parallel"] : [] }
+
+        /// Where its fixture was built: the parallel run uses the copy.
+        var scratch: String { self == .parallel ? WatchFixtureTests.parallelScratch : WatchFixtureTests.scratch }
+    }
+
+    /// A whole run: how `lab watch` ended, and its test processes still alive the moment it
+    /// ended (by the path of the fixture it ran: the other run's have another).
+    struct WatchedRun: Sendable {
+        var run: ChildRun
+        var leftRunning: [String]
+    }
+
+    /// Both whole runs, started together by the first test that reads one: each spends most of
+    /// its time waiting for its hung tests to reach their timeout, so together they take about
+    /// as long as the longer one instead of the two in turn.
+    private static let wholeRuns = Mutex<[WholeRun: Result<WatchedRun, Failure>]?>(nil)
+
+    struct Failure: Error, CustomStringConvertible { let description: String }
+
+    private func wholeRun(_ which: WholeRun) throws -> WatchedRun {
+        let (lab, _) = try fixture()
+        let swiftTest = WholeRun.allCases.map { ($0, self.swiftTest(scratch: $0.scratch)) }
+        let runs = Self.wholeRuns.withLock { cached in
+            if let cached { return cached }
+            let made = Self.runTogether(lab: lab, swiftTest: Dictionary(uniqueKeysWithValues: swiftTest))
+            cached = made
+            return made
+        }
+        return try XCTUnwrap(runs[which], "\(which) did not run").get()
+    }
+
+    private static func runTogether(
+        lab: String, swiftTest: [WholeRun: [String]]
+    ) -> [WholeRun: Result<WatchedRun, Failure>] {
+        let results = Mutex<[WholeRun: Result<WatchedRun, Failure>]>([:])
+        let group = DispatchGroup()
+        for which in WholeRun.allCases {
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                let arguments = which.watchArguments + (swiftTest[which] ?? []) + which.swiftTestArguments
+                let result = Result {
+                    let run = try ChildProcess.run(ChildSpec(executable: lab, arguments: arguments, budget: 300))
+                    let left = fixtureProcesses(scratch: which.scratch).map(\.commandLine)
+                    return WatchedRun(run: run, leftRunning: left)
+                }
+                results.withLock { $0[which] = result.mapError { Failure(description: "\(which): \($0)") } }
+            }
+        }
+        group.wait()
+        return results.withLock { $0 }
     }
 
     func testEveryTestIsReportedOnceAndTheHungOnesSayWhere() throws {
-        let (lab, _) = try fixture()
-        let start = MonotonicClock.now()
-        // 2 s: four times the longest stall a loaded machine gives the fixture's passing tests (they take
-        // milliseconds), and each of the three hangs costs the run its length.
-        let arguments = ["watch", "--test-timeout", "2s", "--"] + swiftTest
-        let run = try ChildProcess.run(ChildSpec(executable: lab, arguments: arguments, budget: 300))
+        let whole = try wholeRun(.inTurn)
+        let run = whole.run
         let output = run.stdout + run.stderr
         XCTAssertEqual(run.exitCode, 1, "tests failed and hung: \(run.evidence)\n\(run.stderr.suffix(3000))")
         // Each passing test passed once, the failing one failed once, whatever run it ran in.
@@ -267,19 +361,15 @@ final class WatchFixtureTests: XCTestCase {
         // The deadlocked test's own stack comes whole, with file and line.
         XCTAssertTrue(
             run.stderr.contains("WatchFixtureKit.Ledger.transferBothWays() -> () (Misbehaviour.swift:"), run.stderr)
-        XCTAssertEqual(fixtureProcesses().map(\.commandLine), [], "left running")
-        print("lab watch on the fixture: \(Format.seconds(MonotonicClock.now() - start))")
+        XCTAssertEqual(whole.leftRunning, [], "left running")
+        print("lab watch on the fixture: \(Format.seconds(run.wall))")
     }
 
     /// `--parallel`: the running tests are read from the test processes; two hang at once, and
     /// the verdicts SwiftPM had not printed when the tree was ended come from a later run.
     func testAParallelRunGivesEveryTestOneVerdict() throws {
-        let (lab, _) = try fixture()
-        // 5 s: a passing test's process starts beside a spinning one, on a machine that may be busy.
-        let run = try ChildProcess.run(
-            ChildSpec(
-                executable: lab, arguments: ["watch", "--test-timeout", "5s", "--"] + swiftTest + ["--parallel"],
-                budget: 300))
+        let whole = try wholeRun(.parallel)
+        let run = whole.run
         XCTAssertEqual(run.exitCode, 1, run.stderr.suffix(3000).description)
         let lines = run.stderr.split(separator: "\n").map(String.init)
         let summary = try XCTUnwrap(lines.last { $0.hasPrefix("lab watch: ") && $0.contains(" tests in ") }, run.stderr)
@@ -295,7 +385,7 @@ final class WatchFixtureTests: XCTestCase {
             hung.contains { $0.contains("OrderTests/test4Spins") && $0.contains("Spinner.spinForever") }, run.stderr)
         XCTAssertEqual(
             run.stdout.components(separatedBy: "Test Case 'OrderTests.test6FailsAnAssertion' failed").count - 1, 1)
-        XCTAssertEqual(fixtureProcesses().map(\.commandLine), [], "left running")
+        XCTAssertEqual(whole.leftRunning, [], "left running")
     }
 
     /// `kill -9` of `lab watch` while a test hangs: the keeper between it and `swift test` ends
@@ -333,7 +423,7 @@ final class WatchFixtureTests: XCTestCase {
         let run = try ChildProcess.run(
             ChildSpec(
                 executable: lab,
-                arguments: ["watch", "--test-timeout", "60s", "--"] + swiftTest
+                arguments: ["watch", "--test-timeout", "60s", "--"] + swiftTest()
                     + ["--filter", "OrderTests/test2Deadlocks"], budget: 90,
                 onStart: { labPid.store($0, ordering: .releasing) }))
         XCTAssertTrue(sent.load(ordering: .acquiring), "the test never started: \(run.stderr)")

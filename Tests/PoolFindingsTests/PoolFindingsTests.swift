@@ -12,8 +12,10 @@ import XCTest
 /// orderings between measured figures besides.
 final class PoolFindingsTests: XCTestCase {
     private static let run = Result {
-        try ExperimentRunner.run(
-            poolExperiment, arguments: ["--quick"], executable: BuiltProducts.executable("exp-pool"))
+        // The `--quick` run `lab all` made for every suite (`SharedQuickLabAll`), else its own.
+        try SharedQuickLabAll.report(of: poolExperiment, lab: BuiltProducts.executable("lab"))
+            ?? ExperimentRunner.run(
+                poolExperiment, arguments: ["--quick"], executable: BuiltProducts.executable("exp-pool"))
     }
 
     private func report() throws -> ExperimentReport { try Self.run.get() }

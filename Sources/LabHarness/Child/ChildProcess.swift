@@ -461,8 +461,8 @@ public enum ChildProcess {
             evidence = "interrupted after \(Format.seconds(wall)) (\(progressNote))"
         case .stall?:
             outcome = .deadlock
-            evidence =
-                "no progress for \(Format.seconds(spec.stallWindow ?? 0)); killed after \(Format.seconds(wall)) (\(progressNote); \(ThreadCensus.describe(threadsAtKill)))"
+            let window = Format.seconds(spec.stallWindow ?? 0), census = ThreadCensus.describe(threadsAtKill)
+            evidence = "no progress for \(window); killed after \(Format.seconds(wall)) (\(progressNote); \(census))"
         case .threadLimit?:
             // The machine's part (`ChildRun.machine`) names the outcome.
             outcome = .failed

@@ -50,9 +50,13 @@ public enum ExperimentMain {
         if options.int("trials") > 1 {
             // Many trials can take long: say how long before the first one starts.
             let plan = ExperimentRunner.estimate(definition, options: options, parameters: parameters)
+            let trialsEach = options.int("trials")
+            let sweeping = definition.sweep.map { options.wasGiven($0.flag) } == true
+            let kind = sweeping ? "points" : "variants"
+            let time = Format.duration(plan.seconds)
             Terminal.writeError(
-                "\(program): \(plan.trials) trials (\(options.int("trials")) of each of \(plan.variants) \(definition.sweep.map { options.wasGiven($0.flag) } == true ? "points" : "variants")) "
-                    + "will take about \(Format.duration(plan.seconds)), by each variant's usual time; Ctrl-C stops early with what finished\n"
+                "\(program): \(plan.trials) trials (\(trialsEach) of each of \(plan.variants) \(kind)) "
+                    + "will take about \(time), by each variant's usual time; Ctrl-C stops early with what finished\n"
             )
         }
         let interrupt = InterruptHandler.install()
@@ -176,7 +180,8 @@ final class ProgressReporter: Sendable {
 /// A second Ctrl-C exits at once.
 public final class InterruptHandler: Sendable {
     private let flag = Atomic<Bool>(false)
-    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []  // kept alive for the process's life; set once, on the main thread
+    // Kept alive for the process's life; set once, on the main thread.
+    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
 
     public var fired: Bool { flag.load(ordering: .acquiring) }
 

@@ -6,8 +6,8 @@ import Synchronization
 /// `swift_demangle`. Frames of system libraries read `symbol (in libdispatch.so)`; an address
 /// nothing names reads `image+0xOFFSET`.
 ///
-/// The handler that took the stack and the signal trampoline are dropped; every later frame but the first is a return address, so the line
-/// looked up is the one of the call (address - 1).
+/// The handler that took the stack and the signal trampoline are dropped; every later frame but
+/// the first is a return address, so the line looked up is the one of the call (address - 1).
 public struct StackSymbolizer: Sendable {
     /// The `addr2line` to run; `nil` leaves every frame as `image+0xOFFSET`.
     var tool: String?

@@ -13,7 +13,8 @@ extension HarnessUserSwiftTests {
 
         @MainActor @Test func s1_aFetchInAssertCompletes() {
             if Self.probe == "sync" {
-                assertCompletes(within: 0.5) { _ = MainQueueFetcher().fetchSynchronously() }  // deadlocks the main queue
+                // Deadlocks the main queue.
+                assertCompletes(within: 0.5) { _ = MainQueueFetcher().fetchSynchronously() }
             } else {
                 #expect(assertCompletes(within: 5) { _ = QueueFetcher().fetchSynchronously() } != nil)
             }

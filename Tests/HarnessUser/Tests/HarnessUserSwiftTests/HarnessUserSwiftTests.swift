@@ -28,7 +28,8 @@ import Testing
     }
 
     /// `expectOneIssue` for an async body, on the caller's actor.
-    static func expectOneIssue(atLine line: Int, containing text: String, sourceLocation: SourceLocation = #_sourceLocation,
+    static func expectOneIssue(atLine line: Int, containing text: String,
+                               sourceLocation: SourceLocation = #_sourceLocation,
                                isolation: isolated (any Actor)? = #isolation, _ body: () async -> Void) async {
         let matched = Mutex(0)
         await withKnownIssue {
@@ -65,7 +66,8 @@ import Testing
     }
 
     @Test func aCarefulLoaderCallsBackOnce() {
-        assertCalledExactlyOnce(within: 1, grace: .milliseconds(100)) { (done: @escaping @Sendable (Result<String, LoadError>) -> Void) in
+        assertCalledExactlyOnce(within: 1, grace: .milliseconds(100)) {
+            (done: @escaping @Sendable (Result<String, LoadError>) -> Void) in
             CarefulLoader.load(id: 3, completion: done)
         }
     }
@@ -73,7 +75,8 @@ import Testing
     @Test func aSloppyLoaderIsRecordedForCallingTwice() {
         // A grace longer than any machine stall: the second call cannot slip past it.
         Self.expectOneIssue(atLine: #line + 1, containing: "called 2 times") {
-            assertCalledExactlyOnce(within: 1, grace: .seconds(1)) { (done: @escaping @Sendable (Result<String, LoadError>) -> Void) in
+            assertCalledExactlyOnce(within: 1, grace: .seconds(1)) {
+                (done: @escaping @Sendable (Result<String, LoadError>) -> Void) in
                 SloppyLoader.load(id: -1, completion: done)
             }
         }

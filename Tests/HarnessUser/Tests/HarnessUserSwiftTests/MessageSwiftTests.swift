@@ -41,14 +41,16 @@ extension HarnessUserSwiftTests {
             HarnessUserSwiftTests.expectOneIssue(atLine: #line + 3, containing:
                 "call 1 with failure(HarnessUserKit.LoadError.invalidID) from closure in SloppyLoader.load (Loaders.swift:12); "
                 + "call 2 with success(\"item -1\") from closure in SloppyLoader.load (Loaders.swift:15)") {
-                assertCalledExactlyOnce(within: 1, grace: .seconds(1)) { (done: @escaping @Sendable (Result<String, LoadError>) -> Void) in
+                assertCalledExactlyOnce(within: 1, grace: .seconds(1)) {
+                    (done: @escaping @Sendable (Result<String, LoadError>) -> Void) in
                     SloppyLoader.load(id: -1, completion: done)
                 }
             }
         }
 
         @Test func aCarefulLoaderOnItsErrorPath_passes() {
-            #expect(assertCalledExactlyOnce(within: 1, grace: .milliseconds(200)) { (done: @escaping @Sendable (Result<String, LoadError>) -> Void) in
+            #expect(assertCalledExactlyOnce(within: 1, grace: .milliseconds(200)) {
+                (done: @escaping @Sendable (Result<String, LoadError>) -> Void) in
                 CarefulLoader.load(id: -1, completion: done)
             } != nil)
         }

@@ -17,11 +17,13 @@ extension HarnessUserSwiftTests {
 
         @Test func aGuardedLoader_passesSayingHowLongItWatched() {
             let notes = Mutex<[String]>([])
-            var call = AssertionCall(reporter: FailureReporter { message, _ in Issue.record(Comment(rawValue: message)) },
-                                     site: FailureSite(fileID: #fileID, filePath: #filePath, line: #line, column: #column))
+            let reporter = FailureReporter { message, _ in Issue.record(Comment(rawValue: message)) }
+            let site = FailureSite(fileID: #fileID, filePath: #filePath, line: #line, column: #column)
+            var call = AssertionCall(reporter: reporter, site: site)
             call.note = { text, _ in notes.withLock { $0.append(text) } }
             let first = HarnessAssertions.calledExactlyOnce(within: 1, grace: HarnessAssertions.defaultGrace, call) {
-                (done: @escaping @Sendable (Result<String, LoadError>) -> Void) in GuardedLoader(replyDelay: 0.3).load(completion: done)
+                (done: @escaping @Sendable (Result<String, LoadError>) -> Void) in
+                GuardedLoader(replyDelay: 0.3).load(completion: done)
             }
             #expect(first != nil)
             let said = notes.withLock { $0 }

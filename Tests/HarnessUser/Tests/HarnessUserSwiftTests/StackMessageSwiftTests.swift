@@ -12,9 +12,10 @@ extension HarnessUserSwiftTests {
 
         /// Before: `1 thread (dispatch worker): in syscall`.
         @Test(.stacksAvailable) func aPatientClientPastTheBudget_failsNamingItsCallerDownToTheTest() {
+            // The request returns late, before the process would end.
             HarnessUserSwiftTests.expectOneIssue(atLine: #line + 2,
                                                  containing: "in DispatchGroup.wait ← PatientClient.request (Fetchers.swift:39)") {
-                assertCompletes(within: 0.2) { _ = PatientClient(timeout: 0.9).request() }   // returns late, before the process would end
+                assertCompletes(within: 0.2) { _ = PatientClient(timeout: 0.9).request() }
             }
         }
 

@@ -22,7 +22,8 @@ class CapturingTestCase: XCTestCase {
 
     private let capture = Capture()
 
-    override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool) {
+    override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int,
+                                expected: Bool) {
         if !capture.take(Captured(description: description, file: filePath, line: lineNumber)) {
             super.recordFailure(withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
         }
@@ -48,14 +49,17 @@ class CapturingTestCase: XCTestCase {
         return check(capture.end(), line: line, texts: texts, file: file, callerLine: callerLine)
     }
 
-    private func check(_ captured: [Captured], line: Int, texts: [String], file: StaticString, callerLine: UInt) -> String {
+    private func check(_ captured: [Captured], line: Int, texts: [String], file: StaticString,
+                       callerLine: UInt) -> String {
         XCTAssertEqual(captured.count, 1, "\(captured)", file: file, line: callerLine)
         guard let failure = captured.first else { return "" }
         XCTAssertEqual(failure.line, line, "the failure points at the user's line", file: file, line: callerLine)
-        XCTAssertEqual((failure.file as NSString).lastPathComponent, ("\(file)" as NSString).lastPathComponent, failure.file,
-                       file: file, line: callerLine)
+        let failedIn = (failure.file as NSString).lastPathComponent
+        let callerFile = ("\(file)" as NSString).lastPathComponent
+        XCTAssertEqual(failedIn, callerFile, failure.file, file: file, line: callerLine)
         for text in texts {
-            XCTAssertTrue(failure.description.contains(text), "missing \"\(text)\" in: \(failure.description)", file: file, line: callerLine)
+            XCTAssertTrue(failure.description.contains(text), "missing \"\(text)\" in: \(failure.description)",
+                          file: file, line: callerLine)
         }
         return failure.description
     }

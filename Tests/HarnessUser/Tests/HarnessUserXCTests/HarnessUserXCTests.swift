@@ -51,7 +51,8 @@ final class HarnessUserXCTests: CapturingTestCase {
     // MARK: Callbacks
 
     func testACarefulLoaderCallsBackOnce() {
-        assertCalledExactlyOnce(within: 1, grace: .milliseconds(100)) { (done: @escaping @Sendable (Result<String, LoadError>) -> Void) in
+        assertCalledExactlyOnce(within: 1, grace: .milliseconds(100)) {
+            (done: @escaping @Sendable (Result<String, LoadError>) -> Void) in
             CarefulLoader.load(id: -1, completion: done)
         }
     }
@@ -59,7 +60,8 @@ final class HarnessUserXCTests: CapturingTestCase {
     func testASloppyLoaderFailsForCallingTwice() {
         // A grace longer than any machine stall: the second call cannot slip past it.
         expectOneFailure(atLine: #line + 1, containing: "called 2 times") {
-            assertCalledExactlyOnce(within: 1, grace: .seconds(1)) { (done: @escaping @Sendable (Result<String, LoadError>) -> Void) in
+            assertCalledExactlyOnce(within: 1, grace: .seconds(1)) {
+                (done: @escaping @Sendable (Result<String, LoadError>) -> Void) in
                 SloppyLoader.load(id: -1, completion: done)
             }
         }
@@ -69,7 +71,8 @@ final class HarnessUserXCTests: CapturingTestCase {
 
     func testAMainQueueHandlerIsSeenWhileTheTestHoldsTheMainThread() {
         XCTAssertTrue(Thread.isMainThread)
-        let call = assertCalledExactlyOnce(within: 1, grace: .milliseconds(20)) { (done: @escaping @Sendable (String) -> Void) in
+        let call = assertCalledExactlyOnce(within: 1, grace: .milliseconds(20)) {
+            (done: @escaping @Sendable (String) -> Void) in
             MainQueuePresenter().present(done)
         }
         XCTAssertEqual(call?.value, "shown")

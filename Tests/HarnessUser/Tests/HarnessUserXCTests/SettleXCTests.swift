@@ -20,11 +20,12 @@ final class SettleXCTests: CapturingTestCase {
     /// Fixed: one call; the pass says how long it watched for a second.
     func testAGuardedLoader_passesSayingHowLongItWatched() {
         let notes = Mutex<[String]>([])
-        var call = AssertionCall(reporter: FailureReporter { message, _ in XCTFail(message) },
-                                 site: FailureSite(fileID: #fileID, filePath: #filePath, line: #line, column: #column))
+        let site = FailureSite(fileID: #fileID, filePath: #filePath, line: #line, column: #column)
+        var call = AssertionCall(reporter: FailureReporter { message, _ in XCTFail(message) }, site: site)
         call.note = { text, _ in notes.withLock { $0.append(text) } }
         let first = HarnessAssertions.calledExactlyOnce(within: 1, grace: HarnessAssertions.defaultGrace, call) {
-            (done: @escaping @Sendable (Result<String, LoadError>) -> Void) in GuardedLoader(replyDelay: 0.3).load(completion: done)
+            (done: @escaping @Sendable (Result<String, LoadError>) -> Void) in
+            GuardedLoader(replyDelay: 0.3).load(completion: done)
         }
         XCTAssertNotNil(first)
         let said = notes.withLock { $0 }
@@ -37,16 +38,21 @@ final class SettleXCTests: CapturingTestCase {
     func testARacingLoaderInAChild_crashesAfterItsBodyReturns() {
         // Its crashing thread's frames, from the runtime's crash report (before: the report's
         // last three lines, its list of loaded images).
-        expectOneFailure(atLine: #line + 3, containing: "expected the child to end completed, it ended crashed",
-                         "its crashing thread:", "in CheckedContinuation.resume ← closure in RacingLoader.load (Loaders.swift:") {
+        expectOneFailure(atLine: #line + 4, containing: "expected the child to end completed, it ended crashed",
+                         "its crashing thread:",
+                         "in CheckedContinuation.resume ← closure in RacingLoader.load (Loaders.swift:") {
             // The same line in the child runs the body; its failure is the parent's.
-            assertInChildProcess(expecting: .completed, budget: 30) { Self.loadWaiting(RacingLoader(replyDelay: 0.05).load) }
+            assertInChildProcess(expecting: .completed, budget: 30) {
+                Self.loadWaiting(RacingLoader(replyDelay: 0.05).load)
+            }
         }
     }
 
     /// Fixed: the guarded loader resumes once; the child completes.
     func testAGuardedLoaderInAChild_completes() {
-        assertInChildProcess(expecting: .completed, budget: 30) { Self.loadWaiting(GuardedLoader(replyDelay: 0.05).load) }
+        assertInChildProcess(expecting: .completed, budget: 30) {
+            Self.loadWaiting(GuardedLoader(replyDelay: 0.05).load)
+        }
     }
 
     /// Waits on this thread for an async load (a child trial's body is synchronous).

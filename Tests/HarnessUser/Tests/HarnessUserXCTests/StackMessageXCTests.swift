@@ -16,9 +16,10 @@ final class StackMessageXCTests: CapturingTestCase {
     func testAPatientClientPastTheBudget_failsNamingEveryFrameDownToTheTest() throws {
         try skipWithoutStacks()
         // Before: `1 thread (main thread): in syscall`, the unwinder stopped in libswiftDispatch.
+        // The request returns late, before the process would end.
         let message = expectOneFailure(atLine: #line + 2, containing: "did not complete within 200 ms",
                                        "(main thread): in DispatchGroup.wait ← PatientClient.request (Fetchers.swift:39)") {
-            assertCompletes(within: 0.2) { _ = PatientClient(timeout: 0.9).request() }   // returns late, before the process would end
+            assertCompletes(within: 0.2) { _ = PatientClient(timeout: 0.9).request() }
         }
         XCTAssertTrue(message.contains("StackMessageXCTests.testAPatientClientPastTheBudget_failsNamingEveryFrameDownToTheTest (StackMessageXCTests.swift:"),
                       message)
@@ -66,7 +67,9 @@ final class StackMessageXCTests: CapturingTestCase {
     /// Fixed: one serial queue.
     func testAFrugalFetcher_staysUnderTheLimit() {
         let recorder = LabHarness.RecordingReporter()
-        assertThreadPeak(staysUnder: 16, reporter: recorder.reporter) { FrugalFetcher.fetchAll(count: 16, latency: 0.02) }
+        assertThreadPeak(staysUnder: 16, reporter: recorder.reporter) {
+            FrugalFetcher.fetchAll(count: 16, latency: 0.02)
+        }
         XCTAssertEqual(recorder.messages, [])
     }
 }
