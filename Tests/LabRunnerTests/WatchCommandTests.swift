@@ -173,6 +173,28 @@ final class WatchCommandTests: XCTestCase {
         }
         XCTAssertEqual(seen, ["Test Case 'A.b' started at now", "[1/2] Testing M.A/b", "◇ Test x() started."])
     }
+
+    /// Seen under load on the fixture: test7's crash report and the verdicts buffered before it
+    /// share one pipe, and test5's verdict came glued to the backtracer's first line. Read from
+    /// the line's start only, test5 stayed "running" and was reported crashed with test7.
+    func testAVerdictGluedAfterACrashReportIsRead() {
+        var splitter = LineSplitter()
+        var progress = TestProgress()
+        let output = """
+            Test Case 'OrderTests.test5' started at 2026-11-27 08:54:29.063
+            WatchFixtureKit/Misbehaviour.swift:47: Fatal error: the fixture crashes on purpose
+            *** Signal 4: Backtracing from 0x7fa4a60f9361...Test Case 'OrderTests.test5' passed (0.001 seconds)
+            Test Case 'OrderTests.test7' started at 2026-11-27 08:54:29.064
+            *** Program crashed: Illegal instruction at 0x00007fa4a60f9361 ***
+            Test Case 'no verdict' in a plain sentence
+            ◇ Test run started.
+
+            """
+        Array(output.utf8).withUnsafeBytes { splitter.split($0) { progress.read($0, at: 1) } }
+        XCTAssertEqual(progress.ending(of: "OrderTests.test5"), .passed)
+        XCTAssertEqual(progress.ending(of: "OrderTests.test7"), .crashed)
+        XCTAssertEqual(progress.ended.count, 2, "\(progress.ended)")
+    }
 }
 
 /// `lab watch -- swift test` on the fixture package, whose tests deadlock, spin and crash

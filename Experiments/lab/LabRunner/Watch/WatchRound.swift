@@ -191,9 +191,17 @@ struct WatchRound {
 /// Cuts a stream into lines, handing over only those that may be test lines (they start with
 /// `T`, `[`, `e` or a symbol of Swift Testing's, whose UTF-8 starts with 0xE2), so that the
 /// rest of the output is never decoded. A line longer than `limit` is cut there.
+///
+/// An XCTest line can also arrive glued to the end of other output: `swift test` sends the test
+/// process's stdout and stderr down one pipe, and a crash's backtracer writes `*** Signal 4:
+/// Backtracing from 0x...` with no newline while the buffered verdicts of the tests before the
+/// crash are flushed. Dropping such a line lost a passed test's verdict, and the crash was then
+/// pinned on it too; so a line that does not start like a test line is searched for the last
+/// `Test Case '` in it, and is handed over from there.
 public struct LineSplitter {
     private(set) var rest: [UInt8] = []
     static let limit = 4096
+    private static let xctestMark = Array("Test Case '".utf8)
 
     public init() {}
 
@@ -202,15 +210,13 @@ public struct LineSplitter {
         let bytes = chunk.bindMemory(to: UInt8.self)
         while let newline = bytes[start...].firstIndex(of: 10) {
             if rest.isEmpty {
-                if newline > start, LineSplitter.interesting(bytes[start]) {
-                    line(
-                        Substring(
-                            decoding: UnsafeBufferPointer(
-                                rebasing: bytes[start..<min(newline, start + LineSplitter.limit)]), as: UTF8.self))
-                }
+                let whole = UnsafeBufferPointer(rebasing: bytes[start..<min(newline, start + LineSplitter.limit)])
+                LineSplitter.testLine(in: whole).map { line(Substring(decoding: $0, as: UTF8.self)) }
             } else {
                 rest.append(contentsOf: bytes[start..<min(newline, start + max(0, LineSplitter.limit - rest.count))])
-                if LineSplitter.interesting(rest[0]) { line(Substring(decoding: rest, as: UTF8.self)) }
+                rest.withUnsafeBufferPointer { whole in
+                    LineSplitter.testLine(in: whole).map { line(Substring(decoding: $0, as: UTF8.self)) }
+                }
                 rest.removeAll(keepingCapacity: true)
             }
             start = newline + 1
@@ -218,6 +224,22 @@ public struct LineSplitter {
         if start < bytes.count && rest.count < LineSplitter.limit {
             rest.append(contentsOf: bytes[start..<min(bytes.count, start + LineSplitter.limit - rest.count)])
         }
+    }
+
+    /// The part of a line that may be a test line: all of it when it starts like one, else the
+    /// part from the last `Test Case '` in it; `nil` for neither.
+    static func testLine(in line: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
+        guard let first = line.first else { return nil }
+        if interesting(first) { return line }
+        let mark = xctestMark
+        var at = line.count - mark.count
+        while at > 0 {
+            if line[at] == mark[0], line[at..<at + mark.count].elementsEqual(mark) {
+                return UnsafeBufferPointer(rebasing: line[at...])
+            }
+            at -= 1
+        }
+        return nil
     }
 
     static func interesting(_ first: UInt8) -> Bool {
