@@ -117,17 +117,46 @@ public enum MachineCheck {
 
     /// This process's failed thread creations, when there were any: `pthread_create` answered
     /// `EAGAIN` (counted by the shim, whoever called it).
+    ///
+    /// `pthread_create` also answers `EAGAIN` when the new thread's stack cannot be mapped. Under
+    /// a finite `RLIMIT_AS`, with the pids cgroup not full and the user's tasks well under
+    /// `RLIMIT_NPROC`, that is the address space running out: `out-of-memory`, named with the
+    /// limit, as a crash at that limit is (seen in `ulimit -v 292969` runs of 100,000 requests,
+    /// where a run failed either way: a thread's stack or a `malloc` first).
     static func threadCreationFailed() -> MachineCondition? {
         let failures = clab_thread_create_failures()
         guard failures > 0 else { return nil }
         let (figures, limits) = creationLimitFigures()
         var metrics: Metrics = ["limit.thread_create_failures": Double(failures)]
         for (name, value) in limits { metrics[name] = value }
+        let addressLimit = clab_limit_address_space(0)
+        if addressLimit > 0, limits["limit.cgroup_pids_max"] == nil, tasksWellUnderNPROC() {
+            let peak = clab_process_vm_peak(0)
+            metrics["limit.address_space_bytes"] = Double(addressLimit)
+            if peak > 0 { metrics["memory.vm_peak_bytes"] = Double(peak) }
+            let size = peak > 0 ? ", virtual size \(Format.bytes(peak)) at its peak" : ""
+            return MachineCondition(
+                outcome: .outOfMemory,
+                evidence:
+                    "the machine: pthread_create failed \(failures) × with EAGAIN at its address-space limit "
+                    + "(RLIMIT_AS \(Format.bytes(addressLimit))\(size); \(figures)): a new thread's stack did not fit",
+                metrics: metrics)
+        }
         return MachineCondition(
             outcome: .resourceLimited,
             evidence:
                 "the machine: pthread_create failed \(failures) × with EAGAIN (\(figures)): threads the trial asked for were never created",
             metrics: metrics)
+    }
+
+    /// Whether `RLIMIT_NPROC` is unlimited, or the real user's tasks are known and at least a
+    /// quarter below it: too far for the limit to have refused a thread a moment ago.
+    static func tasksWellUnderNPROC() -> Bool {
+        let limit = clab_limit_nproc(0)
+        if limit == CLAB_LIMIT_UNLIMITED { return true }
+        guard limit > 0 else { return false }
+        let tasks = clab_user_task_count(clab_process_real_uid(0))
+        return tasks >= 0 && tasks * 4 < limit * 3
     }
 
     /// A process the harness itself needed could not be started: `fork` answered `EAGAIN`
