@@ -95,15 +95,17 @@ public enum MachineCheck {
 
     /// Which limit refused a thread or process just now, named with its value: the pids
     /// cgroup's `pids.max` when it is full (or has refused a creation while within one task of
-    /// it), else the user's `RLIMIT_NPROC`.
-    static func creationLimitFigures() -> (words: String, metrics: Metrics) {
+    /// it), else the user's `RLIMIT_NPROC`. `couldBeFull` is false only when neither can have
+    /// refused a task a moment ago: the pids cgroup is not full, and `RLIMIT_NPROC` is unlimited
+    /// or the user's tasks are known and at least a quarter below it.
+    static func creationLimitFigures() -> (words: String, metrics: Metrics, couldBeFull: Bool) {
         let pidsLimit = clab_cgroup_pids_limit(0), pidsNow = clab_cgroup_pids_current(0),
             refused = clab_cgroup_pids_refused(0)
         if pidsLimit > 0, pidsNow >= 0, pidsNow + 1 >= pidsLimit || (refused > 0 && pidsNow + 2 >= pidsLimit) {
             return (
                 "the pids cgroup's pids.max of \(pidsLimit), \(pidsNow) tasks in it now"
                     + (refused > 0 ? ", \(refused) refused" : ""),
-                ["limit.cgroup_pids_max": Double(pidsLimit), "limit.cgroup_pids_current": Double(pidsNow)]
+                ["limit.cgroup_pids_max": Double(pidsLimit), "limit.cgroup_pids_current": Double(pidsNow)], true
             )
         }
         let limit = clab_limit_nproc(0)
@@ -112,7 +114,8 @@ public enum MachineCheck {
             limit > 0
             ? "RLIMIT_NPROC \(limit)" + (tasks >= 0 ? ", \(tasks) tasks of this user now" : "")
             : "RLIMIT_NPROC unlimited"
-        return (words, limit > 0 ? ["limit.nproc": Double(limit)] : [:])
+        let wellUnder = limit == CLAB_LIMIT_UNLIMITED || (limit > 0 && tasks >= 0 && tasks * 4 < limit * 3)
+        return (words, limit > 0 ? ["limit.nproc": Double(limit)] : [:], !wellUnder)
     }
 
     /// This process's failed thread creations, when there were any: `pthread_create` answered
@@ -126,11 +129,11 @@ public enum MachineCheck {
     static func threadCreationFailed() -> MachineCondition? {
         let failures = clab_thread_create_failures()
         guard failures > 0 else { return nil }
-        let (figures, limits) = creationLimitFigures()
+        let (figures, limits, couldBeFull) = creationLimitFigures()
         var metrics: Metrics = ["limit.thread_create_failures": Double(failures)]
         for (name, value) in limits { metrics[name] = value }
         let addressLimit = clab_limit_address_space(0)
-        if addressLimit > 0, limits["limit.cgroup_pids_max"] == nil, tasksWellUnderNPROC() {
+        if addressLimit > 0, !couldBeFull {
             let peak = clab_process_vm_peak(0)
             metrics["limit.address_space_bytes"] = Double(addressLimit)
             if peak > 0 { metrics["memory.vm_peak_bytes"] = Double(peak) }
@@ -149,16 +152,6 @@ public enum MachineCheck {
             metrics: metrics)
     }
 
-    /// Whether `RLIMIT_NPROC` is unlimited, or the real user's tasks are known and at least a
-    /// quarter below it: too far for the limit to have refused a thread a moment ago.
-    static func tasksWellUnderNPROC() -> Bool {
-        let limit = clab_limit_nproc(0)
-        if limit == CLAB_LIMIT_UNLIMITED { return true }
-        guard limit > 0 else { return false }
-        let tasks = clab_user_task_count(clab_process_real_uid(0))
-        return tasks >= 0 && tasks * 4 < limit * 3
-    }
-
     /// A process the harness itself needed could not be started: `fork` answered `EAGAIN`
     /// (or `ENOMEM`) at a process limit, named with its value, or its pipes hit the open-files
     /// limit (`EMFILE`). `nil` for any other error, which is the harness's own failure to report
@@ -169,7 +162,7 @@ public enum MachineCheck {
             return openFilesLimit(pid: 0, said: "\(what) could not be started: EMFILE")
         }
         guard code == .EAGAIN || code == .ENOMEM else { return nil }
-        let (figures, limits) = creationLimitFigures()
+        let (figures, limits, _) = creationLimitFigures()
         return MachineCondition(
             outcome: .resourceLimited,
             evidence:
