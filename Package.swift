@@ -70,7 +70,10 @@ let package = Package(
         .executableTarget(name: "lab", dependencies: ["LabRunner"], path: "Experiments/lab", exclude: ["LabRunner"]),
         .testTarget(
             name: "LabRunnerTests",
-            dependencies: ["LabRunner", "LabHarness", "LabHarnessXCTest", "LabFixtureKit", "lab", "lab-fixture"],
+            dependencies: [
+                "LabRunner", "LabHarness", "LabHarnessXCTest", "LabFixtureKit", "FindingsTestSupport", "lab",
+                "lab-fixture",
+            ],
             path: "Tests/LabRunnerTests"),
 
         // A small program the harness's tests launch as a child: it blocks, traps, exits, prints.

@@ -9,10 +9,9 @@ import Synchronization
 ///
 /// The run lives in a folder named after this test process (`folder`): `results.json`, the
 /// document `lab all` wrote, and `run.json`, how the `lab` process ended (`Run`). Whichever
-/// suite asks first runs `lab all` and writes both; the others read them. `QuickLabAll`
-/// (LabRunnerTests, which cannot import this target) writes and reads the same two files: keep
-/// the two in step. The folder is removed when the test process exits; another process (a
-/// `swift test --parallel` worker) never reads it, since its name holds the process id.
+/// suite asks first runs `lab all` and writes both (`files(lab:)`); the others read them. The
+/// folder is removed when the test process exits; another process (a `swift test --parallel`
+/// worker) never reads it, since its name holds the process id.
 public enum SharedQuickLabAll {
     /// How the `lab all` process ended: what the end-to-end test checks beside the document.
     public struct Run: Codable, Sendable {
@@ -60,18 +59,31 @@ public enum SharedQuickLabAll {
         return report
     }
 
-    /// Reads the folder, after running `lab all` into it when it is not there yet.
-    static func load(lab: String) throws -> [String: ExperimentReport] {
-        let results = folder.appendingPathComponent("results.json")
-        if !FileManager.default.fileExists(atPath: results.path) {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            atexit { try? FileManager.default.removeItem(at: SharedQuickLabAll.folder) }
-            let run = try ChildProcess.run(
-                ChildSpec(executable: lab, arguments: ["all", "--quick", "--json", results.path], budget: 120))
-            try JSONEncoder().encode(Run(run)).write(to: folder.appendingPathComponent("run.json"))
+    /// Held while the folder is read or written, so that `lab all` runs once.
+    private static let folderLock = Mutex(())
+
+    /// The shared run, after running `lab all` into the folder when this process has not yet:
+    /// how the `lab` process ended, and the bytes of the document it wrote.
+    public static func files(lab: String) throws -> (run: Run, results: Data) {
+        try folderLock.withLock { _ in
+            let results = folder.appendingPathComponent("results.json")
+            let record = folder.appendingPathComponent("run.json")
+            let manager = FileManager.default
+            if !manager.fileExists(atPath: results.path) || !manager.fileExists(atPath: record.path) {
+                try manager.createDirectory(at: folder, withIntermediateDirectories: true)
+                atexit { try? FileManager.default.removeItem(at: SharedQuickLabAll.folder) }
+                let run = try ChildProcess.run(
+                    ChildSpec(executable: lab, arguments: ["all", "--quick", "--json", results.path], budget: 120))
+                try JSONEncoder().encode(Run(run)).write(to: record)
+            }
+            return (try JSONDecoder().decode(Run.self, from: Data(contentsOf: record)), try Data(contentsOf: results))
         }
+    }
+
+    /// The shared run's reports by experiment name.
+    static func load(lab: String) throws -> [String: ExperimentReport] {
         struct Document: Decodable { var experiments: [ExperimentReport] }
-        let document = try JSONDecoder().decode(Document.self, from: Data(contentsOf: results))
+        let document = try JSONDecoder().decode(Document.self, from: files(lab: lab).results)
         return Dictionary(document.experiments.map { ($0.experiment, $0) }, uniquingKeysWith: { first, _ in first })
     }
 }
