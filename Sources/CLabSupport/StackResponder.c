@@ -55,14 +55,79 @@ static int read_word(unsigned long address, unsigned long *out) {
     return syscall(SYS_process_vm_readv, (long)getpid(), &local, 1UL, &remote, 1UL, 0UL) == (long)sizeof *out ? 0 : -1;
 }
 
+#if defined(__x86_64__)
+// Reads `size` bytes of this process's memory at any address without faulting.
+static int read_bytes(unsigned long address, void *out, size_t size) {
+    if (address == 0) return -1;
+    struct iovec local = {out, size};
+    struct iovec remote = {(void *)address, size};
+    return syscall(SYS_process_vm_readv, (long)getpid(), &local, 1UL, &remote, 1UL, 0UL) == (long)size ? 0 : -1;
+}
+
+// Where a direct call made just before `ret` went: `call rel32` (E8) is the 5 bytes before a
+// return address. A call into another image goes through its PLT stub (`jmp *GOT(%rip)`, after
+// an `endbr64` and a `bnd` prefix when present), whose GOT slot holds the function's address
+// once the call has been made. 0 when the bytes before `ret` are not such a call.
+static unsigned long direct_call_target(unsigned long ret) {
+    unsigned char call[5];
+    if (ret < 5 || read_bytes(ret - 5, call, sizeof call) != 0 || call[0] != 0xE8) return 0;
+    int rel;
+    memcpy(&rel, call + 1, sizeof rel);
+    unsigned long target = ret + (long)rel;
+    unsigned char stub[11];
+    if (read_bytes(target, stub, sizeof stub) != 0) return target;
+    int at = 0;
+    if (stub[0] == 0xF3 && stub[1] == 0x0F && stub[2] == 0x1E && stub[3] == 0xFA) at = 4;  // endbr64
+    if (stub[at] == 0xF2) at += 1;                                                        // bnd
+    if (stub[at] != 0xFF || stub[at + 1] != 0x25) return target;
+    int disp;
+    memcpy(&disp, stub + at + 2, sizeof disp);
+    unsigned long slot = target + (unsigned long)at + 6 + (long)disp, resolved;
+    if (read_bytes(slot, &resolved, sizeof resolved) != 0) return target;
+    return resolved;
+}
+
+// A function that is only a jump to another (`jmp rel32`, as an overload that shares its
+// body with another compiles to) stands for the function it jumps to: up to three such hops.
+static unsigned long through_jumps(unsigned long function) {
+    for (int hop = 0; hop < 3 && function != 0; hop++) {
+        unsigned char jump[5];
+        if (read_bytes(function, jump, sizeof jump) != 0 || jump[0] != 0xE9) break;
+        int rel;
+        memcpy(&rel, jump + 1, sizeof rel);
+        function = function + 5 + (long)rel;
+    }
+    return function;
+}
+
+// The caller that a function without a frame pointer hides. Such a function (its frame lies
+// between the frame of the function it called, at `inner`, and the next link of the chain, at
+// `outer`) keeps its return address at the top of its own frame, and the chain skips it. Of the
+// words between, the highest that returns after a direct call to the function that holds
+// `callee_pc` (at most 64 KB before it) is that return address. 0 when none is.
+static unsigned long hidden_caller(unsigned long inner, unsigned long outer, unsigned long callee_pc) {
+    unsigned long words[64];
+    unsigned long from = inner + 16;
+    if (outer <= from) return 0;
+    size_t count = (outer - from) / 8;
+    if (count > 64) count = 64;
+    if (count == 0 || read_bytes(from, words, count * 8) != 0) return 0;
+    for (size_t k = count; k-- > 0;) {
+        unsigned long target = through_jumps(direct_call_target(words[k]));
+        if (target != 0 && target <= callee_pc && callee_pc - target < (64UL << 10)) return words[k];
+    }
+    return 0;
+}
+#endif
+
 // The unwinder stops at a frame with no unwind information: a thread in a timed wait
 // (`DispatchGroup.wait(timeout:)`, `DispatchSemaphore.wait(timeout:)`) stopped at
 // libswiftDispatch's wait, so its chain ended in `syscall` and libdispatch with no caller of the
 // author's. The frame-pointer chain of the interrupted context (each word read with
 // `read_word`, each frame higher on the stack than the last, within 8 MB of the interrupted
 // stack pointer) goes on past it: where the unwinder's last frame is a link of that chain, the
-// links after it are its callers. (The frame that lacks unwind information may lack a frame
-// pointer too; then its own caller is skipped and the chain resumes at the next.)
+// links after it are its callers. The frame that lacks unwind information may lack a frame
+// pointer too; then the chain skips its own caller, which `hidden_caller` finds on the stack.
 static int clab_extend_by_frame_pointers(void **frames, int count, void *context) {
 #if defined(__x86_64__)
     if (context == NULL || count < 1 || count >= CLAB_STACK_DEPTH) return count;
@@ -70,11 +135,12 @@ static int clab_extend_by_frame_pointers(void **frames, int count, void *context
     unsigned long sp = (unsigned long)uc->uc_mcontext.gregs[REG_RSP];
     unsigned long fp = (unsigned long)uc->uc_mcontext.gregs[REG_RBP];
     unsigned long top = sp + (8UL << 20);
-    unsigned long chain[CLAB_STACK_DEPTH];
+    unsigned long chain[CLAB_STACK_DEPTH], base[CLAB_STACK_DEPTH];
     int links = 0;
     while (links < CLAB_STACK_DEPTH && fp > sp && fp < top) {
         unsigned long next, ret;
         if (read_word(fp, &next) != 0 || read_word(fp + 8, &ret) != 0 || ret <= 4096) break;
+        base[links] = fp;
         chain[links++] = ret;
         if (next <= fp) break;
         fp = next;
@@ -82,6 +148,12 @@ static int clab_extend_by_frame_pointers(void **frames, int count, void *context
     unsigned long last = (unsigned long)frames[count - 1];
     for (int i = 0; i < links; i++) {
         if (chain[i] != last) continue;
+        // `last` is in the function without unwind information; its caller, if the chain
+        // skipped it, comes first.
+        if (i + 1 < links && count < CLAB_STACK_DEPTH) {
+            unsigned long hidden = hidden_caller(base[i], base[i + 1], last);
+            if (hidden != 0 && hidden != chain[i + 1]) frames[count++] = (void *)hidden;
+        }
         for (int j = i + 1; j < links && count < CLAB_STACK_DEPTH; j++) frames[count++] = (void *)chain[j];
         break;
     }

@@ -32,4 +32,54 @@ final class StackSymbolizerTests: XCTestCase {
         XCTAssertFalse(SwiftDemangler.isMangled("_ZL39swift_getTypeByMangledNameInContextImplPKcm"))
         XCTAssertFalse(SwiftDemangler.isMangled("clock_nanosleep"))
     }
+
+    /// `addr2line -a -f -i` output as seen on a release build: the first address is in code
+    /// where two functions were inlined, so it names three, innermost first; the second names
+    /// none.
+    func testInlinedFunctionsAreFramesInnermostFirst() {
+        let output = """
+            0x000000000003f4c1
+            $s8Dispatch0A5GroupCACycfC
+            //<compiler-generated>:?
+            $s14HarnessUserKit13PatientClientC7requestSbyF
+            /src/Kit/Fetchers.swift:39 (discriminator 2)
+            waitForReplyInC
+            /src/Kit/Fetchers.c:43
+            0x0000000000000010
+            ??
+            ??:0
+
+            """
+        let named = StackSymbolizer.parse(output, addresses: [0x3f4c1, 0x10])
+        let first = named[0x3f4c1] ?? []
+        XCTAssertEqual(
+            first.map(\.symbol),
+            [
+                "Dispatch.DispatchGroup.__allocating_init() -> Dispatch.DispatchGroup",
+                "HarnessUserKit.PatientClient.request() -> Swift.Bool", "waitForReplyInC",
+            ])
+        XCTAssertEqual(first.map(\.line), [nil, "Fetchers.swift:39", "Fetchers.c:43"])
+        XCTAssertEqual(named[0x10]?.count, 1)
+        XCTAssertNil(named[0x10]?.first?.symbol ?? nil)
+        // An answer that does not start with the address asked for names nothing after it.
+        XCTAssertTrue(StackSymbolizer.parse("0x20\nf\nf.c:1\n", addresses: [0x10]).isEmpty)
+    }
+
+    /// What the optimizer makes of a function reads as the function.
+    func testCompilerMadeCodeReadsAsItsFunction() {
+        XCTAssertEqual(
+            StackGroup.short(
+                "merged partial apply forwarder for closure #1 @Sendable (A) -> () in static LabHarness.HarnessAssertions.calledExactlyOnce<A>(within: Swift.Double) -> ()"
+            ), "merged closure in HarnessAssertions.calledExactlyOnce")
+        XCTAssertEqual(
+            StackGroup.short("partial apply for closure #1 in closure #1 in RacingLoader.load"),
+            "closure in RacingLoader.load")
+        XCTAssertEqual(
+            StackGroup.short("generic specialization <Swift.Array<Swift.Int>> of Kit.Box.wait() -> ()"), "Box.wait")
+        XCTAssertTrue(
+            HangStacks.isHarnessFrame(
+                "merged partial apply forwarder for closure #1 @Sendable (A) -> () in static LabHarness.HarnessAssertions.calledExactlyOnce<A>(within: Swift.Double) -> ()"
+            ))
+        XCTAssertFalse(HangStacks.isHarnessFrame("merged closure #1 () -> () in Kit.Client.start() -> ()"))
+    }
 }

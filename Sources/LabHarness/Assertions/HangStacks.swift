@@ -97,11 +97,10 @@ public enum HangStacks {
     /// A frame of the harness's assertions and child trials (not of a closure the author handed
     /// them, nor of a harness tool the code under test called, such as `MonotonicClock.sleep`).
     static func isHarnessFrame(_ frame: String) -> Bool {
-        var name = StackGroup.bare(frame)
         // A closure, thunk or specialization belongs to the function it is made from.
-        for prefix in ["partial apply forwarder for ", "reabstraction thunk helper from ", "generic specialization "]
-        where name.hasPrefix(prefix) {
-            name.removeFirst(prefix.count)
+        var name = StackGroup.withoutCompilerPrefixes(StackGroup.bare(frame))
+        if name.hasPrefix("reabstraction thunk helper from ") {
+            name.removeFirst("reabstraction thunk helper from ".count)
         }
         if name.hasPrefix("closure") || name.hasPrefix("implicit closure"),
             let holder = name.range(of: " in ", options: .backwards)

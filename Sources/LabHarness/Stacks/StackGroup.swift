@@ -48,8 +48,11 @@ public struct StackGroup: Sendable, Equatable {
 
     /// A demangled Swift name cut to what a reader needs: `static RunloopExperiment.Callers
     /// .launch(_:count:client:) -> ()` reads `Callers.launch`, a closure `closure in Callers.launch`.
+    /// Code the optimizer folded with identical code reads `merged …`: its name is that of one
+    /// of the functions folded, not necessarily the one that ran.
     public static func short(_ symbol: String) -> String {
-        var name = symbol
+        var name = withoutCompilerPrefixes(symbol)
+        let merged = symbol.hasPrefix("merged ") ? "merged " : ""
         var prefix = ""
         // Nested closures (`closure #1 () -> () in closure #2 … in Foo.bar`) read as the
         // function that holds them.
@@ -76,7 +79,30 @@ public struct StackGroup: Sendable, Equatable {
         if let colon = name.range(of: " : ") { name = String(name[..<colon.lowerBound]) }
         let parts = name.split(separator: ".")
         if parts.count > 2 { name = parts.dropFirst().joined(separator: ".") }
-        return prefix + name
+        return merged + prefix + name
+    }
+
+    /// What the optimizer adds to the name of the code it made from a function: `merged `
+    /// (identical functions folded into one, named after one of them), a closure's context
+    /// thunk (`partial apply forwarder for `, `partial apply for ` in the runtime's own
+    /// backtraces), a `generic specialization <…> of `. The code is the function's own, so it
+    /// reads as the function.
+    static func withoutCompilerPrefixes(_ symbol: String) -> String {
+        var name = Substring(symbol)
+        var changed = true
+        while changed {
+            changed = false
+            for prefix in ["merged ", "partial apply forwarder for ", "partial apply for "] where name.hasPrefix(prefix)
+            {
+                name = name.dropFirst(prefix.count)
+                changed = true
+            }
+            if name.hasPrefix("generic specialization <"), let of = name.range(of: "> of ") {
+                name = name[of.upperBound...]
+                changed = true
+            }
+        }
+        return String(name)
     }
 
     /// A private or fileprivate declaration demangles as `(name in _4A1B…)`, the file's

@@ -3,8 +3,10 @@ import Synchronization
 
 /// Names the raw return addresses of a snapshot: `symbol (file:line)` from `addr2line` (one run
 /// per image, each within the time left), Swift symbols demangled by the runtime's own
-/// `swift_demangle`. Frames of system libraries read `symbol (in libdispatch.so)`; an address
-/// nothing names reads `image+0xOFFSET`.
+/// `swift_demangle`. A return address in code the optimizer inlined names every function
+/// inlined there, innermost first, each with its line: in a release build a private helper
+/// inlined into its caller is still a frame of the stack. Frames of system libraries read
+/// `symbol (in libdispatch.so)`; an address nothing names reads `image+0xOFFSET`.
 ///
 /// The handler that took the stack and the signal trampoline are dropped; every later frame but
 /// the first is a return address, so the line looked up is the one of the call (address - 1).
@@ -45,7 +47,7 @@ public struct StackSymbolizer: Sendable {
                 return (path, key)
             }
         }
-        var names: [String: [UInt: (symbol: String?, line: String?)]] = [:]
+        var names: [String: [UInt: [Name]]] = [:]
         var failures: [String] = []
         if let tool {
             // The executable first: its frames are the ones that name lab and user code.
@@ -77,17 +79,17 @@ public struct StackSymbolizer: Sendable {
             for entry in entries {
                 guard let entry else { labels.append("??"); continue }
                 let image = (entry.path as NSString).lastPathComponent
-                let found = names[entry.path]?[entry.relative]
-                guard let symbol = found?.symbol else {
-                    labels.append("\(image)+0x\(String(entry.relative, radix: 16))")
-                    continue
-                }
-                if Self.isSystem(entry.path) {
-                    labels.append("\(symbol) (in \(image))")
-                } else if let line = found?.line {
-                    labels.append("\(symbol) (\(line))")
-                } else {
-                    labels.append(symbol)
+                let found = (names[entry.path]?[entry.relative] ?? []).filter { $0.symbol != nil }
+                if found.isEmpty { labels.append("\(image)+0x\(String(entry.relative, radix: 16))") }
+                for name in found {
+                    let symbol = name.symbol!
+                    if Self.isSystem(entry.path) {
+                        labels.append("\(symbol) (in \(image))")
+                    } else if let line = name.line {
+                        labels.append("\(symbol) (\(line))")
+                    } else {
+                        labels.append(symbol)
+                    }
                 }
             }
             // Drop the handler's own frame and the signal trampoline after it (which the symbol
@@ -103,7 +105,10 @@ public struct StackSymbolizer: Sendable {
     /// Names looked up before in this process, by image and address: the same few frames (a
     /// futex wait, a sleep) recur in snapshot after snapshot, and `addr2line` on a system library
     /// whose debug information lives in a separate, compressed file took 60-130 ms a run.
-    private static let cache = Mutex<[ImageKey: [UInt: (symbol: String?, line: String?)]]>([:])
+    private static let cache = Mutex<[ImageKey: [UInt: [Name]]]>([:])
+
+    /// One function at an address: `nil` parts are what `addr2line` could not name.
+    typealias Name = (symbol: String?, line: String?)
 
     /// An image as it is on disk now: a file rebuilt at the same path is another image.
     private struct ImageKey: Hashable, Sendable {
@@ -152,34 +157,62 @@ public struct StackSymbolizer: Sendable {
         return header.count == 18 && header[16] == 2 && header[17] == 0
     }
 
-    /// `addr2line -f -e IMAGE ADDR...`: two lines per address, the function (`??` when unknown)
-    /// and `file:line` (`??:0` or `??:?` when unknown).
+    /// `addr2line -a -f -i -e IMAGE ADDR...`: for each address a line with the address, then
+    /// two lines per function there, innermost first (more than one where code was inlined):
+    /// the function (`??` when unknown) and `file:line` (`??:0` or `??:?` when unknown).
     static func run(
         _ tool: String, image: String, addresses: [UInt], budget: Seconds
-    ) -> [UInt: (symbol: String?, line: String?)]? {
+    ) -> [UInt: [Name]]? {
         // `-C` demangles C++ (the Swift runtime's own frames); Swift's names pass through it
         // unchanged and are demangled below.
-        let arguments = ["-f", "-C", "-e", image] + addresses.map { "0x" + String($0, radix: 16) }
+        let arguments = ["-a", "-f", "-i", "-C", "-e", image] + addresses.map { "0x" + String($0, radix: 16) }
         guard let result = try? ChildProcess.run(ChildSpec(executable: tool, arguments: arguments, budget: budget)),
             result.outcome == .completed
         else { return nil }
-        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        var named: [UInt: (symbol: String?, line: String?)] = [:]
-        for (index, address) in addresses.enumerated() where 2 * index + 1 < lines.count {
-            let function = lines[2 * index]
-            let place = lines[2 * index + 1].split(separator: " ").first.map(String.init) ?? ""
-            let symbol =
-                function == "??" || function.isEmpty
-                ? nil
-                : SwiftDemangler.isMangled(function) ? SwiftDemangler.demangle(function) : withoutParameters(function)
-            var line: String?
-            if !place.hasPrefix("??"), let colon = place.lastIndex(of: ":"), place[place.index(after: colon)...] != "0",
-                place[place.index(after: colon)...] != "?"
-            {
-                line = (String(place[..<colon]) as NSString).lastPathComponent + String(place[colon...])
+        return parse(result.stdout, addresses: addresses)
+    }
+
+    /// The names of `run`'s output, by address. An address line starts each answer; the
+    /// addresses come back in the order asked.
+    static func parse(_ output: String, addresses: [UInt]) -> [UInt: [Name]] {
+        let lines = output.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+        var named: [UInt: [Name]] = [:]
+        var index = 0
+        for address in addresses {
+            guard index < lines.count,
+                let echoed = lines[index].hasPrefix("0x") ? UInt(lines[index].dropFirst(2), radix: 16) : nil,
+                echoed == address
+            else { break }
+            index += 1
+            var found: [Name] = []
+            while index + 1 < lines.count, !isAddressLine(lines[index]) {
+                found.append(name(function: lines[index], place: lines[index + 1]))
+                index += 2
             }
-            named[address] = (symbol, line)
+            named[address] = found
         }
         return named
+    }
+
+    /// `0x00000000000a0fe0`: the line `-a` puts before each address's answer (no function name
+    /// reads so: C names cannot start with a digit, Swift's mangled ones start with `$s`).
+    private static func isAddressLine(_ line: String) -> Bool {
+        line.hasPrefix("0x") && line.count > 2 && line.dropFirst(2).allSatisfy(\.isHexDigit)
+    }
+
+    /// One function's two lines, named.
+    private static func name(function: String, place rawPlace: String) -> Name {
+        let place = rawPlace.split(separator: " ").first.map(String.init) ?? ""
+        let symbol =
+            function == "??" || function.isEmpty
+            ? nil
+            : SwiftDemangler.isMangled(function) ? SwiftDemangler.demangle(function) : withoutParameters(function)
+        var line: String?
+        if !place.hasPrefix("??"), let colon = place.lastIndex(of: ":"), place[place.index(after: colon)...] != "0",
+            place[place.index(after: colon)...] != "?"
+        {
+            line = (String(place[..<colon]) as NSString).lastPathComponent + String(place[colon...])
+        }
+        return (symbol, line)
     }
 }
