@@ -93,7 +93,8 @@ struct ProbeWindow {
         plateau = plateau && blocks.started < expected
 
         var m = Metrics([
-            PoolMetric.tasks: Double(expected), PoolMetric.blocksStarted: Double(starts.count),
+            PoolMetric.tasks: Double(expected), PoolMetric.blockS: p.block,
+            PoolMetric.blocksStarted: Double(starts.count),
             PoolMetric.runningMax: Double(blocks.maxRunning), PoolMetric.watchS: watchEnd - blocks.origin,
             PoolMetric.threadsBefore: Double(timeline.first), PoolMetric.threadsPeak: Double(timeline.peak),
             PoolMetric.threadsAdded: Double(timeline.peak - timeline.first),
@@ -117,14 +118,15 @@ struct ProbeWindow {
             let growthEnd = starts.count >= expected ? (starts.last ?? timeline.duration) : timeline.duration
             m[PoolMetric.growthThreadsPerS] = timeline.growthRate(in: 0...max(growthEnd, 0.05))
         }
-        if let raw = LatencySummary(idle.waits) { m.merge(raw.metrics(prefix: "idle", unit: "_ms", scale: 1000)) }
         let idleNet = LatencySummary(idle.net)
         m.set([
             PoolMetric.idleNetP50Ms: idleNet.map { $0.p50 * 1000 },
             PoolMetric.idleNetP99Ms: idleNet.map { $0.p99 * 1000 },
         ])
         let waits = probes.waits(at: end, machineDelay: context.machineDelay)
-        for (prefix, values) in [("probe", waits.probe), ("control", waits.control), ("excess", waits.excess)] {
+        for (prefix, values) in [
+            ("idle", idle.waits), ("probe", waits.probe), ("control", waits.control), ("excess", waits.excess),
+        ] {
             if let summary = LatencySummary(values) {
                 m.merge(summary.metrics(prefix: prefix, unit: "_ms", scale: 1000))
             }

@@ -24,8 +24,8 @@ enum GlobalFlood {
                 }
             }
         }
-        var extra = Metrics([PoolMetric.blockS: p.block])
-        if let limit = DispatchPoolSize.current.statedLimit { extra[PoolMetric.poolStatedLimit] = Double(limit) }
+        var extra = Metrics()
+        extra[PoolMetric.poolStatedLimit] = DispatchPoolSize.current.statedLimit.map(Double.init)
         guard p.findCap else {
             return result.record(
                 extra: extra, evidence: result.probeLine + "; \(Responsiveness.starvation) at p50 and p99 is `starved`",

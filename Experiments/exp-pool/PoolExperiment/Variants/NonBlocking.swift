@@ -17,10 +17,9 @@ enum NonBlocking {
         }
         // Every timer was set within microseconds of the work's start: its lateness is its start minus one delay.
         let starts = result.blocks.starts, count = Format.count
-        var extra = Metrics([PoolMetric.blockS: p.block])
-        if let lateness = LatencySummary(starts.map { max(0, $0 - p.block) }) {
-            extra.merge(lateness.metrics(prefix: "lateness", unit: "_ms", scale: 1000))
-        }
+        let extra =
+            LatencySummary(starts.map { max(0, $0 - p.block) })?.metrics(prefix: "lateness", unit: "_ms", scale: 1000)
+            ?? Metrics()
         let m = result.metrics, added = m[PoolMetric.threadsAdded] ?? 0
         let fired = starts.count >= p.tasks, flat = added <= Double(p.cores)
         let outcome: Outcome = !fired ? .stalled : flat ? .completed : .heldThreads

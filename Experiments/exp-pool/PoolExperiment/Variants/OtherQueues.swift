@@ -10,7 +10,7 @@ enum SerialQueue {
         let queue = DispatchQueue(label: "pool.serial"), hold = p.block
         // Each block holds the serial queue's one thread, on purpose.
         let result = window.run(context) { blocks in for _ in 0..<p.tasks { queue.async { blocks.hold(hold) } } }
-        return result.record(extra: Metrics([PoolMetric.blockS: p.block]), evidence: result.probeLine)
+        return result.record(evidence: result.probeLine)
     }
 }
 
@@ -25,7 +25,7 @@ enum OvercommitFlood {
         let queues = (0..<p.tasks).map { DispatchQueue(label: "pool.overcommit.\($0)") }, hold = p.block
         // Each block holds an overcommit thread on purpose.
         let result = window.run(context) { blocks in for queue in queues { queue.async { blocks.hold(hold) } } }
-        var record = result.record(extra: Metrics([PoolMetric.blockS: p.block]), evidence: result.probeLine)
+        var record = result.record(evidence: result.probeLine)
         // The count jumps at once and then stays flat: a slope through that says nothing.
         record.metrics[PoolMetric.growthThreadsPerS] = nil
         return record

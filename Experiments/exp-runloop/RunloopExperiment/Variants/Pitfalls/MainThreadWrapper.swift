@@ -40,8 +40,7 @@ enum MainThreadWrapper {
                 outcome: .failed,
                 evidence: "blocks the main thread for good: runs only as a child trial, on its main thread")
         }
-        let start = MonotonicClock.now()
-        let done = DispatchSemaphore(value: 0)
+        let start = MonotonicClock.now(), done = DispatchSemaphore(value: 0)
         startRequest(duration: context.parameters(RunloopParameters.self).request, progress: context.progress) {
             done.signal()
         }
@@ -55,8 +54,7 @@ enum MainThreadWrapper {
         guard Thread.isMainThread else {
             return VariantRecord(outcome: .failed, evidence: "must run on the main thread (as a child trial)")
         }
-        let start = MonotonicClock.now()
-        let done = Atomic<Bool>(false)
+        let start = MonotonicClock.now(), done = Atomic<Bool>(false)
         startRequest(duration: context.parameters(RunloopParameters.self).request, progress: context.progress) {
             done.store(true, ordering: .releasing)
         }
@@ -76,7 +74,7 @@ enum MainThreadWrapper {
             RunloopMetric.total: 1, RunloopMetric.completed: 1, RunloopMetric.steps: Double(progress.value),
             RunloopMetric.wallS: wall,
         ])
-        if let passes { metrics[RunloopMetric.passes] = Double(passes) }
+        metrics[RunloopMetric.passes] = passes.map(Double.init)
         let how = passes.map { " after \(SpinWrapper.passes($0)) of the main run loop" } ?? ""
         return VariantRecord(
             outcome: .completed, metrics: metrics,
