@@ -35,11 +35,7 @@ enum MainThreadWrapper {
     /// inlined: the finding looks for this frame under the semaphore wait.
     @inline(never)
     static func semaphore(_ context: VariantContext) -> VariantRecord {
-        guard context.inChild, Thread.isMainThread else {
-            return VariantRecord(
-                outcome: .failed,
-                evidence: "blocks the main thread for good: runs only as a child trial, on its main thread")
-        }
+        if let refused = context.mainThreadRefusal(blocksItForGood: true) { return refused }
         let start = MonotonicClock.now(), done = DispatchSemaphore(value: 0)
         startRequest(duration: context.parameters(RunloopParameters.self).request, progress: context.progress) {
             done.signal()
@@ -51,9 +47,7 @@ enum MainThreadWrapper {
 
     /// Runs the main run loop until the completion has run.
     static func runLoop(_ context: VariantContext) -> VariantRecord {
-        guard Thread.isMainThread else {
-            return VariantRecord(outcome: .failed, evidence: "must run on the main thread (as a child trial)")
-        }
+        if let refused = context.mainThreadRefusal() { return refused }
         let start = MonotonicClock.now(), done = Atomic<Bool>(false)
         startRequest(duration: context.parameters(RunloopParameters.self).request, progress: context.progress) {
             done.store(true, ordering: .releasing)

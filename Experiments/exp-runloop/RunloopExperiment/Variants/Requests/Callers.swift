@@ -30,7 +30,8 @@ public enum CallerKind: String, Sendable, CaseIterable {
 
 /// The caller's side of a request: start it, wait for its timeout, note when it woke.
 struct RequestClient: Sendable {
-    let runtime: PlacementRuntime, progress: ProgressCounter
+    let runtime: PlacementRuntime
+    let progress: ProgressCounter
 
     /// The article's `[[Foo new] test]`: blocks the calling thread until the request's timer fires.
     /// Never inlined: the findings look for this frame under the semaphore wait.
