@@ -46,8 +46,9 @@ struct ProbeWindow {
     /// has not risen for `flat` seconds (a cap).
     enum Ending { case after(Seconds), allStarted(within: Seconds), plateau(flat: Seconds, within: Seconds) }
 
-    /// Idle probes first, units of work expected, and how long to wait after the watch for probes still queued.
-    var idleProbes: Int, expected: Int, ending: Ending, drain: Seconds
+    /// How long to wait after the watch for probes still queued; whether the idle baseline takes
+    /// the flood's probes (`floodIdleProbes`, not `idleProbes`). The work is `--tasks` units.
+    var ending: Ending, drain: Seconds, floodBaseline = false
 
     /// `plateau`: the count stopped rising while work still waited; `outcome` by `Responsiveness`.
     struct Result {
@@ -57,12 +58,13 @@ struct ProbeWindow {
     /// Runs the watch on the calling thread; `start` submits the work and must return at once.
     /// Needs the `.stallWatch` and `.threadTimeline` instruments.
     func run(_ context: VariantContext, start: (Blocks) -> Void) -> Result {
-        let p = context.parameters(PoolParameters.self)
+        let p = context.parameters(PoolParameters.self), expected = p.tasks
         guard let sampler = context.threads else {
             preconditionFailure("a probing variant declares instruments: [.threadTimeline]")
         }
         let idle = QueueProbes.idleBaseline(
-            .global(), count: idleProbes, spacing: p.idleSpacing, machineDelay: context.machineDelay)
+            .global(), count: floodBaseline ? p.floodIdleProbes : p.idleProbes, spacing: p.idleSpacing,
+            machineDelay: context.machineDelay)
         let blocks = Blocks(context), probes = QueueProbes(.global())
         start(blocks)
 

@@ -13,7 +13,7 @@ public final class VariantContext: Sendable {
     /// Monotonic start of the trial.
     public let startedAt: Seconds
     /// Whether this trial runs in a child process (so it may block, leak or trap on purpose).
-    public let inChild: Bool
+    let inChild: Bool
     /// The same-moment control, when the variant declared `.stallWatch` (or
     /// `.realtimeStallWatch`).
     public let stallWatch: StallWatch?

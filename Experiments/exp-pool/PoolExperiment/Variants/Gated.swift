@@ -40,7 +40,7 @@ public enum GateKind: String, CaseIterable, Sendable {
 enum Gated {
     static func run(_ context: VariantContext) -> VariantRecord {
         let p = context.parameters(PoolParameters.self)
-        let window = ProbeWindow(idleProbes: p.idleProbes, expected: p.tasks, ending: .after(p.duration), drain: 1.5)
+        let window = ProbeWindow(ending: .after(p.duration), drain: 1.5)
         var keep: AnyObject?
         let hold = p.block
         // Each block still blocks a pool thread, but at most `gate` of them.

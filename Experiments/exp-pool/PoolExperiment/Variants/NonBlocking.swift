@@ -6,8 +6,7 @@ import LabHarness
 enum NonBlocking {
     static func run(_ context: VariantContext) -> VariantRecord {
         let p = context.parameters(PoolParameters.self)
-        let window = ProbeWindow(
-            idleProbes: p.idleProbes, expected: p.tasks, ending: .allStarted(within: p.block + 5), drain: 1)
+        let window = ProbeWindow(ending: .allStarted(within: p.block + 5), drain: 1)
         let result = window.run(context) { blocks in
             for _ in 0..<p.tasks {
                 DispatchQueue.global().asyncAfter(deadline: .now() + p.block) {
