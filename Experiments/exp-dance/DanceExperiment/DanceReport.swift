@@ -5,13 +5,7 @@ import LabHarness
 enum DanceReport {
     static let columns: [ReportColumn] = [
         ReportColumn("captured") { captured($0.metrics)?.description ?? "—" },
-        ReportColumn("alive after scope") { v in
-            switch v[DanceMetric.aliveAtScopeExit] {
-            case 1?: "yes";
-            case 0?: "no";
-            default: "?"
-            }
-        },
+        ReportColumn("alive after scope") { [1: "yes", 0: "no"][$0[DanceMetric.aliveAtScopeExit] ?? -1] ?? "?" },
         ReportColumn("released") { v in
             switch v[DanceMetric.released] {
             case 1?: "after " + (v[DanceMetric.releaseAfterScopeS].map(Format.seconds) ?? "?")

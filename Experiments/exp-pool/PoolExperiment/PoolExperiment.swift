@@ -56,7 +56,7 @@ public let poolExperiment = ExperimentDefinition(
             claim: Claim(
                 "pool.flood-starves-unrelated-work",
                 "probes queued behind the flood's blocks wait at least 10 x the idle latency, at p50 and at p99"),
-            time: .from { (p: PoolParameters) in p.floodTime }, instruments: probing,
+            time: .from(\PoolParameters.floodTime), instruments: probing,
             progressMetric: PoolMetric.blocksStarted, body: GlobalFlood.run),
         Variant(
             PoolVariant.gated, "the same blocks, at most --gate of them in the pool at once",

@@ -56,7 +56,6 @@ enum PoolVerdicts {
                 + "the cap itself needs --find-cap (minutes)")
     }
 
-    /// Why this run's flood cannot exhaust the pool (fewer blocks than a stated limit), or `nil`.
     /// Why the gated variant's claim cannot hold on this run: its gate is not narrower than
     /// the pool (libdispatch's pool starts as wide as the CPUs in the affinity mask), so the
     /// gate's blocks fill every worker and nothing is left for the probes, whatever the gate
@@ -93,6 +92,7 @@ enum PoolVerdicts {
             + "pool adds a thread, not on the cores"
     }
 
+    /// Why this run's flood cannot exhaust the pool (fewer blocks than a stated limit), or `nil`.
     static func floodFitsThePool(_ options: ParsedOptions) -> String? {
         DispatchPoolSize.current.tooFewToExhaust(PoolParameters(options).tasks, what: "blocks")
     }

@@ -46,8 +46,9 @@ struct ProbeWindow {
     /// has not risen for `flat` seconds (a cap).
     enum Ending { case after(Seconds), allStarted(within: Seconds), plateau(flat: Seconds, within: Seconds) }
 
-    /// Idle probes first, units of work expected, and how long to wait after the watch for probes still queued.
-    var idleProbes: Int, expected: Int, ending: Ending, drain: Seconds
+    /// How long to wait after the watch for probes still queued; whether the idle baseline takes
+    /// the flood's probes (`floodIdleProbes`, not `idleProbes`). The work is `--tasks` units.
+    var ending: Ending, drain: Seconds, floodBaseline = false
 
     /// `plateau`: the count stopped rising while work still waited; `outcome` by `Responsiveness`.
     struct Result {
@@ -57,12 +58,13 @@ struct ProbeWindow {
     /// Runs the watch on the calling thread; `start` submits the work and must return at once.
     /// Needs the `.stallWatch` and `.threadTimeline` instruments.
     func run(_ context: VariantContext, start: (Blocks) -> Void) -> Result {
-        let p = context.parameters(PoolParameters.self)
+        let p = context.parameters(PoolParameters.self), expected = p.tasks
         guard let sampler = context.threads else {
             preconditionFailure("a probing variant declares instruments: [.threadTimeline]")
         }
         let idle = QueueProbes.idleBaseline(
-            .global(), count: idleProbes, spacing: p.idleSpacing, machineDelay: context.machineDelay)
+            .global(), count: floodBaseline ? p.floodIdleProbes : p.idleProbes, spacing: p.idleSpacing,
+            machineDelay: context.machineDelay)
         let blocks = Blocks(context), probes = QueueProbes(.global())
         start(blocks)
 
@@ -93,7 +95,8 @@ struct ProbeWindow {
         plateau = plateau && blocks.started < expected
 
         var m = Metrics([
-            PoolMetric.tasks: Double(expected), PoolMetric.blocksStarted: Double(starts.count),
+            PoolMetric.tasks: Double(expected), PoolMetric.blockS: p.block,
+            PoolMetric.blocksStarted: Double(starts.count),
             PoolMetric.runningMax: Double(blocks.maxRunning), PoolMetric.watchS: watchEnd - blocks.origin,
             PoolMetric.threadsBefore: Double(timeline.first), PoolMetric.threadsPeak: Double(timeline.peak),
             PoolMetric.threadsAdded: Double(timeline.peak - timeline.first),
@@ -117,14 +120,15 @@ struct ProbeWindow {
             let growthEnd = starts.count >= expected ? (starts.last ?? timeline.duration) : timeline.duration
             m[PoolMetric.growthThreadsPerS] = timeline.growthRate(in: 0...max(growthEnd, 0.05))
         }
-        if let raw = LatencySummary(idle.waits) { m.merge(raw.metrics(prefix: "idle", unit: "_ms", scale: 1000)) }
         let idleNet = LatencySummary(idle.net)
         m.set([
             PoolMetric.idleNetP50Ms: idleNet.map { $0.p50 * 1000 },
             PoolMetric.idleNetP99Ms: idleNet.map { $0.p99 * 1000 },
         ])
         let waits = probes.waits(at: end, machineDelay: context.machineDelay)
-        for (prefix, values) in [("probe", waits.probe), ("control", waits.control), ("excess", waits.excess)] {
+        for (prefix, values) in [
+            ("idle", idle.waits), ("probe", waits.probe), ("control", waits.control), ("excess", waits.excess),
+        ] {
             if let summary = LatencySummary(values) {
                 m.merge(summary.metrics(prefix: prefix, unit: "_ms", scale: 1000))
             }

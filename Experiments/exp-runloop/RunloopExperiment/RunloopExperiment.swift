@@ -84,7 +84,7 @@ public let runloopExperiment = ExperimentDefinition(
                     .leaked, "run(until:) still held its thread \(Int(GuardRelease.grace)) s past its guard date"),
                 .forbidden(.stalled, "a caller never woke: thread callers leave the pool free for the run loops"),
             ],
-            time: .from { (p: RunloopParameters) in p.guardTime }, instruments: [.stallWatch], body: GuardRelease.run),
+            time: .from(\RunloopParameters.guardTime), instruments: [.stallWatch], body: GuardRelease.run),
         requestVariant(
             .dedicatedThread, summary: "a new Thread per request runs its run loop (the article's first way)",
             expect: [

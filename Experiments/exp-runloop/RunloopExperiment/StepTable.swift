@@ -70,8 +70,6 @@ final class StepTable<Row: Sendable>: Sendable {
 final class PeakGauge: Sendable {
     private let state = Mutex((now: 0, peak: 0))
 
-    init() {}
-
     func enter() {
         state.withLock { s in
             s.now += 1; s.peak = max(s.peak, s.now)

@@ -13,7 +13,7 @@ public final class VariantContext: Sendable {
     /// Monotonic start of the trial.
     public let startedAt: Seconds
     /// Whether this trial runs in a child process (so it may block, leak or trap on purpose).
-    public let inChild: Bool
+    let inChild: Bool
     /// The same-moment control, when the variant declared `.stallWatch` (or
     /// `.realtimeStallWatch`).
     public let stallWatch: StallWatch?
@@ -143,4 +143,19 @@ public final class VariantContext: Sendable {
 
     /// Seconds since the trial started at monotonic instant `instant`.
     public func since(_ instant: Seconds) -> Seconds { instant - startedAt }
+}
+
+extension VariantContext {
+    /// The `failed` record of a body that needs the main thread, where it may not run: off the
+    /// main thread, or, for one that `blocksItForGood`, anywhere but a child trial's main thread;
+    /// `nil` where it may run. For the experiments whose trials wait on the main thread.
+    public func mainThreadRefusal(blocksItForGood: Bool = false) -> VariantRecord? {
+        if blocksItForGood, !(inChild && Thread.isMainThread) {
+            return VariantRecord(
+                outcome: .failed,
+                evidence: "blocks the main thread for good: runs only as a child trial, on its main thread")
+        }
+        return Thread.isMainThread
+            ? nil : VariantRecord(outcome: .failed, evidence: "must run on the main thread (as a child trial)")
+    }
 }

@@ -50,11 +50,7 @@ enum URLSessionSyncWrapper {
     }
 
     static func onMain(_ context: VariantContext) throws -> VariantRecord {
-        guard context.inChild, Thread.isMainThread else {
-            return VariantRecord(
-                outcome: .failed,
-                evidence: "blocks the main thread for good: runs only as a child trial, on its main thread")
-        }
+        if let refused = context.mainThreadRefusal(blocksItForGood: true) { return refused }
         return try measure(context, delegateQueue: .main, deadline: .distantFuture)
     }
 

@@ -29,16 +29,15 @@ enum Cooperative {
             finished += 1
         }
         let wall = MonotonicClock.now() - blocks.origin, starts = blocks.starts
-        var m = Metrics([
+        let timeline = context.threads?.stop().since(blocks.origin)
+        var m = Metrics()
+        m.set([
             PoolMetric.tasks: Double(count), PoolMetric.holdS: hold, PoolMetric.cores: Double(p.cores),
             PoolMetric.blocksStarted: Double(starts.count), PoolMetric.finished: Double(finished),
             PoolMetric.runningMax: Double(blocks.maxRunning), PoolMetric.wallS: wall,
+            PoolMetric.blocksLastStartS: starts.last, PoolMetric.threadsBefore: timeline.map { Double($0.first) },
+            PoolMetric.threadsPeak: timeline.map { Double($0.peak) },
         ])
-        m[PoolMetric.blocksLastStartS] = starts.last
-        let timeline = context.threads?.stop().since(blocks.origin)
-        (m[PoolMetric.threadsBefore], m[PoolMetric.threadsPeak]) = (
-            timeline.map { Double($0.first) }, timeline.map { Double($0.peak) }
-        )
         return VariantRecord(
             outcome: finished == count ? .completed : .stalled, metrics: m, series: ["started": Blocks.series(starts)])
     }

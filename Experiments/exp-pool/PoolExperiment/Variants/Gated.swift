@@ -40,7 +40,7 @@ public enum GateKind: String, CaseIterable, Sendable {
 enum Gated {
     static func run(_ context: VariantContext) -> VariantRecord {
         let p = context.parameters(PoolParameters.self)
-        let window = ProbeWindow(idleProbes: p.idleProbes, expected: p.tasks, ending: .after(p.duration), drain: 1.5)
+        let window = ProbeWindow(ending: .after(p.duration), drain: 1.5)
         var keep: AnyObject?
         let hold = p.block
         // Each block still blocks a pool thread, but at most `gate` of them.
@@ -59,7 +59,7 @@ enum Gated {
                 + "the pool grew \(count(added)) threads (at most gate + \(count(PoolVerdicts.gateSlack.value)))")
         let limit = Responsiveness.limitMs(idleP99Ms: m[PoolMetric.idleNetP99Ms] ?? 0)
         return result.record(
-            extra: Metrics([PoolMetric.blockS: p.block, PoolMetric.gate: Double(p.gate)]),
+            extra: Metrics([PoolMetric.gate: Double(p.gate)]),
             evidence: result.probeLine
                 + "; limit \(PoolVerdicts.ms(limit)) (\(Responsiveness.responsiveMultiple), at least \(Responsiveness.instant))",
             mechanism: mechanism)

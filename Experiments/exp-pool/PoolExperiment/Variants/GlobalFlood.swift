@@ -13,8 +13,7 @@ enum GlobalFlood {
             p.findCap
             ? .plateau(flat: PoolParameters.capPlateau, within: PoolParameters.capBudget)
             : .allStarted(within: p.duration)
-        let window = ProbeWindow(
-            idleProbes: p.floodIdleProbes, expected: p.tasks, ending: ending, drain: p.findCap ? 0 : p.block + 1.5)
+        let window = ProbeWindow(ending: ending, drain: p.findCap ? 0 : p.block + 1.5, floodBaseline: true)
         let hold = p.block, forever = p.findCap, never = DispatchSemaphore(value: 0)
         let result = window.run(context) { blocks in
             for _ in 0..<p.tasks {
@@ -24,8 +23,8 @@ enum GlobalFlood {
                 }
             }
         }
-        var extra = Metrics([PoolMetric.blockS: p.block])
-        if let limit = DispatchPoolSize.current.statedLimit { extra[PoolMetric.poolStatedLimit] = Double(limit) }
+        var extra = Metrics()
+        extra[PoolMetric.poolStatedLimit] = DispatchPoolSize.current.statedLimit.map(Double.init)
         guard p.findCap else {
             return result.record(
                 extra: extra, evidence: result.probeLine + "; \(Responsiveness.starvation) at p50 and p99 is `starved`",

@@ -11,11 +11,8 @@ enum MainThread {
     static let frame: Seconds = 1.0 / 60, tickLabel = "tick"
 
     static func run(_ context: VariantContext) -> VariantRecord {
-        guard Thread.isMainThread else {
-            return VariantRecord(outcome: .failed, evidence: "must run on the main thread (as a child trial)")
-        }
-        let p = context.parameters(PoolParameters.self)
-        let waits = MainWaits()
+        if let refused = context.mainThreadRefusal() { return refused }
+        let p = context.parameters(PoolParameters.self), waits = MainWaits()
         let timer = Timer(fire: Date(), interval: frame, repeats: true) { _ in
             waits.sample(at: context.event(tickLabel))
         }

@@ -6,8 +6,7 @@ import LabHarness
 enum NonBlocking {
     static func run(_ context: VariantContext) -> VariantRecord {
         let p = context.parameters(PoolParameters.self)
-        let window = ProbeWindow(
-            idleProbes: p.idleProbes, expected: p.tasks, ending: .allStarted(within: p.block + 5), drain: 1)
+        let window = ProbeWindow(ending: .allStarted(within: p.block + 5), drain: 1)
         let result = window.run(context) { blocks in
             for _ in 0..<p.tasks {
                 DispatchQueue.global().asyncAfter(deadline: .now() + p.block) {
@@ -17,10 +16,9 @@ enum NonBlocking {
         }
         // Every timer was set within microseconds of the work's start: its lateness is its start minus one delay.
         let starts = result.blocks.starts, count = Format.count
-        var extra = Metrics([PoolMetric.blockS: p.block])
-        if let lateness = LatencySummary(starts.map { max(0, $0 - p.block) }) {
-            extra.merge(lateness.metrics(prefix: "lateness", unit: "_ms", scale: 1000))
-        }
+        let extra =
+            LatencySummary(starts.map { max(0, $0 - p.block) })?.metrics(prefix: "lateness", unit: "_ms", scale: 1000)
+            ?? Metrics()
         let m = result.metrics, added = m[PoolMetric.threadsAdded] ?? 0
         let fired = starts.count >= p.tasks, flat = added <= Double(p.cores)
         let outcome: Outcome = !fired ? .stalled : flat ? .completed : .heldThreads

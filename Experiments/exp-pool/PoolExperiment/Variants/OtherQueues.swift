@@ -6,11 +6,11 @@ import LabHarness
 enum SerialQueue {
     static func run(_ context: VariantContext) -> VariantRecord {
         let p = context.parameters(PoolParameters.self)
-        let window = ProbeWindow(idleProbes: p.idleProbes, expected: p.tasks, ending: .after(p.duration), drain: 1.5)
+        let window = ProbeWindow(ending: .after(p.duration), drain: 1.5)
         let queue = DispatchQueue(label: "pool.serial"), hold = p.block
         // Each block holds the serial queue's one thread, on purpose.
         let result = window.run(context) { blocks in for _ in 0..<p.tasks { queue.async { blocks.hold(hold) } } }
-        return result.record(extra: Metrics([PoolMetric.blockS: p.block]), evidence: result.probeLine)
+        return result.record(evidence: result.probeLine)
     }
 }
 
@@ -20,12 +20,11 @@ enum SerialQueue {
 enum OvercommitFlood {
     static func run(_ context: VariantContext) -> VariantRecord {
         let p = context.parameters(PoolParameters.self)
-        let window = ProbeWindow(
-            idleProbes: p.idleProbes, expected: p.tasks, ending: .allStarted(within: p.duration), drain: 1.5)
+        let window = ProbeWindow(ending: .allStarted(within: p.duration), drain: 1.5)
         let queues = (0..<p.tasks).map { DispatchQueue(label: "pool.overcommit.\($0)") }, hold = p.block
         // Each block holds an overcommit thread on purpose.
         let result = window.run(context) { blocks in for queue in queues { queue.async { blocks.hold(hold) } } }
-        var record = result.record(extra: Metrics([PoolMetric.blockS: p.block]), evidence: result.probeLine)
+        var record = result.record(evidence: result.probeLine)
         // The count jumps at once and then stays flat: a slope through that says nothing.
         record.metrics[PoolMetric.growthThreadsPerS] = nil
         return record

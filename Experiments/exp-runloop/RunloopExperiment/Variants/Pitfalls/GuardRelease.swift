@@ -48,20 +48,19 @@ enum GuardRelease {
         let end = MonotonicClock.now()
 
         let a = log[untilDate], b = log[forever]
-        var m = Metrics()
-        m[RunloopMetric.total] = 2
-        m[RunloopMetric.completed] = Double([a, b].count { $0.woke != nil })
-        m[RunloopMetric.fired] = Double([a, b].count { $0.fired != nil })
-        m[RunloopMetric.guardPromisedS] = promised
+        var m = Metrics([
+            RunloopMetric.total: 2, RunloopMetric.completed: Double([a, b].count { $0.woke != nil }),
+            RunloopMetric.fired: Double([a, b].count { $0.fired != nil }), RunloopMetric.guardPromisedS: promised,
+            RunloopMetric.untilDateReleased: a.released == nil ? 0 : 1,
+            RunloopMetric.runReleased: b.released == nil ? 0 : 1,
+            RunloopMetric.wallS: end - start,
+        ])
         if let armed = a.armed, let released = a.released {
             m[RunloopMetric.untilDateReleasedAfterS] = released - armed
             m[RunloopMetric.untilDateExcessS] = max(
                 0, released - armed - promised - context.machineDelay(from: armed + promised, to: released))
         }
-        m[RunloopMetric.untilDateReleased] = a.released == nil ? 0 : 1
-        m[RunloopMetric.runReleased] = b.released == nil ? 0 : 1
-        if let armed = b.armed { m[RunloopMetric.runHeldS] = (b.released ?? end) - armed }
-        m[RunloopMetric.wallS] = end - start
+        m[RunloopMetric.runHeldS] = b.armed.map { (b.released ?? end) - $0 }
 
         let outcome: Outcome = m[RunloopMetric.completed] != 2 ? .stalled : a.released == nil ? .leaked : .completed
         let untilText =

@@ -35,13 +35,8 @@ enum MainThreadWrapper {
     /// inlined: the finding looks for this frame under the semaphore wait.
     @inline(never)
     static func semaphore(_ context: VariantContext) -> VariantRecord {
-        guard context.inChild, Thread.isMainThread else {
-            return VariantRecord(
-                outcome: .failed,
-                evidence: "blocks the main thread for good: runs only as a child trial, on its main thread")
-        }
-        let start = MonotonicClock.now()
-        let done = DispatchSemaphore(value: 0)
+        if let refused = context.mainThreadRefusal(blocksItForGood: true) { return refused }
+        let start = MonotonicClock.now(), done = DispatchSemaphore(value: 0)
         startRequest(duration: context.parameters(RunloopParameters.self).request, progress: context.progress) {
             done.signal()
         }
@@ -52,11 +47,8 @@ enum MainThreadWrapper {
 
     /// Runs the main run loop until the completion has run.
     static func runLoop(_ context: VariantContext) -> VariantRecord {
-        guard Thread.isMainThread else {
-            return VariantRecord(outcome: .failed, evidence: "must run on the main thread (as a child trial)")
-        }
-        let start = MonotonicClock.now()
-        let done = Atomic<Bool>(false)
+        if let refused = context.mainThreadRefusal() { return refused }
+        let start = MonotonicClock.now(), done = Atomic<Bool>(false)
         startRequest(duration: context.parameters(RunloopParameters.self).request, progress: context.progress) {
             done.store(true, ordering: .releasing)
         }
@@ -76,7 +68,7 @@ enum MainThreadWrapper {
             RunloopMetric.total: 1, RunloopMetric.completed: 1, RunloopMetric.steps: Double(progress.value),
             RunloopMetric.wallS: wall,
         ])
-        if let passes { metrics[RunloopMetric.passes] = Double(passes) }
+        metrics[RunloopMetric.passes] = passes.map(Double.init)
         let how = passes.map { " after \(SpinWrapper.passes($0)) of the main run loop" } ?? ""
         return VariantRecord(
             outcome: .completed, metrics: metrics,

@@ -38,8 +38,7 @@ enum SpinWrapper {
             let port = withSource ? SocketPort(tcpPort: 0) : nil
             if let port { RunLoop.current.add(port, forMode: .default) }
             guard start.signalReady(publishing: { shared.handle.withLock { $0 = .current } }) else { return }
-            let start = MonotonicClock.now()
-            let cpuStart = CPUTime.currentThread()
+            let start = MonotonicClock.now(), cpuStart = CPUTime.currentThread()
             // Time on a CPU plus time waiting in the run queue for one (`nil` on Darwin): a
             // busy loop is runnable all the time whatever the load, where its CPU time is only
             // its share of a loaded machine's cores.
@@ -71,15 +70,13 @@ enum SpinWrapper {
         if r.portMissing { return VariantRecord(outcome: .failed, evidence: "no socket port could be made") }
         context.progress.advance()
 
-        var metrics = Metrics([
+        var metrics = Metrics()
+        metrics.set([
             RunloopMetric.wallS: r.wall, RunloopMetric.passes: Double(r.passes),
-            RunloopMetric.passesPerS: Double(r.passes) / r.wall,
+            RunloopMetric.passesPerS: Double(r.passes) / r.wall, RunloopMetric.cpuS: r.cpu,
+            RunloopMetric.cpuPerWall: r.cpu.map { $0 / r.wall },
+            RunloopMetric.runnablePerWall: r.runnable.map { min($0 / r.wall, 1) },
         ])
-        if let cpu = r.cpu {
-            metrics[RunloopMetric.cpuS] = cpu
-            metrics[RunloopMetric.cpuPerWall] = cpu / r.wall
-        }
-        if let runnable = r.runnable { metrics[RunloopMetric.runnablePerWall] = min(runnable / r.wall, 1) }
         let passesText = "\(passes(r.passes)) of run(mode:before:) in \(Format.seconds(r.wall))"
         guard let cpuPerWall = metrics[RunloopMetric.cpuPerWall] else {
             return VariantRecord(outcome: .failed, metrics: metrics, evidence: passesText + "; CPU time unknown")
@@ -88,9 +85,9 @@ enum SpinWrapper {
         let spun = busy(cpuPerWall: cpuPerWall, runnablePerWall: runnable)
         let cpuText = "\(Format.decimal(cpuPerWall, places: 2)) CPU-s per s"
         let runnableText = runnable.map { ", runnable \(Format.decimal($0 * 100, places: 0)) % of the time" } ?? ""
-        let evidence =
-            "\(passesText); \(cpuText)\(runnableText) [\(busyCPU), \(busyRunnable)]"
-        return VariantRecord(outcome: spun ? .busyLoop : .completed, metrics: metrics, evidence: evidence)
+        return VariantRecord(
+            outcome: spun ? .busyLoop : .completed, metrics: metrics,
+            evidence: "\(passesText); \(cpuText)\(runnableText) [\(busyCPU), \(busyRunnable)]")
     }
 
     static func passes(_ n: Int) -> String {

@@ -32,9 +32,7 @@ enum TimerInit {
 
     static func run(_ context: VariantContext) -> VariantRecord {
         let interval = context.parameters(RunloopParameters.self).interval
-        let delays = Mutex<[Constructor: TimeInterval]>([:])
-        let armedAt = MonotonicClock.now()
-        let group = DispatchGroup()
+        let delays = Mutex<[Constructor: TimeInterval]>([:]), armedAt = MonotonicClock.now(), group = DispatchGroup()
         for constructor in Constructor.allCases {
             group.enter()
             NamedThread.start("rl.timer") {
@@ -66,8 +64,7 @@ enum TimerInit {
         // The early constructor's first fire without what a machine stall added to it.
         let earlyDelay = measured[.timeInterval] ?? 0
         let earlyNet = earlyDelay - context.machineDelay(from: armedAt, to: armedAt + earlyDelay)
-        var metrics = Metrics()
-        metrics[RunloopMetric.intervalMs] = interval * 1000
+        var metrics = Metrics([RunloopMetric.intervalMs: interval * 1000])
         for c in Constructor.allCases { metrics["first_fire.\(c.rawValue)_ms"] = (measured[c] ?? .nan) * 1000 }
         metrics[RunloopMetric.firstFireTimeIntervalInitExcessMs] =
             measured[.timeInterval] == nil ? nil : earlyNet * 1000

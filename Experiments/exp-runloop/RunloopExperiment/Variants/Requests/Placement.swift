@@ -40,7 +40,9 @@ final class PlacementRuntime: Sendable {
         (self.placement, self.timeout, self.guardSeconds, self.log) = (placement, timeout, guardSeconds, log)
         operations.maxConcurrentOperationCount = 300
         shared = placement == .sharedThread ? SharedRunLoopThread.start(gauge: gauge) : nil
-        if placement == .sharedThread, shared == nil { throw SetupError("no socket port for the shared run loop") }
+        if placement == .sharedThread, shared == nil {
+            throw SetupError(description: "no socket port for the shared run loop")
+        }
     }
 
     /// Starts request `index`'s timeout on its run loop; `onTimeout` runs when its timer fires.
@@ -79,7 +81,4 @@ final class PlacementRuntime: Sendable {
     func stop() { shared?.stop() }
 }
 
-struct SetupError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
+struct SetupError: Error, CustomStringConvertible { var description: String }

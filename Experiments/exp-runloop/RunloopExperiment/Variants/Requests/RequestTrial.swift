@@ -248,6 +248,6 @@ enum RequestMetrics {
 
 /// Fixed decimal places for series points, so JSON stays readable.
 func rounded(_ value: Double, places: Int) -> Double {
-    let scale = (0..<places).reduce(1.0) { r, _ in r * 10 }
+    let scale = pow(10, Double(places))
     return (value * scale).rounded() / scale
 }

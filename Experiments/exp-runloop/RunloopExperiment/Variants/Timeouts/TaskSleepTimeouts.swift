@@ -6,11 +6,9 @@ import LabHarness
 /// the other is cancelled. The sleeping is the concurrency runtime's: its global executor
 /// hands delayed jobs to libdispatch's timers.
 public struct TaskSleepTimeouts: TimeoutDesign {
-
-    public init(tolerance: Duration? = .zero) { self.tolerance = tolerance }
-
     /// Tolerance handed to `Task.sleep`; `nil` lets the runtime choose.
-    public var tolerance: Duration? = .zero
+    public var tolerance: Duration?
+    public init(tolerance: Duration? = .zero) { self.tolerance = tolerance }
 
     public func race(deadline: TimeInterval, request: (@Sendable () async -> Void)?) async -> RaceOutcome {
         let tolerance = self.tolerance

@@ -42,8 +42,7 @@ public enum TimeoutTrial {
         guard let keeper = design.start() else { watch.stop(); floor.stop(); return nil }
         // Two locked writes per request, each after the instant it records (a timer's fire
         // instant is the design's own).
-        let table = StepTable(count: requests, row: Slot()), done = ProgressCounter()
-        let issueStart = MonotonicClock.now()
+        let table = StepTable(count: requests, row: Slot()), done = ProgressCounter(), issueStart = MonotonicClock.now()
         for i in 0..<requests {
             let after = completeAfter(i)
             Task.detached {
@@ -69,20 +68,19 @@ public enum TimeoutTrial {
         keeper.stop()
         let slots = table.snapshot()
 
-        var m = Metrics()
         let lateness = slots.compactMap { s in
             s.woke == nil ? nil : s.fired.flatMap { f in s.started.map { f - ($0 + timeout) } }
         }
-        m[RunloopMetric.total] = Double(requests)
-        m[RunloopMetric.fired] = Double(lateness.count)
-        m[RunloopMetric.completed] = Double(slots.count { $0.woke != nil })
-        m[RunloopMetric.completedFirst] = Double(slots.count { $0.woke != nil && $0.fired == nil })
-        m[RunloopMetric.early] = Double(lateness.count { $0 < 0 })
-        m[RunloopMetric.cpuS] = cpu
-        m[RunloopMetric.timersArmed] = armed.map(Double.init)
         let callers = Set(slots.flatMap { [$0.startThread, $0.wakeThread] }).subtracting([0])
         let added = appeared.filter { !callers.contains(Int($0.id)) }.sorted { $0.id < $1.id }
-        m[RunloopMetric.threadsAdded] = Double(added.count)
+        var m = Metrics()
+        m.set([
+            RunloopMetric.total: Double(requests), RunloopMetric.fired: Double(lateness.count),
+            RunloopMetric.completed: Double(slots.count { $0.woke != nil }),
+            RunloopMetric.completedFirst: Double(slots.count { $0.woke != nil && $0.fired == nil }),
+            RunloopMetric.early: Double(lateness.count { $0 < 0 }), RunloopMetric.cpuS: cpu,
+            RunloopMetric.timersArmed: armed.map(Double.init), RunloopMetric.threadsAdded: Double(added.count),
+        ])
         m.summarize(
             lateness, scale: 1000, p50: RunloopMetric.latenessP50Ms, p99: RunloopMetric.latenessP99Ms,
             max: RunloopMetric.latenessMaxMs)
@@ -109,8 +107,7 @@ public enum TimeoutTrial {
             metrics: m, finished: finished, started: slots.count { $0.started != nil },
             addedThreadNames: added.map { $0.name.isEmpty ? "?" : $0.name },
             deadlines: slots.map { ($0.started ?? .nan) + timeout }, firedAt: slots.map { $0.fired ?? .nan },
-            issuedAt: issueStart,
-            threadPriority: priority)
+            issuedAt: issueStart, threadPriority: priority)
     }
 
     /// "(a thread that only wakes: p99 3.9 ms late, so 0.7 ms above that floor)", or nothing
@@ -126,7 +123,6 @@ public enum TimeoutTrial {
         guard let delay else { return nil }
         return { try? await Task.sleep(for: .nanoseconds(Int64(delay * 1e9))) }
     }
-
 
     /// A design variant's body (and a sweep point's): `--tasks` requests racing `--timeout`,
     /// lateness also net of the harness's same-moment control, outcome and evidence. The
