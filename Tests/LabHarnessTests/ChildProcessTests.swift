@@ -5,6 +5,98 @@ import Synchronization
 import XCTest
 
 final class ChildProcessTests: XCTestCase {
+    /// The children that only wait out a budget of a second or so (blocked, or reporting
+    /// progress that never ends): each is independent of the others and idle while it waits, so
+    /// the first test that reads one starts all five side by side, and each test reads its own.
+    /// The class then waits about as long as the longest (1.5 s) instead of the five in turn
+    /// (~5 s). Each keeps its own budget, and its time is taken from its own start.
+    private enum Waiting: CaseIterable {
+        case blocked, progressing, groupGrandchild, boundGrandchild, seenInTheTable
+
+        var arguments: [String] {
+            switch self {
+            case .blocked, .seenInTheTable: ["block"]
+            case .progressing: ["progress-forever"]
+            case .groupGrandchild: ["group-grandchild"]
+            case .boundGrandchild: ["grandchild"]
+            }
+        }
+
+        var budget: Double {
+            switch self {
+            case .blocked, .groupGrandchild, .seenInTheTable: 1
+            case .progressing: 0.6
+            case .boundGrandchild: 1.5
+            }
+        }
+    }
+
+    /// One waiting child's run, how long it took from its own start, and (for `seenInTheTable`)
+    /// whether the process table listed it while it ran.
+    private struct WaitedRun: Sendable {
+        var run: ChildRun
+        var took: Seconds
+        var seen: Bool
+    }
+
+    private struct Failure: Error, CustomStringConvertible { let description: String }
+
+    private static let waitedRuns = Mutex<[Waiting: Result<WaitedRun, Failure>]?>(nil)
+
+    private func waited(_ which: Waiting) throws -> WaitedRun {
+        let executable = try fixture()
+        let runs = Self.waitedRuns.withLock { cached in
+            if let cached { return cached }
+            let made = Self.runSideBySide(executable)
+            cached = made
+            return made
+        }
+        return try XCTUnwrap(runs[which], "\(which) did not run").get()
+    }
+
+    /// The `onStart` of `seenInTheTable`: marks `seen` once the process table lists the child.
+    private static func lookInTheTable(marking seen: Seen) -> @Sendable (Int32) -> Void {
+        { pid in
+            let deadline = MonotonicClock.now() + 0.8
+            while MonotonicClock.now() < deadline {
+                if ProcessTable.children().contains(where: {
+                    $0.pid == pid && $0.commandLine.hasSuffix("lab-fixture block")
+                }) {
+                    seen.flag.store(true, ordering: .relaxed)
+                    return
+                }
+                MonotonicClock.sleep(for: 0.01)
+            }
+        }
+    }
+
+    private final class Seen: Sendable { let flag = Atomic<Bool>(false) }
+
+    private static func runSideBySide(_ executable: String) -> [Waiting: Result<WaitedRun, Failure>] {
+        let results = Mutex<[Waiting: Result<WaitedRun, Failure>]>([:])
+        let group = DispatchGroup()
+        for which in Waiting.allCases {
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                let seen = Seen()
+                let onStart = which == .seenInTheTable ? lookInTheTable(marking: seen) : nil
+                let result = Result {
+                    let start = MonotonicClock.now()
+                    let run = try ChildProcess.run(
+                        ChildSpec(
+                            executable: executable, arguments: which.arguments, budget: which.budget,
+                            onStart: onStart))
+                    return WaitedRun(
+                        run: run, took: MonotonicClock.now() - start, seen: seen.flag.load(ordering: .relaxed))
+                }
+                results.withLock { $0[which] = result.mapError { Failure(description: "\(which): \($0)") } }
+            }
+        }
+        group.wait()
+        return results.withLock { $0 }
+    }
+
     func testACompletedChildKeepsItsOutput() throws {
         let run = try runFixture(["print", "hello from the child"])
         XCTAssertEqual(run.outcome, .completed)
@@ -35,9 +127,8 @@ final class ChildProcessTests: XCTestCase {
     /// The known truth: a child that blocks forever is a `deadlock`, reported within its budget
     /// plus one second, and nothing of it is left: not the process, not its group, no zombie.
     func testABlockedChildIsADeadlockWithinBudgetPlusOneSecondAndLeavesNothing() throws {
-        let start = MonotonicClock.now()
-        let run = try ChildProcess.run(ChildSpec(executable: fixture(), arguments: ["block"], budget: 1))
-        let took = MonotonicClock.now() - start
+        let waited = try waited(.blocked)
+        let (run, took) = (waited.run, waited.took)
         XCTAssertEqual(run.outcome, .deadlock)
         XCTAssertTrue(run.killedByHarness)
         XCTAssertLessThan(took, 1 + 1)
@@ -63,7 +154,7 @@ final class ChildProcessTests: XCTestCase {
 
     /// A child still making progress when its budget ends is slow, not stuck.
     func testAChildStillProgressingAtItsBudgetTimedOut() throws {
-        let run = try ChildProcess.run(ChildSpec(executable: fixture(), arguments: ["progress-forever"], budget: 0.6))
+        let run = try waited(.progressing).run
         XCTAssertEqual(run.outcome, .timedOut)
         XCTAssertGreaterThan(run.progress ?? 0, 1)
         XCTAssertFalse(processExists(run.pid))
@@ -71,7 +162,7 @@ final class ChildProcessTests: XCTestCase {
 
     /// Grandchildren in the child's group go with it.
     func testAGrandchildInTheSameGroupIsKilledToo() throws {
-        let run = try ChildProcess.run(ChildSpec(executable: fixture(), arguments: ["group-grandchild"], budget: 1))
+        let run = try waited(.groupGrandchild).run
         XCTAssertEqual(run.outcome, .deadlock)
         let line = run.stdout.split(separator: "\n").first { $0.hasPrefix("grandchild ") }
         let grandchild = try XCTUnwrap(line.flatMap { Int32($0.dropFirst("grandchild ".count)) })
@@ -83,7 +174,7 @@ final class ChildProcessTests: XCTestCase {
     /// A grandchild in a group of its own that binds its life to its parent dies when the
     /// harness kills that parent: no orphan.
     func testAGrandchildBoundToItsParentDiesWithIt() throws {
-        let run = try ChildProcess.run(ChildSpec(executable: fixture(), arguments: ["grandchild"], budget: 1.5))
+        let run = try waited(.boundGrandchild).run
         XCTAssertEqual(run.outcome, .deadlock)
         let file = "/tmp/lab-fixture-lifeline-\(run.pid)"
         defer { try? FileManager.default.removeItem(atPath: file) }
@@ -124,24 +215,9 @@ final class ChildProcessTests: XCTestCase {
     /// it once it has been reaped.
     func testTheProcessTableSeesChildrenUntilTheyAreReaped() throws {
         if let reason = ProcessTable.unavailableReason { throw XCTSkip(reason) }
-        let seen = Atomic<Bool>(false)
-        let run = try ChildProcess.run(
-            ChildSpec(
-                executable: fixture(), arguments: ["block"], budget: 1,
-                onStart: { pid in
-                    let deadline = MonotonicClock.now() + 0.8
-                    while MonotonicClock.now() < deadline {
-                        if ProcessTable.children().contains(where: {
-                            $0.pid == pid && $0.commandLine.hasSuffix("lab-fixture block")
-                        }) {
-                            seen.store(true, ordering: .relaxed)
-                            return
-                        }
-                        MonotonicClock.sleep(for: 0.01)
-                    }
-                }))
-        XCTAssertTrue(seen.load(ordering: .relaxed))
-        XCTAssertFalse(ProcessTable.all().contains { $0.pid == run.pid })
+        let waited = try waited(.seenInTheTable)
+        XCTAssertTrue(waited.seen)
+        XCTAssertFalse(ProcessTable.all().contains { $0.pid == waited.run.pid })
     }
 
     func testAMissingExecutableThrows() {

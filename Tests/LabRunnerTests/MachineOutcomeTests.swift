@@ -15,6 +15,14 @@ final class MachineOutcomeTests: XCTestCase {
         _ arguments: [String], prefix: String, via launcher: [String] = [], executable: String? = nil,
         budget: Double = 120, onStart: (@Sendable (Int32) -> Void)? = nil
     ) throws -> (ExperimentReport, Int32?) {
+        try Self.runLab(
+            arguments, prefix: prefix, via: launcher, executable: executable, budget: budget, onStart: onStart)
+    }
+
+    private static func runLab(
+        _ arguments: [String], prefix: String, via launcher: [String] = [], executable: String? = nil,
+        budget: Double = 120, onStart: (@Sendable (Int32) -> Void)? = nil
+    ) throws -> (ExperimentReport, Int32?) {
         let lab = try executable ?? BuiltProducts.executable("lab")
         let argv = launcher + ["/bin/sh", "-c", prefix + " exec \"$0\" \"$@\"", lab] + arguments + ["--json"]
         let run = try ChildProcess.run(
@@ -159,10 +167,10 @@ final class MachineOutcomeTests: XCTestCase {
 
     /// Runs `lab ARGUMENTS --json` and sends `signal` to its first trial child `after` seconds in
     /// (then SIGCONT `thenContinue` seconds later, for a stop).
-    private func labWithATrialSignalled(
+    private static func labWithATrialSignalled(
         _ arguments: [String], signal: Int32, after: Double, thenContinue: Double? = nil
     ) throws -> (ExperimentReport, Int32?) {
-        return try lab(
+        return try runLab(
             arguments, prefix: "",
             onStart: { labPID in
                 NamedThread.start("test.outsider") {
@@ -178,9 +186,58 @@ final class MachineOutcomeTests: XCTestCase {
             })
     }
 
+    /// The two signals from outside, each sent 1 s in to the trial of a `lab pool --quick
+    /// --variant gated` run of its own. The runs are independent, and a stopped trial only
+    /// waits, so the first test that reads one starts both side by side and each test reads its
+    /// own: the pair takes about as long as the stop (2.5 s) instead of 1 s more.
+    private enum FromOutside: CaseIterable {
+        case kill, stop
+
+        func run() throws -> (ExperimentReport, Int32?) {
+            let arguments = ["pool", "--quick", "--variant", "gated"]
+            switch self {
+            case .kill: return try labWithATrialSignalled(arguments, signal: SIGKILL, after: 1)
+            case .stop: return try labWithATrialSignalled(arguments, signal: SIGSTOP, after: 1, thenContinue: 1.5)
+            }
+        }
+    }
+
+    private struct SignalledRun: Sendable {
+        var report: ExperimentReport
+        var status: Int32?
+    }
+
+    private struct Failure: Error, CustomStringConvertible { let description: String }
+
+    private static let fromOutside = Mutex<[FromOutside: Result<SignalledRun, Failure>]?>(nil)
+
+    private func signalled(_ which: FromOutside) throws -> (ExperimentReport, Int32?) {
+        let runs = Self.fromOutside.withLock { cached in
+            if let cached { return cached }
+            let results = Mutex<[FromOutside: Result<SignalledRun, Failure>]>([:])
+            let group = DispatchGroup()
+            for each in FromOutside.allCases {
+                group.enter()
+                Thread.detachNewThread {
+                    defer { group.leave() }
+                    let result = Result { () throws -> SignalledRun in
+                        let (report, status) = try each.run()
+                        return SignalledRun(report: report, status: status)
+                    }
+                    results.withLock { $0[each] = result.mapError { Failure(description: "\(each): \($0)") } }
+                }
+            }
+            group.wait()
+            let made = results.withLock { $0 }
+            cached = made
+            return made
+        }
+        let run = try XCTUnwrap(runs[which], "\(which) did not run").get()
+        return (run.report, run.status)
+    }
+
     func testAKillFromOutsideIsNamedAndJudgesNothing() throws {
-        let (report, status) = try labWithATrialSignalled(
-            ["pool", "--quick", "--variant", "gated"], signal: SIGKILL, after: 1)
+        let (report, status) = try signalled(.kill)
         let gated = try XCTUnwrap(report.variant("gated"))
         XCTAssertEqual(gated.outcome, .killedFromOutside, gated.evidence ?? "")
         XCTAssertNil(gated.grade)
@@ -192,8 +249,7 @@ final class MachineOutcomeTests: XCTestCase {
     }
 
     func testAStopFromOutsideIsSuspendedNotJudged() throws {
-        let (report, _) = try labWithATrialSignalled(
-            ["pool", "--quick", "--variant", "gated"], signal: SIGSTOP, after: 1, thenContinue: 1.5)
+        let (report, _) = try signalled(.stop)
         let gated = try XCTUnwrap(report.variant("gated"))
         XCTAssertEqual(gated.outcome, .suspended, gated.evidence ?? "")
         XCTAssertNil(gated.grade)
