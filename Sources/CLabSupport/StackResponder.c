@@ -100,11 +100,14 @@ static unsigned long through_jumps(unsigned long function) {
     return function;
 }
 
-// The caller that a function without a frame pointer hides. Such a function (its frame lies
-// between the frame of the function it called, at `inner`, and the next link of the chain, at
-// `outer`) keeps its return address at the top of its own frame, and the chain skips it. Of the
-// words between, the highest that returns after a direct call to the function that holds
-// `callee_pc` (at most 64 KB before it) is that return address. 0 when none is.
+// The caller that a function without a frame pointer hides. Such a function's frame lies
+// just above the frame of the function it called (at `inner`), below the next link of the chain
+// (at `outer`, in its caller's frame); its return address, which the chain skips, is the word
+// at the top of that frame. Such functions are small thunks (libswiftDispatch's timed waits
+// push one word), so the lowest word above `inner` that returns after a direct call to the
+// function holding `callee_pc` (at most 4 KB before it) is that return address; words higher
+// up are the caller's own, whose stale contents could pass the test too. 0 when none passes,
+// and the caller stays missing rather than guessed.
 static unsigned long hidden_caller(unsigned long inner, unsigned long outer, unsigned long callee_pc) {
     unsigned long words[64];
     unsigned long from = inner + 16;
@@ -112,9 +115,9 @@ static unsigned long hidden_caller(unsigned long inner, unsigned long outer, uns
     size_t count = (outer - from) / 8;
     if (count > 64) count = 64;
     if (count == 0 || read_bytes(from, words, count * 8) != 0) return 0;
-    for (size_t k = count; k-- > 0;) {
+    for (size_t k = 0; k < count; k++) {
         unsigned long target = through_jumps(direct_call_target(words[k]));
-        if (target != 0 && target <= callee_pc && callee_pc - target < (64UL << 10)) return words[k];
+        if (target != 0 && target <= callee_pc && callee_pc - target < 4096) return words[k];
     }
     return 0;
 }
