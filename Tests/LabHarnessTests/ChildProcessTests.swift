@@ -1,4 +1,5 @@
 import CLabSupport
+import FindingsTestSupport
 import Foundation
 import LabHarness
 import Synchronization
@@ -39,19 +40,17 @@ final class ChildProcessTests: XCTestCase {
         var seen: Bool
     }
 
-    private struct Failure: Error, CustomStringConvertible { let description: String }
-
-    private static let waitedRuns = Mutex<[Waiting: Result<WaitedRun, Failure>]?>(nil)
+    private static let waitedRuns = Mutex<SideBySide<Waiting, WaitedRun>?>(nil)
 
     private func waited(_ which: Waiting) throws -> WaitedRun {
         let executable = try fixture()
-        let runs = Self.waitedRuns.withLock { cached in
-            if let cached { return cached }
-            let made = Self.runSideBySide(executable)
-            cached = made
+        let runs = Self.waitedRuns.withLock { started in
+            if let started { return started }
+            let made = SideBySide(Waiting.allCases) { try Self.waitOut($0, executable) }
+            started = made
             return made
         }
-        return try XCTUnwrap(runs[which], "\(which) did not run").get()
+        return try runs.value(which)
     }
 
     /// The `onStart` of `seenInTheTable`: marks `seen` once the process table lists the child.
@@ -72,29 +71,14 @@ final class ChildProcessTests: XCTestCase {
 
     private final class Seen: Sendable { let flag = Atomic<Bool>(false) }
 
-    private static func runSideBySide(_ executable: String) -> [Waiting: Result<WaitedRun, Failure>] {
-        let results = Mutex<[Waiting: Result<WaitedRun, Failure>]>([:])
-        let group = DispatchGroup()
-        for which in Waiting.allCases {
-            group.enter()
-            Thread.detachNewThread {
-                defer { group.leave() }
-                let seen = Seen()
-                let onStart = which == .seenInTheTable ? lookInTheTable(marking: seen) : nil
-                let result = Result {
-                    let start = MonotonicClock.now()
-                    let run = try ChildProcess.run(
-                        ChildSpec(
-                            executable: executable, arguments: which.arguments, budget: which.budget,
-                            onStart: onStart))
-                    return WaitedRun(
-                        run: run, took: MonotonicClock.now() - start, seen: seen.flag.load(ordering: .relaxed))
-                }
-                results.withLock { $0[which] = result.mapError { Failure(description: "\(which): \($0)") } }
-            }
-        }
-        group.wait()
-        return results.withLock { $0 }
+    /// Runs the fixture as `which` says, timed from its own start.
+    private static func waitOut(_ which: Waiting, _ executable: String) throws -> WaitedRun {
+        let seen = Seen()
+        let onStart = which == .seenInTheTable ? lookInTheTable(marking: seen) : nil
+        let start = MonotonicClock.now()
+        let run = try ChildProcess.run(
+            ChildSpec(executable: executable, arguments: which.arguments, budget: which.budget, onStart: onStart))
+        return WaitedRun(run: run, took: MonotonicClock.now() - start, seen: seen.flag.load(ordering: .relaxed))
     }
 
     func testACompletedChildKeepsItsOutput() throws {

@@ -1,3 +1,4 @@
+import FindingsTestSupport
 import Foundation
 import LabHarness
 import LabHarnessXCTest
@@ -207,32 +208,19 @@ final class MachineOutcomeTests: XCTestCase {
         var status: Int32?
     }
 
-    private struct Failure: Error, CustomStringConvertible { let description: String }
-
-    private static let fromOutside = Mutex<[FromOutside: Result<SignalledRun, Failure>]?>(nil)
+    private static let fromOutside = Mutex<SideBySide<FromOutside, SignalledRun>?>(nil)
 
     private func signalled(_ which: FromOutside) throws -> (ExperimentReport, Int32?) {
-        let runs = Self.fromOutside.withLock { cached in
-            if let cached { return cached }
-            let results = Mutex<[FromOutside: Result<SignalledRun, Failure>]>([:])
-            let group = DispatchGroup()
-            for each in FromOutside.allCases {
-                group.enter()
-                Thread.detachNewThread {
-                    defer { group.leave() }
-                    let result = Result { () throws -> SignalledRun in
-                        let (report, status) = try each.run()
-                        return SignalledRun(report: report, status: status)
-                    }
-                    results.withLock { $0[each] = result.mapError { Failure(description: "\(each): \($0)") } }
-                }
+        let runs = Self.fromOutside.withLock { started in
+            if let started { return started }
+            let made = SideBySide(FromOutside.allCases) { each in
+                let (report, status) = try each.run()
+                return SignalledRun(report: report, status: status)
             }
-            group.wait()
-            let made = results.withLock { $0 }
-            cached = made
+            started = made
             return made
         }
-        let run = try XCTUnwrap(runs[which], "\(which) did not run").get()
+        let run = try runs.value(which)
         return (run.report, run.status)
     }
 

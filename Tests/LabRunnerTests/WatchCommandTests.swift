@@ -1,3 +1,4 @@
+import FindingsTestSupport
 import Foundation
 import LabHarness
 import LabHarnessXCTest
@@ -293,7 +294,7 @@ final class WatchFixtureTests: XCTestCase {
     /// Waits for the whole runs the build started, so that none outlives the class (when only
     /// tests that end `lab watch` were selected).
     override class func tearDown() {
-        wholeRunsEnded.wait()
+        _ = wholeRuns.withLock { $0 }?.results
         super.tearDown()
     }
 
@@ -329,35 +330,22 @@ final class WatchFixtureTests: XCTestCase {
     /// each spends most of its time waiting for its hung tests to reach their timeout, so
     /// together they take about as long as the longer one instead of the two in turn, and the
     /// class's other tests (which end `lab watch` on a copy of their own) run meanwhile.
-    private static let wholeRuns = Mutex<[WholeRun: Result<WatchedRun, Failure>]>([:])
-    /// Left when both whole runs have ended.
-    private static let wholeRunsEnded = DispatchGroup()
-
-    struct Failure: Error, CustomStringConvertible { let description: String }
+    private static let wholeRuns = Mutex<SideBySide<WholeRun, WatchedRun>?>(nil)
 
     private func wholeRun(_ which: WholeRun) throws -> WatchedRun {
         _ = try fixture()
-        Self.wholeRunsEnded.wait()
-        return try XCTUnwrap(Self.wholeRuns.withLock { $0[which] }, "\(which) did not run").get()
+        return try XCTUnwrap(Self.wholeRuns.withLock { $0 }, "the whole runs did not start").value(which)
     }
 
-    /// Starts both whole runs, each on a thread of its own; `wholeRunsEnded` is left when both
-    /// have ended.
+    /// Starts both whole runs, each on a thread of its own.
     private static func startWholeRuns(lab: String) {
-        for which in WholeRun.allCases {
-            wholeRunsEnded.enter()
-            Thread.detachNewThread {
-                defer { wholeRunsEnded.leave() }
-                let swiftTest = ["swift", "test", "--skip-build", "--package-path", package, "--scratch-path"]
-                let arguments = which.watchArguments + swiftTest + [which.scratch] + which.swiftTestArguments
-                let result = Result {
-                    let run = try ChildProcess.run(ChildSpec(executable: lab, arguments: arguments, budget: 300))
-                    let left = fixtureProcesses(scratch: which.scratch).map(\.commandLine)
-                    return WatchedRun(run: run, leftRunning: left)
-                }
-                wholeRuns.withLock { $0[which] = result.mapError { Failure(description: "\(which): \($0)") } }
-            }
+        let runs = SideBySide(WholeRun.allCases) { which in
+            let swiftTest = ["swift", "test", "--skip-build", "--package-path", package, "--scratch-path"]
+            let arguments = which.watchArguments + swiftTest + [which.scratch] + which.swiftTestArguments
+            let run = try ChildProcess.run(ChildSpec(executable: lab, arguments: arguments, budget: 300))
+            return WatchedRun(run: run, leftRunning: fixtureProcesses(scratch: which.scratch).map(\.commandLine))
         }
+        wholeRuns.withLock { $0 = runs }
     }
 
     func testEveryTestIsReportedOnceAndTheHungOnesSayWhere() throws {
