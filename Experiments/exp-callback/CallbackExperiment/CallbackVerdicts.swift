@@ -26,8 +26,8 @@ enum CallbackVerdicts {
         let leak = inputs[CallbackVariant.asyncLeak], double = inputs[CallbackVariant.asyncDouble]
         let warned = leak[CallbackMetric.warningCaptured] == 1 && (leak.evidence ?? "").contains(AsyncBridge.leakMarker)
         let trapped = (double.evidence ?? "").contains(AsyncBridge.doubleMarker)
-        let stuck = leak[CallbackMetric.taskFinished] == 0,
-            warnedAfter = seconds(leak[CallbackMetric.warningAfterDropS])
+        let stuck = leak[CallbackMetric.taskFinished] == 0
+        let warnedAfter = seconds(leak[CallbackMetric.warningAfterDropS])
         let task = stuck ? "still suspended" : "went on", suspended = seconds(leak[CallbackMetric.taskSuspendedForS])
         let leakText =
             warned

@@ -14,12 +14,14 @@ final class QueueProbes: Sendable {
         var submitted: Seconds, started: Seconds?, controlSubmitted: Seconds, controlStarted: Seconds?
     }
     private let probes = Mutex<[Probe]>([])
-    private let queue: DispatchQueue, control: DispatchQueue
+    private let queue: DispatchQueue
+    private let control: DispatchQueue
 
     /// Probes `queue`; controls run on `control` (by default the utility-priority global queue,
     /// a pool of its own in libdispatch).
     init(_ queue: DispatchQueue, control: DispatchQueue = .global(qos: .utility)) {
-        (self.queue, self.control) = (queue, control)
+        self.queue = queue
+        self.control = control
     }
 
     /// Submits one probe, then its control; returns at once.

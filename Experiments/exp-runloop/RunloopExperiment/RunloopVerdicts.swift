@@ -162,7 +162,8 @@ enum RunloopVerdicts {
 
     static func semaphoreSyncDeadlocksMain(_ inputs: FindingInputs) -> Verdict {
         let sem = inputs[RunloopVariant.syncSemaphoreMain], loop = inputs[RunloopVariant.syncRunloopMain]
-        let steps = sem[RunloopMetric.steps] ?? 0, killedAfter = Format.seconds(sem[RunloopMetric.wallS] ?? .nan)
+        let steps = sem[RunloopMetric.steps] ?? 0
+        let killedAfter = Format.seconds(sem[RunloopMetric.wallS] ?? .nan)
         let semText =
             sem.outcome == .deadlock
             ? "semaphore: deadlock at step \(Format.count(steps)) of \(MainThreadWrapper.steps) (killed after \(killedAfter))"

@@ -31,7 +31,8 @@ enum UnownedAfterRelease {
             return context.runTrapProcess(
                 budget: 10 + 3 * context.parameters(DanceParameters.self).grace, trapSays: "unowned reference")
         }
-        let trial = OwnerTrial(context, owner: "badge"), bus = EventBus()
+        let trial = OwnerTrial(context, owner: "badge")
+        let bus = EventBus()
         do {
             let badge = Badge(lifetime: trial.tag())
             trial.watch(badge)

@@ -40,7 +40,8 @@ final class Uploader: @unchecked Sendable {  // used only on the main thread (th
 enum WeakStrong {
     static func run(_ context: VariantContext) -> VariantRecord {
         let trial = OwnerTrial(context, owner: "uploader")
-        let delay = trial.parameters.delay, scheduledAt = trial.now()
+        let delay = trial.parameters.delay
+        let scheduledAt = trial.now()
         do {
             let uploader = Uploader(lifetime: trial.tag()) { context.event($0) }
             trial.watch(uploader)
@@ -68,7 +69,8 @@ enum WeakStrong {
         let retry = Evidence.when(
             ranAt != nil, "the delayed retry ran \(seconds: after) after the scope ended and found \(found)",
             otherwise: "the delayed retry had not run \(seconds: waited) after it was scheduled")
-        let pending = trial.probe.whilePending ?? .zero, weakOnly = RefCounts(strong: 0, weak: 1, unowned: 0)
+        let pending = trial.probe.whilePending ?? .zero
+        let weakOnly = RefCounts(strong: 0, weak: 1, unowned: 0)
         let mechanism = Evidence.all([
             trial.heldMechanism("the stored closure", releasedHolding: weakOnly),
             .when(pending.strong == 0, "the pending retry held \(pending)"), retry,

@@ -12,7 +12,8 @@ enum MainThread {
 
     static func run(_ context: VariantContext) -> VariantRecord {
         if let refused = context.mainThreadRefusal() { return refused }
-        let p = context.parameters(PoolParameters.self), waits = MainWaits()
+        let p = context.parameters(PoolParameters.self)
+        let waits = MainWaits()
         let timer = Timer(fire: Date(), interval: frame, repeats: true) { _ in
             waits.sample(at: context.event(tickLabel))
         }

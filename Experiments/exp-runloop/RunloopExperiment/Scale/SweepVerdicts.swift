@@ -59,7 +59,8 @@ enum SweepVerdicts {
         guard let smallP99 = excessP99(small), let largeP99 = excessP99(large) else {
             return .notJudged("shared-thread's lateness was not measured at both ends: \(curve(shared))")
         }
-        let growth = largeP99 / smallP99, perDecade = pow(growth, 1 / log10(Double(large.size) / Double(small.size)))
+        let growth = largeP99 / smallP99
+        let perDecade = pow(growth, 1 / log10(Double(large.size) / Double(small.size)))
         let n = Format.count, from = n(Double(small.size)), to = n(Double(large.size))
         let grew = Format.decimal(growth, places: 1), perTen = Format.decimal(perDecade, places: 1)
         var text =

@@ -36,7 +36,8 @@ enum MainThreadWrapper {
     @inline(never)
     static func semaphore(_ context: VariantContext) -> VariantRecord {
         if let refused = context.mainThreadRefusal(blocksItForGood: true) { return refused }
-        let start = MonotonicClock.now(), done = DispatchSemaphore(value: 0)
+        let start = MonotonicClock.now()
+        let done = DispatchSemaphore(value: 0)
         startRequest(duration: context.parameters(RunloopParameters.self).request, progress: context.progress) {
             done.signal()
         }
@@ -48,7 +49,8 @@ enum MainThreadWrapper {
     /// Runs the main run loop until the completion has run.
     static func runLoop(_ context: VariantContext) -> VariantRecord {
         if let refused = context.mainThreadRefusal() { return refused }
-        let start = MonotonicClock.now(), done = Atomic<Bool>(false)
+        let start = MonotonicClock.now()
+        let done = Atomic<Bool>(false)
         startRequest(duration: context.parameters(RunloopParameters.self).request, progress: context.progress) {
             done.store(true, ordering: .releasing)
         }

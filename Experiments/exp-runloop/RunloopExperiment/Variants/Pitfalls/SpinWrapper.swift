@@ -38,7 +38,8 @@ enum SpinWrapper {
             let port = withSource ? SocketPort(tcpPort: 0) : nil
             if let port { RunLoop.current.add(port, forMode: .default) }
             guard start.signalReady(publishing: { shared.handle.withLock { $0 = .current } }) else { return }
-            let start = MonotonicClock.now(), cpuStart = CPUTime.currentThread()
+            let start = MonotonicClock.now()
+            let cpuStart = CPUTime.currentThread()
             // Time on a CPU plus time waiting in the run queue for one (`nil` on Darwin): a
             // busy loop is runnable all the time whatever the load, where its CPU time is only
             // its share of a loaded machine's cores.

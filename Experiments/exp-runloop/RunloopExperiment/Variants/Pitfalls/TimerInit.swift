@@ -32,7 +32,9 @@ enum TimerInit {
 
     static func run(_ context: VariantContext) -> VariantRecord {
         let interval = context.parameters(RunloopParameters.self).interval
-        let delays = Mutex<[Constructor: TimeInterval]>([:]), armedAt = MonotonicClock.now(), group = DispatchGroup()
+        let delays = Mutex<[Constructor: TimeInterval]>([:])
+        let armedAt = MonotonicClock.now()
+        let group = DispatchGroup()
         for constructor in Constructor.allCases {
             group.enter()
             NamedThread.start("rl.timer") {

@@ -11,7 +11,8 @@ import Synchronization
 /// cost is one thread, whatever the number of requests in flight. `deadline-heap` runs its one
 /// timer on the same kind of thread.
 final class SharedRunLoopThread: Sendable {
-    private let exited = DispatchSemaphore(value: 0), stopping = Atomic<Bool>(false)
+    private let exited = DispatchSemaphore(value: 0)
+    private let stopping = Atomic<Bool>(false)
     private let handle = Mutex<RunLoopHandle?>(nil)
 
     /// Starts the thread and returns once its run loop exists (`nil`: it could not get a source,

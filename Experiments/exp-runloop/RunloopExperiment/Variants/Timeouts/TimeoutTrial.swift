@@ -42,7 +42,8 @@ public enum TimeoutTrial {
         guard let keeper = design.start() else { watch.stop(); floor.stop(); return nil }
         // Two locked writes per request, each after the instant it records (a timer's fire
         // instant is the design's own).
-        let table = StepTable(count: requests, row: Slot()), done = ProgressCounter(), issueStart = MonotonicClock.now()
+        let table = StepTable(count: requests, row: Slot()), done = ProgressCounter()
+        let issueStart = MonotonicClock.now()
         for i in 0..<requests {
             let after = completeAfter(i)
             Task.detached {
