@@ -276,8 +276,8 @@ final class WatchFixtureTests: XCTestCase {
         return nil
     }
 
-    /// `swift test` of the fixture, built already (in `scratch`, the default, or its copy).
-    private func swiftTest(scratch: String = WatchFixtureTests.scratch) -> [String] {
+    /// `swift test` of the fixture, built already in `scratch` (the build or one of its copies).
+    private static func swiftTest(scratch: String) -> [String] {
         ["swift", "test", "--skip-build", "--package-path", Self.package, "--scratch-path", scratch]
     }
 
@@ -340,8 +340,7 @@ final class WatchFixtureTests: XCTestCase {
     /// Starts both whole runs, each on a thread of its own.
     private static func startWholeRuns(lab: String) {
         let runs = SideBySide(WholeRun.allCases) { which in
-            let swiftTest = ["swift", "test", "--skip-build", "--package-path", package, "--scratch-path"]
-            let arguments = which.watchArguments + swiftTest + [which.scratch] + which.swiftTestArguments
+            let arguments = which.watchArguments + swiftTest(scratch: which.scratch) + which.swiftTestArguments
             let run = try ChildProcess.run(ChildSpec(executable: lab, arguments: arguments, budget: 300))
             return WatchedRun(run: run, leftRunning: fixtureProcesses(scratch: which.scratch).map(\.commandLine))
         }
@@ -453,7 +452,7 @@ final class WatchFixtureTests: XCTestCase {
         let run = try ChildProcess.run(
             ChildSpec(
                 executable: lab,
-                arguments: ["watch", "--test-timeout", "60s", "--"] + swiftTest(scratch: Self.endedScratch)
+                arguments: ["watch", "--test-timeout", "60s", "--"] + Self.swiftTest(scratch: Self.endedScratch)
                     + ["--filter", "OrderTests/test2Deadlocks"], budget: 90,
                 onStart: { labPid.store($0, ordering: .releasing) }))
         XCTAssertTrue(sent.load(ordering: .acquiring), "the test never started: \(run.stderr)")
