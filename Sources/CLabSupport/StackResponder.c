@@ -46,17 +46,8 @@ static char *put_dec(char *p, long value) {
     return p;
 }
 
-// Reads one word of this process's memory without faulting: a bad address fails the system
+// Reads `size` bytes of this process's memory without faulting: a bad address fails the system
 // call (EFAULT) instead of raising SIGSEGV in the handler.
-static int read_word(unsigned long address, unsigned long *out) {
-    if (address == 0 || (address & 7) != 0) return -1;
-    struct iovec local = {out, sizeof *out};
-    struct iovec remote = {(void *)address, sizeof *out};
-    return syscall(SYS_process_vm_readv, (long)getpid(), &local, 1UL, &remote, 1UL, 0UL) == (long)sizeof *out ? 0 : -1;
-}
-
-#if defined(__x86_64__)
-// Reads `size` bytes of this process's memory at any address without faulting.
 static int read_bytes(unsigned long address, void *out, size_t size) {
     if (address == 0) return -1;
     struct iovec local = {out, size};
@@ -64,6 +55,13 @@ static int read_bytes(unsigned long address, void *out, size_t size) {
     return syscall(SYS_process_vm_readv, (long)getpid(), &local, 1UL, &remote, 1UL, 0UL) == (long)size ? 0 : -1;
 }
 
+// Reads one aligned word (a frame-pointer link or a saved return address).
+static int read_word(unsigned long address, unsigned long *out) {
+    if ((address & 7) != 0) return -1;
+    return read_bytes(address, out, sizeof *out);
+}
+
+#if defined(__x86_64__)
 // Where a direct call made just before `ret` went: `call rel32` (E8) is the 5 bytes before a
 // return address. A call into another image goes through its PLT stub (`jmp *GOT(%rip)`, after
 // an `endbr64` and a `bnd` prefix when present), whose GOT slot holds the function's address
