@@ -1,17 +1,24 @@
+import FindingsTestSupport
 import LabHarness
 import LabHarnessXCTest
 import RunloopExperiment
 import XCTest
 
-/// One `exp-runloop --quick` run of the default plan (every placement, the async comparison,
-/// the pitfalls, each variant in its own child, four at a time), shared by the tests that judge
-/// its findings: the run an instructor shows is the run the tests judge, and it runs once per
-/// test process instead of once per finding.
+/// One `--quick` run of the default plan (every placement, the async comparison, the pitfalls,
+/// each variant in its own child, four at a time), shared by the tests that judge its findings:
+/// the run an instructor shows is the run the tests judge, and it runs once per test process
+/// instead of once per finding. It is the runloop report of the `lab all --quick` run the
+/// findings suites share (`SharedQuickLabAll`), else an `exp-runloop --quick` run of its own,
+/// again while the machine broke a trial (`judgedRun`). `RunloopStacksTests`, which names the
+/// program on the main thread's stack, runs `exp-runloop` itself.
 enum RunloopQuickRun {
     struct Failure: Error, CustomStringConvertible { let description: String }
 
     static let result: Result<ExperimentReport, Failure> = {
         do {
+            if let shared = SharedQuickLabAll.report(of: runloopExperiment, lab: try BuiltProducts.executable("lab")) {
+                return .success(shared)
+            }
             return .success(
                 try judgedRun {
                     try ExperimentRunner.run(

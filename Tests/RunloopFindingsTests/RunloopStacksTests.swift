@@ -5,12 +5,17 @@ import RunloopExperiment
 import XCTest
 
 /// The stacks behind the two deadlocks of exp-runloop, as `--json` carries them: where the
-/// main thread and the pool's workers were when the deadlock was declared (the shared quick
-/// run, `RunloopQuickRun`).
+/// main thread and the pool's workers were when the deadlock was declared. The two variants
+/// run `--quick` as children of `exp-runloop` itself (the shared quick run, `RunloopQuickRun`,
+/// comes from `lab all`, whose children's main threads are named "lab").
 final class RunloopStacksTests: XCTestCase {
     func testTheDeadlocksShowWhereTheMainThreadAndTheWorkersWait() throws {
         if let reason = StackCapture.unavailableReason { throw XCTSkip(reason) }
-        let report = try RunloopQuickRun.report()
+        let report = try judgedRun {
+            try ExperimentRunner.run(
+                runloopExperiment, arguments: ["--quick", "--variant", "sync-semaphore-main,global-queue"],
+                executable: BuiltProducts.executable("exp-runloop"))
+        }
         let main = try XCTUnwrap(report.variant("sync-semaphore-main")),
             global = try XCTUnwrap(report.variant("global-queue"))
         if let broken = [main, global].first(where: \.outcome.judgesNothing) {
