@@ -150,11 +150,7 @@ final class MachineOutcomeTests: XCTestCase {
     // MARK: Round two (issue 30)
 
     func testOneUsableCPUMakesTheGateClaimNotApplicableNotRefuted() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset") else {
-            throw XCTSkip("taskset (util-linux) is not installed")
-        }
-        let (report, status) = try lab(
-            ["pool", "--quick", "--variant", "gated"], prefix: "", via: ["/usr/bin/taskset", "-c", "0"])
+        let (report, status) = try waited(.oneCPU)
         let gate = try XCTUnwrap(report.finding("pool.gate-keeps-latency"))
         XCTAssertFalse(gate.applicable, gate.summary)
         XCTAssertTrue(
@@ -187,45 +183,76 @@ final class MachineOutcomeTests: XCTestCase {
             })
     }
 
-    /// The two signals from outside, each sent 1 s in to the trial of a `lab pool --quick
-    /// --variant gated` run of its own. The runs are independent, and a stopped trial only
-    /// waits, so the first test that reads one starts both side by side and each test reads its
-    /// own: the pair takes about as long as the stop (2.5 s) instead of 1 s more.
-    private enum FromOutside: CaseIterable {
-        case kill, stop
+    /// The runs of this class that only wait, each a `lab` run of its own: the two signals from
+    /// outside, each sent 1 s in to the trial of a `lab pool --quick --variant gated` run (a
+    /// stopped trial only waits), the gate confined to one CPU by `taskset` (its trial waits
+    /// out its gated work, 1.8 s at 0.1 s of CPU), and the two runs in a cgroup of their own
+    /// (the pool's flood under `pids.max`, the sweep the memory cgroup kills). The runs are
+    /// independent, so the first test that reads one starts all side by side and each test reads
+    /// its own: they take about as long as the stop (2.5 s) instead of 6.7 s one after another.
+    /// The CPU-starved test, whose busy loops fill every core, runs after they ended.
+    private enum Waiting: CaseIterable {
+        case kill, stop, oneCPU, memoryCgroup, pidsCgroup
 
-        func run() throws -> (ExperimentReport, Int32?) {
-            let arguments = ["pool", "--quick", "--variant", "gated"]
+        func run() throws -> WaitedRun {
+            let gated = ["pool", "--quick", "--variant", "gated"]
+            let run: (ExperimentReport, Int32?)
             switch self {
-            case .kill: return try labWithATrialSignalled(arguments, signal: SIGKILL, after: 1)
-            case .stop: return try labWithATrialSignalled(arguments, signal: SIGSTOP, after: 1, thenContinue: 1.5)
+            case .kill: run = try labWithATrialSignalled(gated, signal: SIGKILL, after: 1)
+            case .stop: run = try labWithATrialSignalled(gated, signal: SIGSTOP, after: 1, thenContinue: 1.5)
+            case .oneCPU:
+                guard FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset") else {
+                    return .skipped("taskset (util-linux) is not installed")
+                }
+                run = try runLab(gated, prefix: "", via: ["/usr/bin/taskset", "-c", "0"])
+            case .memoryCgroup:
+                let group: String
+                switch MachineOutcomeTests.cgroup("memory", settings: ["memory.limit_in_bytes": "40000000"]) {
+                case .success(let path): group = path
+                case .failure(let skip): return .skipped(skip.description)
+                }
+                defer { _ = rmdir(group) }
+                run = try runLab(
+                    ["runloop", "--sweep", "10,100000", "--variant", "deadline-heap"],
+                    prefix: "echo $$ > \(group)/cgroup.procs || exit 99;")
+            case .pidsCgroup:
+                let group: String
+                switch MachineOutcomeTests.cgroup("pids", settings: ["pids.max": "10"]) {
+                case .success(let path): group = path
+                case .failure(let skip): return .skipped(skip.description)
+                }
+                defer { _ = rmdir(group) }
+                run = try runLab(
+                    ["pool", "--quick", "--variant", "global-flood"],
+                    prefix: "echo $$ > \(group)/cgroup.procs || exit 99;")
             }
+            return .ran(report: run.0, status: run.1)
         }
     }
 
-    private struct SignalledRun: Sendable {
-        var report: ExperimentReport
-        var status: Int32?
+    private enum WaitedRun: Sendable {
+        case ran(report: ExperimentReport, status: Int32?)
+        /// Why the machine does not allow the run.
+        case skipped(String)
     }
 
-    private static let fromOutside = Mutex<SideBySide<FromOutside, SignalledRun>?>(nil)
+    private static let waiting = Mutex<SideBySide<Waiting, WaitedRun>?>(nil)
 
-    private func signalled(_ which: FromOutside) throws -> (ExperimentReport, Int32?) {
-        let runs = Self.fromOutside.withLock { started in
+    private func waited(_ which: Waiting) throws -> (ExperimentReport, Int32?) {
+        let runs = Self.waiting.withLock { started in
             if let started { return started }
-            let made = SideBySide(FromOutside.allCases) { each in
-                let (report, status) = try each.run()
-                return SignalledRun(report: report, status: status)
-            }
+            let made = SideBySide(Waiting.allCases) { try $0.run() }
             started = made
             return made
         }
-        let run = try runs.value(which)
-        return (run.report, run.status)
+        switch try runs.value(which) {
+        case .ran(let report, let status): return (report, status)
+        case .skipped(let reason): throw XCTSkip(reason)
+        }
     }
 
     func testAKillFromOutsideIsNamedAndJudgesNothing() throws {
-        let (report, status) = try signalled(.kill)
+        let (report, status) = try waited(.kill)
         let gated = try XCTUnwrap(report.variant("gated"))
         XCTAssertEqual(gated.outcome, .killedFromOutside, gated.evidence ?? "")
         XCTAssertNil(gated.grade)
@@ -237,39 +264,38 @@ final class MachineOutcomeTests: XCTestCase {
     }
 
     func testAStopFromOutsideIsSuspendedNotJudged() throws {
-        let (report, _) = try signalled(.stop)
+        let (report, _) = try waited(.stop)
         let gated = try XCTUnwrap(report.variant("gated"))
         XCTAssertEqual(gated.outcome, .suspended, gated.evidence ?? "")
         XCTAssertNil(gated.grade)
         XCTAssertEqual(report.finding("pool.gate-keeps-latency")?.judged, false)
     }
 
-    /// A cgroup of `controller` made for one test and removed after it; skips without root or
+    struct CgroupSkip: Error, CustomStringConvertible { let description: String }
+
+    /// A cgroup of `controller` for one run, which removes it after; a skip without root or
     /// without that controller mounted as cgroup v1 (this machine's kind).
-    private func cgroup(_ controller: String, settings: [String: String]) throws -> String {
-        guard getuid() == 0 else { throw XCTSkip("needs root to create a cgroup") }
+    private static func cgroup(_ controller: String, settings: [String: String]) -> Result<String, CgroupSkip> {
+        guard getuid() == 0 else { return .failure(CgroupSkip(description: "needs root to create a cgroup")) }
         let root = "/sys/fs/cgroup/\(controller)"
         guard FileManager.default.fileExists(atPath: root + "/cgroup.procs") else {
-            throw XCTSkip("no cgroup v1 \(controller) controller at \(root)")
+            return .failure(CgroupSkip(description: "no cgroup v1 \(controller) controller at \(root)"))
         }
         let path = root + "/lab-test-\(getpid())-\(Int.random(in: 0..<1_000_000))"
         guard mkdir(path, 0o755) == 0 else {
-            throw XCTSkip("cannot create \(path): \(String(cString: strerror(errno)))")
+            return .failure(CgroupSkip(description: "cannot create \(path): \(String(cString: strerror(errno)))"))
         }
-        addTeardownBlock { _ = rmdir(path) }
         for (file, value) in settings {
             guard (try? value.write(toFile: path + "/" + file, atomically: false, encoding: .utf8)) != nil else {
-                throw XCTSkip("cannot set \(file)")
+                _ = rmdir(path)
+                return .failure(CgroupSkip(description: "cannot set \(file)"))
             }
         }
-        return path
+        return .success(path)
     }
 
     func testAMemoryCgroupsOOMKillIsOutOfMemoryNamingTheCgroupsLimit() throws {
-        let group = try cgroup("memory", settings: ["memory.limit_in_bytes": "40000000"])
-        let (report, status) = try lab(
-            ["runloop", "--sweep", "10,100000", "--variant", "deadline-heap"],
-            prefix: "echo $$ > \(group)/cgroup.procs || exit 99;")
+        let (report, status) = try waited(.memoryCgroup)
         let heap = try XCTUnwrap(report.variant("deadline-heap"))
         XCTAssertEqual(heap.outcome, .outOfMemory, heap.evidence ?? "")
         XCTAssertTrue(heap.evidence?.contains("memory.limit_in_bytes of 40 MB") == true, heap.evidence ?? "")
@@ -279,9 +305,7 @@ final class MachineOutcomeTests: XCTestCase {
     }
 
     func testAPidsCgroupsLimitIsNamedWithItsValue() throws {
-        let group = try cgroup("pids", settings: ["pids.max": "10"])
-        let (report, _) = try lab(
-            ["pool", "--quick", "--variant", "global-flood"], prefix: "echo $$ > \(group)/cgroup.procs || exit 99;")
+        let (report, _) = try waited(.pidsCgroup)
         let flood = try XCTUnwrap(report.variant("global-flood"))
         XCTAssertEqual(flood.outcome, .resourceLimited, flood.evidence ?? "")
         XCTAssertTrue(flood.evidence?.contains("pids.max of 10") == true, flood.evidence ?? "")
