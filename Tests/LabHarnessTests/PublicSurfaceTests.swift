@@ -242,7 +242,17 @@ enum Surface {
             var out = "", i = 0
             func at(_ s: String) -> Bool { chars[i...].starts(with: s) }
             while i < chars.count {
-                if inMultilineString {
+                // Most characters start no pattern: they are passed over (or copied) without a
+                // look at what follows them, the reader's cost in a debug build.
+                let char = chars[i]
+                let ordinary =
+                    inMultilineString
+                    ? char != "\"" && char != "\\"
+                    : inBlockComment > 0 ? char != "*" && char != "/" : char != "/" && char != "\""
+                if ordinary {
+                    if !inMultilineString && inBlockComment == 0 { out.append(char) }
+                    i += 1
+                } else if inMultilineString {
                     if at("\"\"\"") {
                         inMultilineString = false; out += "\"\""; i += 3
                     } else if at("\\(") {
@@ -267,7 +277,7 @@ enum Surface {
                 } else if chars[i] == "\"" {
                     out += "\""; i += 1
                     while i < chars.count, chars[i] != "\"" {
-                        if at("\\(") {
+                        if chars[i] == "\\" && at("\\(") {
                             i = interpolation(chars, from: i + 1, into: &out)
                         } else {
                             i += chars[i] == "\\" ? 2 : 1
