@@ -1,3 +1,4 @@
+import FindingsTestSupport
 import Foundation
 import LabHarness
 import RunloopExperiment
@@ -31,36 +32,56 @@ final class TimeoutDesignTests: XCTestCase {
 
     /// Waits until `expected` timeouts fired (10 s at most), then a little longer so a second
     /// firing of any of them would be seen.
-    func waitForFires(_ fires: Fires, expected: Int) {
+    static func waitForFires(_ fires: Fires, expected: Int, timeout: Seconds) {
         let limit = MonotonicClock.now() + 10
         while fires.counts.reduce(0, +) < expected, MonotonicClock.now() < limit { MonotonicClock.sleep(for: 0.01) }
         MonotonicClock.sleep(for: timeout)
     }
 
-    /// Arms `count` timeouts with deadlines spread over 50 ms, cancels those `cancelled` picks
-    /// right away, and checks what fired.
-    func checkCallbackDesign<D: CallbackTimeoutDesign>(
-        _ design: D, cancelled: (Int) -> Bool,
-        file: StaticString = #filePath, line: UInt = #line
-    ) {
+    /// What one callback design did with `count` timeouts: their deadlines, which were
+    /// cancelled and whether each cancel was taken, how many times each fired and when first,
+    /// and which fired ones a cancel still took.
+    struct CallbackRun: Sendable {
+        var name: String
+        var deadlines: [Double]
+        var cancelled: [Int]
+        var refusedCancels: [Int]
+        var counts: [Int]
+        var firstAt: [Double]
+        var cancellableAfterFiring: [Int]
+    }
+
+    /// Arms `count` timeouts with deadlines spread over 50 ms, cancels every third right away
+    /// when `cancelsEveryThird`, and records what fired.
+    static func runCallbackDesign<D: CallbackTimeoutDesign>(
+        _ design: D, cancelsEveryThird: Bool, count: Int, timeout: Seconds
+    ) -> CallbackRun {
         defer { design.stop() }
         let fires = Fires(count: count)
         let base = MonotonicClock.now() + timeout
         let deadlines = (0..<count).map { base + Double($0 % 50) / 1000 }
         var tokens: [D.Token] = []
         for i in 0..<count { tokens.append(design.arm(at: deadlines[i]) { at in fires.record(i, at: at) }) }
-        var cancelledCount = 0
-        for i in 0..<count where cancelled(i) {
-            XCTAssertTrue(
-                design.cancel(tokens[i]), "\(String(describing: D.self)): request \(i) cancelled before its deadline",
-                file: file, line: line)
-            cancelledCount += 1
+        let cancelled = cancelsEveryThird ? (0..<count).filter { $0 % 3 == 0 } : []
+        let refusedCancels = cancelled.filter { !design.cancel(tokens[$0]) }
+        waitForFires(fires, expected: count - cancelled.count, timeout: timeout)
+        let kept = (0..<count).filter { !cancelled.contains($0) }
+        return CallbackRun(
+            name: String(describing: D.self), deadlines: deadlines, cancelled: cancelled,
+            refusedCancels: refusedCancels, counts: fires.counts, firstAt: fires.firstAt,
+            cancellableAfterFiring: kept.filter { design.cancel(tokens[$0]) })
+    }
+
+    /// Checks what `run` recorded: every cancel taken before its deadline, no cancelled
+    /// timeout fired, every other one fired exactly once and never early, and none of those
+    /// could be cancelled after firing.
+    func check(_ run: CallbackRun, file: StaticString = #filePath, line: UInt = #line) {
+        let (name, counts, firstAt, deadlines) = (run.name, run.counts, run.firstAt, run.deadlines)
+        for i in run.refusedCancels {
+            XCTFail("\(name): request \(i) cancelled before its deadline", file: file, line: line)
         }
-        waitForFires(fires, expected: count - cancelledCount)
-        let counts = fires.counts, firstAt = fires.firstAt
-        let name = String(describing: D.self)
-        let kept = (0..<count).filter { !cancelled($0) }
-        let firedAfterCancel = (0..<count).filter { cancelled($0) && counts[$0] > 0 }
+        let kept = counts.indices.filter { !run.cancelled.contains($0) }
+        let firedAfterCancel = run.cancelled.filter { counts[$0] > 0 }
         let notOnce = kept.filter { counts[$0] != 1 }
         let early = kept.filter { firstAt[$0] < deadlines[$0] }
         XCTAssertEqual(
@@ -73,42 +94,77 @@ final class TimeoutDesignTests: XCTestCase {
             early, [],
             "\(name): requests woken before their deadline, by \(early.prefix(5).map { deadlines[$0] - firstAt[$0] }) s",
             file: file, line: line)
-        let cancellableAfterFiring = kept.filter { design.cancel(tokens[$0]) }
         XCTAssertEqual(
-            cancellableAfterFiring, [], "\(name): a fired timeout cannot be cancelled", file: file, line: line)
+            run.cancellableAfterFiring, [], "\(name): a fired timeout cannot be cancelled", file: file, line: line)
+    }
+
+    /// The four callback-design checks: the heap and the dispatch timer, with every timeout
+    /// firing and with every third cancelled. Each run mostly waits out its 200 ms timeouts,
+    /// and what it checks are counts and the monotonic order, which sharing the cores does
+    /// not change: the first test that reads one starts all four side by side, on threads of
+    /// their own, and each test checks its own (0.45 s each, one after another before).
+    enum CallbackCase: CaseIterable, Sendable {
+        case heapFiresAll, heapCancelsSome, timerFiresAll, timerCancelsSome
+
+        func run(count: Int, timeout: Seconds) -> CallbackRun? {
+            switch self {
+            case .heapFiresAll, .heapCancelsSome:
+                guard let heap = DeadlineHeapTimeouts.start(realtime: true) else { return nil }
+                return runCallbackDesign(
+                    heap, cancelsEveryThird: self == .heapCancelsSome, count: count, timeout: timeout)
+            case .timerFiresAll, .timerCancelsSome:
+                return runCallbackDesign(
+                    DispatchTimerTimeouts(), cancelsEveryThird: self == .timerCancelsSome, count: count,
+                    timeout: timeout)
+            }
+        }
+    }
+
+    private static let callbackRuns = Mutex<SideBySide<CallbackCase, CallbackRun?>?>(nil)
+
+    func callbackRun(_ which: CallbackCase) throws -> CallbackRun {
+        let (count, timeout) = (count, timeout)
+        let runs = Self.callbackRuns.withLock { started in
+            if let started { return started }
+            let made = SideBySide(CallbackCase.allCases) { $0.run(count: count, timeout: timeout) }
+            started = made
+            return made
+        }
+        return try XCTUnwrap(runs.value(which), "\(which): the design did not start")
     }
 
     func testDeadlineHeapFiresEveryTimeoutOnceAndNeverEarly() throws {
-        checkCallbackDesign(try XCTUnwrap(DeadlineHeapTimeouts.start(realtime: true)), cancelled: { _ in false })
+        check(try callbackRun(.heapFiresAll))
     }
 
     func testDeadlineHeapNeverFiresATimeoutCancelledByAnEarlyCompletion() throws {
-        checkCallbackDesign(try XCTUnwrap(DeadlineHeapTimeouts.start(realtime: true)), cancelled: { $0 % 3 == 0 })
+        check(try callbackRun(.heapCancelsSome))
     }
 
-    func testDispatchTimerFiresEveryTimeoutOnceAndNeverEarly() {
-        checkCallbackDesign(DispatchTimerTimeouts(), cancelled: { _ in false })
+    func testDispatchTimerFiresEveryTimeoutOnceAndNeverEarly() throws {
+        check(try callbackRun(.timerFiresAll))
     }
 
-    func testDispatchTimerNeverFiresATimeoutCancelledByAnEarlyCompletion() {
-        checkCallbackDesign(DispatchTimerTimeouts(), cancelled: { $0 % 3 == 0 })
+    func testDispatchTimerNeverFiresATimeoutCancelledByAnEarlyCompletion() throws {
+        check(try callbackRun(.timerCancelsSome))
     }
 
     /// One trial of every design, side by side on threads of their own (what these tests check
     /// are counts and the monotonic order, which sharing the cores does not change).
     func trials(
+        of designs: [TimeoutDesignName] = TimeoutDesignName.allCases,
         _ run: @escaping @Sendable (TimeoutDesignName) -> TimeoutTrial.Result?
     ) -> [(TimeoutDesignName, TimeoutTrial.Result?)] {
         let results = Mutex<[TimeoutDesignName: TimeoutTrial.Result]>([:])
         let done = DispatchSemaphore(value: 0)
-        for design in TimeoutDesignName.allCases {
+        for design in designs {
             Thread.detachNewThread {
                 if let result = run(design) { results.withLock { $0[design] = result } }
                 done.signal()
             }
         }
-        for _ in TimeoutDesignName.allCases { _ = done.wait(timeout: .now() + 60) }
-        return TimeoutDesignName.allCases.map { design in (design, results.withLock { $0[design] }) }
+        for _ in designs { _ = done.wait(timeout: .now() + 60) }
+        return designs.map { design in (design, results.withLock { $0[design] }) }
     }
 
     /// The whole trial, as a sweep point runs it: async callers, every request timing out.
@@ -166,10 +222,15 @@ final class TimeoutDesignTests: XCTestCase {
 
     /// The mechanism the sweep's findings name: shared-thread adds a run-loop timer for every
     /// request, deadline-heap re-sets its one timer per firing pass, far fewer times.
+    /// The two trials run side by side: what is checked is a count of timers armed.
     func testSharedThreadArmsATimerPerRequestAndTheHeapOneTimer() throws {
-        let shared = try XCTUnwrap(TimeoutTrial.run(.sharedThread, requests: count, timeout: timeout, budget: 20))
+        let (count, timeout) = (count, timeout)
+        let results = trials(of: [.sharedThread, .deadlineHeap]) {
+            TimeoutTrial.run($0, requests: count, timeout: timeout, budget: 20)
+        }
+        let shared = try XCTUnwrap(results[0].1, "shared-thread did not start")
         XCTAssertEqual(shared.metrics[RunloopMetric.timersArmed], Double(count))
-        let heap = try XCTUnwrap(TimeoutTrial.run(.deadlineHeap, requests: count, timeout: timeout, budget: 20))
+        let heap = try XCTUnwrap(results[1].1, "deadline-heap did not start")
         XCTAssertLessThan(heap.metrics[RunloopMetric.timersArmed] ?? .infinity, Double(count))
     }
 
@@ -201,15 +262,16 @@ final class TimeoutDesignTests: XCTestCase {
         XCTAssertEqual(done.wait(timeout: .now() + 5), .success)
         let probe = try XCTUnwrap(expected.withLock { $0 })
         XCTAssertEqual(TimeoutDesignName.allCases.filter(\.runsOnRealtimeThread), [.sharedThread, .deadlineHeap])
-        for design in TimeoutDesignName.allCases where design.runsOnRealtimeThread {
-            let result = try XCTUnwrap(TimeoutTrial.run(design, requests: 20, timeout: 0.05, budget: 20))
-            XCTAssertEqual(
-                result.threadPriority?.granted, probe.isGranted,
-                "\(design.rawValue): \(String(describing: result.threadPriority)) vs \(probe)")
-        }
-        for design in TimeoutDesignName.allCases where !design.runsOnRealtimeThread {
-            let result = try XCTUnwrap(TimeoutTrial.run(design, requests: 20, timeout: 0.05, budget: 20))
-            XCTAssertNil(result.threadPriority, "\(design.rawValue) has no thread of its own")
+        // One trial of each design, side by side: the answer is the scheduler's to each thread.
+        for (design, result) in trials({ TimeoutTrial.run($0, requests: 20, timeout: 0.05, budget: 20) }) {
+            let result = try XCTUnwrap(result, "\(design.rawValue) did not start")
+            if design.runsOnRealtimeThread {
+                XCTAssertEqual(
+                    result.threadPriority?.granted, probe.isGranted,
+                    "\(design.rawValue): \(String(describing: result.threadPriority)) vs \(probe)")
+            } else {
+                XCTAssertNil(result.threadPriority, "\(design.rawValue) has no thread of its own")
+            }
         }
     }
 
