@@ -1,3 +1,4 @@
+import FindingsTestSupport
 import Foundation
 import LabHarness
 import Synchronization
@@ -6,16 +7,37 @@ import XCTest
 /// Stack snapshots of stuck children and of this process, from the outside: the fixture child
 /// blocks in `fixtureWaitsAtTheGate`, a function the snapshot must name.
 final class StackSnapshotTests: XCTestCase {
-    private func blockedChild(threads: Int, environment: [String: String] = [:]) throws -> ChildRun {
-        try ChildProcess.run(
-            ChildSpec(
-                executable: fixture(), arguments: ["block-named", String(threads)],
-                environment: environment, budget: 30, stallWindow: 0.5))
+    /// The blocked children of the first two tests: 3 parked threads answering the request for
+    /// their stacks, and 1 that does not answer (`LAB_STACKS=off`). Each only waits out its stall
+    /// window (0.5 s) before its stacks are taken, so the first test that reads one starts both
+    /// side by side, on threads of their own, and each test reads its own run.
+    private enum Blocked: CaseIterable {
+        case answering, silent
+
+        func run(_ executable: String) throws -> ChildRun {
+            try ChildProcess.run(
+                ChildSpec(
+                    executable: executable, arguments: ["block-named", self == .answering ? "3" : "1"],
+                    environment: self == .answering ? [:] : ["LAB_STACKS": "off"], budget: 30, stallWindow: 0.5))
+        }
+    }
+
+    private static let blockedRuns = Mutex<SideBySide<Blocked, ChildRun>?>(nil)
+
+    private func blockedChild(_ which: Blocked) throws -> ChildRun {
+        let executable = try fixture()
+        let runs = Self.blockedRuns.withLock { started in
+            if let started { return started }
+            let made = SideBySide(Blocked.allCases) { try $0.run(executable) }
+            started = made
+            return made
+        }
+        return try runs.value(which)
     }
 
     func testADeadlockedChildYieldsAStackNamingItsBlockingFunction() throws {
         if let reason = StackCapture.unavailableReason { throw XCTSkip(reason) }
-        let run = try blockedChild(threads: 3)
+        let run = try blockedChild(.answering)
         XCTAssertEqual(run.outcome, .deadlock)
         let snapshot = try XCTUnwrap(run.stacks)
         XCTAssertNil(snapshot.note, snapshot.note ?? "")
@@ -32,7 +54,7 @@ final class StackSnapshotTests: XCTestCase {
     }
 
     func testAChildThatDoesNotAnswerIsStillADeadlockWithAOneLineNote() throws {
-        let run = try blockedChild(threads: 1, environment: ["LAB_STACKS": "off"])
+        let run = try blockedChild(.silent)
         XCTAssertEqual(run.outcome, .deadlock)
         XCTAssertTrue(run.evidence.contains("stacks unavailable"), run.evidence)
         XCTAssertFalse(run.evidence.contains("\n"))
