@@ -206,26 +206,25 @@ final class MachineOutcomeTests: XCTestCase {
                 }
                 run = try runLab(gated, prefix: "", via: ["/usr/bin/taskset", "-c", "0"])
             case .memoryCgroup:
-                let group: String
-                switch MachineOutcomeTests.cgroup("memory", settings: ["memory.limit_in_bytes": "40000000"]) {
-                case .success(let path): group = path
-                case .failure(let skip): return .skipped(skip.description)
-                }
-                defer { _ = rmdir(group) }
-                run = try runLab(
-                    ["runloop", "--sweep", "10,100000", "--variant", "deadline-heap"],
-                    prefix: "echo $$ > \(group)/cgroup.procs || exit 99;")
+                return try Self.inCgroup(
+                    "memory", ["memory.limit_in_bytes": "40000000"],
+                    ["runloop", "--sweep", "10,100000", "--variant", "deadline-heap"])
             case .pidsCgroup:
-                let group: String
-                switch MachineOutcomeTests.cgroup("pids", settings: ["pids.max": "10"]) {
-                case .success(let path): group = path
-                case .failure(let skip): return .skipped(skip.description)
-                }
-                defer { _ = rmdir(group) }
-                run = try runLab(
-                    ["pool", "--quick", "--variant", "global-flood"],
-                    prefix: "echo $$ > \(group)/cgroup.procs || exit 99;")
+                return try Self.inCgroup("pids", ["pids.max": "10"], ["pool", "--quick", "--variant", "global-flood"])
             }
+            return .ran(report: run.0, status: run.1)
+        }
+
+        /// `lab` with `arguments` in a cgroup of controller `kind` made with `settings` for this run
+        /// and removed after it, or why the machine does not allow one.
+        static func inCgroup(_ kind: String, _ settings: [String: String], _ arguments: [String]) throws -> WaitedRun {
+            let group: String
+            switch MachineOutcomeTests.cgroup(kind, settings: settings) {
+            case .success(let path): group = path
+            case .failure(let skip): return .skipped(skip.description)
+            }
+            defer { _ = rmdir(group) }
+            let run = try runLab(arguments, prefix: "echo $$ > \(group)/cgroup.procs || exit 99;")
             return .ran(report: run.0, status: run.1)
         }
     }
