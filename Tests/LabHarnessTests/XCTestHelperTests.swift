@@ -218,17 +218,30 @@ final class XCTestHelperTests: XCTestCase {
             return Resource()
         }
         XCTAssertNotNil(took)
-        await assertThreadPeak(staysUnder: 3, reporter: recorder.reporter) {
-            let parked = ParkedThreads(3, name: "async.parked")
-            try? await Task.sleep(nanoseconds: 20_000_000)
-            parked.release()
-        }
-        XCTAssertEqual(recorder.messages.count, 1)
+        XCTAssertEqual(recorder.messages, [])
         // The threads name themselves once they run: the failure may list some under the name
-        // they inherited ("r-initiated-qos"), and then where they wait names them all.
-        let message = recorder.messages.first ?? ""
-        XCTAssertTrue(message.hasPrefix("the block added "), message)   // at least the 3 parked, counted process-wide
-        XCTAssertTrue(message.contains("3 × async.parked") || message.contains("ParkedThreads.init"), message)
+        // they inherited ("r-initiated-qos"), and then where they wait names them all. A watcher
+        // that a loaded machine kept off the CPU for the threads' whole 20 ms saw them only as
+        // they were born (seen once in a loaded whole-suite run): the block's failure is checked
+        // every time, its naming of the threads once in three tries.
+        var messages: [String] = []
+        for _ in 0..<3 {
+            let peak = LabHarness.RecordingReporter()
+            await assertThreadPeak(staysUnder: 3, reporter: peak.reporter) {
+                let parked = ParkedThreads(3, name: "async.parked")
+                try? await Task.sleep(nanoseconds: 20_000_000)
+                parked.release()
+            }
+            XCTAssertEqual(peak.messages.count, 1)
+            let message = peak.messages.first ?? ""
+            // At least the 3 parked, counted process-wide.
+            XCTAssertTrue(message.hasPrefix("the block added "), message)
+            messages.append(message)
+            if message.contains("3 × async.parked") || message.contains("ParkedThreads.init") { break }
+        }
+        XCTAssertTrue(
+            messages.contains { $0.contains("3 × async.parked") || $0.contains("ParkedThreads.init") },
+            messages.joined(separator: "\n"))
     }
 
     // MARK: Main queue
