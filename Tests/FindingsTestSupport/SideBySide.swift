@@ -43,3 +43,26 @@ public final class SideBySide<Key: Hashable & Sendable, Value: Sendable>: Sendab
         return try result.get()
     }
 }
+
+extension SideBySide {
+    /// Trials that a test class's tests each check one of: the first test to read one starts
+    /// them all (any test may run first, or alone under `--filter`), the others read theirs.
+    public final class OnFirstRead: Sendable {
+        private let started = Mutex<SideBySide?>(nil)
+
+        public init() {}
+
+        /// `key`'s value; the first call starts `trial` for each of `keys`.
+        public func value(_ key: Key, of keys: [Key], _ trial: @escaping @Sendable (Key) throws -> Value) throws
+            -> Value
+        {
+            let runs = started.withLock { started in
+                if let started { return started }
+                let made = SideBySide(keys, trial)
+                started = made
+                return made
+            }
+            return try runs.value(key)
+        }
+    }
+}

@@ -40,17 +40,11 @@ final class ChildProcessTests: XCTestCase {
         var seen: Bool
     }
 
-    private static let waitedRuns = Mutex<SideBySide<Waiting, WaitedRun>?>(nil)
+    private static let waitedRuns = SideBySide<Waiting, WaitedRun>.OnFirstRead()
 
     private func waited(_ which: Waiting) throws -> WaitedRun {
         let executable = try fixture()
-        let runs = Self.waitedRuns.withLock { started in
-            if let started { return started }
-            let made = SideBySide(Waiting.allCases) { try Self.waitOut($0, executable) }
-            started = made
-            return made
-        }
-        return try runs.value(which)
+        return try Self.waitedRuns.value(which, of: Waiting.allCases) { try Self.waitOut($0, executable) }
     }
 
     /// The `onStart` of `seenInTheTable`: marks `seen` once the process table lists the child.

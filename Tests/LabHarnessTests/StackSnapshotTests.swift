@@ -22,17 +22,11 @@ final class StackSnapshotTests: XCTestCase {
         }
     }
 
-    private static let blockedRuns = Mutex<SideBySide<Blocked, ChildRun>?>(nil)
+    private static let blockedRuns = SideBySide<Blocked, ChildRun>.OnFirstRead()
 
     private func blockedChild(_ which: Blocked) throws -> ChildRun {
         let executable = try fixture()
-        let runs = Self.blockedRuns.withLock { started in
-            if let started { return started }
-            let made = SideBySide(Blocked.allCases) { try $0.run(executable) }
-            started = made
-            return made
-        }
-        return try runs.value(which)
+        return try Self.blockedRuns.value(which, of: Blocked.allCases) { try $0.run(executable) }
     }
 
     func testADeadlockedChildYieldsAStackNamingItsBlockingFunction() throws {

@@ -235,16 +235,10 @@ final class MachineOutcomeTests: XCTestCase {
         case skipped(String)
     }
 
-    private static let waiting = Mutex<SideBySide<Waiting, WaitedRun>?>(nil)
+    private static let waiting = SideBySide<Waiting, WaitedRun>.OnFirstRead()
 
     private func waited(_ which: Waiting) throws -> (ExperimentReport, Int32?) {
-        let runs = Self.waiting.withLock { started in
-            if let started { return started }
-            let made = SideBySide(Waiting.allCases) { try $0.run() }
-            started = made
-            return made
-        }
-        switch try runs.value(which) {
+        switch try Self.waiting.value(which, of: Waiting.allCases, { try $0.run() }) {
         case .ran(let report, let status): return (report, status)
         case .skipped(let reason): throw XCTSkip(reason)
         }

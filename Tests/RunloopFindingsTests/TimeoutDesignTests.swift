@@ -120,17 +120,14 @@ final class TimeoutDesignTests: XCTestCase {
         }
     }
 
-    private static let callbackRuns = Mutex<SideBySide<CallbackCase, CallbackRun?>?>(nil)
+    private static let callbackRuns = SideBySide<CallbackCase, CallbackRun?>.OnFirstRead()
 
     func callbackRun(_ which: CallbackCase) throws -> CallbackRun {
         let (count, timeout) = (count, timeout)
-        let runs = Self.callbackRuns.withLock { started in
-            if let started { return started }
-            let made = SideBySide(CallbackCase.allCases) { $0.run(count: count, timeout: timeout) }
-            started = made
-            return made
+        let run = try Self.callbackRuns.value(which, of: CallbackCase.allCases) {
+            $0.run(count: count, timeout: timeout)
         }
-        return try XCTUnwrap(runs.value(which), "\(which): the design did not start")
+        return try XCTUnwrap(run, "\(which): the design did not start")
     }
 
     func testDeadlineHeapFiresEveryTimeoutOnceAndNeverEarly() throws {
