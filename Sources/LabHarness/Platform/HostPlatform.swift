@@ -23,7 +23,7 @@ public enum HostPlatform: PlatformSeam {
 
     /// Linux `/proc`; Darwin `libproc` (`proc_listallpids`, `PROC_PIDTBSDINFO`, and the
     /// `KERN_PROCARGS2` sysctl for the arguments of this user's processes).
-    public static func processes() -> [ProcessTable.Entry] {
+    static func processes() -> [ProcessTable.Entry] {
         let entries: [clab_process_entry] = fillGrowing(initial: 512) { clab_processes($0, $1) }
         return entries.map { entry in
             var entry = entry
