@@ -139,6 +139,12 @@ public struct TestProgress: Sendable {
     /// and will run again.
     public mutating func forgetRunning(_ key: String) { running[key] = nil }
 
+    /// Tests already run again once for showing no frame of their own when late.
+    private var retriedOnce: Set<String> = []
+
+    /// Whether `key`, late with no frame of its own, may run again: once.
+    mutating func mayRetry(_ key: String) -> Bool { retriedOnce.insert(key).inserted }
+
     private mutating func crashRunning() { endRunning(.crashed) }
 
     private mutating func start(_ key: String, at now: Seconds) {

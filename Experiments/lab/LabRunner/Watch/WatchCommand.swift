@@ -129,7 +129,7 @@ public enum WatchCommand {
             let crashes = progress.ended.filter { $0.ending == .crashed }.count
             defer { crashesBefore = crashes }
             if !end.endedByWatch, let status = end.status, status != 0, failedStatus == 0 { failedStatus = status }
-            guard !end.hung.isEmpty || crashes > crashesBefore else { break }
+            guard !end.hung.isEmpty || !end.retried.isEmpty || crashes > crashesBefore else { break }
             if list == nil {
                 list = listTests(invocation)
                 if list == nil { break }

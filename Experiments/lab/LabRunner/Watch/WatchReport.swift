@@ -14,14 +14,21 @@ enum WatchReport {
     static func stacksThenEnd(
         below root: Int32, title: String, tests: [String], note: String?
     ) -> [(process: ProcessTable.Entry, groups: [StackGroup])] {
+        stacksThenEnd(below: root, title: { _ in title }, tests: tests, note: note)
+    }
+
+    /// The same, the title made from the stacks taken (what they show decides what it says).
+    static func stacksThenEnd(
+        below root: Int32, title: ([(process: ProcessTable.Entry, groups: [StackGroup])]) -> String,
+        tests: [String], note: String?
+    ) -> [(process: ProcessTable.Entry, groups: [StackGroup])] {
         let tree = ProcessTree.descendants(of: root)
         // The test processes first: they are the ones the reader wants, and they may go first.
         let ordered = tree.filter(isTestProcess) + tree.filter { !isTestProcess($0) }
         var raws: [(ProcessTable.Entry, RawStacks)] = []
         for process in ordered { raws.append((process, StackCapture.captureRaw(pid: process.pid))) }
         let left = ProcessTree.end(below: root)
-        var text = "\nlab watch: \(title)\n"
-        text +=
+        var text =
             "lab watch: every thread of the \(ordered.count) process\(ordered.count == 1 ? "" : "es") below it, then the tree was ended"
             + (left.isEmpty
                 ? "" : " (\(left.count) still alive after 3 s: \(left.map { String($0.pid) }.joined(separator: ", ")))")
@@ -42,35 +49,68 @@ enum WatchReport {
             }
             if let note = snapshot?.note { text += "    \(note)\n" }
         }
-        Terminal.writeError(text)
+        Terminal.writeError("\nlab watch: \(title(result))\n" + text)
         return result
     }
 
     /// Tests that ran past the timeout: named, their tree's stacks printed, the tree ended. The
     /// hung tests end as `hung`; others running at the time are forgotten, to run again.
+    ///
+    /// In `--parallel` each XCTest test has a process of its own, found by its command line, and
+    /// only that process's stacks speak for it; another process's stacks are never pinned on it.
+    /// A test whose process has ended is not hung: its verdict is still in SwiftPM's hands (which
+    /// waits for the end of the output of a process whose pipe a hung test inherited), so it runs
+    /// again (`retried`); that had called a passing test hung with a spinning neighbour's stack.
+    /// A test whose process shows no frame of the test (still starting on a loaded machine, or
+    /// ending) runs again once, and is hung if it is late again.
     static func hang(
         _ keys: [String], since started: [String: Seconds], below root: Int32, options: WatchOptions,
-        note: String?, progress: inout TestProgress
-    ) -> [WatchRound.HungTest] {
+        note: String?, parallel: Bool, progress: inout TestProgress
+    ) -> (hung: [WatchRound.HungTest], retried: [String]) {
         let now = MonotonicClock.now()
-        let names = keys.map { "\($0) has run for \(Format.seconds(now - started[$0]!))" }.joined(separator: "; ")
-        let processes = stacksThenEnd(
-            below: root, title: "\(names) (--test-timeout \(Format.seconds(options.testTimeout))): hung", tests: keys,
-            note: note)
-        let groups = processes.flatMap(\.groups)
         var hung: [WatchRound.HungTest] = []
-        for key in keys {
-            // Its own threads; else the first of a test process; else the first there is.
-            let own =
-                groups.first { mentions($0, [key]) } ?? processes.first { isTestProcess($0.process) }?.groups.first
-                ?? groups.first
-            let stuckAt = own?.summary(depth: 4) ?? "no stacks were taken"
-            hung.append(WatchRound.HungTest(key: key, seconds: now - started[key]!, stuckAt: stuckAt))
+        var retried: [String] = []
+        var decided = progress
+        _ = stacksThenEnd(
+            below: root,
+            title: { processes in
+                let groups = processes.flatMap(\.groups)
+                for key in keys {
+                    let ownProcess = processes.first { WatchRound.parallelTest(of: $0.process) == key }
+                    let own = (ownProcess?.groups ?? groups).first { mentions($0, [key]) }
+                    // An XCTest key (`Class.test`; Swift Testing's end in `)` and have no process).
+                    let ended = parallel && ownProcess == nil && !key.hasSuffix(")")
+                    if ended || (ownProcess != nil && own == nil && decided.mayRetry(key)) {
+                        retried.append(key)
+                        continue
+                    }
+                    // Its own threads; else its own process's first; else the first of a test
+                    // process (one test process: not --parallel); else the first there is.
+                    let fallback =
+                        ownProcess.map { $0.groups.first }
+                        ?? processes.first { isTestProcess($0.process) }?.groups.first ?? groups.first
+                    let stuckAt = (own ?? fallback)?.summary(depth: 4) ?? "no stacks were taken"
+                    hung.append(WatchRound.HungTest(key: key, seconds: now - started[key]!, stuckAt: stuckAt))
+                }
+                let limit = "(--test-timeout \(Format.seconds(options.testTimeout)))"
+                let hungText = hung.map { "\($0.key) has run for \(Format.seconds($0.seconds))" }
+                let retriedText = retried.map { key in
+                    let process = processes.contains { WatchRound.parallelTest(of: $0.process) == key }
+                    return "\(key) has run for \(Format.seconds(now - started[key]!))"
+                        + (process ? " with no frame of the test in its process" : " but its process has ended")
+                }
+                let parts =
+                    (hungText.isEmpty ? [] : [hungText.joined(separator: "; ") + " \(limit): hung"])
+                    + (retriedText.isEmpty ? [] : [retriedText.joined(separator: "; ") + " \(limit): it runs again"])
+                return parts.joined(separator: "; ")
+            }, tests: keys, note: note)
+        progress = decided
+        for key in progress.running.keys where !keys.contains(key) || retried.contains(key) {
+            progress.forgetRunning(key)
         }
-        for key in progress.running.keys where !keys.contains(key) { progress.forgetRunning(key) }
-        for key in keys { progress.mark(key, .hung) }
+        for item in hung { progress.mark(item.key, .hung) }
         progress.forgetProvisional()
-        return hung
+        return (hung, retried)
     }
 
     /// The command went quiet: its tree's stacks, then the tree ended.

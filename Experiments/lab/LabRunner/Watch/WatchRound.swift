@@ -12,11 +12,13 @@ struct WatchRound {
         var status: Int32?
         /// The tests found hung, with where each was stuck.
         var hung: [HungTest] = []
+        /// Late tests that showed no frame of their own, to run again (`WatchReport.hang`).
+        var retried: [String] = []
         /// Set when the command went quiet (no output, no CPU) for the quiet timeout.
         var quiet = false
         var interrupted = false
         /// Whether `lab watch` ended the tree (hang, quiet, interrupt).
-        var endedByWatch: Bool { !hung.isEmpty || quiet || interrupted }
+        var endedByWatch: Bool { !hung.isEmpty || !retried.isEmpty || quiet || interrupted }
     }
 
     struct HungTest {
@@ -107,9 +109,9 @@ struct WatchRound {
             if readsTests {
                 let late = progress.running.filter { now - $0.value >= options.testTimeout }
                 if !late.isEmpty {
-                    end.hung = WatchReport.hang(
+                    (end.hung, end.retried) = WatchReport.hang(
                         late.keys.sorted(), since: late, below: keeperPid, options: options, note: stackNote,
-                        progress: &progress)
+                        parallel: parallel, progress: &progress)
                     drainUntil = MonotonicClock.now() + 1
                     continue
                 }
@@ -171,12 +173,15 @@ struct WatchRound {
 
     /// `--parallel`: the tests running now, one per test process (`Package.xctest Module.Class/test`).
     static func parallelTests(below root: Int32) -> [String] {
-        ProcessTree.descendants(of: root).compactMap { process in
-            let words = process.commandLine.split(separator: " ")
-            guard words.count == 2, words[0].hasSuffix(".xctest"), words[1].contains("/"), !words[1].hasPrefix("-")
-            else { return nil }
-            return TestList.key(of: String(words[1]))
-        }
+        ProcessTree.descendants(of: root).compactMap(parallelTest(of:))
+    }
+
+    /// The test a `--parallel` test process runs, by its command line; `nil` for any other.
+    static func parallelTest(of process: ProcessTable.Entry) -> String? {
+        let words = process.commandLine.split(separator: " ")
+        guard words.count == 2, words[0].hasSuffix(".xctest"), words[1].contains("/"), !words[1].hasPrefix("-")
+        else { return nil }
+        return TestList.key(of: String(words[1]))
     }
 
     static func pipe() throws -> (read: Int32, write: Int32) {
