@@ -14,14 +14,16 @@ enum WatchReport {
     static func stacksThenEnd(
         below root: Int32, title: String, tests: [String], note: String?
     ) -> [(process: ProcessTable.Entry, groups: [StackGroup])] {
-        stacksThenEnd(below: root, title: { _ in title }, tests: tests, note: note)
+        let taken = stacksAndEnd(below: root, tests: tests, note: note)
+        Terminal.writeError("\nlab watch: \(title)\n" + taken.text)
+        return taken.processes
     }
 
-    /// The same, the title made from the stacks taken (what they show decides what it says).
-    static func stacksThenEnd(
-        below root: Int32, title: ([(process: ProcessTable.Entry, groups: [StackGroup])]) -> String,
-        tests: [String], note: String?
-    ) -> [(process: ProcessTable.Entry, groups: [StackGroup])] {
+    /// The tree's stacks, grouped, and the text that shows them, once the tree was ended; for a
+    /// caller whose title depends on what the stacks show.
+    static func stacksAndEnd(
+        below root: Int32, tests: [String], note: String?
+    ) -> (processes: [(process: ProcessTable.Entry, groups: [StackGroup])], text: String) {
         let tree = ProcessTree.descendants(of: root)
         // The test processes first: they are the ones the reader wants, and they may go first.
         let ordered = tree.filter(isTestProcess) + tree.filter { !isTestProcess($0) }
@@ -49,8 +51,7 @@ enum WatchReport {
             }
             if let note = snapshot?.note { text += "    \(note)\n" }
         }
-        Terminal.writeError("\nlab watch: \(title(result))\n" + text)
-        return result
+        return (result, text)
     }
 
     /// Tests that ran past the timeout: named, their tree's stacks printed, the tree ended. The
@@ -68,49 +69,45 @@ enum WatchReport {
         note: String?, parallel: Bool, progress: inout TestProgress
     ) -> (hung: [WatchRound.HungTest], retried: [String]) {
         let now = MonotonicClock.now()
+        let taken = stacksAndEnd(below: root, tests: keys, note: note)
+        let groups = taken.processes.flatMap(\.groups)
         var hung: [WatchRound.HungTest] = []
-        var retried: [String] = []
-        var decided = progress
-        _ = stacksThenEnd(
-            below: root,
-            title: { processes in
-                let groups = processes.flatMap(\.groups)
-                for key in keys {
-                    let ownProcess = processes.first { WatchRound.parallelTest(of: $0.process) == key }
-                    let own = (ownProcess?.groups ?? groups).first { mentions($0, [key]) }
-                    // An XCTest key (`Class.test`; Swift Testing's end in `)` and have no process).
-                    let ended = parallel && ownProcess == nil && !key.hasSuffix(")")
-                    if ended || (ownProcess != nil && own == nil && decided.mayRetry(key)) {
-                        retried.append(key)
-                        continue
-                    }
-                    // Its own threads; else its own process's first; else the first of a test
-                    // process (one test process: not --parallel); else the first there is.
-                    let fallback =
-                        ownProcess.map { $0.groups.first }
-                        ?? processes.first { isTestProcess($0.process) }?.groups.first ?? groups.first
-                    let stuckAt = (own ?? fallback)?.summary(depth: 4) ?? "no stacks were taken"
-                    hung.append(WatchRound.HungTest(key: key, seconds: now - started[key]!, stuckAt: stuckAt))
-                }
-                let limit = "(--test-timeout \(Format.seconds(options.testTimeout)))"
-                let hungText = hung.map { "\($0.key) has run for \(Format.seconds($0.seconds))" }
-                let retriedText = retried.map { key in
-                    let process = processes.contains { WatchRound.parallelTest(of: $0.process) == key }
-                    return "\(key) has run for \(Format.seconds(now - started[key]!))"
-                        + (process ? " with no frame of the test in its process" : " but its process has ended")
-                }
-                let parts =
-                    (hungText.isEmpty ? [] : [hungText.joined(separator: "; ") + " \(limit): hung"])
-                    + (retriedText.isEmpty ? [] : [retriedText.joined(separator: "; ") + " \(limit): it runs again"])
-                return parts.joined(separator: "; ")
-            }, tests: keys, note: note)
-        progress = decided
-        for key in progress.running.keys where !keys.contains(key) || retried.contains(key) {
+        var retried: [(key: String, why: String)] = []
+        for key in keys {
+            let ownProcess = taken.processes.first { WatchRound.parallelTest(of: $0.process) == key }
+            let own = (ownProcess?.groups ?? groups).first { mentions($0, [key]) }
+            // An XCTest key (`Class.test`; Swift Testing's end in `)` and have no process).
+            if parallel && ownProcess == nil && !key.hasSuffix(")") {
+                retried.append((key, "but its process has ended"))
+                continue
+            }
+            if ownProcess != nil && own == nil && progress.mayRetry(key) {
+                retried.append((key, "with no frame of the test in its process"))
+                continue
+            }
+            // Its own threads; else its own process's first; else the first of a test process
+            // (one test process: not --parallel); else the first there is.
+            let fallback =
+                ownProcess.map { $0.groups.first }
+                ?? taken.processes.first { isTestProcess($0.process) }?.groups.first ?? groups.first
+            let stuckAt = (own ?? fallback)?.summary(depth: 4) ?? "no stacks were taken"
+            hung.append(WatchRound.HungTest(key: key, seconds: now - started[key]!, stuckAt: stuckAt))
+        }
+        let limit = "(--test-timeout \(Format.seconds(options.testTimeout)))"
+        let hungText = hung.map { "\($0.key) has run for \(Format.seconds($0.seconds))" }
+        let retriedText = retried.map { "\($0.key) has run for \(Format.seconds(now - started[$0.key]!)) \($0.why)" }
+        let title = [
+            hungText.isEmpty ? nil : hungText.joined(separator: "; ") + " \(limit): hung",
+            retriedText.isEmpty ? nil : retriedText.joined(separator: "; ") + " \(limit): it runs again",
+        ].compactMap { $0 }.joined(separator: "; ")
+        Terminal.writeError("\nlab watch: \(title)\n" + taken.text)
+        let again = retried.map(\.key)
+        for key in progress.running.keys where !keys.contains(key) || again.contains(key) {
             progress.forgetRunning(key)
         }
         for item in hung { progress.mark(item.key, .hung) }
         progress.forgetProvisional()
-        return (hung, retried)
+        return (hung, again)
     }
 
     /// The command went quiet: its tree's stacks, then the tree ended.

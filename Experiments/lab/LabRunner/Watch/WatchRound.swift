@@ -12,7 +12,8 @@ struct WatchRound {
         var status: Int32?
         /// The tests found hung, with where each was stuck.
         var hung: [HungTest] = []
-        /// Late tests that showed no frame of their own, to run again (`WatchReport.hang`).
+        /// Late tests that run again, not hung: their process had ended, or showed no frame of
+        /// the test (`WatchReport.hang`).
         var retried: [String] = []
         /// Set when the command went quiet (no output, no CPU) for the quiet timeout.
         var quiet = false
