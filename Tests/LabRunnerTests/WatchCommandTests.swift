@@ -2,7 +2,7 @@ import FindingsTestSupport
 import Foundation
 import LabHarness
 import LabHarnessXCTest
-import LabRunner
+@testable import LabRunner
 import Synchronization
 import XCTest
 
@@ -163,6 +163,45 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertEqual(progress.ending(of: "OrderTests.test3"), .failed)
     }
 
+    /// `--parallel` runs each XCTest test in a process of its own, named by its command line:
+    /// Linux's form and macOS's (through `xctest -XCTest`), paths with spaces included.
+    func testAParallelTestIsNamedByItsProcessOnLinuxAndMacOS() {
+        let linux = "/w/My Lab/.build/debug/PPackageTests.xctest M.OrderTests/test2Deadlocks"
+        let darwin =
+            "/Applications/Xcode.app/Contents/Developer/usr/bin/xctest -XCTest M.OrderTests/test2Deadlocks "
+            + "/Users/a b/.build/arm64-apple-macosx/debug/PPackageTests.xctest"
+        XCTAssertEqual(WatchRound.parallelTest(commandLine: linux), "OrderTests.test2Deadlocks")
+        XCTAssertEqual(WatchRound.parallelTest(commandLine: darwin), "OrderTests.test2Deadlocks")
+        for other in [
+            "/w/.build/debug/PPackageTests.xctest", "/w/.build/debug/PPackageTests.xctest M.A/a,M.A/b",
+            "/w/.build/debug/PPackageTests.xctest --testing-library swift-testing",
+            "/usr/bin/swift-test --parallel --filter M.A/a", "/bin/sh -c x.xctest M.A/a",
+            "/x/swiftpm-testing-helper --test-bundle-path /w/P.xctest --testing-library swift-testing",
+        ] {
+            XCTAssertNil(WatchRound.parallelTest(commandLine: other), other)
+        }
+        // The test binaries come first in a hang's report.
+        for binary in [linux, darwin, "/w/.build/debug/PPackageTests.xctest", "/x/swiftpm-testing-helper --test"] {
+            XCTAssertTrue(WatchReport.isTestProcess(commandLine: binary), binary)
+        }
+        for other in ["/usr/bin/swift-test --parallel", "/bin/sh -c x.xctest M.A/a"] {
+            XCTAssertFalse(WatchReport.isTestProcess(commandLine: other), other)
+        }
+    }
+
+    /// `--parallel`: only a hung test's process is ended; SwiftPM then reports it as ended by a
+    /// signal and goes on, and the test stays hung, not crashed.
+    func testAHungParallelTestStaysHungWhenSwiftPMReportsItsSignal() {
+        var progress = TestProgress()
+        progress.running(["OrderTests.test1", "OrderTests.test2"], at: 1)
+        progress.mark("OrderTests.test2", .hung)
+        progress.read("[1/2] Testing M.OrderTests/test2", at: 7)
+        progress.read("error: Process '/b/P.xctest M.OrderTests/test2' exited with unexpected signal code 9", at: 7)
+        progress.read("[2/2] Testing M.OrderTests/test1", at: 7)
+        XCTAssertEqual(progress.ending(of: "OrderTests.test2"), .hung)
+        XCTAssertEqual(progress.ending(of: "OrderTests.test1"), .passed)
+    }
+
     func testOnlyCandidateLinesAreDecodedAcrossChunks() {
         var splitter = LineSplitter()
         var seen: [String] = []
@@ -308,8 +347,9 @@ final class WatchFixtureTests: XCTestCase {
             // 2 s: four times the longest stall a loaded machine gives the fixture's passing tests
             // (they take milliseconds), and each of the three hangs costs the run its length.
             case .inTurn: ["watch", "--test-timeout", "2s", "--"]
-            // 5 s: a passing test's process starts beside a spinning one, on a machine that may be busy.
-            case .parallel: ["watch", "--test-timeout", "5s", "--"]
+            // 3 s: as long again, since a late test whose process shows no frame of the test yet
+            // (starting beside a spinning one on a busy machine) gets a second timeout.
+            case .parallel: ["watch", "--test-timeout", "3s", "--"]
             }
         }
 
@@ -394,8 +434,8 @@ final class WatchFixtureTests: XCTestCase {
         print("lab watch on the fixture: \(Format.seconds(run.wall))")
     }
 
-    /// `--parallel`: the running tests are read from the test processes; two hang at once, and
-    /// the verdicts SwiftPM had not printed when the tree was ended come from a later run.
+    /// `--parallel`: the running tests are read from the test processes; only the hung tests'
+    /// processes are ended, so every other XCTest test's process runs once, beside them.
     func testEveryTestOfAParallelRunGetsOneVerdict() throws {
         let whole = try wholeRun(.parallel)
         let run = whole.run
@@ -414,6 +454,16 @@ final class WatchFixtureTests: XCTestCase {
             hung.contains { $0.contains("OrderTests/test4Spins") && $0.contains("Spinner.spinForever") }, run.stderr)
         XCTAssertEqual(
             run.stdout.components(separatedBy: "Test Case 'OrderTests.test6FailsAnAssertion' failed").count - 1, 1)
+        // SwiftPM prints `[3/8] Testing Module.Class/test` when a test's process has ended.
+        for test in [
+            "test1PassesFirst", "test2Deadlocks", "test3PassesAfterDeadlock", "test4Spins", "test5PassesAfterSpin",
+            "test6FailsAnAssertion", "test7Crashes", "test8PassesLast",
+        ] {
+            let line = "] Testing WatchFixtureTests.OrderTests/\(test)\n"
+            let processes = (run.stdout + run.stderr).components(separatedBy: line)
+            XCTAssertEqual(processes.count - 1, 1, "\(test) ran in one process: \(run.stderr.suffix(3000))")
+        }
+        print("lab watch --parallel on the fixture: \(Format.seconds(run.wall))")
         XCTAssertEqual(whole.leftRunning, [], "left running")
     }
 

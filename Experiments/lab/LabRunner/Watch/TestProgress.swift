@@ -139,10 +139,16 @@ public struct TestProgress: Sendable {
     /// and will run again.
     public mutating func forgetRunning(_ key: String) { running[key] = nil }
 
-    /// Tests already run again once for showing no frame of their own when late.
+    /// Starts `key`'s clock again (`--parallel`: late with no frame of its own, it gets a whole
+    /// timeout more).
+    mutating func restart(_ key: String, at now: Seconds) {
+        if running[key] != nil { running[key] = now }
+    }
+
+    /// Tests already given a second chance for showing no frame of their own when late.
     private var retriedOnce: Set<String> = []
 
-    /// Whether `key`, late with no frame of its own, may run again: once.
+    /// Whether `key`, late with no frame of its own, may have a second chance: once.
     mutating func mayRetry(_ key: String) -> Bool { retriedOnce.insert(key).inserted }
 
     private mutating func crashRunning() { endRunning(.crashed) }
@@ -155,7 +161,8 @@ public struct TestProgress: Sendable {
     private mutating func end(_ key: String, _ ending: Ending, replacing: Bool = false) {
         running[key] = nil
         if let index = endedKeys[key] {
-            if replacing { ended[index].ending = ending }
+            // A hung test stays hung: in `--parallel` SwiftPM then reports its ended process as a signal.
+            if replacing && ended[index].ending != .hung { ended[index].ending = ending }
             return
         }
         endedKeys[key] = ended.count

@@ -8,7 +8,8 @@ import LabHarness
 ///   every process below `lab watch` (grouped, the test's own first), the tree ended; then the
 ///   tests that had not run yet run (`swift test --skip-build --filter ...` of the tests
 ///   `swift test list` names that had not ended), and so on after each hang or crash, so every
-///   test is reported once. Exit 1 when a test failed, crashed or hung.
+///   test is reported once. With `--parallel`, an XCTest test's own process is ended instead of
+///   the tree, and SwiftPM goes on. Exit 1 when a test failed, crashed or hung.
 /// - anything else, and `swift test` between tests: no output and no CPU use for
 ///   `--quiet-timeout`: the same stacks, the tree ended, exit 124.
 /// Ctrl-C, SIGTERM, SIGHUP: the tree ended, exit 130. A killed `lab watch` is noticed by the
@@ -19,9 +20,9 @@ public enum WatchCommand {
           run COMMAND in a process tree of its own, its output passed through; when it hangs, print
           every thread's stack of every process in the tree, then end the tree.
           `swift test`: a test running longer than --test-timeout (default 60s) is hung; it is named
-          with the stacks, the tree is ended, and the tests that had not run yet run after it, so
-          every test is reported once. Any command: no output and no CPU use for --quiet-timeout
-          (default 5m) ends it, exit 124.
+          with the stacks, the tree is ended (with --parallel, only the test's process), and the
+          tests that had not run yet run after it, so every test is reported once. Any command:
+          no output and no CPU use for --quiet-timeout (default 5m) ends it, exit 124.
           in CI: lab watch --test-timeout 120s -- swift test
 
           --test-timeout D   how long one test may run (100ms to 24h: 500ms, 60s, 5m, 1h)

@@ -8,73 +8,98 @@ import LabHarness
 /// threads first in it, followed by those threads' whole stacks. Everything goes to stderr.
 enum WatchReport {
     /// The stacks of every process below `root` are taken, the tree is ended, and the stacks
-    /// are named and printed under `title`. Returns each process's grouped stacks, test
-    /// processes first.
-    @discardableResult
-    static func stacksThenEnd(
-        below root: Int32, title: String, tests: [String], note: String?
-    ) -> [(process: ProcessTable.Entry, groups: [StackGroup])] {
-        let taken = stacksAndEnd(below: root, tests: tests, note: note)
-        Terminal.writeError("\nlab watch: \(title)\n" + taken.text)
-        return taken.processes
+    /// are named and printed under `title`.
+    static func stacksThenEnd(below root: Int32, title: String, tests: [String], note: String?) {
+        let raws = rawStacks(below: root)
+        let left = ProcessTree.end(below: root)
+        let processes = named(raws, tests: tests)
+        let shown = text(processes, tests: tests, note: note, ended: "the tree was ended", left: left)
+        Terminal.writeError("\nlab watch: \(title)\n" + shown)
     }
 
-    /// The tree's stacks, grouped, and the text that shows them, once the tree was ended; for a
-    /// caller whose title depends on what the stacks show.
-    static func stacksAndEnd(
-        below root: Int32, tests: [String], note: String?
-    ) -> (processes: [(process: ProcessTable.Entry, groups: [StackGroup])], text: String) {
+    /// Every process below `root`, test processes first (they are the ones the reader wants,
+    /// and they may go first), with its threads' stacks as taken, not yet named.
+    static func rawStacks(below root: Int32) -> [(ProcessTable.Entry, RawStacks)] {
         let tree = ProcessTree.descendants(of: root)
-        // The test processes first: they are the ones the reader wants, and they may go first.
         let ordered = tree.filter(isTestProcess) + tree.filter { !isTestProcess($0) }
-        var raws: [(ProcessTable.Entry, RawStacks)] = []
-        for process in ordered { raws.append((process, StackCapture.captureRaw(pid: process.pid))) }
-        let left = ProcessTree.end(below: root)
-        var text =
-            "lab watch: every thread of the \(ordered.count) process\(ordered.count == 1 ? "" : "es") below it, then the tree was ended"
-            + (left.isEmpty
-                ? "" : " (\(left.count) still alive after 3 s: \(left.map { String($0.pid) }.joined(separator: ", ")))")
-            + ":\n"
-        if let reason = StackCapture.unavailableReason ?? note { text += "  \(reason)\n" }
-        var result: [(process: ProcessTable.Entry, groups: [StackGroup])] = []
-        for (process, raw) in raws {
+        return ordered.map { ($0, StackCapture.captureRaw(pid: $0.pid)) }
+    }
+
+    /// The stacks named and grouped, `tests`' own threads first.
+    static func named(
+        _ raws: [(ProcessTable.Entry, RawStacks)], tests: [String]
+    ) -> [(process: ProcessTable.Entry, groups: [StackGroup], note: String?)] {
+        raws.map { process, raw in
             let snapshot = HangStacks.namingMainThread(raw.named(budget: HangStacks.patientNaming), pid: process.pid)
-            let groups = ordering(StackGroup.fold(snapshot?.threads ?? []), tests: tests)
-            result.append((process, groups))
+            return (process, ordering(StackGroup.fold(snapshot?.threads ?? []), tests: tests), snapshot?.note)
+        }
+    }
+
+    /// The lines that show the stacks: what was ended, then each process and its groups, the
+    /// test's own threads in full (every frame, with file:line where known).
+    static func text(
+        _ processes: [(process: ProcessTable.Entry, groups: [StackGroup], note: String?)], tests: [String],
+        note: String?, ended: String, left: [ProcessTable.Entry]
+    ) -> String {
+        let count = "\(processes.count) process\(processes.count == 1 ? "" : "es")"
+        let alive =
+            left.isEmpty
+            ? "" : " (\(left.count) still alive after 3 s: \(left.map { String($0.pid) }.joined(separator: ", ")))"
+        var text = "lab watch: every thread of the \(count) below it, then \(ended)\(alive):\n"
+        if let reason = StackCapture.unavailableReason ?? note { text += "  \(reason)\n" }
+        for (process, groups, stacksNote) in processes {
             text += "  process \(process.pid): \(shortCommand(process.commandLine))\n"
             for (index, group) in groups.enumerated() {
                 text += "    " + group.summary(depth: 4) + "\n"
-                // The test's own threads in full: every frame, with file:line where known.
                 if index == 0 && isTestProcess(process) && mentions(group, tests) {
                     for frame in group.frames { text += "        " + frame + "\n" }
                 }
             }
-            if let note = snapshot?.note { text += "    \(note)\n" }
+            if let stacksNote { text += "    \(stacksNote)\n" }
         }
-        return (result, text)
+        return text
     }
 
-    /// Tests that ran past the timeout: named, their tree's stacks printed, the tree ended. The
-    /// hung tests end as `hung`; others running at the time are forgotten, to run again.
+    /// What a hang ended, and what the round does next.
+    struct HangEnd {
+        var hung: [WatchRound.HungTest] = []
+        /// Late tests not called hung (see `hang`).
+        var retried: [String] = []
+        /// Whether the whole tree was ended (the round drains and ends), or only the hung tests'
+        /// processes (SwiftPM goes on with the others).
+        var treeEnded = true
+    }
+
+    /// Tests that ran past the timeout: named, their tree's stacks printed, then ended.
     ///
     /// In `--parallel` each XCTest test has a process of its own, found by its command line, and
     /// only that process's stacks speak for it; another process's stacks are never pinned on it.
-    /// A test whose process has ended is not hung: its verdict is still in SwiftPM's hands (which
-    /// waits for the end of the output of a process whose pipe a hung test inherited), so it runs
-    /// again (`retried`); that had called a passing test hung with a spinning neighbour's stack.
-    /// A test whose process shows no frame of the test (still starting on a loaded machine, or
-    /// ending) runs again once, and is hung if it is late again.
+    /// Only the hung tests' processes are ended: SwiftPM reports each as a signal (its verdict
+    /// stays `hung`) and goes on, so the tests running beside them neither die nor run again.
+    /// A late test whose process has ended is not hung: its verdict is still in SwiftPM's hands
+    /// (which waits for the end of the output of a process whose pipe a hung test inherited), and
+    /// comes once the hung one is ended; that had called a passing test hung with a spinning
+    /// neighbour's stack. A late test whose process shows no frame of the test (still starting
+    /// on a loaded machine, or ending) gets its timeout once more, and is hung if late again.
+    ///
+    /// Otherwise (a serial run, or Swift Testing's tests, which share one process) the tree is
+    /// ended: the hung tests end as `hung`, and the others running at the time run again.
     static func hang(
         _ keys: [String], since started: [String: Seconds], below root: Int32, options: WatchOptions,
         note: String?, parallel: Bool, progress: inout TestProgress
-    ) -> (hung: [WatchRound.HungTest], retried: [String]) {
+    ) -> HangEnd {
         let now = MonotonicClock.now()
-        let taken = stacksAndEnd(below: root, tests: keys, note: note)
-        let groups = taken.processes.flatMap(\.groups)
-        var hung: [WatchRound.HungTest] = []
+        let ownProcesses = parallel && !keys.contains { $0.hasSuffix(")") }
+        let raws = rawStacks(below: root)
+        let left = ownProcesses ? [] : ProcessTree.end(below: root)
+        let processes = named(raws, tests: keys)
+        let groups = processes.flatMap(\.groups)
+        var result = HangEnd(treeEnded: !ownProcesses)
         var retried: [(key: String, why: String)] = []
+        var hungProcesses: [Int32] = []
+        var restarted: [String] = []
         for key in keys {
-            let ownProcess = taken.processes.first { WatchRound.parallelTest(of: $0.process) == key }
+            let ownProcess = processes.first { WatchRound.parallelTest(of: $0.process) == key }
             let own = (ownProcess?.groups ?? groups).first { mentions($0, [key]) }
             // An XCTest key (`Class.test`; Swift Testing's end in `)` and have no process).
             if parallel && ownProcess == nil && !key.hasSuffix(")") {
@@ -83,31 +108,56 @@ enum WatchReport {
             }
             if ownProcess != nil && own == nil && progress.mayRetry(key) {
                 retried.append((key, "with no frame of the test in its process"))
+                restarted.append(key)
                 continue
             }
             // Its own threads; else its own process's first; else the first of a test process
             // (one test process: not --parallel); else the first there is.
             let fallback =
                 ownProcess.map { $0.groups.first }
-                ?? taken.processes.first { isTestProcess($0.process) }?.groups.first ?? groups.first
+                ?? processes.first { isTestProcess($0.process) }?.groups.first ?? groups.first
             let stuckAt = (own ?? fallback)?.summary(depth: 4) ?? "no stacks were taken"
-            hung.append(WatchRound.HungTest(key: key, seconds: now - started[key]!, stuckAt: stuckAt))
+            result.hung.append(WatchRound.HungTest(key: key, seconds: now - started[key]!, stuckAt: stuckAt))
+            if let pid = ownProcess?.process.pid { hungProcesses.append(pid) }
         }
         let limit = "(--test-timeout \(Format.seconds(options.testTimeout)))"
-        let hungText = hung.map { "\($0.key) has run for \(Format.seconds($0.seconds))" }
-        let retriedText = retried.map { "\($0.key) has run for \(Format.seconds(now - started[$0.key]!)) \($0.why)" }
-        let title = [
-            hungText.isEmpty ? nil : hungText.joined(separator: "; ") + " \(limit): hung",
-            retriedText.isEmpty ? nil : retriedText.joined(separator: "; ") + " \(limit): it runs again",
-        ].compactMap { $0 }.joined(separator: "; ")
-        Terminal.writeError("\nlab watch: \(title)\n" + taken.text)
-        let again = retried.map(\.key)
-        for key in progress.running.keys where !keys.contains(key) || again.contains(key) {
-            progress.forgetRunning(key)
+        let hungText = result.hung.map { "\($0.key) has run for \(Format.seconds($0.seconds))" }
+        let retriedText = retried.map { item in
+            let next =
+                !ownProcesses
+                ? "it runs again"
+                : restarted.contains(item.key) ? "its timeout starts again" : "not hung, SwiftPM gives its verdict"
+            return "\(item.key) has run for \(Format.seconds(now - started[item.key]!)) \(item.why) \(limit): \(next)"
         }
-        for item in hung { progress.mark(item.key, .hung) }
-        progress.forgetProvisional()
-        return (hung, again)
+        let title = ([hungText.isEmpty ? nil : hungText.joined(separator: "; ") + " \(limit): hung"] + retriedText)
+            .compactMap { $0 }.joined(separator: "; ")
+        // Marked hung before their processes end: SwiftPM's line for the signal leaves them hung.
+        for item in result.hung { progress.mark(item.key, .hung) }
+        result.retried = retried.map(\.key)
+        guard ownProcesses else {
+            let shown = text(processes, tests: keys, note: note, ended: "the tree was ended", left: left)
+            Terminal.writeError("\nlab watch: \(title)\n" + shown)
+            for key in progress.running.keys where !keys.contains(key) || result.retried.contains(key) {
+                progress.forgetRunning(key)
+            }
+            progress.forgetProvisional()
+            return result
+        }
+        var alive: [ProcessTable.Entry] = []
+        for pid in hungProcesses {
+            alive += ProcessTree.end(below: pid)
+            _ = kill(pid, SIGKILL)
+        }
+        for key in result.retried {
+            // No frame of the test yet: a whole timeout more. Its process ended: SwiftPM prints
+            // its verdict once the output's last holder (a hung test) has ended.
+            if restarted.contains(key) { progress.restart(key, at: now) } else { progress.forgetRunning(key) }
+        }
+        let ended =
+            hungProcesses.isEmpty ? "nothing was ended" : "the hung tests' processes were ended, the others go on"
+        Terminal.writeError(
+            "\nlab watch: \(title)\n" + text(processes, tests: keys, note: note, ended: ended, left: alive))
+        return result
     }
 
     /// The command went quiet: its tree's stacks, then the tree ended.
@@ -119,10 +169,23 @@ enum WatchReport {
             tests: [], note: note)
     }
 
-    /// A test binary: XCTest's `Package.xctest` or SwiftPM's `swiftpm-testing-helper`.
-    static func isTestProcess(_ process: ProcessTable.Entry) -> Bool {
-        let program = process.commandLine.split(separator: " ").first.map(String.init) ?? ""
-        return program.hasSuffix(".xctest") || program.hasSuffix("swiftpm-testing-helper")
+    /// A test binary: XCTest's `Package.xctest` (Linux), macOS's `xctest` tool, or SwiftPM's
+    /// `swiftpm-testing-helper`: the program, its path read up to the first option (a path may
+    /// hold spaces).
+    static func isTestProcess(_ process: ProcessTable.Entry) -> Bool { isTestProcess(commandLine: process.commandLine) }
+
+    static func isTestProcess(commandLine: String) -> Bool {
+        var program = ""
+        for word in commandLine.split(separator: " ") {
+            if word.hasPrefix("-") { break }
+            program += program.isEmpty ? word : " " + word
+            if program.hasSuffix(".xctest") || program.hasSuffix("/xctest")
+                || program.hasSuffix("swiftpm-testing-helper")
+            {
+                return true
+            }
+        }
+        return false
     }
 
     /// Groups with a frame of one of `tests` first, then those with code of the program's own,

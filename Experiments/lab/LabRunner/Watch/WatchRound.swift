@@ -12,13 +12,13 @@ struct WatchRound {
         var status: Int32?
         /// The tests found hung, with where each was stuck.
         var hung: [HungTest] = []
-        /// Late tests that run again, not hung: their process had ended, or showed no frame of
-        /// the test (`WatchReport.hang`).
+        /// Late tests not called hung: their process had ended, or showed no frame of the test
+        /// (`WatchReport.hang`); they run again, or in `--parallel` get their verdict in this round.
         var retried: [String] = []
         /// Set when the command went quiet (no output, no CPU) for the quiet timeout.
         var quiet = false
         var interrupted = false
-        /// Whether `lab watch` ended the tree (hang, quiet, interrupt).
+        /// Whether `lab watch` ended the tree or a test's process (hang, quiet, interrupt).
         var endedByWatch: Bool { !hung.isEmpty || !retried.isEmpty || quiet || interrupted }
     }
 
@@ -110,10 +110,12 @@ struct WatchRound {
             if readsTests {
                 let late = progress.running.filter { now - $0.value >= options.testTimeout }
                 if !late.isEmpty {
-                    (end.hung, end.retried) = WatchReport.hang(
+                    let hang = WatchReport.hang(
                         late.keys.sorted(), since: late, below: keeperPid, options: options, note: stackNote,
                         parallel: parallel, progress: &progress)
-                    drainUntil = MonotonicClock.now() + 1
+                    end.hung += hang.hung
+                    end.retried += hang.retried
+                    if hang.treeEnded { drainUntil = MonotonicClock.now() + 1 }
                     continue
                 }
                 if !progress.running.isEmpty { lastActivity = max(lastActivity, now - WatchRound.quietSample) }
@@ -179,10 +181,29 @@ struct WatchRound {
 
     /// The test a `--parallel` test process runs, by its command line; `nil` for any other.
     static func parallelTest(of process: ProcessTable.Entry) -> String? {
-        let words = process.commandLine.split(separator: " ")
-        guard words.count == 2, words[0].hasSuffix(".xctest"), words[1].contains("/"), !words[1].hasPrefix("-")
-        else { return nil }
-        return TestList.key(of: String(words[1]))
+        parallelTest(commandLine: process.commandLine)
+    }
+
+    /// SwiftPM starts each test of a `--parallel` run as `BUNDLE.xctest Module.Class/test` on
+    /// Linux and as `xctest -XCTest Module.Class/test BUNDLE.xctest` on macOS
+    /// (`TestRunner.args(forTestAt:)`, swift-package-manager's `SwiftTestCommand.swift`); the
+    /// table joins the arguments with spaces, and a path may hold spaces of its own.
+    static func parallelTest(commandLine: String) -> String? {
+        let words = commandLine.split(separator: " ", omittingEmptySubsequences: false)
+        func single(_ word: Substring) -> Bool { word.contains("/") && !word.contains(",") && !word.hasPrefix("-") }
+        // An absolute path, spaces and all, that is no option: `/bin/sh -c x.xctest A/b` is not one.
+        func path(_ part: ArraySlice<Substring>, endingWith suffix: String) -> Bool {
+            part.first?.hasPrefix("/") == true && !part.contains { $0.hasPrefix("-") }
+                && part.joined(separator: " ").hasSuffix(suffix)
+        }
+        if let flag = words.firstIndex(of: "-XCTest"), flag + 2 < words.count {
+            guard path(words[..<flag], endingWith: "/xctest"), single(words[flag + 1]),
+                path(words[(flag + 2)...], endingWith: ".xctest")
+            else { return nil }
+            return TestList.key(of: String(words[flag + 1]))
+        }
+        guard let last = words.last, single(last), path(words.dropLast(), endingWith: ".xctest") else { return nil }
+        return TestList.key(of: String(last))
     }
 
     static func pipe() throws -> (read: Int32, write: Int32) {
