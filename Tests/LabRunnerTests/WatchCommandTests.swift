@@ -180,6 +180,11 @@ final class WatchCommandTests: XCTestCase {
         ] {
             XCTAssertNil(WatchRound.parallelTest(commandLine: other), other)
         }
+        // Swift Testing's tests share one process, whatever their names.
+        XCTAssertTrue(WatchReport.isXCTestKey("OrderTests.test2Deadlocks"))
+        for key in ["deadlocksToo()", "sum(of:)", "\"Adds two numbers\""] {
+            XCTAssertFalse(WatchReport.isXCTestKey(key), key)
+        }
         // The test binaries come first in a hang's report.
         for binary in [linux, darwin, "/w/.build/debug/PPackageTests.xctest", "/x/swiftpm-testing-helper --test"] {
             XCTAssertTrue(WatchReport.isTestProcess(commandLine: binary), binary)
@@ -200,6 +205,27 @@ final class WatchCommandTests: XCTestCase {
         progress.read("[2/2] Testing M.OrderTests/test1", at: 7)
         XCTAssertEqual(progress.ending(of: "OrderTests.test2"), .hung)
         XCTAssertEqual(progress.ending(of: "OrderTests.test1"), .passed)
+    }
+
+    /// Swift Testing prints a test with a display name by that name, quoted; `swift test list`
+    /// names it by its id, and its event stream pairs the two (a record as SwiftPM 6.3 writes it).
+    func testADisplayNameIsPairedWithItsIdFromTheListsEventStream() {
+        let stream = """
+            {"kind":"test","payload":{"displayName":"passes first","id":"M.SerialSuite\\/firstPasses()\\/S.swift:6:6",\
+            "isParameterized":false,"kind":"function","name":"firstPasses()"},"version":0}
+            {"kind":"test","payload":{"id":"M.SerialSuite","kind":"suite","name":"SerialSuite"},"version":0}
+            {"kind":"test","payload":{"id":"M.SerialSuite\\/lastPasses()\\/S.swift:10:6","kind":"function",\
+            "name":"lastPasses()"},"version":0}
+            not json
+            """
+        let listing = TestList.Listing(
+            ids: ["M.OrderTests/test1", "M.SerialSuite/firstPasses()", "M.SerialSuite/lastPasses()"],
+            displayNames: TestList.displayNames(eventStream: stream))
+        XCTAssertEqual(listing.displayNames, ["M.SerialSuite/firstPasses()": "\"passes first\""])
+        XCTAssertEqual(listing.key(of: "M.SerialSuite/firstPasses()"), "\"passes first\"")
+        XCTAssertEqual(listing.key(of: "M.SerialSuite/lastPasses()"), "lastPasses()")
+        XCTAssertEqual(listing.id(of: "\"passes first\""), "M.SerialSuite/firstPasses()")
+        XCTAssertEqual(listing.id(of: "OrderTests.test1"), "M.OrderTests/test1")
     }
 
     func testOnlyCandidateLinesAreDecodedAcrossChunks() {
@@ -401,7 +427,7 @@ final class WatchFixtureTests: XCTestCase {
         }
         XCTAssertEqual(
             output.components(separatedBy: "Test Case 'OrderTests.test6FailsAnAssertion' failed").count - 1, 1)
-        for name in ["firstPasses()", "lastPasses()"] {
+        for name in ["\"passes first\"", "lastPasses()"] {
             XCTAssertEqual(output.components(separatedBy: "✔ Test \(name) passed").count - 1, 1, name)
         }
         // The hung tests ran once each, and the last lines say where each was stuck.
@@ -454,6 +480,11 @@ final class WatchFixtureTests: XCTestCase {
             hung.contains { $0.contains("OrderTests/test4Spins") && $0.contains("Spinner.spinForever") }, run.stderr)
         XCTAssertEqual(
             run.stdout.components(separatedBy: "Test Case 'OrderTests.test6FailsAnAssertion' failed").count - 1, 1)
+        // A Swift Testing test with a display name is printed by it, and its id is listed without
+        // it: it ran once, not again in the run after the deadlock's.
+        for name in ["\"passes first\"", "lastPasses()"] {
+            XCTAssertEqual(run.stdout.components(separatedBy: "✔ Test \(name) passed").count - 1, 1, name)
+        }
         // SwiftPM prints `[3/8] Testing Module.Class/test` when a test's process has ended.
         for test in [
             "test1PassesFirst", "test2Deadlocks", "test3PassesAfterDeadlock", "test4Spins", "test5PassesAfterSpin",

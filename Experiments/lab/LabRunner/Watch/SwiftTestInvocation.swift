@@ -113,6 +113,41 @@ public enum TestList {
             .filter { $0.contains("/") && !$0.contains(" ") }
     }
 
+    /// What `swift test list` said: the ids, and the name Swift Testing prints for each test
+    /// with a display name (`"Adds two numbers"`, quoted), which its id does not show.
+    public struct Listing: Sendable {
+        public var ids: [String]
+        public var displayNames: [String: String] = [:]
+
+        public init(ids: [String], displayNames: [String: String] = [:]) {
+            (self.ids, self.displayNames) = (ids, displayNames)
+        }
+
+        /// The name the test's own output gives test `id`.
+        public func key(of id: String) -> String { displayNames[id] ?? TestList.key(of: id) }
+
+        /// The id of the listed test its output names `key`.
+        public func id(of key: String) -> String? { ids.first { self.key(of: $0) == key } }
+    }
+
+    /// The names Swift Testing prints for the tests with a display name, by id, from an event
+    /// stream (version 0: a JSON object a line; a `test` record per test). The stream's ids go
+    /// on with the source location (`Module.Suite/f()/File.swift:6:6`), cut here to the list's.
+    public static func displayNames(eventStream: String) -> [String: String] {
+        var names: [String: String] = [:]
+        for line in eventStream.split(separator: "\n") {
+            guard let record = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                record["kind"] as? String == "test", let test = record["payload"] as? [String: Any],
+                test["kind"] as? String == "function", let name = test["displayName"] as? String,
+                let id = test["id"] as? String
+            else { continue }
+            var parts = id.split(separator: "/", omittingEmptySubsequences: false)
+            if parts.count > 2, parts.last?.contains(".swift:") == true { parts.removeLast() }
+            names[parts.joined(separator: "/")] = "\"\(name)\""
+        }
+        return names
+    }
+
     /// The name the test's own output gives it: `OrderTests.test1` for XCTest's
     /// `Module.OrderTests/test1`, `firstPasses()` for Swift Testing's `Module.Suite/firstPasses()`.
     public static func key(of id: String) -> String {

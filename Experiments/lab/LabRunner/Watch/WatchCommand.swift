@@ -106,7 +106,7 @@ public enum WatchCommand {
         var round = first
         var progress = TestProgress()
         var hung: [WatchRound.HungTest] = []
-        var list: [String]?
+        var list: TestList.Listing?
         var failedStatus: Int32 = 0
         var rounds = 0
         var crashesBefore = 0
@@ -135,8 +135,11 @@ public enum WatchCommand {
                 list = listTests(invocation)
                 if list == nil { break }
             }
-            let remaining = list!.filter { invocation.selects($0) && progress.ending(of: TestList.key(of: $0)) == nil }
-            guard !remaining.isEmpty, rounds <= list!.count else { break }
+            let listing = list!
+            let remaining = listing.ids.filter {
+                invocation.selects($0) && progress.ending(of: listing.key(of: $0)) == nil
+            }
+            guard !remaining.isEmpty, rounds <= listing.ids.count else { break }
             Terminal.writeError(
                 "lab watch: running the \(remaining.count) test\(remaining.count == 1 ? "" : "s") that had not run yet\n"
             )
@@ -147,21 +150,34 @@ public enum WatchCommand {
         return bad ? max(1, failedStatus == 0 ? 1 : failedStatus) : failedStatus
     }
 
-    /// The ids `swift test list` names for this run's package (built already), or `nil` after
-    /// saying why not.
-    static func listTests(_ invocation: SwiftTestInvocation) -> [String]? {
+    /// The tests `swift test list` names for this run's package (built already), or `nil` after
+    /// saying why not. Swift Testing prints a test with a display name by that name alone, so
+    /// the list is asked for its event stream too, which pairs each such name with its id (the
+    /// stream's options are SwiftPM 6's; without them the list is taken plain).
+    static func listTests(_ invocation: SwiftTestInvocation) -> TestList.Listing? {
         let command = invocation.listCommand
         guard let program = WatchSpawn.resolve(command[0]) else { return nil }
+        let stream = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lab-watch-list-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).jsonl"
+        ).path
+        defer { try? FileManager.default.removeItem(atPath: stream) }
+        let withStream = ["--event-stream-output-path", stream, "--event-stream-version", "0"]
         do {
-            let run = try ChildProcess.run(
-                ChildSpec(executable: program, arguments: Array(command.dropFirst()), budget: 300))
+            let arguments = Array(command.dropFirst())
+            let first = try ChildProcess.run(
+                ChildSpec(executable: program, arguments: arguments + withStream, budget: 300))
+            let run =
+                first.outcome == .completed && first.exitCode == 0
+                ? first : try ChildProcess.run(ChildSpec(executable: program, arguments: arguments, budget: 300))
             guard run.outcome == .completed else {
                 Terminal.writeError(
                     "lab watch: `\(command.joined(separator: " "))` \(run.evidence); the tests that had not run are not run\n"
                 )
                 return nil
             }
-            return TestList.parse(run.stdout)
+            let events = (try? String(contentsOfFile: stream, encoding: .utf8)) ?? ""
+            return TestList.Listing(
+                ids: TestList.parse(run.stdout), displayNames: TestList.displayNames(eventStream: events))
         } catch {
             Terminal.writeError("lab watch: cannot list the tests: \(error)\n")
             return nil
@@ -169,9 +185,13 @@ public enum WatchCommand {
     }
 
     /// The last lines: the counts, the crashed tests, and each hung test with where it was stuck.
-    static func summary(_ progress: TestProgress, hung: [WatchRound.HungTest], rounds: Int, list: [String]?) {
+    static func summary(_ progress: TestProgress, hung: [WatchRound.HungTest], rounds: Int, list: TestList.Listing?) {
         func count(_ ending: TestProgress.Ending) -> Int { progress.ended.filter { $0.ending == ending }.count }
-        func id(_ key: String) -> String { list?.first { TestList.key(of: $0) == key } ?? key }
+        // A display name comes with its id: `Module.Suite/f() "Adds two numbers"`.
+        func id(_ key: String) -> String {
+            guard let id = list?.id(of: key) else { return key }
+            return key.hasPrefix("\"") ? "\(id) \(key)" : id
+        }
         var text =
             "\nlab watch: \(progress.ended.count) tests in \(rounds) run\(rounds == 1 ? "" : "s") of swift test: "
             + "\(count(.passed)) passed, \(count(.failed)) failed, \(count(.skipped)) skipped, \(count(.crashed)) crashed, \(count(.hung)) hung\n"

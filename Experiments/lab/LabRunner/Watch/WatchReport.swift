@@ -89,7 +89,7 @@ enum WatchReport {
         note: String?, parallel: Bool, progress: inout TestProgress
     ) -> HangEnd {
         let now = MonotonicClock.now()
-        let ownProcesses = parallel && !keys.contains { $0.hasSuffix(")") }
+        let ownProcesses = parallel && keys.allSatisfy(isXCTestKey)
         let raws = rawStacks(below: root)
         let left = ownProcesses ? [] : ProcessTree.end(below: root)
         let processes = named(raws, tests: keys)
@@ -101,8 +101,7 @@ enum WatchReport {
         for key in keys {
             let ownProcess = processes.first { WatchRound.parallelTest(of: $0.process) == key }
             let own = (ownProcess?.groups ?? groups).first { mentions($0, [key]) }
-            // An XCTest key (`Class.test`; Swift Testing's end in `)` and have no process).
-            if parallel && ownProcess == nil && !key.hasSuffix(")") {
+            if parallel && ownProcess == nil && isXCTestKey(key) {
                 retried.append((key, "but its process has ended"))
                 continue
             }
@@ -159,6 +158,11 @@ enum WatchReport {
             "\nlab watch: \(title)\n" + text(processes, tests: keys, note: note, ended: ended, left: alive))
         return result
     }
+
+    /// Whether `key` is an XCTest test's (`Class.test`), which `--parallel` runs in a process of
+    /// its own; Swift Testing's are `f()`, `f(x:)` or a quoted display name (`"Adds two numbers"`,
+    /// swift-testing's `HumanReadableOutputRecorder`), and share one process.
+    static func isXCTestKey(_ key: String) -> Bool { !key.hasSuffix(")") && !key.hasPrefix("\"") }
 
     /// The command went quiet: its tree's stacks, then the tree ended.
     static func quiet(below root: Int32, options: WatchOptions, note: String?) {

@@ -1,9 +1,10 @@
 import Testing
 import WatchFixtureKit
 
-/// Swift Testing's part, run one at a time so the order is known.
+/// Swift Testing's part, run one at a time so the order is known. The first test has a display
+/// name, which Swift Testing prints instead of the function's.
 @Suite(.serialized) struct SerialSuite {
-    @Test func firstPasses() { #expect(1 + 1 == 2) }
+    @Test("passes first") func firstPasses() { #expect(1 + 1 == 2) }
 
     @Test func deadlocksToo() { Ledger().transferBothWays() }
 
