@@ -153,7 +153,11 @@ enum WatchReport {
             if restarted.contains(key) { progress.restart(key, at: now) } else { progress.forgetRunning(key) }
         }
         let ended =
-            hungProcesses.isEmpty ? "nothing was ended" : "the hung tests' processes were ended, the others go on"
+            hungProcesses.isEmpty
+            ? "nothing was ended"
+            : hungProcesses.count == 1
+                ? "the hung test's process was ended, the other tests go on"
+                : "the hung tests' processes were ended, the other tests go on"
         Terminal.writeError(
             "\nlab watch: \(title)\n" + text(processes, tests: keys, note: note, ended: ended, left: alive))
         return result

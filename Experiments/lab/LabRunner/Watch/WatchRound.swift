@@ -18,8 +18,11 @@ struct WatchRound {
         /// Set when the command went quiet (no output, no CPU) for the quiet timeout.
         var quiet = false
         var interrupted = false
-        /// Whether `lab watch` ended the tree or a test's process (hang, quiet, interrupt).
-        var endedByWatch: Bool { !hung.isEmpty || !retried.isEmpty || quiet || interrupted }
+        /// Whether a hang ended the tree or a test's process.
+        var endedForHang = false
+        /// Whether `lab watch` ended the tree or a test's process (hang, quiet, interrupt): the
+        /// command's status is then not its own.
+        var endedByWatch: Bool { endedForHang || quiet || interrupted }
     }
 
     struct HungTest {
@@ -115,6 +118,7 @@ struct WatchRound {
                         parallel: parallel, progress: &progress)
                     end.hung += hang.hung
                     end.retried += hang.retried
+                    end.endedForHang = end.endedForHang || hang.treeEnded || !hang.hung.isEmpty
                     if hang.treeEnded { drainUntil = MonotonicClock.now() + 1 }
                     continue
                 }
