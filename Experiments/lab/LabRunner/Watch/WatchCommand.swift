@@ -152,8 +152,9 @@ public enum WatchCommand {
 
     /// The tests `swift test list` names for this run's package (built already), or `nil` after
     /// saying why not. Swift Testing prints a test with a display name by that name alone, so
-    /// the list is asked for its event stream too, which pairs each such name with its id (the
-    /// stream's options are SwiftPM 6's; without them the list is taken plain).
+    /// the list is asked for its event stream too, which pairs each such name with its id: by
+    /// the options' names, else by their earlier experimental names (SwiftPM 6.3 takes both;
+    /// one that knows neither exits 64), else plain.
     static func listTests(_ invocation: SwiftTestInvocation) -> TestList.Listing? {
         let command = invocation.listCommand
         guard let program = WatchSpawn.resolve(command[0]) else { return nil }
@@ -161,14 +162,18 @@ public enum WatchCommand {
             "lab-watch-list-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).jsonl"
         ).path
         defer { try? FileManager.default.removeItem(atPath: stream) }
-        let withStream = ["--event-stream-output-path", stream, "--event-stream-version", "0"]
+        let attempts = [
+            ["--event-stream-output-path", stream, "--event-stream-version", "0"],
+            ["--experimental-event-stream-output", stream, "--experimental-event-stream-version", "0"], [],
+        ]
         do {
-            let arguments = Array(command.dropFirst())
-            let first = try ChildProcess.run(
-                ChildSpec(executable: program, arguments: arguments + withStream, budget: 300))
-            let run =
-                first.outcome == .completed && first.exitCode == 0
-                ? first : try ChildProcess.run(ChildSpec(executable: program, arguments: arguments, budget: 300))
+            var run: ChildRun?
+            for extra in attempts {
+                run = try ChildProcess.run(
+                    ChildSpec(executable: program, arguments: Array(command.dropFirst()) + extra, budget: 300))
+                if run?.outcome == .completed && run?.exitCode == 0 { break }
+            }
+            guard let run else { return nil }
             guard run.outcome == .completed else {
                 Terminal.writeError(
                     "lab watch: `\(command.joined(separator: " "))` \(run.evidence); the tests that had not run are not run\n"
