@@ -161,7 +161,7 @@ public struct TestProgress: Sendable {
     private mutating func end(_ key: String, _ ending: Ending, replacing: Bool = false) {
         running[key] = nil
         if let index = endedKeys[key] {
-            // A hung test stays hung: in `--parallel` SwiftPM then reports its ended process as a signal.
+            // A hung test stays hung, whatever SwiftPM then says of its ended process.
             if replacing && ended[index].ending != .hung { ended[index].ending = ending }
             return
         }

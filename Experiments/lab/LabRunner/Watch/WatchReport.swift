@@ -74,8 +74,9 @@ enum WatchReport {
     ///
     /// In `--parallel` each XCTest test has a process of its own, found by its command line, and
     /// only that process's stacks speak for it; another process's stacks are never pinned on it.
-    /// Only the hung tests' processes are ended: SwiftPM reports each as a signal (its verdict
-    /// stays `hung`) and goes on, so the tests running beside them neither die nor run again.
+    /// Only the hung tests' processes are ended (SIGKILL, which SwiftPM 6.3 does not report; a
+    /// report of a signal would leave the verdict `hung`), and SwiftPM goes on, so the tests
+    /// running beside them neither die nor run again.
     /// A late test whose process has ended is not hung: its verdict is still in SwiftPM's hands
     /// (which waits for the end of the output of a process whose pipe a hung test inherited), and
     /// comes once the hung one is ended; that had called a passing test hung with a spinning
@@ -130,7 +131,7 @@ enum WatchReport {
         }
         let title = ([hungText.isEmpty ? nil : hungText.joined(separator: "; ") + " \(limit): hung"] + retriedText)
             .compactMap { $0 }.joined(separator: "; ")
-        // Marked hung before their processes end: SwiftPM's line for the signal leaves them hung.
+        // Marked hung before their processes end.
         for item in result.hung { progress.mark(item.key, .hung) }
         result.retried = retried.map(\.key)
         guard ownProcesses else {
