@@ -451,9 +451,12 @@ final class WatchFixtureTests: XCTestCase {
         XCTAssertTrue(
             hung.contains { $0.contains("OrderTests/test4Spins") && $0.contains("Spinner.spinForever") },
             hung.joined(separator: "\n"))
+        // Printed by its display name, found in the stacks by its function: its own thread.
         XCTAssertTrue(
-            hung.contains { $0.contains("SerialSuite/deadlocksToo()") && $0.contains("Ledger.transferBothWays") },
-            hung.joined(separator: "\n"))
+            hung.contains {
+                $0.contains("SerialSuite/deadlocksToo() \"deadlocks too\"") && $0.contains("Ledger.transferBothWays")
+                    && $0.contains("SerialSuite.deadlocksToo")
+            }, hung.joined(separator: "\n"))
         XCTAssertTrue(lines.contains("lab watch: crashed: WatchFixtureTests.OrderTests/test7Crashes"), run.stderr)
         // The deadlocked test's own stack comes whole, with file and line.
         XCTAssertTrue(
@@ -480,6 +483,10 @@ final class WatchFixtureTests: XCTestCase {
             run.stderr)
         XCTAssertTrue(
             hung.contains { $0.contains("OrderTests/test4Spins") && $0.contains("Spinner.spinForever") }, run.stderr)
+        XCTAssertTrue(
+            hung.contains {
+                $0.contains("SerialSuite/deadlocksToo() \"deadlocks too\"") && $0.contains("SerialSuite.deadlocksToo")
+            }, run.stderr)
         XCTAssertEqual(
             run.stdout.components(separatedBy: "Test Case 'OrderTests.test6FailsAnAssertion' failed").count - 1, 1)
         // A Swift Testing test with a display name is printed by it, and its id is listed without

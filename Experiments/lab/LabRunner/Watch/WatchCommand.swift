@@ -75,6 +75,7 @@ public enum WatchCommand {
         }
         round.readsTests = true
         round.parallel = invocation.parallel
+        round.lister = TestLister(invocation)
         return runTests(invocation, round: round)
     }
 
@@ -132,7 +133,7 @@ public enum WatchCommand {
             if !end.endedByWatch, let status = end.status, status != 0, failedStatus == 0 { failedStatus = status }
             guard !end.hung.isEmpty || !end.retried.isEmpty || crashes > crashesBefore else { break }
             if list == nil {
-                list = listTests(invocation)
+                list = round.lister?.listing
                 if list == nil { break }
             }
             let listing = list!
@@ -186,6 +187,23 @@ public enum WatchCommand {
         } catch {
             Terminal.writeError("lab watch: cannot list the tests: \(error)\n")
             return nil
+        }
+    }
+
+    /// `swift test list` (`listTests`), taken once, when first needed: after the first hang or
+    /// crash, or to name a hung Swift Testing test's function when only its display name was
+    /// printed.
+    final class TestLister {
+        let invocation: SwiftTestInvocation
+        private var taken: TestList.Listing??
+
+        init(_ invocation: SwiftTestInvocation) { self.invocation = invocation }
+
+        var listing: TestList.Listing? {
+            if let taken { return taken }
+            let listing = WatchCommand.listTests(invocation)
+            taken = .some(listing)
+            return listing
         }
     }
 

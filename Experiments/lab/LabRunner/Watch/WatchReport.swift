@@ -84,16 +84,24 @@ enum WatchReport {
     /// on a loaded machine, or ending) gets its timeout once more, and is hung if late again.
     ///
     /// Otherwise (a serial run, or Swift Testing's tests, which share one process) the tree is
-    /// ended: the hung tests end as `hung`, and the others running at the time run again.
+    /// ended: the hung tests end as `hung`, and the others running at the time run again. A
+    /// Swift Testing test printed by its display name is found in the stacks by its function,
+    /// which the test list names (`lister`), once the tree is ended.
     static func hang(
         _ keys: [String], since started: [String: Seconds], below root: Int32, options: WatchOptions,
-        note: String?, parallel: Bool, progress: inout TestProgress
+        note: String?, parallel: Bool, lister: WatchCommand.TestLister?, progress: inout TestProgress
     ) -> HangEnd {
         let now = MonotonicClock.now()
         let ownProcesses = parallel && keys.allSatisfy(isXCTestKey)
         let raws = rawStacks(below: root)
         let left = ownProcesses ? [] : ProcessTree.end(below: root)
-        let processes = named(raws, tests: keys)
+        // What to look for in the stacks: the test's function (`f()`), for a display name too.
+        var function: [String: String] = [:]
+        for key in keys where key.hasPrefix("\"") {
+            function[key] = lister?.listing?.id(of: key).map(TestList.key(of:))
+        }
+        let searched = keys.map { function[$0] ?? $0 }
+        let processes = named(raws, tests: searched)
         let groups = processes.flatMap(\.groups)
         var result = HangEnd(treeEnded: !ownProcesses)
         var retried: [(key: String, why: String)] = []
@@ -101,7 +109,7 @@ enum WatchReport {
         var restarted: [String] = []
         for key in keys {
             let ownProcess = processes.first { WatchRound.parallelTest(of: $0.process) == key }
-            let own = (ownProcess?.groups ?? groups).first { mentions($0, [key]) }
+            let own = (ownProcess?.groups ?? groups).first { mentions($0, [function[key] ?? key]) }
             if parallel && ownProcess == nil && isXCTestKey(key) {
                 retried.append((key, "but its process has ended"))
                 continue
@@ -135,7 +143,7 @@ enum WatchReport {
         for item in result.hung { progress.mark(item.key, .hung) }
         result.retried = retried.map(\.key)
         guard ownProcesses else {
-            let shown = text(processes, tests: keys, note: note, ended: "the tree was ended", left: left)
+            let shown = text(processes, tests: searched, note: note, ended: "the tree was ended", left: left)
             Terminal.writeError("\nlab watch: \(title)\n" + shown)
             for key in progress.running.keys where !keys.contains(key) || result.retried.contains(key) {
                 progress.forgetRunning(key)

@@ -42,6 +42,8 @@ struct WatchRound {
     var keeper: String
     /// Why the watched processes cannot answer requests for stacks, when known beforehand.
     var stackNote: String?
+    /// The test list, for `swift test`: taken once, by the first round that needs it.
+    var lister: WatchCommand.TestLister?
 
     /// Seconds between looks at the tree's CPU use while the output is quiet.
     static let quietSample: Seconds = 1
@@ -115,7 +117,7 @@ struct WatchRound {
                 if !late.isEmpty {
                     let hang = WatchReport.hang(
                         late.keys.sorted(), since: late, below: keeperPid, options: options, note: stackNote,
-                        parallel: parallel, progress: &progress)
+                        parallel: parallel, lister: lister, progress: &progress)
                     end.hung += hang.hung
                     end.retried += hang.retried
                     end.endedForHang = end.endedForHang || hang.treeEnded || !hang.hung.isEmpty

@@ -1,12 +1,12 @@
 import Testing
 import WatchFixtureKit
 
-/// Swift Testing's part, run one at a time so the order is known. The first test has a display
-/// name, which Swift Testing prints instead of the function's.
+/// Swift Testing's part, run one at a time so the order is known. The first two tests have a
+/// display name, which Swift Testing prints instead of the function's.
 @Suite(.serialized) struct SerialSuite {
     @Test("passes first") func firstPasses() { #expect(1 + 1 == 2) }
 
-    @Test func deadlocksToo() { Ledger().transferBothWays() }
+    @Test("deadlocks too") func deadlocksToo() { Ledger().transferBothWays() }
 
     @Test func lastPasses() { #expect(true) }
 }
