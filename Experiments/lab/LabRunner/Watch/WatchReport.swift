@@ -104,19 +104,19 @@ enum WatchReport {
         let processes = named(raws, tests: searched)
         let groups = processes.flatMap(\.groups)
         var result = HangEnd(treeEnded: !ownProcesses)
-        var retried: [(key: String, why: String)] = []
+        // Late but not hung: a process that has ended, or one with no frame of the test yet
+        // (`restart`: it gets its timeout once more).
+        var spared: [(key: String, restart: Bool)] = []
         var hungProcesses: [Int32] = []
-        var restarted: [String] = []
         for key in keys {
             let ownProcess = processes.first { WatchRound.parallelTest(of: $0.process) == key }
             let own = (ownProcess?.groups ?? groups).first { mentions($0, [function[key] ?? key]) }
             if parallel && ownProcess == nil && isXCTestKey(key) {
-                retried.append((key, "but its process has ended"))
+                spared.append((key, false))
                 continue
             }
             if ownProcess != nil && own == nil && progress.mayRetry(key) {
-                retried.append((key, "with no frame of the test in its process"))
-                restarted.append(key)
+                spared.append((key, true))
                 continue
             }
             // Its own threads; else its own process's first; else the first of a test process
@@ -130,18 +130,18 @@ enum WatchReport {
         }
         let limit = "(--test-timeout \(Format.seconds(options.testTimeout)))"
         let hungText = result.hung.map { "\($0.key) has run for \(Format.seconds($0.seconds))" }
-        let retriedText = retried.map { item in
+        let sparedText = spared.map { item in
+            let why = item.restart ? "with no frame of the test in its process" : "but its process has ended"
             let next =
                 !ownProcesses
-                ? "it runs again"
-                : restarted.contains(item.key) ? "its timeout starts again" : "not hung, SwiftPM gives its verdict"
-            return "\(item.key) has run for \(Format.seconds(now - started[item.key]!)) \(item.why) \(limit): \(next)"
+                ? "it runs again" : item.restart ? "its timeout starts again" : "not hung, SwiftPM gives its verdict"
+            return "\(item.key) has run for \(Format.seconds(now - started[item.key]!)) \(why) \(limit): \(next)"
         }
-        let title = ([hungText.isEmpty ? nil : hungText.joined(separator: "; ") + " \(limit): hung"] + retriedText)
+        let title = ([hungText.isEmpty ? nil : hungText.joined(separator: "; ") + " \(limit): hung"] + sparedText)
             .compactMap { $0 }.joined(separator: "; ")
         // Marked hung before their processes end.
         for item in result.hung { progress.mark(item.key, .hung) }
-        result.retried = retried.map(\.key)
+        result.retried = spared.map(\.key)
         guard ownProcesses else {
             let shown = text(processes, tests: searched, note: note, ended: "the tree was ended", left: left)
             Terminal.writeError("\nlab watch: \(title)\n" + shown)
@@ -156,10 +156,10 @@ enum WatchReport {
             alive += ProcessTree.end(below: pid)
             _ = kill(pid, SIGKILL)
         }
-        for key in result.retried {
+        for item in spared {
             // No frame of the test yet: a whole timeout more. Its process ended: SwiftPM prints
             // its verdict once the output's last holder (a hung test) has ended.
-            if restarted.contains(key) { progress.restart(key, at: now) } else { progress.forgetRunning(key) }
+            if item.restart { progress.restart(item.key, at: now) } else { progress.forgetRunning(item.key) }
         }
         let ended =
             hungProcesses.isEmpty
@@ -168,7 +168,7 @@ enum WatchReport {
                 ? "the hung test's process was ended, the other tests go on"
                 : "the hung tests' processes were ended, the other tests go on"
         Terminal.writeError(
-            "\nlab watch: \(title)\n" + text(processes, tests: keys, note: note, ended: ended, left: alive))
+            "\nlab watch: \(title)\n" + text(processes, tests: searched, note: note, ended: ended, left: alive))
         return result
     }
 
