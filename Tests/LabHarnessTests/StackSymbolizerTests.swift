@@ -82,4 +82,28 @@ final class StackSymbolizerTests: XCTestCase {
             ))
         XCTAssertFalse(HangStacks.isHarnessFrame("merged closure #1 () -> () in Kit.Client.start() -> ()"))
     }
+    /// Code a macro wrote reads as what the macro was expanded for. The symbols are the closure
+    /// Swift Testing's `@Test` wrote for `SerialSuite.deadlocksToo` in `Tests/WatchFixture` (its
+    /// `(2) await resume` piece too), and the body of an exit test in `#expect(processExitsWith:)`
+    /// (Swift 6.3.1's compiler), demangled by the runtime as a stack's frames are.
+    func testCodeAMacroWroteReadsAsWhatTheMacroWasExpandedFor() throws {
+        let expansion =
+            "$s17WatchFixtureTests11SerialSuiteV04$s17ab7Tests11dE46V12deadlocksToo4TestfMp_16b66c14e6919fb83bfMu_"
+            + "33_95527F6024A6599FEFD8203985E8D9A9LLyyYaYbKFZ"
+        let closure = expansion + "0fabgdehijK14_7__localfMu0_L_yyScA_pSgYiYaYbKF"
+        for symbol in [expansion, closure, closure + "TQ1_"] {
+            let demangled = SwiftDemangler.demangle(symbol)
+            if demangled == symbol { throw XCTSkip("the runtime's demangler is not available") }
+            XCTAssertEqual(StackGroup.short(demangled), "@Test expansion of SerialSuite.deadlocksToo", demangled)
+        }
+        let exitTest =
+            "$s22LabHarnessTestingTests0037SwiftTestingAssertionTestsswift_emGFlfMX125_14_6expectfMf_7__localfMu_"
+            + " #1 @Sendable () async throws -> () in closure #2 () -> () in"
+            + " LabHarnessTestingTests.SwiftTestingAssertionTests.exitTestsAreAvailableForCodeThatTraps() async -> ()"
+        XCTAssertEqual(
+            StackGroup.short(exitTest), "closure in SwiftTestingAssertionTests.exitTestsAreAvailableForCodeThatTraps")
+        XCTAssertEqual(
+            StackGroup.short("(3) suspend resume partial function for Kit.Loader.load(from: Swift.String) async -> ()"),
+            "Loader.load")
+    }
 }

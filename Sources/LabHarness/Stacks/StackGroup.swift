@@ -55,11 +55,15 @@ public struct StackGroup: Sendable, Equatable {
         let merged = symbol.hasPrefix("merged ") ? "merged " : ""
         var prefix = ""
         // Nested closures (`closure #1 () -> () in closure #2 … in Foo.bar`) read as the
-        // function that holds them.
-        while name.hasPrefix("closure") || name.hasPrefix("implicit closure"), let range = name.range(of: " in ") {
+        // function that holds them; so does a local function a macro wrote (`$s…fMu_ #1 … in`).
+        while name.hasPrefix("closure") || name.hasPrefix("implicit closure") || isMacroLocal(name),
+            let range = name.range(of: " in ")
+        {
             prefix = "closure in "
             name = String(name[range.upperBound...])
         }
+        // The function a macro wrote, closures in it included: `@Test expansion of Suite.test`.
+        if let expansion = macroExpansion(in: name) { return merged + expansion }
         if name.hasPrefix("variable initialization expression of ") {
             name.removeFirst("variable initialization expression of ".count)
         }
@@ -85,8 +89,9 @@ public struct StackGroup: Sendable, Equatable {
     /// What the optimizer adds to the name of the code it made from a function: `merged `
     /// (identical functions folded into one, named after one of them), a closure's context
     /// thunk (`partial apply forwarder for `, `partial apply for ` in the runtime's own
-    /// backtraces), a `generic specialization <…> of `. The code is the function's own, so it
-    /// reads as the function.
+    /// backtraces), a `generic specialization <…> of `, an async function's pieces (`(2) await
+    /// resume partial function for `). The code is the function's own, so it reads as the
+    /// function.
     static func withoutCompilerPrefixes(_ symbol: String) -> String {
         var name = Substring(symbol)
         var changed = true
@@ -101,8 +106,49 @@ public struct StackGroup: Sendable, Equatable {
                 name = name[of.upperBound...]
                 changed = true
             }
+            // A piece of an async function, between two of its suspension points.
+            if name.hasPrefix("("), let close = name.firstIndex(of: ")"),
+                name[name.index(after: name.startIndex)..<close].allSatisfy(\.isNumber)
+            {
+                let rest = name[name.index(after: close)...]
+                for piece in [" await resume partial function for ", " suspend resume partial function for "]
+                where rest.hasPrefix(piece) {
+                    name = rest.dropFirst(piece.count)
+                    changed = true
+                }
+            }
         }
         return String(name)
+    }
+
+    /// Whether `name` starts with a local name a macro's expansion made, which the runtime's
+    /// demangler leaves mangled: `$s…6expectfMf_7__localfMu_ #1 @Sendable () -> () in …`.
+    static func isMacroLocal(_ name: String) -> Bool {
+        guard name.hasPrefix("$s"), let space = name.firstIndex(of: " ") else { return false }
+        let token = name[..<space]
+        return token.hasSuffix("_") && token.contains("fMu")
+    }
+
+    /// The function a macro's expansion declared, by what the macro was expanded for. Swift
+    /// Testing's `@Test` writes one per test; its demangled name keeps the expansion's unique
+    /// name mangled, as a private name: `static M.Suite.($s1M5SuiteV4test4TestfMp_…fMu_ in
+    /// _9552…)@Sendable () async throws -> ()`. Demangled on its own, that name says `unique
+    /// name #1 of … in peer macro @Test expansion #1 of test in M.Suite`, which reads `@Test
+    /// expansion of Suite.test`; `nil` when `name` holds no such fragment.
+    static func macroExpansion(in name: String) -> String? {
+        guard let open = name.range(of: "($s"), let close = name[open.upperBound...].range(of: " in _") else {
+            return nil
+        }
+        let text = SwiftDemangler.demangle("$s" + name[open.upperBound..<close.lowerBound])
+        guard let macro = text.range(of: " macro @"),
+            let expansion = text[macro.upperBound...].range(of: " expansion #"),
+            let of = text[expansion.upperBound...].range(of: " of "),
+            let inside = text[of.upperBound...].range(of: " in ")
+        else { return nil }
+        let declaration = text[inside.upperBound...] + "." + text[of.upperBound..<inside.lowerBound]
+        let parts = declaration.split(separator: ".")
+        let shortened = parts.count > 2 ? parts.dropFirst().joined(separator: ".") : String(declaration)
+        return "@\(text[macro.upperBound..<expansion.lowerBound]) expansion of \(shortened)"
     }
 
     /// A private or fileprivate declaration demangles as `(name in _4A1B…)`, the file's
