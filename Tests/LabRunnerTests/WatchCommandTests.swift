@@ -230,6 +230,94 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertEqual(listing.id(of: "OrderTests.test1"), "M.OrderTests/test1")
     }
 
+    /// Two suites' `check()` print the same line; Swift Testing's event stream (records as
+    /// SwiftPM 6.3 writes them, cut) names each by its id, so a hang of the second is still
+    /// timed after the first passed, and each gets its own verdict.
+    func testSwiftTestingIsFollowedByIdThroughItsEventStream() {
+        var progress = TestProgress(swiftTestingFromEvents: true)
+        func event(_ kind: String, _ id: String?, _ symbol: String = "default") -> Substring {
+            let test = id.map { ",\"testID\":\"M.\($0)\"" } ?? ""
+            return """
+                {"kind":"event","payload":{"instant":{"absolute":1},"kind":"\(kind)",\
+                "messages":[{"symbol":"\(symbol)","text":"…"}]\(test)},"version":0}
+                """
+        }
+        progress.read("Test Case 'OrderTests.test3' started at 2026-11-27 00:08:58.897", at: 1)
+        progress.readEvent(event("runStarted", nil), at: 2)
+        progress.readEvent(event("testStarted", "Early/first()/S.swift:2:6"), at: 2)
+        // XCTest's part ended without test3's verdict, as its output says, read after the
+        // event stream's first start: that test is Swift Testing's, and did not crash.
+        progress.read("◇ Test run started.", at: 2)
+        XCTAssertEqual(progress.running, ["M.Early/first()": 2])
+        progress.readEvent(event("testEnded", "Early/first()/S.swift:2:6", "pass"), at: 2)
+        progress.readEvent(
+            """
+            {"kind":"test","payload":{"displayName":"adds","id":"M.Math\\/add()\\/S.swift:6:6","kind":"function",\
+            "name":"add()"},"version":0}
+            """, at: 2)
+        progress.readEvent(event("testStarted", "A"), at: 2)  // a suite: not a test
+        progress.readEvent(event("testStarted", "A/check()/S.swift:3:6"), at: 2)
+        progress.readEvent(event("testStarted", "B/check()/S.swift:9:6"), at: 3)
+        progress.read("◇ Test check() started.", at: 3)  // the human lines are left alone
+        progress.read("✔ Test check() passed after 0.001 seconds.", at: 3)
+        progress.readEvent(event("testEnded", "A/check()/S.swift:3:6", "pass"), at: 4)
+        XCTAssertEqual(progress.running, ["M.B/check()": 3])
+        progress.readEvent(event("testStarted", "Math/add()/S.swift:6:6"), at: 4)
+        progress.readEvent(event("testEnded", "Math/add()/S.swift:6:6", "fail"), at: 4)
+        progress.readEvent(event("testSkipped", "Math/skipped()/S.swift:8:6", "skip"), at: 4)
+        progress.readEvent(event("testStarted", "Math/known()/S.swift:9:6"), at: 4)
+        progress.readEvent(event("testEnded", "Math/known()/S.swift:9:6", "passWithKnownIssue"), at: 5)
+        progress.readEvent(event("testEnded", "A", "fail"), at: 5)
+        progress.readEvent("not json", at: 5)
+        XCTAssertEqual(
+            progress.ended.map { "\($0.key) \($0.ending)" },
+            [
+                "OrderTests.test3 crashed", "M.Early/first() passed", "M.A/check() passed", "M.Math/add() failed", "M.Math/skipped() skipped",
+                "M.Math/known() passed",
+            ])
+        XCTAssertEqual(progress.running, ["M.B/check()": 3])
+        XCTAssertEqual(progress.displayNames, ["M.Math/add()": "\"adds\""])
+
+        // The list keys Swift Testing's ids as the progress does; XCTest's as their lines.
+        var listing = TestList.Listing(
+            ids: ["M.OrderTests/test1", "M.A/check()", "M.B/check()"], displayNames: ["M.A/check()": "\"a\""])
+        listing.swiftTestingByID = true
+        XCTAssertEqual(["M.OrderTests/test1", "M.A/check()", "M.B/check()"].map(listing.key(of:)),
+            ["OrderTests.test1", "M.A/check()", "M.B/check()"])
+        // Its stack is found by the function the id names, not by another suite's of that name.
+        let stuck = StackGroup.fold([
+            ThreadStack(
+                thread: "worker", tid: 7, state: "S",
+                frames: ["M.B.check() -> () (S.swift:9)", "closure in M.A.helper() -> () (S.swift:4)"])
+        ])[0]
+        XCTAssertTrue(WatchReport.mentions(stuck, ["M.B/check()"]))
+        XCTAssertFalse(WatchReport.mentions(stuck, ["M.A/check()"]))
+    }
+
+    /// The event stream is asked for by the names `swift test --help-hidden` shows, unless the
+    /// user asked for one of their own.
+    func testTheEventStreamIsAskedForByTheNamesSwiftPMShows() throws {
+        XCTAssertEqual(
+            SwiftTestInvocation.eventStreamOptions(
+                help: "  --event-stream-output-path <p>\n  --event-stream-version <v>\n", path: "/t/e.jsonl"),
+            ["--event-stream-output-path", "/t/e.jsonl", "--event-stream-version", "0"])
+        XCTAssertEqual(
+            SwiftTestInvocation.eventStreamOptions(
+                help: "--experimental-event-stream-output <p>\n--experimental-event-stream-version <v>", path: "e"),
+            ["--experimental-event-stream-output", "e", "--experimental-event-stream-version", "0"])
+        XCTAssertNil(SwiftTestInvocation.eventStreamOptions(help: "--filter <filter>\n--parallel", path: "e"))
+        let plain = try XCTUnwrap(SwiftTestInvocation(["swift", "test", "--parallel"]))
+        XCTAssertFalse(plain.givesEventStream)
+        XCTAssertEqual(plain.helpCommand, ["swift", "test", "--help-hidden"])
+        let own = try XCTUnwrap(
+            SwiftTestInvocation(["swift", "test", "--event-stream-output-path", "mine.jsonl", "--event-stream-version", "0"]))
+        XCTAssertTrue(own.givesEventStream)
+        XCTAssertTrue(try XCTUnwrap(SwiftTestInvocation(["swift", "test", "--experimental-event-stream-output=x"]))
+            .givesEventStream)
+        // Its value is the option's, not a word of the command: the list leaves both out.
+        XCTAssertEqual(own.listCommand, ["swift", "test", "list", "--skip-build"])
+    }
+
     func testOnlyCandidateLinesAreDecodedAcrossChunks() {
         var splitter = LineSplitter()
         var seen: [String] = []
@@ -429,8 +517,9 @@ final class WatchFixtureTests: XCTestCase {
         }
         XCTAssertEqual(
             output.components(separatedBy: "Test Case 'OrderTests.test6FailsAnAssertion' failed").count - 1, 1)
-        for name in ["\"passes first\"", "lastPasses()"] {
-            XCTAssertEqual(output.components(separatedBy: "✔ Test \(name) passed").count - 1, 1, name)
+        // `lastPasses()`: SerialSuite's and NamesakeSuite's, each once.
+        for (name, times) in [("\"passes first\"", 1), ("lastPasses()", 2)] {
+            XCTAssertEqual(output.components(separatedBy: "✔ Test \(name) passed").count - 1, times, name)
         }
         // The hung tests ran once each, and the last lines say where each was stuck.
         for name in ["OrderTests.test2Deadlocks", "OrderTests.test4Spins"] {
@@ -438,10 +527,10 @@ final class WatchFixtureTests: XCTestCase {
         }
         let lines = run.stderr.split(separator: "\n").map(String.init)
         let summary = try XCTUnwrap(lines.last { $0.hasPrefix("lab watch: ") && $0.contains(" tests in ") }, run.stderr)
-        XCTAssertTrue(summary.contains("11 tests in"), summary)
+        XCTAssertTrue(summary.contains("12 tests in"), summary)
         let hung = lines.filter { $0.hasPrefix("lab watch: hung: ") }
         XCTAssertTrue(
-            summary.contains("6 passed, 1 failed, 0 skipped, 1 crashed, 3 hung"),
+            summary.contains("7 passed, 1 failed, 0 skipped, 1 crashed, 3 hung"),
             ([summary] + hung).joined(separator: "\n"))
         XCTAssertEqual(hung.count, 3, run.stderr)
         XCTAssertEqual(Array(lines.suffix(3)), hung, "the hung tests are the last lines")
@@ -451,12 +540,14 @@ final class WatchFixtureTests: XCTestCase {
         XCTAssertTrue(
             hung.contains { $0.contains("OrderTests/test4Spins") && $0.contains("Spinner.spinForever") },
             hung.joined(separator: "\n"))
-        // Printed by its display name, found in the stacks by its function: its own thread.
+        // Printed by its display name, found in the stacks by its function: its own thread. The
+        // code `@Test` wrote around it reads as such, not as the mangled names the runtime left.
         XCTAssertTrue(
             hung.contains {
                 $0.contains("SerialSuite/deadlocksToo() \"deadlocks too\"") && $0.contains("Ledger.transferBothWays")
-                    && $0.contains("SerialSuite.deadlocksToo")
+                    && $0.contains("← SerialSuite.deadlocksToo ← @Test expansion of SerialSuite.deadlocksToo")
             }, hung.joined(separator: "\n"))
+        XCTAssertFalse(hung.contains { $0.contains("$s") }, hung.joined(separator: "\n"))
         XCTAssertTrue(lines.contains("lab watch: crashed: WatchFixtureTests.OrderTests/test7Crashes"), run.stderr)
         // The deadlocked test's own stack comes whole, with file and line.
         XCTAssertTrue(
@@ -473,10 +564,10 @@ final class WatchFixtureTests: XCTestCase {
         XCTAssertEqual(run.exitCode, 1, run.stderr.suffix(3000).description)
         let lines = run.stderr.split(separator: "\n").map(String.init)
         let summary = try XCTUnwrap(lines.last { $0.hasPrefix("lab watch: ") && $0.contains(" tests in ") }, run.stderr)
-        XCTAssertTrue(summary.contains("11 tests in"), summary)
+        XCTAssertTrue(summary.contains("12 tests in"), summary)
         let hung = lines.filter { $0.hasPrefix("lab watch: hung: ") }
         XCTAssertTrue(
-            summary.contains("6 passed, 1 failed, 0 skipped, 1 crashed, 3 hung"),
+            summary.contains("7 passed, 1 failed, 0 skipped, 1 crashed, 3 hung"),
             ([summary] + hung).joined(separator: "\n"))
         XCTAssertTrue(
             hung.contains { $0.contains("OrderTests/test2Deadlocks") && $0.contains("Ledger.transferBothWays") },
@@ -490,9 +581,10 @@ final class WatchFixtureTests: XCTestCase {
         XCTAssertEqual(
             run.stdout.components(separatedBy: "Test Case 'OrderTests.test6FailsAnAssertion' failed").count - 1, 1)
         // A Swift Testing test with a display name is printed by it, and its id is listed without
-        // it: it ran once, not again in the run after the deadlock's.
-        for name in ["\"passes first\"", "lastPasses()"] {
-            XCTAssertEqual(run.stdout.components(separatedBy: "✔ Test \(name) passed").count - 1, 1, name)
+        // it: it ran once, not again in the run after the deadlock's; each suite's `lastPasses()`
+        // once too.
+        for (name, times) in [("\"passes first\"", 1), ("lastPasses()", 2)] {
+            XCTAssertEqual(run.stdout.components(separatedBy: "✔ Test \(name) passed").count - 1, times, name)
         }
         // SwiftPM prints `[3/8] Testing Module.Class/test` when a test's process has ended.
         for test in [

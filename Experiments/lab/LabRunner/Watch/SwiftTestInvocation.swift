@@ -31,7 +31,8 @@ public struct SwiftTestInvocation: Sendable, Equatable {
         "--filter", "--skip", "--num-workers", "--xunit-output", "--package-path", "--scratch-path", "--build-path",
         "-c", "--configuration", "--triple", "--sdk", "--swift-sdk", "--toolchain", "--jobs", "-j",
         "-Xswiftc", "-Xcc", "-Xlinker", "-Xcxx", "--experimental-event-stream-output",
-        "--experimental-event-stream-version", "--attachments-path", "--cache-path", "--config-path", "--security-path",
+        "--experimental-event-stream-version", "--event-stream-output-path", "--event-stream-version",
+        "--attachments-path", "--cache-path", "--config-path", "--security-path",
         "--default-registry-url", "--netrc-file", "--resolver-fingerprint-checking", "--arch",
     ]
 
@@ -62,6 +63,30 @@ public struct SwiftTestInvocation: Sendable, Equatable {
             index += 1
         }
         return result
+    }
+
+    /// Whether the user asked for Swift Testing's event stream themselves (it is then theirs,
+    /// and `lab watch` reads the tests' output instead).
+    public var givesEventStream: Bool {
+        options.contains { $0.name == "--event-stream-output-path" || $0.name == "--experimental-event-stream-output" }
+    }
+
+    /// `swift test --help-hidden`, which says whether this SwiftPM takes the event stream's
+    /// options (SwiftPM 6.3 shows them there, not in `--help`).
+    public var helpCommand: [String] { prefix + ["--help-hidden"] }
+
+    /// The options that make Swift Testing write its event stream (version 0, a JSON object a
+    /// line, written as the tests run) to `path`, by the names `help` (`swift test
+    /// --help-hidden`) shows: `--event-stream-output-path` (SwiftPM 6.3 shows those), else the older
+    /// `--experimental-event-stream-output`; `nil` when it shows neither.
+    public static func eventStreamOptions(help: String, path: String) -> [String]? {
+        if help.contains("--event-stream-output-path") && help.contains("--event-stream-version") {
+            return ["--event-stream-output-path", path, "--event-stream-version", "0"]
+        }
+        if help.contains("--experimental-event-stream-output") && help.contains("--experimental-event-stream-version") {
+            return ["--experimental-event-stream-output", path, "--experimental-event-stream-version", "0"]
+        }
+        return nil
     }
 
     /// Whether it runs XCTest's tests each in a process of its own (`--parallel`).
@@ -123,8 +148,16 @@ public enum TestList {
             (self.ids, self.displayNames) = (ids, displayNames)
         }
 
-        /// The name the test's own output gives test `id`.
-        public func key(of id: String) -> String { displayNames[id] ?? TestList.key(of: id) }
+        /// Whether Swift Testing's tests are followed through its event stream, which names
+        /// them by id: their key is then the id itself.
+        public var swiftTestingByID = false
+
+        /// The key the run's progress gives test `id`: the name its own output gives it, or
+        /// for Swift Testing followed by its event stream, the id.
+        public func key(of id: String) -> String {
+            if swiftTestingByID && TestList.isSwiftTesting(id) { return id }
+            return displayNames[id] ?? TestList.key(of: id)
+        }
 
         /// The id of the listed test its output names `key`.
         public func id(of key: String) -> String? { ids.first { self.key(of: $0) == key } }
@@ -141,11 +174,23 @@ public enum TestList {
                 test["kind"] as? String == "function", let name = test["displayName"] as? String,
                 let id = test["id"] as? String
             else { continue }
-            var parts = id.split(separator: "/", omittingEmptySubsequences: false)
-            if parts.count > 2, parts.last?.contains(".swift:") == true { parts.removeLast() }
-            names[parts.joined(separator: "/")] = "\"\(name)\""
+            names[withoutSourceLocation(id)] = "\"\(name)\""
         }
         return names
+    }
+
+    /// An id of Swift Testing's event stream cut to the list's: `Module.Suite/f()/File.swift:6:6`
+    /// is `Module.Suite/f()`.
+    public static func withoutSourceLocation(_ id: String) -> String {
+        var parts = id.split(separator: "/", omittingEmptySubsequences: false)
+        if parts.count > 2, parts.last?.contains(".swift:") == true { parts.removeLast() }
+        return parts.joined(separator: "/")
+    }
+
+    /// Whether `id` is a Swift Testing test function's (`Module.Suite/f(x:)`), not an XCTest
+    /// test's (`Module.Class/test`) or a suite's (`Module.Suite`).
+    public static func isSwiftTesting(_ id: String) -> Bool {
+        id.contains("/") && id.split(separator: "/").last?.contains("(") == true
     }
 
     /// The name the test's own output gives it: `OrderTests.test1` for XCTest's

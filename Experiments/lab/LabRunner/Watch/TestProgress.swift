@@ -16,8 +16,14 @@ import LabHarness
 ///   died, and Swift Testing's `◇ Test run started.` after XCTest's part: a test still running
 ///   then never ends, it crashed.
 ///
+/// Swift Testing's tests are read from its event stream instead when `lab watch` asked for one
+/// (`readEvent(_:at:)`): its human-readable lines name a test by its function alone (two suites'
+/// `check()` print the same line) or by its display name, where the event stream gives the id.
+///
 /// Tests are keyed the way XCTest and Swift Testing print them (`OrderTests.test1`,
-/// `firstPasses()`); `TestList.key(of:)` gives the same key for an id of `swift test list`.
+/// `firstPasses()`), Swift Testing's by id when read from its event stream
+/// (`Module.Suite/check()`); `TestList.Listing.key(of:)` gives the same key for an id of
+/// `swift test list`.
 public struct TestProgress: Sendable {
     public enum Ending: String, Sendable { case passed, failed, skipped, crashed, hung }
 
@@ -30,7 +36,14 @@ public struct TestProgress: Sendable {
     /// prints the output of failed tests after the last one ends).
     public private(set) var provisional: Set<String> = []
 
-    public init() {}
+    /// Whether Swift Testing's tests are read from its event stream (`readEvent(_:at:)`), and
+    /// its human-readable lines are left alone.
+    public var swiftTestingFromEvents = false
+    /// Display names the event stream gave, by key (`"Adds two numbers"`, quoted as Swift
+    /// Testing prints it).
+    public private(set) var displayNames: [String: String] = [:]
+
+    public init(swiftTestingFromEvents: Bool = false) { self.swiftTestingFromEvents = swiftTestingFromEvents }
 
     /// How `key` ended, if it did.
     public func ending(of key: String) -> Ending? { endedKeys[key].map { ended[$0].ending } }
@@ -87,9 +100,15 @@ public struct TestProgress: Sendable {
             return  // `◇ Test case passing 1 argument ... to f(x:) started.`: one case of a test
         } else if text == "run started." {
             // XCTest's part is over: a test of it still running never ended, and SwiftPM has
-            // printed every verdict of a `--parallel` run.
-            crashRunning()
+            // printed every verdict of a `--parallel` run. Read here, in order with XCTest's
+            // lines (the event stream's `runStarted` may be read before the last of them); a
+            // Swift Testing test the event stream has started already is not XCTest's.
+            for key in running.keys.sorted() where !(swiftTestingFromEvents && TestList.isSwiftTesting(key)) {
+                end(key, .crashed)
+            }
             provisional = []
+        } else if swiftTestingFromEvents {
+            return  // its tests come from the event stream
         } else if text.hasPrefix("run ") {
             return  // `✔ Test run with 3 tests in 1 suite passed after ...`: the whole run
         } else if text.hasSuffix(" started.") {
@@ -100,6 +119,36 @@ public struct TestProgress: Sendable {
             end(TestProgress.name(text[..<range.lowerBound]), .failed, replacing: true)
         } else if let range = text.range(of: " skipped") {
             end(TestProgress.name(text[..<range.lowerBound]), .skipped)
+        }
+    }
+
+    /// Reads one record of Swift Testing's event stream (version 0, one JSON object a line):
+    /// `test` records (each test function's id, and its display name), and the events
+    /// `testStarted`, `testEnded` (its message's symbol says how: `fail`, or a pass) and
+    /// `testSkipped`, for test functions (a suite's start and end are not a test's). A
+    /// parameterized test starts and ends once, around its cases. The end of XCTest's part is
+    /// read from the output (`◇ Test run started.`), which keeps its order with XCTest's lines.
+    public mutating func readEvent(_ line: Substring, at now: Seconds) {
+        guard line.contains("\"kind\""),
+            let record = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+            let payload = record["payload"] as? [String: Any], let kind = payload["kind"] as? String
+        else { return }
+        if record["kind"] as? String == "test" {
+            if kind == "function", let id = payload["id"] as? String, let name = payload["displayName"] as? String {
+                displayNames[TestList.withoutSourceLocation(id)] = "\"\(name)\""
+            }
+            return
+        }
+        guard record["kind"] as? String == "event" else { return }
+        guard let id = (payload["testID"] as? String).map(TestList.withoutSourceLocation), TestList.isSwiftTesting(id)
+        else { return }
+        switch kind {
+        case "testStarted": start(id, at: now)
+        case "testSkipped": end(id, .skipped)
+        case "testEnded":
+            let symbols = (payload["messages"] as? [[String: Any]] ?? []).compactMap { $0["symbol"] as? String }
+            if symbols.contains("fail") { end(id, .failed, replacing: true) } else { end(id, .passed) }
+        default: return
         }
     }
 

@@ -75,8 +75,26 @@ public enum WatchCommand {
         }
         round.readsTests = true
         round.parallel = invocation.parallel
-        round.lister = TestLister(invocation)
+        round.eventStream = eventStream(for: invocation)
+        round.lister = TestLister(invocation, swiftTestingByID: round.eventStream != nil)
         return runTests(invocation, round: round)
+    }
+
+    /// Where Swift Testing is to write its event stream, and the options for it, when this
+    /// SwiftPM takes them (its `--help-hidden` says) and the user did not ask for one of their own.
+    /// Its human-readable lines name a test by its function alone, so two suites' `check()`
+    /// read as one test (the second started while the first ran, the first's end ended both,
+    /// and a hang of the second was never timed); the event stream names each by its id.
+    static func eventStream(for invocation: SwiftTestInvocation) -> (path: String, options: [String])? {
+        guard !invocation.givesEventStream, let program = WatchSpawn.resolve(invocation.helpCommand[0]),
+            let help = try? ChildProcess.run(
+                ChildSpec(executable: program, arguments: Array(invocation.helpCommand.dropFirst()), budget: 30)),
+            help.outcome == .completed
+        else { return nil }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lab-watch-events-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).jsonl"
+        ).path
+        return SwiftTestInvocation.eventStreamOptions(help: help.stdout, path: path).map { (path, $0) }
     }
 
     /// The environment of the watched tree: this one's, with the stack responder preloaded and
@@ -105,7 +123,7 @@ public enum WatchCommand {
     /// that had not ended run in a new round.
     static func runTests(_ invocation: SwiftTestInvocation, round first: WatchRound) -> Int32 {
         var round = first
-        var progress = TestProgress()
+        var progress = TestProgress(swiftTestingFromEvents: first.eventStream != nil)
         var hung: [WatchRound.HungTest] = []
         var list: TestList.Listing?
         var failedStatus: Int32 = 0
@@ -156,7 +174,7 @@ public enum WatchCommand {
     /// the list is asked for its event stream too, which pairs each such name with its id: by
     /// the options' names, else by their earlier experimental names (SwiftPM 6.3 takes both;
     /// one that knows neither exits 64), else plain.
-    static func listTests(_ invocation: SwiftTestInvocation) -> TestList.Listing? {
+    static func listTests(_ invocation: SwiftTestInvocation, swiftTestingByID: Bool) -> TestList.Listing? {
         let command = invocation.listCommand
         guard let program = WatchSpawn.resolve(command[0]) else { return nil }
         let stream = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -182,8 +200,10 @@ public enum WatchCommand {
                 return nil
             }
             let events = (try? String(contentsOfFile: stream, encoding: .utf8)) ?? ""
-            return TestList.Listing(
+            var listing = TestList.Listing(
                 ids: TestList.parse(run.stdout), displayNames: TestList.displayNames(eventStream: events))
+            listing.swiftTestingByID = swiftTestingByID
+            return listing
         } catch {
             Terminal.writeError("lab watch: cannot list the tests: \(error)\n")
             return nil
@@ -195,13 +215,17 @@ public enum WatchCommand {
     /// printed.
     final class TestLister {
         let invocation: SwiftTestInvocation
+        /// Whether the run's progress keys Swift Testing's tests by id (`TestList.Listing`).
+        let swiftTestingByID: Bool
         private var taken: TestList.Listing??
 
-        init(_ invocation: SwiftTestInvocation) { self.invocation = invocation }
+        init(_ invocation: SwiftTestInvocation, swiftTestingByID: Bool) {
+            (self.invocation, self.swiftTestingByID) = (invocation, swiftTestingByID)
+        }
 
         var listing: TestList.Listing? {
             if let taken { return taken }
-            let listing = WatchCommand.listTests(invocation)
+            let listing = WatchCommand.listTests(invocation, swiftTestingByID: swiftTestingByID)
             taken = .some(listing)
             return listing
         }
@@ -212,8 +236,9 @@ public enum WatchCommand {
         func count(_ ending: TestProgress.Ending) -> Int { progress.ended.filter { $0.ending == ending }.count }
         // A display name comes with its id: `Module.Suite/f() "Adds two numbers"`.
         func id(_ key: String) -> String {
-            guard let id = list?.id(of: key) else { return key }
-            return key.hasPrefix("\"") ? "\(id) \(key)" : id
+            let id = list?.id(of: key) ?? key
+            if key.hasPrefix("\"") { return id == key ? key : "\(id) \(key)" }  // printed by its display name
+            return (progress.displayNames[key] ?? list?.displayNames[id]).map { "\(id) \($0)" } ?? id
         }
         var text =
             "\nlab watch: \(progress.ended.count) tests in \(rounds) run\(rounds == 1 ? "" : "s") of swift test: "

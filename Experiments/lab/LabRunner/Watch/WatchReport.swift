@@ -129,13 +129,16 @@ enum WatchReport {
             if let pid = ownProcess?.process.pid { hungProcesses.append(pid) }
         }
         let limit = "(--test-timeout \(Format.seconds(options.testTimeout)))"
-        let hungText = result.hung.map { "\($0.key) has run for \(Format.seconds($0.seconds))" }
+        // An id with its display name, as the event stream gave it: `M.Suite/f() "adds"`.
+        let names = progress.displayNames
+        func name(_ key: String) -> String { names[key].map { "\(key) \($0)" } ?? key }
+        let hungText = result.hung.map { "\(name($0.key)) has run for \(Format.seconds($0.seconds))" }
         let sparedText = spared.map { item in
             let why = item.restart ? "with no frame of the test in its process" : "but its process has ended"
             let next =
                 !ownProcesses
                 ? "it runs again" : item.restart ? "its timeout starts again" : "not hung, SwiftPM gives its verdict"
-            return "\(item.key) has run for \(Format.seconds(now - started[item.key]!)) \(why) \(limit): \(next)"
+            return "\(name(item.key)) has run for \(Format.seconds(now - started[item.key]!)) \(why) \(limit): \(next)"
         }
         let title = ([hungText.isEmpty ? nil : hungText.joined(separator: "; ") + " \(limit): hung"] + sparedText)
             .compactMap { $0 }.joined(separator: "; ")
@@ -215,10 +218,13 @@ enum WatchReport {
     }
 
     /// Whether a frame of `group` is the test function of one of `tests` (`OrderTests.test2`
-    /// names `OrderTests.test2()`; `firstPasses()` names `firstPasses()`).
+    /// names `OrderTests.test2()`; `firstPasses()` names `firstPasses()`; `Module.Suite/f()` names
+    /// `Module.Suite.f()`).
     static func mentions(_ group: StackGroup, _ tests: [String]) -> Bool {
         tests.contains { key in
-            let function = key.hasSuffix(")") ? String(key[..<(key.firstIndex(of: "(") ?? key.endIndex)]) : key
+            // An id of Swift Testing's (`Module.Suite/f()`) names `Module.Suite.f()`.
+            let function = (key.hasSuffix(")") ? String(key[..<(key.firstIndex(of: "(") ?? key.endIndex)]) : key)
+                .replacingOccurrences(of: "/", with: ".")
             return group.frames.contains { $0.contains(function + "(") }
         }
     }

@@ -44,6 +44,9 @@ struct WatchRound {
     var stackNote: String?
     /// The test list, for `swift test`: taken once, by the first round that needs it.
     var lister: WatchCommand.TestLister?
+    /// Where Swift Testing writes its event stream, and the options that ask for it there
+    /// (added to the command); `nil`: its tests are read from their output lines.
+    var eventStream: (path: String, options: [String])?
 
     /// Seconds between looks at the tree's CPU use while the output is quiet.
     static let quietSample: Seconds = 1
@@ -56,10 +59,16 @@ struct WatchRound {
         let out = try WatchRound.pipe(), err = try WatchRound.pipe()
         var keeperEnvironment = environment
         keeperEnvironment[WatchKeeper.parentVariable] = String(getpid())
+        var events = eventStream.map { EventStreamReader(path: $0.path) }
+        if let eventStream { try? FileManager.default.removeItem(atPath: eventStream.path) }
+        defer {
+            events?.finish()
+            if let eventStream { try? FileManager.default.removeItem(atPath: eventStream.path) }
+        }
         let keeperPid: Int32
         do {
             keeperPid = try WatchSpawn.spawn(
-                [keeper, "watch-keeper", "--"] + command, environment: keeperEnvironment,
+                [keeper, "watch-keeper", "--"] + command + (eventStream?.options ?? []), environment: keeperEnvironment,
                 stdout: out.write, stderr: err.write)
         } catch {
             [out.read, out.write, err.read, err.write].forEach { close($0) }
@@ -97,6 +106,7 @@ struct WatchRound {
                     open.removeAll { $0 == entry.fd }
                 }
             }
+            events?.drain { progress.readEvent($0, at: now) }
             now = MonotonicClock.now()
             if let drainUntil {
                 if now >= drainUntil { break }
@@ -146,6 +156,7 @@ struct WatchRound {
         if let last = lines[out.read]?.rest, readsTests, !last.isEmpty {
             progress.read(Substring(decoding: last, as: UTF8.self), at: MonotonicClock.now())
         }
+        events?.drain { progress.readEvent($0, at: MonotonicClock.now()) }
         close(out.read)
         close(err.read)
         end.status = WatchRound.reapKeeper(keeperPid)
@@ -218,6 +229,39 @@ struct WatchRound {
             throw WatchSpawn.Failure(description: "cannot create a pipe: \(String(cString: strerror(errno)))")
         }
         return (fds[0], fds[1])
+    }
+}
+
+/// Swift Testing's event stream, read as it is written: the file is opened once it exists
+/// (Swift Testing creates it as its run starts), and each whole line is handed over.
+struct EventStreamReader {
+    let path: String
+    private var fd: Int32 = -1
+    private var rest: [UInt8] = []
+
+    init(path: String) { self.path = path }
+
+    /// Hands over the lines written since the last call.
+    mutating func drain(_ line: (Substring) -> Void) {
+        if fd < 0 { fd = open(path, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { return }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { break }
+            rest.append(contentsOf: buffer[0..<n])
+        }
+        var start = rest.startIndex
+        while let newline = rest[start...].firstIndex(of: 10) {
+            line(Substring(decoding: rest[start..<newline], as: UTF8.self))
+            start = newline + 1
+        }
+        rest.removeSubrange(..<start)
+    }
+
+    mutating func finish() {
+        if fd >= 0 { close(fd) }
+        fd = -1
     }
 }
 

@@ -10,3 +10,9 @@ import WatchFixtureKit
 
     @Test func lastPasses() { #expect(true) }
 }
+
+/// A test of the same name in another suite: Swift Testing's lines print both as
+/// `lastPasses()`, its event stream tells them apart by id.
+@Suite struct NamesakeSuite {
+    @Test func lastPasses() { #expect(true) }
+}
