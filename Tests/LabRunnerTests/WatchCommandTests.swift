@@ -121,11 +121,14 @@ final class WatchCommandTests: XCTestCase {
         progress.read("◇ Test second() started.", at: 6)
         progress.read("✘ Test second() recorded an issue at Tests.swift:9:5: Expectation failed", at: 6)
         progress.read("✘ Test second() failed after 0.002 seconds with 1 issue.", at: 6)
+        // `Test.cancel()` (Swift 6.3.1's line): left running, it was called crashed.
+        progress.read("◇ Test cancelsItself() started.", at: 6)
+        progress.read("➜ Test cancelsItself() was cancelled after 0.001 seconds: \"not today\"", at: 6)
         progress.read("✔ Test run with 2 tests in 1 suite passed after 0.003 seconds.", at: 7)
         XCTAssertEqual(
             progress.ended.map { $0.key },
-            ["OrderTests.test1", "OrderTests.test2", "OrderTests.test3", "firstPasses()", "second()"])
-        XCTAssertEqual(progress.ended.map { $0.ending }, [.passed, .failed, .crashed, .passed, .failed])
+            ["OrderTests.test1", "OrderTests.test2", "OrderTests.test3", "firstPasses()", "second()", "cancelsItself()"])
+        XCTAssertEqual(progress.ended.map { $0.ending }, [.passed, .failed, .crashed, .passed, .failed, .skipped])
         XCTAssertTrue(progress.running.isEmpty)
     }
 
@@ -267,13 +270,16 @@ final class WatchCommandTests: XCTestCase {
         progress.readEvent(event("testSkipped", "Math/skipped()/S.swift:8:6", "skip"), at: 4)
         progress.readEvent(event("testStarted", "Math/known()/S.swift:9:6"), at: 4)
         progress.readEvent(event("testEnded", "Math/known()/S.swift:9:6", "passWithKnownIssue"), at: 5)
+        progress.readEvent(event("testStarted", "Math/cancels()/S.swift:10:6"), at: 5)
+        progress.readEvent(event("testCancelled", "Math/cancels()/S.swift:10:6"), at: 5)
+        progress.readEvent(event("testEnded", "Math/cancels()/S.swift:10:6", "skip"), at: 5)  // `Test.cancel()`
         progress.readEvent(event("testEnded", "A", "fail"), at: 5)
         progress.readEvent("not json", at: 5)
         XCTAssertEqual(
             progress.ended.map { "\($0.key) \($0.ending)" },
             [
                 "OrderTests.test3 crashed", "M.Early/first() passed", "M.A/check() passed", "M.Math/add() failed", "M.Math/skipped() skipped",
-                "M.Math/known() passed",
+                "M.Math/known() passed", "M.Math/cancels() skipped",
             ])
         XCTAssertEqual(progress.running, ["M.B/check()": 3])
         XCTAssertEqual(progress.displayNames, ["M.Math/add()": "\"adds\""])

@@ -8,7 +8,7 @@ import LabHarness
 /// - XCTest: `Test Case 'OrderTests.test1' started at ...`, then `... passed (0.002 seconds)`,
 ///   `failed (...)` or `skipped (...)`;
 /// - Swift Testing: `◇ Test firstPasses() started.`, then `✔ Test firstPasses() passed after ...`,
-///   `✘ Test ... failed after ...` or `➜ Test ... skipped`;
+///   `✘ Test ... failed after ...`, `➜ Test ... skipped` or `➜ Test ... was cancelled after ...`;
 /// - `swift test --parallel`: `[3/8] Testing Module.Class/test` once a test's process ended (its
 ///   output, a failure's included, comes at the end); which tests are running is read from the
 ///   process table instead (each runs as `Package.xctest Module.Class/test`), see `running(_:at:)`;
@@ -117,14 +117,17 @@ public struct TestProgress: Sendable {
             end(TestProgress.name(text[..<range.lowerBound]), .passed)
         } else if let range = text.range(of: " failed after ") {
             end(TestProgress.name(text[..<range.lowerBound]), .failed, replacing: true)
-        } else if let range = text.range(of: " skipped") {
+        } else if let range = text.range(of: " skipped") ?? text.range(of: " was cancelled") {
+            // `➜ Test f() was cancelled after 0.001 seconds`: `Test.cancel()`, which Swift
+            // Testing prints with its skip symbol; left running, it was called crashed.
             end(TestProgress.name(text[..<range.lowerBound]), .skipped)
         }
     }
 
     /// Reads one record of Swift Testing's event stream (version 0, one JSON object a line):
     /// `test` records (each test function's id, and its display name), and the events
-    /// `testStarted`, `testEnded` (its message's symbol says how: `fail`, or a pass) and
+    /// `testStarted`, `testEnded` (its message's symbol says how: `fail`, `skip` for a test that
+    /// cancelled itself, or a pass) and
     /// `testSkipped`, for test functions (a suite's start and end are not a test's). A
     /// parameterized test starts and ends once, around its cases. The end of XCTest's part is
     /// read from the output (`◇ Test run started.`), which keeps its order with XCTest's lines.
@@ -146,8 +149,13 @@ public struct TestProgress: Sendable {
         case "testStarted": start(id, at: now)
         case "testSkipped": end(id, .skipped)
         case "testEnded":
+            // A test that cancelled itself (`Test.cancel()`) ends with the skip symbol.
             let symbols = (payload["messages"] as? [[String: Any]] ?? []).compactMap { $0["symbol"] as? String }
-            if symbols.contains("fail") { end(id, .failed, replacing: true) } else { end(id, .passed) }
+            if symbols.contains("fail") {
+                end(id, .failed, replacing: true)
+            } else {
+                end(id, symbols.contains("skip") ? .skipped : .passed)
+            }
         default: return
         }
     }
