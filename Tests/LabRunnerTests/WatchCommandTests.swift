@@ -149,6 +149,31 @@ final class WatchCommandTests: XCTestCase {
         progress.read("error: Process '/b/P.xctest M.OrderTests/test7' exited with unexpected signal code 4", at: 3)
         XCTAssertEqual(progress.ending(of: "OrderTests.test1"), .passed)
         XCTAssertEqual(progress.ending(of: "OrderTests.test7"), .crashed)
+
+        // The crashed process's command line holds paths and option values besides the test:
+        // the event stream's file was read as a test id (a bogus test "crashed" beside the real
+        // one, on a Swift Testing crash), and macOS's `xctest -XCTest M.C/t /…/P.xctest` named two.
+        progress = TestProgress(swiftTestingFromEvents: true)
+        progress.readEvent(
+            #"{"kind":"event","payload":{"kind":"testStarted","testID":"M.S/crashes()/C.swift:5:6"},"version":0}"#, at: 1)
+        progress.read(
+            "error: Process '/w/.build/debug/PPackageTests.xctest --skip-build --filter CrashSuite"
+                + " --event-stream-output-path /tmp/lab-watch-events-1322-544707671.jsonl --event-stream-version 0"
+                + " --testing-library swift-testing' exited with unexpected signal code 4", at: 2)
+        XCTAssertEqual(progress.ended.map { "\($0.key) \($0.ending)" }, ["M.S/crashes() crashed"])
+
+        var mac = TestProgress()
+        mac.running(["OrderTests.test1", "OrderTests.test7"], at: 1)
+        mac.read(
+            "error: Process '/Applications/Xcode.app/Contents/Developer/usr/bin/xctest -XCTest M.OrderTests/test7"
+                + " /Users/a b/.build/arm64-apple-macosx/debug/PPackageTests.xctest' exited with unexpected signal code 4",
+            at: 2)
+        XCTAssertEqual(mac.ended.map { "\($0.key) \($0.ending)" }, ["OrderTests.test7 crashed"])
+        XCTAssertEqual(mac.running.keys.sorted(), ["OrderTests.test1"])
+        for word in ["M.C/t", "M.Outer.Inner/test_2"] { XCTAssertTrue(TestProgress.isXCTestID(Substring(word)), word) }
+        for word in ["/tmp/e.jsonl", ".build/x", "Tests/Fixture", "A/b", "^M\\.C/t$", "M.C/t/x", "M.C/", "1M.C/t"] {
+            XCTAssertFalse(TestProgress.isXCTestID(Substring(word)), word)
+        }
     }
 
     /// `--parallel` prints a failed test's output after the last test: a test whose process

@@ -81,11 +81,13 @@ public struct TestProgress: Sendable {
         }
         if line.hasPrefix("error: Process '"), let close = line.range(of: "' exited with unexpected signal") {
             // `--parallel` names the one test its process ran; a serial run names all or none.
+            // The command line also holds paths and option values (`--scratch-path .build/x`,
+            // the event stream's `/tmp/…jsonl`, macOS's `xctest -XCTest M.C/t /…/P.xctest`),
+            // which are not tests: an id is `Module.Class/test`.
             let words = line[line.index(line.startIndex, offsetBy: "error: Process '".count)..<close.lowerBound].split(
                 separator: " ")
-            let ids = words.dropFirst().filter { $0.contains("/") && !$0.hasPrefix("-") }.flatMap {
-                $0.split(separator: ",")
-            }
+            let pieces = words.dropFirst().flatMap { $0.split(separator: ",") }
+            let ids = pieces.filter(TestProgress.isXCTestID)
             if ids.count == 1 {
                 end(TestList.key(of: String(ids[0])), .crashed, replacing: true)
             } else {
@@ -158,6 +160,20 @@ public struct TestProgress: Sendable {
             }
         default: return
         }
+    }
+
+    /// Whether `word` is an XCTest test's id as SwiftPM passes it to a test process,
+    /// `Module.Class/test` (identifiers, the module and class joined by dots): not a path
+    /// (`/tmp/e.jsonl`, `.build/x`, `Tests/Fixture`) or a filter's pattern.
+    static func isXCTestID(_ word: Substring) -> Bool {
+        let parts = word.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return false }
+        func identifier(_ name: Substring) -> Bool {
+            guard let first = name.first, first.isLetter || first == "_" else { return false }
+            return name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
+        }
+        let owner = parts[0].split(separator: ".", omittingEmptySubsequences: false)
+        return owner.count >= 2 && owner.allSatisfy(identifier) && identifier(parts[1])
     }
 
     /// A parameterized test ends as `f(x:) with 3 test cases passed after ...`: its name is `f(x:)`.
