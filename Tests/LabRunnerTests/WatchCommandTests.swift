@@ -220,6 +220,17 @@ final class WatchCommandTests: XCTestCase {
         for other in ["/usr/bin/swift-test --parallel", "/bin/sh -c x.xctest M.A/a"] {
             XCTAssertFalse(WatchReport.isTestProcess(commandLine: other), other)
         }
+        // A trapping test process's backtracer (its command line as Swift 6.3.1 started it): its
+        // test crashed, and is not hung while the backtrace is written.
+        for backtracer in [
+            "swift-backtrace --unwind precise --demangle true --interactive false --color false --timeout 30",
+            "/opt/swift/usr/libexec/swift/linux/swift-backtrace --unwind precise",
+        ] {
+            XCTAssertTrue(WatchReport.isBacktracer(commandLine: backtracer), backtracer)
+        }
+        for other in [linux, "/usr/bin/swift-test --filter swift-backtrace", "/w/swift-backtraces x"] {
+            XCTAssertFalse(WatchReport.isBacktracer(commandLine: other), other)
+        }
     }
 
     /// `--parallel`: only a hung test's process is ended, and SwiftPM goes on; a hung test stays
@@ -548,7 +559,7 @@ final class WatchFixtureTests: XCTestCase {
         }
         XCTAssertEqual(
             output.components(separatedBy: "Test Case 'OrderTests.test6FailsAnAssertion' failed").count - 1, 1)
-        // `lastPasses()`: SerialSuite's and NamesakeSuite's, each once.
+        // `lastPasses()`: SerialSuite's and its NamesakeSuite's, each once.
         for (name, times) in [("\"passes first\"", 1), ("lastPasses()", 2)] {
             XCTAssertEqual(output.components(separatedBy: "✔ Test \(name) passed").count - 1, times, name)
         }
@@ -558,10 +569,10 @@ final class WatchFixtureTests: XCTestCase {
         }
         let lines = run.stderr.split(separator: "\n").map(String.init)
         let summary = try XCTUnwrap(lines.last { $0.hasPrefix("lab watch: ") && $0.contains(" tests in ") }, run.stderr)
-        XCTAssertTrue(summary.contains("12 tests in"), summary)
+        XCTAssertTrue(summary.contains("13 tests in"), summary)
         let hung = lines.filter { $0.hasPrefix("lab watch: hung: ") }
         XCTAssertTrue(
-            summary.contains("7 passed, 1 failed, 0 skipped, 1 crashed, 3 hung"),
+            summary.contains("7 passed, 1 failed, 0 skipped, 2 crashed, 3 hung"),
             ([summary] + hung).joined(separator: "\n"))
         XCTAssertEqual(hung.count, 3, run.stderr)
         XCTAssertEqual(Array(lines.suffix(3)), hung, "the hung tests are the last lines")
@@ -580,6 +591,8 @@ final class WatchFixtureTests: XCTestCase {
             }, hung.joined(separator: "\n"))
         XCTAssertFalse(hung.contains { $0.contains("$s") }, hung.joined(separator: "\n"))
         XCTAssertTrue(lines.contains("lab watch: crashed: WatchFixtureTests.OrderTests/test7Crashes"), run.stderr)
+        // Swift Testing's crash ends its process; the test after it ran in the next round.
+        XCTAssertTrue(lines.contains("lab watch: crashed: WatchFixtureTests.SerialSuite/crashesToo()"), run.stderr)
         // The deadlocked test's own stack comes whole, with file and line.
         XCTAssertTrue(
             run.stderr.contains("WatchFixtureKit.Ledger.transferBothWays() -> () (Misbehaviour.swift:"), run.stderr)
@@ -595,10 +608,10 @@ final class WatchFixtureTests: XCTestCase {
         XCTAssertEqual(run.exitCode, 1, run.stderr.suffix(3000).description)
         let lines = run.stderr.split(separator: "\n").map(String.init)
         let summary = try XCTUnwrap(lines.last { $0.hasPrefix("lab watch: ") && $0.contains(" tests in ") }, run.stderr)
-        XCTAssertTrue(summary.contains("12 tests in"), summary)
+        XCTAssertTrue(summary.contains("13 tests in"), summary)
         let hung = lines.filter { $0.hasPrefix("lab watch: hung: ") }
         XCTAssertTrue(
-            summary.contains("7 passed, 1 failed, 0 skipped, 1 crashed, 3 hung"),
+            summary.contains("7 passed, 1 failed, 0 skipped, 2 crashed, 3 hung"),
             ([summary] + hung).joined(separator: "\n"))
         XCTAssertTrue(
             hung.contains { $0.contains("OrderTests/test2Deadlocks") && $0.contains("Ledger.transferBothWays") },
@@ -609,6 +622,7 @@ final class WatchFixtureTests: XCTestCase {
             hung.contains {
                 $0.contains("SerialSuite/deadlocksToo() \"deadlocks too\"") && $0.contains("SerialSuite.deadlocksToo")
             }, run.stderr)
+        XCTAssertTrue(lines.contains("lab watch: crashed: WatchFixtureTests.SerialSuite/crashesToo()"), run.stderr)
         XCTAssertEqual(
             run.stdout.components(separatedBy: "Test Case 'OrderTests.test6FailsAnAssertion' failed").count - 1, 1)
         // A Swift Testing test with a display name is printed by it, and its id is listed without

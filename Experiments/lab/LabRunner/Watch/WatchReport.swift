@@ -88,11 +88,32 @@ enum WatchReport {
     /// Swift Testing test printed by its display name is found in the stacks by its function,
     /// which the test list names (`lister`), once the tree is ended.
     static func hang(
-        _ keys: [String], since started: [String: Seconds], below root: Int32, options: WatchOptions,
+        _ late: [String], since started: [String: Seconds], below root: Int32, options: WatchOptions,
         note: String?, parallel: Bool, lister: WatchCommand.TestLister?, progress: inout TestProgress
     ) -> HangEnd {
         let now = MonotonicClock.now()
-        let ownProcesses = parallel && keys.allSatisfy(isXCTestKey)
+        let ownProcesses = parallel && late.allSatisfy(isXCTestKey)
+        // A test process that trapped runs the Swift runtime's backtracer (`swift-backtrace`,
+        // its child) before it dies, which under load took longer than a short timeout: its
+        // test crashed, and SwiftPM's crash line follows. Not hung: its clock starts again.
+        let tree = ProcessTree.descendants(of: root)
+        let crashing = Set(tree.filter { isBacktracer(commandLine: $0.commandLine) }.map(\.parent))
+        let owners = Dictionary(
+            tree.compactMap { process in WatchRound.parallelTest(of: process).map { ($0, process.pid) } },
+            uniquingKeysWith: { first, _ in first })
+        let backtracing = late.filter { key in
+            !crashing.isEmpty && (!ownProcesses || owners[key].map(crashing.contains) == true)
+        }
+        if !backtracing.isEmpty {
+            for key in backtracing { progress.restart(key, at: now) }
+            let text = backtracing.map { "\($0) has run for \(Format.seconds(now - started[$0]!))" }.joined(
+                separator: "; ")
+            Terminal.writeError(
+                "\nlab watch: \(text) (--test-timeout \(Format.seconds(options.testTimeout))), but its process "
+                    + "crashed and is writing its backtrace (swift-backtrace): not hung, its timeout starts again\n")
+        }
+        let keys = late.filter { !backtracing.contains($0) }
+        guard !keys.isEmpty else { return HangEnd(hung: [], retried: [], treeEnded: false) }
         let raws = rawStacks(below: root)
         let left = ownProcesses ? [] : ProcessTree.end(below: root)
         // What to look for in the stacks: the test's function (`f()`), for a display name too.
@@ -179,6 +200,13 @@ enum WatchReport {
     /// its own; Swift Testing's are `f()`, `f(x:)` or a quoted display name (`"Adds two numbers"`,
     /// swift-testing's `HumanReadableOutputRecorder`), and share one process.
     static func isXCTestKey(_ key: String) -> Bool { !key.hasSuffix(")") && !key.hasPrefix("\"") }
+
+    /// The Swift runtime's crash backtracer, which a trapping process starts (`swift-backtrace
+    /// --unwind precise …`, from the toolchain's `libexec`).
+    static func isBacktracer(commandLine: String) -> Bool {
+        let program = commandLine.split(separator: " ").first ?? ""
+        return program == "swift-backtrace" || program.hasSuffix("/swift-backtrace")
+    }
 
     /// The command went quiet: its tree's stacks, then the tree ended.
     static func quiet(below root: Int32, options: WatchOptions, note: String?) {

@@ -9,10 +9,14 @@ import WatchFixtureKit
     @Test("deadlocks too") func deadlocksToo() { Ledger().transferBothWays() }
 
     @Test func lastPasses() { #expect(true) }
-}
 
-/// A test of the same name in another suite: Swift Testing's lines print both as
-/// `lastPasses()`, its event stream tells them apart by id.
-@Suite struct NamesakeSuite {
-    @Test func lastPasses() { #expect(true) }
+    /// Ends the Swift Testing process: the tests after it run in a new round.
+    @Test func crashesToo() { Crasher.trap("the fixture crashes on purpose, in Swift Testing") }
+
+    /// A test of the same name in a suite of its own: Swift Testing's lines print both as
+    /// `lastPasses()`, its event stream tells them apart by id. Nested, so it runs in turn
+    /// with the others too, never beside the crash.
+    @Suite struct NamesakeSuite {
+        @Test func lastPasses() { #expect(true) }
+    }
 }
