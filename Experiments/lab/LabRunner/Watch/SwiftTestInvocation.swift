@@ -76,17 +76,20 @@ public struct SwiftTestInvocation: Sendable, Equatable {
     public var helpCommand: [String] { prefix + ["--help-hidden"] }
 
     /// The options that make Swift Testing write its event stream (version 0, a JSON object a
-    /// line, written as the tests run) to `path`, by the names `help` (`swift test
-    /// --help-hidden`) shows: `--event-stream-output-path` (SwiftPM 6.3 shows those), else the older
-    /// `--experimental-event-stream-output`; `nil` when it shows neither.
+    /// line, written as the tests run) to `path`: by their names (SwiftPM 6.3's), then by their
+    /// older experimental names.
+    public static func eventStreamOptionSets(path: String) -> [[String]] {
+        [
+            ["--event-stream-output-path", path, "--event-stream-version", "0"],
+            ["--experimental-event-stream-output", path, "--experimental-event-stream-version", "0"],
+        ]
+    }
+
+    /// The first of `eventStreamOptionSets` whose two options `help` (`swift test
+    /// --help-hidden`) shows (SwiftPM 6.3 shows `--event-stream-output-path`); `nil` when it
+    /// shows neither.
     public static func eventStreamOptions(help: String, path: String) -> [String]? {
-        if help.contains("--event-stream-output-path") && help.contains("--event-stream-version") {
-            return ["--event-stream-output-path", path, "--event-stream-version", "0"]
-        }
-        if help.contains("--experimental-event-stream-output") && help.contains("--experimental-event-stream-version") {
-            return ["--experimental-event-stream-output", path, "--experimental-event-stream-version", "0"]
-        }
-        return nil
+        eventStreamOptionSets(path: path).first { help.contains($0[0]) && help.contains($0[2]) }
     }
 
     /// Whether it runs XCTest's tests each in a process of its own (`--parallel`).
@@ -170,13 +173,21 @@ public enum TestList {
         var names: [String: String] = [:]
         for line in eventStream.split(separator: "\n") {
             guard let record = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                record["kind"] as? String == "test", let test = record["payload"] as? [String: Any],
-                test["kind"] as? String == "function", let name = test["displayName"] as? String,
-                let id = test["id"] as? String
+                let named = displayName(in: record)
             else { continue }
-            names[withoutSourceLocation(id)] = "\"\(name)\""
+            names[named.id] = named.name
         }
         return names
+    }
+
+    /// The id (without its source location) and the display name, quoted as Swift Testing
+    /// prints it, of a `test` record of a test function that has one; `nil` for any other record.
+    public static func displayName(in record: [String: Any]) -> (id: String, name: String)? {
+        guard record["kind"] as? String == "test", let test = record["payload"] as? [String: Any],
+            test["kind"] as? String == "function", let name = test["displayName"] as? String,
+            let id = test["id"] as? String
+        else { return nil }
+        return (withoutSourceLocation(id), "\"\(name)\"")
     }
 
     /// An id of Swift Testing's event stream cut to the list's: `Module.Suite/f()/File.swift:6:6`

@@ -105,9 +105,8 @@ public struct TestProgress: Sendable {
             // printed every verdict of a `--parallel` run. Read here, in order with XCTest's
             // lines (the event stream's `runStarted` may be read before the last of them); a
             // Swift Testing test the event stream has started already is not XCTest's.
-            for key in running.keys.sorted() where !(swiftTestingFromEvents && TestList.isSwiftTesting(key)) {
-                end(key, .crashed)
-            }
+            let fromEvents = swiftTestingFromEvents
+            endRunning(.crashed) { !(fromEvents && TestList.isSwiftTesting($0)) }
             provisional = []
         } else if swiftTestingFromEvents {
             return  // its tests come from the event stream
@@ -139,9 +138,7 @@ public struct TestProgress: Sendable {
             let payload = record["payload"] as? [String: Any], let kind = payload["kind"] as? String
         else { return }
         if record["kind"] as? String == "test" {
-            if kind == "function", let id = payload["id"] as? String, let name = payload["displayName"] as? String {
-                displayNames[TestList.withoutSourceLocation(id)] = "\"\(name)\""
-            }
+            if let named = TestList.displayName(in: record) { displayNames[named.id] = named.name }
             return
         }
         guard record["kind"] as? String == "event" else { return }
@@ -191,9 +188,10 @@ public struct TestProgress: Sendable {
         for key in keys where running[key] == nil && endedKeys[key] == nil { running[key] = now }
     }
 
-    /// Every running test ended as `ending` (the tree was ended, or the process died).
-    public mutating func endRunning(_ ending: Ending) {
-        for key in running.keys.sorted() { end(key, ending) }
+    /// Every running test (that `which` accepts) ended as `ending` (the tree was ended, or the
+    /// process died).
+    public mutating func endRunning(_ ending: Ending, which: (String) -> Bool = { _ in true }) {
+        for key in running.keys.sorted() where which(key) { end(key, ending) }
     }
 
     /// Ends `key` as `ending` (a hung test, once its tree was ended).

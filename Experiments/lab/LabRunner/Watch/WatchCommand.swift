@@ -91,10 +91,15 @@ public enum WatchCommand {
                 ChildSpec(executable: program, arguments: Array(invocation.helpCommand.dropFirst()), budget: 30)),
             help.outcome == .completed
         else { return nil }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "lab-watch-events-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).jsonl"
-        ).path
+        let path = temporaryFile("lab-watch-events")
         return SwiftTestInvocation.eventStreamOptions(help: help.stdout, path: path).map { (path, $0) }
+    }
+
+    /// A path for an event stream of this process's own, in the temporary directory.
+    static func temporaryFile(_ prefix: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent(
+            "\(prefix)-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).jsonl"
+        ).path
     }
 
     /// The environment of the watched tree: this one's, with the stack responder preloaded and
@@ -177,14 +182,9 @@ public enum WatchCommand {
     static func listTests(_ invocation: SwiftTestInvocation, swiftTestingByID: Bool) -> TestList.Listing? {
         let command = invocation.listCommand
         guard let program = WatchSpawn.resolve(command[0]) else { return nil }
-        let stream = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "lab-watch-list-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).jsonl"
-        ).path
+        let stream = temporaryFile("lab-watch-list")
         defer { try? FileManager.default.removeItem(atPath: stream) }
-        let attempts = [
-            ["--event-stream-output-path", stream, "--event-stream-version", "0"],
-            ["--experimental-event-stream-output", stream, "--experimental-event-stream-version", "0"], [],
-        ]
+        let attempts = SwiftTestInvocation.eventStreamOptionSets(path: stream) + [[]]
         do {
             var run: ChildRun?
             for extra in attempts {

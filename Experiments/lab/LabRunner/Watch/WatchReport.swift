@@ -10,17 +10,17 @@ enum WatchReport {
     /// The stacks of every process below `root` are taken, the tree is ended, and the stacks
     /// are named and printed under `title`.
     static func stacksThenEnd(below root: Int32, title: String, tests: [String], note: String?) {
-        let raws = rawStacks(below: root)
+        let raws = rawStacks(of: ProcessTree.descendants(of: root))
         let left = ProcessTree.end(below: root)
         let processes = named(raws, tests: tests)
         let shown = text(processes, tests: tests, note: note, ended: "the tree was ended", left: left)
         Terminal.writeError("\nlab watch: \(title)\n" + shown)
     }
 
-    /// Every process below `root`, test processes first (they are the ones the reader wants,
-    /// and they may go first), with its threads' stacks as taken, not yet named.
-    static func rawStacks(below root: Int32) -> [(ProcessTable.Entry, RawStacks)] {
-        let tree = ProcessTree.descendants(of: root)
+    /// Every process of `tree` (the processes below the root), test processes first (they are
+    /// the ones the reader wants, and they may go first), with its threads' stacks as taken, not
+    /// yet named.
+    static func rawStacks(of tree: [ProcessTable.Entry]) -> [(ProcessTable.Entry, RawStacks)] {
         let ordered = tree.filter(isTestProcess) + tree.filter { !isTestProcess($0) }
         return ordered.map { ($0, StackCapture.captureRaw(pid: $0.pid)) }
     }
@@ -114,7 +114,7 @@ enum WatchReport {
         }
         let keys = late.filter { !backtracing.contains($0) }
         guard !keys.isEmpty else { return HangEnd(hung: [], retried: [], treeEnded: false) }
-        let raws = rawStacks(below: root)
+        let raws = rawStacks(of: tree)
         let left = ownProcesses ? [] : ProcessTree.end(below: root)
         // What to look for in the stacks: the test's function (`f()`), for a display name too.
         var function: [String: String] = [:]
@@ -204,8 +204,7 @@ enum WatchReport {
     /// The Swift runtime's crash backtracer, which a trapping process starts (`swift-backtrace
     /// --unwind precise …`, from the toolchain's `libexec`).
     static func isBacktracer(commandLine: String) -> Bool {
-        let program = commandLine.split(separator: " ").first ?? ""
-        return program == "swift-backtrace" || program.hasSuffix("/swift-backtrace")
+        runs(commandLine) { $0 == "swift-backtrace" || $0.hasSuffix("/swift-backtrace") }
     }
 
     /// The command went quiet: its tree's stacks, then the tree ended.
@@ -223,15 +222,20 @@ enum WatchReport {
     static func isTestProcess(_ process: ProcessTable.Entry) -> Bool { isTestProcess(commandLine: process.commandLine) }
 
     static func isTestProcess(commandLine: String) -> Bool {
+        runs(commandLine) {
+            $0.hasSuffix(".xctest") || $0.hasSuffix("/xctest") || $0.hasSuffix("swiftpm-testing-helper")
+        }
+    }
+
+    /// Whether the program of `commandLine` is one `isProgram` accepts: its path read word by
+    /// word up to the first option, since the table joins the arguments with spaces and a path
+    /// may hold spaces of its own.
+    static func runs(_ commandLine: String, _ isProgram: (String) -> Bool) -> Bool {
         var program = ""
         for word in commandLine.split(separator: " ") {
             if word.hasPrefix("-") { break }
             program += program.isEmpty ? word : " " + word
-            if program.hasSuffix(".xctest") || program.hasSuffix("/xctest")
-                || program.hasSuffix("swiftpm-testing-helper")
-            {
-                return true
-            }
+            if isProgram(program) { return true }
         }
         return false
     }

@@ -238,6 +238,8 @@ struct EventStreamReader {
     let path: String
     private var fd: Int32 = -1
     private var rest: [UInt8] = []
+    /// Allocated once the file is open: `drain` runs on every pass of the round's loop.
+    private var buffer: [UInt8] = []
 
     init(path: String) { self.path = path }
 
@@ -245,7 +247,7 @@ struct EventStreamReader {
     mutating func drain(_ line: (Substring) -> Void) {
         if fd < 0 { fd = open(path, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { return }
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        if buffer.isEmpty { buffer = [UInt8](repeating: 0, count: 1 << 16) }
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             guard n > 0 else { break }
