@@ -96,6 +96,12 @@ final class StackSymbolizerTests: XCTestCase {
             if demangled == symbol { throw XCTSkip("the runtime's demangler is not available") }
             XCTAssertEqual(StackGroup.short(demangled), "@Test expansion of SerialSuite.deadlocksToo", demangled)
         }
+        // Swift's crash report prints that fragment bare, in the closure's name too.
+        let bare = "static TrapSuite.$s17WatchFixtureTests9TrapSuiteV9trapsSoon4TestfMp_16a4ffaf206b110118fMu_@Sendable ()"
+        for name in [bare, "$s17WatchFixtureTests9TrapSuiteV9trapsSoon4TestfMp_7__localfMu0_ #1 @Sendable (_:) in " + bare] {
+            XCTAssertEqual(StackGroup.short(name), "@Test expansion of TrapSuite.trapsSoon", name)
+        }
+        XCTAssertNil(StackGroup.place(bare + " (@__swiftmacro_17WatchFixtureTests9TrapSuiteV9trapsSoon4TestfMp_.swift:5)"))
         let exitTest =
             "$s22LabHarnessTestingTests0037SwiftTestingAssertionTestsswift_emGFlfMX125_14_6expectfMf_7__localfMu_"
             + " #1 @Sendable () async throws -> () in closure #2 () -> () in"

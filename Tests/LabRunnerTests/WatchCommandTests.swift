@@ -393,6 +393,95 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertEqual(progress.ending(of: "OrderTests.test7"), .crashed)
         XCTAssertEqual(progress.ended.count, 2, "\(progress.ended)")
     }
+
+    /// Swift Testing runs tests side by side: when one traps, the process ends the others too, and
+    /// SwiftPM's line names none. Every test running was called crashed (3 where one trapped).
+    /// The crashed thread of Swift's crash report runs the test that trapped; the others run again.
+    /// Lines as Swift 6.3.1 wrote them on Linux (debug, then release, where the test is inlined
+    /// and `@Test`'s function is named by its mangled part alone), cut to what is read.
+    func testACrashIsPinnedOnTheTestItsCrashedThreadRuns() {
+        let start = #"{"kind":"event","payload":{"kind":"testStarted","testID":"M.%@/S.swift:5:6"},"version":0}"#
+        let tests = ["BystanderSuite/alsoWaits()", "BystanderSuite/waitsAndPasses()", "TrapSuite/trapsSoon()"]
+        let debugFrames = """
+              1 [ra]             0x00005564cd12a655 static Crasher.trap(_:) + 132 in P.xctest at /w/Kit/M.swift:47:9
+              2 [ra]             0x00005564cd1572c1 TrapSuite.trapsSoon() + 64 in P.xctest at /w/Tests/T.swift:11:74
+            """
+        let releaseFrames = """
+              3 [ra] [inlined]          0x0000557464e8273c static TrapSuite.$s1M9TrapSuiteV9trapsSoon4TestfMp_16a4ffaf2\
+            06b110118fMu_@Sendable () in P.xctest at /tmp/swift-generated-sources/@__swiftmacro_1M9TrapSuiteV9trapsSoon4\
+            TestfMp_.swift:7
+            """
+        func run(_ frames: String, crashed: String = "crashed:") -> TestProgress {
+            var progress = TestProgress(swiftTestingFromEvents: true)
+            for id in tests { progress.readEvent(Substring(start.replacingOccurrences(of: "%@", with: id)), at: 1) }
+            let output = """
+                ◇ Test trapsSoon() started.
+                Thread 2 "oot.default-qos":
+
+                  1 [ra]             0x00005564cd156f16 BystanderSuite.alsoWaits() + 133 in P.xctest at /w/T.swift:7:37
+                ...
+
+                Thread 4 "oot.default-qos" \(crashed)
+
+                  0                  0x00007f22d5cf9361 _assertionFailure(_:_:file:line:flags:) + 225 in libswiftCore.so
+                \(frames)
+                Registers:
+
+                 r8 0x0000000000000007  7
+                error: Process '/w/.build/debug/PPackageTests.xctest --skip-build --testing-library swift-testing' \
+                exited with unexpected signal code 4
+
+                """
+            var splitter = LineSplitter()
+            Array(output.utf8).withUnsafeBytes { splitter.split($0) { progress.read($0, at: 2) } }
+            XCTAssertTrue(progress.running.isEmpty, "the process died: \(progress.running)")
+            progress.settleCrash()
+            return progress
+        }
+        let places = [
+            "Crasher.trap (M.swift:47) ← TrapSuite.trapsSoon (T.swift:11)", "@Test expansion of TrapSuite.trapsSoon",
+        ]
+        for (frames, place) in zip([debugFrames, releaseFrames], places) {
+            var progress = run(frames)
+            XCTAssertEqual(progress.ended.map { "\($0.key) \($0.ending)" }, ["M.TrapSuite/trapsSoon() crashed"])
+            XCTAssertEqual(
+                progress.crashPlaces["M.TrapSuite/trapsSoon()"],
+                "1 thread (crashed: oot.default-qos): in _assertionFailure ← \(place)")
+            XCTAssertNil(progress.ending(of: "M.BystanderSuite/alsoWaits()"), "it runs again")
+            let beside = progress.takeBesideCrash()
+            XCTAssertEqual(beside.map(\.crashed), [["M.TrapSuite/trapsSoon()"]])
+            XCTAssertEqual(
+                beside.map(\.beside), [["M.BystanderSuite/alsoWaits()", "M.BystanderSuite/waitsAndPasses()"]])
+            XCTAssertTrue(progress.takeBesideCrash().isEmpty)
+        }
+        // No crashed thread running any of them (a thread of a test's own, or no report): all
+        // crashed, each said to be one of three.
+        let unnamed = run(debugFrames, crashed: ":")
+        XCTAssertEqual(unnamed.ended.filter { $0.ending == .crashed }.count, 3)
+        XCTAssertEqual(unnamed.sharedCrashes["M.TrapSuite/trapsSoon()"], 3)
+        // One test alone in its process crashed, report or not.
+        var alone = TestProgress()
+        alone.read("Test Case 'OrderTests.test7' started at 2026-11-27 08:54:29.064", at: 1)
+        alone.read("error: Process '/b/P.xctest' exited with unexpected signal code 4", at: 2)
+        alone.settleCrash()
+        XCTAssertEqual(alone.ending(of: "OrderTests.test7"), .crashed)
+        XCTAssertTrue(alone.sharedCrashes.isEmpty)
+
+        // A frame runs a test by the test's own function, as a word, or by `@Test`'s for it.
+        XCTAssertTrue(CrashedTest.frame("0x1 Outer.Inner.f(x:) + 5 in P", runs: "M.Outer/Inner/f(x:)"))
+        XCTAssertTrue(CrashedTest.frame("0x1 OrderTests.test7() + 5 in P", runs: "OrderTests.test7"))
+        XCTAssertTrue(CrashedTest.frame("0x1 S.check() + 5 in P", runs: "check()"))
+        XCTAssertFalse(CrashedTest.frame("0x1 MyTrapSuite.trapsSoon() + 5 in P", runs: "M.TrapSuite/trapsSoon()"))
+        XCTAssertFalse(
+            CrashedTest.frame(
+                "0x1 static TrapSuite.$s1M9TrapSuiteV9trapsSoon4TestfMp_16a4ffaf206b110118fMu_@Sendable () in P",
+                runs: "M.OtherSuite/trapsSoon()"))
+        XCTAssertFalse(CrashedTest.frame("0x1 Suite.test() + 5 in P", runs: "\"a display name\""))
+        // The backtracer is asked for: on macOS it runs by default only for a terminal.
+        XCTAssertEqual(WatchCommand.backtraceSetting(nil), "enable=yes")
+        XCTAssertEqual(WatchCommand.backtraceSetting("threads=all"), "threads=all,enable=yes")
+        XCTAssertEqual(WatchCommand.backtraceSetting("enable=no,threads=all"), "enable=no,threads=all")
+    }
 }
 
 /// `lab watch -- swift test` on the fixture package, whose tests deadlock, spin and crash
@@ -590,9 +679,15 @@ final class WatchFixtureTests: XCTestCase {
                     && $0.contains("← SerialSuite.deadlocksToo ← @Test expansion of SerialSuite.deadlocksToo")
             }, hung.joined(separator: "\n"))
         XCTAssertFalse(hung.contains { $0.contains("$s") }, hung.joined(separator: "\n"))
-        XCTAssertTrue(lines.contains("lab watch: crashed: WatchFixtureTests.OrderTests/test7Crashes"), run.stderr)
+        // A crashed test, with where it crashed: its crash report's crashed thread.
+        for test in ["OrderTests/test7Crashes", "SerialSuite/crashesToo()"] {
+            XCTAssertTrue(
+                lines.contains {
+                    $0.hasPrefix("lab watch: crashed: WatchFixtureTests.\(test): 1 thread (crashed")
+                        && $0.contains("Crasher.trap (Misbehaviour.swift:")
+                }, run.stderr)
+        }
         // Swift Testing's crash ends its process; the test after it ran in the next round.
-        XCTAssertTrue(lines.contains("lab watch: crashed: WatchFixtureTests.SerialSuite/crashesToo()"), run.stderr)
         // The deadlocked test's own stack comes whole, with file and line.
         XCTAssertTrue(
             run.stderr.contains("WatchFixtureKit.Ledger.transferBothWays() -> () (Misbehaviour.swift:"), run.stderr)
@@ -622,7 +717,10 @@ final class WatchFixtureTests: XCTestCase {
             hung.contains {
                 $0.contains("SerialSuite/deadlocksToo() \"deadlocks too\"") && $0.contains("SerialSuite.deadlocksToo")
             }, run.stderr)
-        XCTAssertTrue(lines.contains("lab watch: crashed: WatchFixtureTests.SerialSuite/crashesToo()"), run.stderr)
+        XCTAssertTrue(
+            lines.contains {
+                $0.hasPrefix("lab watch: crashed: WatchFixtureTests.SerialSuite/crashesToo(): 1 thread (crashed")
+            }, run.stderr)
         XCTAssertEqual(
             run.stdout.components(separatedBy: "Test Case 'OrderTests.test6FailsAnAssertion' failed").count - 1, 1)
         // A Swift Testing test with a display name is printed by it, and its id is listed without

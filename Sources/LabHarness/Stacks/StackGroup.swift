@@ -134,12 +134,12 @@ public struct StackGroup: Sendable, Equatable {
     /// name mangled, as a private name: `static M.Suite.($s1M5SuiteV4test4TestfMp_…fMu_ in
     /// _9552…)@Sendable () async throws -> ()`. Demangled on its own, that name says `unique
     /// name #1 of … in peer macro @Test expansion #1 of test in M.Suite`, which reads `@Test
-    /// expansion of Suite.test`; `nil` when `name` holds no such fragment.
+    /// expansion of Suite.test`; `nil` when `name` holds no such fragment. Swift's crash reports
+    /// print the fragment bare: `static Suite.$s1M5SuiteV4test4TestfMp_…fMu_@Sendable ()`.
     static func macroExpansion(in name: String) -> String? {
-        guard let open = name.range(of: "($s"), let close = name[open.upperBound...].range(of: " in _") else {
-            return nil
-        }
-        let text = SwiftDemangler.demangle("$s" + name[open.upperBound..<close.lowerBound])
+        guard let start = name.range(of: "$s") else { return nil }
+        let fragment = name[start.lowerBound...].prefix { $0 == "$" || $0 == "_" || $0.isLetter || $0.isNumber }
+        let text = SwiftDemangler.demangle(String(fragment))
         guard let macro = text.range(of: " macro @"),
             let expansion = text[macro.upperBound...].range(of: " expansion #"),
             let of = text[expansion.upperBound...].range(of: " of "),
@@ -178,6 +178,8 @@ public struct StackGroup: Sendable, Equatable {
             return nil
         }
         let inside = frame[open.upperBound..<frame.index(before: frame.endIndex)]
+        // A macro's expansion has a file of the compiler's (`@__swiftmacro_…swift:5`), no reader's.
+        guard !inside.hasPrefix("@__swiftmacro_") else { return nil }
         return inside.contains(".swift:") || inside.contains(".c:") ? String(inside) : nil
     }
 

@@ -23,7 +23,9 @@ public enum SwiftDemangler {
         name.hasPrefix("$s") || name.hasPrefix("_T") || name.hasPrefix("$S")
     }
 
-    static func demangle(_ name: String) -> String {
+    /// `name` demangled by the Swift runtime's `swift_demangle`; `name` itself when it is not a
+    /// mangled name or the runtime has no demangler.
+    public static func demangle(_ name: String) -> String {
         guard isMangled(name), let function else { return name }
         let utf8 = Array(name.utf8CString)
         guard let result = utf8.withUnsafeBufferPointer({ function($0.baseAddress, name.utf8.count, nil, nil, 0) })

@@ -50,6 +50,21 @@ public struct TestProgress: Sendable {
 
     /// Reads one line of output (without its newline).
     public mutating func read(_ line: Substring, at now: Seconds) {
+        if line.first == " " {
+            if readingCrashedThread, let last = crashedThreads.indices.last,
+                crashedThreads[last].count < TestProgress.crashFramesKept
+            {
+                crashedThreads[last].append(String(line))
+            }
+            return
+        }
+        // Swift's backtracer: `Thread 4 "oot.default-qos" crashed:` (or `Thread 4 crashed:`),
+        // then a frame a line; the next thread, or any other line read, ends its frames.
+        readingCrashedThread = line.hasPrefix("Thread ") && line.hasSuffix(" crashed:")
+        if readingCrashedThread {
+            crashedThreads.append([String(line)])
+            return
+        }
         if line.hasPrefix("Test Case '") {
             let rest = line.dropFirst("Test Case '".count)
             guard let quote = rest.firstIndex(of: "'") else { return }
@@ -90,8 +105,13 @@ public struct TestProgress: Sendable {
             let ids = pieces.filter(TestProgress.isXCTestID)
             if ids.count == 1 {
                 end(TestList.key(of: String(ids[0])), .crashed, replacing: true)
-            } else {
-                crashRunning()
+            } else if running.count == 1 {
+                endRunning(.crashed)
+            } else if !running.isEmpty {
+                // Which crashed, of several side by side (Swift Testing), is settled once the
+                // round's output, crash reports included, is read (`settleCrash()`).
+                crashGroups.append(running.keys.sorted())
+                running = [:]
             }
             return
         }
@@ -222,7 +242,73 @@ public struct TestProgress: Sendable {
     /// Whether `key`, late with no frame of its own, may have a second chance: once.
     mutating func mayRetry(_ key: String) -> Bool { retriedOnce.insert(key).inserted }
 
-    private mutating func crashRunning() { endRunning(.crashed) }
+    /// The tests running in each process SwiftPM said died this round, to be settled by
+    /// `settleCrash()`.
+    private var crashGroups: [[String]] = []
+    /// Each crashed thread that the crash reports read this round list (Swift's backtracer): its
+    /// heading line, then its frames; and whether the lines being read are such frames.
+    private var crashedThreads: [[String]] = []
+    private var readingCrashedThread = false
+    /// Where this round's endings start in `ended`.
+    private var crashesFrom = 0
+    /// The backtracer prints at most 64 frames a thread; more than that are kept from no report.
+    static let crashFramesKept = 1024
+
+    /// Crashed tests that shared their process with others when it died, and a crash report
+    /// named none of them: each with the number of tests it was one of.
+    public private(set) var sharedCrashes: [String: Int] = [:]
+    /// Where crashed tests crashed, by key, when a crash report's crashed thread runs them:
+    /// `1 thread (crashed: …): in Crasher.trap (Misbehaviour.swift:47) ← Suite.test …`.
+    public private(set) var crashPlaces: [String: String] = [:]
+    /// Tests that were running beside a crashed test whose crash report named it: forgotten, so
+    /// they run again (`takeBesideCrash()`).
+    public private(set) var besideCrash: [(crashed: [String], beside: [String])] = []
+
+    /// Hands over `besideCrash`, and clears it.
+    public mutating func takeBesideCrash() -> [(crashed: [String], beside: [String])] {
+        defer { besideCrash = [] }
+        return besideCrash
+    }
+
+    /// Called once the round's output is read: the tests of each process that died crashed, and
+    /// so did the tests still running, their process over. One test alone in its process
+    /// crashed. Of several (Swift Testing runs tests side by side, and all were in the process
+    /// that died), those a crash report's crashed thread runs crashed (`CrashedTest`); the
+    /// others did not end, and run again. When the report names none of them (a thread of a
+    /// helper's, or no report), all crashed, and each is said to be one of the group.
+    public mutating func settleCrash() {
+        defer { (crashGroups, crashedThreads, readingCrashedThread) = ([], [], false) }
+        if !running.isEmpty { crashGroups.append(running.keys.sorted()) }
+        running = [:]
+        // Where each test that crashed this round crashed, when a crashed thread runs it.
+        func crashedThread(running key: String) -> [String]? {
+            crashedThreads.first { $0.contains { CrashedTest.frame($0, runs: key) } }
+        }
+        for (key, ending) in ended[min(crashesFrom, ended.count)...] where ending == .crashed && crashPlaces[key] == nil
+        {
+            crashPlaces[key] = crashedThread(running: key).flatMap {
+                CrashReport.crashingThread(in: $0.joined(separator: "\n"))
+            }
+        }
+        defer { crashesFrom = ended.count }
+        for group in crashGroups {
+            var named: [String] = []
+            for key in group {
+                guard let thread = crashedThread(running: key) else { continue }
+                named.append(key)
+                crashPlaces[key] = CrashReport.crashingThread(in: thread.joined(separator: "\n"))
+            }
+            if group.count == 1 || named.isEmpty {
+                for key in group {
+                    end(key, .crashed)
+                    if group.count > 1 { sharedCrashes[key] = group.count }
+                }
+            } else {
+                for key in named { end(key, .crashed) }
+                besideCrash.append((named, group.filter { !named.contains($0) }))
+            }
+        }
+    }
 
     private mutating func start(_ key: String, at now: Seconds) {
         guard endedKeys[key] == nil else { return }

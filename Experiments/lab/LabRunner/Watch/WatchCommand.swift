@@ -108,6 +108,7 @@ public enum WatchCommand {
     static func watchedEnvironment(keeper: String) -> ([String: String], String?) {
         var environment = ProcessInfo.processInfo.environment
         environment[ChildLifeline.parentVariable] = nil
+        environment["SWIFT_BACKTRACE"] = backtraceSetting(environment["SWIFT_BACKTRACE"])
         guard environment["LAB_STACKS"] != "off" else { return (environment, "stacks unavailable: LAB_STACKS=off") }
         environment["LAB_STACKS"] = "on"
         guard let variable = HostPlatform.preloadVariable else { return (environment, nil) }
@@ -122,6 +123,19 @@ public enum WatchCommand {
         environment[variable] = [library, environment[variable]].compactMap { $0 }.filter { !$0.isEmpty }.joined(
             separator: ":")
         return (environment, nil)
+    }
+
+    /// `SWIFT_BACKTRACE` for the watched tree: the user's, with `enable=yes` when it does not
+    /// say `enable`. Swift's backtracer writes the crash report that tells which of the tests
+    /// side by side in a process crashed (`CrashedTest`), and where; it is on by default on Linux, and on
+    /// macOS only for a terminal ("On macOS, this defaults to tty", `docs/Backtracing.rst` in
+    /// swiftlang/swift), which the watched tree's output, a pipe, is not.
+    static func backtraceSetting(_ user: String?) -> String {
+        guard let user, !user.isEmpty else { return "enable=yes" }
+        let keys = user.split(separator: ",").map {
+            $0.split(separator: "=").first?.trimmingCharacters(in: .whitespaces)
+        }
+        return keys.contains("enable") ? user : user + ",enable=yes"
     }
 
     /// Rounds of `swift test` until every test ran once: after a hang or a crash, the tests
@@ -149,8 +163,15 @@ public enum WatchCommand {
             }
             if end.quiet { summary(progress, hung: hung, rounds: rounds, list: list); return 124 }
             // A test still running when its process ended without lab watch's doing crashed it
-            // (so did one told crashed during the round, by SwiftPM or by Swift Testing starting).
-            progress.endRunning(.crashed)
+            // (so did one told crashed during the round, by SwiftPM or by Swift Testing starting);
+            // of tests side by side in it, those the crash report's crashed thread was running.
+            progress.settleCrash()
+            for (crashed, beside) in progress.takeBesideCrash() {
+                let others = beside.count == 1 ? "1 test beside it" : "\(beside.count) tests beside it"
+                Terminal.writeError(
+                    "lab watch: crashed: \(crashed.joined(separator: ", ")) (its crash report's crashed thread runs it); "
+                        + "\(others) in that process will run again\n")
+            }
             let crashes = progress.ended.filter { $0.ending == .crashed }.count
             defer { crashesBefore = crashes }
             if !end.endedByWatch, let status = end.status, status != 0, failedStatus == 0 { failedStatus = status }
@@ -243,7 +264,15 @@ public enum WatchCommand {
         var text =
             "\nlab watch: \(progress.ended.count) tests in \(rounds) run\(rounds == 1 ? "" : "s") of swift test: "
             + "\(count(.passed)) passed, \(count(.failed)) failed, \(count(.skipped)) skipped, \(count(.crashed)) crashed, \(count(.hung)) hung\n"
-        for item in progress.ended where item.ending == .crashed { text += "lab watch: crashed: \(id(item.key))\n" }
+        for item in progress.ended where item.ending == .crashed {
+            text += "lab watch: crashed: \(id(item.key))"
+            if let group = progress.sharedCrashes[item.key] {
+                text += " (one of \(group) tests in the process that died; its crash report names none of them)"
+            } else if let place = progress.crashPlaces[item.key] {
+                text += ": \(place)"
+            }
+            text += "\n"
+        }
         for item in hung {
             text += "lab watch: hung: \(id(item.key)) after \(Format.seconds(item.seconds)): \(item.stuckAt)\n"
         }

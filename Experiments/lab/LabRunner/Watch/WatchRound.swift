@@ -268,8 +268,9 @@ struct EventStreamReader {
 }
 
 /// Cuts a stream into lines, handing over only those that may be test lines (they start with
-/// `T`, `[`, `e` or a symbol of Swift Testing's, whose UTF-8 starts with 0xE2), so that the
-/// rest of the output is never decoded. A line longer than `limit` is cut there.
+/// `T`, `[`, `e` or a symbol of Swift Testing's, whose UTF-8 starts with 0xE2) or frames of a
+/// crash report (spaces, then a digit), so that the rest of the output is never decoded. A line
+/// longer than `limit` is cut there.
 ///
 /// An XCTest line can also arrive glued to the end of other output: `swift test` sends the test
 /// process's stdout and stderr down one pipe, and a crash's backtracer writes `*** Signal 4:
@@ -310,6 +311,12 @@ public struct LineSplitter {
     static func testLine(in line: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
         guard let first = line.first else { return nil }
         if interesting(first) { return line }
+        // A frame of a crash report: `  2 [ra] 0x… Suite.test() + 64 in …`.
+        if first == UInt8(ascii: " "), let text = line.firstIndex(where: { $0 != UInt8(ascii: " ") }),
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(line[text])
+        {
+            return line
+        }
         let mark = xctestMark
         var at = line.count - mark.count
         while at > 0 {

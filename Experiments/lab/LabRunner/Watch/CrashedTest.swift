@@ -1,0 +1,69 @@
+import LabHarness
+
+/// Reads the crashed thread of a crash report that Swift's backtracer wrote (`Thread 4 "…"
+/// crashed:`, then a frame a line) for the code of a test (`CrashReport` reads where it crashed).
+///
+/// Swift Testing runs tests side by side in one process, so a test that traps ends the others
+/// too; SwiftPM's line (`error: Process '…' exited with unexpected signal`) names none of them.
+/// The thread that crashed is running the test that trapped: its frames hold the test's
+/// function (`TrapSuite.trapsSoon() + 64 in …`, inlined frames included in a release build), and
+/// the function `@Test` wrote for it, whose name the optimizer cannot remove (the test's record
+/// points to it) and whose mangled part demangles to `… peer macro @Test expansion #1 of
+/// trapsSoon in Module.TrapSuite`.
+enum CrashedTest {
+    /// Whether `frame` runs the test `key`: an id of Swift Testing's (`Module.Suite/f(x:)`), a
+    /// function as Swift Testing prints it (`f(x:)`), or XCTest's `Class.test`. A display name
+    /// (`"Adds two numbers"`) names no code.
+    static func frame(_ frame: String, runs key: String) -> Bool {
+        guard !key.hasPrefix("\""), let (owner, function) = parts(of: key) else { return false }
+        // The function's own frame: `Suite.f(`, the module left out as the backtracer prints it.
+        // A test function outside a suite (`Module/f()`) is found by the second way alone.
+        if let owner {
+            let tail = owner.split(separator: ".").dropFirst(key.contains("/") ? 1 : 0).joined(separator: ".")
+            if !tail.isEmpty && holds(frame, name: "\(tail).\(function)(") { return true }
+        } else if frame.contains(".\(function)(") {
+            return true
+        }
+        // The function `@Test` wrote for it.
+        var rest = Substring(frame)
+        while let start = rest.range(of: "$s") {
+            let token = rest[start.lowerBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "$" }
+            rest = rest[token.endIndex...]
+            let text = SwiftDemangler.demangle(String(token))
+            guard let macro = text.range(of: " macro @Test expansion #"),
+                let of = text[macro.upperBound...].range(of: " of "),
+                let inside = text[of.upperBound...].range(of: " in ")
+            else { continue }
+            if text[of.upperBound..<inside.lowerBound] == function
+                && (owner == nil || text[inside.upperBound...] == owner!)
+            {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// A key's owner (`Module.Suite.Inner`, `Class`; `nil` for a function alone) and function's
+    /// base name (`f`).
+    static func parts(of key: String) -> (owner: String?, function: String)? {
+        if key.hasSuffix(")") {
+            let name = key[..<(key.firstIndex(of: "(") ?? key.endIndex)]
+            guard let slash = name.lastIndex(of: "/") else { return (nil, String(name)) }
+            return (name[..<slash].replacingOccurrences(of: "/", with: "."), String(name[name.index(after: slash)...]))
+        }
+        guard let dot = key.lastIndex(of: ".") else { return nil }
+        return (String(key[..<dot]), String(key[key.index(after: dot)...]))
+    }
+
+    /// Whether `text` holds `name` where a name starts (`TrapSuite.f(` is not in `MyTrapSuite.f(`).
+    static func holds(_ text: String, name: String) -> Bool {
+        var from = text.startIndex
+        while let range = text.range(of: name, range: from..<text.endIndex) {
+            guard range.lowerBound > text.startIndex else { return true }
+            let before = text[text.index(before: range.lowerBound)]
+            if !(before.isLetter || before.isNumber || before == "_") { return true }
+            from = text.index(after: range.lowerBound)
+        }
+        return false
+    }
+}
