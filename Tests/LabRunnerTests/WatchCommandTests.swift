@@ -454,11 +454,22 @@ final class WatchCommandTests: XCTestCase {
                 beside.map(\.beside), [["M.BystanderSuite/alsoWaits()", "M.BystanderSuite/waitsAndPasses()"]])
             XCTAssertTrue(progress.takeBesideCrash().isEmpty)
         }
-        // No crashed thread running any of them (a thread of a test's own, or no report): all
-        // crashed, each said to be one of three.
-        let unnamed = run(debugFrames, crashed: ":")
-        XCTAssertEqual(unnamed.ended.filter { $0.ending == .crashed }.count, 3)
-        XCTAssertEqual(unnamed.sharedCrashes["M.TrapSuite/trapsSoon()"], 3)
+        // No crashed thread runs any of them (a helper's thread, or no report): none ended, and
+        // each runs alone; one that never could is crashed, as one of three.
+        var unpinned = run(debugFrames, crashed: ":")
+        XCTAssertTrue(unpinned.ended.isEmpty, "\(unpinned.ended)")
+        XCTAssertEqual(unpinned.unpinnedCrashes, [tests.map { "M." + $0 }])
+        XCTAssertEqual(unpinned.nextAlone(), "M.BystanderSuite/alsoWaits()")
+        unpinned.readEvent(Substring(start.replacingOccurrences(of: "%@", with: tests[2])), at: 3)
+        unpinned.read(
+            "error: Process '/w/P.xctest --testing-library swift-testing' exited with unexpected signal code 4", at: 4)
+        unpinned.settleCrash()
+        XCTAssertEqual(unpinned.nextAlone(), "M.BystanderSuite/waitsAndPasses()", "trapsSoon() ended, alone")
+        XCTAssertEqual(unpinned.ending(of: "M.TrapSuite/trapsSoon()"), .crashed)
+        unpinned.finishUnpinned()
+        XCTAssertNil(unpinned.nextAlone())
+        XCTAssertEqual(
+            unpinned.sharedCrashes, ["M.BystanderSuite/alsoWaits()": 3, "M.BystanderSuite/waitsAndPasses()": 3])
         // One test alone in its process crashed, report or not.
         var alone = TestProgress()
         alone.read("Test Case 'OrderTests.test7' started at 2026-11-27 08:54:29.064", at: 1)

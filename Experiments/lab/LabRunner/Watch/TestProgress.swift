@@ -45,6 +45,9 @@ public struct TestProgress: Sendable {
 
     public init(swiftTestingFromEvents: Bool = false) { self.swiftTestingFromEvents = swiftTestingFromEvents }
 
+    /// `key` with its display name, as the event stream gave it: `M.Suite/f() "adds"`.
+    public func named(_ key: String) -> String { displayNames[key].map { "\(key) \($0)" } ?? key }
+
     /// How `key` ended, if it did.
     public func ending(of key: String) -> Ending? { endedKeys[key].map { ended[$0].ending } }
 
@@ -254,9 +257,33 @@ public struct TestProgress: Sendable {
     /// The backtracer prints at most 64 frames a thread; more than that are kept from no report.
     static let crashFramesKept = 1024
 
-    /// Crashed tests that shared their process with others when it died, and a crash report
-    /// named none of them: each with the number of tests it was one of.
+    /// The tests of each process that died with several running and no crash report saying
+    /// which crashed: they did not end, and run again one at a time (`nextAlone()`).
+    public private(set) var unpinnedCrashes: [[String]] = []
+    private var alone: [String] = []
+    /// Tests of an unpinned crash that never ran alone (no list of the tests to run them by),
+    /// ended crashed by `finishUnpinned()`: each with the number of tests it was one of.
     public private(set) var sharedCrashes: [String: Int] = [:]
+
+    /// The next test of an unpinned crash to run alone, that has not ended since.
+    public mutating func nextAlone() -> String? {
+        while !alone.isEmpty {
+            let key = alone.removeFirst()
+            if ending(of: key) == nil { return key }
+        }
+        return nil
+    }
+
+    /// Ends the tests of unpinned crashes that never ran alone as crashed, each one of its group.
+    public mutating func finishUnpinned() {
+        for group in unpinnedCrashes {
+            for key in group where ending(of: key) == nil {
+                end(key, .crashed)
+                sharedCrashes[key] = group.count
+            }
+        }
+        alone = []
+    }
     /// Where crashed tests crashed, by key, when a crash report's crashed thread runs them:
     /// `1 thread (crashed: …): in Crasher.trap (Misbehaviour.swift:47) ← Suite.test …`.
     public private(set) var crashPlaces: [String: String] = [:]
@@ -274,8 +301,8 @@ public struct TestProgress: Sendable {
     /// so did the tests still running, their process over. One test alone in its process
     /// crashed. Of several (Swift Testing runs tests side by side, and all were in the process
     /// that died), those a crash report's crashed thread runs crashed (`CrashedTest`); the
-    /// others did not end, and run again. When the report names none of them (a thread of a
-    /// helper's, or no report), all crashed, and each is said to be one of the group.
+    /// others did not end, and run again. When no report names any of them (a helper's thread
+    /// crashed, or there was no report), none ended: each runs again alone (`nextAlone()`).
     public mutating func settleCrash() {
         defer { (crashGroups, crashedThreads, readingCrashedThread) = ([], [], false) }
         if !running.isEmpty { crashGroups.append(running.keys.sorted()) }
@@ -298,15 +325,20 @@ public struct TestProgress: Sendable {
                 named.append(key)
                 crashPlaces[key] = CrashReport.crashingThread(in: thread.joined(separator: "\n"))
             }
-            if group.count == 1 || named.isEmpty {
-                for key in group {
-                    end(key, .crashed)
-                    if group.count > 1 { sharedCrashes[key] = group.count }
-                }
+            if group.count == 1 {
+                end(group[0], .crashed)
+            } else if named.isEmpty {
+                unpinnedCrashes.append(group)
+                alone += group
             } else {
                 for key in named { end(key, .crashed) }
                 besideCrash.append((named, group.filter { !named.contains($0) }))
             }
+        }
+        // One test crashed this round and one thread: that thread is its own, or a helper's.
+        let crashedNow = ended[min(crashesFrom, ended.count)...].filter { $0.ending == .crashed }.map(\.key)
+        if crashedNow.count == 1, crashedThreads.count == 1, crashPlaces[crashedNow[0]] == nil {
+            crashPlaces[crashedNow[0]] = CrashReport.crashingThread(in: crashedThreads[0].joined(separator: "\n"))
         }
     }
 

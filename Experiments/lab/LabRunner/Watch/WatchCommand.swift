@@ -168,30 +168,51 @@ public enum WatchCommand {
             progress.settleCrash()
             for (crashed, beside) in progress.takeBesideCrash() {
                 let others = beside.count == 1 ? "1 test beside it" : "\(beside.count) tests beside it"
+                let names = crashed.map(progress.named).joined(separator: ", ")
                 Terminal.writeError(
-                    "lab watch: crashed: \(crashed.joined(separator: ", ")) (its crash report's crashed thread runs it); "
+                    "lab watch: crashed: \(names) (its crash report's crashed thread runs it); "
                         + "\(others) in that process will run again\n")
             }
             let crashes = progress.ended.filter { $0.ending == .crashed }.count
             defer { crashesBefore = crashes }
             if !end.endedByWatch, let status = end.status, status != 0, failedStatus == 0 { failedStatus = status }
-            guard !end.hung.isEmpty || !end.retried.isEmpty || crashes > crashesBefore else { break }
+            var alone = progress.nextAlone()
+            guard !end.hung.isEmpty || !end.retried.isEmpty || crashes > crashesBefore || alone != nil else { break }
             if list == nil {
                 list = round.lister?.listing
                 if list == nil { break }
             }
             let listing = list!
+            // A process died with several tests and no crash report said which crashed: each runs
+            // alone, and one that crashes then crashed. (Rounds are bounded: each ends a test.)
+            let enoughRounds = rounds > 2 * listing.ids.count
+            if enoughRounds { alone = nil }
+            while let key = alone {
+                guard let id = listing.ids.first(where: { listing.key(of: $0) == key }) else {
+                    alone = progress.nextAlone()
+                    continue
+                }
+                Terminal.writeError(
+                    "lab watch: running \(progress.named(key)) alone: its process died with others, "
+                        + "and no crash report said which test crashed\n")
+                round.command = invocation.rerun([id])
+                break
+            }
+            if alone != nil { continue }
             let remaining = listing.ids.filter {
                 invocation.selects($0) && progress.ending(of: listing.key(of: $0)) == nil
             }
-            guard !remaining.isEmpty, rounds <= listing.ids.count else { break }
+            guard !remaining.isEmpty, !enoughRounds else { break }
             Terminal.writeError(
                 "lab watch: running the \(remaining.count) test\(remaining.count == 1 ? "" : "s") that had not run yet\n"
             )
             round.command = invocation.rerun(remaining)
         }
         summary(progress, hung: hung, rounds: rounds, list: list)
-        let bad = progress.ended.contains { $0.ending == .failed || $0.ending == .crashed || $0.ending == .hung }
+        // A crash no test was found to have made (none crashed alone) still fails the run.
+        let bad =
+            progress.ended.contains { $0.ending == .failed || $0.ending == .crashed || $0.ending == .hung }
+            || !progress.unpinnedCrashes.isEmpty
         return bad ? max(1, failedStatus == 0 ? 1 : failedStatus) : failedStatus
     }
 
@@ -254,6 +275,8 @@ public enum WatchCommand {
 
     /// The last lines: the counts, the crashed tests, and each hung test with where it was stuck.
     static func summary(_ progress: TestProgress, hung: [WatchRound.HungTest], rounds: Int, list: TestList.Listing?) {
+        var progress = progress
+        progress.finishUnpinned()
         func count(_ ending: TestProgress.Ending) -> Int { progress.ended.filter { $0.ending == ending }.count }
         // A display name comes with its id: `Module.Suite/f() "Adds two numbers"`.
         func id(_ key: String) -> String {
@@ -267,11 +290,18 @@ public enum WatchCommand {
         for item in progress.ended where item.ending == .crashed {
             text += "lab watch: crashed: \(id(item.key))"
             if let group = progress.sharedCrashes[item.key] {
-                text += " (one of \(group) tests in the process that died; its crash report names none of them)"
+                text += " (one of \(group) tests in the process that died; no crash report said which)"
             } else if let place = progress.crashPlaces[item.key] {
                 text += ": \(place)"
             }
             text += "\n"
+        }
+        for group in progress.unpinnedCrashes where group.contains(where: { progress.sharedCrashes[$0] == nil }) {
+            let crashed = group.filter { progress.ending(of: $0) == .crashed }
+            text +=
+                "lab watch: a process died while \(group.map(id).joined(separator: ", ")) ran, and no crash report "
+                + "said which crashed; run alone, "
+                + (crashed.isEmpty ? "none crashed" : crashed.map(id).joined(separator: ", ") + " crashed") + "\n"
         }
         for item in hung {
             text += "lab watch: hung: \(id(item.key)) after \(Format.seconds(item.seconds)): \(item.stuckAt)\n"

@@ -106,8 +106,9 @@ enum WatchReport {
         }
         if !backtracing.isEmpty {
             for key in backtracing { progress.restart(key, at: now) }
-            let text = backtracing.map { "\($0) has run for \(Format.seconds(now - started[$0]!))" }.joined(
-                separator: "; ")
+            let text = backtracing.map { "\(progress.named($0)) has run for \(Format.seconds(now - started[$0]!))" }
+                .joined(
+                    separator: "; ")
             Terminal.writeError(
                 "\nlab watch: \(text) (--test-timeout \(Format.seconds(options.testTimeout))), but its process "
                     + "crashed and is writing its backtrace (swift-backtrace): not hung, its timeout starts again\n")
@@ -150,16 +151,14 @@ enum WatchReport {
             if let pid = ownProcess?.process.pid { hungProcesses.append(pid) }
         }
         let limit = "(--test-timeout \(Format.seconds(options.testTimeout)))"
-        // An id with its display name, as the event stream gave it: `M.Suite/f() "adds"`.
-        let names = progress.displayNames
-        func name(_ key: String) -> String { names[key].map { "\(key) \($0)" } ?? key }
-        let hungText = result.hung.map { "\(name($0.key)) has run for \(Format.seconds($0.seconds))" }
+        let hungText = result.hung.map { "\(progress.named($0.key)) has run for \(Format.seconds($0.seconds))" }
         let sparedText = spared.map { item in
             let why = item.restart ? "with no frame of the test in its process" : "but its process has ended"
             let next =
                 !ownProcesses
                 ? "it runs again" : item.restart ? "its timeout starts again" : "not hung, SwiftPM gives its verdict"
-            return "\(name(item.key)) has run for \(Format.seconds(now - started[item.key]!)) \(why) \(limit): \(next)"
+            let ran = Format.seconds(now - started[item.key]!)
+            return "\(progress.named(item.key)) has run for \(ran) \(why) \(limit): \(next)"
         }
         let title = ([hungText.isEmpty ? nil : hungText.joined(separator: "; ") + " \(limit): hung"] + sparedText)
             .compactMap { $0 }.joined(separator: "; ")
