@@ -573,6 +573,20 @@ final class HandoutDocumentTests: XCTestCase {
         XCTAssertEqual(
             inReadme, ["XCTest", "Swift Testing"],
             "README.md quotes how many tests each framework runs (\"XCTest ran N tests\", \"Swift Testing N tests\")")
+        // The run sheet quotes the README's times: "XCTest 115 to 125 s, Swift Testing 4.5 s".
+        let times = try Regex(
+            #"XCTest\s+ran\s+\d+\s+tests\s+in\s+([\d.]+(?:\s+to\s+[\d.]+)?)\s+s\s+and\s+Swift\s+Testing\s+\d+\s+tests\s+in\s+([\d.]+(?:\s+to\s+[\d.]+)?)\s+s"#
+        )
+        let readme = try XCTUnwrap(
+            try text("README.md").firstMatch(of: times),
+            "README.md: \"XCTest ran N tests in T s and Swift Testing N tests in T s\"")
+        func words(_ text: Substring?) -> String {
+            (text ?? "").split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        }
+        let quote =
+            "XCTest \(words(readme.output[1].substring)) s, Swift Testing \(words(readme.output[2].substring)) s"
+        let sheet = try text("notes/workshop.md").split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        XCTAssertTrue(sheet.contains(quote), "notes/workshop.md's full-tests row quotes the README's times: \(quote)")
     }
 
     // MARK: the README's JSON excerpt
