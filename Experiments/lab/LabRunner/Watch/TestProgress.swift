@@ -284,6 +284,7 @@ public struct TestProgress: Sendable {
         }
         alone = []
     }
+
     /// Where crashed tests crashed, by key, when a crash report's crashed thread runs them:
     /// `1 thread (crashed: …): in Crasher.trap (Misbehaviour.swift:47) ← Suite.test …`.
     public private(set) var crashPlaces: [String: String] = [:]
@@ -307,24 +308,12 @@ public struct TestProgress: Sendable {
         defer { (crashGroups, crashedThreads, readingCrashedThread) = ([], [], false) }
         if !running.isEmpty { crashGroups.append(running.keys.sorted()) }
         running = [:]
-        // Where each test that crashed this round crashed, when a crashed thread runs it.
         func crashedThread(running key: String) -> [String]? {
             crashedThreads.first { $0.contains { CrashedTest.frame($0, runs: key) } }
         }
-        for (key, ending) in ended[min(crashesFrom, ended.count)...] where ending == .crashed && crashPlaces[key] == nil
-        {
-            crashPlaces[key] = crashedThread(running: key).flatMap {
-                CrashReport.crashingThread(in: $0.joined(separator: "\n"))
-            }
-        }
         defer { crashesFrom = ended.count }
         for group in crashGroups {
-            var named: [String] = []
-            for key in group {
-                guard let thread = crashedThread(running: key) else { continue }
-                named.append(key)
-                crashPlaces[key] = CrashReport.crashingThread(in: thread.joined(separator: "\n"))
-            }
+            let named = group.filter { crashedThread(running: $0) != nil }
             if group.count == 1 {
                 end(group[0], .crashed)
             } else if named.isEmpty {
@@ -335,10 +324,14 @@ public struct TestProgress: Sendable {
                 besideCrash.append((named, group.filter { !named.contains($0) }))
             }
         }
-        // One test crashed this round and one thread: that thread is its own, or a helper's.
+        // Where each test that crashed this round crashed: the crashed thread that runs it, or,
+        // for the one crash of a round with one crashed thread, that thread (a helper's).
         let crashedNow = ended[min(crashesFrom, ended.count)...].filter { $0.ending == .crashed }.map(\.key)
-        if crashedNow.count == 1, crashedThreads.count == 1, crashPlaces[crashedNow[0]] == nil {
-            crashPlaces[crashedNow[0]] = CrashReport.crashingThread(in: crashedThreads[0].joined(separator: "\n"))
+        for key in crashedNow where crashPlaces[key] == nil {
+            let onlyThread = crashedNow.count == 1 && crashedThreads.count == 1 ? crashedThreads.first : nil
+            crashPlaces[key] = (crashedThread(running: key) ?? onlyThread).flatMap {
+                CrashReport.crashingThread(in: $0.joined(separator: "\n"))
+            }
         }
     }
 
