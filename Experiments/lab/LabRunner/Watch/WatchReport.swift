@@ -116,7 +116,6 @@ enum WatchReport {
         let keys = late.filter { !backtracing.contains($0) }
         guard !keys.isEmpty else { return HangEnd(hung: [], retried: [], treeEnded: false) }
         let raws = rawStacks(of: tree)
-        let left = ownProcesses ? [] : ProcessTree.end(below: root)
         // What to look for in the stacks: the test's function (`f()`), for a display name too.
         var function: [String: String] = [:]
         for key in keys where key.hasPrefix("\"") {
@@ -125,11 +124,12 @@ enum WatchReport {
         let searched = keys.map { function[$0] ?? $0 }
         let processes = named(raws, tests: searched)
         let groups = processes.flatMap(\.groups)
-        var result = HangEnd(treeEnded: !ownProcesses)
+        var result = HangEnd()
         // Late but not hung: a process that has ended, or one with no frame of the test yet
         // (`restart`: it gets its timeout once more).
         var spared: [(key: String, restart: Bool)] = []
         var hungProcesses: [Int32] = []
+        let stacksTaken = note == nil && StackCapture.unavailableReason == nil
         for key in keys {
             let ownProcess = processes.first { WatchRound.parallelTest(of: $0.process) == key }
             let own = (ownProcess?.groups ?? groups).first { mentions($0, [function[key] ?? key]) }
@@ -137,7 +137,13 @@ enum WatchReport {
                 spared.append((key, false))
                 continue
             }
-            if ownProcess != nil && own == nil && progress.mayRetry(key) {
+            // With no frame of the test, a thread of its process that did not answer: a process
+            // that traps blocks signals while it starts its backtracer (under `stress --cpu 4`, a
+            // Swift Testing crash was called hung at 109 ms so, before `swift-backtrace` showed).
+            // Threads of a hang answer. Once.
+            let testProcess = ownProcess ?? processes.first { isTestProcess($0.process) }
+            let silent = stacksTaken && testProcess?.groups.contains { $0.frames.isEmpty } == true
+            if own == nil && (ownProcess != nil || silent) && progress.mayRetry(key) {
                 spared.append((key, true))
                 continue
             }
@@ -150,12 +156,15 @@ enum WatchReport {
             result.hung.append(WatchRound.HungTest(key: key, seconds: now - started[key]!, stuckAt: stuckAt))
             if let pid = ownProcess?.process.pid { hungProcesses.append(pid) }
         }
+        // Ended for a hang: the hung test's process with `--parallel`, else the tree.
+        result.treeEnded = !ownProcesses && !result.hung.isEmpty
+        let left = result.treeEnded ? ProcessTree.end(below: root) : []
         let limit = "(--test-timeout \(Format.seconds(options.testTimeout)))"
         let hungText = result.hung.map { "\(progress.named($0.key)) has run for \(Format.seconds($0.seconds))" }
         let sparedText = spared.map { item in
             let why = item.restart ? "with no frame of the test in its process" : "but its process has ended"
             let next =
-                !ownProcesses
+                result.treeEnded
                 ? "it runs again" : item.restart ? "its timeout starts again" : "not hung, SwiftPM gives its verdict"
             let ran = Format.seconds(now - started[item.key]!)
             return "\(progress.named(item.key)) has run for \(ran) \(why) \(limit): \(next)"
@@ -165,7 +174,7 @@ enum WatchReport {
         // Marked hung before their processes end.
         for item in result.hung { progress.mark(item.key, .hung) }
         result.retried = spared.map(\.key)
-        guard ownProcesses else {
+        guard ownProcesses || !result.treeEnded else {
             let shown = text(processes, tests: searched, note: note, ended: "the tree was ended", left: left)
             Terminal.writeError("\nlab watch: \(title)\n" + shown)
             for key in progress.running.keys where !keys.contains(key) || result.retried.contains(key) {
