@@ -97,6 +97,10 @@ public struct TestProgress: Sendable {
             }
             return
         }
+        if line.hasPrefix("error: Process '"), treeEndedByWatch {
+            running = [:]  // its process was ended by lab watch
+            return
+        }
         if line.hasPrefix("error: Process '"), let close = line.range(of: "' exited with unexpected signal") {
             // `--parallel` names the one test its process ran; a serial run names all or none.
             // The command line also holds paths and option values (`--scratch-path .build/x`,
@@ -129,7 +133,7 @@ public struct TestProgress: Sendable {
             // lines (the event stream's `runStarted` may be read before the last of them); a
             // Swift Testing test the event stream has started already is not XCTest's.
             let fromEvents = swiftTestingFromEvents
-            endRunning(.crashed) { !(fromEvents && TestList.isSwiftTesting($0)) }
+            endRunning(treeEndedByWatch ? nil : .crashed) { !(fromEvents && TestList.isSwiftTesting($0)) }
             provisional = []
         } else if swiftTestingFromEvents {
             return  // its tests come from the event stream
@@ -213,8 +217,10 @@ public struct TestProgress: Sendable {
 
     /// Every running test (that `which` accepts) ended as `ending` (the tree was ended, or the
     /// process died).
-    public mutating func endRunning(_ ending: Ending, which: (String) -> Bool = { _ in true }) {
-        for key in running.keys.sorted() where which(key) { end(key, ending) }
+    public mutating func endRunning(_ ending: Ending?, which: (String) -> Bool = { _ in true }) {
+        for key in running.keys.sorted() where which(key) {
+            if let ending { end(key, ending) } else { running[key] = nil }
+        }
     }
 
     /// Ends `key` as `ending` (a hung test, once its tree was ended).
@@ -232,6 +238,18 @@ public struct TestProgress: Sendable {
     /// Forgets that `key` ran: it was running when the tree was ended for another test's hang,
     /// and will run again.
     public mutating func forgetRunning(_ key: String) { running[key] = nil }
+
+    /// Whether lab watch ended the tree this round: a process that dies after that dies of its
+    /// doing, and its tests did not crash.
+    private var treeEndedByWatch = false
+
+    /// Lab watch ended the tree (for a hang): the tests running then, or starting before the
+    /// tree is gone (SwiftPM may start the next test process meanwhile), did not end, and run
+    /// again; SwiftPM's crash lines for the ended processes crash nothing.
+    public mutating func treeEnded() {
+        treeEndedByWatch = true
+        running = [:]
+    }
 
     /// Starts `key`'s clock again (`--parallel`: late with no frame of its own, it gets a whole
     /// timeout more).
@@ -305,8 +323,8 @@ public struct TestProgress: Sendable {
     /// others did not end, and run again. When no report names any of them (a helper's thread
     /// crashed, or there was no report), none ended: each runs again alone (`nextAlone()`).
     public mutating func settleCrash() {
-        defer { (crashGroups, crashedThreads, readingCrashedThread) = ([], [], false) }
-        if !running.isEmpty { crashGroups.append(running.keys.sorted()) }
+        defer { (crashGroups, crashedThreads, readingCrashedThread, treeEndedByWatch) = ([], [], false, false) }
+        if !running.isEmpty && !treeEndedByWatch { crashGroups.append(running.keys.sorted()) }
         running = [:]
         func crashedThread(running key: String) -> [String]? {
             crashedThreads.first { $0.contains { CrashedTest.frame($0, runs: key) } }

@@ -127,24 +127,31 @@ enum WatchReport {
         var result = HangEnd()
         // Late but not hung: a process that has ended, or one with no frame of the test yet
         // (`restart`: it gets its timeout once more).
-        var spared: [(key: String, restart: Bool)] = []
+        var spared: [(key: String, restart: Bool, ended: Bool)] = []
         var hungProcesses: [Int32] = []
         let stacksTaken = note == nil && StackCapture.unavailableReason == nil
         for key in keys {
             let ownProcess = processes.first { WatchRound.parallelTest(of: $0.process) == key }
             let own = (ownProcess?.groups ?? groups).first { mentions($0, [function[key] ?? key]) }
             if parallel && ownProcess == nil && isXCTestKey(key) {
-                spared.append((key, false))
+                spared.append((key, false, true))
                 continue
             }
-            // With no frame of the test, a thread of its process that did not answer: a process
-            // that traps blocks signals while it starts its backtracer (under `stress --cpu 4`, a
-            // Swift Testing crash was called hung at 109 ms so, before `swift-backtrace` showed).
-            // Threads of a hang answer. Once.
+            // No test process left below SwiftPM: the test's has ended (a crash's, before SwiftPM
+            // says so: under `stress --cpu 4` one was called hung so, on SwiftPM's own stack). Its
+            // timeout starts again once; then it is left to SwiftPM's verdict, or runs again.
             let testProcess = ownProcess ?? processes.first { isTestProcess($0.process) }
-            let silent = stacksTaken && testProcess?.groups.contains { $0.frames.isEmpty } == true
-            if own == nil && (ownProcess != nil || silent) && progress.mayRetry(key) {
-                spared.append((key, true))
+            if testProcess == nil && !ownProcesses {
+                spared.append((key, progress.mayRetry(key), true))
+                continue
+            }
+            // No frame of the test in its process's stacks: it may have just ended (under `stress
+            // --cpu 4`, a test of 105 ms was called hung at 101 ms so, its verdict not yet read),
+            // or its process be trapping (a process that traps blocks signals while it starts its
+            // backtracer, so its threads do not answer; a Swift Testing crash was called hung so,
+            // before `swift-backtrace` showed). Its timeout starts again, once.
+            if own == nil && (ownProcess != nil || stacksTaken) && progress.mayRetry(key) {
+                spared.append((key, true, false))
                 continue
             }
             // Its own threads; else its own process's first; else the first of a test process
@@ -158,11 +165,10 @@ enum WatchReport {
         }
         // Ended for a hang: the hung test's process with `--parallel`, else the tree.
         result.treeEnded = !ownProcesses && !result.hung.isEmpty
-        let left = result.treeEnded ? ProcessTree.end(below: root) : []
         let limit = "(--test-timeout \(Format.seconds(options.testTimeout)))"
         let hungText = result.hung.map { "\(progress.named($0.key)) has run for \(Format.seconds($0.seconds))" }
         let sparedText = spared.map { item in
-            let why = item.restart ? "with no frame of the test in its process" : "but its process has ended"
+            let why = item.ended ? "but its process has ended" : "with no frame of the test in its process"
             let next =
                 result.treeEnded
                 ? "it runs again" : item.restart ? "its timeout starts again" : "not hung, SwiftPM gives its verdict"
@@ -175,11 +181,11 @@ enum WatchReport {
         for item in result.hung { progress.mark(item.key, .hung) }
         result.retried = spared.map(\.key)
         guard ownProcesses || !result.treeEnded else {
+            let left = ProcessTree.end(below: root)
             let shown = text(processes, tests: searched, note: note, ended: "the tree was ended", left: left)
             Terminal.writeError("\nlab watch: \(title)\n" + shown)
-            for key in progress.running.keys where !keys.contains(key) || result.retried.contains(key) {
-                progress.forgetRunning(key)
-            }
+            // The other tests, and those starting before the tree is gone, run again.
+            progress.treeEnded()
             progress.forgetProvisional()
             return result
         }
