@@ -64,6 +64,14 @@ class CapturingTestCase: XCTestCase {
         return failure.description
     }
 
+    /// N of `assertThreadPeak`'s "the block added N threads". Threads are counted process-wide,
+    /// so one the runtime starts meanwhile counts too (seen: "the block added 17 threads: 16 ×
+    /// HarnessUserPack, 1 × -qos.overcommit" for 16 of the test's).
+    func threadsAdded(in failure: String) -> Int? {
+        let match = try? Regex(#"the block added (\d+) threads"#).firstMatch(in: failure)
+        return match.flatMap { $0.output[1].substring }.flatMap { Int($0) }
+    }
+
     /// Runs the test `method` of this class alone in a copy of this test binary, with
     /// `environment` (which tells the copy to run the test's probe instead of checking it).
     func runAloneInAChild(_ method: String, environment: [String: String]) throws -> ChildRun {

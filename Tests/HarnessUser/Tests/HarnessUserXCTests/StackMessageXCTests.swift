@@ -66,10 +66,11 @@ final class StackMessageXCTests: CapturingTestCase {
     /// they inherit from their creator; now it groups them by where they wait.
     func testAHungryFetcher_failsGroupingItsThreadsByWhereTheyWait() throws {
         try skipWithoutStacks()
-        expectOneFailure(atLine: #line + 2, containing: "the block added 16 threads", "where the new threads were when 16 had appeared:",
-                         "← closure in HungryFetcher.fetchAll (Fetchers.swift:12)") {
+        let failure = expectOneFailure(atLine: #line + 2, containing: "where the new threads were when 16 had appeared:",
+                                       "← closure in HungryFetcher.fetchAll (Fetchers.swift:12)") {
             assertThreadPeak(staysUnder: 16) { HungryFetcher.fetchAll(count: 16, latency: 0.5) }
         }
+        XCTAssertGreaterThanOrEqual(threadsAdded(in: failure) ?? 0, 16, failure)
     }
 
     /// Fixed: one serial queue.
