@@ -488,6 +488,22 @@ final class WatchCommandTests: XCTestCase {
                 "0x1 static TrapSuite.$s1M9TrapSuiteV9trapsSoon4TestfMp_16a4ffaf206b110118fMu_@Sendable () in P",
                 runs: "M.OtherSuite/trapsSoon()"))
         XCTAssertFalse(CrashedTest.frame("0x1 Suite.test() + 5 in P", runs: "\"a display name\""))
+        // Once lab watch has ended the tree for a hang, a process that dies dies of its doing: a
+        // test that started meanwhile did not crash, it runs again.
+        var ended = TestProgress()
+        ended.read("Test Case 'OrderTests.test2' started at 2026-11-27 21:49:43.496", at: 1)
+        ended.treeEnded()
+        ended.read("Test Case 'OrderTests.test3' started at 2026-11-27 21:49:43.596", at: 2)
+        ended.read("error: Process '/b/P.xctest' exited with unexpected signal code 9", at: 3)
+        ended.read("Test Case 'OrderTests.test4' started at 2026-11-27 21:49:43.696", at: 3)
+        ended.read("◇ Test run started.", at: 3)
+        ended.read("◇ Test crashesToo() started.", at: 3)
+        ended.settleCrash()
+        XCTAssertTrue(ended.ended.isEmpty && ended.running.isEmpty, "\(ended.ended) \(ended.running)")
+        // The next round's crashes count again.
+        ended.read("Test Case 'OrderTests.test7' started at 2026-11-27 21:49:44.000", at: 4)
+        ended.read("error: Process '/b/P.xctest' exited with unexpected signal code 4", at: 5)
+        XCTAssertEqual(ended.ending(of: "OrderTests.test7"), .crashed)
         // The backtracer is asked for: on macOS it runs by default only for a terminal.
         XCTAssertEqual(WatchCommand.backtraceSetting(nil), "enable=yes")
         XCTAssertEqual(WatchCommand.backtraceSetting("threads=all"), "threads=all,enable=yes")
