@@ -137,18 +137,13 @@ public struct StackGroup: Sendable, Equatable {
     /// expansion of Suite.test`; `nil` when `name` holds no such fragment. Swift's crash reports
     /// print the fragment bare: `static Suite.$s1M5SuiteV4test4TestfMp_…fMu_@Sendable ()`.
     static func macroExpansion(in name: String) -> String? {
-        guard let start = name.range(of: "$s") else { return nil }
-        let fragment = name[start.lowerBound...].prefix { $0 == "$" || $0 == "_" || $0.isLetter || $0.isNumber }
-        let text = SwiftDemangler.demangle(String(fragment))
-        guard let macro = text.range(of: " macro @"),
-            let expansion = text[macro.upperBound...].range(of: " expansion #"),
-            let of = text[expansion.upperBound...].range(of: " of "),
-            let inside = text[of.upperBound...].range(of: " in ")
+        guard let fragment = SwiftDemangler.fragments(in: name).first,
+            let target = SwiftDemangler.macroExpansion(ofFragment: fragment)
         else { return nil }
-        let declaration = text[inside.upperBound...] + "." + text[of.upperBound..<inside.lowerBound]
+        let declaration = target.owner + "." + target.declaration
         let parts = declaration.split(separator: ".")
-        let shortened = parts.count > 2 ? parts.dropFirst().joined(separator: ".") : String(declaration)
-        return "@\(text[macro.upperBound..<expansion.lowerBound]) expansion of \(shortened)"
+        let shortened = parts.count > 2 ? parts.dropFirst().joined(separator: ".") : declaration
+        return "@\(target.macro) expansion of \(shortened)"
     }
 
     /// A private or fileprivate declaration demangles as `(name in _4A1B…)`, the file's

@@ -7,9 +7,9 @@ import LabHarness
 /// too; SwiftPM's line (`error: Process '…' exited with unexpected signal`) names none of them.
 /// The thread that crashed is running the test that trapped: its frames hold the test's
 /// function (`TrapSuite.trapsSoon() + 64 in …`, inlined frames included in a release build), and
-/// the function `@Test` wrote for it, whose name the optimizer cannot remove (the test's record
-/// points to it) and whose mangled part demangles to `… peer macro @Test expansion #1 of
-/// trapsSoon in Module.TrapSuite`.
+/// the functions `@Test` wrote for it, whose names hold a mangled part that demangles to `… peer
+/// macro @Test expansion #1 of trapsSoon in Module.TrapSuite` (in Swift 6.3.1's release report
+/// as `[inlined]` frames, and in the name of the closure Swift Testing calls the test through).
 enum CrashedTest {
     /// Whether `frame` runs the test `key`: an id of Swift Testing's (`Module.Suite/f(x:)`), a
     /// function as Swift Testing prints it (`f(x:)`), or XCTest's `Class.test`. A display name
@@ -24,23 +24,11 @@ enum CrashedTest {
         } else if frame.contains(".\(function)(") {
             return true
         }
-        // The function `@Test` wrote for it.
-        var rest = Substring(frame)
-        while let start = rest.range(of: "$s") {
-            let token = rest[start.lowerBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "$" }
-            rest = rest[token.endIndex...]
-            let text = SwiftDemangler.demangle(String(token))
-            guard let macro = text.range(of: " macro @Test expansion #"),
-                let of = text[macro.upperBound...].range(of: " of "),
-                let inside = text[of.upperBound...].range(of: " in ")
-            else { continue }
-            if text[of.upperBound..<inside.lowerBound] == function
-                && (owner == nil || text[inside.upperBound...] == owner!)
-            {
-                return true
-            }
+        // The functions `@Test` wrote for it.
+        return SwiftDemangler.fragments(in: frame).contains { fragment in
+            guard let target = SwiftDemangler.macroExpansion(ofFragment: fragment) else { return false }
+            return target.macro == "Test" && target.declaration == function && (owner == nil || target.owner == owner)
         }
-        return false
     }
 
     /// A key's owner (`Module.Suite.Inner`, `Class`; `nil` for a function alone) and function's
