@@ -133,7 +133,8 @@ public struct TestProgress: Sendable {
             // lines (the event stream's `runStarted` may be read before the last of them); a
             // Swift Testing test the event stream has started already is not XCTest's.
             let fromEvents = swiftTestingFromEvents
-            endRunning(treeEndedByWatch ? nil : .crashed) { !(fromEvents && TestList.isSwiftTesting($0)) }
+            let xctests: (String) -> Bool = { !(fromEvents && TestList.isSwiftTesting($0)) }
+            if treeEndedByWatch { forgetRunning(which: xctests) } else { endRunning(.crashed, which: xctests) }
             provisional = []
         } else if swiftTestingFromEvents {
             return  // its tests come from the event stream
@@ -215,12 +216,15 @@ public struct TestProgress: Sendable {
         for key in keys where running[key] == nil && endedKeys[key] == nil { running[key] = now }
     }
 
-    /// Every running test (that `which` accepts) ended as `ending` (the tree was ended, or the
-    /// process died).
-    public mutating func endRunning(_ ending: Ending?, which: (String) -> Bool = { _ in true }) {
-        for key in running.keys.sorted() where which(key) {
-            if let ending { end(key, ending) } else { running[key] = nil }
-        }
+    /// Every running test (that `which` accepts) ended as `ending`: its process died.
+    public mutating func endRunning(_ ending: Ending, which: (String) -> Bool = { _ in true }) {
+        for key in running.keys.sorted() where which(key) { end(key, ending) }
+    }
+
+    /// Forgets that the running tests `which` accepts ran: lab watch ended their process, and
+    /// they will run again.
+    public mutating func forgetRunning(which: (String) -> Bool) {
+        for key in running.keys where which(key) { running[key] = nil }
     }
 
     /// Ends `key` as `ending` (a hung test, once its tree was ended).

@@ -176,7 +176,7 @@ public enum WatchCommand {
             let crashes = progress.ended.filter { $0.ending == .crashed }.count
             defer { crashesBefore = crashes }
             if !end.endedByWatch, let status = end.status, status != 0, failedStatus == 0 { failedStatus = status }
-            var alone = progress.nextAlone()
+            let alone = progress.nextAlone()
             guard !end.hung.isEmpty || !end.retried.isEmpty || crashes > crashesBefore || alone != nil else { break }
             if list == nil {
                 list = round.lister?.listing
@@ -186,19 +186,13 @@ public enum WatchCommand {
             // A process died with several tests and no crash report said which crashed: each runs
             // alone, and one that crashes then crashed. (Rounds are bounded: each ends a test.)
             let enoughRounds = rounds > 2 * listing.ids.count
-            if enoughRounds { alone = nil }
-            while let key = alone {
-                guard let id = listing.ids.first(where: { listing.key(of: $0) == key }) else {
-                    alone = progress.nextAlone()
-                    continue
-                }
+            if !enoughRounds, let next = Self.firstListed(from: alone, then: { progress.nextAlone() }, in: listing) {
                 Terminal.writeError(
-                    "lab watch: running \(progress.named(key)) alone: its process died with others, "
+                    "lab watch: running \(progress.named(next.key)) alone: its process died with others, "
                         + "and no crash report said which test crashed\n")
-                round.command = invocation.rerun([id])
-                break
+                round.command = invocation.rerun([next.id])
+                continue
             }
-            if alone != nil { continue }
             let remaining = listing.ids.filter {
                 invocation.selects($0) && progress.ending(of: listing.key(of: $0)) == nil
             }
@@ -214,6 +208,19 @@ public enum WatchCommand {
             progress.ended.contains { $0.ending == .failed || $0.ending == .crashed || $0.ending == .hung }
             || !progress.unpinnedCrashes.isEmpty
         return bad ? max(1, failedStatus == 0 ? 1 : failedStatus) : failedStatus
+    }
+
+    /// The first of `key`, then the keys `next` gives, that `listing` holds, with its id: the
+    /// next test to run alone (one the list does not hold cannot be asked for by name).
+    static func firstListed(
+        from key: String?, then next: () -> String?, in listing: TestList.Listing
+    ) -> (key: String, id: String)? {
+        var candidate = key
+        while let key = candidate {
+            if let id = listing.ids.first(where: { listing.key(of: $0) == key }) { return (key, id) }
+            candidate = next()
+        }
+        return nil
     }
 
     /// The tests `swift test list` names for this run's package (built already), or `nil` after
