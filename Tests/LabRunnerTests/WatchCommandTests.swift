@@ -411,7 +411,7 @@ final class WatchCommandTests: XCTestCase {
             06b110118fMu_@Sendable () in P.xctest at /tmp/swift-generated-sources/@__swiftmacro_1M9TrapSuiteV9trapsSoon4\
             TestfMp_.swift:7
             """
-        func run(_ frames: String, crashed: String = "crashed:") -> TestProgress {
+        func run(_ frames: String, crashed: String = "crashed:", tests: [String] = tests) -> TestProgress {
             var progress = TestProgress(swiftTestingFromEvents: true)
             for id in tests { progress.readEvent(Substring(start.replacingOccurrences(of: "%@", with: id)), at: 1) }
             let output = """
@@ -454,6 +454,17 @@ final class WatchCommandTests: XCTestCase {
                 beside.map(\.beside), [["M.BystanderSuite/alsoWaits()", "M.BystanderSuite/waitsAndPasses()"]])
             XCTAssertTrue(progress.takeBesideCrash().isEmpty)
         }
+        // The test the thread runs outermost crashed: one whose function it called in turn did not.
+        var called = run(
+            debugFrames.replacingOccurrences(
+                of: "  2 [ra]", with: "  2 [ra] 0x1 BystanderSuite.alsoWaits() + 9 in P.xctest\n  3 [ra]"))
+        XCTAssertEqual(called.ended.map { "\($0.key) \($0.ending)" }, ["M.TrapSuite/trapsSoon() crashed"])
+        XCTAssertEqual(called.takeBesideCrash().map(\.beside).first?.count, 2, "alsoWaits() runs again")
+        // Two tests that share a base name in one suite run at the same frame: neither is pinned.
+        let overloads = ["BystanderSuite/alsoWaits()", "TrapSuite/trapsSoon()", "TrapSuite/trapsSoon(x:)"]
+        let shared = run(debugFrames, tests: overloads)
+        XCTAssertTrue(shared.ended.isEmpty, "\(shared.ended)")
+        XCTAssertEqual(shared.unpinnedCrashes, [overloads.map { "M." + $0 }])
         // No crashed thread runs any of them (a helper's thread, or no report): none ended, and
         // each runs alone; one that never could is crashed, as one of three.
         var unpinned = run(debugFrames, crashed: ":")

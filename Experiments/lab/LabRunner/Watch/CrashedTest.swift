@@ -11,6 +11,19 @@ import LabHarness
 /// macro @Test expansion #1 of trapsSoon in Module.TrapSuite` (in Swift 6.3.1's release report
 /// as `[inlined]` frames, and in the name of the closure Swift Testing calls the test through).
 enum CrashedTest {
+    /// The test of `keys` that a crashed thread (its lines, innermost frame first) runs: the one
+    /// whose code is outermost on it, the test Swift Testing called. A test's function that it
+    /// called in turn, or a method that shares a test's name, lies further in, so a test's code
+    /// on the thread does not make that test the one that crashed. `nil` when no frame runs one
+    /// of them, or when the outermost frame that does runs two (tests that share a base name).
+    static func test(of keys: [String], runBy thread: [String]) -> String? {
+        for line in thread.reversed() {
+            let runs = keys.filter { frame(line, runs: $0) }
+            if !runs.isEmpty { return runs.count == 1 ? runs[0] : nil }
+        }
+        return nil
+    }
+
     /// Whether `frame` runs the test `key`: an id of Swift Testing's (`Module.Suite/f(x:)`), a
     /// function as Swift Testing prints it (`f(x:)`), or XCTest's `Class.test`. A display name
     /// (`"Adds two numbers"`) names no code.

@@ -323,19 +323,21 @@ public struct TestProgress: Sendable {
     /// Called once the round's output is read: the tests of each process that died crashed, and
     /// so did the tests still running, their process over. One test alone in its process
     /// crashed. Of several (Swift Testing runs tests side by side, and all were in the process
-    /// that died), those a crash report's crashed thread runs crashed (`CrashedTest`); the
-    /// others did not end, and run again. When no report names any of them (a helper's thread
+    /// that died), the one each crash report's crashed thread runs crashed (`CrashedTest.test`);
+    /// the others did not end, and run again. When no report names any of them (a helper's thread
     /// crashed, or there was no report), none ended: each runs again alone (`nextAlone()`).
     public mutating func settleCrash() {
         defer { (crashGroups, crashedThreads, readingCrashedThread, treeEndedByWatch) = ([], [], false, false) }
         if !running.isEmpty && !treeEndedByWatch { crashGroups.append(running.keys.sorted()) }
         running = [:]
         func crashedThread(running key: String) -> [String]? {
-            crashedThreads.first { $0.contains { CrashedTest.frame($0, runs: key) } }
+            crashedThreads.first { CrashedTest.test(of: [key], runBy: $0) == key }
         }
         defer { crashesFrom = ended.count }
         for group in crashGroups {
-            let named = group.filter { crashedThread(running: $0) != nil }
+            // Each crashed thread pins the one test of the group it runs outermost.
+            let pinned = Set(crashedThreads.compactMap { CrashedTest.test(of: group, runBy: $0) })
+            let named = group.filter(pinned.contains)
             if group.count == 1 {
                 end(group[0], .crashed)
             } else if named.isEmpty {
