@@ -130,6 +130,20 @@ final class WatchCommandTests: XCTestCase {
             ["OrderTests.test1", "OrderTests.test2", "OrderTests.test3", "firstPasses()", "second()", "cancelsItself()"])
         XCTAssertEqual(progress.ended.map { $0.ending }, [.passed, .failed, .crashed, .passed, .failed, .skipped])
         XCTAssertTrue(progress.running.isEmpty)
+        // Apple's XCTest (macOS; on stderr) names a test `-[Module.Class test]`: read under the
+        // key of `swift test list`'s id, as Linux's `Class.test` is, so the rounds after a hang
+        // do not run again the tests a Mac ran.
+        var mac = TestProgress()
+        let id = "WatchFixtureTests.OrderTests/test1PassesQuickly"
+        mac.read("Test Case '-[WatchFixtureTests.OrderTests test1PassesQuickly]' started.", at: 1)
+        XCTAssertEqual(Array(mac.running.keys), [TestList.key(of: id)])
+        mac.read("Test Case '-[WatchFixtureTests.OrderTests test1PassesQuickly]' passed (0.001 seconds).", at: 2)
+        mac.read("Test Case '-[WatchFixtureTests.OrderTests test6FailsAnAssertion]' started.", at: 2)
+        mac.read("Test Case '-[WatchFixtureTests.OrderTests test6FailsAnAssertion]' failed (0.002 seconds).", at: 3)
+        XCTAssertEqual(
+            mac.ended.map { "\($0.key) \($0.ending)" },
+            ["OrderTests.test1PassesQuickly passed", "OrderTests.test6FailsAnAssertion failed"])
+        XCTAssertEqual(mac.ending(of: TestList.key(of: id)), .passed)
     }
 
     func testAParameterizedTestEndsUnderItsOwnName() {

@@ -6,7 +6,8 @@ import LabHarness
 ///
 /// The lines read (Linux, Swift 6.3):
 /// - XCTest: `Test Case 'OrderTests.test1' started at ...`, then `... passed (0.002 seconds)`,
-///   `failed (...)` or `skipped (...)`;
+///   `failed (...)` or `skipped (...)`; on macOS `Test Case '-[Module.OrderTests test1]' started.`
+///   and the like, on stderr (`xctestKey(_:)`);
 /// - Swift Testing: `◇ Test firstPasses() started.`, then `✔ Test firstPasses() passed after ...`,
 ///   `✘ Test ... failed after ...`, `➜ Test ... skipped` or `➜ Test ... was cancelled after ...`;
 /// - `swift test --parallel`: `[3/8] Testing Module.Class/test` once a test's process ended (its
@@ -71,7 +72,7 @@ public struct TestProgress: Sendable {
         if line.hasPrefix("Test Case '") {
             let rest = line.dropFirst("Test Case '".count)
             guard let quote = rest.firstIndex(of: "'") else { return }
-            let name = String(rest[..<quote])
+            let name = TestProgress.xctestKey(rest[..<quote])
             let verb = rest[rest.index(after: quote)...]
             if verb.hasPrefix(" started") {
                 start(name, at: now)
@@ -199,6 +200,20 @@ public struct TestProgress: Sendable {
         }
         let owner = parts[0].split(separator: ".", omittingEmptySubsequences: false)
         return owner.count >= 2 && owner.allSatisfy(identifier) && identifier(parts[1])
+    }
+
+    /// The key of an XCTest test as its `Test Case '…'` line names it: Linux's XCTest
+    /// (swift-corelibs-xctest) prints `Class.test`, the key; Apple's prints `-[Module.Class test]`
+    /// (swiftlang/vscode-swift reads both forms: `darwinTestRegex` and `nonDarwinTestRegex` in
+    /// `src/TestExplorer/TestParsers/XCTestOutputParser.ts`), read as `swift test list`'s
+    /// `Module.Class/test` is (`TestList.key(of:)`), so that a Mac's run and its list agree.
+    static func xctestKey(_ printed: Substring) -> String {
+        guard printed.hasPrefix("-["), printed.hasSuffix("]"), let space = printed.firstIndex(of: " ") else {
+            return String(printed)
+        }
+        let owner = printed[printed.index(printed.startIndex, offsetBy: 2)..<space]
+        let test = printed[printed.index(after: space)..<printed.index(before: printed.endIndex)]
+        return TestList.key(of: "\(owner)/\(test)")
     }
 
     /// A parameterized test ends as `f(x:) with 3 test cases passed after ...`: its name is `f(x:)`.
