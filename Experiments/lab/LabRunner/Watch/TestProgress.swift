@@ -33,6 +33,8 @@ public struct TestProgress: Sendable {
     /// Tests that ended, with how, in the order they ended.
     public private(set) var ended: [(key: String, ending: Ending)] = []
     private var endedKeys: [String: Int] = [:]
+    /// XCTest's tests still running when Swift Testing's part started this round, ended then.
+    private var endedAtRunStart: Set<String> = []
     /// `--parallel`: tests whose process ended but whose verdict SwiftPM has not printed yet (it
     /// prints the output of failed tests after the last one ends).
     public private(set) var provisional: Set<String> = []
@@ -77,7 +79,7 @@ public struct TestProgress: Sendable {
             if verb.hasPrefix(" started") {
                 start(name, at: now)
             } else if verb.hasPrefix(" passed") {
-                end(name, .passed); provisional.remove(name)
+                end(name, .passed, replacing: endedAtRunStart.contains(name)); provisional.remove(name)
             } else if verb.hasPrefix(" failed") {
                 end(name, .failed, replacing: true); provisional.remove(name)
             } else if verb.hasPrefix(" skipped") {
@@ -135,6 +137,9 @@ public struct TestProgress: Sendable {
             // Swift Testing test the event stream has started already is not XCTest's.
             let fromEvents = swiftTestingFromEvents
             let xctests: (String) -> Bool = { !(fromEvents && TestList.isSwiftTesting($0)) }
+            // On macOS XCTest writes to stderr and Swift Testing to stdout: a verdict written
+            // before this line can be read after it, and then replaces this crash.
+            endedAtRunStart.formUnion(running.keys.filter(xctests))
             if treeEndedByWatch { forgetRunning(which: xctests) } else { endRunning(.crashed, which: xctests) }
             provisional = []
         } else if swiftTestingFromEvents {
@@ -342,7 +347,10 @@ public struct TestProgress: Sendable {
     /// the others did not end, and run again. When no report names any of them (a helper's thread
     /// crashed, or there was no report), none ended: each runs again alone (`nextAlone()`).
     public mutating func settleCrash() {
-        defer { (crashGroups, crashedThreads, readingCrashedThread, treeEndedByWatch) = ([], [], false, false) }
+        defer {
+            (crashGroups, crashedThreads, readingCrashedThread, treeEndedByWatch) = ([], [], false, false)
+            endedAtRunStart = []
+        }
         if !running.isEmpty && !treeEndedByWatch { crashGroups.append(running.keys.sorted()) }
         running = [:]
         func crashedThread(running key: String) -> [String]? {
