@@ -72,6 +72,19 @@ class CapturingTestCase: XCTestCase {
         return match.flatMap { $0.output[1].substring }.flatMap { Int($0) }
     }
 
+    /// A child test binary's XCTest log, in Linux's form on every platform: Linux's XCTest
+    /// (swift-corelibs-xctest) writes it to stdout and names a test `Class.test`; Apple's writes
+    /// it to stderr and names a test `-[Module.Class test]` (swift-corelibs-xctest pull request
+    /// 175; swiftlang/vscode-swift's `XCTestOutputParser.ts` reads both). Both streams, with
+    /// Apple's names rewritten, so that a check of `Class.test : failed - …` reads a Mac's log.
+    func xctestLog(_ run: ChildRun) -> String {
+        Self.linuxTestNames(in: run.stdout + run.stderr)
+    }
+
+    static func linuxTestNames(in log: String) -> String {
+        log.replacing(#/-\[(?:\w+\.)*(\w+) (\w+)\]/#) { "\($0.output.1).\($0.output.2)" }
+    }
+
     /// Runs the test `method` of this class alone in a copy of this test binary, with
     /// `environment` (which tells the copy to run the test's probe instead of checking it).
     func runAloneInAChild(_ method: String, environment: [String: String]) throws -> ChildRun {

@@ -22,8 +22,9 @@ final class FalseVerdictXCTests: CapturingTestCase {
         }
         let run = try runAloneInAChild(#function, environment: [Self.probeVariable: "1"])
         XCTAssertEqual(run.outcome, .failed, run.evidence)
-        XCTAssertTrue(run.stdout.contains("Executed 1 test, with 1 failure"), run.stdout)
-        XCTAssertTrue(run.stdout.contains("testALeakyActorInTheFirstAsyncTest_failsAgainstThatTest : failed - LeakyTicker was not released"), run.stdout)
+        let log = xctestLog(run)
+        XCTAssertTrue(log.contains("Executed 1 test, with 1 failure"), log)
+        XCTAssertTrue(log.contains("testALeakyActorInTheFirstAsyncTest_failsAgainstThatTest : failed - LeakyTicker was not released"), log)
         XCTAssertFalse(run.stderr.contains("no test to record it"), run.stderr)
     }
 
@@ -38,7 +39,20 @@ final class FalseVerdictXCTests: CapturingTestCase {
         }
         let run = try runAloneInAChild(#function, environment: [Self.probeVariable: "1"])
         XCTAssertEqual(run.outcome, .completed, run.evidence + run.stdout + run.stderr)
-        XCTAssertTrue(run.stdout.contains("Executed 1 test, with 0 failures"), run.stdout)
+        XCTAssertTrue(xctestLog(run).contains("Executed 1 test, with 0 failures"), xctestLog(run))
+    }
+
+    /// The child logs these tests read are read in Linux's form (`xctestLog`): Apple's XCTest
+    /// names a test as an Objective-C method, `-[Module.Class test]`, in the lines below.
+    func testAMacsXCTestLogReadsAsLinuxs() {
+        let mac = """
+            Test Case '-[HarnessUserXCTests.FalseVerdictXCTests testATidyActorInTheFirstAsyncTest_passes]' passed (0.012 seconds).
+            /w/F.swift:16: error: -[HarnessUserXCTests.FalseVerdictXCTests testALeakyActorInTheFirstAsyncTest_failsAgainstThatTest] : failed - LeakyTicker was not released
+            """
+        XCTAssertEqual(Self.linuxTestNames(in: mac), """
+            Test Case 'FalseVerdictXCTests.testATidyActorInTheFirstAsyncTest_passes' passed (0.012 seconds).
+            /w/F.swift:16: error: FalseVerdictXCTests.testALeakyActorInTheFirstAsyncTest_failsAgainstThatTest : failed - LeakyTicker was not released
+            """)
     }
 
     // MARK: assertCompletes runs the block on the test's thread, the main thread here

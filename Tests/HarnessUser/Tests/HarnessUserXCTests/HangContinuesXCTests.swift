@@ -96,7 +96,7 @@ final class HangContinuesXCTests: CapturingTestCase {
                 ChildSpec(
                     executable: command.executable, arguments: ["HarnessUserXCTests.HangContinuesXCTests"],
                     environment: [Self.probeVariable: probe], budget: 90))
-            let output = run.stdout + run.stderr
+            let output = xctestLog(run)
             XCTAssertEqual(run.outcome, .failed, "\(probe): \(run.evidence)\n\(output)")
             for text in failure {
                 XCTAssertTrue(output.contains(text), "\(probe): missing \"\(text)\" in: \(output)")

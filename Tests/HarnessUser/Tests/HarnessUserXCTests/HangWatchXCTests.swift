@@ -28,7 +28,7 @@ final class HangWatchXCTests: CapturingTestCase {
         }
         let run = try runAloneInAChild(#function, environment: [Self.probeVariable: "1"])
         XCTAssertEqual(run.outcome, .failed, run.evidence)
-        let output = run.stdout + run.stderr
+        let output = xctestLog(run)
         for text in [
             "HangWatchXCTests.testAHungFetchUnderTheHangWatch_endsTheRunNamingTheFrame : ",
             "ran past its hang watch of 2.00 s; where every thread was:",

@@ -42,7 +42,7 @@ final class StackMessageXCTests: CapturingTestCase {
         }
         try skipWithoutStacks()
         let run = try runAloneInAChild(#function, environment: [Self.probeVariable: "1"])
-        let output = run.stdout + run.stderr
+        let output = xctestLog(run)
         XCTAssertEqual(run.outcome, .failed, run.evidence)
         // Before: `ReentrantLedger.(total in _…)` read `ReentrantLedger.`, and only the first
         // of four frames had a line.
