@@ -170,6 +170,21 @@ final class WatchCommandTests: XCTestCase {
         progress.read("error: Process '/b/P.xctest M.OrderTests/test7' exited with unexpected signal code 4", at: 3)
         XCTAssertEqual(progress.ending(of: "OrderTests.test1"), .passed)
         XCTAssertEqual(progress.ending(of: "OrderTests.test7"), .crashed)
+        // A process that exits during its test (`exit(3)`, Swift 6.3.1's lines): no signal, so no
+        // line of SwiftPM's, but its output, printed at the end, starts the test and never ends it.
+        progress = TestProgress()
+        progress.running(["ExitTests.testAExits", "ExitTests.testBPasses", "ExitTests.testCFails"], at: 1)
+        for (n, test) in ["testAExits", "testBPasses", "testCFails"].enumerated() {
+            progress.read(Substring("[\(n + 1)/3] Testing M.ExitTests/\(test)"), at: 2)
+        }
+        progress.read("Test Case 'ExitTests.testAExits' started at 2026-11-27 22:57:13.228", at: 3)
+        progress.read("Test Case 'ExitTests.testCFails' started at 2026-11-27 22:57:13.228", at: 3)
+        progress.read("Test Case 'ExitTests.testCFails' failed (0.001 seconds)", at: 3)
+        XCTAssertTrue(progress.running.isEmpty, "a replayed start starts nothing: \(progress.running)")
+        progress.read("◇ Test run started.", at: 4)
+        XCTAssertEqual(
+            progress.ended.map { "\($0.key) \($0.ending)" },
+            ["ExitTests.testAExits crashed", "ExitTests.testBPasses passed", "ExitTests.testCFails failed"])
 
         // The crashed process's command line holds paths and option values besides the test:
         // the event stream's file was read as a test id (a bogus test "crashed" beside the real

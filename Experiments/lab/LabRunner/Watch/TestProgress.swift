@@ -33,6 +33,16 @@ public struct TestProgress: Sendable {
     /// Tests that ended, with how, in the order they ended.
     public private(set) var ended: [(key: String, ending: Ending)] = []
     private var endedKeys: [String: Int] = [:]
+    /// `--parallel`: tests whose failed process's output, printed at the end, shows them start
+    /// and not end (`endUnfinished()`).
+    private var unfinished: Set<String> = []
+
+    /// The tests `unfinished` holds crashed: their process ended during them.
+    private mutating func endUnfinished() {
+        for key in unfinished.sorted() { end(key, .crashed, replacing: true) }
+        unfinished = []
+    }
+
     /// XCTest's tests still running when Swift Testing's part started this round, ended then.
     private var endedAtRunStart: Set<String> = []
     /// `--parallel`: tests whose process ended but whose verdict SwiftPM has not printed yet (it
@@ -77,14 +87,21 @@ public struct TestProgress: Sendable {
             let name = TestProgress.xctestKey(rest[..<quote])
             let verb = rest[rest.index(after: quote)...]
             if verb.hasPrefix(" started") {
-                start(name, at: now)
-            } else if verb.hasPrefix(" passed") {
-                end(name, .passed, replacing: endedAtRunStart.contains(name)); provisional.remove(name)
-            } else if verb.hasPrefix(" failed") {
-                end(name, .failed, replacing: true); provisional.remove(name)
-            } else if verb.hasPrefix(" skipped") {
-                end(name, .skipped, replacing: true); provisional.remove(name)
+                // `--parallel` prints the whole output of a test whose process failed once every
+                // process has ended: a start there with no verdict after it is a process that
+                // ended during its test (`exit(3)`: no signal, so no line of SwiftPM's says so).
+                if provisional.contains(name) { unfinished.insert(name) } else { start(name, at: now) }
+                return
             }
+            if verb.hasPrefix(" passed") {
+                end(name, .passed, replacing: endedAtRunStart.contains(name))
+            } else if verb.hasPrefix(" failed") {
+                end(name, .failed, replacing: true)
+            } else if verb.hasPrefix(" skipped") {
+                end(name, .skipped, replacing: true)
+            }
+            provisional.remove(name)
+            unfinished.remove(name)
             return
         }
         if line.hasPrefix("["), let close = line.firstIndex(of: "]"),
@@ -141,6 +158,7 @@ public struct TestProgress: Sendable {
             // before this line can be read after it, and then replaces this crash.
             endedAtRunStart.formUnion(running.keys.filter(xctests))
             if treeEndedByWatch { forgetRunning(which: xctests) } else { endRunning(.crashed, which: xctests) }
+            endUnfinished()
             provisional = []
         } else if swiftTestingFromEvents {
             return  // its tests come from the event stream
@@ -253,6 +271,7 @@ public struct TestProgress: Sendable {
     /// Forgets the tests whose verdict was still to come: the tree was ended before SwiftPM
     /// printed it, so they run again.
     public mutating func forgetProvisional() {
+        unfinished = []
         guard !provisional.isEmpty else { return }
         ended.removeAll { provisional.contains($0.key) }
         endedKeys = Dictionary(uniqueKeysWithValues: ended.enumerated().map { ($0.element.key, $0.offset) })
@@ -349,8 +368,9 @@ public struct TestProgress: Sendable {
     public mutating func settleCrash() {
         defer {
             (crashGroups, crashedThreads, readingCrashedThread, treeEndedByWatch) = ([], [], false, false)
-            endedAtRunStart = []
+            (endedAtRunStart, unfinished) = ([], [])
         }
+        if !treeEndedByWatch { endUnfinished() }
         if !running.isEmpty && !treeEndedByWatch { crashGroups.append(running.keys.sorted()) }
         running = [:]
         func crashedThread(running key: String) -> [String]? {

@@ -300,6 +300,8 @@ public enum WatchCommand {
                 text += " (one of \(group) tests in the process that died; no crash report said which)"
             } else if let place = progress.crashPlaces[item.key] {
                 text += ": \(place)"
+            } else {
+                text += " (its process ended before its verdict; no crash report said where)"
             }
             text += "\n"
         }
