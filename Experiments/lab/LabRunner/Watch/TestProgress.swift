@@ -7,7 +7,7 @@ import LabHarness
 /// The lines read (Linux, Swift 6.3):
 /// - XCTest: `Test Case 'OrderTests.test1' started at ...`, then `... passed (0.002 seconds)`,
 ///   `failed (...)` or `skipped (...)`; on macOS `Test Case '-[Module.OrderTests test1]' started.`
-///   and the like, on stderr (`xctestKey(_:)`);
+///   and the like (`xctestKey(_:)`);
 /// - Swift Testing: `◇ Test firstPasses() started.`, then `✔ Test firstPasses() passed after ...`,
 ///   `✘ Test ... failed after ...`, `➜ Test ... skipped` or `➜ Test ... was cancelled after ...`;
 /// - `swift test --parallel`: `[3/8] Testing Module.Class/test` once a test's process ended (its
@@ -43,8 +43,6 @@ public struct TestProgress: Sendable {
         unfinished = []
     }
 
-    /// XCTest's tests still running when Swift Testing's part started this round, ended then.
-    private var endedAtRunStart: Set<String> = []
     /// `--parallel`: tests whose process ended but whose verdict SwiftPM has not printed yet (it
     /// prints the output of failed tests after the last one ends).
     public private(set) var provisional: Set<String> = []
@@ -94,7 +92,7 @@ public struct TestProgress: Sendable {
                 return
             }
             if verb.hasPrefix(" passed") {
-                end(name, .passed, replacing: endedAtRunStart.contains(name))
+                end(name, .passed)
             } else if verb.hasPrefix(" failed") {
                 end(name, .failed, replacing: true)
             } else if verb.hasPrefix(" skipped") {
@@ -154,9 +152,6 @@ public struct TestProgress: Sendable {
             // Swift Testing test the event stream has started already is not XCTest's.
             let fromEvents = swiftTestingFromEvents
             let xctests: (String) -> Bool = { !(fromEvents && TestList.isSwiftTesting($0)) }
-            // On macOS XCTest writes to stderr and Swift Testing to stdout: a verdict written
-            // before this line can be read after it, and then replaces this crash.
-            endedAtRunStart.formUnion(running.keys.filter(xctests))
             if treeEndedByWatch { forgetRunning(which: xctests) } else { endRunning(.crashed, which: xctests) }
             endUnfinished()
             provisional = []
@@ -368,7 +363,7 @@ public struct TestProgress: Sendable {
     public mutating func settleCrash() {
         defer {
             (crashGroups, crashedThreads, readingCrashedThread, treeEndedByWatch) = ([], [], false, false)
-            (endedAtRunStart, unfinished) = ([], [])
+            unfinished = []
         }
         if !treeEndedByWatch { endUnfinished() }
         if !running.isEmpty && !treeEndedByWatch { crashGroups.append(running.keys.sorted()) }
