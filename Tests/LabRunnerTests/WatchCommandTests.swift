@@ -60,18 +60,21 @@ final class WatchCommandTests: XCTestCase {
         let invocation = try XCTUnwrap(
             SwiftTestInvocation([
                 "swift", "test", "--parallel", "--package-path", "P", "--filter", "Order",
-                "--skip", "Slow", "-c", "release", "--scratch-path=S",
+                "--skip", "Slow", "-c", "release", "--scratch-path=S", "--build-system", "swiftbuild",
             ]))
         XCTAssertTrue(invocation.parallel)
         XCTAssertEqual(
             invocation.listCommand,
-            ["swift", "test", "list", "--skip-build", "--package-path", "P", "-c", "release", "--scratch-path=S"])
+            [
+                "swift", "test", "list", "--skip-build", "--package-path", "P", "-c", "release", "--scratch-path=S",
+                "--build-system", "swiftbuild",
+            ])
         let rerun = invocation.rerun(["M.OrderTests/test1", "M.Suite/first()"])
         XCTAssertEqual(
             rerun,
             [
                 "swift", "test", "--parallel", "--package-path", "P", "-c", "release", "--scratch-path=S",
-                "--skip-build",
+                "--build-system", "swiftbuild", "--skip-build",
                 "--filter", SwiftTestInvocation.exactly("M.OrderTests/test1"),
                 "--filter", SwiftTestInvocation.exactly("M.Suite/first()"),
             ])
@@ -227,8 +230,11 @@ final class WatchCommandTests: XCTestCase {
         let darwin =
             "/Applications/Xcode.app/Contents/Developer/usr/bin/xctest -XCTest M.OrderTests/test2Deadlocks "
             + "/Users/a b/.build/arm64-apple-macosx/debug/PPackageTests.xctest"
+        // SwiftPM's swiftbuild build system (its default since 2026-03; Swift 6.3.1's process):
+        let runner = "/w/.build/out/Products/Debug-linux/PTests-test-runner M.OrderTests/test2Deadlocks"
         XCTAssertEqual(WatchRound.parallelTest(commandLine: linux), "OrderTests.test2Deadlocks")
         XCTAssertEqual(WatchRound.parallelTest(commandLine: darwin), "OrderTests.test2Deadlocks")
+        XCTAssertEqual(WatchRound.parallelTest(commandLine: runner), "OrderTests.test2Deadlocks")
         for other in [
             "/w/.build/debug/PPackageTests.xctest", "/w/.build/debug/PPackageTests.xctest M.A/a,M.A/b",
             "/w/.build/debug/PPackageTests.xctest --testing-library swift-testing",
@@ -243,10 +249,13 @@ final class WatchCommandTests: XCTestCase {
             XCTAssertFalse(WatchReport.isXCTestKey(key), key)
         }
         // The test binaries come first in a hang's report.
-        for binary in [linux, darwin, "/w/.build/debug/PPackageTests.xctest", "/x/swiftpm-testing-helper --test"] {
+        for binary in [
+            linux, darwin, runner, "/w/.build/debug/PPackageTests.xctest", "/x/swiftpm-testing-helper --test",
+            "/w/.build/out/Products/Debug-linux/PTests-test-runner --testing-library swift-testing",
+        ] {
             XCTAssertTrue(WatchReport.isTestProcess(commandLine: binary), binary)
         }
-        for other in ["/usr/bin/swift-test --parallel", "/bin/sh -c x.xctest M.A/a"] {
+        for other in ["/usr/bin/swift-test --parallel", "/bin/sh -c x.xctest M.A/a", "/bin/sh -c x-test-runner"] {
             XCTAssertFalse(WatchReport.isTestProcess(commandLine: other), other)
         }
         // A trapping test process's backtracer (its command line as Swift 6.3.1 started it): its

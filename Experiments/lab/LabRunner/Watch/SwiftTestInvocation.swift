@@ -34,6 +34,8 @@ public struct SwiftTestInvocation: Sendable, Equatable {
         "--experimental-event-stream-version", "--event-stream-output-path", "--event-stream-version",
         "--attachments-path", "--cache-path", "--config-path", "--security-path",
         "--default-registry-url", "--netrc-file", "--resolver-fingerprint-checking", "--arch",
+        "--build-system", "--toolset", "--swift-sdks-path", "--sanitize", "--debug-info-format",
+        "-Xbuild-tools-swiftc", "--pkg-config-path",
     ]
 
     /// Options `swift test list` takes too: where the package is and how it is built.
@@ -42,6 +44,7 @@ public struct SwiftTestInvocation: Sendable, Equatable {
         "--swift-sdk", "--toolchain", "-Xswiftc", "-Xcc", "-Xlinker", "-Xcxx", "--cache-path", "--config-path",
         "--security-path", "--arch", "--disable-xctest", "--enable-xctest", "--disable-swift-testing",
         "--enable-swift-testing", "--disable-sandbox", "--disable-dependency-cache", "--disable-build-manifest-caching",
+        "--build-system", "--toolset", "--swift-sdks-path",
     ]
 
     /// The options and their values, as `(name, value)`; `name` is nil for a plain word.

@@ -202,16 +202,20 @@ struct WatchRound {
     }
 
     /// SwiftPM starts each test of a `--parallel` run as `BUNDLE.xctest Module.Class/test` on
-    /// Linux and as `xctest -XCTest Module.Class/test BUNDLE.xctest` on macOS
-    /// (`TestRunner.args(forTestAt:)`, swift-package-manager's `SwiftTestCommand.swift`); the
-    /// table joins the arguments with spaces, and a path may hold spaces of its own.
+    /// Linux (`P-test-runner Module.Class/test` with the swiftbuild build system,
+    /// `WatchReport.isTestBinary`) and as `xctest -XCTest Module.Class/test BUNDLE.xctest` on
+    /// macOS (`TestRunner.args(forTestAt:)`, swift-package-manager's `SwiftTestCommand.swift`);
+    /// the table joins the arguments with spaces, and a path may hold spaces of its own.
     static func parallelTest(commandLine: String) -> String? {
         let words = commandLine.split(separator: " ", omittingEmptySubsequences: false)
         func single(_ word: Substring) -> Bool { word.contains("/") && !word.contains(",") && !word.hasPrefix("-") }
         // An absolute path, spaces and all, that is no option: `/bin/sh -c x.xctest A/b` is not one.
         func path(_ part: ArraySlice<Substring>, endingWith suffix: String) -> Bool {
+            path(part) { $0.hasSuffix(suffix) }
+        }
+        func path(_ part: ArraySlice<Substring>, _ accepts: (String) -> Bool) -> Bool {
             part.first?.hasPrefix("/") == true && !part.contains { $0.hasPrefix("-") }
-                && part.joined(separator: " ").hasSuffix(suffix)
+                && accepts(part.joined(separator: " "))
         }
         if let flag = words.firstIndex(of: "-XCTest"), flag + 2 < words.count {
             guard path(words[..<flag], endingWith: "/xctest"), single(words[flag + 1]),
@@ -219,7 +223,7 @@ struct WatchRound {
             else { return nil }
             return TestList.key(of: String(words[flag + 1]))
         }
-        guard let last = words.last, single(last), path(words.dropLast(), endingWith: ".xctest") else { return nil }
+        guard let last = words.last, single(last), path(words.dropLast(), WatchReport.isTestBinary) else { return nil }
         return TestList.key(of: String(last))
     }
 
