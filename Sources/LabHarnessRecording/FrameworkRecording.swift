@@ -80,10 +80,12 @@ public enum FrameworkRecording {
         }
     }
 
-    /// Whether this process is a test bundle (`…PackageTests.xctest` on Linux, run by `xctest`
-    /// on Darwin), where XCTest may be running tests on the main thread.
+    /// Whether this process is a test bundle (`…PackageTests.xctest` or `…Tests-test-runner` on
+    /// Linux, `TestBundleLocation.isTestBinary`; run by `xctest` on Darwin), where XCTest may be
+    /// running tests on the main thread.
     static let runsInTestBinary: Bool = {
         let path = CommandLine.arguments.first ?? ""
-        return path.hasSuffix(".xctest") || path.hasSuffix("/xctest") || TestBundleLocation.loadedBundle != nil
+        return TestBundleLocation.isTestBinary(path) || path.hasSuffix("/xctest")
+            || TestBundleLocation.loadedBundle != nil
     }()
 }

@@ -11,6 +11,16 @@ public enum TestBundleLocation {
     /// the test bundle is itself the executable (Linux) or this is no test process.
     public static var loadedBundle: URL? { XCTestRunner.loadedBundle }
 
+    /// Whether `path` names a package's test binary on Linux, where the test bundle is itself the
+    /// executable: `PPackageTests.xctest` from SwiftPM's native build system, `PTests-test-runner`
+    /// from its swiftbuild build system (swift-package-manager's
+    /// `BuildParameters.testBinaryRelativePath(forTestProductName:)`), SwiftPM's default since
+    /// its change of 2026-03-22 ("Update default build system to swiftbuild"), and what `swift
+    /// test --build-system swiftbuild` builds with Swift 6.3.
+    public static func isTestBinary(_ path: String) -> Bool {
+        path.hasSuffix(".xctest") || path.hasSuffix("-test-runner")
+    }
+
     /// The directory holding the package's built products.
     public static var productsDirectory: URL {
         if let bundle = XCTestRunner.loadedBundle {

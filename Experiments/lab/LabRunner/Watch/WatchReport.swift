@@ -230,21 +230,16 @@ enum WatchReport {
             tests: [], note: note)
     }
 
-    /// A test process: a test binary (`isTestBinary`), macOS's `xctest` tool, or SwiftPM's
-    /// `swiftpm-testing-helper`: the program, its path read up to the first option (a path may
-    /// hold spaces).
+    /// A test process: a test binary (`TestBundleLocation.isTestBinary`), macOS's `xctest` tool,
+    /// or SwiftPM's `swiftpm-testing-helper`: the program, its path read up to the first option
+    /// (a path may hold spaces).
     static func isTestProcess(_ process: ProcessTable.Entry) -> Bool { isTestProcess(commandLine: process.commandLine) }
 
     static func isTestProcess(commandLine: String) -> Bool {
-        runs(commandLine) { isTestBinary($0) || $0.hasSuffix("/xctest") || $0.hasSuffix("swiftpm-testing-helper") }
+        runs(commandLine) {
+            TestBundleLocation.isTestBinary($0) || $0.hasSuffix("/xctest") || $0.hasSuffix("swiftpm-testing-helper")
+        }
     }
-
-    /// A package's test binary on Linux: `PPackageTests.xctest` as SwiftPM's native build system
-    /// names it, `PTests-test-runner` as its swiftbuild build system does (swift-package-manager's
-    /// `BuildParameters.testBinaryRelativePath(forTestProductName:)`; swiftbuild is SwiftPM's
-    /// default since its 2026-03-22 change "Update default build system to swiftbuild", and
-    /// `swift test --build-system swiftbuild` asks Swift 6.3 for it).
-    static func isTestBinary(_ path: String) -> Bool { path.hasSuffix(".xctest") || path.hasSuffix("-test-runner") }
 
     /// Whether the program of `commandLine` is one `isProgram` accepts: its path read word by
     /// word up to the first option, since the table joins the arguments with spaces and a path

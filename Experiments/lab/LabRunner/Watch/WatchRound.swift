@@ -202,9 +202,9 @@ struct WatchRound {
     }
 
     /// SwiftPM starts each test of a `--parallel` run as `BUNDLE.xctest Module.Class/test` on
-    /// Linux (`P-test-runner Module.Class/test` with the swiftbuild build system,
-    /// `WatchReport.isTestBinary`) and as `xctest -XCTest Module.Class/test BUNDLE.xctest` on
-    /// macOS (`TestRunner.args(forTestAt:)`, swift-package-manager's `SwiftTestCommand.swift`);
+    /// Linux (`P-test-runner Module.Class/test` with the swiftbuild build system:
+    /// `TestBundleLocation.isTestBinary`) and as `xctest -XCTest Module.Class/test BUNDLE.xctest`
+    /// on macOS (`TestRunner.args(forTestAt:)`, swift-package-manager's `SwiftTestCommand.swift`);
     /// the table joins the arguments with spaces, and a path may hold spaces of its own.
     static func parallelTest(commandLine: String) -> String? {
         let words = commandLine.split(separator: " ", omittingEmptySubsequences: false)
@@ -223,7 +223,9 @@ struct WatchRound {
             else { return nil }
             return TestList.key(of: String(words[flag + 1]))
         }
-        guard let last = words.last, single(last), path(words.dropLast(), WatchReport.isTestBinary) else { return nil }
+        guard let last = words.last, single(last), path(words.dropLast(), TestBundleLocation.isTestBinary) else {
+            return nil
+        }
         return TestList.key(of: String(last))
     }
 
