@@ -236,7 +236,7 @@ struct StrictnessCheck {
                 frontend.arguments + [
                     "-module-name", unit.module, "-swift-version", "6", "-D", "DEBUG", "-I", modules,
                     "-Xcc",
-                    "-fmodule-map-file=\(products.appendingPathComponent("CLabSupport.build/module.modulemap").path)",
+                    "-fmodule-map-file=\(shimModuleMap)",
                     "-Xcc", "-I", "-Xcc", Self.path("Sources/CLabSupport/include"),
                 ]
             if let extra = unit.extraModules { arguments += ["-I", extra] }
@@ -271,7 +271,29 @@ struct StrictnessCheck {
         }.sorted { $0.localizedStandardCompare($1) == .orderedAscending }
     }
 
-    var modules: String { products.appendingPathComponent("Modules").path }
+    /// Where the build put the package's Swift modules: `Modules/` beside the products (SwiftPM's
+    /// native build system), or the products' own directory (swiftbuild: `swift test
+    /// --build-system swiftbuild`).
+    var modules: String {
+        let native = products.appendingPathComponent("Modules")
+        return FileManager.default.fileExists(atPath: native.path) ? native.path : products.path
+    }
+
+    /// The C shim's module map: `CLabSupport.build/module.modulemap` beside the products (native
+    /// build), or `CLabSupport.modulemap` in swiftbuild's
+    /// `out/Intermediates.noindex/GeneratedModuleMaps-*` (its products are in
+    /// `out/Products/Debug-linux`). Where neither is, the first is named, and the type-check
+    /// fails saying so.
+    var shimModuleMap: String {
+        let native = products.appendingPathComponent("CLabSupport.build/module.modulemap").path
+        let intermediates = products.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Intermediates.noindex")
+        let generated = (try? FileManager.default.contentsOfDirectory(atPath: intermediates.path)) ?? []
+        let swiftbuild = generated.filter { $0.hasPrefix("GeneratedModuleMaps-") }.sorted().map {
+            intermediates.appendingPathComponent("\($0)/CLabSupport.modulemap").path
+        }
+        return ([native] + swiftbuild).first(where: FileManager.default.fileExists) ?? native
+    }
 
     /// Whether `file` can hold an asynchronous context: it names `async`, `await` or `Task`, or
     /// calls a function of the repository that takes an async closure (a call to an async

@@ -185,7 +185,8 @@ final class PlatformSeamTests: XCTestCase {
     /// The test bundle is found from the binary that holds the test code (`dladdr` on
     /// `#dsohandle`), not from `Bundle.allBundles`, which `swiftpm-testing-helper` does not fill
     /// on a Mac: here, where the test bundle is itself the executable, that binary is this
-    /// process's executable; where a host loaded a bundle, it lies inside the bundle.
+    /// process's executable (a library beside it with swiftbuild's runner); where a host loaded
+    /// a bundle, it lies inside the bundle.
     func testTheTestBundleIsFoundFromTheBinaryHoldingTheTests() throws {
         let image = try XCTUnwrap(HostPlatform.imagePath(containing: #dsohandle), "dladdr names the test binary")
         let resolved = URL(fileURLWithPath: image).resolvingSymlinksInPath().path
@@ -194,8 +195,17 @@ final class PlatformSeamTests: XCTestCase {
                 resolved.hasPrefix(bundle.resolvingSymlinksInPath().path + "/"), "\(resolved) in \(bundle.path)")
             XCTAssertEqual(TestBundleLocation.productsDirectory.path, bundle.deletingLastPathComponent().path)
         } else {
-            XCTAssertEqual(
-                resolved, URL(fileURLWithPath: ChildProcess.currentExecutablePath()).resolvingSymlinksInPath().path)
+            let executable = URL(fileURLWithPath: ChildProcess.currentExecutablePath()).resolvingSymlinksInPath()
+            if executable.lastPathComponent.hasSuffix("-test-runner") {
+                // SwiftPM's swiftbuild build system: a runner loads the tests from a library
+                // beside it (`LabHarnessTests.so`), in the products' directory.
+                XCTAssertEqual(
+                    URL(fileURLWithPath: resolved).deletingLastPathComponent().path,
+                    executable.deletingLastPathComponent().path)
+                XCTAssertEqual(TestBundleLocation.productsDirectory.path, executable.deletingLastPathComponent().path)
+            } else {
+                XCTAssertEqual(resolved, executable.path)
+            }
         }
     }
 

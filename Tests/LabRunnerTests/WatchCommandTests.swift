@@ -230,7 +230,7 @@ final class WatchCommandTests: XCTestCase {
         let darwin =
             "/Applications/Xcode.app/Contents/Developer/usr/bin/xctest -XCTest M.OrderTests/test2Deadlocks "
             + "/Users/a b/.build/arm64-apple-macosx/debug/PPackageTests.xctest"
-        // SwiftPM's swiftbuild build system (its default since 2026-03; Swift 6.3.1's process):
+        // SwiftPM's swiftbuild build system (`--build-system swiftbuild`; Swift 6.3.1's process):
         let runner = "/w/.build/out/Products/Debug-linux/PTests-test-runner M.OrderTests/test2Deadlocks"
         XCTAssertEqual(WatchRound.parallelTest(commandLine: linux), "OrderTests.test2Deadlocks")
         XCTAssertEqual(WatchRound.parallelTest(commandLine: darwin), "OrderTests.test2Deadlocks")

@@ -11,12 +11,12 @@ public enum TestBundleLocation {
     /// the test bundle is itself the executable (Linux) or this is no test process.
     public static var loadedBundle: URL? { XCTestRunner.loadedBundle }
 
-    /// Whether `path` names a package's test binary on Linux, where the test bundle is itself the
-    /// executable: `PPackageTests.xctest` from SwiftPM's native build system, `PTests-test-runner`
-    /// from its swiftbuild build system (swift-package-manager's
-    /// `BuildParameters.testBinaryRelativePath(forTestProductName:)`), SwiftPM's default since
-    /// its change of 2026-03-22 ("Update default build system to swiftbuild"), and what `swift
-    /// test --build-system swiftbuild` builds with Swift 6.3.
+    /// Whether `path` names the executable of a package's tests on Linux: `PPackageTests.xctest`
+    /// from SwiftPM's native build system (the tests are in it), `PTests-test-runner` from its
+    /// swiftbuild build system (one a test target, loading the tests from `PTests.so` beside it;
+    /// swift-package-manager's `BuildParameters.testBinaryRelativePath(forTestProductName:)`).
+    /// swiftbuild is the default on SwiftPM's main branch since 2026-03-22 ("Update default build
+    /// system to swiftbuild"); `swift test --build-system swiftbuild` asks Swift 6.3 for it.
     public static func isTestBinary(_ path: String) -> Bool {
         path.hasSuffix(".xctest") || path.hasSuffix("-test-runner")
     }
