@@ -566,11 +566,12 @@ final class WatchCommandTests: XCTestCase {
 /// runs start in the background once the fixture is built; the tests that read them are named
 /// to run last (XCTest runs a class's tests by name), so the others run while they wait.
 final class WatchFixtureTests: XCTestCase {
-    /// The fixture package and its scratch path.
+    /// The fixture package and its scratch path (one for each build system, `buildSystem`).
     static let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("WatchFixture").path
     static let scratch = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent(".build/watch-fixture").path
+        + (buildSystem.isEmpty ? "" : "-swiftbuild")
 
     /// Whether the fixture was built (by the first test that needs it), and why not if it failed.
     nonisolated(unsafe) private static var buildTried = false
@@ -589,7 +590,7 @@ final class WatchFixtureTests: XCTestCase {
                     arguments: [
                         "build", "--build-tests", "--package-path", Self.package,
                         "--scratch-path", Self.scratch,
-                    ] + Self.sharedModuleCache, budget: 900))
+                    ] + Self.buildSystem + Self.sharedModuleCache, budget: 900))
             if run.outcome != .completed {
                 Self.buildFailure = "the fixture did not build: \(run.evidence)\n\(run.stdout.suffix(2000))"
             } else if let failure = Self.copy(to: Self.parallelScratch) ?? Self.copy(to: Self.endedScratch) {
@@ -640,7 +641,18 @@ final class WatchFixtureTests: XCTestCase {
 
     /// `swift test` of the fixture, built already in `scratch` (the build or one of its copies).
     private static func swiftTest(scratch: String) -> [String] {
-        ["swift", "test", "--skip-build", "--package-path", Self.package, "--scratch-path", scratch]
+        ["swift", "test", "--skip-build", "--package-path", Self.package, "--scratch-path", scratch] + buildSystem
+    }
+
+    /// The fixture is built by the build system that built these tests: SwiftPM's native one
+    /// (`WatchFixturePackageTests.xctest`), or swiftbuild (`WatchFixtureTests-test-runner`), whose
+    /// runner this process then is (`swift test --build-system swiftbuild`, as CI runs it).
+    static let buildSystem =
+        ChildProcess.currentExecutablePath().hasSuffix("-test-runner") ? ["--build-system", "swiftbuild"] : []
+
+    /// Whether `commandLine` runs the fixture's test binary, by either build system's name.
+    static func runsFixtureTests(_ commandLine: String) -> Bool {
+        commandLine.contains("WatchFixturePackageTests.xctest") || commandLine.contains("WatchFixtureTests-test-runner")
     }
 
     /// The test processes of this checkout's fixture (built in `scratch`) still alive, zombies
@@ -648,8 +660,7 @@ final class WatchFixtureTests: XCTestCase {
     private static func fixtureProcesses(scratch: String = WatchFixtureTests.scratch) -> [ProcessTable.Entry] {
         let binary = scratch + "/"
         return ProcessTable.all().filter {
-            $0.commandLine.contains(binary) && $0.commandLine.contains("WatchFixturePackageTests.xctest")
-                && $0.state != "Z"
+            $0.commandLine.contains(binary) && runsFixtureTests($0.commandLine) && $0.state != "Z"
         }
     }
 
@@ -839,7 +850,7 @@ final class WatchFixtureTests: XCTestCase {
                 let pid = labPid.load(ordering: .acquiring)
                 if pid != 0,
                     ProcessTree.descendants(of: pid).contains(where: {
-                        $0.commandLine.contains("WatchFixturePackageTests.xctest")
+                        Self.runsFixtureTests($0.commandLine)
                     })
                 {
                     MonotonicClock.sleep(for: 0.3)  // into the test
