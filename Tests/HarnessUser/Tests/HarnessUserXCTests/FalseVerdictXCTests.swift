@@ -39,7 +39,8 @@ final class FalseVerdictXCTests: CapturingTestCase {
         }
         let run = try runAloneInAChild(#function, environment: [Self.probeVariable: "1"])
         XCTAssertEqual(run.outcome, .completed, run.evidence + run.stdout + run.stderr)
-        XCTAssertTrue(xctestLog(run).contains("Executed 1 test, with 0 failures"), xctestLog(run))
+        let log = xctestLog(run)
+        XCTAssertTrue(log.contains("Executed 1 test, with 0 failures"), log)
     }
 
     /// The child logs these tests read are read in Linux's form (`xctestLog`): Apple's XCTest
