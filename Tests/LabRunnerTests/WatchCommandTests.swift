@@ -374,6 +374,46 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertFalse(WatchReport.mentions(stuck, ["M.A/check()"]))
     }
 
+    /// A `swift test --help-hidden` the tool crashed is asked again (SwiftPM 6.3.1 sometimes dies
+    /// by SIGSEGV in libdispatch, swiftlang/swift issue 87033); one that crashes every time
+    /// leaves the run to its printed lines.
+    func testACrashedHelpIsAskedAgain() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lab-help-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func swift(_ name: String, crashes: String) throws -> SwiftTestInvocation {
+            let path = folder.appendingPathComponent(name).appendingPathComponent("swift").path
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            let script = """
+                #!/bin/sh
+                \(crashes) && kill -SEGV $$
+                : > "$0.ran"
+                echo '  --event-stream-output-path <p>'; echo '  --event-stream-version <v>'
+                """
+            try script.write(toFile: path, atomically: true, encoding: .utf8)
+            XCTAssertEqual(chmod(path, 0o755), 0)
+            return try XCTUnwrap(SwiftTestInvocation([path, "test"]))
+        }
+        let once = try swift("once", crashes: "[ ! -e \"$0.crashed\" ] && : > \"$0.crashed\"")
+        XCTAssertEqual(WatchCommand.eventStream(for: once)?.options.first, "--event-stream-output-path")
+        XCTAssertNil(WatchCommand.eventStream(for: try swift("always", crashes: "true")))
+    }
+
+    /// Read from the lines they print, two Swift Testing tests of one function name end as one:
+    /// the summary names them, and only when they ran, were asked for and are not told apart.
+    func testNamesakesReadAsOneAreNamed() {
+        var list = TestList.Listing(ids: ["M.S/last()", "M.S/Inner/last()", "M.S/first()", "M.C/testA"])
+        let all = WatchCommand.namesakes(in: list, selectedBy: { _ in true }, ended: { _ in true })
+        XCTAssertEqual(all.map(\.key), ["last()"])
+        XCTAssertEqual(all.first?.ids, ["M.S/last()", "M.S/Inner/last()"])
+        XCTAssertTrue(WatchCommand.namesakes(in: list, selectedBy: { _ in true }, ended: { _ in false }).isEmpty)
+        XCTAssertTrue(
+            WatchCommand.namesakes(in: list, selectedBy: { !$0.contains("Inner") }, ended: { _ in true }).isEmpty)
+        list.swiftTestingByID = true
+        XCTAssertTrue(WatchCommand.namesakes(in: list, selectedBy: { _ in true }, ended: { _ in true }).isEmpty)
+    }
+
     /// The event stream is asked for by the names `swift test --help-hidden` shows, unless the
     /// user asked for one of their own.
     func testTheEventStreamIsAskedForByTheNamesSwiftPMShows() throws {

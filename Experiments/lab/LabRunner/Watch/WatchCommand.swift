@@ -85,14 +85,35 @@ public enum WatchCommand {
     /// Its human-readable lines name a test by its function alone, so two suites' `check()`
     /// read as one test (the second started while the first ran, the first's end ended both,
     /// and a hang of the second was never timed); the event stream names each by its id.
+    /// Without it, says so: a run read from the printed lines alone is told apart from one
+    /// read by id. A help the tool crashed (a signal it did not get from the watch) is asked
+    /// for again, twice at most.
     static func eventStream(for invocation: SwiftTestInvocation) -> (path: String, options: [String])? {
-        guard !invocation.givesEventStream, let program = WatchSpawn.resolve(invocation.helpCommand[0]),
-            let help = try? ChildProcess.run(
-                ChildSpec(executable: program, arguments: Array(invocation.helpCommand.dropFirst()), budget: 30)),
-            help.outcome == .completed
-        else { return nil }
+        let readsLines =
+            ": Swift Testing's tests are read from the lines they print, where two tests of one function name "
+            + "read as one\n"
+        if invocation.givesEventStream {
+            Terminal.writeError("lab watch: the command asks for an event stream of its own" + readsLines)
+            return nil
+        }
+        guard let program = WatchSpawn.resolve(invocation.helpCommand[0]) else { return nil }
+        let spec = ChildSpec(executable: program, arguments: Array(invocation.helpCommand.dropFirst()), budget: 30)
+        var help = try? ChildProcess.run(spec)
+        for _ in 1..<3 where help.map({ $0.signal != nil && !$0.killedByHarness }) ?? false {
+            help = try? ChildProcess.run(spec)
+        }
         let path = temporaryFile("lab-watch-events")
-        return SwiftTestInvocation.eventStreamOptions(help: help.stdout, path: path).map { (path, $0) }
+        if let help, help.outcome == .completed,
+            let options = SwiftTestInvocation.eventStreamOptions(help: help.stdout, path: path)
+        {
+            return (path, options)
+        }
+        let why =
+            if let help, help.outcome == .completed { "shows no event-stream option" } else {
+                help.map(\.evidence) ?? "could not be run"
+            }
+        Terminal.writeError("lab watch: `\(invocation.helpCommand.joined(separator: " "))` \(why)" + readsLines)
+        return nil
     }
 
     /// A path for an event stream of this process's own, in the temporary directory.
@@ -150,6 +171,7 @@ public enum WatchCommand {
         var crashesBefore = 0
         while true {
             rounds += 1
+            let endedBefore = progress.ended.count
             let end: WatchRound.End
             do { end = try round.run(&progress) } catch {
                 Terminal.writeError("lab watch: \(error)\n")
@@ -158,10 +180,22 @@ public enum WatchCommand {
             hung += end.hung
             if end.interrupted {
                 Terminal.writeError("lab watch: interrupted; the test processes were ended\n")
-                summary(progress, hung: hung, rounds: rounds, list: list)
+                summary(progress, hung: hung, rounds: rounds, list: list, selects: invocation.selects)
                 return 130
             }
-            if end.quiet { summary(progress, hung: hung, rounds: rounds, list: list); return 124 }
+            if end.quiet {
+                summary(progress, hung: hung, rounds: rounds, list: list, selects: invocation.selects)
+                return 124
+            }
+            // SwiftPM runs the tests in processes of its own: a signal that ended it before any test
+            // started ended SwiftPM itself (its build crashed, or it was killed), and judges no test.
+            if !end.endedByWatch, let status = end.status, status > 128, progress.running.isEmpty,
+                progress.ended.count == endedBefore
+            {
+                Terminal.writeError(
+                    "lab watch: swift test itself ended by \(ChildProcess.signalName(status - 128)) before any test "
+                        + "started (SwiftPM or its build crashed, or was killed): no test was judged\n")
+            }
             // A test still running when its process ended without lab watch's doing crashed it
             // (so did one told crashed during the round, by SwiftPM or by Swift Testing starting);
             // of tests side by side in it, those the crash report's crashed thread was running.
@@ -202,7 +236,7 @@ public enum WatchCommand {
             )
             round.command = invocation.rerun(remaining)
         }
-        summary(progress, hung: hung, rounds: rounds, list: list)
+        summary(progress, hung: hung, rounds: rounds, list: list, selects: invocation.selects)
         // A crash no test was found to have made (none crashed alone) still fails the run.
         let bad =
             progress.ended.contains { $0.ending == .failed || $0.ending == .crashed || $0.ending == .hung }
@@ -280,8 +314,24 @@ public enum WatchCommand {
         }
     }
 
+    /// The printed names that ended for more than one listed test of the run, with those tests'
+    /// ids. Read from the lines they print (no event stream), Swift Testing's tests of one
+    /// function name in two suites print alike, and the first to end ends them all.
+    static func namesakes(
+        in list: TestList.Listing, selectedBy selects: (String) -> Bool, ended: (String) -> Bool
+    ) -> [(key: String, ids: [String])] {
+        guard !list.swiftTestingByID else { return [] }
+        return Dictionary(grouping: list.ids.filter(selects), by: list.key(of:))
+            .filter { $0.value.count > 1 && ended($0.key) }
+            .sorted { $0.key < $1.key }
+            .map { (key: $0.key, ids: $0.value) }
+    }
+
     /// The last lines: the counts, the crashed tests, and each hung test with where it was stuck.
-    static func summary(_ progress: TestProgress, hung: [WatchRound.HungTest], rounds: Int, list: TestList.Listing?) {
+    static func summary(
+        _ progress: TestProgress, hung: [WatchRound.HungTest], rounds: Int, list: TestList.Listing?,
+        selects: (String) -> Bool
+    ) {
         var progress = progress
         progress.finishUnpinned()
         func count(_ ending: TestProgress.Ending) -> Int { progress.ended.filter { $0.ending == ending }.count }
@@ -314,6 +364,12 @@ public enum WatchCommand {
         }
         for item in hung {
             text += "lab watch: hung: \(id(item.key)) after \(Format.seconds(item.seconds)): \(item.stuckAt)\n"
+        }
+        let ended = { (key: String) in progress.ending(of: key) != nil }
+        for shared in list.map({ namesakes(in: $0, selectedBy: selects, ended: ended) }) ?? [] {
+            text +=
+                "lab watch: \(shared.ids.count) listed tests print as \(shared.key) "
+                + "(\(shared.ids.joined(separator: ", "))): one verdict was read for them all\n"
         }
         Terminal.writeError(text)
     }
