@@ -171,7 +171,7 @@ int clab_spawn(pid_t *pid, const char *path, char *const argv[], char *const env
     sigset_t none, defaults;
     sigemptyset(&none);
     sigemptyset(&defaults);
-    int reset[] = {SIGINT, SIGTERM, SIGPIPE, SIGCHLD, SIGQUIT, SIGTSTP, SIGCONT};
+    int reset[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD, SIGQUIT, SIGTSTP, SIGCONT};
     for (size_t i = 0; i < sizeof reset / sizeof reset[0]; i++) sigaddset(&defaults, reset[i]);
     if ((code = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)) == 0
         && (code = posix_spawn_file_actions_adddup2(&actions, stdout_fd, 1)) == 0

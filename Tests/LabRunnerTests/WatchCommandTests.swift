@@ -396,8 +396,11 @@ final class WatchCommandTests: XCTestCase {
             return try XCTUnwrap(SwiftTestInvocation([path, "test"]))
         }
         let once = try swift("once", crashes: "[ ! -e \"$0.crashed\" ] && : > \"$0.crashed\"")
-        XCTAssertEqual(WatchCommand.eventStream(for: once)?.options.first, "--event-stream-output-path")
-        XCTAssertNil(WatchCommand.eventStream(for: try swift("always", crashes: "true")))
+        XCTAssertEqual(
+            WatchCommand.eventStream(for: once, help: WatchCommand.help(for: once))?.options.first,
+            "--event-stream-output-path")
+        let always = try swift("always", crashes: "true")
+        XCTAssertNil(WatchCommand.eventStream(for: always, help: WatchCommand.help(for: always)))
     }
 
     /// Read from the lines they print, two Swift Testing tests of one function name end as one:
@@ -649,12 +652,9 @@ final class WatchFixtureTests: XCTestCase {
             arguments: ["build", "--build-tests", "--package-path", package, "--scratch-path", scratch]
                 + buildSystem + sharedModuleCache,
             budget: 900)
-        var run = try ChildProcess.run(spec)
-        for _ in 1..<3 where run.signal != nil && !run.killedByHarness {
-            print("the fixture's build crashed (\(run.evidence)); building again")
-            run = try ChildProcess.run(spec)
+        return try WatchSpawn.runAgainIfCrashed(spec) {
+            print("the fixture's build crashed (\($0.evidence)); building again")
         }
-        return run
     }
 
     /// The lab's own build's module cache, for the fixture's build: the system modules it
@@ -883,21 +883,47 @@ final class WatchFixtureTests: XCTestCase {
         XCTAssertEqual(whole.leftRunning, [], "left running")
     }
 
+    /// A Swift Testing test printed by its display name alone (the command asks for an event
+    /// stream of its own, so `lab watch` reads the lines) hangs while `swift test` holds SwiftPM's
+    /// lock: the list that pairs the name with its function is taken with `--ignore-lock`, where
+    /// it waited for the run (which waited for the hang) until its budget.
+    func testADisplayNamedHangIsNamedWhileTheRunHoldsTheLock() throws {
+        let (lab, _) = try fixture()
+        let stream = FileManager.default.temporaryDirectory.appendingPathComponent("lab-own-\(getpid()).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: stream) }
+        let run = try ChildProcess.run(
+            ChildSpec(
+                executable: lab,
+                arguments: ["watch", "--test-timeout", "1s", "--"] + Self.swiftTest(scratch: Self.endedScratch)
+                    + [
+                        "--filter", "SerialSuite/deadlocksToo", "--event-stream-output-path", stream,
+                        "--event-stream-version", "0",
+                    ],
+                budget: 120))
+        XCTAssertEqual(run.exitCode, 1, run.evidence + "\n" + run.stderr.suffix(3000))
+        XCTAssertTrue(
+            run.stderr.contains("lab watch: hung: WatchFixtureTests.SerialSuite/deadlocksToo() \"deadlocks too\" after"),
+            String(run.stderr.suffix(3000)))
+    }
+
     /// `kill -9` of `lab watch` while a test hangs: the keeper between it and `swift test` ends
     /// the tree, the test binary (in a process group of its own) included.
     func testAKilledWatchLeavesNoTestRunning() throws {
         try endWhileATestHangs(signal: SIGKILL, expecting: nil)
     }
 
-    /// SIGTERM (as CI's time limit sends) ends the tree and exits 130.
+    /// SIGTERM (as CI's time limit sends) ends the tree and exits 130; sent to the keeper at the
+    /// same moment too (`pkill -f "lab watch"` names both), which ignores it and so is still there
+    /// to hold the tree (it died of it, and the tree it held ran on, adopted by init).
     func testASIGTERMEndsTheTreeAndExits130() throws {
-        try endWhileATestHangs(signal: SIGTERM, expecting: 130)
+        try endWhileATestHangs(signal: SIGTERM, expecting: 130, keeperToo: true)
     }
 
-    private func endWhileATestHangs(signal: Int32, expecting status: Int32?) throws {
+    private func endWhileATestHangs(signal: Int32, expecting status: Int32?, keeperToo: Bool = false) throws {
         let (lab, _) = try fixture()
         let labPid = Atomic<Int32>(0)
         let sent = Atomic<Bool>(false)
+        let keepersSignalled = Atomic<Int>(0)
         NamedThread.start("test.killer") {
             let deadline = MonotonicClock.now() + 60
             while MonotonicClock.now() < deadline {
@@ -908,8 +934,14 @@ final class WatchFixtureTests: XCTestCase {
                     })
                 {
                     MonotonicClock.sleep(for: 0.3)  // into the test
+                    let keepers = ProcessTree.descendants(of: pid).filter { $0.commandLine.contains(" watch-keeper ") }
                     sent.store(true, ordering: .releasing)
                     kill(pid, signal)
+                    if keeperToo {
+                        for keeper in keepers where kill(keeper.pid, signal) == 0 {
+                            keepersSignalled.add(1, ordering: .relaxed)
+                        }
+                    }
                     return
                 }
                 MonotonicClock.sleep(for: 0.02)
@@ -922,6 +954,7 @@ final class WatchFixtureTests: XCTestCase {
                     + ["--filter", "OrderTests/test2Deadlocks"], budget: 90,
                 onStart: { labPid.store($0, ordering: .releasing) }))
         XCTAssertTrue(sent.load(ordering: .acquiring), "the test never started: \(run.stderr)")
+        if keeperToo { XCTAssertEqual(keepersSignalled.load(ordering: .relaxed), 1, "no keeper was found to signal") }
         if let status { XCTAssertEqual(run.exitCode, status, run.stderr) } else { XCTAssertEqual(run.signal, SIGKILL) }
         let ended = MonotonicClock.now()
         var left = Self.fixtureProcesses(scratch: Self.endedScratch)

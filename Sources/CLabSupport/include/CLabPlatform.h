@@ -182,8 +182,9 @@ int clab_join_procargs2(const char *buffer, unsigned long length, char *command,
 
 /// `posix_spawn`s `path` with `argv` and `envp` in a new process group, stdin from /dev/null,
 /// stdout and stderr onto the given descriptors, no blocked signals, and SIGINT, SIGTERM,
-/// SIGPIPE, SIGCHLD, SIGQUIT, SIGTSTP and SIGCONT back at their defaults (the lab ignores
-/// SIGPIPE and catches SIGTSTP for itself; a trial must stop and resume like any program).
+/// SIGHUP, SIGPIPE, SIGCHLD, SIGQUIT, SIGTSTP and SIGCONT back at their defaults (the lab
+/// ignores SIGPIPE, and the first three where it handles them; it catches SIGTSTP for itself;
+/// a trial, or a command `lab watch` runs, must stop, resume and hang up like any program).
 /// Returns 0 and sets `*pid`, or an errno.
 int clab_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[], int stdout_fd, int stderr_fd);
 

@@ -95,6 +95,9 @@ public struct SwiftTestInvocation: Sendable, Equatable {
         eventStreamOptionSets(path: path).first { help.contains($0[0]) && help.contains($0[2]) }
     }
 
+    /// SwiftPM's hidden option to go on while another SwiftPM holds the scratch path's lock.
+    static let ignoreLock = "--ignore-lock"
+
     /// Whether it runs XCTest's tests each in a process of its own (`--parallel`).
     public var parallel: Bool { arguments.contains("--parallel") }
 

@@ -75,32 +75,38 @@ public enum WatchCommand {
         }
         round.readsTests = true
         round.parallel = invocation.parallel
-        round.eventStream = eventStream(for: invocation)
-        round.lister = TestLister(invocation, swiftTestingByID: round.eventStream != nil)
+        let help = help(for: invocation)
+        round.eventStream = eventStream(for: invocation, help: help)
+        round.lister = TestLister(
+            invocation, swiftTestingByID: round.eventStream != nil,
+            ignoresLock: help?.stdout.contains(SwiftTestInvocation.ignoreLock) ?? false)
         return runTests(invocation, round: round)
     }
 
+    /// `swift test --help-hidden`, which shows the options this SwiftPM takes: asked again when
+    /// the tool crashed (`WatchSpawn.runAgainIfCrashed`); `nil` when it could not be run.
+    static func help(for invocation: SwiftTestInvocation) -> ChildRun? {
+        guard let program = WatchSpawn.resolve(invocation.helpCommand[0]) else { return nil }
+        return try? WatchSpawn.runAgainIfCrashed(
+            ChildSpec(executable: program, arguments: Array(invocation.helpCommand.dropFirst()), budget: 30))
+    }
+
     /// Where Swift Testing is to write its event stream, and the options for it, when this
-    /// SwiftPM takes them (its `--help-hidden` says) and the user did not ask for one of their own.
+    /// SwiftPM takes them (its `help` shows them) and the user did not ask for one of their own.
     /// Its human-readable lines name a test by its function alone, so two suites' `check()`
     /// read as one test (the second started while the first ran, the first's end ended both,
     /// and a hang of the second was never timed); the event stream names each by its id.
     /// Without it, says so: a run read from the printed lines alone is told apart from one
-    /// read by id. A help the tool crashed (a signal it did not get from the watch) is asked
-    /// for again, twice at most.
-    static func eventStream(for invocation: SwiftTestInvocation) -> (path: String, options: [String])? {
+    /// read by id.
+    static func eventStream(
+        for invocation: SwiftTestInvocation, help: ChildRun?
+    ) -> (path: String, options: [String])? {
         let readsLines =
             ": Swift Testing's tests are read from the lines they print, where two tests of one function name "
             + "read as one\n"
         if invocation.givesEventStream {
             Terminal.writeError("lab watch: the command asks for an event stream of its own" + readsLines)
             return nil
-        }
-        guard let program = WatchSpawn.resolve(invocation.helpCommand[0]) else { return nil }
-        let spec = ChildSpec(executable: program, arguments: Array(invocation.helpCommand.dropFirst()), budget: 30)
-        var help = try? ChildProcess.run(spec)
-        for _ in 1..<3 where help.map({ $0.signal != nil && !$0.killedByHarness }) ?? false {
-            help = try? ChildProcess.run(spec)
         }
         let path = temporaryFile("lab-watch-events")
         if let help, help.outcome == .completed,
@@ -261,9 +267,11 @@ public enum WatchCommand {
     /// saying why not. Swift Testing prints a test with a display name by that name alone, so
     /// the list is asked for its event stream too, which pairs each such name with its id: by
     /// the options' names, else by their earlier experimental names (SwiftPM 6.3 takes both;
-    /// one that knows neither exits 64), else plain.
-    static func listTests(_ invocation: SwiftTestInvocation, swiftTestingByID: Bool) -> TestList.Listing? {
-        let command = invocation.listCommand
+    /// one that knows neither exits 64), else plain. `ignoresLock`: see `TestLister`.
+    static func listTests(
+        _ invocation: SwiftTestInvocation, swiftTestingByID: Bool, ignoresLock: Bool
+    ) -> TestList.Listing? {
+        let command = invocation.listCommand + (ignoresLock ? [SwiftTestInvocation.ignoreLock] : [])
         guard let program = WatchSpawn.resolve(command[0]) else { return nil }
         let stream = temporaryFile("lab-watch-list")
         defer { try? FileManager.default.removeItem(atPath: stream) }
@@ -295,20 +303,26 @@ public enum WatchCommand {
 
     /// `swift test list` (`listTests`), taken once, when first needed: after the first hang or
     /// crash, or to name a hung Swift Testing test's function when only its display name was
-    /// printed.
+    /// printed. That last is while `swift test` runs, holding SwiftPM's lock on the scratch
+    /// path, which a second SwiftPM waits for: the list waited for the run, and the run for
+    /// the hang the list was to name (until the list's budget, 300 s). The list only reads
+    /// what is built, so it passes `--ignore-lock` where `swift test --help-hidden` shows it
+    /// (SwiftPM since 2024-02-14, swift-package-manager pull request 7338).
     final class TestLister {
         let invocation: SwiftTestInvocation
         /// Whether the run's progress keys Swift Testing's tests by id (`TestList.Listing`).
         let swiftTestingByID: Bool
+        let ignoresLock: Bool
         private var taken: TestList.Listing??
 
-        init(_ invocation: SwiftTestInvocation, swiftTestingByID: Bool) {
-            (self.invocation, self.swiftTestingByID) = (invocation, swiftTestingByID)
+        init(_ invocation: SwiftTestInvocation, swiftTestingByID: Bool, ignoresLock: Bool) {
+            (self.invocation, self.swiftTestingByID, self.ignoresLock) = (invocation, swiftTestingByID, ignoresLock)
         }
 
         var listing: TestList.Listing? {
             if let taken { return taken }
-            let listing = WatchCommand.listTests(invocation, swiftTestingByID: swiftTestingByID)
+            let listing = WatchCommand.listTests(
+                invocation, swiftTestingByID: swiftTestingByID, ignoresLock: ignoresLock)
             taken = .some(listing)
             return listing
         }

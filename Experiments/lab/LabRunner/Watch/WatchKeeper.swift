@@ -28,6 +28,10 @@ public enum WatchKeeper {
             Terminal.writeError("lab watch-keeper: needs '-- COMMAND'\n")
             return 64
         }
+        // Its life is `lab watch`'s: a SIGINT, SIGTERM or SIGHUP sent to it (`pkill -f "lab
+        // watch"` names both) would end it and leave the tree it holds running, adopted by init.
+        // `lab watch` ends the tree on those, and this process ends once `lab watch` has gone.
+        for interrupt in [SIGINT, SIGTERM, SIGHUP] { signal(interrupt, SIG_IGN) }
         _ = ProcessTree.becomeSubreaper()
         var childEnvironment = environment
         childEnvironment[parentVariable] = nil
@@ -78,6 +82,21 @@ public enum WatchKeeper {
 public enum WatchSpawn {
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
+    }
+
+    /// Runs `spec`, again while a signal the harness did not send ends it, `tries` times in all:
+    /// the tool itself crashed, which judges nothing (Swift 6.3.1's SwiftPM sometimes dies by
+    /// SIGSEGV in libdispatch while it plans a swiftbuild build, swiftlang/swift issue 87033).
+    /// `crashed` hears of each such run before the next.
+    static func runAgainIfCrashed(
+        _ spec: ChildSpec, tries: Int = 3, crashed: (ChildRun) -> Void = { _ in }
+    ) throws -> ChildRun {
+        var run = try ChildProcess.run(spec)
+        for _ in 1..<tries where run.signal != nil && !run.killedByHarness {
+            crashed(run)
+            run = try ChildProcess.run(spec)
+        }
+        return run
     }
 
     /// The program's path: as given when it holds a `/`, else the first executable of that name
