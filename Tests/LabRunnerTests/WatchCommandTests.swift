@@ -388,7 +388,6 @@ final class WatchCommandTests: XCTestCase {
             let script = """
                 #!/bin/sh
                 \(crashes) && kill -SEGV $$
-                : > "$0.ran"
                 echo '  --event-stream-output-path <p>'; echo '  --event-stream-version <v>'
                 """
             try script.write(toFile: path, atomically: true, encoding: .utf8)
