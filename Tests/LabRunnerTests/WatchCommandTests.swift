@@ -147,6 +147,15 @@ final class WatchCommandTests: XCTestCase {
             mac.ended.map { "\($0.key) \($0.ending)" },
             ["OrderTests.test1PassesQuickly passed", "OrderTests.test6FailsAnAssertion failed"])
         XCTAssertEqual(mac.ending(of: TestList.key(of: id)), .passed)
+        // A selector Objective-C gives a `throws` or an `async` test reads as the Swift name,
+        // in a line and in a list alike; a Linux name has no `:` and is kept whole.
+        mac.read("Test Case '-[WatchFixtureTests.OrderTests test3ThrowsAndReturnError:]' started.", at: 3)
+        mac.read("Test Case '-[WatchFixtureTests.OrderTests test4AwaitsWithCompletionHandler:]' started.", at: 3)
+        XCTAssertEqual(mac.running.keys.sorted(), ["OrderTests.test3Throws", "OrderTests.test4Awaits"])
+        XCTAssertEqual(TestList.key(of: "M.OrderTests/test4AwaitsWithCompletionHandler:"), "OrderTests.test4Awaits")
+        XCTAssertEqual(
+            TestList.key(of: "M.OrderTests/testWithCompletionHandler"), "OrderTests.testWithCompletionHandler")
+        XCTAssertEqual(TestList.key(of: "M.OrderTests/WithCompletionHandler:"), "OrderTests.WithCompletionHandler:")
     }
 
     func testAParameterizedTestEndsUnderItsOwnName() {

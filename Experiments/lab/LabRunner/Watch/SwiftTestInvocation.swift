@@ -218,6 +218,22 @@ public enum TestList {
         if last.contains("(") { return String(last) }
         guard parts.count >= 2 else { return id }
         let owner = parts[parts.count - 2].split(separator: ".").last.map(String.init) ?? String(parts[parts.count - 2])
-        return owner + "." + last
+        return owner + "." + swiftName(of: last)
+    }
+
+    /// An XCTest method as Swift names it, from the name Objective-C may give it on Apple's
+    /// platforms: a `throws` test's selector ends `AndReturnError:`, an `async` one's
+    /// `WithCompletionHandler:`. SwiftPM's XCTest helper cut the first from the names it listed
+    /// (swift-package-manager `Sources/swiftpm-xctest-helper/main.swift`, removed in 2023 for the
+    /// copy inside Xcode); whether a Mac's list or its `Test Case` lines carry either today is
+    /// not known here, so both are read without them, and a Linux name, which has no `:`, is
+    /// left as it is.
+    static func swiftName(of method: Substring) -> Substring {
+        guard method.hasSuffix(":") else { return method }
+        for bridged in ["AndReturnError:", "WithCompletionHandler:"] where method.hasSuffix(bridged) {
+            let name = method.dropLast(bridged.count)
+            if !name.isEmpty { return name }
+        }
+        return method
     }
 }

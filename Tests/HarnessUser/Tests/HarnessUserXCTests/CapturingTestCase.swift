@@ -81,8 +81,13 @@ class CapturingTestCase: XCTestCase {
         Self.linuxTestNames(in: run.stdout + run.stderr)
     }
 
+    /// Apple's `-[Module.Class test]` as Linux's `Class.test`, also where Objective-C names an
+    /// `async` or `throws` test by its selector (`testWithCompletionHandler:`,
+    /// `testAndReturnError:`), as `lab watch`'s `TestList.swiftName(of:)` reads it.
     static func linuxTestNames(in log: String) -> String {
-        log.replacing(#/-\[(?:\w+\.)*(\w+) (\w+)\]/#) { "\($0.output.1).\($0.output.2)" }
+        log.replacing(#/-\[(?:\w+\.)*(\w+) (\w+?)(?:WithCompletionHandler:|AndReturnError:)?\]/#) {
+            "\($0.output.1).\($0.output.2)"
+        }
     }
 
     /// Runs the test `method` of this class alone in a copy of this test binary, with

@@ -49,10 +49,14 @@ final class FalseVerdictXCTests: CapturingTestCase {
         let mac = """
             Test Case '-[HarnessUserXCTests.FalseVerdictXCTests testATidyActorInTheFirstAsyncTest_passes]' passed (0.012 seconds).
             /w/F.swift:16: error: -[HarnessUserXCTests.FalseVerdictXCTests testALeakyActorInTheFirstAsyncTest_failsAgainstThatTest] : failed - LeakyTicker was not released
+            Test Case '-[HarnessUserXCTests.FalseVerdictXCTests testATidyActorInTheFirstAsyncTest_passesWithCompletionHandler:]' passed (0.012 seconds).
+            Test Case '-[HarnessUserXCTests.FalseVerdictXCTests testWithCompletionHandler]' passed (0.001 seconds).
             """
         XCTAssertEqual(Self.linuxTestNames(in: mac), """
             Test Case 'FalseVerdictXCTests.testATidyActorInTheFirstAsyncTest_passes' passed (0.012 seconds).
             /w/F.swift:16: error: FalseVerdictXCTests.testALeakyActorInTheFirstAsyncTest_failsAgainstThatTest : failed - LeakyTicker was not released
+            Test Case 'FalseVerdictXCTests.testATidyActorInTheFirstAsyncTest_passes' passed (0.012 seconds).
+            Test Case 'FalseVerdictXCTests.testWithCompletionHandler' passed (0.001 seconds).
             """)
     }
 
