@@ -80,12 +80,10 @@ public enum FrameworkRecording {
         }
     }
 
-    /// Whether this process is a test bundle (`…PackageTests.xctest` or `…Tests-test-runner` on
-    /// Linux, `TestBundleLocation.isTestBinary`; run by `xctest` on Darwin), where XCTest may be
-    /// running tests on the main thread.
+    /// Whether this process runs a package's tests (`TestBundleLocation.isTestProcess`: the test
+    /// binary on Linux, a host that loaded the bundle on Darwin), where XCTest may be running
+    /// tests on the main thread.
     static let runsInTestBinary: Bool = {
-        let path = CommandLine.arguments.first ?? ""
-        return TestBundleLocation.isTestBinary(path) || path.hasSuffix("/xctest")
-            || TestBundleLocation.loadedBundle != nil
+        TestBundleLocation.isTestProcess(CommandLine.arguments.first ?? "") || TestBundleLocation.loadedBundle != nil
     }()
 }

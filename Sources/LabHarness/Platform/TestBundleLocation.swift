@@ -21,6 +21,14 @@ public enum TestBundleLocation {
         path.hasSuffix(".xctest") || path.hasSuffix("-test-runner")
     }
 
+    /// Whether the program at `path` runs a package's tests: a test binary (`isTestBinary`), or
+    /// on Darwin a host that loads the bundle, Xcode's `xctest` tool or SwiftPM's
+    /// `swiftpm-testing-helper`. The harness (whether XCTest may be running tests on this
+    /// process's main thread) and `lab watch` (which processes of a tree are tests) both ask it.
+    public static func isTestProcess(_ path: String) -> Bool {
+        isTestBinary(path) || path.hasSuffix("/xctest") || path.hasSuffix("swiftpm-testing-helper")
+    }
+
     /// The directory holding the package's built products.
     public static var productsDirectory: URL {
         if let bundle = XCTestRunner.loadedBundle {

@@ -230,16 +230,12 @@ enum WatchReport {
             tests: [], note: note)
     }
 
-    /// A test process: a test binary (`TestBundleLocation.isTestBinary`), macOS's `xctest` tool,
-    /// or SwiftPM's `swiftpm-testing-helper`: the program, its path read up to the first option
+    /// A test process (`TestBundleLocation.isTestProcess`: a test binary, macOS's `xctest` tool,
+    /// or SwiftPM's `swiftpm-testing-helper`): the program, its path read up to the first option
     /// (a path may hold spaces).
     static func isTestProcess(_ process: ProcessTable.Entry) -> Bool { isTestProcess(commandLine: process.commandLine) }
 
-    static func isTestProcess(commandLine: String) -> Bool {
-        runs(commandLine) {
-            TestBundleLocation.isTestBinary($0) || $0.hasSuffix("/xctest") || $0.hasSuffix("swiftpm-testing-helper")
-        }
-    }
+    static func isTestProcess(commandLine: String) -> Bool { runs(commandLine, TestBundleLocation.isTestProcess) }
 
     /// Whether the program of `commandLine` is one `isProgram` accepts: its path read word by
     /// word up to the first option, since the table joins the arguments with spaces and a path
