@@ -1,5 +1,5 @@
 import Foundation
-import LabHarness
+@testable import LabHarness
 import LabHarnessXCTest
 import XCTest
 
@@ -57,6 +57,29 @@ final class XCTestHelperTests: XCTestCase {
         })
         XCTAssertFalse(assertNotReleased(after: 0.1, reporter: recorder.reporter) { Node() })
         XCTAssertEqual(recorder.messages.count, 1)
+    }
+
+    /// `make` runs inside an autorelease pool that the assertion opens and drains before it
+    /// waits: on Darwin what Objective-C code autoreleased there would otherwise live as long as
+    /// the test method's pool and read as a leak. Linux has no such pool; the shim counts it,
+    /// which is what this sees.
+    func testTheObjectIsMadeInsideAnAutoreleasePoolOfItsOwn() {
+        let recorder = RecordingReporter()
+        let outside = HostPlatform.autoreleasePoolDepth
+        var inside: [Int] = []
+        assertReleased(within: 1, reporter: recorder.reporter) { () -> Node in
+            inside.append(HostPlatform.autoreleasePoolDepth)
+            return Node()
+        }
+        XCTAssertTrue(assertNotReleased(after: 0.05, reporter: recorder.reporter) { () -> Node in
+            inside.append(HostPlatform.autoreleasePoolDepth)
+            let node = Node()
+            node.next = node
+            return node
+        })
+        XCTAssertEqual(inside, [outside + 1, outside + 1])
+        XCTAssertEqual(HostPlatform.autoreleasePoolDepth, outside, "each pool is popped before the assertion returns")
+        XCTAssertEqual(recorder.messages, [])
     }
 
     func testLeakCheckNamesWhatIsStillAlive() {

@@ -36,6 +36,17 @@ long clab_status_thread_count(int fd);
 /// `proc_task_getattr` in fs/proc/base.c): one `fstat`, no text to generate. -1 on failure.
 long clab_task_dir_thread_count(int fd);
 
+/// Opens an autorelease pool on the calling thread (Darwin's Objective-C runtime,
+/// `objc_autoreleasePoolPush`); pass what it returns to `clab_autorelease_pool_pop` on the same
+/// thread, which drains it. Linux has no such pool: the calls only count (see
+/// `clab_autorelease_pool_depth`).
+void *clab_autorelease_pool_push(void);
+void clab_autorelease_pool_pop(void *pool);
+
+/// How many pools `clab_autorelease_pool_push` opened on the calling thread and are not yet
+/// popped: lets a test see that code ran inside one, on any platform.
+long clab_autorelease_pool_depth(void);
+
 /// Opens a pseudo-terminal pair (for tests of terminal detection). Returns 0 and sets both
 /// descriptors, or -1.
 int clab_open_pseudo_terminal(int *primary, int *secondary);

@@ -13,11 +13,15 @@ public enum HarnessAssertions {
 
     /// The object `make` returns must be released within `timeout` once `make`'s references are
     /// gone. Returns the seconds it took, `nil` on failure.
+    ///
+    /// `make` runs inside an autorelease pool of the assertion's own, drained before the wait:
+    /// on Darwin an object that Objective-C code autoreleased would otherwise stay in the test
+    /// method's pool until the method returns, and read as a leak here.
     public static func released<T: AnyObject>(
         within timeout: Seconds, _ call: AssertionCall, _ make: () -> T
     ) -> Seconds? {
         let tracker = ReleaseTracker()
-        do {
+        HostPlatform.withAutoreleasePool {
             let object = make()
             tracker.track(object, label)
         }
@@ -137,12 +141,13 @@ public enum HarnessAssertions {
     }
 
     /// The object `make` returns must still be alive `duration` later: documents a leak on
-    /// purpose. True when it stayed.
+    /// purpose. True when it stayed. `make` runs in a pool of its own, as for `released`, so
+    /// what keeps the object is the code, not the test's autorelease pool.
     public static func notReleased<T: AnyObject>(
         after duration: Seconds, _ call: AssertionCall, _ make: () -> T
     ) -> Bool {
         let tracker = ReleaseTracker()
-        do {
+        HostPlatform.withAutoreleasePool {
             let object = make()
             tracker.track(object, label)
         }

@@ -81,6 +81,15 @@ public enum HostPlatform: PlatformSeam {
     /// Linux: `PR_SET_PDEATHSIG` (SIGKILL). Darwin: a kqueue `EVFILT_PROC`/`NOTE_EXIT` watch on
     /// the parent, on a thread that exits 70 when it fires (or polls `getppid()` without a
     /// kqueue). Either way the child exits 70 at once if the parent is already gone.
+    static func withAutoreleasePool<T>(_ body: () throws -> T) rethrows -> T {
+        let pool = clab_autorelease_pool_push()
+        defer { clab_autorelease_pool_pop(pool) }
+        return try body()
+    }
+
+    /// How many pools `withAutoreleasePool` has open on the calling thread.
+    static var autoreleasePoolDepth: Int { clab_autorelease_pool_depth() }
+
     static func dieWithParent(_ parent: Int32) {
         _ = clab_die_with_parent(parent, 70)
     }

@@ -43,4 +43,8 @@ protocol PlatformSeam {
     /// Arranges for this child process to die when its parent `parent` does, so a trial that
     /// hangs on purpose never outlives a parent that was killed.
     static func dieWithParent(_ parent: Int32)
+    /// Runs `body` inside an autorelease pool of its own, drained when it returns (Darwin's
+    /// Objective-C runtime; on Linux only counted): what `body` autoreleased is let go then,
+    /// not when the caller's pool drains.
+    static func withAutoreleasePool<T>(_ body: () throws -> T) rethrows -> T
 }
