@@ -19,16 +19,28 @@ final class ChildTrialTests: XCTestCase {
         XCTAssertLessThan(MonotonicClock.now() - start, 2 + 5, "the budget, plus a relaunch and the drain")
     }
 
+    /// A trap is a crash in every build, with the runtime's message where the build keeps one:
+    /// `fatalError`'s always (a failed precondition's only without `-O`; see the next test).
     func testABodyThatTrapsIsClassifiedCrashedWithItsMessage() throws {
         let run = try XCTUnwrap(assertInChildProcess(expecting: .crashed, budget: 20) {
             print("about to trap")
-            let values: [Int] = []
-            _ = values[values.count]   // index out of range: a trap
+            fatalError("the body traps on purpose")
         })
         XCTAssertEqual(run.outcome, .crashed)
         XCTAssertFalse(run.killedByHarness)
         XCTAssertTrue(run.stdout.contains("about to trap"), run.stdout.suffix(300).description)
-        XCTAssertTrue(run.stderr.contains("Index out of range"), run.stderr.suffix(500).description)
+        XCTAssertTrue(run.stderr.contains("the body traps on purpose"), run.stderr.suffix(500).description)
+    }
+
+    /// An index out of range traps in every build, but an optimized one (`-O`) traps without
+    /// the runtime's "Index out of range": the outcome is the evidence, not the message.
+    func testAnIndexOutOfRangeIsCrashedInEveryBuild() throws {
+        let run = try XCTUnwrap(assertInChildProcess(expecting: .crashed, budget: 20) {
+            let values: [Int] = []
+            _ = values[values.count]  // index out of range: a trap
+        })
+        XCTAssertEqual(run.outcome, .crashed)
+        XCTAssertFalse(run.killedByHarness)
     }
 
     func testABodyThatReturnsCompletes() throws {
