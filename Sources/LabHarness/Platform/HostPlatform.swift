@@ -78,9 +78,8 @@ public enum HostPlatform: PlatformSeam {
         return buffer.withUnsafeBytes { cString(in: $0) }
     }
 
-    /// Linux: `PR_SET_PDEATHSIG` (SIGKILL). Darwin: a kqueue `EVFILT_PROC`/`NOTE_EXIT` watch on
-    /// the parent, on a thread that exits 70 when it fires (or polls `getppid()` without a
-    /// kqueue). Either way the child exits 70 at once if the parent is already gone.
+    /// Darwin: the Objective-C runtime's pool (`objc_autoreleasePoolPush`/`Pop`). Linux: none,
+    /// only counted (`autoreleasePoolDepth`).
     static func withAutoreleasePool<T>(_ body: () throws -> T) rethrows -> T {
         let pool = clab_autorelease_pool_push()
         defer { clab_autorelease_pool_pop(pool) }
@@ -90,6 +89,9 @@ public enum HostPlatform: PlatformSeam {
     /// How many pools `withAutoreleasePool` has open on the calling thread.
     static var autoreleasePoolDepth: Int { clab_autorelease_pool_depth() }
 
+    /// Linux: `PR_SET_PDEATHSIG` (SIGKILL). Darwin: a kqueue `EVFILT_PROC`/`NOTE_EXIT` watch on
+    /// the parent, on a thread that exits 70 when it fires (or polls `getppid()` without a
+    /// kqueue). Either way the child exits 70 at once if the parent is already gone.
     static func dieWithParent(_ parent: Int32) {
         _ = clab_die_with_parent(parent, 70)
     }
