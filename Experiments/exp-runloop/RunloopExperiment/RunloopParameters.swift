@@ -193,14 +193,15 @@ public enum RunloopMetric {
     public static let armDelayP50S: MetricKey = "arm_delay.p50_s", armDelayMaxS: MetricKey = "arm_delay.max_s"
     public static let callerDelayMaxS: MetricKey = "caller_delay.max_s",
         callerDelayCensored: MetricKey = "caller_delay.censored"
+    /// Callers started (the timeout designs: started before their deadline, which counts from issue).
     public static let callersStarted: MetricKey = "callers.started", inFlightPeak: MetricKey = "in_flight.peak",
         stallDetectedS: MetricKey = "stall.detected_s"
     public static let threadsPeak: MetricKey = "threads.peak", threadsBaseline: MetricKey = "threads.baseline"
     public static let runloopThreadsPeak: MetricKey = "runloop_threads.peak",
         runloopsUnreturned: MetricKey = "runloops.unreturned"
     /// The timeout designs (`TimeoutTrial`): completed before their timeout fired, woken before
-    /// their deadline; first issued to last woken over the timeout; first to last issued; last
-    /// deadline to last woken; threads the design added, 1/0 for its thread's real-time
+    /// their deadline; first issued to last woken over the timeout; first issued to last caller
+    /// started; last deadline to last woken; threads the design added, 1/0 for its thread's real-time
     /// priority granted/refused; timer settings; the process's peak memory.
     public static let completedFirst: MetricKey = "completed_first", early: MetricKey = "early",
         wallPerTimeout: MetricKey = "wall_per_timeout"

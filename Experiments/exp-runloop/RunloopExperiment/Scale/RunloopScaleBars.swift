@@ -50,13 +50,14 @@ enum RunloopScaleBars {
             "\(dominates): issuing \(Format.seconds(issue)) (one detached task per request), firing fell behind the last deadline by \(Format.seconds(drain)); peak \(peak) MB; outcome \(v.outcome)"
     }
 
-    /// (all done − issuing) / timeout: the timeout itself plus how far firing fell behind the
-    /// last deadline, with the issuing time stated beside it.
+    /// From the last request issued to the last one woken, over the timeout: the timeout itself
+    /// (a timeout counts from its request's issue) plus how far firing fell behind the last
+    /// deadline, with the issuing time stated beside it.
     static func beyondIssuing(_ v: VariantReport, _ n: String, limit: Double) -> PerformanceBar.Figure? {
         guard let wall = v[RunloopMetric.wallS], let issue = v[RunloopMetric.issueS],
-            let ratio = v[RunloopMetric.wallPerTimeout]
+            let ratio = v[RunloopMetric.wallPerTimeout], let drain = v[RunloopMetric.drainS]
         else { return nil }
-        let timeout = wall / ratio, beyond = (wall - issue) / timeout, drain = v[RunloopMetric.drainS] ?? .nan
+        let timeout = wall / ratio, beyond = 1 + drain / timeout
         let issuing = "issuing took \(Format.seconds(issue)) (one detached task per request, from one thread)"
         return PerformanceBar.Figure(
             name: "\(n): all done beyond issuing / timeout", value: beyond, unit: "×",

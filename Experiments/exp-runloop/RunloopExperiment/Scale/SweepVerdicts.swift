@@ -35,17 +35,18 @@ enum SweepVerdicts {
         }.joined(separator: ", ")
     }
 
-    /// The mechanism at a point: every caller started, and the design's timers counted.
+    /// The mechanism at a point: every caller started before its deadline and raced it to the
+    /// end, and the design's timers counted.
     static func raced(
         _ point: SweepPoint, _ design: TimeoutDesignName, timers: (Double, Double) -> Bool, _ what: String
     ) -> Evidence {
         let total = point[RunloopMetric.total] ?? 0, done = point[RunloopMetric.completed] ?? 0,
-            armed = point[RunloopMetric.timersArmed] ?? .nan, n = Format.count
-        let counted = armed.isNaN ? "timers not counted" : "\(n(armed)) \(what)"
+            inTime = point[RunloopMetric.callersStarted] ?? 0, armed = point[RunloopMetric.timersArmed] ?? .nan
+        let n = Format.count, counted = armed.isNaN ? "timers not counted" : "\(n(armed)) \(what)"
         return .when(
-            total > 0 && done == total && timers(armed, total),
-            "\(design.rawValue) at \(n(Double(point.size))): \(n(done)) of \(n(total)) requests raced to the end, \(counted)"
-        )
+            total > 0 && inTime == total && done == total && timers(armed, total),
+            "\(design.rawValue) at \(n(Double(point.size))): \(n(inTime)) of \(n(total)) callers started before "
+                + "their deadline, \(n(done)) raced to the end, \(counted)")
     }
 
     static func perRequestTimersDegrade(_ inputs: FindingInputs) -> Verdict {

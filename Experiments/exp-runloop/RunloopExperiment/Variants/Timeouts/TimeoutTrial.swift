@@ -5,25 +5,30 @@ import LabHarness
 /// its `timeout`, and measure how late the timeouts fired and what keeping them cost.
 ///
 /// Callers are detached tasks issued one after another from the calling thread, as `--caller
-/// async` does: none blocks a thread while it waits. Each takes its deadline when it starts, so
-/// issuing does not count as lateness.
+/// async` does: none blocks a thread while it waits. A request's timeout counts from the instant
+/// it was issued, as a program's timeout counts from when it asks, so the requests of a trial
+/// fall due as close together as they were issued, however late a loaded machine lets their
+/// callers start: a caller that starts late only arms its timeout later. One that starts after
+/// its deadline did not race it, and the trial's mechanism (every caller raced) is not seen.
 ///
 /// Threads: those a `NewThreadWatch` saw appear once the design started, less every thread a
 /// caller ran on, are the design's own (a few tasks run first, so the runtime's threads for
 /// them exist before). Memory is the process's peak, meaningful in a process of its own.
 public enum TimeoutTrial {
     /// What one trial measured: `finished`: before the budget ran out; `started`: callers that
-    /// took their deadline and raced; the threads in `threads.added`; per request, the instants
-    /// it was due and woken by its timeout (NaN: never started, or did not time out).
+    /// started before their deadline and raced it; the threads in `threads.added`; per request,
+    /// the instants it was due, its caller started (NaN: never) and it was woken by its timeout
+    /// (NaN: never started, or did not time out).
     public struct Result: Sendable {
         public var metrics: Metrics, finished: Bool, started: Int, addedThreadNames: [String]
-        public var deadlines: [Double], firedAt: [Double], issuedAt: TimeInterval,
+        public var deadlines: [Double], startedAt: [Double], firedAt: [Double], issuedAt: TimeInterval,
             threadPriority: (granted: Bool, text: String)?
     }
 
     /// One request's instants and the threads its caller started and woke on (0: unknown).
     struct Slot: Sendable {
-        var started: TimeInterval?, fired: TimeInterval?, woke: TimeInterval?, startThread = 0, wakeThread = 0
+        var due: TimeInterval, started: TimeInterval? = nil, fired: TimeInterval? = nil, woke: TimeInterval? = nil
+        var startThread = 0, wakeThread = 0
     }
 
     /// Runs one trial. `completeAfter(i)`: seconds after which request `i` completes by itself
@@ -42,16 +47,16 @@ public enum TimeoutTrial {
         guard let keeper = design.start() else { watch.stop(); floor.stop(); return nil }
         // Two locked writes per request, each after the instant it records (a timer's fire
         // instant is the design's own).
-        let table = StepTable(count: requests, row: Slot()), done = ProgressCounter()
+        let table = StepTable(count: requests, row: Slot(due: .nan)), done = ProgressCounter()
         let issueStart = MonotonicClock.now()
         for i in 0..<requests {
-            let after = completeAfter(i)
+            let after = completeAfter(i), due = MonotonicClock.now() + timeout
             Task.detached {
                 let started = MonotonicClock.now()
                 table.update(i) {
-                    $0.started = started; $0.startThread = KernelThreadID.current() ?? 0
+                    ($0.due, $0.started, $0.startThread) = (due, started, KernelThreadID.current() ?? 0)
                 }
-                let outcome = await keeper.race(deadline: started + timeout, request: request(completingAfter: after))
+                let outcome = await keeper.race(deadline: due, request: request(completingAfter: after))
                 let woke = MonotonicClock.now(), thread = KernelThreadID.current() ?? 0
                 table.update(i) { slot in
                     (slot.woke, slot.wakeThread) = (woke, thread)
@@ -69,13 +74,13 @@ public enum TimeoutTrial {
         keeper.stop()
         let slots = table.snapshot()
 
-        let lateness = slots.compactMap { s in
-            s.woke == nil ? nil : s.fired.flatMap { f in s.started.map { f - ($0 + timeout) } }
-        }
+        let lateness = slots.compactMap { s in s.woke == nil ? nil : s.fired.map { $0 - s.due } }
         let callers = Set(slots.flatMap { [$0.startThread, $0.wakeThread] }).subtracting([0])
         let added = appeared.filter { !callers.contains(Int($0.id)) }.sorted { $0.id < $1.id }
+        let raced = slots.count { s in s.started.map { $0 < s.due } ?? false }
         var m = Metrics()
         m.set([
+            RunloopMetric.callersStarted: Double(raced),
             RunloopMetric.total: Double(requests), RunloopMetric.fired: Double(lateness.count),
             RunloopMetric.completed: Double(slots.count { $0.woke != nil }),
             RunloopMetric.completedFirst: Double(slots.count { $0.woke != nil && $0.fired == nil }),
@@ -90,11 +95,11 @@ public enum TimeoutTrial {
         if finished, let lastWake = slots.compactMap(\.woke).max() {
             m[RunloopMetric.wallPerTimeout] = (lastWake - issueStart) / timeout
             m[RunloopMetric.wallS] = lastWake - issueStart
-            m[RunloopMetric.drainS] = max(0, lastWake - (lastStart + timeout))
+            m[RunloopMetric.drainS] = max(0, lastWake - (slots.map(\.due).filter { !$0.isNaN }.max() ?? lastWake))
         }
         m[RunloopMetric.memoryPeakMB] = ProcessMemory.peakResidentMB()
         // The floor over the window in which the requests fell due: first deadline to last firing.
-        let due = slots.compactMap(\.started).map { $0 + timeout }, fired = slots.compactMap(\.fired)
+        let due = slots.filter { $0.started != nil }.map(\.due), fired = slots.compactMap(\.fired)
         if let first = due.min(), let last = fired.max() {
             let floorLate = floor.lateness(dueFrom: first, to: last)
             m[RunloopMetric.floorSamples] = Double(floorLate.count)
@@ -105,9 +110,10 @@ public enum TimeoutTrial {
         }
         if let priority { m[RunloopMetric.threadsRealtime] = priority.granted ? 1 : 0 }
         return Result(
-            metrics: m, finished: finished, started: slots.count { $0.started != nil },
+            metrics: m, finished: finished, started: raced,
             addedThreadNames: added.map { $0.name.isEmpty ? "?" : $0.name },
-            deadlines: slots.map { ($0.started ?? .nan) + timeout }, firedAt: slots.map { $0.fired ?? .nan },
+            deadlines: slots.map(\.due), startedAt: slots.map { $0.started ?? .nan },
+            firedAt: slots.map { $0.fired ?? .nan },
             issuedAt: issueStart, threadPriority: priority)
     }
 
@@ -168,8 +174,8 @@ public enum TimeoutTrial {
         let timers = m[RunloopMetric.timersArmed].map { ", \(n($0)) timer settings" } ?? ""
         let mechanism = Evidence.when(
             result.started == p.tasks,
-            "\(n(Double(result.started))) of \(n(total)) callers started and raced their timeout\(timers)",
-            otherwise: "only \(n(Double(result.started))) of \(n(total)) callers started")
+            "\(n(Double(result.started))) of \(n(total)) callers started before their deadline and raced it\(timers)",
+            otherwise: "only \(n(Double(result.started))) of \(n(total)) callers started before their deadline")
         return VariantRecord(outcome: outcome, metrics: m, evidence: evidence, mechanism: mechanism)
     }
 }
