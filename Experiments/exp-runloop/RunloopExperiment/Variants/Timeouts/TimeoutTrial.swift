@@ -92,14 +92,15 @@ public enum TimeoutTrial {
             max: RunloopMetric.latenessMaxMs)
         let lastStart = slots.compactMap(\.started).max() ?? issueStart
         m[RunloopMetric.issueS] = lastStart - issueStart
+        // The deadlines of the callers that started (a caller records its deadline as it starts).
+        let due = slots.filter { $0.started != nil }.map(\.due), fired = slots.compactMap(\.fired)
         if finished, let lastWake = slots.compactMap(\.woke).max() {
             m[RunloopMetric.wallPerTimeout] = (lastWake - issueStart) / timeout
             m[RunloopMetric.wallS] = lastWake - issueStart
-            m[RunloopMetric.drainS] = max(0, lastWake - (slots.map(\.due).filter { !$0.isNaN }.max() ?? lastWake))
+            m[RunloopMetric.drainS] = max(0, lastWake - (due.max() ?? lastWake))
         }
         m[RunloopMetric.memoryPeakMB] = ProcessMemory.peakResidentMB()
         // The floor over the window in which the requests fell due: first deadline to last firing.
-        let due = slots.filter { $0.started != nil }.map(\.due), fired = slots.compactMap(\.fired)
         if let first = due.min(), let last = fired.max() {
             let floorLate = floor.lateness(dueFrom: first, to: last)
             m[RunloopMetric.floorSamples] = Double(floorLate.count)
