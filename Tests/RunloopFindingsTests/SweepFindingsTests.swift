@@ -187,7 +187,7 @@ final class SweepFindingsTests: XCTestCase {
     /// A request's timeout counts from its issue, so a caller the machine started after its
     /// deadline never raced it: its timer fired at once, and the lateness is the machine's delay,
     /// not the design's. A point with such a caller judges neither finding, whatever its figures.
-    /// (Figures of a release sweep under `stress --cpu 2`, but for the one count changed.)
+    /// (The p99s at 10,000 are one release sweep's under `stress --cpu 2`; the rest are stand-ins.)
     func testAPointWhoseCallersStartedAfterTheirDeadlineJudgesNeitherFinding() throws {
         func point(
             _ design: TimeoutDesignName, _ size: Int, p99: Double, armed: Double, inTime: Int? = nil

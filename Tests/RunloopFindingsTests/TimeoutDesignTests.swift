@@ -176,8 +176,9 @@ final class TimeoutDesignTests: XCTestCase {
             result.started, count, "\(design.rawValue): every caller started before its deadline", file: file,
             line: line)
         // A timeout counts from the request's issue, not from its caller's start, which a loaded
-        // machine delays: a deadline taken at the start would spread the requests out. Issuing a
-        // task and starting it take microseconds, far more than the 0.1 µs margin.
+        // machine delays: a deadline taken at the start would spread the requests out. The 0.1 µs
+        // margin keeps such a deadline (`started + timeout`, less `timeout` again, which rounds)
+        // from passing; a caller's start comes later than that after its issue in every run here.
         let takenAtStart = zip(result.deadlines, result.startedAt).filter { !($0 - timeout < $1 - 1e-7) }
         XCTAssertEqual(
             takenAtStart.count, 0, "\(design.rawValue): every deadline taken before its caller started",
