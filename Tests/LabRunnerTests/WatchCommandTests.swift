@@ -81,6 +81,12 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertTrue(invocation.selects("M.OrderTests/test1"))
         XCTAssertFalse(invocation.selects("M.OrderTests/testSlow"), "--skip Slow")
         XCTAssertFalse(invocation.selects("M.Other/test1"), "--filter Order")
+        // Verbose, SwiftPM prints every `--parallel` test process's output, passes' too.
+        XCTAssertFalse(invocation.verbose)
+        for flag in ["-v", "--verbose", "--very-verbose", "--vv"] {
+            XCTAssertEqual(SwiftTestInvocation(["swift", "test", "--parallel", flag])?.verbose, true, flag)
+        }
+        XCTAssertEqual(SwiftTestInvocation(["swift", "test", "--filter", "-v"])?.verbose, false, "a filter's value")
     }
 
     func testAnExactFilterMatchesOneTestOnly() throws {
@@ -797,6 +803,7 @@ final class WatchFixtureTests: XCTestCase {
         }
         XCTAssertEqual(
             output.components(separatedBy: "Test Case 'OrderTests.test6FailsAnAssertion' failed").count - 1, 1)
+        XCTAssertFalse(run.stderr.contains("with --parallel"), "every pass was read from its own output")
         // `lastPasses()`: SerialSuite's and its NamesakeSuite's, each once.
         for (name, times) in [("\"passes first\"", 1), ("lastPasses()", 2)] {
             XCTAssertEqual(output.components(separatedBy: "✔ Test \(name) passed").count - 1, times, name)
@@ -857,6 +864,12 @@ final class WatchFixtureTests: XCTestCase {
         XCTAssertTrue(
             summary.contains("7 passed, 1 failed, 0 skipped, 2 crashed, 3 hung"),
             ([summary] + hung).joined(separator: "\n"))
+        // Without -v SwiftPM printed nothing of the XCTest tests that passed (a test that calls
+        // `exit(0)` would pass too): the summary says what those four passes rest on.
+        XCTAssertTrue(
+            lines.contains {
+                $0.hasPrefix("lab watch: with --parallel, SwiftPM printed no output of the 4 XCTest tests that passed")
+            }, run.stderr.suffix(3000).description)
         XCTAssertTrue(
             hung.contains { $0.contains("OrderTests/test2Deadlocks") && $0.contains("Ledger.transferBothWays") },
             run.stderr)

@@ -101,6 +101,11 @@ public struct SwiftTestInvocation: Sendable, Equatable {
     /// Whether it runs XCTest's tests each in a process of its own (`--parallel`).
     public var parallel: Bool { arguments.contains("--parallel") }
 
+    /// Whether SwiftPM is asked to be verbose (`-v`, `--verbose`, `--very-verbose`, `--vv`): with
+    /// `--parallel` it then prints every test process's output, not only a failed one's
+    /// (swift-package-manager `SwiftTestCommand.swift`: `shouldOutputSuccess` is `logLevel <= .info`).
+    public var verbose: Bool { options.contains { ["-v", "--verbose", "--very-verbose", "--vv"].contains($0.name) } }
+
     /// The user's own `--filter` and `--skip` patterns.
     public var filters: [String] { options.filter { $0.name == "--filter" }.compactMap(\.value) }
     public var skips: [String] { options.filter { $0.name == "--skip" }.compactMap(\.value) }

@@ -186,11 +186,11 @@ public enum WatchCommand {
             hung += end.hung
             if end.interrupted {
                 Terminal.writeError("lab watch: interrupted; the test processes were ended\n")
-                summary(progress, hung: hung, rounds: rounds, list: list, selects: invocation.selects)
+                summary(progress, hung: hung, rounds: rounds, list: list, invocation: invocation)
                 return 130
             }
             if end.quiet {
-                summary(progress, hung: hung, rounds: rounds, list: list, selects: invocation.selects)
+                summary(progress, hung: hung, rounds: rounds, list: list, invocation: invocation)
                 return 124
             }
             // SwiftPM runs the tests in processes of its own: a signal that ended it before any test
@@ -242,7 +242,7 @@ public enum WatchCommand {
             )
             round.command = invocation.rerun(remaining)
         }
-        summary(progress, hung: hung, rounds: rounds, list: list, selects: invocation.selects)
+        summary(progress, hung: hung, rounds: rounds, list: list, invocation: invocation)
         // A crash no test was found to have made (none crashed alone) still fails the run.
         let bad =
             progress.ended.contains { $0.ending == .failed || $0.ending == .crashed || $0.ending == .hung }
@@ -341,11 +341,13 @@ public enum WatchCommand {
             .map { (key: $0.key, ids: $0.value) }
     }
 
-    /// The last lines: the counts, the crashed tests, and each hung test with where it was stuck.
+    /// The last lines: the counts, the crashed tests, each hung test with where it was stuck, and
+    /// what the passes rest on when it is less than the test's own verdict.
     static func summary(
         _ progress: TestProgress, hung: [WatchRound.HungTest], rounds: Int, list: TestList.Listing?,
-        selects: (String) -> Bool
+        invocation: SwiftTestInvocation
     ) {
+        let selects = invocation.selects
         var progress = progress
         progress.finishUnpinned()
         func count(_ ending: TestProgress.Ending) -> Int { progress.ended.filter { $0.ending == ending }.count }
@@ -384,6 +386,16 @@ public enum WatchCommand {
             text +=
                 "lab watch: \(shared.ids.count) listed tests print as \(shared.key) "
                 + "(\(shared.ids.joined(separator: ", "))): one verdict was read for them all\n"
+        }
+        // `--parallel` prints a test process's output only when it failed: a pass is its process's
+        // exit status 0, which a test that calls `exit(0)` during it gives too. With `-v` the
+        // output of every process is printed, and a start with no verdict after it reads crashed.
+        let unread = progress.ended.filter { $0.ending == .passed && WatchReport.isXCTestKey($0.key) }.count
+        if invocation.parallel, !invocation.verbose, unread > 0 {
+            text +=
+                "lab watch: with --parallel, SwiftPM printed no output of the \(unread) XCTest test"
+                + "\(unread == 1 ? "" : "s") that passed: each passed by its process's exit status, which a test "
+                + "that calls exit(0) gives too; add -v to have their output printed and read\n"
         }
         Terminal.writeError(text)
     }
