@@ -39,7 +39,7 @@ final class DanceFindingsTests: XCTestCase {
     func labels(_ name: DanceVariant) throws -> [String] { try variant(name).events?.map(\.label) ?? [] }
 
     /// A 0/1 metric as a yes or no (`nil` when not recorded).
-    func flag(_ name: DanceVariant, _ key: MetricKey) throws -> Bool? { try variant(name)[key].map { $0 == 1 } }
+    func flag(_ name: DanceVariant, _ key: String) throws -> Bool? { try variant(name)[key].map { $0 == 1 } }
 
     // MARK: - One test per finding
 

@@ -11,7 +11,7 @@ final class ReleaseChartTests: XCTestCase {
             variants: releases.map { name, seconds in
                 VariantReport(
                     name: name, outcome: .completed,
-                    metrics: [DanceMetric.released.rawValue: 1, DanceMetric.releaseAfterScopeS.rawValue: seconds])
+                    metrics: [DanceMetric.released: 1, DanceMetric.releaseAfterScopeS: seconds])
             }, findings: [])
     }
 

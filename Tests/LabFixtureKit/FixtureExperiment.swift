@@ -30,7 +30,7 @@ public let fixtureExperiment = ExperimentDefinition(
             var metrics = Metrics()
             metrics[FixtureMetric.total] = Double(count)
             metrics[FixtureMetric.completed] = Double(context.progress.value)
-            metrics[MetricKey.wall] = MonotonicClock.now() - start
+            metrics[Metrics.wall] = MonotonicClock.now() - start
             return VariantRecord(
                 outcome: parameters.breaks ? .failed : .completed, metrics: metrics,
                 series: ["steps": [[0, 0], [1, Double(count)]]],
@@ -45,7 +45,7 @@ public let fixtureExperiment = ExperimentDefinition(
                 OutcomeExpectation(.completed, .forbidden, "a semaphore nobody signals was signalled"),
             ],
             time: .fixed(TrialTime(expected: 0.5, budget: 5, stallWindow: 0.5)),
-            progressMetric: FixtureMetric.completed.rawValue
+            progressMetric: FixtureMetric.completed
         ) { context in
             context.progress.advance()
             DispatchSemaphore(value: 0).wait()
@@ -137,9 +137,9 @@ public struct FixtureParameters: ExperimentParameters {
 /// The fixture's metric keys, for the harness's tests.
 public enum FixtureMetric {
     /// Items the ok variant counted (the hang variant's progress when it was killed).
-    public static let completed: MetricKey = "completed"
+    public static let completed = "completed"
     /// Items the ok variant set out to count.
-    public static let total: MetricKey = "total"
+    public static let total = "total"
     /// What measure-then-trap measured before its trap.
-    public static let measured: MetricKey = "measured"
+    public static let measured = "measured"
 }

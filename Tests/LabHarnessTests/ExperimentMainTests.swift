@@ -73,7 +73,7 @@ final class ExperimentMainTests: XCTestCase {
         XCTAssertEqual(v.outcome, .crashed)
         XCTAssertEqual(v.grade, .expected)
         XCTAssertEqual(v[FixtureMetric.measured], 42)
-        XCTAssertNotNil(v[MetricKey.signal], "the signal that ended the child")
+        XCTAssertNotNil(v[Metrics.signal], "the signal that ended the child")
         XCTAssertEqual(v.events?.map(\.label), ["checkpoint"])
         XCTAssertEqual(v.series?["steps"]?.count, 1)
         let evidence = try XCTUnwrap(v.evidence)

@@ -220,7 +220,7 @@ final class MachineGradeTests: XCTestCase {
     }
 
     func testAnOptionalVariantTheMachineBrokeIsReadAsNotRun() throws {
-        enum Name: String, VariantName { case needed, optional }
+        enum Name: String { case needed, optional }
         let options = try CommandLineParser(program: "x", flags: []).parse([])
         let suspended = VariantReport(
             name: "optional", outcome: .suspended, evidence: "the machine: stopped from outside")

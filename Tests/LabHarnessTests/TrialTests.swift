@@ -41,7 +41,7 @@ final class TrialTests: XCTestCase {
         XCTAssertEqual(variant.outcome, .deadlock)
         XCTAssertEqual(variant.trials, ["deadlock": 2, "completed": 1])
         XCTAssertEqual(variant.grade, .interesting)
-        XCTAssertEqual(variant[MetricKey.wall], 1)  // the median of 0, 1, 2
+        XCTAssertEqual(variant[Metrics.wall], 1)  // the median of 0, 1, 2
         XCTAssertEqual(report.finding("tally.mostly-deadlocks")?.reproduced, true)
         XCTAssertTrue(report.allReproduced)
         XCTAssertEqual(report.parameters["trials"], .number(3))

@@ -11,7 +11,7 @@ final class BlockedCallersVerdictTests: XCTestCase {
     /// the last run loop was armed 1.21 s after its caller started.
     func verdict(asyncWall: Double, armedAfter: Double) throws -> Verdict {
         let options = try CommandLineParser(program: "exp-runloop", flags: runloopExperiment.flags).parse([])
-        func report(_ name: RunloopVariant, _ pairs: [(MetricKey, Double)]) -> VariantReport {
+        func report(_ name: RunloopVariant, _ pairs: [(String, Double)]) -> VariantReport {
             var metrics = Metrics()
             for (key, value) in pairs { metrics[key] = value }
             return VariantReport(name: name.rawValue, outcome: .completed, metrics: metrics)

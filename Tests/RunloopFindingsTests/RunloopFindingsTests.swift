@@ -133,7 +133,7 @@ final class RunloopFindingsTests: XCTestCase {
             // The stop fell between the harness's looks: the same-moment control saw it, and
             // the verdict, net of it, holds.
             XCTAssertGreaterThan(
-                v[MetricKey.controlStallMax] ?? 0, v[RunloopMetric.latenessExcessP99Ms] ?? .infinity,
+                v[Metrics.controlStallMax] ?? 0, v[RunloopMetric.latenessExcessP99Ms] ?? .infinity,
                 "the control saw the stop")
             try assertReproduced("runloop.dedicated-thread-honors-timeouts", in: report, of: runloopExperiment)
         }

@@ -168,7 +168,7 @@ final class SweepFindingsTests: XCTestCase {
         func point(_ design: TimeoutDesignName, realtime: Double?) -> SweepPoint {
             SweepPoint(
                 variant: design.rawValue, size: 10,
-                metrics: realtime.map { [RunloopMetric.threadsRealtime.rawValue: $0] } ?? [:])
+                metrics: realtime.map { [RunloopMetric.threadsRealtime: $0] } ?? [:])
         }
         let sleep = point(.taskSleep, realtime: nil)
         let granted = RunloopScale.priorityNote([

@@ -195,7 +195,7 @@ final class TimeoutDesignTests: XCTestCase {
             RunloopMetric.wallPerTimeout,
             RunloopMetric.issueS, RunloopMetric.threadsAdded, RunloopMetric.cpuS,
         ] {
-            XCTAssertNotNil(m[metric], "\(design.rawValue): \(metric.rawValue) measured", file: file, line: line)
+            XCTAssertNotNil(m[metric], "\(design.rawValue): \(metric) measured", file: file, line: line)
         }
         XCTAssertGreaterThanOrEqual(
             m[RunloopMetric.wallPerTimeout] ?? 0, 1, "\(design.rawValue): the last request waited its whole timeout",

@@ -3,7 +3,7 @@ import LabHarness
 /// exp-callback's variants by name (the command line's and the JSON's), for declarations and
 /// tests: a rename fails to compile instead of showing "—". A new variant is a case here, its
 /// declaration below and its body in `Variants/`.
-public enum CallbackVariant: String, CaseIterable, VariantName {
+public enum CallbackVariant: String, CaseIterable, Sendable {
     case syncReturn = "sync-return", callback, completionHandler = "completion-handler"
     case delegateCompletion = "delegate-completion", forgottenHandler = "forgotten-handler", doubleCall = "double-call"
     case asyncBridge = "async-bridge", asyncLeak = "async-leak", asyncDouble = "async-double"

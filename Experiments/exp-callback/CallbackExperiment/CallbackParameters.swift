@@ -22,28 +22,28 @@ public struct CallbackParameters: ExperimentParameters {
 /// The metric keys exp-callback's verdicts, report and tests read back: the JSON contract's
 /// names (schema 1). A figure only written for the JSON (`hop_s`) is named where it is written.
 public enum CallbackMetric {
-    public static let latencyS: MetricKey = "latency_s", steps: MetricKey = "steps"
-    public static let libraryHeldS: MetricKey = "library.held_s", incomingDelayS: MetricKey = "incoming.delay_s"
+    public static let latencyS = "latency_s", steps = "steps"
+    public static let libraryHeldS = "library.held_s", incomingDelayS = "incoming.delay_s"
     /// 1: the library's thread was seen inside the app's lookup, not running, as a message came.
-    public static let libraryThreadWaiting: MetricKey = "library.thread_waiting"
-    public static let handlerCalls: MetricKey = "handler.calls", handlerIgnored: MetricKey = "handler.ignored"
-    public static let callbackCalls: MetricKey = "callback.calls",
-        stallDetectedAfterS: MetricKey = "stall.detected_after_s"
-    public static let resumeOnAppQueue: MetricKey = "resume.on_app_queue",
-        continuedOnAppQueue: MetricKey = "continued.on_app_queue"
-    public static let taskFinished: MetricKey = "task.finished", taskSuspendedForS: MetricKey = "task.suspended_for_s"
-    public static let warningCaptured: MetricKey = "warning.captured",
-        warningAfterDropS: MetricKey = "warning.after_drop_s"
-    public static let bodyBytes: MetricKey = "body.bytes", scheduledS: MetricKey = "scheduled_s",
-        windowS: MetricKey = "window_s"
-    public static let asyncBytes: MetricKey = "async.bytes",
-        serverCompletedAfterS: MetricKey = "server.completed_after_s"
-    public static let wrapperBytes: MetricKey = "wrapper.bytes",
-        wrapperReturnedAfterS: MetricKey = "wrapper.returned_after_s"
+    public static let libraryThreadWaiting = "library.thread_waiting"
+    public static let handlerCalls = "handler.calls", handlerIgnored = "handler.ignored"
+    public static let callbackCalls = "callback.calls",
+        stallDetectedAfterS = "stall.detected_after_s"
+    public static let resumeOnAppQueue = "resume.on_app_queue",
+        continuedOnAppQueue = "continued.on_app_queue"
+    public static let taskFinished = "task.finished", taskSuspendedForS = "task.suspended_for_s"
+    public static let warningCaptured = "warning.captured",
+        warningAfterDropS = "warning.after_drop_s"
+    public static let bodyBytes = "body.bytes", scheduledS = "scheduled_s",
+        windowS = "window_s"
+    public static let asyncBytes = "async.bytes",
+        serverCompletedAfterS = "server.completed_after_s"
+    public static let wrapperBytes = "wrapper.bytes",
+        wrapperReturnedAfterS = "wrapper.returned_after_s"
     /// 1: the waiter was in the semaphore wait when the whole response had arrived (the
     /// deadlock's mechanism, by count), with this many handler calls.
-    public static let wrapperWaiting: MetricKey = "wrapper.waiting",
-        wrapperHandlerCalls: MetricKey = "wrapper.handler_calls"
+    public static let wrapperWaiting = "wrapper.waiting",
+        wrapperHandlerCalls = "wrapper.handler_calls"
 
     /// A figure of one part of a variant that runs several (`allow.messages`, `own.hop_s`).
     public enum Figure: String, Sendable {
@@ -56,7 +56,7 @@ public enum CallbackMetric {
         case hopOnMainThread = "hop.on_main_thread"
     }
 
-    public static func of(_ part: String, _ figure: Figure) -> MetricKey { MetricKey("\(part).\(figure.rawValue)") }
+    public static func of(_ part: String, _ figure: Figure) -> String { ("\(part).\(figure.rawValue)") }
 }
 
 extension TrialTiming {

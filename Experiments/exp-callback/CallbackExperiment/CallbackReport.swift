@@ -2,8 +2,8 @@ import LabHarness
 
 /// The terminal table's columns after `variant` and `outcome`.
 let callbackColumns: [ReportColumn] = [
-    .seconds("library held", CallbackMetric.libraryHeldS.rawValue),
-    .seconds("msg waited", CallbackMetric.incomingDelayS.rawValue),
+    .seconds("library held", CallbackMetric.libraryHeldS),
+    .seconds("msg waited", CallbackMetric.incomingDelayS),
     // The queue of the step where the app got its result (labels start with "app gets").
     ReportColumn("result came on") {
         $0.events?.last { $0.label.hasPrefix("app gets") }?.thread?.components(separatedBy: " · ").first ?? "—"

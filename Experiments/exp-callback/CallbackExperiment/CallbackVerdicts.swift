@@ -113,7 +113,7 @@ enum CallbackVerdicts {
 
     static func linuxURLSessionIgnoresDisposition(_ inputs: FindingInputs) -> Verdict {
         let v = inputs[CallbackVariant.urlsessionDisposition]
-        let scheduled = v[CallbackMetric.scheduledS] ?? .nan, stall = (v[MetricKey.controlStallMax] ?? 0) / 1000
+        let scheduled = v[CallbackMetric.scheduledS] ?? .nan, stall = (v[Metrics.controlStallMax] ?? 0) / 1000
         // The tasks ran side by side on the same pacing: each ends near the allowed one.
         let allowEnd = v[CallbackMetric.of("allow", .endedAfterS)] ?? .nan
         let together = [URLSessionDisposition.Answer.never, .cancel].allSatisfy { a in

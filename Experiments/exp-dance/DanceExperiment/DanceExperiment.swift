@@ -1,7 +1,7 @@
 import LabHarness
 
 /// exp-dance's variants by name (the command line's and the JSON's), for declarations and tests.
-public enum DanceVariant: String, CaseIterable, VariantName {
+public enum DanceVariant: String, CaseIterable, Sendable {
     case strongCapture = "strong-capture", weakStrong = "weak-strong", heapStack = "heap-stack", heapStackDelayed =
         "heap-stack-delayed"
     case hiddenAPICycle = "hidden-api-cycle", hiddenAPIFixed = "hidden-api-fixed", unownedAfterRelease =

@@ -22,16 +22,16 @@ public enum DanceMetric {
     public static let graceS = LifetimeTrial.graceKey, releaseAfterScopeS = LifetimeTrial.releaseAfterScopeKey
     public static let releasedAfterBreak = LifetimeTrial.releasedAfterBreakKey,
         releaseAfterBreakS = LifetimeTrial.releaseAfterBreakKey
-    public static let aliveMidDelay: MetricKey = "alive_mid_delay"
-    public static let completion1AfterCompletion2S: MetricKey = "completion1_after_completion2_s",
-        deinitAfterCompletion1S: MetricKey = "deinit_after_completion1_s"
+    public static let aliveMidDelay = "alive_mid_delay"
+    public static let completion1AfterCompletion2S = "completion1_after_completion2_s",
+        deinitAfterCompletion1S = "deinit_after_completion1_s"
     /// The machine's share of `deinitAfterCompletion1S`, seen by a same-moment control.
-    public static let deinitAfterCompletion1ControlDelayS: MetricKey = "deinit_after_completion1.control_delay_s"
-    public static let delayedFoundNil: MetricKey = "delayed.found_nil",
-        delayedRanAfterScopeS: MetricKey = "delayed.ran_after_scope_s"
+    public static let deinitAfterCompletion1ControlDelayS = "deinit_after_completion1.control_delay_s"
+    public static let delayedFoundNil = "delayed.found_nil",
+        delayedRanAfterScopeS = "delayed.ran_after_scope_s"
 
     /// The capture probe's count at one moment: `capture.stored.strong`.
-    public static func capture(_ moment: String, _ count: String) -> MetricKey {
-        MetricKey("capture.\(moment).\(count)")
+    public static func capture(_ moment: String, _ count: String) -> String {
+        "capture.\(moment).\(count)"
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import LabHarness
 
 /// exp-pool's variants by name (a rename fails to compile instead of showing "—").
-public enum PoolVariant: String, CaseIterable, VariantName {
+public enum PoolVariant: String, CaseIterable, Sendable {
     case globalFlood = "global-flood", gated, serialQueue = "serial-queue", overcommitFlood = "overcommit-flood"
     case nonBlocking = "non-blocking", cooperativeBlocking = "cooperative-blocking", cooperativeSleep =
         "cooperative-sleep"
@@ -68,34 +68,34 @@ let defaultGateWidth = max(1, CPUBudget.current.poolWidth - 1)
 public enum PoolMetric {
     // The work, counted from inside its blocks (`blocks.waited`: started half a block or more
     // after the work began, so they waited for a thread or a gate's slot an earlier block held).
-    public static let tasks: MetricKey = "tasks", blockS: MetricKey = "block_s", holdS: MetricKey = "hold_s",
-        cores: MetricKey = "cores",
-        gate: MetricKey = "gate", blocksStarted: MetricKey = "blocks.started",
-        blocksLastStartS: MetricKey = "blocks.last_start_s",
-        blocksWaited: MetricKey = "blocks.waited", runningMax: MetricKey = "running.max",
-        finished: MetricKey = "finished",
-        wallS: MetricKey = "wall_s", watchS: MetricKey = "watch_s"
+    public static let tasks = "tasks", blockS = "block_s", holdS = "hold_s",
+        cores = "cores",
+        gate = "gate", blocksStarted = "blocks.started",
+        blocksLastStartS = "blocks.last_start_s",
+        blocksWaited = "blocks.waited", runningMax = "running.max",
+        finished = "finished",
+        wallS = "wall_s", watchS = "watch_s"
     // The process's threads; the cap (`--find-cap`); the limit the kernel states (Darwin's
     // kern.wq_max_constrained_threads, recorded only where it states one).
-    public static let threadsBefore: MetricKey = "threads.before", threadsPeak: MetricKey = "threads.peak",
-        threadsAdded: MetricKey = "threads.added", threadsFinal: MetricKey = "threads.final",
-        growthThreadsPerS: MetricKey = "growth.threads_per_s", capReachedS: MetricKey = "cap.reached_s",
-        capThreads: MetricKey = "cap.threads", capWorkers: MetricKey = "cap.workers",
-        poolStatedLimit: MetricKey = "pool.stated_limit"
+    public static let threadsBefore = "threads.before", threadsPeak = "threads.peak",
+        threadsAdded = "threads.added", threadsFinal = "threads.final",
+        growthThreadsPerS = "growth.threads_per_s", capReachedS = "cap.reached_s",
+        capThreads = "cap.threads", capWorkers = "cap.workers",
+        poolStatedLimit = "pool.stated_limit"
     // Probes (`probe.behind_blocks`: probes seen queued behind a block that started after them)
     // and the idle baseline, raw and net of machine stalls.
-    public static let probeP50Ms: MetricKey = "probe.p50_ms", probeP99Ms: MetricKey = "probe.p99_ms",
-        excessP99Ms: MetricKey = "excess.p99_ms",
-        probeCount: MetricKey = "probe.count", probeUnstarted: MetricKey = "probe.unstarted",
-        probeBehind: MetricKey = "probe.behind_blocks", idleP50Ms: MetricKey = "idle.p50_ms",
-        idleP99Ms: MetricKey = "idle.p99_ms",
-        idleNetP50Ms: MetricKey = "idle.net.p50_ms", idleNetP99Ms: MetricKey = "idle.net.p99_ms"
+    public static let probeP50Ms = "probe.p50_ms", probeP99Ms = "probe.p99_ms",
+        excessP99Ms = "excess.p99_ms",
+        probeCount = "probe.count", probeUnstarted = "probe.unstarted",
+        probeBehind = "probe.behind_blocks", idleP50Ms = "idle.p50_ms",
+        idleP99Ms = "idle.p99_ms",
+        idleNetP50Ms = "idle.net.p50_ms", idleNetP99Ms = "idle.net.p99_ms"
     // The main thread's heartbeat through the flood (`spare.`) and while it waits on the pool
     // (`main_wait.blocks_waiting`: blocks still waiting for a thread when it queued its own).
-    public static let spareTicks: MetricKey = "spare.ticks", spareWindowS: MetricKey = "spare.window_s",
-        spareGapMaxMs: MetricKey = "spare.gap_max_ms",
-        spareGapMaxNetMs: MetricKey = "spare.gap_max_net_ms", spareBlocksWaiting: MetricKey = "spare.blocks_waiting",
-        spareControlDelayS: MetricKey = "spare.control_delay_s", mainWaitS: MetricKey = "main_wait_s",
-        mainWaitReturned: MetricKey = "main_wait.returned", mainWaitBlocksAhead: MetricKey = "main_wait.blocks_waiting",
-        freezeGapMaxMs: MetricKey = "freeze.gap_max_ms", freezeGapMaxFrames: MetricKey = "freeze.gap_max_frames"
+    public static let spareTicks = "spare.ticks", spareWindowS = "spare.window_s",
+        spareGapMaxMs = "spare.gap_max_ms",
+        spareGapMaxNetMs = "spare.gap_max_net_ms", spareBlocksWaiting = "spare.blocks_waiting",
+        spareControlDelayS = "spare.control_delay_s", mainWaitS = "main_wait_s",
+        mainWaitReturned = "main_wait.returned", mainWaitBlocksAhead = "main_wait.blocks_waiting",
+        freezeGapMaxMs = "freeze.gap_max_ms", freezeGapMaxFrames = "freeze.gap_max_frames"
 }

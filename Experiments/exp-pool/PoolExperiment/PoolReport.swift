@@ -4,9 +4,9 @@ import LabHarness
 enum PoolReport {
     static let columns: [ReportColumn] =
         [
-            .ratio("started", PoolMetric.blocksStarted.rawValue, of: PoolMetric.tasks.rawValue),
-            .count("at once", PoolMetric.runningMax.rawValue), .count("threads", PoolMetric.threadsPeak.rawValue),
-            .decimal("+thr/s", PoolMetric.growthThreadsPerS.rawValue, places: 1),
+            .ratio("started", PoolMetric.blocksStarted, of: PoolMetric.tasks),
+            .count("at once", PoolMetric.runningMax), .count("threads", PoolMetric.threadsPeak),
+            .decimal("+thr/s", PoolMetric.growthThreadsPerS, places: 1),
         ]
         + [
             ("probe p50", PoolMetric.probeP50Ms), ("probe p99", PoolMetric.probeP99Ms),

@@ -144,7 +144,7 @@ enum PoolVerdicts {
             otherwise: "every block had a thread by the end of the watch: the pool was not seen exhausted")
         let frames = max(0, window - (v[PoolMetric.spareControlDelayS] ?? 0)) / MainThread.frame
         let steady = ticks >= sparedTicks.value / 100 * frames && net <= sparedGap.value * frameMs
-        let stall = v[MetricKey.controlStallMax] ?? 0
+        let stall = v[Metrics.controlStallMax] ?? 0
         return Verdict(
             symptom: steady, mechanism: mechanism,
             "the main thread ticked \(count(ticks)) times in \(Format.seconds(window)) (\(count(window / MainThread.frame)) frames); "

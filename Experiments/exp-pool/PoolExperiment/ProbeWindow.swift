@@ -168,7 +168,7 @@ extension ProbeWindow.Result {
     /// The mechanism of a pool that made probes wait: blocks seen holding its threads (counted
     /// from inside them, later ones waiting for earlier ones) and probes seen queued behind them.
     var heldAndBehind: Evidence {
-        let m = metrics, figure = { (key: MetricKey) in m[key] ?? 0 }
+        let m = metrics, figure = { (key: String) in m[key] ?? 0 }
         let atOnce = figure(PoolMetric.runningMax), waited = figure(PoolMetric.blocksWaited)
         let tasks = Format.count(figure(PoolMetric.tasks)), behind = figure(PoolMetric.probeBehind)
         let before = Format.count(figure(PoolMetric.threadsBefore)), peak = Format.count(figure(PoolMetric.threadsPeak))

@@ -5,7 +5,7 @@ import LabHarness
 /// instead of showing "—". A request variant is built from its run loop's `Placement`, with
 /// `@callers` when its callers are fixed whatever `--caller` says (`dedicated-thread@async`), so
 /// its name, placement and callers cannot disagree; a pitfall has no placement.
-public struct RunloopVariant: VariantName, CustomStringConvertible {
+public struct RunloopVariant: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
     /// A request variant's placement (`nil`: a pitfall) and fixed callers (`nil`: `--caller`'s).
     let placement: Placement?, callers: CallerKind?
@@ -177,57 +177,57 @@ struct RunloopParameters: ExperimentParameters {
 /// once: the JSON contract's names (`metrics` in schema 1).
 public enum RunloopMetric {
     /// Every trial of requests: issued, done, timers fired, callers that saw their timeout.
-    public static let total: MetricKey = "total", completed: MetricKey = "completed", fired: MetricKey = "fired",
-        timely: MetricKey = "timely"
-    public static let wallS: MetricKey = "wall_s", wallControlDelayS: MetricKey = "wall.control_delay_s"
+    public static let total = "total", completed = "completed", fired = "fired",
+        timely = "timely"
+    public static let wallS = "wall_s", wallControlDelayS = "wall.control_delay_s"
     /// Fire time − deadline; `excess`: less what the same-moment control was held up meanwhile.
-    public static let latenessP50Ms: MetricKey = "lateness.p50_ms", latenessP99Ms: MetricKey = "lateness.p99_ms",
-        latenessMaxMs: MetricKey = "lateness.max_ms"
-    public static let latenessExcessP50Ms: MetricKey = "lateness.excess.p50_ms",
-        latenessExcessP99Ms: MetricKey = "lateness.excess.p99_ms"
-    public static let latenessExcessMaxMs: MetricKey = "lateness.excess.max_ms",
-        latenessCensored: MetricKey = "lateness.censored"
+    public static let latenessP50Ms = "lateness.p50_ms", latenessP99Ms = "lateness.p99_ms",
+        latenessMaxMs = "lateness.max_ms"
+    public static let latenessExcessP50Ms = "lateness.excess.p50_ms",
+        latenessExcessP99Ms = "lateness.excess.p99_ms"
+    public static let latenessExcessMaxMs = "lateness.excess.max_ms",
+        latenessCensored = "lateness.censored"
     /// The request placements (`RequestMetrics`).
-    public static let waitP50S: MetricKey = "wait.p50_s", waitP99S: MetricKey = "wait.p99_s",
-        waitMaxS: MetricKey = "wait.max_s", waitCensored: MetricKey = "wait.censored"
-    public static let armDelayP50S: MetricKey = "arm_delay.p50_s", armDelayMaxS: MetricKey = "arm_delay.max_s"
-    public static let callerDelayMaxS: MetricKey = "caller_delay.max_s",
-        callerDelayCensored: MetricKey = "caller_delay.censored"
+    public static let waitP50S = "wait.p50_s", waitP99S = "wait.p99_s",
+        waitMaxS = "wait.max_s", waitCensored = "wait.censored"
+    public static let armDelayP50S = "arm_delay.p50_s", armDelayMaxS = "arm_delay.max_s"
+    public static let callerDelayMaxS = "caller_delay.max_s",
+        callerDelayCensored = "caller_delay.censored"
     /// Callers started (the timeout designs: started before their deadline, which counts from issue).
-    public static let callersStarted: MetricKey = "callers.started", inFlightPeak: MetricKey = "in_flight.peak",
-        stallDetectedS: MetricKey = "stall.detected_s"
-    public static let threadsPeak: MetricKey = "threads.peak", threadsBaseline: MetricKey = "threads.baseline"
-    public static let runloopThreadsPeak: MetricKey = "runloop_threads.peak",
-        runloopsUnreturned: MetricKey = "runloops.unreturned"
+    public static let callersStarted = "callers.started", inFlightPeak = "in_flight.peak",
+        stallDetectedS = "stall.detected_s"
+    public static let threadsPeak = "threads.peak", threadsBaseline = "threads.baseline"
+    public static let runloopThreadsPeak = "runloop_threads.peak",
+        runloopsUnreturned = "runloops.unreturned"
     /// The timeout designs (`TimeoutTrial`): completed before their timeout fired, woken before
     /// their deadline; first issued to last woken over the timeout; first issued to last caller
     /// started; last deadline to last woken; threads the design added, 1/0 for its thread's real-time
     /// priority granted/refused; timer settings; the process's peak memory.
-    public static let completedFirst: MetricKey = "completed_first", early: MetricKey = "early",
-        wallPerTimeout: MetricKey = "wall_per_timeout"
-    public static let issueS: MetricKey = "issue_s", drainS: MetricKey = "drain_s",
-        threadsAdded: MetricKey = "threads.added", threadsRealtime: MetricKey = "threads.realtime"
-    public static let timersArmed: MetricKey = "timers.armed", memoryPeakMB: MetricKey = "memory.peak_mb",
-        cpuS: MetricKey = "cpu_s"
+    public static let completedFirst = "completed_first", early = "early",
+        wallPerTimeout = "wall_per_timeout"
+    public static let issueS = "issue_s", drainS = "drain_s",
+        threadsAdded = "threads.added", threadsRealtime = "threads.realtime"
+    public static let timersArmed = "timers.armed", memoryPeakMB = "memory.peak_mb",
+        cpuS = "cpu_s"
     /// The wake-up floor beside a timeout trial (`WakeFloor`): how late a thread that only sleeps
     /// woke, p50 and p99, over the window in which the requests fell due, and how many wake-ups
     /// that was; the requests' p99 less the floor's (0 when below it).
-    public static let floorP50Ms: MetricKey = "floor.p50_ms", floorP99Ms: MetricKey = "floor.p99_ms",
-        floorSamples: MetricKey = "floor.samples"
-    public static let latenessNetP99Ms: MetricKey = "lateness.net_p99_ms"
+    public static let floorP50Ms = "floor.p50_ms", floorP99Ms = "floor.p99_ms",
+        floorSamples = "floor.samples"
+    public static let latenessNetP99Ms = "lateness.net_p99_ms"
     /// The pitfalls: run-loop passes, CPU and runnable time per wall second, wrapper steps.
-    public static let passes: MetricKey = "passes", passesPerS: MetricKey = "passes_per_s", steps: MetricKey = "steps"
-    public static let cpuPerWall: MetricKey = "cpu_per_wall", runnablePerWall: MetricKey = "runnable_per_wall"
+    public static let passes = "passes", passesPerS = "passes_per_s", steps = "steps"
+    public static let cpuPerWall = "cpu_per_wall", runnablePerWall = "runnable_per_wall"
     /// The double guard (`GuardRelease`).
-    public static let guardPromisedS: MetricKey = "guard.promised_s", runHeldS: MetricKey = "run.held_s",
-        runReleased: MetricKey = "run.released"
-    public static let untilDateExcessS: MetricKey = "until_date.excess_s",
-        untilDateReleased: MetricKey = "until_date.released"
-    public static let untilDateReleasedAfterS: MetricKey = "until_date.released_after_s"
+    public static let guardPromisedS = "guard.promised_s", runHeldS = "run.held_s",
+        runReleased = "run.released"
+    public static let untilDateExcessS = "until_date.excess_s",
+        untilDateReleased = "until_date.released"
+    public static let untilDateReleasedAfterS = "until_date.released_after_s"
     /// Each Timer constructor's first fire (`TimerInit`).
-    public static let intervalMs: MetricKey = "interval_ms",
-        firstFireFireDateInitMs: MetricKey = "first_fire.fire_date_init_ms"
-    public static let firstFireScheduledMs: MetricKey = "first_fire.scheduled_ms",
-        firstFireTimeIntervalInitMs: MetricKey = "first_fire.time_interval_init_ms"
-    public static let firstFireTimeIntervalInitExcessMs: MetricKey = "first_fire.time_interval_init.excess_ms"
+    public static let intervalMs = "interval_ms",
+        firstFireFireDateInitMs = "first_fire.fire_date_init_ms"
+    public static let firstFireScheduledMs = "first_fire.scheduled_ms",
+        firstFireTimeIntervalInitMs = "first_fire.time_interval_init_ms"
+    public static let firstFireTimeIntervalInitExcessMs = "first_fire.time_interval_init.excess_ms"
 }

@@ -3,19 +3,19 @@ import LabHarness
 
 /// The terminal table: few columns, a unit on every number, readable from the back of a room.
 let runloopColumns: [ReportColumn] = [
-    .ratio("done", RunloopMetric.completed.rawValue, of: RunloopMetric.total.rawValue),
-    .seconds("wall", RunloopMetric.wallS.rawValue),
+    .ratio("done", RunloopMetric.completed, of: RunloopMetric.total),
+    .seconds("wall", RunloopMetric.wallS),
     ReportColumn("wait p50") { v in
         atLeast(v, RunloopMetric.waitCensored, v[RunloopMetric.waitP50S].map(Format.seconds))
     },
     ReportColumn("late p99") { v in
         atLeast(v, RunloopMetric.latenessCensored, v[RunloopMetric.latenessP99Ms].map(Format.milliseconds))
     },
-    .count("threads", RunloopMetric.threadsPeak.rawValue),
+    .count("threads", RunloopMetric.threadsPeak),
 ]
 
 /// A percentile that includes requests still waiting at the end is only a lower bound: `≥ 3.00 s`.
-private func atLeast(_ v: VariantReport, _ censored: MetricKey, _ text: String?) -> String {
+private func atLeast(_ v: VariantReport, _ censored: String, _ text: String?) -> String {
     guard let text else { return "—" }
     return (v[censored] ?? 0) > 0 ? "≥ " + text : text
 }

@@ -43,7 +43,7 @@ enum RunloopVerdicts {
             return nil
         }
         let ms = Format.milliseconds, n = Format.count, maxLate = v[RunloopMetric.latenessMaxMs] ?? 0
-        let stall = v[MetricKey.controlStallMax].map { " (the control was held up \(ms($0)) at worst)" } ?? ""
+        let stall = v[Metrics.controlStallMax].map { " (the control was held up \(ms($0)) at worst)" } ?? ""
         let text =
             "\(n(fired)) of \(n(total)) timers fired, p99 \(ms(p99)) late (max \(ms(maxLate))), beyond a same-moment control p99 \(ms(excess))\(stall)"
         return (fired == total && onTime(excessP99: excess), text)
@@ -257,7 +257,7 @@ enum RunloopVerdicts {
         // The mechanism: each constructor's timer was added to a running run loop and fired
         // there (its first fire was timed), beside a same-moment control.
         let mechanism = Evidence.when(
-            [early, fire, scheduled].allSatisfy(\.isFinite) && v[MetricKey.controlStallMax] != nil,
+            [early, fire, scheduled].allSatisfy(\.isFinite) && v[Metrics.controlStallMax] != nil,
             "the three timers fired on their run loops, timed against a same-moment control",
             otherwise: "a timer's first fire was not timed: \(v.evidence ?? "")")
         let waited = [fire, scheduled].allSatisfy { TimerInit.waited($0, interval: interval) }

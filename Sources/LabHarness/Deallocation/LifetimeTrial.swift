@@ -112,8 +112,8 @@ open class LifetimeTrial {
     /// The metrics it records (flags are 0/1): whether the owner went within its grace period
     /// (`released`), how long after its scope's end, the grace period, whether it outlived the
     /// closing brace, and for a leak whether (and how soon) clearing what held it released it.
-    public static let releasedKey: MetricKey = "released", releaseAfterScopeKey: MetricKey = "release_after_scope_s"
-    public static let graceKey: MetricKey = "grace_s", aliveAtScopeExitKey: MetricKey = "alive_at_scope_exit"
-    public static let releasedAfterBreakKey: MetricKey = "released_after_break",
-        releaseAfterBreakKey: MetricKey = "release_after_break_s"
+    public static let releasedKey = "released", releaseAfterScopeKey = "release_after_scope_s"
+    public static let graceKey = "grace_s", aliveAtScopeExitKey = "alive_at_scope_exit"
+    public static let releasedAfterBreakKey = "released_after_break",
+        releaseAfterBreakKey = "release_after_break_s"
 }

@@ -88,37 +88,19 @@ public struct Claim: Sendable, Equatable {
     }
 }
 
-/// A metric's name, typed so that experiments, verdicts and tests spell it once.
-///
-/// Names use dots for grouping and a unit suffix (`wait.p99_s`, `threads.peak`). They are the
-/// JSON contract's names (`metrics` in schema 1).
-public struct MetricKey: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
-    public var rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-    public init(_ rawValue: String) { self.rawValue = rawValue }
-    public init(stringLiteral value: String) { rawValue = value }
-    public var description: String { rawValue }
-
-    /// The worst late wake-up of the trial's same-moment control (`StallWatch`), in ms.
-    public static let controlStallMax: MetricKey = "control.stall_max_ms"
-    /// The trial's wall time, in seconds.
-    public static let wall: MetricKey = "wall_s"
-    /// The signal that ended a crashed child.
-    public static let signal: MetricKey = "signal"
-    /// Threads alive in a child the harness killed.
-    public static let threadsAtKill: MetricKey = "threads.at_kill"
-}
-
+/// The metrics the harness itself writes into a variant's record, by their names in the JSON
+/// contract (`metrics` in schema 1). An experiment's own names are `String` constants in one
+/// table of its own (`DanceMetric`), spelled once; names use dots for grouping and a unit
+/// suffix (`wait.p99_s`, `threads.peak`).
 extension Metrics {
-    public subscript(key: MetricKey) -> Double? {
-        get { self[key.rawValue] }
-        set { self[key.rawValue] = newValue }
-    }
-}
-
-extension VariantReport {
-    /// A metric by typed key.
-    public subscript(key: MetricKey) -> Double? { metrics[key] }
+    /// The worst late wake-up of the trial's same-moment control (`StallWatch`), in ms.
+    public static let controlStallMax = "control.stall_max_ms"
+    /// The trial's wall time, in seconds.
+    public static let wall = "wall_s"
+    /// The signal that ended a crashed child.
+    public static let signal = "signal"
+    /// Threads alive in a child the harness killed.
+    public static let threadsAtKill = "threads.at_kill"
 }
 
 /// An experiment's typed parameters: every flag parsed once into a value, with an enum for each

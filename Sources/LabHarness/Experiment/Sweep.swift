@@ -32,14 +32,14 @@ public struct Sweep: Sendable {
     /// The table's further columns, read from each point's metrics.
     public var columns: [ReportColumn]
     /// The chart's metric (log rows) against the size (log columns), and how its values read.
-    public var chart: (metric: MetricKey, title: String, format: @Sendable (Double) -> String)?
+    public var chart: (metric: String, title: String, format: @Sendable (Double) -> String)?
     /// Lines under the table, from the points (what the experiment wants said about all of them).
     public var notes: @Sendable ([SweepPoint]) -> [String]
 
     public init(
         flag: String, parameter: String, range: ClosedRange<Int>, maxSizes: Int = 8, help: String,
         variants: [Variant], findings: [Finding], headers: (variant: String, size: String),
-        columns: [ReportColumn], chart: (metric: MetricKey, title: String, format: @Sendable (Double) -> String)? = nil,
+        columns: [ReportColumn], chart: (metric: String, title: String, format: @Sendable (Double) -> String)? = nil,
         notes: @escaping @Sendable ([SweepPoint]) -> [String] = { _ in [] }
     ) {
         self.flag = flag
@@ -135,7 +135,7 @@ public struct Sweep: Sendable {
 
 extension FindingInputs {
     /// A sweep's points of `variant`, smallest size first (empty outside a sweep).
-    public func points<Name: VariantName>(of variant: Name) -> [SweepPoint] {
+    public func points<Name: RawRepresentable<String>>(of variant: Name) -> [SweepPoint] {
         sweep.filter { $0.variant == variant.rawValue }.sorted { $0.size < $1.size }
     }
 }

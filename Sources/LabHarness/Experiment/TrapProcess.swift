@@ -47,8 +47,8 @@ extension VariantContext {
         var record = decode(ChildProtocol.lastCheckpoint(in: run.stdout)) ?? VariantRecord(outcome: .failed)
         record.outcome = Outcome(run.outcome)
         record.evidence = run.evidence + (record.evidence.map { "; \($0)" } ?? "")
-        if let signal = run.signal { record.metrics[MetricKey.signal] = Double(signal) }
-        if record.metrics[MetricKey.wall] == nil { record.metrics[MetricKey.wall] = run.wall }
+        if let signal = run.signal { record.metrics[Metrics.signal] = Double(signal) }
+        if record.metrics[Metrics.wall] == nil { record.metrics[Metrics.wall] = run.wall }
         if run.outcome == .crashed {
             let message = Evidence.when(
                 run.evidence.contains(marker), "the runtime's '\(marker)' message seen",

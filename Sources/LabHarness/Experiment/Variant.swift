@@ -32,7 +32,7 @@ public struct Variant: Sendable {
     /// A variant declared by its typed name: its outcomes, the claim it checks (if any), how
     /// long it takes and what the harness should measure around it. The harness derives the
     /// budget and stall window from `time`.
-    public init<Name: VariantName>(
+    public init<Name: RawRepresentable<String>>(
         _ name: Name,
         _ summary: String,
         expect expectations: [OutcomeExpectation],
@@ -40,12 +40,12 @@ public struct Variant: Sendable {
         includedByDefault: Bool = true,
         time: TrialTiming,
         instruments: Instruments = [],
-        progressMetric: MetricKey? = nil,
+        progressMetric: String? = nil,
         body: @escaping @Sendable (VariantContext) throws -> VariantRecord
     ) {
         self.init(
             name.rawValue, summary: summary, expect: expectations,
-            includedByDefault: includedByDefault, time: time, progressMetric: progressMetric?.rawValue,
+            includedByDefault: includedByDefault, time: time, progressMetric: progressMetric,
             claim: claim, body: body)
         self.instruments = instruments
     }

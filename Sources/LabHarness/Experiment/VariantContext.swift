@@ -112,7 +112,7 @@ public final class VariantContext: Sendable {
         var record = StackEvidence.attach(stacks.withLock { $0 }, to: record)
         if let stallWatch {
             stallWatch.stop()
-            if record.metrics[MetricKey.controlStallMax] == nil { record.metrics.merge(stallWatch.metrics) }
+            if record.metrics[Metrics.controlStallMax] == nil { record.metrics.merge(stallWatch.metrics) }
         }
         if let threads {
             let timeline = threads.stop()
@@ -133,7 +133,7 @@ public final class VariantContext: Sendable {
         var record = record
         let logged = events.map(\.rounded)
         if !logged.isEmpty { record.events = (record.events + logged).sorted { $0.t < $1.t } }
-        if let stallWatch, record.metrics[MetricKey.controlStallMax] == nil { record.metrics.merge(stallWatch.metrics) }
+        if let stallWatch, record.metrics[Metrics.controlStallMax] == nil { record.metrics.merge(stallWatch.metrics) }
         guard inChild, let data = try? JSONEncoder().encode(record) else { return }
         ChildProtocol.sendCheckpoint(String(decoding: data, as: UTF8.self))
     }

@@ -73,8 +73,8 @@ extension Metrics {
     /// The p50, p99 and max of `values` (times `scale`) under the keys given, with `censored`'s
     /// count beside them; nothing for no values.
     public mutating func summarize(
-        _ values: [Double], scale: Double = 1, p50: MetricKey? = nil, p99: MetricKey? = nil, max: MetricKey? = nil,
-        censored: (MetricKey, Int)? = nil
+        _ values: [Double], scale: Double = 1, p50: String? = nil, p99: String? = nil, max: String? = nil,
+        censored: (String, Int)? = nil
     ) {
         guard let s = LatencySummary(values) else { return }
         for (key, value) in [(p50, s.p50), (p99, s.p99), (max, s.max)] { if let key { self[key] = value * scale } }

@@ -23,6 +23,4 @@ public struct SweepPoint: Sendable, Equatable, Codable {
 
     /// A metric by name.
     public subscript(metric: String) -> Double? { metrics[metric] }
-    /// A metric by typed key.
-    public subscript(key: MetricKey) -> Double? { metrics[key] }
 }

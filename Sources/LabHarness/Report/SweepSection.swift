@@ -33,7 +33,7 @@ enum SweepSection {
 
     /// `metric` (log rows, two per decade) against the size (log columns), one letter per variant.
     static func chart(
-        _ points: [SweepPoint], _ metric: MetricKey, _ title: String, _ format: (Double) -> String, sizes label: String
+        _ points: [SweepPoint], _ metric: String, _ title: String, _ format: (Double) -> String, sizes label: String
     ) -> [String] {
         let values = points.compactMap { p in p[metric].map { (p, max($0, 0.01)) } }
         guard let lowest = values.map(\.1).min(), let highest = values.map(\.1).max() else { return [] }

@@ -82,7 +82,7 @@ enum AsyncBridge {
         // Measure, then trap: after every step the harness holds the steps so far.
         let narrate: Narrate = { label in
             context.step(label)
-            context.checkpoint(VariantRecord(outcome: .crashed, metrics: [CallbackMetric.latencyS.rawValue: p.latency]))
+            context.checkpoint(VariantRecord(outcome: .crashed, metrics: [CallbackMetric.latencyS: p.latency]))
         }
         let app = AppProfiles(latency: p.latency, narrate: narrate)
         let library = ChatLibrary(

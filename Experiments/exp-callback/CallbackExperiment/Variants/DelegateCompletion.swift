@@ -8,7 +8,7 @@ enum DelegateCompletion {
     static func run(_ context: VariantContext) -> VariantRecord {
         let p = context.callbackParameters
         let total = Conversation.sample.messages.count
-        var m: Metrics = [CallbackMetric.latencyS.rawValue: p.latency]
+        var m: Metrics = [CallbackMetric.latencyS: p.latency]
         var evidence: [String] = [], gated: [String] = [], symptom = true
         for decision in [HistoryDisposition.allow, .cancel] {
             let key = decision.rawValue, prefix = "\(key) · "

@@ -49,7 +49,7 @@ extension VariantContext {
 
     /// The figures every scenario reports: its steps so far and its wall time.
     func figures() -> Metrics {
-        [CallbackMetric.steps.rawValue: Double(progress.value), MetricKey.wall.rawValue: elapsed()]
+        [CallbackMetric.steps: Double(progress.value), Metrics.wall: elapsed()]
     }
 
     /// The figures every library scenario reports.

@@ -69,7 +69,7 @@ enum RunloopScaleBars {
     static func p99(_ v: VariantReport, _ n: String, limitMs: Double) -> PerformanceBar.Figure? {
         guard let p99 = v[RunloopMetric.latenessP99Ms] else { return nil }
         // The figure depends on it: a timer thread at normal priority competes with the callers it wakes.
-        let ms = { (key: MetricKey) in v[key].map(Format.milliseconds) ?? "—" }
+        let ms = { (key: String) in v[key].map(Format.milliseconds) ?? "—" }
         let p50 = ms(RunloopMetric.latenessP50Ms), late = ms(RunloopMetric.latenessMaxMs)
         let priority =
             [1: "; its thread at real-time priority", 0: "; its thread at normal priority (real-time refused)"][
@@ -78,7 +78,7 @@ enum RunloopScaleBars {
             name: "\(n): p99 lateness", value: p99, unit: "ms", target: "<= \(Format.number(limitMs)) ms",
             met: p99 <= limitMs,
             detail:
-                "p50 \(p50), max \(late), control held up \(ms(MetricKey.controlStallMax)) at worst\(priority)"
+                "p50 \(p50), max \(late), control held up \(ms(Metrics.controlStallMax)) at worst\(priority)"
         )
     }
 

@@ -93,7 +93,7 @@ enum SweepVerdicts {
         }
         let added = heap[RunloopMetric.threadsAdded] ?? .infinity, early = heap[RunloopMetric.early] ?? 0
         let wall = heap[RunloopMetric.wallPerTimeout].map { Format.decimal($0, places: 2) + " × timeout" } ?? "—"
-        let n = Format.count, ms = { (point: SweepPoint, key: MetricKey) in point[key].map(Format.milliseconds) ?? "—" }
+        let n = Format.count, ms = { (point: SweepPoint, key: String) in point[key].map(Format.milliseconds) ?? "—" }
         let size = n(Double(heap.size)), woke = n(heap[RunloopMetric.completed] ?? 0),
             of = n(heap[RunloopMetric.total] ?? 0)
         let times = Format.decimal(sharedP99 / heapP99, places: 0)

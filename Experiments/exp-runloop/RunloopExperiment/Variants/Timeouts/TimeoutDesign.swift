@@ -5,7 +5,7 @@ import Synchronization
 /// The ways of keeping many requests' timeouts: one name each, for its variant (`--variant
 /// deadline-heap`), its sweep points and its verdicts (`shared-thread` is also the request
 /// placement of that name: the same thread, measured by the request trial there).
-public enum TimeoutDesignName: String, CaseIterable, VariantName {
+public enum TimeoutDesignName: String, CaseIterable, Sendable {
     /// One run-loop thread with a run-loop `Timer` per request; the same kind of thread with ONE
     /// timer set for the earliest deadline of a min-heap; no run loop, a `DispatchSourceTimer`
     /// per request on one serial queue; no thread of its own, a child task sleeping until the

@@ -1,12 +1,12 @@
-/// A variant's name as a type: an experiment lists its variants in one enum (`String` raw
-/// values are the names on the command line and in JSON), and declarations, verdicts, reports
-/// and tests refer to the cases. A renamed variant then fails to compile everywhere it is read,
-/// instead of showing "—" in a table.
-public protocol VariantName: RawRepresentable, Sendable, Hashable where RawValue == String {}
+// A variant's name as a type: an experiment lists its variants in one `String` enum (the raw
+// values are the names on the command line and in JSON), and declarations, verdicts, reports
+// and tests refer to the cases. A renamed variant then fails to compile everywhere it is read,
+// instead of showing "—" in a table. Any `RawRepresentable<String>` will do: the harness asks
+// for no protocol of its own, so a reader of an experiment meets one concept fewer.
 
 extension Finding {
     /// A finding over typed variant names.
-    public init<Name: VariantName>(
+    public init<Name: RawRepresentable<String>>(
         _ id: String, claim: String, needs: [Name],
         appliesWhen applies: @escaping @Sendable (PlatformInfo) -> Bool = { _ in true },
         notApplicableReason: String = "",
@@ -23,17 +23,17 @@ extension Finding {
 
 extension FindingInputs {
     /// The report of a variant the finding declared in `needs`.
-    public subscript<Name: VariantName>(variant: Name) -> VariantReport { self[variant.rawValue] }
+    public subscript<Name: RawRepresentable<String>>(variant: Name) -> VariantReport { self[variant.rawValue] }
 
     /// The report of a variant the finding may use when it ran (`nil` when it did not, or when
     /// the machine broke it or an interruption stopped it: such a variant measured nothing about
     /// the program, so a finding that only may read it judges without it, as if it had not run).
-    public func ran<Name: VariantName>(_ variant: Name) -> VariantReport? {
+    public func ran<Name: RawRepresentable<String>>(_ variant: Name) -> VariantReport? {
         variants[variant.rawValue].flatMap { $0.outcome.judgesNothing ? nil : $0 }
     }
 }
 
 extension ExperimentReport {
     /// The report of a variant, by typed name.
-    public func variant<Name: VariantName>(_ name: Name) -> VariantReport? { variant(name.rawValue) }
+    public func variant<Name: RawRepresentable<String>>(_ name: Name) -> VariantReport? { variant(name.rawValue) }
 }

@@ -1,7 +1,7 @@
-/// Typed-key conveniences for experiments' metrics and timelines.
+/// Conveniences for experiments' metrics and timelines.
 extension Metrics {
-    /// Metrics from typed keys, in order: `Metrics([XMetric.wall: 1.5, XMetric.count: 3])`.
-    public init(_ pairs: KeyValuePairs<MetricKey, Double>) {
+    /// Metrics from named figures, in order: `Metrics([XMetric.wall: 1.5, XMetric.count: 3])`.
+    public init(_ pairs: KeyValuePairs<String, Double>) {
         self.init()
         for (key, value) in pairs { self[key] = value }
     }
