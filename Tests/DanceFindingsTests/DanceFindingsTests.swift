@@ -56,7 +56,7 @@ final class DanceFindingsTests: XCTestCase {
         // The same lesson in this process, with the harness's assertions.
         weak var leaked: Ticker?
         assertNotReleased(after: 0.1) {
-            let ticker = Ticker(lifetime: ReleaseTracker().tag("ticker"))
+            let ticker = Ticker(onDeinit: {})
             ticker.start()
             leaked = ticker
             return ticker
@@ -76,7 +76,7 @@ final class DanceFindingsTests: XCTestCase {
             try labels(.weakStrong), ["progress", "retry-scheduled", "scope-end", "deinit", "retry-found-nil"])
 
         assertReleased(within: 1) {
-            let uploader = Uploader(lifetime: ReleaseTracker().tag("uploader")) { _ in }
+            let uploader = Uploader(onDeinit: {}) { _ in }
             uploader.start()
             uploader.reportProgress()
             return uploader
@@ -96,7 +96,7 @@ final class DanceFindingsTests: XCTestCase {
         XCTAssertEqual(try labels(.heapStack), ["reading", "scope-end", "deinit"])
 
         assertReleased(within: 1) {
-            let thermostat = Thermostat(lifetime: ReleaseTracker().tag("thermostat"))
+            let thermostat = Thermostat(onDeinit: {})
             thermostat.start()
             thermostat.read()
             return thermostat
@@ -126,7 +126,7 @@ final class DanceFindingsTests: XCTestCase {
 
         weak var leaked: ConversationScreen?
         assertNotReleased(after: 0.1) {
-            let screen = ConversationScreen(lifetime: ReleaseTracker().tag("screen"))
+            let screen = ConversationScreen(onDeinit: {})
             screen.configureBarButtonItem(style: .groupProfile) { _ in screen.push("group profile") }
             leaked = screen
             return screen
@@ -134,7 +134,7 @@ final class DanceFindingsTests: XCTestCase {
         leaked?.clearBarButtonAction()
         XCTAssertNil(leaked)
         assertReleased(within: 1) {
-            let screen = FixedConversationScreen(lifetime: ReleaseTracker().tag("screen"))
+            let screen = FixedConversationScreen(onDeinit: {})
             screen.configureBarButtonItem(style: .groupProfile) { screen, _ in screen.push("group profile") }
             screen.tapBarButton()
             return screen
@@ -167,7 +167,7 @@ final class DanceFindingsTests: XCTestCase {
                 parameters: DanceParameters(options)), owner: "thermostat")
         var keeper: Thermostat?  // holds the owner: the leak's cause, not the closure
         do {
-            let thermostat = Thermostat(lifetime: trial.tag())
+            let thermostat = Thermostat(onDeinit: trial.ownerDeinit)
             trial.watch(thermostat)
             thermostat.start()
             trial.probe.stored(on: thermostat)

@@ -17,19 +17,29 @@ final class ReleaseClockTests: XCTestCase {
         // A second into the trial, as in the experiment (its delay is 1-2 s), where rounding
         // the event's time to six digits moved it by up to 5 µs.
         MonotonicClock.sleep(for: 1.05)
-        let tracker = ReleaseTracker()
-        var early = 0
+        // An owner timed as the variant's Foo is: its deinit calls the trial's `ownerDeinit`.
+        final class Owner {
+            let onDeinit: () -> Void
+            init(onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+            deinit { onDeinit() }
+        }
+        var early = 0, untimed = 0
         for index in 0..<2_000 {
-            let label = "foo-\(index)"
-            var tag: LifetimeTag? = tracker.tag(label)
+            let trial = LifetimeTrial(context, owner: "foo-\(index)", grace: 1)
+            var owner: Owner? = Owner(onDeinit: trial.ownerDeinit)
+            trial.watch(owner!)
             context.event("completion1-\(index)")
-            tag = nil  // released after completion1, in program order
-            XCTAssertNil(tag)
+            owner = nil  // released after completion1, in program order
+            let after = MonotonicClock.now()
+            XCTAssertNil(owner)
+            // Timed by the deinit itself, before the line after it: nothing polled the owner.
+            if !(trial.releasedAt.map { $0 <= after } ?? false) { untimed += 1 }
             let outcome = HeapStackDelayed.order(
                 released: true, completion1: context.instant(of: "completion1-\(index)"),
-                releasedAt: tracker.releasedAt(label), machineDelay: 0, delay: 1)
+                releasedAt: trial.releasedAt, machineDelay: 0, delay: 1)
             if outcome == "released-early" { early += 1 }
         }
+        XCTAssertEqual(untimed, 0, "releases not timed by the owner's deinit")
         XCTAssertEqual(early, 0, "releases right after completion1 judged early")
     }
 

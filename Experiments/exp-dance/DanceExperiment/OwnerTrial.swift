@@ -1,9 +1,9 @@
 import LabHarness
 
 /// What every dance variant measures around its one owner, so a body keeps only the lesson: its
-/// release (a `LifetimeTrial`: make the owner with `tag()`, `watch` it, mark `endScope(of:)`,
-/// call `settle` or `awaitRelease` after the closing brace) and its reference counts (`probe`);
-/// the body returns `record(...)`.
+/// release (a `LifetimeTrial`: the owner's `deinit` calls `ownerDeinit`; `watch` the owner, mark
+/// `endScope(of:)`, call `settle` or `awaitRelease` after the closing brace) and its reference
+/// counts (`probe`); the body returns `record(...)`.
 public final class OwnerTrial: LifetimeTrial {
     public let parameters: DanceParameters
     public let probe = CaptureProbe()

@@ -1,8 +1,9 @@
 /// One object's lifetime in a variant, so the variant's body keeps only its lesson: the object
-/// (the owner) stores `tag()`, the body `watch`es it, marks `endScope(of:)` with the scope's last
-/// use of it, and after the closing brace calls `awaitRelease` (or `settle`, for an owner that
-/// may leak). The trial logs the events `scope-end`, `deinit`, `grace-over` and `cycle-broken`,
-/// records its metrics (the keys below) and grades the owner's fate (`outcome`).
+/// (the owner) calls `ownerDeinit` from its `deinit`, the body `watch`es it, marks
+/// `endScope(of:)` with the scope's last use of it, and after the closing brace calls
+/// `awaitRelease` (or `settle`, for an owner that may leak). The trial logs the events
+/// `scope-end`, `deinit`, `grace-over` and `cycle-broken`, records its metrics (the keys below)
+/// and grades the owner's fate (`outcome`).
 ///
 /// The clock, the main-queue-friendly wait and the `ReleaseTracker` stay inside: every instant
 /// here (`now()`, `releasedAt`, the events) is on one monotonic clock, and every wait turns the
@@ -20,8 +21,10 @@ open class LifetimeTrial {
         (self.context, self.label, self.grace) = (context, label, grace)
     }
 
-    /// The tag to store in the owner (`let lifetime: LifetimeTag`): its release time, exactly.
-    public func tag() -> LifetimeTag { tracker.tag(label) }
+    /// What the owner calls from its `deinit` (`deinit { onDeinit() }`), as the article's
+    /// `dealloc` logs "deinit": the release is recorded at that instant, exactly, where the
+    /// owner's weak reference alone would show it only at the next look.
+    public var ownerDeinit: @Sendable () -> Void { { [tracker, label] in tracker.markReleased(label) } }
 
     /// Tracks the owner, weakly.
     open func watch(_ owner: AnyObject) {

@@ -16,7 +16,8 @@ import Synchronization
 /// ```
 ///
 /// Release time comes from one of two clocks. An object that carries a `LifetimeTag` made by
-/// `tag(_:)` is timed exactly: the tag's `deinit` runs while its owner is being destroyed. Any
+/// `tag(_:)` is timed exactly: the tag's `deinit` runs while its owner is being destroyed (a
+/// `LifetimeTrial`'s owner is timed the same way by calling `ownerDeinit` from its `deinit`). Any
 /// other object is timed by polling its weak reference, which `waitUntilReleased` does every
 /// millisecond, so its release time is accurate to about that.
 public final class ReleaseTracker: Sendable {
@@ -53,11 +54,15 @@ public final class ReleaseTracker: Sendable {
         entries.withLock { entries in
             if entries[label] == nil { entries[label] = Entry(box: nil, trackedAt: now) }
         }
-        return LifetimeTag { [self] at in
-            entries.withLock { entries in
-                entries[label, default: Entry(box: nil, trackedAt: at)].releasedAt = at
-                entries[label]?.exact = true
-            }
+        return LifetimeTag { [self] at in markReleased(label, at: at) }
+    }
+
+    /// Records `label`'s release at `instant`, exactly: what a tag's `deinit` does, and what an
+    /// object's own `deinit` does through `LifetimeTrial.ownerDeinit`.
+    func markReleased(_ label: String, at instant: Seconds = MonotonicClock.now()) {
+        entries.withLock { entries in
+            entries[label, default: Entry(box: nil, trackedAt: instant)].releasedAt = instant
+            entries[label]?.exact = true
         }
     }
 

@@ -7,8 +7,9 @@ import LabHarness
 final class Thermostat {
     private(set) var readings = 0
     var onReading: ((Thermostat) -> Void)?
-    let lifetime: LifetimeTag
-    init(lifetime: LifetimeTag) { self.lifetime = lifetime }
+    let onDeinit: () -> Void
+    init(onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+    deinit { onDeinit() }  // the trial's release instant, as the article's dealloc logs "deinit"
 
     /// The handler `start()` stores, made apart so the probe can see it before it is stored.
     func makeReadingHandler() -> (Thermostat) -> Void {
@@ -24,7 +25,7 @@ enum HeapStack {
     static func run(_ context: VariantContext) -> VariantRecord {
         let trial = OwnerTrial(context, owner: "thermostat")
         do {
-            let thermostat = Thermostat(lifetime: trial.tag())
+            let thermostat = Thermostat(onDeinit: trial.ownerDeinit)
             trial.watch(thermostat)
             trial.probe.created(on: thermostat, thermostat.makeReadingHandler())
             thermostat.start()

@@ -9,10 +9,10 @@ final class Foo: @unchecked Sendable {  // used only on the main thread (the tri
     typealias Completion = (Foo) -> Void
     var completion1: Completion?
     var completion2: Completion?
-    let lifetime: LifetimeTag
+    private let onDeinit: () -> Void
 
     init(delay: Double, trial: OwnerTrial) {
-        lifetime = trial.tag()
+        onDeinit = trial.ownerDeinit
         trial.watch(self)
         trial.probe.created(on: self, Foo.makeCompletion2(delay: delay, trial: trial))
         completion1 = { [context = trial.context] _ in context.event("completion1") }
@@ -20,6 +20,8 @@ final class Foo: @unchecked Sendable {  // used only on the main thread (the tri
         trial.probe.stored(on: self)
         completion2?(self)
     }
+
+    deinit { onDeinit() }  // the article's dealloc, which logs "deinit": the trial times the release here
 
     static func makeCompletion2(delay: Double, trial: OwnerTrial) -> Completion {
         { [context = trial.context, probe = trial.probe] foo in

@@ -9,8 +9,9 @@ enum BarButtonStyle: String { case settings = "barbuttonicon_set", groupProfile 
 final class ConversationScreen {
     private(set) var rightBarButtonIcon: String?, pushed: [String] = []
     private var barButtonAction: ((String) -> Void)?
-    let lifetime: LifetimeTag
-    init(lifetime: LifetimeTag) { self.lifetime = lifetime }
+    let onDeinit: () -> Void
+    init(onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+    deinit { onDeinit() }  // the trial's release instant, as the article's dealloc logs "deinit"
 
     func configureBarButtonItem(style: BarButtonStyle, action: @escaping (String) -> Void) {
         rightBarButtonIcon = style.rawValue
@@ -29,8 +30,9 @@ final class ConversationScreen {
 final class FixedConversationScreen {
     private(set) var rightBarButtonIcon: String?, pushed: [String] = []
     private var barButtonAction: ((FixedConversationScreen, String) -> Void)?
-    let lifetime: LifetimeTag
-    init(lifetime: LifetimeTag) { self.lifetime = lifetime }
+    let onDeinit: () -> Void
+    init(onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+    deinit { onDeinit() }  // the trial's release instant, as the article's dealloc logs "deinit"
 
     func configureBarButtonItem(style: BarButtonStyle, action: @escaping (FixedConversationScreen, String) -> Void) {
         rightBarButtonIcon = style.rawValue
@@ -47,7 +49,7 @@ enum HiddenAPI {
     static func runCycle(_ context: VariantContext) -> VariantRecord {
         let trial = OwnerTrial(context, owner: "screen")
         do {
-            let screen = ConversationScreen(lifetime: trial.tag())
+            let screen = ConversationScreen(onDeinit: trial.ownerDeinit)
             trial.watch(screen)
             // The caller's code: it reads as harmless, and the compiler says nothing.
             screen.configureBarButtonItem(
@@ -67,7 +69,7 @@ enum HiddenAPI {
     static func runFixed(_ context: VariantContext) -> VariantRecord {
         let trial = OwnerTrial(context, owner: "screen")
         do {
-            let screen = FixedConversationScreen(lifetime: trial.tag())
+            let screen = FixedConversationScreen(onDeinit: trial.ownerDeinit)
             trial.watch(screen)
             screen.configureBarButtonItem(
                 style: .groupProfile,

@@ -5,8 +5,9 @@ import LabHarness
 final class Ticker {
     private(set) var ticks = 0
     var onTick: (() -> Void)?
-    let lifetime: LifetimeTag
-    init(lifetime: LifetimeTag) { self.lifetime = lifetime }
+    let onDeinit: () -> Void
+    init(onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+    deinit { onDeinit() }  // the trial's release instant, as the article's dealloc logs "deinit"
 
     func makeTickHandler() -> () -> Void {
         { self.ticks += 1 }  // a strong capture of self: the point of this variant
@@ -22,7 +23,7 @@ enum StrongCapture {
     static func run(_ context: VariantContext) -> VariantRecord {
         let trial = OwnerTrial(context, owner: "ticker")
         do {
-            let ticker = Ticker(lifetime: trial.tag())
+            let ticker = Ticker(onDeinit: trial.ownerDeinit)
             trial.watch(ticker)
             trial.probe.created(on: ticker, ticker.makeTickHandler())
             ticker.start()

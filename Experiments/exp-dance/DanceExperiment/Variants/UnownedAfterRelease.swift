@@ -13,8 +13,9 @@ final class EventBus {
 /// time the bus posts after the badge is gone.
 final class Badge {
     private(set) var unread = 0
-    let lifetime: LifetimeTag
-    init(lifetime: LifetimeTag) { self.lifetime = lifetime }
+    let onDeinit: () -> Void
+    init(onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+    deinit { onDeinit() }  // the trial's release instant, as the article's dealloc logs "deinit"
 
     func makeHandler() -> () -> Void {
         { [unowned self] in self.unread += 1 }
@@ -34,7 +35,7 @@ enum UnownedAfterRelease {
         let trial = OwnerTrial(context, owner: "badge")
         let bus = EventBus()
         do {
-            let badge = Badge(lifetime: trial.tag())
+            let badge = Badge(onDeinit: trial.ownerDeinit)
             trial.watch(badge)
             trial.probe.created(on: badge, badge.makeHandler())
             badge.subscribe(to: bus)

@@ -7,11 +7,12 @@ import LabHarness
 final class Uploader: @unchecked Sendable {  // used only on the main thread (the trial's body and the main queue)
     private(set) var progressReports = 0, retries = 0
     var onProgress: (() -> Void)?
-    let lifetime: LifetimeTag
+    let onDeinit: () -> Void
     private let note: @Sendable (String) -> Void  // where the retry says what it found (the trial's event log)
-    init(lifetime: LifetimeTag, note: @escaping @Sendable (String) -> Void) {
-        (self.lifetime, self.note) = (lifetime, note)
+    init(onDeinit: @escaping () -> Void, note: @escaping @Sendable (String) -> Void) {
+        (self.onDeinit, self.note) = (onDeinit, note)
     }
+    deinit { onDeinit() }  // the trial's release instant, as the article's dealloc logs "deinit"
 
     func makeProgressHandler() -> () -> Void {
         { [weak self] in
@@ -43,7 +44,7 @@ enum WeakStrong {
         let delay = trial.parameters.delay
         let scheduledAt = trial.now()
         do {
-            let uploader = Uploader(lifetime: trial.tag()) { context.event($0) }
+            let uploader = Uploader(onDeinit: trial.ownerDeinit) { context.event($0) }
             trial.watch(uploader)
             trial.probe.created(on: uploader, uploader.makeProgressHandler())
             uploader.start()
