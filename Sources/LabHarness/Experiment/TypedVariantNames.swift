@@ -1,8 +1,10 @@
 // A variant's name as a type: an experiment lists its variants in one `String` enum (the raw
 // values are the names on the command line and in JSON), and declarations, verdicts, reports
 // and tests refer to the cases. A renamed variant then fails to compile everywhere it is read,
-// instead of showing "—" in a table. Any `RawRepresentable<String>` will do: the harness asks
-// for no protocol of its own, so a reader of an experiment meets one concept fewer.
+// instead of showing "—" in a table. Any `RawRepresentable<String>` will do, so the enum needs
+// no protocol of the harness's. The cost: any other `String` enum compiles here too, one whose
+// raw values are not this experiment's variants included (`FindingInputs[_:]` then stops at a
+// precondition, as for a variant the finding did not declare; `ran` and `variant` find nil).
 
 extension Finding {
     /// A finding over typed variant names.
