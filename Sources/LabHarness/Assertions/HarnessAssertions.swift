@@ -33,6 +33,11 @@ public enum HarnessAssertions {
     /// It runs on the caller's actor (`isolation`), so in a `@MainActor` test `make` may build
     /// main-actor objects, and each poll of the wait suspends, leaving the main actor free for
     /// the tasks the object scheduled there.
+    ///
+    /// No autorelease pool of its own: on Darwin the concurrency runtime runs every job inside
+    /// one and drains it when the job ends (`runJobInEstablishedExecutorContext`, swiftlang/swift
+    /// `stdlib/public/Concurrency/Actor.cpp`), and the wait's first suspension ends the job that
+    /// ran `make`, so what `make` autoreleased is let go before the wait's second check.
     public static func released<T: AnyObject>(
         within timeout: Seconds, _ call: AssertionCall,
         isolation: isolated (any Actor)? = #isolation,
