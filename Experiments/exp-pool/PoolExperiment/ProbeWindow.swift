@@ -94,7 +94,7 @@ struct ProbeWindow {
         let starts = blocks.starts
         plateau = plateau && blocks.started < expected
 
-        var m = Metrics([
+        var m: Metrics = [
             PoolMetric.tasks: Double(expected), PoolMetric.blockS: p.block,
             PoolMetric.blocksStarted: Double(starts.count),
             PoolMetric.runningMax: Double(blocks.maxRunning), PoolMetric.watchS: watchEnd - blocks.origin,
@@ -102,7 +102,7 @@ struct ProbeWindow {
             PoolMetric.threadsAdded: Double(timeline.peak - timeline.first),
             PoolMetric.threadsFinal: Double(timeline.final),
             PoolMetric.blocksWaited: Double(starts.filter { $0 >= p.block / 2 }.count),
-        ])
+        ]
         if starts.count >= expected { m[PoolMetric.blocksLastStartS] = starts.last }
         if case .plateau = ending {
             // Growth up to the moment the count reached its peak, and the cap itself when the
@@ -133,12 +133,11 @@ struct ProbeWindow {
                 m.merge(summary.metrics(prefix: prefix, unit: "_ms", scale: 1000))
             }
         }
-        m.merge(
-            Metrics([
-                PoolMetric.probeCount: Double(waits.probe.count), PoolMetric.probeUnstarted: Double(waits.unstarted),
-                PoolMetric.probeBehind: Double(probes.behind(starts.map { $0 + blocks.origin }, at: end)),
-                PoolMetric.wallS: end - blocks.origin,
-            ]))
+        m.set([
+            PoolMetric.probeCount: Double(waits.probe.count), PoolMetric.probeUnstarted: Double(waits.unstarted),
+            PoolMetric.probeBehind: Double(probes.behind(starts.map { $0 + blocks.origin }, at: end)),
+            PoolMetric.wallS: end - blocks.origin,
+        ])
 
         var series = probes.series(origin: blocks.origin, at: end)
         series[SeriesKey.threads] = timeline.series()

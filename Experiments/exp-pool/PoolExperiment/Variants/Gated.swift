@@ -59,7 +59,7 @@ enum Gated {
                 + "the pool grew \(count(added)) threads (at most gate + \(count(PoolVerdicts.gateSlack.value)))")
         let limit = Responsiveness.limitMs(idleP99Ms: m[PoolMetric.idleNetP99Ms] ?? 0)
         return result.record(
-            extra: Metrics([PoolMetric.gate: Double(p.gate)]),
+            extra: [PoolMetric.gate: Double(p.gate)],
             evidence: result.probeLine
                 + "; limit \(PoolVerdicts.ms(limit)) (\(Responsiveness.responsiveMultiple), at least \(Responsiveness.instant))",
             mechanism: mechanism)

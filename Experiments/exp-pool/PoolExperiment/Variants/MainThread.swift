@@ -41,7 +41,7 @@ enum MainThread {
         let ticks = context.events.filter { $0.label == tickLabel }.map { context.startedAt + $0.t }
         let spare = gaps(ticks, from: blocks.origin, to: spareEnd, context, waits)
         let frozen = gaps(ticks, from: waitStart, to: waitEnd + 0.2, context, waits)
-        let m = Metrics([
+        let m: Metrics = [
             PoolMetric.tasks: Double(p.tasks), PoolMetric.blockS: p.block, PoolMetric.spareWindowS: p.spareWindow,
             PoolMetric.spareTicks: Double(spare.count), PoolMetric.spareGapMaxMs: spare.largest * 1000,
             PoolMetric.spareGapMaxNetMs: spare.largestNet * 1000, PoolMetric.spareBlocksWaiting: Double(ahead),
@@ -50,7 +50,7 @@ enum MainThread {
             PoolMetric.freezeGapMaxFrames: frozen.largest / frame, PoolMetric.blocksStarted: Double(blocks.started),
             PoolMetric.spareControlDelayS: context.machineDelay(from: blocks.origin, to: spareEnd),
             PoolMetric.wallS: context.elapsed(),
-        ])
+        ]
 
         let outcome = freezeOutcome(block: p.block, spareNet: spare.largestNet, frozen: frozen.largest)
         let waited = waitEnd - waitStart, gaveUp = returned ? "" : " (gave up: a lower bound)"

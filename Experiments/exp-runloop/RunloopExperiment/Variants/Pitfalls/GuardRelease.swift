@@ -48,13 +48,13 @@ enum GuardRelease {
         let end = MonotonicClock.now()
 
         let a = log[untilDate], b = log[forever]
-        var m = Metrics([
+        var m: Metrics = [
             RunloopMetric.total: 2, RunloopMetric.completed: Double([a, b].count { $0.woke != nil }),
             RunloopMetric.fired: Double([a, b].count { $0.fired != nil }), RunloopMetric.guardPromisedS: promised,
             RunloopMetric.untilDateReleased: a.released == nil ? 0 : 1,
             RunloopMetric.runReleased: b.released == nil ? 0 : 1,
             RunloopMetric.wallS: end - start,
-        ])
+        ]
         if let armed = a.armed, let released = a.released {
             m[RunloopMetric.untilDateReleasedAfterS] = released - armed
             m[RunloopMetric.untilDateExcessS] = max(

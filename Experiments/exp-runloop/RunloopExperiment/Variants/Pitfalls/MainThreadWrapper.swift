@@ -66,10 +66,10 @@ enum MainThreadWrapper {
     }
 
     private static func record(wall: TimeInterval, passes: Int?, progress: ProgressCounter) -> VariantRecord {
-        var metrics = Metrics([
+        var metrics: Metrics = [
             RunloopMetric.total: 1, RunloopMetric.completed: 1, RunloopMetric.steps: Double(progress.value),
             RunloopMetric.wallS: wall,
-        ])
+        ]
         metrics[RunloopMetric.passes] = passes.map(Double.init)
         let how = passes.map { " after \(SpinWrapper.passes($0)) of the main run loop" } ?? ""
         return VariantRecord(

@@ -66,7 +66,7 @@ enum TimerInit {
         // The early constructor's first fire without what a machine stall added to it.
         let earlyDelay = measured[.timeInterval] ?? 0
         let earlyNet = earlyDelay - context.machineDelay(from: armedAt, to: armedAt + earlyDelay)
-        var metrics = Metrics([RunloopMetric.intervalMs: interval * 1000])
+        var metrics: Metrics = [RunloopMetric.intervalMs: interval * 1000]
         for c in Constructor.allCases { metrics["first_fire.\(c.rawValue)_ms"] = (measured[c] ?? .nan) * 1000 }
         metrics[RunloopMetric.firstFireTimeIntervalInitExcessMs] =
             measured[.timeInterval] == nil ? nil : earlyNet * 1000

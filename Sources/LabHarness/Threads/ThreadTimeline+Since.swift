@@ -1,12 +1,3 @@
-/// Conveniences for experiments' metrics and timelines.
-extension Metrics {
-    /// Metrics from named figures, in order: `Metrics([XMetric.wall: 1.5, XMetric.count: 3])`.
-    public init(_ pairs: KeyValuePairs<String, Double>) {
-        self.init()
-        for (key, value) in pairs { self[key] = value }
-    }
-}
-
 extension ThreadTimeline {
     /// The samples from monotonic instant `origin` on, with `t` counted from it: the timeline
     /// of a trial's work when the sampler started earlier (the harness starts it before the body).
