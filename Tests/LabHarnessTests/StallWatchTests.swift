@@ -14,7 +14,7 @@ final class StallWatchTests: XCTestCase {
         XCTAssertEqual(watch.delay(from: 1.5, to: 1.9), 0, "no stall overlaps")
         XCTAssertEqual(watch.delay(from: 3, to: 2), 0, "an empty interval")
         XCTAssertEqual(watch.worstDelay, 0.4, accuracy: 1e-9)
-        XCTAssertEqual(watch.metrics[StallWatch.worstMetric] ?? 0, 400, accuracy: 1e-6)
+        XCTAssertEqual(watch.metrics[Metrics.controlStallMax] ?? 0, 400, accuracy: 1e-6)
     }
 
     /// A real stall of the process is seen by the control thread: here the calling thread

@@ -27,23 +27,16 @@ public enum CallbackMetric {
     /// 1: the library's thread was seen inside the app's lookup, not running, as a message came.
     public static let libraryThreadWaiting = "library.thread_waiting"
     public static let handlerCalls = "handler.calls", handlerIgnored = "handler.ignored"
-    public static let callbackCalls = "callback.calls",
-        stallDetectedAfterS = "stall.detected_after_s"
-    public static let resumeOnAppQueue = "resume.on_app_queue",
-        continuedOnAppQueue = "continued.on_app_queue"
+    public static let callbackCalls = "callback.calls", stallDetectedAfterS = "stall.detected_after_s"
+    public static let resumeOnAppQueue = "resume.on_app_queue", continuedOnAppQueue = "continued.on_app_queue"
     public static let taskFinished = "task.finished", taskSuspendedForS = "task.suspended_for_s"
-    public static let warningCaptured = "warning.captured",
-        warningAfterDropS = "warning.after_drop_s"
-    public static let bodyBytes = "body.bytes", scheduledS = "scheduled_s",
-        windowS = "window_s"
-    public static let asyncBytes = "async.bytes",
-        serverCompletedAfterS = "server.completed_after_s"
-    public static let wrapperBytes = "wrapper.bytes",
-        wrapperReturnedAfterS = "wrapper.returned_after_s"
+    public static let warningCaptured = "warning.captured", warningAfterDropS = "warning.after_drop_s"
+    public static let bodyBytes = "body.bytes", scheduledS = "scheduled_s", windowS = "window_s"
+    public static let asyncBytes = "async.bytes", serverCompletedAfterS = "server.completed_after_s"
+    public static let wrapperBytes = "wrapper.bytes", wrapperReturnedAfterS = "wrapper.returned_after_s"
     /// 1: the waiter was in the semaphore wait when the whole response had arrived (the
     /// deadlock's mechanism, by count), with this many handler calls.
-    public static let wrapperWaiting = "wrapper.waiting",
-        wrapperHandlerCalls = "wrapper.handler_calls"
+    public static let wrapperWaiting = "wrapper.waiting", wrapperHandlerCalls = "wrapper.handler_calls"
 
     /// A figure of one part of a variant that runs several (`allow.messages`, `own.hop_s`).
     public enum Figure: String, Sendable {
@@ -56,7 +49,7 @@ public enum CallbackMetric {
         case hopOnMainThread = "hop.on_main_thread"
     }
 
-    public static func of(_ part: String, _ figure: Figure) -> String { ("\(part).\(figure.rawValue)") }
+    public static func of(_ part: String, _ figure: Figure) -> String { "\(part).\(figure.rawValue)" }
 }
 
 extension TrialTiming {

@@ -27,8 +27,7 @@ public enum DanceMetric {
         deinitAfterCompletion1S = "deinit_after_completion1_s"
     /// The machine's share of `deinitAfterCompletion1S`, seen by a same-moment control.
     public static let deinitAfterCompletion1ControlDelayS = "deinit_after_completion1.control_delay_s"
-    public static let delayedFoundNil = "delayed.found_nil",
-        delayedRanAfterScopeS = "delayed.ran_after_scope_s"
+    public static let delayedFoundNil = "delayed.found_nil", delayedRanAfterScopeS = "delayed.ran_after_scope_s"
 
     /// The capture probe's count at one moment: `capture.stored.strong`.
     public static func capture(_ moment: String, _ count: String) -> String {

@@ -68,34 +68,27 @@ let defaultGateWidth = max(1, CPUBudget.current.poolWidth - 1)
 public enum PoolMetric {
     // The work, counted from inside its blocks (`blocks.waited`: started half a block or more
     // after the work began, so they waited for a thread or a gate's slot an earlier block held).
-    public static let tasks = "tasks", blockS = "block_s", holdS = "hold_s",
-        cores = "cores",
-        gate = "gate", blocksStarted = "blocks.started",
-        blocksLastStartS = "blocks.last_start_s",
-        blocksWaited = "blocks.waited", runningMax = "running.max",
-        finished = "finished",
-        wallS = "wall_s", watchS = "watch_s"
+    public static let tasks = "tasks", blockS = "block_s", holdS = "hold_s", cores = "cores", gate = "gate",
+        blocksStarted = "blocks.started", blocksLastStartS = "blocks.last_start_s", blocksWaited = "blocks.waited",
+        runningMax = "running.max", finished = "finished", wallS = Metrics.wall, watchS = "watch_s"
     // The process's threads; the cap (`--find-cap`); the limit the kernel states (Darwin's
     // kern.wq_max_constrained_threads, recorded only where it states one).
     public static let threadsBefore = "threads.before", threadsPeak = "threads.peak",
-        threadsAdded = "threads.added", threadsFinal = "threads.final",
-        growthThreadsPerS = "growth.threads_per_s", capReachedS = "cap.reached_s",
-        capThreads = "cap.threads", capWorkers = "cap.workers",
+        threadsAdded = "threads.added", threadsFinal = "threads.final", growthThreadsPerS = "growth.threads_per_s",
+        capReachedS = "cap.reached_s", capThreads = "cap.threads", capWorkers = "cap.workers",
         poolStatedLimit = "pool.stated_limit"
     // Probes (`probe.behind_blocks`: probes seen queued behind a block that started after them)
     // and the idle baseline, raw and net of machine stalls.
-    public static let probeP50Ms = "probe.p50_ms", probeP99Ms = "probe.p99_ms",
-        excessP99Ms = "excess.p99_ms",
-        probeCount = "probe.count", probeUnstarted = "probe.unstarted",
-        probeBehind = "probe.behind_blocks", idleP50Ms = "idle.p50_ms",
-        idleP99Ms = "idle.p99_ms",
-        idleNetP50Ms = "idle.net.p50_ms", idleNetP99Ms = "idle.net.p99_ms"
+    public static let probeP50Ms = "probe.p50_ms", probeP99Ms = "probe.p99_ms", excessP99Ms = "excess.p99_ms",
+        probeCount = "probe.count", probeUnstarted = "probe.unstarted", probeBehind = "probe.behind_blocks",
+        idleP50Ms = "idle.p50_ms", idleP99Ms = "idle.p99_ms", idleNetP50Ms = "idle.net.p50_ms",
+        idleNetP99Ms = "idle.net.p99_ms"
     // The main thread's heartbeat through the flood (`spare.`) and while it waits on the pool
     // (`main_wait.blocks_waiting`: blocks still waiting for a thread when it queued its own).
     public static let spareTicks = "spare.ticks", spareWindowS = "spare.window_s",
-        spareGapMaxMs = "spare.gap_max_ms",
-        spareGapMaxNetMs = "spare.gap_max_net_ms", spareBlocksWaiting = "spare.blocks_waiting",
-        spareControlDelayS = "spare.control_delay_s", mainWaitS = "main_wait_s",
-        mainWaitReturned = "main_wait.returned", mainWaitBlocksAhead = "main_wait.blocks_waiting",
-        freezeGapMaxMs = "freeze.gap_max_ms", freezeGapMaxFrames = "freeze.gap_max_frames"
+        spareGapMaxMs = "spare.gap_max_ms", spareGapMaxNetMs = "spare.gap_max_net_ms",
+        spareBlocksWaiting = "spare.blocks_waiting", spareControlDelayS = "spare.control_delay_s",
+        mainWaitS = "main_wait_s", mainWaitReturned = "main_wait.returned",
+        mainWaitBlocksAhead = "main_wait.blocks_waiting", freezeGapMaxMs = "freeze.gap_max_ms",
+        freezeGapMaxFrames = "freeze.gap_max_frames"
 }

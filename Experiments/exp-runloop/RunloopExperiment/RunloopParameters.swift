@@ -177,56 +177,45 @@ struct RunloopParameters: ExperimentParameters {
 /// once: the JSON contract's names (`metrics` in schema 1).
 public enum RunloopMetric {
     /// Every trial of requests: issued, done, timers fired, callers that saw their timeout.
-    public static let total = "total", completed = "completed", fired = "fired",
-        timely = "timely"
-    public static let wallS = "wall_s", wallControlDelayS = "wall.control_delay_s"
+    public static let total = "total", completed = "completed", fired = "fired", timely = "timely"
+    public static let wallS = Metrics.wall, wallControlDelayS = "wall.control_delay_s"
     /// Fire time − deadline; `excess`: less what the same-moment control was held up meanwhile.
     public static let latenessP50Ms = "lateness.p50_ms", latenessP99Ms = "lateness.p99_ms",
         latenessMaxMs = "lateness.max_ms"
-    public static let latenessExcessP50Ms = "lateness.excess.p50_ms",
-        latenessExcessP99Ms = "lateness.excess.p99_ms"
-    public static let latenessExcessMaxMs = "lateness.excess.max_ms",
-        latenessCensored = "lateness.censored"
+    public static let latenessExcessP50Ms = "lateness.excess.p50_ms", latenessExcessP99Ms = "lateness.excess.p99_ms"
+    public static let latenessExcessMaxMs = "lateness.excess.max_ms", latenessCensored = "lateness.censored"
     /// The request placements (`RequestMetrics`).
-    public static let waitP50S = "wait.p50_s", waitP99S = "wait.p99_s",
-        waitMaxS = "wait.max_s", waitCensored = "wait.censored"
+    public static let waitP50S = "wait.p50_s", waitP99S = "wait.p99_s", waitMaxS = "wait.max_s",
+        waitCensored = "wait.censored"
     public static let armDelayP50S = "arm_delay.p50_s", armDelayMaxS = "arm_delay.max_s"
-    public static let callerDelayMaxS = "caller_delay.max_s",
-        callerDelayCensored = "caller_delay.censored"
+    public static let callerDelayMaxS = "caller_delay.max_s", callerDelayCensored = "caller_delay.censored"
     /// Callers started (the timeout designs: started before their deadline, which counts from issue).
     public static let callersStarted = "callers.started", inFlightPeak = "in_flight.peak",
         stallDetectedS = "stall.detected_s"
     public static let threadsPeak = "threads.peak", threadsBaseline = "threads.baseline"
-    public static let runloopThreadsPeak = "runloop_threads.peak",
-        runloopsUnreturned = "runloops.unreturned"
+    public static let runloopThreadsPeak = "runloop_threads.peak", runloopsUnreturned = "runloops.unreturned"
     /// The timeout designs (`TimeoutTrial`): completed before their timeout fired, woken before
     /// their deadline; first issued to last woken over the timeout; first issued to last caller
     /// started; last deadline to last woken; threads the design added, 1/0 for its thread's real-time
     /// priority granted/refused; timer settings; the process's peak memory.
-    public static let completedFirst = "completed_first", early = "early",
-        wallPerTimeout = "wall_per_timeout"
-    public static let issueS = "issue_s", drainS = "drain_s",
-        threadsAdded = "threads.added", threadsRealtime = "threads.realtime"
-    public static let timersArmed = "timers.armed", memoryPeakMB = "memory.peak_mb",
-        cpuS = "cpu_s"
+    public static let completedFirst = "completed_first", early = "early", wallPerTimeout = "wall_per_timeout"
+    public static let issueS = "issue_s", drainS = "drain_s", threadsAdded = "threads.added",
+        threadsRealtime = "threads.realtime"
+    public static let timersArmed = "timers.armed", memoryPeakMB = "memory.peak_mb", cpuS = "cpu_s"
     /// The wake-up floor beside a timeout trial (`WakeFloor`): how late a thread that only sleeps
     /// woke, p50 and p99, over the window in which the requests fell due, and how many wake-ups
     /// that was; the requests' p99 less the floor's (0 when below it).
-    public static let floorP50Ms = "floor.p50_ms", floorP99Ms = "floor.p99_ms",
-        floorSamples = "floor.samples"
+    public static let floorP50Ms = "floor.p50_ms", floorP99Ms = "floor.p99_ms", floorSamples = "floor.samples"
     public static let latenessNetP99Ms = "lateness.net_p99_ms"
     /// The pitfalls: run-loop passes, CPU and runnable time per wall second, wrapper steps.
     public static let passes = "passes", passesPerS = "passes_per_s", steps = "steps"
     public static let cpuPerWall = "cpu_per_wall", runnablePerWall = "runnable_per_wall"
     /// The double guard (`GuardRelease`).
-    public static let guardPromisedS = "guard.promised_s", runHeldS = "run.held_s",
-        runReleased = "run.released"
-    public static let untilDateExcessS = "until_date.excess_s",
-        untilDateReleased = "until_date.released"
+    public static let guardPromisedS = "guard.promised_s", runHeldS = "run.held_s", runReleased = "run.released"
+    public static let untilDateExcessS = "until_date.excess_s", untilDateReleased = "until_date.released"
     public static let untilDateReleasedAfterS = "until_date.released_after_s"
     /// Each Timer constructor's first fire (`TimerInit`).
-    public static let intervalMs = "interval_ms",
-        firstFireFireDateInitMs = "first_fire.fire_date_init_ms"
+    public static let intervalMs = "interval_ms", firstFireFireDateInitMs = "first_fire.fire_date_init_ms"
     public static let firstFireScheduledMs = "first_fire.scheduled_ms",
         firstFireTimeIntervalInitMs = "first_fire.time_interval_init_ms"
     public static let firstFireTimeIntervalInitExcessMs = "first_fire.time_interval_init.excess_ms"

@@ -224,10 +224,10 @@ public enum ExperimentRunner {
             .flatMap { try? JSONDecoder().decode(VariantRecord.self, from: Data($0.utf8)) }
         var metrics = checkpoint?.metrics ?? Metrics()
         if let name = variant.progressMetric { metrics[name] = Double(run.progress ?? 0) }
-        if metrics["wall_s"] == nil { metrics["wall_s"] = run.wall }
-        if run.outcome == .crashed, let signal = run.signal { metrics["signal"] = Double(signal) }
+        if metrics[Metrics.wall] == nil { metrics[Metrics.wall] = run.wall }
+        if run.outcome == .crashed, let signal = run.signal { metrics[Metrics.signal] = Double(signal) }
         if run.killedByHarness, !run.threadsAtKill.isEmpty {
-            metrics["threads.at_kill"] = Double(run.threadsAtKill.count)
+            metrics[Metrics.threadsAtKill] = Double(run.threadsAtKill.count)
         }
         var outcome = Outcome(run.outcome)
         var evidence = run.evidence

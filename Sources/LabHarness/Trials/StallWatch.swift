@@ -129,10 +129,7 @@ public final class StallWatch: Sendable {
     /// thread, reported beside the raw timings it corrects.
     public var metrics: Metrics {
         var m = Metrics()
-        m[StallWatch.worstMetric] = worstDelay * 1000
+        m[Metrics.controlStallMax] = worstDelay * 1000
         return m
     }
-
-    /// The metric key of the worst delay.
-    public static let worstMetric = "control.stall_max_ms"
 }
