@@ -86,6 +86,22 @@ public let fixtureExperiment = ExperimentDefinition(
             fatalError("fixture variant trapped after its checkpoint")
         },
         Variant(
+            "silent-exit", summary: "exits 0 without writing a result",
+            expect: [OutcomeExpectation(.completed, .expected, "what a silent exit must not be read as")],
+            includedByDefault: false
+        ) { _ in
+            exit(0)
+        },
+        Variant(
+            "trap-process-exits", summary: "runs a trap process that exits 0 without a result instead of trapping",
+            expect: [OutcomeExpectation(.crashed, .expected, "what the trap process was for")],
+            includedByDefault: false
+        ) { context in
+            guard context.isTrapProcess else { return context.runTrapProcess(budget: 30, trapSays: "never said") }
+            context.checkpoint(VariantRecord(outcome: .crashed, evidence: "measured before the step"))
+            exit(0)
+        },
+        Variant(
             "forbidden", summary: "ends with an outcome its declaration forbids; no finding reads it",
             expect: [
                 OutcomeExpectation(.completed, .expected, "what a correct variant would do"),

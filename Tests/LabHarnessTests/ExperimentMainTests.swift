@@ -81,6 +81,22 @@ final class ExperimentMainTests: XCTestCase {
         XCTAssertTrue(evidence.hasSuffix("; measured 42 before the trap"), evidence)
     }
 
+    /// A child that exits 0 without writing a result said nothing about its trial: it failed,
+    /// whether it was the trial's child or the trap process a trial started (`runTrapProcess`),
+    /// and what it checkpointed before stays behind the reason.
+    func testAChildThatExitsWithoutAResultFailed() throws {
+        let run = try runFixture(["--json", "--variant", "silent-exit,trap-process-exits"])
+        let report = try ExperimentReport.decode(Data(run.stdout.utf8))
+        for name in ["silent-exit", "trap-process-exits"] {
+            let v = try XCTUnwrap(report.variant(name), name)
+            XCTAssertEqual(v.outcome, .failed, "\(name): \(v.evidence ?? "")")
+            XCTAssertTrue(
+                v.evidence?.hasPrefix("the child exited 0 without writing a result") ?? false, v.evidence ?? "")
+        }
+        let trap = try XCTUnwrap(report.variant("trap-process-exits"))
+        XCTAssertTrue(trap.evidence?.hasSuffix("; measured before the step") ?? false, trap.evidence ?? "")
+    }
+
     /// A `--variant` subset that covers no finding's needs judges nothing: the report says so
     /// and the run exits 1, because "0 of 0 reproduced" proves nothing.
     func testARunThatJudgesNoFindingSaysSoAndExitsOne() throws {

@@ -209,51 +209,15 @@ public enum ExperimentRunner {
     }
 
     /// The record of a child trial: its own result when it wrote one, otherwise what the
-    /// harness saw (the outcome of the process, its progress, the evidence), merged into the
-    /// child's last checkpoint when it wrote one (measure, then trap).
+    /// harness saw of its end merged into the child's last checkpoint (`ChildRun.endRecord`),
+    /// with its progress and the stacks taken before a kill. Either way, the machine's part when
+    /// the parent saw the machine break the trial (a thread limit reached while the child ran:
+    /// whatever the child measured, it measured without the threads it asked for).
     static func record(from run: ChildRun, variant: Variant) -> VariantRecord {
-        if let payload = run.resultPayload,
-            let record = try? JSONDecoder().decode(VariantRecord.self, from: Data(payload.utf8))
-        {
-            // The parent saw the thread limit reached while the child ran: whatever the child
-            // measured, it measured it without the threads it asked for.
-            if let machine = run.machine, !record.outcome.judgesNothing { return machine.apply(to: record) }
-            return record
-        }
-        let checkpoint = ChildProtocol.lastCheckpoint(in: run.stdout)
-            .flatMap { try? JSONDecoder().decode(VariantRecord.self, from: Data($0.utf8)) }
-        var metrics = checkpoint?.metrics ?? Metrics()
-        if let name = variant.progressMetric { metrics[name] = Double(run.progress ?? 0) }
-        if metrics[Metrics.wall] == nil { metrics[Metrics.wall] = run.wall }
-        if run.outcome == .crashed, let signal = run.signal { metrics[Metrics.signal] = Double(signal) }
-        if run.killedByHarness, !run.threadsAtKill.isEmpty {
-            metrics[Metrics.threadsAtKill] = Double(run.threadsAtKill.count)
-        }
-        var outcome = Outcome(run.outcome)
-        var evidence = run.evidence
-        if let machine = run.machine {
-            return StackEvidence.attach(
-                run.stacks,
-                to: machine.apply(
-                    to: VariantRecord(
-                        outcome: outcome, metrics: metrics, evidence: evidence,
-                        series: checkpoint?.series ?? [:],
-                        events: checkpoint?.events ?? [],
-                        mechanism: checkpoint?.mechanism)))
-        }
-        if run.outcome == .completed {
-            outcome = .failed
-            evidence =
-                "the child exited 0 without writing a result"
-                + (run.stderr.isEmpty ? "" : ": \(run.stderr.split(separator: "\n").last ?? "")")
-        }
-        if let story = checkpoint?.evidence { evidence += "; \(story)" }
-        return StackEvidence.attach(
-            run.stacks,
-            to: VariantRecord(
-                outcome: outcome, metrics: metrics, evidence: evidence,
-                series: checkpoint?.series ?? [:], events: checkpoint?.events ?? [],
-                mechanism: checkpoint?.mechanism))
+        if let result = run.result { return run.withMachine(result) }
+        var ended = run.endRecord
+        if let name = variant.progressMetric { ended.metrics[name] = Double(run.progress ?? 0) }
+        return StackEvidence.attach(run.stacks, to: run.withMachine(ended))
     }
 
     // MARK: - Trials into one report

@@ -16,11 +16,13 @@ extension VariantContext {
     public var isTrapProcess: Bool { ProcessInfo.processInfo.environment[Self.trapVariable] == "1" }
 
     /// Runs this trial again in a process of its own and returns what it measured before its
-    /// end (its last checkpoint, or its result if it did not trap) with the outcome of that end
-    /// (`crashed`, with `signal` and `wall_s`, the runtime's fatal line in front of the evidence). For a crash,
-    /// the mechanism also needs the fatal line to contain `marker`: a trap on anything else is
-    /// not the lesson's. The trap process lives within `budget` and dies with this one. Only in a
-    /// child trial: a process that could trap must not be started from a test's own.
+    /// end (its last checkpoint, or its result if it did not trap) with the outcome of that end,
+    /// read as the runner reads a child trial's (`ChildRun.endRecord`): `crashed`, with `signal`
+    /// and `wall_s` and the runtime's fatal line in front of the evidence; `failed` if it exited
+    /// 0 without a result. For a crash, the mechanism also needs the fatal line to contain
+    /// `marker`: a trap on anything else is not the lesson's. The trap process lives within
+    /// `budget` and dies with this one. Only in a child trial: a process that could trap must
+    /// not be started from a test's own.
     public func runTrapProcess(budget: Seconds, trapSays marker: String) -> VariantRecord {
         guard inChild else {
             return VariantRecord(outcome: .failed, evidence: "\(variant) traps on purpose: run it in a child process")
@@ -35,20 +37,10 @@ extension VariantContext {
         } catch {
             return VariantRecord(outcome: .failed, evidence: "the trap process could not start: \(error)")
         }
-        let decode = { (payload: String?) in
-            payload.flatMap { try? JSONDecoder().decode(VariantRecord.self, from: Data($0.utf8)) }
-        }
+        if let result = run.result { return run.withMachine(result) }
+        var record = run.withMachine(run.endRecord)
         // A trap process the machine broke (a thread limit reached) measured nothing about the program.
-        if let machine = run.machine {
-            return machine.apply(
-                to: decode(run.resultPayload) ?? VariantRecord(outcome: Outcome(run.outcome), evidence: run.evidence))
-        }
-        if let finished = decode(run.resultPayload) { return finished }
-        var record = decode(ChildProtocol.lastCheckpoint(in: run.stdout)) ?? VariantRecord(outcome: .failed)
-        record.outcome = Outcome(run.outcome)
-        record.evidence = run.evidence + (record.evidence.map { "; \($0)" } ?? "")
-        if let signal = run.signal { record.metrics[Metrics.signal] = Double(signal) }
-        if record.metrics[Metrics.wall] == nil { record.metrics[Metrics.wall] = run.wall }
+        guard !record.outcome.judgesNothing else { return record }
         if run.outcome == .crashed {
             let message = Evidence.when(
                 run.evidence.contains(marker), "the runtime's '\(marker)' message seen",
