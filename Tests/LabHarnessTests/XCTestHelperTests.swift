@@ -98,6 +98,24 @@ final class XCTestHelperTests: XCTestCase {
         kept.next = nil
     }
 
+    /// A label given again names another object: a leak tracked first under it is not hidden by
+    /// a tidy object tracked after it, and a second object under a label is named `label #2`.
+    func testALabelUsedAgainNamesAnotherObject() {
+        let recorder = LabHarness.RecordingReporter()
+        let check = LeakCheck()
+        let kept = check.track(Node(), "node")
+        kept.next = kept
+        _ = check.track(Node(), "node")
+        let second = check.track(Node(), "node")
+        second.next = second
+        check.assertAllReleased(within: 0.2, reporter: recorder.reporter)
+        XCTAssertEqual(
+            recorder.messages.map { $0.prefix(while: { $0 != " " }) }, ["node", "node"], "\(recorder.messages)")
+        XCTAssertTrue(recorder.messages.last?.hasPrefix("node #3 was still alive") ?? false, "\(recorder.messages)")
+        kept.next = nil
+        second.next = nil
+    }
+
     /// A block that overruns fails with the stack the watchdog took at the budget; one that
     /// comes back within the grace lets the test go on.
     func testAssertCompletesFailsAnOverrunWithTheStackItWasStuckIn() throws {
@@ -133,6 +151,53 @@ final class XCTestHelperTests: XCTestCase {
         XCTAssertNil(slow)
         XCTAssertLessThan(MonotonicClock.now() - start, 1.5)
         XCTAssertEqual(recorder.messages.count, 1)
+    }
+
+    /// An operation that holds every thread of the cooperative pool keeps the wait from waking
+    /// until the operation is done: found done then, past its budget, it still overran. (On a
+    /// machine stalled before the blockers start, the wait sees it unfinished: a failure too.)
+    func testAnAsyncOverrunTheWaitCouldNotSeeInTimeStillFails() async {
+        let recorder = RecordingReporter()
+        let width = CPUBudget.current.poolWidth
+        let took = await assertCompletes(within: 0.2, reporter: recorder.reporter) {
+            // Blocking the pool's threads is the point: the rest of them, then this task's. At
+            // the wait's priority: on Linux each priority has a pool of its own.
+            let priority = Task.currentPriority
+            for _ in 1..<max(1, width) { Task.detached(priority: priority) { MonotonicClock.sleep(for: 0.9) } }
+            MonotonicClock.sleep(for: 0.7)
+        }
+        XCTAssertNil(took, "it took 0.7 s of a 0.2 s budget")
+        XCTAssertEqual(recorder.messages.count, 1)
+        XCTAssertTrue(
+            recorder.messages.first?.hasPrefix("did not complete within 200 ms") ?? false, "\(recorder.messages)")
+    }
+
+    /// The harness's own threads started inside a watched block (the completion watchdog of an
+    /// `assertCompletes`, the standard-error reader of its async form) are not the block's.
+    func testTheHarnessesOwnThreadsAreNotCountedAsAdded() {
+        NewThreadWatch.warmUpConcurrencyPool()
+        let recorder = RecordingReporter()
+        assertThreadPeak(staysUnder: 1, reporter: recorder.reporter) {
+            assertCompletes(within: 5, reporter: recorder.reporter) { MonotonicClock.sleep(for: 0.02) }
+        }
+        let asyncForm = DispatchSemaphore(value: 0)
+        Task {
+            await assertThreadPeak(staysUnder: 1, reporter: recorder.reporter) {
+                await assertCompletes(within: 5, reporter: recorder.reporter) {}
+            }
+            asyncForm.signal()
+        }
+        XCTAssertEqual(asyncForm.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(recorder.messages, [])
+        assertThreadPeak(staysUnder: 1, reporter: recorder.reporter) {
+            assertCompletes(within: 5, reporter: recorder.reporter) {
+                let parked = ParkedThreads(1, name: "peak.parked")
+                MonotonicClock.sleep(for: 0.05)
+                parked.release()
+            }
+        }
+        XCTAssertEqual(recorder.messages.count, 1, "a thread the block starts still counts")
+        XCTAssertTrue(recorder.messages.first?.contains("1 thread: 1 × peak.parked") ?? false, "\(recorder.messages)")
     }
 
     func testAssertThreadPeakCountsAddedThreads() {

@@ -32,7 +32,7 @@ final class CompletionWatch: Sendable {
         self.stuckThread = KernelThreadID.current()
         self.endsProcess = endsProcess
         let deadline = MonotonicClock.now() + timeout
-        NamedThread.start("lab.completes", stackSize: 512 * 1024) { [self] in watch(deadline: deadline) }
+        NamedThread.startInstrument("lab.completes", stackSize: 512 * 1024) { [self] in watch(deadline: deadline) }
     }
 
     /// Called by the caller when the block returned. `nil` when it did so before the watchdog

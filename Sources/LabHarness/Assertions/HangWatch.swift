@@ -31,7 +31,8 @@ public final class HangWatch: Sendable {
         self.limit = limit
         self.testName = testName
         let deadline = MonotonicClock.now() + limit
-        NamedThread.start("lab.hangwatch", stackSize: 512 * 1024) { [self] in watch(deadline: deadline, record: record)
+        NamedThread.startInstrument("lab.hangwatch", stackSize: 512 * 1024) { [self] in
+            watch(deadline: deadline, record: record)
         }
     }
 

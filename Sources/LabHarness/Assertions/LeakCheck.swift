@@ -30,12 +30,19 @@ public final class LeakCheck: Sendable {
     public init() {}
 
     /// Tracks `object` weakly under `label` (default: its type and a number); returns it for
-    /// chaining. `site` is where it was tracked, for reporting a survivor at that line.
+    /// chaining. `site` is where it was tracked, for reporting a survivor at that line. A label
+    /// given again names another object: it is reported as `label #2` (then `#3` …), and every
+    /// object tracked is checked, not only the last under its label.
     @_disfavoredOverload
     @discardableResult
     public func track<T: AnyObject>(_ object: T, _ label: String? = nil, site: FailureSite? = nil) -> T {
         let name = entries.withLock { list in
-            let name = label ?? "\(T.self)#\(list.count + 1)"
+            let base = label ?? "\(T.self)#\(list.count + 1)"
+            var name = base, again = 1
+            while list.contains(where: { $0.label == name }) {
+                again += 1
+                name = "\(base) #\(again)"
+            }
             list.append((name, site))
             return name
         }

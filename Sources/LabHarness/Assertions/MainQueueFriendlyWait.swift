@@ -77,4 +77,11 @@ public enum MainQueueFriendlyWait {
         }
         return true
     }
+
+    /// The async form of `pass(_:)`: lets `duration` seconds pass without blocking the thread,
+    /// turning the main run loop meanwhile where the main thread is parked for good (Swift
+    /// Testing on Linux), as `until` does, so a `RunLoop.main` timer still fires in the time.
+    public static func pass(_ duration: Seconds) async {
+        _ = await until(within: duration) { false }
+    }
 }

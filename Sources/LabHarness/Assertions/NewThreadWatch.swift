@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 
 /// Which threads appeared while a block ran: every thread seen during the watch whose identity
-/// was not in the process when the watch began (see `ThreadRoster`).
+/// was not in the process when the watch began (see `ThreadRoster`), except the harness's own
+/// (`InstrumentThreads`: an `assertCompletes` or a hang watch inside the block starts one).
 ///
 /// A watcher thread lists the process's threads every `interval` seconds and once more when
 /// the watch stops, so a thread that starts and ends between two listings is missed; the
@@ -30,6 +31,9 @@ public final class NewThreadWatch: Sendable {
         var baseline: Set<UInt64> = []
         var appeared: [UInt64: String] = [:]
         var order: [UInt64] = []
+        /// The harness's threads seen while the watch was open (`InstrumentThreads`).
+        var instruments: Set<UInt64> = []
+        var instrumentsKey: Int?
     }
 
     /// With `stacksAt`, the watcher takes the stacks of the new threads once, when that many
@@ -37,6 +41,10 @@ public final class NewThreadWatch: Sendable {
     public init(interval: Seconds = 0.002, stacksAt: Int? = nil) {
         self.interval = interval
         self.stacksAt = stacksAt
+    }
+
+    deinit {
+        if let key = state.withLock({ $0.instrumentsKey }) { InstrumentThreads.close(key) }
     }
 
     /// The new threads' stacks, taken when `stacksAt` threads had appeared; `nil` before (or
@@ -70,7 +78,9 @@ public final class NewThreadWatch: Sendable {
     /// (it did not start: `NamedThread.startAndAwait`), the baseline is taken here and only the
     /// listing at `stop()` counts.
     public func start() {
-        let started = NamedThread.startAndAwait("lab.threadwatch") { [self] start in
+        let key = InstrumentThreads.open()
+        state.withLock { $0.instrumentsKey = key }
+        let started = NamedThread.startInstrumentAndAwait("lab.threadwatch") { [self] start in
             let baseline = ThreadRoster.identities()
             guard start.signalReady(publishing: { state.withLock { $0.baseline = baseline } }) else { return }
             while !stopping.load(ordering: .acquiring) {
@@ -100,12 +110,21 @@ public final class NewThreadWatch: Sendable {
             _ = finished.wait(timeout: .now() + .seconds(5))
         }
         look()
+        if let key = state.withLock({ $0.instrumentsKey }) {
+            let instruments = InstrumentThreads.close(key)
+            state.withLock {
+                $0.instruments.formUnion(instruments)
+                $0.instrumentsKey = nil
+            }
+        }
         return appeared
     }
 
-    /// The threads seen so far that were not there at the start.
+    /// The threads seen so far that were not there at the start, the harness's own left out.
     public var appeared: [Appeared] {
-        state.withLock { s in s.order.map { Appeared(id: $0, name: s.appeared[$0] ?? "") } }
+        state.withLock { s in
+            s.order.filter { !s.instruments.contains($0) }.map { Appeared(id: $0, name: s.appeared[$0] ?? "") }
+        }
     }
 
     /// Once, on the watcher's thread: the stacks of the threads that appeared, when there are
@@ -113,7 +132,7 @@ public final class NewThreadWatch: Sendable {
     /// on Linux are often the 15 bytes they inherited from their creator).
     private func takeStacksAtLimit() {
         guard let limit = stacksAt, stacks.withLock({ $0 == nil }) else { return }
-        let ids = state.withLock { Set($0.order) }
+        let ids = Set(appeared.map(\.id))
         guard ids.count >= limit else { return }
         var snapshot = HangStacks.ofThisProcess(namingBudget: StackCapture.symbolBudget)
         if !snapshot.threads.isEmpty { snapshot.threads = snapshot.threads.filter { ids.contains(UInt64($0.tid)) } }
@@ -122,6 +141,10 @@ public final class NewThreadWatch: Sendable {
 
     private func look() {
         let now = ThreadRoster.identities()
+        if let key = state.withLock({ $0.instrumentsKey }) {
+            let instruments = InstrumentThreads.enrolled(in: key)
+            state.withLock { $0.instruments.formUnion(instruments) }
+        }
         let (baseline, known) = state.withLock { ($0.baseline, $0.appeared) }
         var updates: [UInt64: String] = [:]
         for id in now where !baseline.contains(id) {

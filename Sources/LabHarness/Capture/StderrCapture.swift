@@ -94,7 +94,7 @@ final class StderrCopySession: Sendable {
     }
 
     private func startReading(_ fd: Int32) {
-        NamedThread.start("lab.stderr") { [self] in
+        NamedThread.startInstrument("lab.stderr") { [self] in
             var buffer = [UInt8](repeating: 0, count: 8192)
             while true {
                 let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }

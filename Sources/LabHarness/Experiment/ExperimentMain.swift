@@ -153,7 +153,7 @@ final class ProgressReporter: Sendable {
     @discardableResult
     func start() -> Bool {
         let running = DispatchSemaphore(value: 0)
-        NamedThread.start("lab.reporter") { [self] in
+        NamedThread.startInstrument("lab.reporter") { [self] in
             running.signal()
             var last = -1
             while true {

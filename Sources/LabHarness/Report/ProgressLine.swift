@@ -37,7 +37,7 @@ public final class ProgressLine: Sendable {
 
     public func start() {
         guard enabled, !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        NamedThread.start("lab.progress") { [self] in
+        NamedThread.startInstrument("lab.progress") { [self] in
             let begin = MonotonicClock.now()
             while !stopping.load(ordering: .acquiring) {
                 MonotonicClock.sleep(for: 0.1)

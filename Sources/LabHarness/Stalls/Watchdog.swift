@@ -60,7 +60,7 @@ public final class Watchdog: Sendable {
 
     public func start() {
         guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        NamedThread.start("lab.watchdog", stackSize: 256 * 1024) { [self] in watch() }
+        NamedThread.startInstrument("lab.watchdog", stackSize: 256 * 1024) { [self] in watch() }
     }
 
     /// Stops watching; waits (briefly) for the watchdog thread to exit.

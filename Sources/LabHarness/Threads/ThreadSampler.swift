@@ -130,7 +130,9 @@ public final class ThreadSampler: Sendable {
             return true
         }
         guard first else { return true }
-        let started = NamedThread.startAndAwait("lab.sampler", stackSize: 256 * 1024) { [self] start in run(start) }
+        let started = NamedThread.startInstrumentAndAwait("lab.sampler", stackSize: 256 * 1024) { [self] start in
+            run(start)
+        }
         if !started { state.withLock { $0.stopped = true } }
         return started
     }
@@ -181,7 +183,7 @@ public final class ThreadSampler: Sendable {
     public static func wakeUpFloor(interval: Seconds, for duration: Seconds) -> Double {
         let result = Mutex<Double>(.nan)
         let done = DispatchSemaphore(value: 0)
-        NamedThread.start("lab.wake-only") {
+        NamedThread.startInstrument("lab.wake-only") {
             let cpu = CPUTime.currentThread() ?? .nan
             let start = MonotonicClock.now()
             var next = start

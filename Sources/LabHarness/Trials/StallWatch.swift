@@ -61,7 +61,7 @@ public final class StallWatch: Sendable {
         let start = MonotonicClock.now()
         state.withLock { $0.startedAt = start }
         let running = DispatchSemaphore(value: 0)
-        NamedThread.start(threadName) { [self] in
+        NamedThread.startInstrument(threadName) { [self] in
             if realtime {
                 let answer = RealtimePriority.requestForCurrentThread(priority: realtimePriority)
                 grant.withLock { $0 = answer }

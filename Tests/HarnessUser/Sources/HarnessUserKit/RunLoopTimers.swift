@@ -14,6 +14,13 @@ public final class MainRunLoopReminder: Sendable {
         _ = timer
     }
 
+    /// Buggy: answers at once from what it last knew, and again when its timer fires: the
+    /// completion runs twice.
+    public func remindAnsweringEarly(after delay: TimeInterval, _ completion: @escaping @Sendable (String) -> Void) {
+        completion("reminded earlier")
+        remind(after: delay, completion)
+    }
+
     /// Fixed: added to `RunLoop.main` in the common modes.
     public func remind(after delay: TimeInterval, _ completion: @escaping @Sendable (String) -> Void) {
         let timer = Timer(fire: Date(timeIntervalSinceNow: delay), interval: 0, repeats: false) { _ in

@@ -91,6 +91,16 @@ import Testing
         #expect(took != nil)
     }
 
+    /// Bad: renders that hold every thread of the cooperative pool keep the wait from waking
+    /// until they are done; found done then, 0.6 s into a 0.2 s budget, they still overran.
+    @Test func thumbnailsThatHoldEveryPoolThread_areRecordedAsAnOverrun() async {
+        await HarnessUserSwiftTests.expectOneIssue(atLine: #line + 1, containing: "did not complete within 200 ms") {
+            await assertCompletes(within: 0.2) {
+                await BlockingThumbnailer.renderAll(count: ProcessInfo.processInfo.activeProcessorCount, cost: 0.6)
+            }
+        }
+    }
+
     @Test func aTrapEndsAnExitTestWithAFailure() async {
         await #expect(processExitsWith: .failure) {
             let ids: [Int] = []
@@ -104,6 +114,11 @@ extension HarnessUserSwiftTests {
     @Suite struct Threads {
         @Test(.threadBudget(added: 4)) func aFrugalFetcherStaysInItsBudget() {
             FrugalFetcher.fetchAll(count: 16, latency: 0.02)
+        }
+
+        /// The watchdog `assertCompletes` starts is the harness's thread, not the fetcher's.
+        @Test(.threadBudget(added: 1)) func aFrugalFetcherTimedByAssertCompletes_addsNoThread() {
+            assertCompletes(within: 5) { FrugalFetcher.fetchAll(count: 4, latency: 0.02) }
         }
 
         @Test func aHungryFetcherIsRecordedCountingItsThreads() {

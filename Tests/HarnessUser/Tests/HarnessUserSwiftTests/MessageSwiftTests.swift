@@ -65,6 +65,18 @@ extension HarnessUserSwiftTests {
             }
         }
 
+        /// Two downloaders tracked under one label are two: the leaky one is not hidden by the
+        /// tidy one tracked after it.
+        @Test func aLeakTrackedUnderALabelUsedAgain_failsAtItsTrackLine() {
+            let check = LeakCheck()
+            let trackedAt = #line + 1
+            check.track(LeakyDownloader(), "downloader").start()
+            check.track(TidyDownloader(), "downloader").start()
+            HarnessUserSwiftTests.expectOneIssue(atLine: trackedAt, containing: "downloader was still alive 200 ms after the check began") {
+                check.assertAllReleased(within: .milliseconds(200))
+            }
+        }
+
         @Test func aFrugalFetcherAsked_passesReportingItsThreadCount() async {
             // The note goes to stdout; an exit test's stdout is what this test can read.
             let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {

@@ -40,5 +40,15 @@ extension HarnessUserSwiftTests {
             }
             #expect(call != nil)
         }
+
+        /// Bad, from an async test on the pool: the second call comes from a `RunLoop.main`
+        /// timer during the grace, which the wait must keep turning the main run loop for.
+        @Test func aReminderThatAnswersEarlyAndAgainFromItsTimer_isRecordedAsCalledTwice() async {
+            await HarnessUserSwiftTests.expectOneIssue(atLine: #line + 1, containing: "the callback was called 2 times") {
+                await assertCalledExactlyOnce(within: 2, grace: 1) { (done: @escaping @Sendable (String) -> Void) in
+                    MainRunLoopReminder().remindAnsweringEarly(after: 0.1, done)
+                }
+            }
+        }
     }
 }

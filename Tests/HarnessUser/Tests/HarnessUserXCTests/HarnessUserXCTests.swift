@@ -41,6 +41,13 @@ final class HarnessUserXCTests: CapturingTestCase {
         assertThreadPeak(staysUnder: 4) { FrugalFetcher.fetchAll(count: 16, latency: 0.02) }
     }
 
+    /// The watchdog `assertCompletes` starts is the harness's thread, not the fetcher's.
+    func testAFrugalFetcherTimedByAssertCompletes_addsNoThread() {
+        assertThreadPeak(staysUnder: 1) {
+            assertCompletes(within: 5) { FrugalFetcher.fetchAll(count: 4, latency: 0.02) }
+        }
+    }
+
     func testAHungryFetcherFailsCountingItsThreads() {
         // Sixteen threads live 200 ms each: all sixteen are counted, whatever ran before.
         let failure = expectOneFailure(atLine: #line + 1, containing: "the block added ") {
@@ -111,5 +118,15 @@ final class HarnessUserXCTests: CapturingTestCase {
             XCTAssertTrue([SIGILL, SIGTRAP].contains(run?.signal ?? 0), run?.evidence ?? "")
             XCTAssertFalse(run?.stdout.contains("first id") ?? true)
         #endif
+    }
+
+    /// Bad: renders that hold every thread of the cooperative pool keep the wait from waking
+    /// until they are done; found done then, 0.6 s into a 0.2 s budget, they still overran.
+    func testThumbnailsThatHoldEveryPoolThread_failAsAnOverrun() async {
+        await expectOneFailure(atLine: #line + 1, containing: "did not complete within 200 ms") {
+            await assertCompletes(within: 0.2) {
+                await BlockingThumbnailer.renderAll(count: ProcessInfo.processInfo.activeProcessorCount, cost: 0.6)
+            }
+        }
     }
 }

@@ -68,6 +68,18 @@ final class MessageXCTests: CapturingTestCase {
         }
     }
 
+    /// Two downloaders tracked under one label are two: the leaky one is not hidden by the tidy
+    /// one tracked after it.
+    func testALeakTrackedUnderALabelUsedAgain_failsAtItsTrackLine() {
+        let check = LeakCheck()
+        let trackedAt = #line + 1
+        check.track(LeakyDownloader(), "downloader").start()
+        check.track(TidyDownloader(), "downloader").start()
+        expectOneFailure(atLine: trackedAt, containing: "downloader was still alive 200 ms after the check began") {
+            check.assertAllReleased(within: .milliseconds(200))
+        }
+    }
+
     func testALeakCheckOfTidyObjects_passes() {
         let check = LeakCheck()
         check.track(TidyDownloader(), "tidy downloader").start()

@@ -29,4 +29,13 @@ final class RunLoopTimerXCTests: CapturingTestCase {
         }
         XCTAssertNotNil(call)
     }
+
+    /// Bad, the async form: the second call comes from a `RunLoop.main` timer during the grace.
+    func testAReminderThatAnswersEarlyAndAgainFromItsTimerInAnAsyncTest_failsAsCalledTwice() async {
+        await expectOneFailure(atLine: #line + 1, containing: "the callback was called 2 times") {
+            await assertCalledExactlyOnce(within: 2, grace: 1) { (done: @escaping @Sendable (String) -> Void) in
+                MainRunLoopReminder().remindAnsweringEarly(after: 0.1, done)
+            }
+        }
+    }
 }
