@@ -25,7 +25,7 @@ final class MainThreadGapTests: XCTestCase {
         let gaps = MainThread.gaps(ticks, from: ticks[0], to: ticks[3], try context(), waits)
         XCTAssertEqual(gaps.largest, 4 * frame, accuracy: 1e-9)
         XCTAssertEqual(gaps.largestNet, frame, accuracy: 1e-9, "the gap less what the main thread waited for a CPU")
-        XCTAssertEqual(MainThread.freezeOutcome(block: 0.5, spareNet: gaps.largestNet, frozen: 0.5), .frozen)
+        XCTAssertEqual(MainThread.freezeOutcome(block: 0.5, spareNet: gaps.largestNet, frozenNet: 0.5), .frozen)
     }
 
     func testAGapTheMainThreadDidNotWaitForIsTheFloods() throws {
@@ -34,6 +34,6 @@ final class MainThreadGapTests: XCTestCase {
         for tick in ticks { waits.sample(at: tick, waited: 0.010) }
         let gaps = MainThread.gaps(ticks, from: ticks[0], to: ticks[3], try context(), waits)
         XCTAssertEqual(gaps.largestNet, 4 * frame, accuracy: 1e-9)
-        XCTAssertEqual(MainThread.freezeOutcome(block: 0.5, spareNet: gaps.largestNet, frozen: 0.5), .starved)
+        XCTAssertEqual(MainThread.freezeOutcome(block: 0.5, spareNet: gaps.largestNet, frozenNet: 0.5), .starved)
     }
 }

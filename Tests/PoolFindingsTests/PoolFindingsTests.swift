@@ -102,16 +102,23 @@ final class PoolFindingsTests: XCTestCase {
     func testTheFreezeRule() {
         let frame = MainThread.frame, block = 0.5
         let floor = PoolVerdicts.freezeFloor.value * block, factor = PoolVerdicts.freezeFactor.value
-        XCTAssertEqual(MainThread.freezeOutcome(block: block, spareNet: frame, frozen: 0.98 * block), .frozen)
+        XCTAssertEqual(MainThread.freezeOutcome(block: block, spareNet: frame, frozenNet: 0.98 * block), .frozen)
         XCTAssertEqual(
-            MainThread.freezeOutcome(block: block, spareNet: frame, frozen: 0.99 * floor), .responsive,
+            MainThread.freezeOutcome(block: block, spareNet: frame, frozenNet: 0.99 * floor), .responsive,
             "under the floor")
         let before = PoolVerdicts.sparedGap.value * frame  // the most the flood alone may cost
         XCTAssertEqual(
-            MainThread.freezeOutcome(block: block, spareNet: before, frozen: 0.99 * factor * before), .responsive,
+            MainThread.freezeOutcome(block: block, spareNet: before, frozenNet: 0.99 * factor * before), .responsive,
             "under the factor")
         XCTAssertEqual(
             MainThread.freezeOutcome(
-                block: block, spareNet: 1.01 * PoolVerdicts.sparedGap.value * frame, frozen: 2 * block), .starved)
+                block: block, spareNet: 1.01 * PoolVerdicts.sparedGap.value * frame, frozenNet: 2 * block), .starved)
+        // The cause, net of the machine too: a short wait a 300 ms stall stretched past the floor
+        // is no freeze of the pool's (its gap net of the stall is 10 ms), nor a wait behind no block.
+        XCTAssertEqual(MainThread.freezeOutcome(block: block, spareNet: frame, frozenNet: 0.31 - 0.30), .responsive)
+        XCTAssertFalse(MainThread.waitMechanism(ahead: 1, waited: 0.31, waitedNet: 0.01, block: block).seen)
+        XCTAssertFalse(MainThread.waitMechanism(ahead: 0, waited: 1, waitedNet: 1, block: block).seen)
+        XCTAssertTrue(MainThread.waitMechanism(ahead: 6, waited: 1, waitedNet: 0.98, block: block).seen)
+        XCTAssertFalse(MainThread.waitMechanism(ahead: 6, waited: 1, waitedNet: 0.99 * floor, block: block).seen)
     }
 }

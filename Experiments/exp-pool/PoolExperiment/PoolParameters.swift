@@ -90,5 +90,6 @@ public enum PoolMetric {
         spareBlocksWaiting = "spare.blocks_waiting", spareControlDelayS = "spare.control_delay_s",
         mainWaitS = "main_wait_s", mainWaitReturned = "main_wait.returned",
         mainWaitBlocksAhead = "main_wait.blocks_waiting", freezeGapMaxMs = "freeze.gap_max_ms",
-        freezeGapMaxFrames = "freeze.gap_max_frames"
+        freezeGapMaxFrames = "freeze.gap_max_frames", freezeGapMaxNetMs = "freeze.gap_max_net_ms",
+        mainWaitNetS = "main_wait_net_s"
 }

@@ -261,7 +261,7 @@ enum RunloopVerdicts {
             "the three timers fired on their run loops, timed against a same-moment control",
             otherwise: "a timer's first fire was not timed: \(v.evidence ?? "")")
         let waited = [fire, scheduled].allSatisfy { TimerInit.waited($0, interval: interval) }
-        let atOnce = TimerInit.firedAtOnce(earlyNet, interval: interval)
+        let atOnce = TimerInit.firedAtOnce(measured: early, net: earlyNet, interval: interval)
         return Verdict(symptom: atOnce && waited, mechanism: mechanism, text)
     }
 }

@@ -41,6 +41,8 @@ enum MainThread {
         let ticks = context.events.filter { $0.label == tickLabel }.map { context.startedAt + $0.t }
         let spare = gaps(ticks, from: blocks.origin, to: spareEnd, context, waits)
         let frozen = gaps(ticks, from: waitStart, to: waitEnd + 0.2, context, waits)
+        let waited = waitEnd - waitStart,
+            waitedNet = max(0, waited - context.machineDelay(from: waitStart, to: waitEnd))
         let m: Metrics = [
             PoolMetric.tasks: Double(p.tasks), PoolMetric.blockS: p.block, PoolMetric.spareWindowS: p.spareWindow,
             PoolMetric.spareTicks: Double(spare.count), PoolMetric.spareGapMaxMs: spare.largest * 1000,
@@ -48,12 +50,13 @@ enum MainThread {
             PoolMetric.mainWaitS: waitEnd - waitStart, PoolMetric.mainWaitReturned: returned ? 1 : 0,
             PoolMetric.mainWaitBlocksAhead: Double(ahead), PoolMetric.freezeGapMaxMs: frozen.largest * 1000,
             PoolMetric.freezeGapMaxFrames: frozen.largest / frame, PoolMetric.blocksStarted: Double(blocks.started),
+            PoolMetric.freezeGapMaxNetMs: frozen.largestNet * 1000, PoolMetric.mainWaitNetS: waitedNet,
             PoolMetric.spareControlDelayS: context.machineDelay(from: blocks.origin, to: spareEnd),
             PoolMetric.wallS: context.elapsed(),
         ]
 
-        let outcome = freezeOutcome(block: p.block, spareNet: spare.largestNet, frozen: frozen.largest)
-        let waited = waitEnd - waitStart, gaveUp = returned ? "" : " (gave up: a lower bound)"
+        let outcome = freezeOutcome(block: p.block, spareNet: spare.largestNet, frozenNet: frozen.largestNet)
+        let gaveUp = returned ? "" : " (gave up: a lower bound)"
         let frozenFrames = Format.count((frozen.largest / frame).rounded(.down))
         let freeze = "\(PoolVerdicts.freezeFloor) and \(PoolVerdicts.freezeFactor)"
         let evidence =
@@ -61,22 +64,37 @@ enum MainThread {
             + "with \(ahead) of \(p.tasks) blocks still waiting for a thread; main waited \(seconds: waited) "
             + "for its block\(gaveUp), no tick for \(seconds: frozen.largest) "
             + "(\(frozenFrames) frames; a freeze is \(freeze))"
-        let mechanism = Evidence.when(
-            ahead > 0 && waited > 0,
-            "the main thread was seen blocked \(seconds: waited) in its semaphore wait, its block queued behind \(ahead) blocks still waiting for a pool thread",
-            otherwise: "the main thread's block was queued behind no waiting block: the pool had a thread for it")
+        let mechanism = waitMechanism(ahead: ahead, waited: waited, waitedNet: waitedNet, block: p.block)
         return VariantRecord(outcome: outcome, metrics: m, evidence: evidence, mechanism: mechanism)
     }
 
-    /// The outcome from the largest tick gaps: `starved` when the flood alone reached the main
-    /// thread; `frozen` when the wait's gap passes both freeze thresholds (the gap before net of
-    /// the machine, at least a frame); else `responsive`. Half a block, not a fixed time: the
-    /// block waits for the next held thread to come free (492 ms for 500 ms blocks, once).
-    static func freezeOutcome(block: Seconds, spareNet: Seconds, frozen: Seconds) -> Outcome {
+    /// The outcome from the largest tick gaps, each net of the machine: `starved` when the flood
+    /// alone reached the main thread; `frozen` when the wait's gap passes both freeze thresholds
+    /// (against the gap before, at least a frame); else `responsive`. Half a block, not a fixed
+    /// time: the block waits for the next held thread to come free (492 ms for 500 ms blocks,
+    /// once). Net, so that a stall of the machine during a short wait is not a freeze.
+    static func freezeOutcome(block: Seconds, spareNet: Seconds, frozenNet: Seconds) -> Outcome {
         if spareNet > PoolVerdicts.sparedGap.value * frame { return .starved }
         let before = max(spareNet, frame)
-        return frozen >= PoolVerdicts.freezeFloor.value * block && frozen >= PoolVerdicts.freezeFactor.value * before
-            ? .frozen : .responsive
+        return frozenNet >= PoolVerdicts.freezeFloor.value * block
+            && frozenNet >= PoolVerdicts.freezeFactor.value * before ? .frozen : .responsive
+    }
+
+    /// What was seen of the freeze's cause: the main thread blocked in its wait for as long as a
+    /// freeze lasts at least (the freeze floor), net of what a same-moment control lost to the
+    /// machine, while its block was queued behind blocks still waiting for a pool thread. A
+    /// short wait that a stall of the machine stretched is not the pool's doing.
+    static func waitMechanism(ahead: Int, waited: Seconds, waitedNet: Seconds, block: Seconds) -> Evidence {
+        let floor = PoolVerdicts.freezeFloor.value * block
+        guard ahead > 0 else {
+            return .notSeen("the main thread's block was queued behind no waiting block: the pool had a thread for it")
+        }
+        return .when(
+            waitedNet >= floor,
+            "the main thread was seen blocked \(seconds: waited) (\(seconds: waitedNet) net of the machine) in its "
+                + "semaphore wait, its block queued behind \(ahead) blocks still waiting for a pool thread",
+            otherwise: "the main thread waited \(seconds: waitedNet) net of the machine (\(seconds: waited) in all): "
+                + "under the freeze floor, \(seconds: floor)")
     }
 
     /// The ticks within `from...to` and their largest gap, raw and net of the machine's part of

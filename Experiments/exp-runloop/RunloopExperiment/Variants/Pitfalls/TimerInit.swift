@@ -12,10 +12,15 @@ import Synchronization
 /// `Timer.scheduledTimer(withTimeInterval:repeats:block:)` wait their interval.
 enum TimerInit {
     /// The one rule for a first fire, for this variant's outcome and its finding: below
-    /// `atOnce` of the interval (net of stalls) it fired at once; at or above `afterInterval`,
-    /// it waited.
+    /// `atOnce` of the interval net of stalls, and below `afterInterval` as measured, it fired
+    /// at once; at or above `afterInterval`, it waited. A stall only ever delays a timer, so the
+    /// net figure keeps a stall from hiding a fire that was due at once; the measured one, which
+    /// no stall can shorten, keeps a stall taken off a timer that waited its interval (its
+    /// stall came before it was due, and delayed nothing) from reading as "at once".
     static let atOnce = Threshold("at once", 50, "%"), afterInterval = Threshold("after the interval", 90, "%")
-    static func firedAtOnce(_ delay: Double, interval: Double) -> Bool { delay * 100 < atOnce.value * interval }
+    static func firedAtOnce(measured: Double, net: Double, interval: Double) -> Bool {
+        net * 100 < atOnce.value * interval && !waited(measured, interval: interval)
+    }
     static func waited(_ delay: Double, interval: Double) -> Bool { delay * 100 >= afterInterval.value * interval }
 
     enum Constructor: String, CaseIterable, Sendable {
@@ -70,7 +75,7 @@ enum TimerInit {
         for c in Constructor.allCases { metrics["first_fire.\(c.rawValue)_ms"] = (measured[c] ?? .nan) * 1000 }
         metrics[RunloopMetric.firstFireTimeIntervalInitExcessMs] =
             measured[.timeInterval] == nil ? nil : earlyNet * 1000
-        let early = firedAtOnce(earlyNet, interval: interval)
+        let early = firedAtOnce(measured: earlyDelay, net: earlyNet, interval: interval)
         let othersOnTime = [Constructor.fireDate, .scheduled].allSatisfy {
             waited(measured[$0] ?? 0, interval: interval)
         }
