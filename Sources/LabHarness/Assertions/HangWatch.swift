@@ -20,6 +20,15 @@ public final class HangWatch: Sendable {
 
     private enum Phase: UInt8 { case armed = 0, ended = 1, fired = 2 }
 
+    /// When each running watch fires (monotonic), by watch.
+    private static let deadlines = Mutex<[ObjectIdentifier: Seconds]>([:])
+
+    /// The soonest instant a running hang watch fires, if one runs: a wait that would outlast
+    /// it ends before (`HarnessAssertions.secondLook`), so that its test fails for what it found
+    /// rather than as a hang. Under Swift Testing, tests that run side by side share it: a
+    /// test's wait may end early for another test's watch, never later.
+    static var soonestDeadline: Seconds? { deadlines.withLock { $0.values.min() } }
+
     private let phase = Atomic<UInt8>(Phase.armed.rawValue)
     private let wake = DispatchSemaphore(value: 0)
     public let limit: Seconds
@@ -31,6 +40,7 @@ public final class HangWatch: Sendable {
         self.limit = limit
         self.testName = testName
         let deadline = MonotonicClock.now() + limit
+        Self.deadlines.withLock { $0[ObjectIdentifier(self)] = deadline }
         NamedThread.startInstrument("lab.hangwatch", stackSize: 512 * 1024) { [self] in
             watch(deadline: deadline, record: record)
         }
@@ -43,6 +53,7 @@ public final class HangWatch: Sendable {
             expected: Phase.armed.rawValue, desired: Phase.ended.rawValue,
             ordering: .acquiringAndReleasing
         ).exchanged
+        Self.deadlines.withLock { $0[ObjectIdentifier(self)] = nil }
         wake.signal()
         return exchanged
     }
@@ -65,6 +76,7 @@ public final class HangWatch: Sendable {
                 ordering: .acquiringAndReleasing
             ).exchanged
         else { return }
+        Self.deadlines.withLock { $0[ObjectIdentifier(self)] = nil }
         let text = Self.message(
             testName: testName, limit: limit, stacks: HangStacks.ofThisProcess(namingBudget: Self.namingBudget))
         ProcessEnd.say("error: \(text)\n")

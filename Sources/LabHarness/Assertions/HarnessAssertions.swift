@@ -73,8 +73,9 @@ public enum HarnessAssertions {
         _ call: AssertionCall
     ) -> Seconds? {
         guard tracker.waitUntilReleased(label, within: timeout) else {
-            let late = tracker.waitUntilReleased(label, within: secondLook(after: timeout))
-            call.fail(leakMessage(tracker, T.self, timeout: timeout, when: when, releasedLate: late))
+            let look = secondLookNow(after: timeout)
+            let late = tracker.waitUntilReleased(label, within: look)
+            call.fail(leakMessage(tracker, T.self, timeout: timeout, look: look, when: when, releasedLate: late))
             return nil
         }
         return max(0, tracker.releaseDelay(label) ?? 0)
@@ -86,8 +87,9 @@ public enum HarnessAssertions {
         _ call: AssertionCall, isolation: isolated (any Actor)? = #isolation
     ) async -> Seconds? {
         guard await tracker.waitUntilReleased(label, within: timeout) else {
-            let late = await tracker.waitUntilReleased(label, within: secondLook(after: timeout))
-            call.fail(leakMessage(tracker, T.self, timeout: timeout, when: when, releasedLate: late))
+            let look = secondLookNow(after: timeout)
+            let late = await tracker.waitUntilReleased(label, within: look)
+            call.fail(leakMessage(tracker, T.self, timeout: timeout, look: look, when: when, releasedLate: late))
             return nil
         }
         return max(0, tracker.releaseDelay(label) ?? 0)
@@ -107,6 +109,19 @@ public enum HarnessAssertions {
     /// first was called a retain cycle).
     public static func secondLook(after timeout: Seconds) -> Seconds { min(max(secondLookFloor, 4 * timeout), 30) }
 
+    /// The second look a failed wait takes now: `secondLook(after:)`, ending `hangMargin` before
+    /// a running hang watch fires (`HangWatch.soonestDeadline`), so that a leak under a short
+    /// hang watch fails as the leak it is, with what holds it, not as a hang of the harness's wait.
+    static func secondLookNow(after timeout: Seconds) -> Seconds {
+        let look = secondLook(after: timeout)
+        guard let fires = HangWatch.soonestDeadline else { return look }
+        return max(0, min(look, fires - MonotonicClock.now() - hangMargin))
+    }
+
+    /// How long before a hang watch fires a second look ends: the failure's message and the
+    /// test's end then come first.
+    static let hangMargin: Seconds = 1
+
     /// The second look's floor: 5 s. A test of the failing path whose object is never released
     /// (a retain cycle) may bind a shorter one around its assertion, on the thread or task that
     /// calls it: `HarnessAssertions.$secondLookFloor.withValue(0.5) { ... }`. Its verdict does
@@ -116,7 +131,7 @@ public enum HarnessAssertions {
     /// `T was not released within 200 ms …`, then what the second look found: a release that
     /// came late (with when), or how many strong references still hold the object.
     static func leakMessage<T>(
-        _ tracker: ReleaseTracker, _ type: T.Type, timeout: Seconds, when: String, releasedLate: Bool,
+        _ tracker: ReleaseTracker, _ type: T.Type, timeout: Seconds, look: Seconds, when: String, releasedLate: Bool,
         label: String = HarnessAssertions.label
     ) -> String {
         let head = "\(T.self) was not released within \(Format.seconds(timeout)) \(when)"
@@ -125,7 +140,8 @@ public enum HarnessAssertions {
             return head
                 + "; it was released late\(after): something held it longer than the wait (a scheduled block, a timer, a task), not for ever"
         }
-        return head + ", nor within a second look of \(Format.seconds(secondLook(after: timeout))): "
+        let cut = look < secondLook(after: timeout) ? " (cut short by the test's hang watch)" : ""
+        return head + ", nor within a second look of \(Format.seconds(look))\(cut): "
             + holders(
                 tracker.strongReferences(label), found: tracker.holders(of: label, among: [label]),
                 knows: "the object itself")

@@ -11,6 +11,18 @@ extension HarnessUserSwiftTests {
             #expect(QueueFetcher().fetchSynchronously() == "payload")
         }
 
+        /// A leak under a hang watch shorter than the assertion's second look: the look ends a
+        /// second before the watch, and the leak is recorded as a leak, saying what holds it.
+        @Test(.hangWatch(after: 3)) func aLeakUnderAShortHangWatch_isRecordedAsALeak() {
+            HarnessUserSwiftTests.expectOneIssue(atLine: #line + 1, containing: "(cut short by the test's hang watch): 1 strong reference") {
+                assertReleased(within: 0.5) { () -> LeakyDownloader in
+                    let downloader = LeakyDownloader()
+                    downloader.start()
+                    return downloader
+                }
+            }
+        }
+
         /// A test that hangs, run only when asked for (`HARNESS_USER_HANG_PROBE=1`), to measure
         /// a whole run under the trait: see notes/issue-22.md for the command.
         @Test(.enabled(if: ProcessInfo.processInfo.environment["HARNESS_USER_HANG_PROBE"] != nil), .hangWatch(after: 2))
