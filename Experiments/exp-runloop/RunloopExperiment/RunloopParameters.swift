@@ -197,7 +197,8 @@ public enum RunloopMetric {
     /// The timeout designs (`TimeoutTrial`): completed before their timeout fired, woken before
     /// their deadline; first issued to last woken over the timeout; first issued to last caller
     /// started; last deadline to last woken; threads the design added, 1/0 for its thread's real-time
-    /// priority granted/refused; timer settings; the process's peak memory.
+    /// priority granted/refused; timer settings (in a request trial: the requests whose run loop
+    /// ever armed its timer); the process's peak memory.
     public static let completedFirst = "completed_first", early = "early", wallPerTimeout = "wall_per_timeout"
     public static let issueS = "issue_s", drainS = "drain_s", threadsAdded = "threads.added",
         threadsRealtime = "threads.realtime"

@@ -228,8 +228,8 @@ enum RunloopVerdicts {
         var globalOK = true,
             globalText = "run-until-date ran with \(callers.phrase) (--caller), so the global half is not measured here"
         if callers == .global {
-            let total = global[RunloopMetric.total] ?? 0,
-                started = global[RunloopMetric.runloopThreadsPeak] ?? .infinity
+            // Ever started, not at once: blocks that ran their run loop and ended count too.
+            let total = global[RunloopMetric.total] ?? 0, started = global[RunloopMetric.timersArmed] ?? .infinity
             globalOK = global.outcome == .deadlock && total > 0 && started * 100 <= fewStarted.value * total
             globalText =
                 global.outcome == .deadlock

@@ -47,6 +47,9 @@ enum RequestTrial {
         metrics[RunloopMetric.threadsPeak] = Double(timeline?.peak ?? 0)
         metrics[RunloopMetric.threadsBaseline] = Double(baseline)
         metrics[RunloopMetric.runloopThreadsPeak] = Double(runtime.gauge.peak)
+        // Every request whose run loop ever armed its timer (its block or thread started), at
+        // once or one after another: a peak-at-once gauge misses the ones that already ended.
+        metrics[RunloopMetric.timersArmed] = Double(times.count { $0.armed != nil })
         if placement.runLoopPerRequest { metrics[RunloopMetric.runloopsUnreturned] = Double(unreturned) }
 
         let origin = timeline?.startedAt ?? context.startedAt
