@@ -150,6 +150,9 @@ final class RunloopFindingsTests: XCTestCase {
         XCTAssertEqual(shared.outcome, .completed, shared.evidence ?? "")
         XCTAssertLessThan(
             shared[RunloopMetric.runloopThreadsPeak] ?? .infinity, dedicated[RunloopMetric.runloopThreadsPeak] ?? 0)
+        // Counted on the threads that armed the timers: one, and one per request.
+        XCTAssertEqual(shared[RunloopMetric.runloopThreadsUsed], 1)
+        XCTAssertEqual(dedicated[RunloopMetric.runloopThreadsUsed], dedicated[RunloopMetric.total])
         XCTAssertLessThan(
             shared[RunloopMetric.threadsPeak] ?? .infinity, dedicated[RunloopMetric.threadsPeak] ?? 0,
             "the whole process needs fewer threads")

@@ -194,6 +194,8 @@ public enum RunloopMetric {
         stallDetectedS = "stall.detected_s"
     public static let threadsPeak = "threads.peak", threadsBaseline = "threads.baseline"
     public static let runloopThreadsPeak = "runloop_threads.peak", runloopsUnreturned = "runloops.unreturned"
+    /// How many threads armed the requests' timers (a thread's identity, counted once).
+    public static let runloopThreadsUsed = "runloop_threads.used"
     /// The timeout designs (`TimeoutTrial`): completed before their timeout fired, woken before
     /// their deadline; first issued to last woken over the timeout; first issued to last caller
     /// started; last deadline to last woken; threads the design added, 1/0 for its thread's real-time

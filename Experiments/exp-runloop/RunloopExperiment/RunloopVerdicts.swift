@@ -64,7 +64,8 @@ enum RunloopVerdicts {
     }
 
     static func sharedThreadScales(_ inputs: FindingInputs) -> Verdict {
-        let v = inputs[RunloopVariant.sharedThread], loops = v[RunloopMetric.runloopThreadsPeak] ?? 0
+        // The threads that armed the requests' timers, each counted once: measured on the thread.
+        let v = inputs[RunloopVariant.sharedThread], loops = v[RunloopMetric.runloopThreadsUsed] ?? .infinity
         // The thread-per-request cost is clearest without blocked callers throttling it.
         let other =
             [RunloopVariant.dedicatedThreadAsync, .dedicatedThread].lazy.compactMap { o in

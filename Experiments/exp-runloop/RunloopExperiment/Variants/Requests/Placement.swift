@@ -65,7 +65,10 @@ final class PlacementRuntime: Sendable {
             shared?.schedule(
                 at: MonotonicClock.now() + timeout,
                 onArmed: {
-                    log.mark(index, \.armed)
+                    log.update(index) { row in
+                        row.armed = MonotonicClock.now()
+                        row.armedOn = HostPlatform.currentThreadID()
+                    }
                     armWait.withLock { $0 = RequestTimes.threadRunQueueWait() }
                 },
                 onFire: {

@@ -19,6 +19,9 @@ public struct RequestTimes: Sendable, Equatable {
     /// machine's part of the timer's lateness, seen on that very thread (Linux; `nil` where the
     /// platform keeps no run-queue time).
     public var runQueueWait: TimeInterval?
+    /// The thread whose run loop armed the request's timer (`HostPlatform.currentThreadID`):
+    /// how many threads ran the requests' run loops, measured, not assumed from the placement.
+    public var armedOn: UInt64?
 
     /// The calling thread's run-queue wait so far (`nil` on Darwin).
     static func threadRunQueueWait() -> TimeInterval? { HostPlatform.currentThreadRunnableTime()?.waiting }

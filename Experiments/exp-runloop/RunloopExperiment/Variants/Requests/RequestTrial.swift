@@ -50,6 +50,7 @@ enum RequestTrial {
         // Every request whose run loop ever armed its timer (its block or thread started), at
         // once or one after another: a peak-at-once gauge misses the ones that already ended.
         metrics[RunloopMetric.timersArmed] = Double(times.count { $0.armed != nil })
+        metrics[RunloopMetric.runloopThreadsUsed] = Double(Set(times.compactMap(\.armedOn)).count)
         if placement.runLoopPerRequest { metrics[RunloopMetric.runloopsUnreturned] = Double(unreturned) }
 
         let origin = timeline?.startedAt ?? context.startedAt

@@ -49,7 +49,10 @@ enum TimeoutRunLoop {
             onTimeout()
         }
         runLoop.add(timer, forMode: .default)
-        log.mark(index, \.armed)
+        log.update(index) { row in
+            row.armed = MonotonicClock.now()
+            row.armedOn = HostPlatform.currentThreadID()
+        }
         switch style {
         case .untilStopped: CFRunLoopRun()
         case .untilDate(let guardSeconds): runLoop.run(until: Date(timeIntervalSinceNow: timeout + guardSeconds))
