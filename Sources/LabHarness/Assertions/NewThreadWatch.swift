@@ -33,8 +33,10 @@ public final class NewThreadWatch: Sendable {
         var order: [UInt64] = []
         /// The harness's threads seen while the watch was open (`InstrumentThreads`).
         var instruments: Set<UInt64> = []
-        var instrumentsKey: Int?
     }
+
+    /// This watch's key in `InstrumentThreads`: open from its making to `stop()` (or its end).
+    private let instrumentsKey = InstrumentThreads.open()
 
     /// With `stacksAt`, the watcher takes the stacks of the new threads once, when that many
     /// have appeared (a budget's limit): where they wait, while they still exist.
@@ -43,9 +45,7 @@ public final class NewThreadWatch: Sendable {
         self.stacksAt = stacksAt
     }
 
-    deinit {
-        if let key = state.withLock({ $0.instrumentsKey }) { InstrumentThreads.close(key) }
-    }
+    deinit { InstrumentThreads.close(instrumentsKey) }
 
     /// The new threads' stacks, taken when `stacksAt` threads had appeared; `nil` before (or
     /// without `stacksAt`).
@@ -78,8 +78,6 @@ public final class NewThreadWatch: Sendable {
     /// (it did not start: `NamedThread.startAndAwait`), the baseline is taken here and only the
     /// listing at `stop()` counts.
     public func start() {
-        let key = InstrumentThreads.open()
-        state.withLock { $0.instrumentsKey = key }
         let started = NamedThread.startInstrumentAndAwait("lab.threadwatch") { [self] start in
             let baseline = ThreadRoster.identities()
             guard start.signalReady(publishing: { state.withLock { $0.baseline = baseline } }) else { return }
@@ -110,13 +108,8 @@ public final class NewThreadWatch: Sendable {
             _ = finished.wait(timeout: .now() + .seconds(5))
         }
         look()
-        if let key = state.withLock({ $0.instrumentsKey }) {
-            let instruments = InstrumentThreads.close(key)
-            state.withLock {
-                $0.instruments.formUnion(instruments)
-                $0.instrumentsKey = nil
-            }
-        }
+        let instruments = InstrumentThreads.close(instrumentsKey)
+        state.withLock { $0.instruments.formUnion(instruments) }
         return appeared
     }
 
@@ -141,10 +134,8 @@ public final class NewThreadWatch: Sendable {
 
     private func look() {
         let now = ThreadRoster.identities()
-        if let key = state.withLock({ $0.instrumentsKey }) {
-            let instruments = InstrumentThreads.enrolled(in: key)
-            state.withLock { $0.instruments.formUnion(instruments) }
-        }
+        let instruments = InstrumentThreads.enrolled(in: instrumentsKey)
+        state.withLock { $0.instruments.formUnion(instruments) }
         let (baseline, known) = state.withLock { ($0.baseline, $0.appeared) }
         var updates: [UInt64: String] = [:]
         for id in now where !baseline.contains(id) {

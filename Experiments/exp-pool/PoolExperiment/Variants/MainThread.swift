@@ -47,7 +47,7 @@ enum MainThread {
             PoolMetric.tasks: Double(p.tasks), PoolMetric.blockS: p.block, PoolMetric.spareWindowS: p.spareWindow,
             PoolMetric.spareTicks: Double(spare.count), PoolMetric.spareGapMaxMs: spare.largest * 1000,
             PoolMetric.spareGapMaxNetMs: spare.largestNet * 1000, PoolMetric.spareBlocksWaiting: Double(ahead),
-            PoolMetric.mainWaitS: waitEnd - waitStart, PoolMetric.mainWaitReturned: returned ? 1 : 0,
+            PoolMetric.mainWaitS: waited, PoolMetric.mainWaitReturned: returned ? 1 : 0,
             PoolMetric.mainWaitBlocksAhead: Double(ahead), PoolMetric.freezeGapMaxMs: frozen.largest * 1000,
             PoolMetric.freezeGapMaxFrames: frozen.largest / frame, PoolMetric.blocksStarted: Double(blocks.started),
             PoolMetric.freezeGapMaxNetMs: frozen.largestNet * 1000, PoolMetric.mainWaitNetS: waitedNet,

@@ -65,10 +65,7 @@ final class PlacementRuntime: Sendable {
             shared?.schedule(
                 at: MonotonicClock.now() + timeout,
                 onArmed: {
-                    log.update(index) { row in
-                        row.armed = MonotonicClock.now()
-                        row.armedOn = HostPlatform.currentThreadID()
-                    }
+                    log.update(index) { $0.markArmed() }
                     armWait.withLock { $0 = RequestTimes.threadRunQueueWait() }
                 },
                 onFire: {

@@ -23,6 +23,12 @@ public struct RequestTimes: Sendable, Equatable {
     /// how many threads ran the requests' run loops, measured, not assumed from the placement.
     public var armedOn: UInt64?
 
+    /// Records that the calling thread's run loop armed the timer, now.
+    mutating func markArmed() {
+        armed = MonotonicClock.now()
+        armedOn = HostPlatform.currentThreadID()
+    }
+
     /// The calling thread's run-queue wait so far (`nil` on Darwin).
     static func threadRunQueueWait() -> TimeInterval? { HostPlatform.currentThreadRunnableTime()?.waiting }
 

@@ -49,10 +49,7 @@ enum TimeoutRunLoop {
             onTimeout()
         }
         runLoop.add(timer, forMode: .default)
-        log.update(index) { row in
-            row.armed = MonotonicClock.now()
-            row.armedOn = HostPlatform.currentThreadID()
-        }
+        log.update(index) { $0.markArmed() }
         switch style {
         case .untilStopped: CFRunLoopRun()
         case .untilDate(let guardSeconds): runLoop.run(until: Date(timeIntervalSinceNow: timeout + guardSeconds))
