@@ -193,6 +193,28 @@ final class XCTestHelperTests: XCTestCase {
             recorder.messages.first?.hasPrefix("did not complete within 200 ms") ?? false, "\(recorder.messages)")
     }
 
+    /// A cancelled task's `Task.sleep` throws at once: an async wait that slept with it alone spun
+    /// to its deadline, checking its condition without a pause, and the async settle returned at
+    /// once. Both still take their whole time, a slice at a time.
+    func testAsyncWaitsInACancelledTaskTakeTheirTimeWithoutSpinning() async {
+        let checks = Shared(0)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            let start = MonotonicClock.now()
+            let held = await MainQueueFriendlyWait.until(within: 0.3) {
+                checks.update { n -> Bool in n += 1; return false }
+            }
+            let settling = MonotonicClock.now()
+            await settleBeforeExit(for: 0.2)
+            return (held, settling - start, MonotonicClock.now() - settling)
+        }
+        let (held, waited, settled) = await task.value
+        XCTAssertFalse(held)
+        XCTAssertGreaterThanOrEqual(waited, 0.3)
+        XCTAssertGreaterThanOrEqual(settled, 0.2)
+        XCTAssertLessThan(checks.get(), 1_000, "2 ms slices make about 150 checks in 0.3 s; a spin, many thousands")
+    }
+
     /// The harness's own threads started inside a watched block (the completion watchdog of an
     /// `assertCompletes`, the standard-error reader of its async form) are not the block's.
     func testTheHarnessesOwnThreadsAreNotCountedAsAdded() {

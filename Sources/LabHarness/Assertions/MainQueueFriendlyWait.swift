@@ -73,10 +73,24 @@ public enum MainQueueFriendlyWait {
             let left = deadline - MonotonicClock.now()
             if left <= 0 { return condition() }
             MainRunLoopStandIn.requestTurn(for: min(left, slice))
-            try? await Task.sleep(nanoseconds: UInt64(min(left, slice) * 1e9))
+            await sleep(for: min(left, slice))
         }
         return true
     }
+
+    /// Suspends for `seconds`, cancelled or not. A cancelled task's `Task.sleep` throws at once,
+    /// so a wait built on it alone would spin to its deadline, a core busy and the executor never
+    /// given back; the wait still runs its whole budget (cut short, its verdict would be a guess)
+    /// and sleeps each slice on a timer of its own.
+    static func sleep(for seconds: Seconds) async {
+        do { try await Task.sleep(nanoseconds: UInt64(seconds * 1e9)) } catch {
+            await withCheckedContinuation { (resume: CheckedContinuation<Void, Never>) in
+                cancelledSlices.asyncAfter(deadline: .now() + seconds) { resume.resume() }
+            }
+        }
+    }
+
+    private static let cancelledSlices = DispatchQueue(label: "lab.wait.cancelled-slices")
 
     /// The async form of `pass(_:)`: lets `duration` seconds pass without blocking the thread,
     /// turning the main run loop meanwhile where the main thread is parked for good (Swift

@@ -70,8 +70,8 @@ public func settleBeforeExit(for duration: some WaitTime) {
     MainQueueFriendlyWait.pass(max(0, duration.labSeconds))
 }
 
-/// `settleBeforeExit(for:)` in async code: suspends instead of blocking the thread.
+/// `settleBeforeExit(for:)` in async code: suspends instead of blocking the thread, for the whole
+/// time even in a cancelled task, and turns the main run loop as the blocking form does.
 public func settleBeforeExit(for duration: some WaitTime) async {
-    let seconds = max(0, duration.labSeconds)
-    try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+    await MainQueueFriendlyWait.pass(max(0, duration.labSeconds))
 }

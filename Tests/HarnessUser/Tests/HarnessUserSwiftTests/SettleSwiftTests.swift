@@ -44,6 +44,19 @@ extension HarnessUserSwiftTests {
             #expect(CrashReport.crashingThread(in: stderr) == nil, "\(stderr)")
         }
 
+        /// Bad, in a cancelled task (a time limit, a timeout race): the settle still takes its whole
+        /// time, so the second resume still traps inside the exit test.
+        @Test func aRacingLoaderInACancelledTask_stillTrapsWithinTheSettleTime() async {
+            await #expect(processExitsWith: .failure) {
+                let body = Task {
+                    _ = await RacingLoader(replyDelay: 0.05).load()
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    await settleBeforeExit(for: 0.5)
+                }
+                await body.value
+            }
+        }
+
         @Test func aGuardedLoaderInAnExitTest_exitsCleanly() async {
             await #expect(processExitsWith: .success) {
                 _ = await GuardedLoader(replyDelay: 0.05).load()
