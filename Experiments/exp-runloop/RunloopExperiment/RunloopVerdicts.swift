@@ -88,12 +88,14 @@ enum RunloopVerdicts {
             guard let blocked = inputs.ran(placement), let free = inputs.ran(placement.withAsyncCallers) else {
                 continue
             }
-            let total = blocked[RunloopMetric.total] ?? 0, blockedWall = blocked[RunloopMetric.wallS] ?? .nan,
-                freeWall = free[RunloopMetric.wallS] ?? .nan
-            // The async run's wall time less what a same-moment control lost to the machine:
-            // stalls neither make it look slower than one timeout nor shrink the stretch.
+            let total = blocked[RunloopMetric.total] ?? 0, freeWall = free[RunloopMetric.wallS] ?? .nan
+            // Each run's wall time less what its same-moment control lost to the machine: stalls
+            // neither make the async run look slower than one timeout nor make the stretch.
             let controlLoss = free[RunloopMetric.wallControlDelayS] ?? 0
             let freeNet = freeWall - controlLoss
+            let blockedWall = blocked[RunloopMetric.wallS] ?? .nan,
+                blockedLoss = blocked[RunloopMetric.wallControlDelayS] ?? 0
+            let blockedNet = blockedWall - blockedLoss
             // "About one timeout" is judged from the last run loop armed: making 300 run-loop
             // threads at once is the placement's set-up, which a loaded machine stretches far
             // beyond one thread's stall (1.2 s beside `stress --cpu 2`, 31 ms quiet).
@@ -109,9 +111,9 @@ enum RunloopVerdicts {
             // control, and even the latest explains less than a tenth of the stretch.
             let onTime =
                 blocked[RunloopMetric.fired] == total && onTime(excessP99: p50)
-                && worst / 1000 < (blockedWall - freeNet) * latestTimerShare.value / 100
+                && worst / 1000 < (blockedNet - freeNet) * latestTimerShare.value / 100
             holds =
-                holds && onTime && blockedWall >= stretch.value * freeNet
+                holds && onTime && blockedNet >= stretch.value * freeNet
                 && free[RunloopMetric.completed] == free[RunloopMetric.total]
                 && afterSetUp <= aboutOneTimeout.value * p.timeout
             // The mechanism: blocked callers queued for pool threads (fewer in flight at once
@@ -126,16 +128,17 @@ enum RunloopVerdicts {
                 "\(name): \(n(inFlight)) of \(n(total)) global-queue callers in flight at once and \(n(freeInFlight)) async ones: the callers did not queue for the pool"
             let sawQueue = inFlight >= 1 && inFlight < total && freeInFlight == total
             queued.append(.when(sawQueue, queuedText, otherwise: notQueuedText))
-            let lost = freeWall - freeNet
-            let stall =
-                lost >= 0.005 ? ", \(s(freeNet)) without the \(s(lost)) a control thread lost to the machine" : ""
+            func net(_ figure: Double, _ lost: Double) -> String {
+                lost >= 0.005 ? ", \(s(figure)) without the \(s(lost)) a control thread lost to the machine" : ""
+            }
             let armed =
                 armedLate
                 ? ", \(s(afterSetUp)) after its last run loop was armed (\(s(setUp)) after its caller started)" : ""
             let perTimeout = Format.decimal(freeWall / p.timeout, places: 2)
             let blockedPart =
-                "\(name): \(n(total)) global-queue callers took \(s(blockedWall)) with timers on time (beyond a same-moment control p50 \(ms(p50)), worst \(ms(worst)))"
-            parts.append(blockedPart + ", async callers \(s(freeWall)) = \(perTimeout) × timeout\(stall)\(armed)")
+                "\(name): \(n(total)) global-queue callers took \(s(blockedWall))\(net(blockedNet, blockedLoss)) with timers on time (beyond a same-moment control p50 \(ms(p50)), worst \(ms(worst)))"
+            parts.append(
+                blockedPart + ", async callers \(s(freeWall)) = \(perTimeout) × timeout\(net(freeNet, controlLoss))\(armed)")
         }
         guard !queued.isEmpty else { return .notJudged("no placement ran with both kinds of callers") }
         return Verdict(symptom: holds, mechanism: .all(queued), parts.joined(separator: "; "))
