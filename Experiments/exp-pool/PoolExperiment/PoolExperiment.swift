@@ -55,7 +55,8 @@ public let poolExperiment = ExperimentDefinition(
             ],
             claim: Claim(
                 "pool.flood-starves-unrelated-work",
-                "probes queued behind the flood's blocks wait at least 10 x the idle latency, at p50 and at p99"),
+                "probes queued behind the flood's blocks wait, beyond a same-moment control, at least "
+                    + "\(Format.number(Responsiveness.starvation.value)) x the idle latency, at p50 and at p99"),
             time: .from(\PoolParameters.floodTime), instruments: probing,
             progressMetric: PoolMetric.blocksStarted, body: GlobalFlood.run),
         Variant(
@@ -67,7 +68,9 @@ public let poolExperiment = ExperimentDefinition(
             ],
             claim: Claim(
                 "pool.gate-keeps-latency",
-                "behind a gate seen limiting the pool, probe p99 beyond its same-moment control stays within 2 x idle (floor: 100 ms)",
+                "behind a gate seen limiting the pool, probe p99 beyond its same-moment control stays within "
+                    + "\(Format.number(Responsiveness.responsiveMultiple.value)) x idle "
+                    + "(floor: \(Format.number(Responsiveness.instant.value)) ms)",
                 premiseMissing: PoolVerdicts.gateNotNarrowerThanThePool),
             time: .from { (p: PoolParameters) in p.probing(watch: p.duration) }, instruments: probing,
             progressMetric: PoolMetric.blocksStarted, body: Gated.run),

@@ -160,7 +160,8 @@ extension ProbeWindow.Result {
     var probeLine: String {
         let m = metrics, ms = PoolVerdicts.ms
         return "probes waited p50 \(ms(m[PoolMetric.probeP50Ms] ?? 0)), p99 \(ms(m[PoolMetric.probeP99Ms] ?? 0)) "
-            + "(excess over a same-moment control p99 \(ms(m[PoolMetric.excessP99Ms] ?? 0))); idle p50 \(ms(m[PoolMetric.idleP50Ms] ?? 0)), "
+            + "(beyond a same-moment control p50 \(ms(m[PoolMetric.excessP50Ms] ?? 0)), p99 \(ms(m[PoolMetric.excessP99Ms] ?? 0))); "
+            + "idle p50 \(ms(m[PoolMetric.idleP50Ms] ?? 0)), "
             + "p99 \(ms(m[PoolMetric.idleP99Ms] ?? 0)) (\(ms(m[PoolMetric.idleNetP99Ms] ?? 0)) net of machine stalls)"
     }
 
@@ -186,10 +187,11 @@ extension ProbeWindow.Result {
     }
 }
 
-/// The one rule for what probes felt. `responsive`: the p99 of each probe's excess over its
-/// same-moment control stays within `responsiveMultiple` × the net idle p99, or under `instant`
-/// (idle probes take µs, and one scheduler hiccup moves that by ms). `starved`: not responsive,
-/// and probes waited `starvation` × the net idle latency at p50 and p99. `slowed`: neither.
+/// The one rule for what probes felt, each probe's wait taken beyond its same-moment control (its
+/// excess), so a stall of the whole machine counts for neither outcome. `responsive`: the excess
+/// p99 stays within `responsiveMultiple` × the net idle p99, or under `instant` (idle probes take
+/// µs, and one scheduler hiccup moves that by ms). `starved`: not responsive, and the excess
+/// reaches `starvation` × the net idle latency at p50 and p99. `slowed`: neither.
 enum Responsiveness {
     static let responsiveMultiple = Threshold("responsive", 2, "× idle p99")
     static let instant = Threshold("instant", 100, "ms")
@@ -198,13 +200,12 @@ enum Responsiveness {
     static func limitMs(idleP99Ms: Double) -> Double { max(responsiveMultiple.value * idleP99Ms, instant.value) }
 
     static func outcome(_ m: Metrics) -> Outcome {
-        guard let p50 = m[PoolMetric.probeP50Ms], let p99 = m[PoolMetric.probeP99Ms],
-            let excess = m[PoolMetric.excessP99Ms],
+        guard let excess50 = m[PoolMetric.excessP50Ms], let excess99 = m[PoolMetric.excessP99Ms],
             let idle50 = m[PoolMetric.idleNetP50Ms] ?? m[PoolMetric.idleP50Ms],
             let idle99 = m[PoolMetric.idleNetP99Ms] ?? m[PoolMetric.idleP99Ms]
         else { return .failed }
-        if excess <= limitMs(idleP99Ms: idle99) { return .responsive }
+        if excess99 <= limitMs(idleP99Ms: idle99) { return .responsive }
         let factor = starvation.value
-        return p50 >= factor * max(idle50, 1e-6) && p99 >= factor * max(idle99, 1e-6) ? .starved : .slowed
+        return excess50 >= factor * max(idle50, 1e-6) && excess99 >= factor * max(idle99, 1e-6) ? .starved : .slowed
     }
 }
