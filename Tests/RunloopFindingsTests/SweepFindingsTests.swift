@@ -188,32 +188,34 @@ final class SweepFindingsTests: XCTestCase {
     /// deadline never raced it: its timer fired at once, and the lateness is the machine's delay,
     /// not the design's. A point with such a caller judges neither finding, whatever its figures.
     /// (The p99s at 10,000 are one release sweep's under `stress --cpu 2`; the rest are stand-ins.)
-    func testAPointWhoseCallersStartedAfterTheirDeadlineJudgesNeitherFinding() throws {
-        func point(
-            _ design: TimeoutDesignName, _ size: Int, p99: Double, armed: Double, inTime: Int? = nil
-        )
-            -> SweepPoint
-        {
-            var metrics = Metrics()
-            for (key, value) in [
-                (RunloopMetric.total, Double(size)), (RunloopMetric.completed, Double(size)),
-                (RunloopMetric.callersStarted, Double(inTime ?? size)), (RunloopMetric.timersArmed, armed),
-                (RunloopMetric.latenessP99Ms, p99), (RunloopMetric.latenessExcessP99Ms, p99),
-                (RunloopMetric.threadsAdded, 1), (RunloopMetric.early, 0),
-            ] { metrics[key] = value }
-            return SweepPoint(variant: design.rawValue, size: size, metrics: metrics)
-        }
+    /// A recorded sweep point whose callers all raced to the end unless `inTime` says fewer started in time.
+    func point(_ design: TimeoutDesignName, _ size: Int, p99: Double, armed: Double, inTime: Int? = nil) -> SweepPoint {
+        var metrics = Metrics()
+        for (key, value) in [
+            (RunloopMetric.total, Double(size)), (RunloopMetric.completed, Double(size)),
+            (RunloopMetric.callersStarted, Double(inTime ?? size)), (RunloopMetric.timersArmed, armed),
+            (RunloopMetric.latenessP99Ms, p99), (RunloopMetric.latenessExcessP99Ms, p99),
+            (RunloopMetric.threadsAdded, 1), (RunloopMetric.early, 0),
+        ] { metrics[key] = value }
+        return SweepPoint(variant: design.rawValue, size: size, metrics: metrics)
+    }
+
+    /// The sweep's findings judged on recorded points.
+    func verdicts(_ sweep: [SweepPoint]) throws -> [Verdict] {
         let options = try CommandLineParser(program: "exp-runloop", flags: runloopExperiment.flags).parse([])
+        let inputs = FindingInputs(
+            variants: [:], options: options, platform: .current,
+            parsedParameters: try runloopExperiment.parameters(options), sweep: sweep)
+        return RunloopScale.sweep.findings.map { $0.evaluate(inputs) }
+    }
+
+    func testAPointWhoseCallersStartedAfterTheirDeadlineJudgesNeitherFinding() throws {
         func verdicts(sharedInTime: Int) throws -> [Verdict] {
-            let sweep = [
+            try self.verdicts([
                 point(.sharedThread, 10, p99: 0.31, armed: 10), point(.deadlineHeap, 10, p99: 0.2, armed: 4),
                 point(.sharedThread, 10_000, p99: 143.9, armed: 10_000, inTime: sharedInTime),
                 point(.deadlineHeap, 10_000, p99: 0.15, armed: 37),
-            ]
-            let inputs = FindingInputs(
-                variants: [:], options: options, platform: .current,
-                parsedParameters: try runloopExperiment.parameters(options), sweep: sweep)
-            return RunloopScale.sweep.findings.map { $0.evaluate(inputs) }
+            ])
         }
         for verdict in try verdicts(sharedInTime: 10_000) { XCTAssertTrue(verdict.reproduced, verdict.summary) }
         for verdict in try verdicts(sharedInTime: 9_999) {
@@ -221,6 +223,27 @@ final class SweepFindingsTests: XCTestCase {
             XCTAssertTrue(
                 verdict.summary.contains("9999 of 10000 callers started before their deadline"), verdict.summary)
         }
+    }
+
+    /// At a largest count where shared-thread is late by less than the ratio times the noise floor,
+    /// no design can be told that many times less late: not judged (it was judged not reproduced:
+    /// `exp-runloop --sweep 10` gave "shared-thread's p99 0.28 ms: 1× deadline-heap's"). From the
+    /// first count where it is (shared-thread 6.8 ms against 0.31 ms at 300 requests, quiet,
+    /// `exp-runloop --sweep 300 --timeout 0.25`), the verdict is judged as before.
+    func testASweepTooSmallForSharedThreadToBeLateDoesNotJudgeTheHeap() throws {
+        let small = try verdicts([
+            point(.sharedThread, 10, p99: 0.23, armed: 10), point(.deadlineHeap, 10, p99: 0.19, armed: 4),
+        ])
+        XCTAssertEqual(small[1].status, .notJudged(.variantMissing), small[1].summary)
+        XCTAssertTrue(small[1].summary.contains("within 5× of the 0.50 ms noise floor"), small[1].summary)
+        let late = try verdicts([
+            point(.sharedThread, 300, p99: 6.8, armed: 300), point(.deadlineHeap, 300, p99: 0.31, armed: 9),
+        ])
+        XCTAssertTrue(late[1].reproduced, late[1].summary)
+        let close = try verdicts([
+            point(.sharedThread, 300, p99: 6.8, armed: 300), point(.deadlineHeap, 300, p99: 2.0, armed: 9),
+        ])
+        XCTAssertEqual(close[1].status, .notReproduced, close[1].summary)
     }
 
     /// The sweep's points travel in the report's optional `sweep` array (keys `variant`, `tasks`,

@@ -91,6 +91,16 @@ enum SweepVerdicts {
         else {
             return .notJudged("the sweep has no deadline-heap and shared-thread lateness at its largest count")
         }
+        // "`ratio` × less late than shared-thread" can be told only where shared-thread is late
+        // by `ratio` × the noise floor or more: below that, every design reads as the floor.
+        guard sharedP99 >= ratio.value * noiseFloor.value else {
+            let seen = (shared[RunloopMetric.latenessExcessP99Ms] ?? shared[RunloopMetric.latenessP99Ms] ?? 0)
+            return .notJudged(
+                "at \(Format.count(Double(shared.size))) requests, the sweep's largest count, shared-thread's p99 beyond a "
+                    + "same-moment control is \(Format.milliseconds(seen)): within \(Format.number(ratio.value))× of the "
+                    + "\(Format.milliseconds(noiseFloor.value)) noise floor, so no design can be told \(Format.number(ratio.value))× "
+                    + "less late; sweep to a count where it is late, such as --sweep 10,10000")
+        }
         let added = heap[RunloopMetric.threadsAdded] ?? .infinity, early = heap[RunloopMetric.early] ?? 0
         let wall = heap[RunloopMetric.wallPerTimeout].map { Format.decimal($0, places: 2) + " × timeout" } ?? "—"
         let n = Format.count, ms = { (point: SweepPoint, key: String) in point[key].map(Format.milliseconds) ?? "—" }
