@@ -61,13 +61,13 @@ final class RunloopFindingsTests: XCTestCase {
 
     /// The global-queue claim is about callers that hold pool threads while they wait. With
     /// thread callers the run loops get pool threads as the pool grows, and how many timers are
-    /// on time depends on that growth against the request count: no evidence either way. So the
-    /// claim's mechanism is not seen in such a run: it is not judged (never reproduced), and a
-    /// run that judged nothing else exits 1.
-    func testTheGlobalQueueClaimIsNotJudgedWithThreadCallers() throws {
+    /// on time depends on that growth against the request count: no evidence either way. Such a
+    /// run does not set up the claim's premise: the claim does not apply to it (never judged,
+    /// never reproduced, and no failure of its own), and a run that judged nothing else exits 1.
+    func testTheGlobalQueueClaimDoesNotApplyWithThreadCallers() throws {
         let report = try run(["--caller", "thread", "--variant", "global-queue"], requests: 10)
         let finding = try XCTUnwrap(report.finding("runloop.global-queue-misses-timeouts"))
-        XCTAssertEqual(finding.judged, false, finding.summary)
+        XCTAssertFalse(finding.applicable, finding.summary)
         XCTAssertFalse(finding.reproduced, finding.summary)
         XCTAssertTrue(finding.summary.contains("leave the pool free"), finding.summary)
         XCTAssertFalse(report.passed)

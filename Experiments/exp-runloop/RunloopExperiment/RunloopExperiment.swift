@@ -36,7 +36,8 @@ public let runloopExperiment = ExperimentDefinition(
             ],
             claim: Claim(
                 "runloop.global-queue-misses-timeouts",
-                "with run loops on the global queue and callers blocked on it, requests see their timeout far too late or never"
+                "with run loops on the global queue and callers blocked on it, requests see their timeout far too late or never",
+                premiseMissing: RunloopVerdicts.callersLeaveThePoolFree
             )),
         requestVariant(
             .runUntilDate, summary: "global-queue with the article's double guard, run(until: timeout + guard)",
@@ -185,6 +186,7 @@ public let runloopExperiment = ExperimentDefinition(
             claim:
                 "callers blocked on the global queue stretch the total time even when every timer is on time; async callers finish all requests about one timeout after their run loops are armed",
             needs: [RunloopVariant.dedicatedThread, .dedicatedThreadAsync],
+            premiseMissing: RunloopVerdicts.callersAreNotGlobal,
             thresholds: [
                 RunloopVerdicts.onTimeThreshold, RunloopVerdicts.stretch, RunloopVerdicts.aboutOneTimeout,
                 RunloopVerdicts.latestTimerShare, RunloopVerdicts.setUpShare,

@@ -76,13 +76,30 @@ enum RunloopVerdicts {
         return onTimeVerdict(v, also: loops == 1, ", on \(Format.count(loops)) run-loop thread\(other)")
     }
 
+    /// The global-queue claim's premise: callers that wait on the pool's threads. Global and
+    /// operation-queue callers hold one each; async callers wait for one to resume on, which the
+    /// run loops hold (the claim's mechanism then is run loops holding the pool). Thread callers
+    /// wait on threads of their own and leave the pool to the run loops: a run with them says
+    /// nothing about the claim, either way.
+    static func callersLeaveThePoolFree(_ options: ParsedOptions) -> String? {
+        let caller = options.choice("caller", as: CallerKind.self)
+        guard caller == .thread else { return nil }
+        return "this run's callers are \(caller.phrase), which wait on threads of their own and leave the pool free; "
+            + "the claim is about callers that wait on the global queue's threads (--caller global, async or "
+            + "operation-queue)"
+    }
+
+    /// blocked-callers-throttle's premise: the variants it compares with async callers have
+    /// global-queue callers.
+    static func callersAreNotGlobal(_ options: ParsedOptions) -> String? {
+        let caller = options.choice("caller", as: CallerKind.self)
+        guard caller != .global else { return nil }
+        return "this run's callers are \(caller.phrase); the finding compares global-queue callers with async ones "
+            + "(--caller global)"
+    }
+
     static func blockedCallersThrottle(_ inputs: FindingInputs) -> Verdict {
         let p = inputs.parameters(RunloopParameters.self)
-        guard p.caller == .global else {
-            return .notJudged(
-                "this run's callers were \(p.caller.phrase); the finding compares global-queue callers with async ones (run with --caller global)"
-            )
-        }
         var parts: [String] = [], queued: [Evidence] = [], holds = true
         for placement in [RunloopVariant.dedicatedThread, .sharedThread] {
             guard let blocked = inputs.ran(placement), let free = inputs.ran(placement.withAsyncCallers) else {

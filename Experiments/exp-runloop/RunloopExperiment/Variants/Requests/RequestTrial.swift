@@ -105,7 +105,8 @@ enum RequestTrial {
     /// them (not armed within `patience`); with async callers, run loops seen holding pool
     /// threads. A thread placement's timings count only when every caller started. Zero callers
     /// started is no mechanism, whatever the symptom. `nil`: run-until-date without global
-    /// callers, whose finding then judges only its thread half.
+    /// callers, whose finding then judges only its thread half, and a pool placement with thread
+    /// callers, which leave the pool free (no claim reads that run: its premise is missing).
     static func callersSeen(
         placement: Placement, caller: CallerKind, times: [RequestTimes], patience: TimeInterval,
         runLoopsPeak: Int, stacks: StackSnapshot?
@@ -114,11 +115,7 @@ enum RequestTrial {
         // run-until-date's finding reads its global half only under global callers.
         if placement == .runUntilDate && caller != .global { return nil }
         if placement.runsOnPool {
-            guard caller != .thread else {
-                return .notSeen(
-                    "this run's callers were \(caller.phrase), which leave the pool free; the claim is about callers that block on the global queue (--caller global)"
-                )
-            }
+            guard caller != .thread else { return nil }
             // Where the kernel states its pool's limit (Darwin), fewer callers than that each
             // get a thread at once, and nothing is left waiting for one.
             if caller == .global, let few = DispatchPoolSize.current.tooFewToExhaust(count, what: "callers") {
