@@ -54,8 +54,25 @@ public enum SwiftTestingRun {
     /// recorded the same way, as an issue of the exit test, which Swift Testing hands to the
     /// parent test: the stack of a hang in the child reaches the parent's issue.
     public static func waiting<R>(at site: FailureSite, _ body: () throws -> R) rethrows -> R {
+        let wait = enter(at: site)
+        defer { wait?() }
+        return try body()
+    }
+
+    /// The async form of `waiting(at:_:)`, for an async wait whose operation may hold every
+    /// thread of the cooperative pool: its watchdog then ends the process, and the run goes on
+    /// without this test. (The test's task cannot run then, so the failure goes to stderr.)
+    public static func waiting<R>(at site: FailureSite, _ body: () async -> R) async -> R {
+        let wait = enter(at: site)
+        defer { wait?() }
+        return await body()
+    }
+
+    /// Notes the running test as waiting at `site`; returns what ends the note, or `nil` outside
+    /// a test.
+    private static func enter(at site: FailureSite) -> (() -> Void)? {
         let test = Test.current
-        guard test != nil || ExitTest.current != nil else { return try body() }
+        guard test != nil || ExitTest.current != nil else { return nil }
         let id = test.map(identifier(of:))
         if id != nil { register() }
         let recorder = BoundRecorder()
@@ -64,7 +81,7 @@ public enum SwiftTestingRun {
             if let id { state.inSyncWait[id, default: 0] += 1 }
             state.recorders[key, default: []].append(recorder)
         }
-        defer {
+        return {
             recorder.close()
             state.withLock { state in
                 if let id {
@@ -75,7 +92,6 @@ public enum SwiftTestingRun {
                 if state.recorders[key]?.isEmpty == true { state.recorders[key] = nil }
             }
         }
-        return try body()
     }
 
     /// Whether this process is the child of an exit test (an issue recorded in its body's task

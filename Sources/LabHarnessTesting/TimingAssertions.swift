@@ -32,8 +32,10 @@ public func assertCompletes(
     sourceLocation: SourceLocation = #_sourceLocation,
     _ operation: @escaping @Sendable () async -> Void
 ) async -> Double? {
-    await HarnessAssertions.completes(
-        within: timeout.labSeconds, assertionCall(reporter, message(), sourceLocation), operation)
+    let call = assertionCall(reporter, message(), sourceLocation)
+    return await SwiftTestingRun.waiting(at: call.site) {
+        await HarnessAssertions.completes(within: timeout.labSeconds, call, operation)
+    }
 }
 
 /// Records an issue naming the new threads when `block` adds `limit` threads or more (by
