@@ -187,6 +187,37 @@ int clab_spawn(pid_t *pid, const char *path, char *const argv[], char *const env
     return code;
 }
 
+// MARK: - Children the kernel reaps
+
+int clab_children_reaped_by_kernel(void) {
+    struct sigaction current;
+    if (sigaction(SIGCHLD, NULL, &current) != 0) return 0;
+    if (current.sa_flags & SA_NOCLDWAIT) return 1;
+    return !(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_IGN;
+}
+
+static struct sigaction clab_sigchld_before;
+static int clab_sigchld_changed;
+
+int clab_sigchld_discard_status(int no_cld_wait) {
+    if (clab_sigchld_changed) return -1;
+    struct sigaction discard;
+    memset(&discard, 0, sizeof discard);
+    sigemptyset(&discard.sa_mask);
+    discard.sa_handler = no_cld_wait ? SIG_DFL : SIG_IGN;
+    discard.sa_flags = no_cld_wait ? SA_NOCLDWAIT : 0;
+    if (sigaction(SIGCHLD, &discard, &clab_sigchld_before) != 0) return -1;
+    clab_sigchld_changed = 1;
+    return 0;
+}
+
+int clab_sigchld_restore(void) {
+    if (!clab_sigchld_changed) return -1;
+    if (sigaction(SIGCHLD, &clab_sigchld_before, NULL) != 0) return -1;
+    clab_sigchld_changed = 0;
+    return 0;
+}
+
 // MARK: - Dying with the parent
 
 #if defined(__APPLE__)

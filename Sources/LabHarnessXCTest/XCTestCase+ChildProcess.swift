@@ -11,12 +11,15 @@ extension XCTestCase {
     /// parent classifies the end as `ChildProcess` does: `completed` (the body returned),
     /// `failed` (it threw), `crashed` (a trap or a signal), `deadlock` (killed at `budget`
     /// without having reported progress, or after `stallWindow` without progress once it had),
-    /// `timedOut` (still reporting progress at its budget). After the body returns, the child
-    /// lives on for `settle` (half a second unless told), its main run loop turning, so a trap
-    /// or a second call that the body set going comes while it is watched: a child that exits
-    /// at once turns such a late trap into a pass. The child's stdout is unbuffered,
-    /// and its output up to the hang or crash is in the returned run. A child killed at its
-    /// budget or for a stall had every thread's stack taken first: a failure lists them grouped
+    /// `timedOut` (still reporting progress at its budget). A child whose exit status was lost
+    /// (this process ignores SIGCHLD, so the kernel reaped it) fails the assertion whatever was
+    /// expected: it may have returned, thrown or trapped, and nobody can say which. After the
+    /// body returns, the child lives on for `settle` (half a second unless told), its main run
+    /// loop turning, so a trap or a second call that the body set going comes while it is
+    /// watched: a child that exits at once turns such a late trap into a pass. The child's stdout
+    /// is unbuffered, and its output up to the hang or crash is in the returned run. A child
+    /// killed at its budget or for a stall had every thread's stack taken first: a failure lists
+    /// them grouped
     /// (`1 thread (main thread): in _dispatch_semaphore_wait_slow ← Fetcher.fetch (Fetcher.swift:21) ← …`),
     /// and `run.stacks` has them all.
     ///
@@ -58,7 +61,11 @@ extension XCTestCase {
             call.fail("could not relaunch the test binary for a child trial: \(error)")
             return nil
         }
-        if run.outcome != expected {
+        if run.exitStatusLost {
+            call.fail(
+                "expected the child to end \(expected.rawValue), and how it ended is unknown after \(Format.seconds(run.wall)) (\(run.evidence))"
+                    + Self.outputTail(run))
+        } else if run.outcome != expected {
             // A crash: the backtracer's report of the crashing thread, rather than the report's
             // last lines (its list of loaded images).
             let crashed = run.outcome == .crashed ? CrashReport.crashingThread(in: run.stderr) : nil

@@ -9,6 +9,8 @@
 //   lab-fixture flood BYTES         writes BYTES bytes to stdout and to stderr, then exits 0
 //   lab-fixture grandchild          spawns "lab-fixture block" in its own group, prints its pid, blocks
 //   lab-fixture group-grandchild    spawns "lab-fixture block" in this group, prints its pid, blocks
+//   lab-fixture own-group-grandchild  spawns "lab-fixture block" in a group of its own, unbound to
+//                                   this process (as `swift test` starts a test binary), prints its pid, blocks
 //   lab-fixture lifeline-block      binds to its parent (dies with it), prints its pid, blocks
 //   lab-fixture park K              parks K extra threads, prints the thread count, exits
 //   lab-fixture block-named K       parks K threads and the main thread in fixtureWaitsAtTheGate()
@@ -94,6 +96,14 @@ case "grandchild", "group-grandchild":
         say("grandchild \(pid)")
         blockForever()
     }
+case "own-group-grandchild":
+    let me = ChildProcess.currentExecutablePath()
+    let thread = Thread {
+        _ = try? ChildProcess.run(
+            ChildSpec(executable: me, arguments: ["block"], budget: 3600, onStart: { say("grandchild \($0)") }))
+    }
+    thread.start()
+    blockForever()
 case "lifeline-block":
     ChildLifeline.bindToParent()
     let path = "/tmp/lab-fixture-lifeline-\(getppid())"

@@ -12,20 +12,21 @@ final class ChildProcessTests: XCTestCase {
     /// The class then waits about as long as the longest (1.5 s) instead of the five in turn
     /// (~5 s). Each keeps its own budget, and its time is taken from its own start.
     private enum Waiting: CaseIterable {
-        case blocked, progressing, groupGrandchild, boundGrandchild, seenInTheTable
+        case blocked, progressing, groupGrandchild, boundGrandchild, seenInTheTable, ownGroupGrandchild
 
         var arguments: [String] {
             switch self {
             case .blocked, .seenInTheTable: ["block"]
             case .progressing: ["progress-forever"]
             case .groupGrandchild: ["group-grandchild"]
+            case .ownGroupGrandchild: ["own-group-grandchild"]
             case .boundGrandchild: ["grandchild"]
             }
         }
 
         var budget: Double {
             switch self {
-            case .blocked, .groupGrandchild, .seenInTheTable: 1
+            case .blocked, .groupGrandchild, .seenInTheTable, .ownGroupGrandchild: 1
             case .progressing: 0.6
             case .boundGrandchild: 1.5
             }
@@ -149,6 +150,26 @@ final class ChildProcessTests: XCTestCase {
         XCTAssertFalse(processAlive(grandchild), "the grandchild \(grandchild) outlived its parent")
     }
 
+    /// A grandchild in a process group of its own that does not bind its life to its parent (as
+    /// `swift test` starts the test binary, which `lab watch` lists tests with) is ended too when
+    /// the harness kills its parent at the budget: the kill of the child's group misses it, and
+    /// once its parent is dead it belongs to init.
+    func testAGrandchildInAGroupOfItsOwnIsKilledToo() throws {
+        let run = try waited(.ownGroupGrandchild).run
+        XCTAssertEqual(run.outcome, .deadlock)
+        let line = run.stdout.split(separator: "\n").first { $0.hasPrefix("grandchild ") }
+        let grandchild = try XCTUnwrap(line.flatMap { Int32($0.dropFirst("grandchild ".count)) }, run.stdout)
+        let alive = { processAlive(grandchild) }
+        // Left behind, it would block forever: end it here, whatever the verdict.
+        defer {
+            let entry = ProcessTable.all().first { $0.pid == grandchild }
+            if alive(), entry?.commandLine.hasSuffix(" block") == true { _ = kill(grandchild, SIGKILL) }
+        }
+        let deadline = MonotonicClock.now() + 2
+        while alive() && MonotonicClock.now() < deadline { MonotonicClock.sleep(for: 0.01) }
+        XCTAssertFalse(alive(), "the grandchild \(grandchild), in a group of its own, outlived its parent")
+    }
+
     /// A grandchild in a group of its own that binds its life to its parent dies when the
     /// harness kills that parent: no orphan.
     func testAGrandchildBoundToItsParentDiesWithIt() throws {
@@ -207,6 +228,31 @@ final class ChildProcessTests: XCTestCase {
         XCTAssertEqual(ChildProtocol.parse("@lab:result {\"a\":1}"), .result("{\"a\":1}"))
         XCTAssertNil(ChildProtocol.parse("@lab:progress twelve"))
         XCTAssertNil(ChildProtocol.parse("progress 12"))
+    }
+
+    /// A process that ignores SIGCHLD (`SIG_IGN`, or `SA_NOCLDWAIT`, which some server libraries
+    /// set) has its children reaped by the kernel, so `waitpid` cannot say how they ended. A child
+    /// that exited 0 and one that trapped then both read as `failed`, with the cause named: read
+    /// as exited 0, the trap would be recorded as a completion.
+    func testAChildWhoseStatusTheKernelReapedIsNeitherCompletedNorCrashed() throws {
+        let executable = try fixture()
+        for noCldWait: Int32 in [0, 1] {
+            XCTAssertEqual(clab_sigchld_discard_status(noCldWait), 0)
+            defer { XCTAssertEqual(clab_sigchld_restore(), 0) }
+            let how = noCldWait == 1 ? "SA_NOCLDWAIT" : "SIG_IGN"
+            for arguments in [["print", "fine"], ["trap", "boom"]] {
+                let run = try ChildProcess.run(
+                    ChildSpec(
+                        executable: executable, arguments: arguments,
+                        environment: ["SWIFT_BACKTRACE": "enable=no"], budget: 30))
+                XCTAssertEqual(run.outcome, .failed, "\(how), \(arguments[0]): \(run.evidence)")
+                XCTAssertNil(run.exitCode, "\(how), \(arguments[0])")
+                XCTAssertTrue(
+                    run.evidence.contains("its exit status was lost: this process ignores SIGCHLD"),
+                    "\(how), \(arguments[0]): \(run.evidence)")
+                XCTAssertFalse(processExists(run.pid), "\(how), \(arguments[0]): reaped by the kernel")
+            }
+        }
     }
 
     func testSignalNames() {

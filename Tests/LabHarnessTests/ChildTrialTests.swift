@@ -1,3 +1,4 @@
+import CLabSupport
 import Foundation
 import LabHarness
 import LabHarnessXCTest
@@ -71,6 +72,26 @@ final class ChildTrialTests: XCTestCase {
         XCTAssertEqual(recorder.failures.count, 1)
         XCTAssertEqual(recorder.failures.first?.site.line, line)
         XCTAssertTrue(recorder.messages.first?.contains("expected the child to end completed, it ended deadlock") ?? false, "\(recorder.messages)")
+    }
+
+    /// When this process ignores SIGCHLD, the kernel reaps the child and its end is unknown: the
+    /// assertion fails whatever it expected, naming the cause, rather than let a lost end pass
+    /// (here for `failed`, which a trap or a clean exit could have been as well).
+    func testAChildWhoseStatusWasLostFailsTheAssertion() {
+        // The relaunched child runs these lines too; `clab_spawn` gave it SIGCHLD's default.
+        XCTAssertEqual(clab_sigchld_discard_status(0), 0)
+        defer { XCTAssertEqual(clab_sigchld_restore(), 0) }
+        let recorder = LabHarness.RecordingReporter()
+        let run = assertInChildProcess(expecting: .failed, budget: 20, reporter: recorder.reporter) {
+            throw CocoaError(.featureUnsupported)
+        }
+        XCTAssertNotNil(run)
+        XCTAssertNotEqual(run?.outcome, .completed)
+        XCTAssertEqual(recorder.failures.count, 1)
+        XCTAssertTrue(
+            recorder.messages.first?.contains("how it ended is unknown") ?? false, "\(recorder.messages)")
+        XCTAssertTrue(
+            recorder.messages.first?.contains("this process ignores SIGCHLD") ?? false, "\(recorder.messages)")
     }
 
     /// A failure no framework can record is not dropped: it is printed, and the process exits 1.

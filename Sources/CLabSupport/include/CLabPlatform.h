@@ -188,6 +188,24 @@ int clab_join_procargs2(const char *buffer, unsigned long length, char *command,
 /// Returns 0 and sets `*pid`, or an errno.
 int clab_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[], int stdout_fd, int stderr_fd);
 
+/// 1 when the kernel reaps this process's children itself, so `waitpid` can never give their
+/// exit status (it fails with ECHILD): SIGCHLD is ignored (`SIG_IGN`) or its action carries
+/// `SA_NOCLDWAIT`. Linux (kernel/signal.c `do_notify_parent`) and Darwin (xnu bsd/kern/kern_sig.c
+/// `setsigvec` sets `P_NOCLDWAIT` for either; bsd/kern/kern_exit.c then hands the child to
+/// launchd) both do so. Some server libraries set it; the harness reads it to say why a child's
+/// status was lost. 0 otherwise.
+int clab_children_reaped_by_kernel(void);
+
+/// For tests: sets SIGCHLD's action so the kernel reaps this process's children (`SIG_IGN`, or
+/// `SA_NOCLDWAIT` with the default handler when `no_cld_wait` is non-zero), keeping the action it
+/// replaces for `clab_sigchld_restore`. One change at a time: -1 if one is in force or
+/// `sigaction` fails, else 0.
+int clab_sigchld_discard_status(int no_cld_wait);
+
+/// Puts back the SIGCHLD action `clab_sigchld_discard_status` replaced. -1 if none was
+/// replaced or `sigaction` fails, else 0.
+int clab_sigchld_restore(void);
+
 /// Makes this process exit with `status` (Linux: be killed by SIGKILL) when process `parent`
 /// ends, and at once if it already has. Linux: PR_SET_PDEATHSIG. Darwin: a thread waiting on a
 /// kqueue EVFILT_PROC/NOTE_EXIT watch of the parent (a thread polling getppid every 100 ms if

@@ -123,8 +123,8 @@ public enum SuiteContinuation {
             switch run.outcome {
             case .completed: ended = "they ran in a new process, which passed"
             case .failed:
-                ended =
-                    "they ran in a new process, which failed (exit status \(run.exitCode ?? 1)): see its results above"
+                let why = run.exitCode.map { "exit status \($0)" } ?? run.evidence
+                ended = "they ran in a new process, which failed (\(why)): see its results above"
             default:
                 ended =
                     "they ran in a new process, which ended \(run.outcome.rawValue) (\(run.evidence)): see its results above"

@@ -10,7 +10,8 @@ public struct ChildSpec: Sendable {
     public var arguments: [String]
     /// Variables added to (or replacing in) the inherited environment.
     public var environment: [String: String]
-    /// Wall-clock budget in seconds: past it the child and its process group are killed.
+    /// Wall-clock budget in seconds: past it the child, its process group and its descendants
+    /// in other groups are killed.
     var budget: Seconds
     /// If set, the child is killed as soon as it has reported no progress for this long since
     /// its last report (see `ChildProtocol`); that is a deadlock. The window opens at the
@@ -60,7 +61,7 @@ public enum ChildOutcome: String, Sendable, Codable, CaseIterable {
     case timedOut = "timed-out"
     /// Ended by a signal it did not get from the harness: a trap, an abort, a segfault.
     case crashed
-    /// Exited with a non-zero status.
+    /// Exited with a non-zero status, or ended with its status lost (`ChildRun.exitStatusLost`).
     case failed
     /// Killed because the whole run was interrupted (`ChildProcess.terminateAll()`).
     case interrupted
@@ -76,6 +77,12 @@ public struct ChildRun: Sendable {
     public var signal: Int32?
     /// Whether the harness killed it (budget, stall or interrupt).
     public var killedByHarness: Bool
+    /// The child ended but its exit status could not be had: `waitpid` found no such child, for
+    /// the kernel had reaped it (this process ignores SIGCHLD, or sets `SA_NOCLDWAIT`, as some
+    /// server libraries do) or someone else in this process had. It exited 0, failed or crashed:
+    /// nobody can tell, so the run is `failed` (never `completed`), `exitCode` and `signal` are
+    /// `nil`, and `evidence` says why. A check that expects a particular end must not count it.
+    public var exitStatusLost = false
     /// Seconds from spawn to reaping.
     public var wall: Seconds
     /// Standard output without the protocol lines.
@@ -116,9 +123,11 @@ enum ChildProcessError: Error, CustomStringConvertible {
 ///
 /// Each child runs in its own process group, with stdin on `/dev/null` and stdout/stderr on
 /// pipes that are read while it runs (so a chatty child cannot block on a full pipe). Killing
-/// targets the whole group with `SIGKILL`, then the child is reaped with `waitpid`, and the
-/// group is killed once more afterwards for any straggling grandchildren: no zombie, no orphan.
-/// Children that use the lab's `ChildLifeline` also die if this process dies.
+/// takes the child's descendants first (by parent links, whatever groups they are in), then the
+/// whole group with `SIGKILL`; the child is reaped with `waitpid`, and the group is killed once
+/// more afterwards for any straggling grandchildren: no zombie, no orphan. Children that use
+/// the lab's `ChildLifeline` also die if this process dies. A child that ends on its own
+/// leaves only its group to be killed: a descendant in another group has passed to init by then.
 public enum ChildProcess {
     private static let live = Mutex<Set<Int32>>([])
     private static let interrupting = Atomic<Bool>(false)
@@ -154,7 +163,7 @@ public enum ChildProcess {
         var killReason: KillReason?
         var threadsAtKill: [ThreadInfo] = []
         var stacks: RawStacks?
-        var status: Int32?
+        var status: Reaped?
         // Once the child has ended or been killed, what is left in the pipes is read until
         // this instant at the latest (a grandchild could otherwise hold them open).
         var drainUntil: Seconds?
@@ -177,7 +186,7 @@ public enum ChildProcess {
                     pid: pid, threads: threadsAtKill, lifetime: MonotonicClock.now() - start)
                 stacks = StackCapture.captureRaw(pid: pid)
             }
-            killGroup(pid, leaderUnreaped: true)
+            endTree(pid)
             drainUntil = MonotonicClock.now() + 1
         }
 
@@ -263,7 +272,7 @@ public enum ChildProcess {
         err.finish()
 
         var run = classify(
-            pid: pid, status: status ?? 0, killReason: killReason, wall: wall,
+            pid: pid, status: status ?? .lost, killReason: killReason, wall: wall,
             out: out, err: err, start: start, spec: spec, threadsAtKill: threadsAtKill)
         // The machine's part: the thread limit reached while it ran (whatever it then did), what
         // the look before a kill found, or a crash at the memory limit.
@@ -312,7 +321,7 @@ public enum ChildProcess {
         while true {
             if reap(pid, block: false) != nil { return open ? nil : MonotonicClock.now() - start }
             if open || MonotonicClock.now() - start >= budget {
-                killGroup(pid, leaderUnreaped: true)
+                endTree(pid)
                 _ = reap(pid, block: true)
                 return nil
             }
@@ -321,12 +330,17 @@ public enum ChildProcess {
         }
     }
 
-    /// Kills every child this process is running (and their groups) and marks their runs
-    /// `interrupted`. Safe to call from a signal-handling queue.
+    /// Kills every child this process is running (their groups, and what they started in
+    /// groups of their own) and marks their runs `interrupted`. Safe to call from a
+    /// signal-handling queue.
     static func terminateAll() {
         interrupting.store(true, ordering: .relaxed)
-        // Groups only: the run loop of each child then kills and reaps its leader itself.
-        for pid in live.withLock({ Array($0) }) { killGroup(pid, leaderUnreaped: false) }
+        // Descendants while their parents still hold them, then groups only: the run loop of
+        // each child then kills and reaps its leader itself.
+        for pid in live.withLock({ Array($0) }) {
+            ProcessTree.end(below: pid, budget: 1)
+            killGroup(pid, leaderUnreaped: false)
+        }
     }
 
     private static let pauses = Mutex<(since: Seconds?, total: Seconds, resumedAt: Seconds?)>((nil, 0, nil))
@@ -376,6 +390,16 @@ public enum ChildProcess {
     // MARK: - Mechanics
 
     private enum KillReason { case budget, stall, interrupt, threadLimit }
+
+    /// Ends a child the harness is killing, and everything it started. Its descendants go first,
+    /// found by parent links while the child still lives to hold them (once it dies they pass
+    /// to init and cannot be told from anyone else's): a tool such as `swift test` runs the
+    /// binary it starts in a process group of its own, which the group kill misses, so `swift
+    /// test list` killed at its budget left that binary running. Then the group and the child.
+    private static func endTree(_ pid: Int32) {
+        ProcessTree.end(below: pid, budget: 1)
+        killGroup(pid, leaderUnreaped: true)
+    }
 
     /// SIGKILL to the child's process group, and to the child itself while it is not yet
     /// reaped (a reaped pid may already belong to someone else).
@@ -430,26 +454,46 @@ public enum ChildProcess {
         }
     }
 
-    /// `waitpid` for `pid`; the raw status once it has ended, `nil` while it runs.
-    private static func reap(_ pid: Int32, block: Bool) -> Int32? {
+    /// How a child's end was read.
+    private enum Reaped {
+        /// `waitpid`'s raw status.
+        case status(Int32)
+        /// `waitpid` found no such child: it has ended (a child not yet reaped is still found),
+        /// and whoever reaped it (the kernel, when this process ignores SIGCHLD) kept its status.
+        case lost
+    }
+
+    /// `waitpid` for `pid`: how it ended once it has, `nil` while it runs.
+    private static func reap(_ pid: Int32, block: Bool) -> Reaped? {
         var status: Int32 = 0
         while true {
             let r = waitpid(pid, &status, block ? 0 : WNOHANG)
-            if r == pid { return status }
+            if r == pid { return .status(status) }
             if r == 0 { return nil }
             if errno == EINTR { continue }
-            return 0  // ECHILD: already reaped elsewhere; nothing left to wait for
+            return .lost
         }
     }
 
+    /// Why `waitpid` found no child: the kernel's reaping when SIGCHLD is set so, read now.
+    private static func lostStatusCause() -> String {
+        clab_children_reaped_by_kernel() != 0
+            ? "this process ignores SIGCHLD (SIG_IGN or SA_NOCLDWAIT), so the kernel reaped the child"
+            : "waitpid found no such child: something else in this process reaped it"
+    }
+
     private static func classify(
-        pid: Int32, status: Int32, killReason: KillReason?, wall: Seconds,
+        pid: Int32, status reaped: Reaped, killReason: KillReason?, wall: Seconds,
         out: OutputCollector, err: OutputCollector, start: Seconds,
         spec: ChildSpec, threadsAtKill: [ThreadInfo]
     ) -> ChildRun {
-        let exited = (status & 0x7f) == 0
-        let exitCode: Int32? = exited ? (status >> 8) & 0xff : nil
-        let signal: Int32? = exited ? nil : status & 0x7f
+        var exitCode: Int32?, signal: Int32?
+        if case .status(let status) = reaped {
+            let exited = (status & 0x7f) == 0
+            exitCode = exited ? (status >> 8) & 0xff : nil
+            signal = exited ? nil : status & 0x7f
+        }
+        var lost = false
         let progressNote = out.progress.map { "progress \($0)" } ?? "no progress reported"
         let lastProgress = out.lastProgressAt.map { $0 - start }
         var outcome: ChildOutcome
@@ -476,7 +520,14 @@ public enum ChildProcess {
             evidence =
                 "killed at its \(Format.seconds(spec.budget)) budget (\(progressNote); \(ThreadCensus.describe(threadsAtKill)))"
         case nil:
-            if let code = exitCode {
+            if case .lost = reaped {
+                // Neither completed nor crashed: that is what nobody can tell any more.
+                lost = true
+                outcome = .failed
+                let said = err.firstFatalLine ?? err.lastLine
+                evidence =
+                    "its exit status was lost: \(lostStatusCause())" + (said.map { "; its stderr said: \($0)" } ?? "")
+            } else if let code = exitCode {
                 outcome = code == 0 ? .completed : .failed
                 evidence = code == 0 ? "exited 0" : "exited \(code)" + (err.lastLine.map { ": \($0)" } ?? "")
             } else {
@@ -487,8 +538,8 @@ public enum ChildProcess {
         }
         return ChildRun(
             outcome: outcome, pid: pid, exitCode: exitCode, signal: signal,
-            killedByHarness: killReason != nil, wall: wall, stdout: out.text, stderr: err.text,
-            progress: out.progress, lastProgressAt: lastProgress, resultPayload: out.result,
+            killedByHarness: killReason != nil, exitStatusLost: lost, wall: wall, stdout: out.text,
+            stderr: err.text, progress: out.progress, lastProgressAt: lastProgress, resultPayload: out.result,
             threadsAtKill: threadsAtKill, evidence: evidence)
     }
 

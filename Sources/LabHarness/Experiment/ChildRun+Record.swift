@@ -10,7 +10,9 @@ extension ChildRun {
     /// checkpoint's metrics, series, events and mechanism: measure, then trap) with the outcome
     /// of that end, the harness's evidence in front of the checkpoint's, its wall time, its signal
     /// when it crashed, and how many threads it had when the harness killed it. A child that
-    /// exited 0 without a result failed: its trial said nothing.
+    /// exited 0 without a result failed: its trial said nothing. So did one whose exit status was
+    /// lost (`exitStatusLost`): it is `failed` with the harness's evidence naming the cause, since
+    /// reading it as exited 0 would record a crash as a completion.
     var endRecord: VariantRecord {
         let checkpoint = ChildProtocol.lastCheckpoint(in: stdout).flatMap(Self.decode)
         var metrics = checkpoint?.metrics ?? Metrics()

@@ -19,10 +19,11 @@ extension VariantContext {
     /// end (its last checkpoint, or its result if it did not trap) with the outcome of that end,
     /// read as the runner reads a child trial's (`ChildRun.endRecord`): `crashed`, with `signal`
     /// and `wall_s` and the runtime's fatal line in front of the evidence; `failed` if it exited
-    /// 0 without a result. For a crash, the mechanism also needs the fatal line to contain
-    /// `marker`: a trap on anything else is not the lesson's. The trap process lives within
-    /// `budget` and dies with this one. Only in a child trial: a process that could trap must
-    /// not be started from a test's own.
+    /// 0 without a result, or if its exit status was lost (`ChildRun.exitStatusLost`): a trap
+    /// nobody saw is not taken for the lesson's. For a crash, the mechanism also needs the fatal
+    /// line to contain `marker`: a trap on anything else is not the lesson's. The trap process
+    /// lives within `budget` and dies with this one. Only in a child trial: a process that could
+    /// trap must not be started from a test's own.
     public func runTrapProcess(budget: Seconds, trapSays marker: String) -> VariantRecord {
         guard inChild else {
             return VariantRecord(outcome: .failed, evidence: "\(variant) traps on purpose: run it in a child process")

@@ -71,7 +71,7 @@ public enum AllCommand {
                         evidence: machine.evidence + "; the harness saw: " + run.evidence))
             } else {
                 let evidence =
-                    run.outcome == .completed || run.outcome == .failed
+                    run.outcome == .completed || (run.outcome == .failed && !run.exitStatusLost)
                     ? (run.stderr.split(separator: "\n").last.map(String.init) ?? run.evidence) : run.evidence
                 failures.append(
                     ExperimentFailure(
