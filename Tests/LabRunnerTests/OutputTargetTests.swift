@@ -70,6 +70,33 @@ final class OutputTargetTests: XCTestCase {
         XCTAssertEqual(fileType(t.link), .typeSymbolicLink)
     }
 
+    /// `/proc` takes no new file, yet `access(W_OK)` says it does to root: the check must try
+    /// to create a file there, so that the refusal comes before the run, and names the user's
+    /// path, never a temporary one of the command's own.
+    func testOutputsWhereNoFileCanBeCreatedAreRefusedBeforeAnyRun() throws {
+        var folder = stat()
+        guard stat("/proc", &folder) == 0, folder.st_mode & S_IFMT == S_IFDIR else {
+            throw XCTSkip("no /proc on this system")
+        }
+        let target = "/proc/lab-output-\(getpid())"
+        XCTAssertThrowsError(try AtomicFile.checkTarget(URL(fileURLWithPath: target + ".json")))
+        let directory = try temporaryDirectory("no-create")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let good = directory.appendingPathComponent("good.json")
+        try sampleDocument().jsonData().write(to: good)
+        for arguments in [
+            ["all", "--quick", "--only", "dance", "--json", target + ".json"], ["bench", "--json", target + ".json"],
+            ["report", "--from", good.path, "--out", target],
+        ] {
+            let run = try lab(arguments, budget: 60)
+            XCTAssertEqual(run.exitCode, 73, "\(arguments): \(run.stderr)")
+            XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, "\(arguments): \(run.stderr)")
+            XCTAssertTrue(run.stderr.contains("cannot create '\(target)"), "the user's path: \(run.stderr)")
+            XCTAssertTrue(run.stdout.isEmpty, "nothing ran: \(arguments): \(run.stdout.prefix(200))")
+            XCTAssertLessThan(run.wall, 10, "refused before any work: \(arguments)")
+        }
+    }
+
     func testReportRefusesHostileOutputsAndInputs() throws {
         let t = try hostileTargets()
         defer { try? FileManager.default.removeItem(at: t.directory) }

@@ -59,7 +59,7 @@ final class SiteSwapTests: XCTestCase {
         let old = files(site)
         // The charts are small, the page is not: 20 blocks lets the first files through.
         let failed = try lab(["report", "--from", input.path, "--out", site.path], limitFileBlocks: 20)
-        XCTAssertEqual(failed.exitCode, 73, failed.stderr)
+        XCTAssertEqual(failed.exitCode, 74, "a write that failed part way is an I/O error: \(failed.stderr)")
         XCTAssertEqual(failed.stderr.split(separator: "\n").count, 1, failed.stderr)
         XCTAssertTrue(failed.stderr.contains("unchanged"), failed.stderr)
         XCTAssertEqual(files(site), old, "the old site, byte for byte")

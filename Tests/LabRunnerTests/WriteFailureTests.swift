@@ -63,6 +63,24 @@ final class WriteFailureTests: XCTestCase {
         XCTAssertEqual(size, 0, "the half-written JSON was cut back, not left behind")
     }
 
+    /// A `--json FILE` that takes the first bytes but not all (EFBIG past `ulimit -f`, as ENOSPC
+    /// on a full disk) is an I/O error, 74, not "cannot create" (73): the file could be created.
+    func testAJSONFileThatFillsUpIs74AndKeepsTheOldFile() throws {
+        let directory = try temporaryDirectory("fsize-file")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("all.json")
+        try Data("old".utf8).write(to: file)
+        let run = try shell(
+            ["all", "--quick", "--only", "dance", "--json", file.path], "> /dev/null",
+            before: "trap '' XFSZ; ulimit -f 2; ")
+        XCTAssertEqual(run.status, 74, run.stderr)
+        XCTAssertEqual(run.stderr.split(separator: "\n").count, 1, run.stderr)
+        XCTAssertTrue(run.stderr.hasPrefix("lab all: could not write '\(file.path)'"), run.stderr)
+        XCTAssertEqual(try String(contentsOf: file, encoding: .utf8), "old", "the old file, whole")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path), ["all.json"], "no temporary file left")
+    }
+
     func testBrokenPipeNeverTraps() throws {
         let directory = try temporaryDirectory("pipe")
         defer { try? FileManager.default.removeItem(at: directory) }

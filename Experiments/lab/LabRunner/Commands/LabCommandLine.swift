@@ -162,15 +162,8 @@ public enum LabCommandLine {
             only: options.list("only"), status: status)
         line.finish()
         var exitStatus = result.exitStatus
-        if let url = jsonURL {
-            do {
-                try AtomicFile.write(result.document.jsonData(), to: url)
-            } catch {
-                Terminal.writeError(
-                    "lab all: \((error as? AtomicFile.Refusal)?.description ?? UsageError.echo(error.localizedDescription))\n"
-                )
-                exitStatus = 73
-            }
+        if let url = jsonURL, let failed = save({ try result.document.jsonData() }, to: url, command: "all") {
+            exitStatus = failed
         }
         let style = Style(enabled: Terminal.colourAllowed(fd: 1))
         let width = Terminal.width(fd: 1)
@@ -221,17 +214,30 @@ public enum LabCommandLine {
         Terminal.writeOutput(
             BenchCommand.render(
                 result, style: Style(enabled: Terminal.colourAllowed(fd: 1)), width: Terminal.width(fd: 1)))
-        if let url = jsonURL {
-            do {
-                try AtomicFile.write(ExperimentReport.encoder(pretty: true).encode(result), to: url)
-            } catch {
-                Terminal.writeError(
-                    "lab bench: \((error as? AtomicFile.Refusal)?.description ?? UsageError.echo(error.localizedDescription))\n"
-                )
-                return 73
-            }
+        if let url = jsonURL,
+            let failed = save({ try ExperimentReport.encoder(pretty: true).encode(result) }, to: url, command: "bench")
+        {
+            return failed
         }
         return 0
+    }
+
+    /// Writes the JSON that `encode` makes to `url` (`--json FILE`); `nil` when it was written,
+    /// else the exit status after one line on stderr: 73 when the file cannot be created there,
+    /// 74 when the JSON cannot be made or a write fails part way (a full disk, `EIO`, a file-size
+    /// limit). The two are told apart because their remedies differ: another path, or the device.
+    static func save(_ encode: () throws -> Data, to url: URL, command: String) -> Int32? {
+        let data: Data
+        do { data = try encode() } catch {
+            Terminal.writeError(
+                "lab \(command): the JSON could not be encoded: \(UsageError.echo("\(error)"))\n")
+            return 74
+        }
+        do { try AtomicFile.write(data, to: url) } catch {
+            Terminal.writeError("lab \(command): \(error)\n")
+            return error is AtomicFile.WriteFailure ? 74 : 73
+        }
+        return nil
     }
 
     /// Exit 73 with one line when `url` cannot take the command's output (see

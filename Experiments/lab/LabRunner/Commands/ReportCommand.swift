@@ -12,7 +12,7 @@ import LabHarness
 /// non-regular file) before the first byte is written.
 public enum ReportCommand {
     /// A failure with the exit status it deserves (sysexits: 64 usage, 66 no input,
-    /// 73 cannot create).
+    /// 73 cannot create, 74 a write that failed part way).
     public struct Failure: Error, CustomStringConvertible {
         public var message: String
         public var status: Int32

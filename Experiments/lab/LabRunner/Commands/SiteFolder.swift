@@ -14,8 +14,8 @@ import LabHarness
 /// (`index.html`, `results.md`, `charts/*.svg` and nothing else): a folder holding anything
 /// else (`--out .`, `--out ~`) is refused, never swapped away.
 enum SiteFolder {
-    static func failure(_ message: String) -> ReportCommand.Failure {
-        ReportCommand.Failure(message: message, status: 73)
+    static func failure(_ message: String, status: Int32 = 73) -> ReportCommand.Failure {
+        ReportCommand.Failure(message: message, status: status)
     }
 
     /// Refuses an `--out` that is not a folder, or holds files a report site does not.
@@ -31,8 +31,8 @@ enum SiteFolder {
             guard stat(folder, &parent) == 0, parent.st_mode & S_IFMT == S_IFDIR else {
                 throw failure("cannot create '\(shown)': its parent folder '\(UsageError.echo(folder))' does not exist")
             }
-            guard access(folder, W_OK) == 0 else {
-                throw failure("cannot create '\(shown)': its parent folder is not writable")
+            if let refused = folderRefusal(in: out) {
+                throw failure("cannot create '\(shown)': its parent folder takes no new folder (\(refused))")
             }
             return
         }
@@ -41,9 +41,9 @@ enum SiteFolder {
                 "cannot write a site to '\(shown)': it is \(kind(info.st_mode)), and --out takes a folder (a new one, or one lab report wrote)"
             )
         }
-        guard access(out.deletingLastPathComponent().path, W_OK) == 0 else {
+        if let refused = folderRefusal(in: out) {
             throw failure(
-                "cannot replace '\(shown)': the folder that holds it is not writable (the site is built beside it and swapped in)"
+                "cannot replace '\(shown)': the folder that holds it takes no new folder (\(refused)), and the site is built beside it and swapped in"
             )
         }
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: out.path)) ?? []
@@ -62,14 +62,30 @@ enum SiteFolder {
         }
     }
 
-    /// Builds the site in a fresh folder beside `out` with `write`, then swaps it in.
+    /// Why no folder can be made beside `out`, or `nil` when one can: tried by making an empty
+    /// probe folder there and removing it at once. Asking `access(W_OK)` instead would say yes
+    /// to root on a folder that takes nothing new (`/proc`), and the report would then fail only
+    /// when it built the site, naming its own hidden folder rather than `--out`.
+    private static func folderRefusal(in out: URL) -> String? {
+        let probe = out.deletingLastPathComponent().appendingPathComponent(
+            ".\(out.lastPathComponent).lab-probe-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        guard mkdir(probe.path, 0o700) == 0 else { return String(cString: strerror(errno)) }
+        // The probe holds nothing; a failure to remove it leaves an empty hidden folder, no data.
+        _ = rmdir(probe.path)
+        return nil
+    }
+
+    /// Builds the site in a fresh folder beside `out` with `write`, then swaps it in. A write
+    /// that fails part way (`AtomicFile.WriteFailure`: a full disk, `EIO`) exits 74, anything
+    /// else that stops the build 73; either way the old site is left whole.
     static func build(replacing out: URL, _ write: (URL) throws -> Void) throws {
         let parent = out.deletingLastPathComponent()
         let staging = parent.appendingPathComponent(
             ".\(out.lastPathComponent).lab-report-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         guard mkdir(staging.path, 0o755) == 0 else {
+            // Named as the user's `--out`: the hidden building folder is this command's own affair.
             throw failure(
-                "cannot create '\(UsageError.echo(staging.path))' to build the site in: \(String(cString: strerror(errno)))"
+                "cannot create '\(UsageError.echo(out.path))': no folder can be made beside it to build the site in (\(String(cString: strerror(errno))))"
             )
         }
         do {
@@ -78,8 +94,19 @@ enum SiteFolder {
         } catch {
             try? FileManager.default.removeItem(at: staging)
             if let failure = error as? ReportCommand.Failure { throw failure }
+            // A file's path is told as it would be in `--out`, not in the hidden building folder.
+            let inOut = { (path: String) in
+                UsageError.echo(
+                    path.hasPrefix(staging.path + "/") ? out.path + path.dropFirst(staging.path.count) : path)
+            }
             if let refusal = error as? AtomicFile.Refusal {
-                throw failure(refusal.description + "; the old site, if any, is unchanged")
+                throw failure(
+                    "cannot create '\(inOut(refusal.path))': \(refusal.reason); the old site, if any, is unchanged")
+            }
+            if let broken = error as? AtomicFile.WriteFailure {
+                throw failure(
+                    "could not write '\(inOut(broken.path))': \(Output.describe(broken.code)); "
+                        + "the old site, if any, is unchanged", status: 74)
             }
             throw failure(
                 "cannot write the site: \(UsageError.echo((error as NSError).localizedDescription)); the old site, if any, is unchanged"
