@@ -4,7 +4,7 @@ import LabHarness
 /// A tiny experiment with outcomes known in advance, to test `ExperimentMain` and the runner
 /// end to end: one variant completes, one deadlocks on its main thread, one traps, one leaks
 /// on purpose, one measures and then traps, one ends with an outcome it forbids (no finding
-/// reads it), and one finding does not apply anywhere.
+/// reads it), one's report cannot be encoded as JSON, and one finding does not apply anywhere.
 public let fixtureExperiment = ExperimentDefinition(
     name: "fixture",
     executable: "lab-fixture",
@@ -110,6 +110,16 @@ public let fixtureExperiment = ExperimentDefinition(
             includedByDefault: false
         ) { _ in
             VariantRecord(outcome: .failed, evidence: "failed on purpose")
+        },
+        Variant(
+            "unencodable", summary: "completes under a claim whose threshold JSON cannot hold (infinity)",
+            expect: [OutcomeExpectation(.completed, .expected, "it finished")],
+            includedByDefault: false,
+            claim: Claim(
+                "fixture.unencodable", "the report holds a number JSON has no form for",
+                thresholds: [Threshold("ceiling", .infinity)])
+        ) { _ in
+            VariantRecord(outcome: .completed, mechanism: .seen("the claim carries an infinite threshold"))
         },
     ],
     findings: [

@@ -106,6 +106,19 @@ final class ExperimentMainTests: XCTestCase {
         XCTAssertTrue(run.stdout.contains("no finding was judged"), run.stdout)
     }
 
+    /// A report the JSON encoder refuses (an infinite threshold) is an output that cannot be
+    /// made: one line naming why, exit 74, never an empty stdout with the verdict's status.
+    func testAReportJSONCannotHoldIsOneLineAndExits74() throws {
+        let run = try runFixture(["--json", "--variant", "unencodable"])
+        XCTAssertEqual(run.exitCode, 74, run.stderr)
+        XCTAssertEqual(run.stdout, "")
+        let told = run.stderr.split(separator: "\n").filter { $0.contains("could not be encoded") }
+        XCTAssertEqual(told.count, 1, run.stderr)
+        XCTAssertEqual(
+            told.first, "lab-fixture: the JSON report could not be encoded: inf at findings.0.thresholds.ceiling has no JSON form")
+        XCTAssertEqual(run.stderr.split(separator: "\n").last, told.first, "the last line said")
+    }
+
     func testTrialsAreCounted() throws {
         let run = try runFixture(["--json", "--variant", "trap", "--trials", "3", "--jobs", "3"])
         XCTAssertEqual(run.exitCode, 0, run.stderr)

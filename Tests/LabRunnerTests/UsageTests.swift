@@ -25,6 +25,24 @@ final class UsageTests: XCTestCase {
         )
     }
 
+    /// Each help's exit-status list names exactly the statuses its command returns (read from
+    /// the code: 74 is stdout that cannot take the output, or a --json file whose write failed).
+    func testExitStatusListsSayWhatEachCommandReturns() throws {
+        let expected: [([String], [Int])] = [
+            (["help"], [0, 1, 64, 66, 73, 74, 130]),
+            (["list", "--help"], [0, 64, 74]),
+            (["all", "--help"], [0, 1, 64, 73, 74, 130]),
+            (["report", "--help"], [0, 64, 66, 73, 74]),
+            (["bench", "--help"], [0, 64, 73, 74]),
+        ]
+        for (arguments, statuses) in expected {
+            let run = try lab(arguments)
+            let list = try XCTUnwrap(run.stdout.range(of: "exit status:"), "\(arguments): \(run.stdout)")
+            let numbers = run.stdout[list.upperBound...].split { !$0.isNumber }.compactMap { Int($0) }
+            XCTAssertEqual(numbers, statuses, "\(arguments)")
+        }
+    }
+
     func testExtraArgumentsAreUsageErrors() throws {
         for arguments in [["help", "extra", "junk"], ["bench-child", "--bogus"], ["list", "extra"]] {
             let run = try lab(arguments)

@@ -77,8 +77,16 @@ public enum ExperimentMain {
         if options.json {
             Terminal.stdoutCarriesProduct()
             Terminal.writeError(text)
-            if let data = try? report.jsonData(pretty: true) {
+            // The JSON is the product: when it cannot be made (a number JSON cannot hold, such as
+            // an infinite threshold), say so in one line and exit 74, as when it cannot be
+            // delivered, rather than end with an empty stdout and the verdict's status.
+            do {
+                let data = try report.jsonData(pretty: true)
                 Terminal.writeOutput(String(decoding: data, as: UTF8.self) + "\n")
+            } catch {
+                Terminal.writeError(
+                    "\(program): the JSON report could not be encoded: \(ExperimentReport.whyNotEncoded(error))\n")
+                Foundation.exit(Terminal.ioErrorStatus)
             }
         } else {
             Terminal.writeOutput(text)

@@ -202,6 +202,17 @@ public struct ExperimentReport: Sendable, Equatable, Codable {
         try ExperimentReport.encoder(pretty: pretty).encode(self)
     }
 
+    /// Why `encoder` refused a value, in a few words for a one-line message: the value and
+    /// where it sits (`inf at findings.0.thresholds.ceiling has no JSON form`), since the
+    /// error's own description is a long dump of its context.
+    public static func whyNotEncoded(_ error: any Error) -> String {
+        guard case EncodingError.invalidValue(let value, let context) = error else {
+            return UsageError.echo("\(error)")
+        }
+        let place = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+        return UsageError.echo("\(value)" + (place.isEmpty ? "" : " at \(place)") + " has no JSON form")
+    }
+
     public static func decode(_ data: Data) throws -> ExperimentReport {
         try JSONDecoder().decode(ExperimentReport.self, from: data)
     }

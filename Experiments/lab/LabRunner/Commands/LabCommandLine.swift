@@ -87,9 +87,19 @@ public enum LabCommandLine {
         }
         lines.append(
             "  " + "--help".padding(toLength: width, withPad: " ", startingAt: 0) + "  print this help and exit")
-        lines += ["", "exit status: 0 success, 64 bad usage, 66 no input file, 73 cannot create output", ""]
+        lines += ["", "exit status: " + (exitStatuses[command] ?? ""), ""]
         return lines.joined(separator: "\n")
     }
+
+    /// What each command can exit with, as its `--help` says it; each list is the statuses its
+    /// code returns, no more and no fewer (74 in every one: stdout that cannot take the output).
+    static let exitStatuses: [String: String] = [
+        "list": "0 success, 64 bad usage, 74 output could not be written",
+        "all": "0 all reproduced, 1 a finding did not (or an experiment left no report), 64 bad usage,\n"
+            + "73 cannot create output, 74 output could not be written, 130 interrupted",
+        "report": "0 success, 64 bad usage, 66 no input file, 73 cannot create output, 74 output could not be written",
+        "bench": "0 success, 64 bad usage, 73 cannot create output, 74 output could not be written",
+    ]
 
     static func list(_ catalog: LabCatalog, _ arguments: [String]) -> Int32 {
         guard parse([], arguments, command: "list") != nil else { return 64 }
@@ -137,7 +147,8 @@ public enum LabCommandLine {
                                               (NAME: \(catalog.entries.map(\.command).joined(separator: ", ")))
 
         exit status: 0 all reproduced, 1 a finding did not (or an experiment left no report),
-        64 bad usage, 66 no input file, 73 cannot create output, 130 interrupted
+        64 bad usage, 66 no input file, 73 cannot create output, 74 output could not be written,
+        130 interrupted (lab watch: see lab watch --help)
 
         """
     }
@@ -230,7 +241,7 @@ public enum LabCommandLine {
         let data: Data
         do { data = try encode() } catch {
             Terminal.writeError(
-                "lab \(command): the JSON could not be encoded: \(UsageError.echo("\(error)"))\n")
+                "lab \(command): the JSON could not be encoded: \(ExperimentReport.whyNotEncoded(error))\n")
             return 74
         }
         do { try AtomicFile.write(data, to: url) } catch {
