@@ -319,6 +319,28 @@ final class XCTestHelperTests: XCTestCase {
         XCTAssertTrue(seen[0].hasPrefix("Node was released"), seen[0])
     }
 
+    /// A length no clock can wait is clamped, never a trap or a wait without end: NaN and
+    /// negative lengths wait 0 s (the assertion fails, saying so), longer ones than
+    /// `WaitTimeLimit.longest` wait that. Before, `.seconds(Int.max)` overflowed, an infinite or
+    /// NaN budget trapped the watchdog thread (`Int(left * 1e9)`), and a NaN wait never ended.
+    func testAWaitTimeNoClockCanWaitIsClampedNotATrap() {
+        XCTAssertEqual(Double.nan.labSeconds, 0)
+        XCTAssertEqual((-2).labSeconds, 0)
+        XCTAssertEqual(Double.infinity.labSeconds, WaitTimeLimit.longest)
+        func seconds(_ time: some WaitTime) -> Seconds { time.labSeconds }
+        XCTAssertEqual(seconds(.seconds(Int.max)), WaitTimeLimit.longest)
+        XCTAssertEqual(seconds(.milliseconds(Double.infinity)), WaitTimeLimit.longest)
+        XCTAssertEqual(seconds(.seconds(Double.nan)), 0)
+        let recorder = RecordingReporter()
+        let took = assertCompletes(within: Double.nan, reporter: recorder.reporter) { MonotonicClock.sleep(for: 0.01) }
+        XCTAssertNil(took)
+        XCTAssertEqual(recorder.messages.count, 1, "\(recorder.messages)")
+        let start = MonotonicClock.now()
+        XCTAssertFalse(MainQueueFriendlyWait.until(within: .nan) { false })
+        XCTAssertFalse(CallProbe<Int>().waitForCall(within: .nan))
+        XCTAssertLessThan(MonotonicClock.now() - start, 1, "a NaN wait ends at once")
+    }
+
     // MARK: Duration and async
 
     func testEveryWaitTakesADurationOrSeconds() {

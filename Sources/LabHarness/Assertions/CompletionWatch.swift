@@ -73,7 +73,7 @@ final class CompletionWatch: Sendable {
 
     private func watch(deadline: Seconds) {
         let left = max(0, deadline - MonotonicClock.now())
-        if wake.wait(timeout: .now() + .nanoseconds(Int(left * 1e9))) == .success { return }
+        if wake.wait(timeout: WaitTimeLimit.fromNow(left)) == .success { return }
         guard
             phase.compareExchange(
                 expected: Phase.armed.rawValue, desired: Phase.overran.rawValue,
@@ -85,7 +85,7 @@ final class CompletionWatch: Sendable {
             HangStacks.ofThisProcess(onlyThread: stuckThread, namingBudget: HangStacks.patientNaming))
         stackText.set(text)
         guard endsProcess else { return }
-        if wake.wait(timeout: .now() + .nanoseconds(Int(Self.grace * 1e9))) == .success { return }
+        if wake.wait(timeout: WaitTimeLimit.fromNow(Self.grace)) == .success { return }
         // Still stuck: the test can never return, so fail it here and end the process.
         if asyncWait {
             let waited = Format.seconds(Self.wakeAllowance + Self.grace)

@@ -69,7 +69,7 @@ public final class HangWatch: Sendable {
 
     private func watch(deadline: Seconds, record: @Sendable (String) -> Void) {
         let left = max(0, deadline - MonotonicClock.now())
-        if wake.wait(timeout: .now() + .nanoseconds(Int(left * 1e9))) == .success { return }
+        if wake.wait(timeout: WaitTimeLimit.fromNow(left)) == .success { return }
         guard
             phase.compareExchange(
                 expected: Phase.armed.rawValue, desired: Phase.fired.rawValue,
@@ -81,7 +81,7 @@ public final class HangWatch: Sendable {
             testName: testName, limit: limit, stacks: HangStacks.ofThisProcess(namingBudget: Self.namingBudget))
         ProcessEnd.say("error: \(text)\n")
         record(text)
-        if wake.wait(timeout: .now() + .nanoseconds(Int(Self.grace * 1e9))) == .success { return }
+        if wake.wait(timeout: WaitTimeLimit.fromNow(Self.grace)) == .success { return }
         SuiteContinuation.endAfterHang(
             "\(testName) is still running \(Format.seconds(Self.grace)) after its hang watch fired, and a blocked test cannot be stopped"
         )

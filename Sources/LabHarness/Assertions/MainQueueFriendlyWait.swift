@@ -29,7 +29,7 @@ public enum MainQueueFriendlyWait {
     public static func until(deadline: Seconds, _ condition: () -> Bool) -> Bool {
         while !condition() {
             let left = deadline - MonotonicClock.now()
-            if left <= 0 { return condition() }
+            if !(left > 0) { return condition() }  // a NaN deadline too: never a wait without end
             pause(upTo: min(left, slice))
         }
         return true
@@ -45,7 +45,7 @@ public enum MainQueueFriendlyWait {
     public static func pass(until deadline: Seconds) {
         while true {
             let left = deadline - MonotonicClock.now()
-            if left <= 0 { return }
+            if !(left > 0) { return }
             pause(upTo: min(left, slice))
         }
     }
@@ -71,7 +71,7 @@ public enum MainQueueFriendlyWait {
         let deadline = MonotonicClock.now() + timeout
         while !condition() {
             let left = deadline - MonotonicClock.now()
-            if left <= 0 { return condition() }
+            if !(left > 0) { return condition() }
             MainRunLoopStandIn.requestTurn(for: min(left, slice))
             await sleep(for: min(left, slice))
         }
@@ -83,9 +83,9 @@ public enum MainQueueFriendlyWait {
     /// given back; the wait still runs its whole budget (cut short, its verdict would be a guess)
     /// and sleeps each slice on a timer of its own.
     static func sleep(for seconds: Seconds) async {
-        do { try await Task.sleep(nanoseconds: UInt64(seconds * 1e9)) } catch {
+        do { try await Task.sleep(nanoseconds: UInt64(WaitTimeLimit.clamped(seconds) * 1e9)) } catch {
             await withCheckedContinuation { (resume: CheckedContinuation<Void, Never>) in
-                cancelledSlices.asyncAfter(deadline: .now() + seconds) { resume.resume() }
+                cancelledSlices.asyncAfter(deadline: WaitTimeLimit.fromNow(seconds)) { resume.resume() }
             }
         }
     }

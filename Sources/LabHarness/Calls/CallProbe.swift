@@ -55,8 +55,8 @@ public final class CallProbe<Value: Sendable>: Sendable {
         let deadline = MonotonicClock.now() + timeout
         while count == 0 {
             let left = deadline - MonotonicClock.now()
-            if left <= 0 { return false }
-            _ = arrived.wait(timeout: .now() + .milliseconds(max(1, min(Int(left * 1000), 50))))
+            if !(left > 0) { return false }
+            _ = arrived.wait(timeout: WaitTimeLimit.fromNow(max(0.001, min(left, 0.05))))
         }
         return true
     }
