@@ -286,3 +286,19 @@ int clab_die_with_parent(pid_t parent, int status) {
     return -1;
 #endif
 }
+
+// A copy of a test binary that a hung test's process relaunched for the rest of the run
+// (`SuiteContinuation`) is told its parent in LAB_HARNESS_CONTINUATION_PARENT, and dies with it
+// from before `main`: its tests may never call the harness, and its budget is kept by that
+// parent, so a copy left behind when the runner kills its parent would run on alone for good.
+// The variable is removed here, so no process the copy starts (an exit test's child, a tool)
+// takes that parent for its own.
+__attribute__((constructor)) static void clab_continuation_dies_with_its_parent(void) {
+    const char *text = getenv("LAB_HARNESS_CONTINUATION_PARENT");
+    if (text == NULL) return;
+    char *end = NULL;
+    long parent = strtol(text, &end, 10);
+    int valid = end != text && *end == '\0' && parent > 1;
+    (void)unsetenv("LAB_HARNESS_CONTINUATION_PARENT");
+    if (valid) (void)clab_die_with_parent((pid_t)parent, 70);
+}

@@ -1,6 +1,7 @@
 // lab-fixture: a child process with known behaviour, for the harness's own tests.
 //
 //   lab-fixture print TEXT          prints TEXT on stdout and exits 0
+//   lab-fixture getenv NAME         prints the environment variable NAME, or "(unset)"
 //   lab-fixture exit N              writes "failing with N" on stderr and exits N
 //   lab-fixture block               blocks forever (a deadlock with no progress)
 //   lab-fixture progress-then-block N   reports progress 1...N, then blocks forever
@@ -46,6 +47,8 @@ if mode.hasPrefix("--") {
 switch mode {
 case "print":
     say(argument)
+case "getenv":
+    say(ProcessInfo.processInfo.environment[argument] ?? "(unset)")
 case "exit":
     FileHandle.standardError.write(Data("failing with \(argument)\n".utf8))
     exit(Int32(argument) ?? 1)

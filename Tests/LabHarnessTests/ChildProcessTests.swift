@@ -184,6 +184,26 @@ final class ChildProcessTests: XCTestCase {
         XCTAssertFalse(processAlive(grandchild), "the grandchild \(grandchild) was orphaned")
     }
 
+    /// A relaunched copy of a test binary is tied to its parent before `main` (the C shim's
+    /// constructor reads `LAB_HARNESS_CONTINUATION_PARENT`), whether or not it ever calls the
+    /// harness: told a parent that is not its own (as when that parent is gone), it exits 70
+    /// at once; told its own, it runs. And it removes the variable, so what it starts does not
+    /// inherit it. (Before, only the harness's first call in the copy tied it: the fixture ran
+    /// and printed with any parent named.)
+    func testARelaunchedCopyDiesWithItsParentFromBeforeMain() throws {
+        let variable = "LAB_HARNESS_CONTINUATION_PARENT"
+        let orphan = try ChildProcess.run(
+            ChildSpec(executable: fixture(), arguments: ["print", "ran"], environment: [variable: "2"], budget: 30))
+        XCTAssertEqual(orphan.exitCode, 70, orphan.evidence)
+        XCTAssertFalse(orphan.stdout.contains("ran"), orphan.stdout)
+        let own = try ChildProcess.run(
+            ChildSpec(
+                executable: fixture(), arguments: ["getenv", variable], environment: [variable: String(getpid())],
+                budget: 30))
+        XCTAssertEqual(own.outcome, .completed, own.evidence)
+        XCTAssertEqual(own.stdout, "(unset)\n", "the copy ran, and what it starts inherits no parent of its")
+    }
+
     /// Output larger than a pipe's buffer on both streams at once does not wedge the child.
     func testLargeOutputOnBothStreamsIsDrained() throws {
         let run = try ChildProcess.run(ChildSpec(executable: fixture(), arguments: ["flood", "2000000"], budget: 30))

@@ -15,8 +15,9 @@ import Synchronization
 ///    run the tests this process will not reach: the same test binary with the same arguments,
 ///    narrowed to those tests;
 /// 3. that copy runs as a child of this process, its output copied to this process's stdout
-///    and stderr as it comes, so its results appear in the same `swift test` output; it knows
-///    its parent (`ChildLifeline`), and a hang in it continues the same way, one level deeper;
+///    and stderr as it comes, so its results appear in the same `swift test` output; it dies
+///    with this process from before its `main` (`parentVariable`), and a hang in it continues
+///    the same way, one level deeper;
 /// 4. this process prints a summary line naming the hung test and exits 1, so the run fails.
 ///
 /// Why not a supervisor process started before the tests: the harness is a library inside the
@@ -50,6 +51,10 @@ public enum SuiteContinuation {
 
     /// The environment variable that tells a relaunched copy how deep in the chain it is.
     static let depthVariable = "LAB_HARNESS_CONTINUATION"
+    /// The environment variable that names a relaunched copy's parent: the C shim's constructor
+    /// ties the copy to it before `main` and removes the variable (so nothing the copy starts
+    /// inherits it), whether or not a test in the copy ever calls the harness.
+    static let parentVariable = "LAB_HARNESS_CONTINUATION_PARENT"
     /// The environment variable that sets the relaunched copy's budget, in seconds (default
     /// 3600): a copy still running then is killed, so the run ends even if nothing in it
     /// watches for hangs.
@@ -70,12 +75,14 @@ public enum SuiteContinuation {
 
     private static let bound = Atomic<Bool>(false)
 
-    /// In a relaunched copy (`depth` > 0), ties this process to the one that relaunched it, so
-    /// the copy dies if its parent does (the runner killed it, say); once, on the harness's
-    /// first use in the copy. Elsewhere does nothing.
+    /// In a relaunched copy (`depth` > 0), makes standard output unbuffered, so what the copy
+    /// printed before a hang or a crash reaches its parent; once, on the harness's first use.
+    /// (The copy already dies with its parent: see `parentVariable`. Tying it here, on first
+    /// use, missed copies whose tests never call the harness, and wrongly took the copy's own
+    /// children, which inherit `depth`, for the copy.)
     public static func bindIfRelaunched() {
         guard depth > 0, !bound.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        ChildLifeline.bindToParent()
+        StandardOutput.makeUnbuffered()
     }
 
     /// The plan of the first framework layer that has a running test here.
@@ -115,7 +122,8 @@ public enum SuiteContinuation {
         )
         var spec = ChildSpec(
             executable: ChildProcess.currentExecutablePath(), arguments: arguments,
-            environment: [depthVariable: String(depth + 1)], budget: budget, outputLimit: 64 << 10)
+            environment: [depthVariable: String(depth + 1), parentVariable: String(getpid())], budget: budget,
+            outputLimit: 64 << 10)
         spec.echoesOutput = true
         let ended: String
         do {
