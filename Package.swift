@@ -86,7 +86,7 @@ let package = Package(
         .testTarget(
             name: "LabHarnessTests",
             dependencies: [
-                "LabHarness", "LabHarnessXCTest", "CLabSupport", "LabFixtureKit",
+                "LabHarness", "LabHarnessXCTest", "LabHarnessRecording", "CLabSupport", "LabFixtureKit",
                 "FindingsTestSupport", "lab-fixture",
             ],
             path: "Tests/LabHarnessTests"),

@@ -165,8 +165,29 @@ final class XCTestTracker: NSObject, XCTestObservation, @unchecked Sendable {
                 remaining: "it was the last XCTest test of the run")
         }
         return SuiteContinuation.Plan(
-            framework: "XCTest", hungTest: hung, arguments: [after.joined(separator: ",")],
+            framework: "XCTest", hungTest: hung, arguments: [selector(for: after, among: all)],
             remaining: "the \(after.count) XCTest test\(after.count == 1 ? "" : "s") after it")
+    }
+
+    /// `tests` (`Module.Class/method`, as listed) as the one comma-separated selector XCTest
+    /// takes, naming a class once (`Module.Class`) where all of its listed tests are among them.
+    /// One test at a time, a suite's rest could outgrow the longest single argument Linux passes
+    /// (128 KiB, about 2,000 test names), and then no test after a hang would run.
+    static func selector(for tests: [String], among listed: [String]) -> String {
+        func owner(_ id: String) -> Substring { id[..<(id.firstIndex(of: "/") ?? id.endIndex)] }
+        var listedPerClass: [Substring: Int] = [:], chosenPerClass: [Substring: Int] = [:]
+        for id in listed { listedPerClass[owner(id), default: 0] += 1 }
+        for id in tests { chosenPerClass[owner(id), default: 0] += 1 }
+        var parts: [String] = [], named: Set<Substring> = []
+        for id in tests {
+            let type = owner(id)
+            guard chosenPerClass[type] == listedPerClass[type] else {
+                parts.append(id)
+                continue
+            }
+            if named.insert(type).inserted { parts.append(String(type)) }
+        }
+        return parts.joined(separator: ",")
     }
 
     /// The listed test (`Module.Class/method`) whose `Class.method` a frame of `stack` names,

@@ -1,0 +1,23 @@
+@testable import LabHarnessRecording
+import XCTest
+
+/// The tests after a hang run in a copy of the test binary, selected by one argument. Naming
+/// every test in it, a large suite's rest outgrew the 128 KiB Linux allows one argument (about
+/// 2,000 names), and the copy could not start: none of those results came. A class whose listed
+/// tests all remain is named once.
+final class ContinuationSelectorTests: XCTestCase {
+    func testAClassWhoseTestsAllRemainIsNamedOnce() {
+        let listed = ["M.A/test1", "M.A/test2", "M.A/test3", "M.B/test1", "M.B/test2", "N.C/test1"]
+        let after = ["M.A/test3", "M.B/test1", "M.B/test2", "N.C/test1"]
+        XCTAssertEqual(XCTestTracker.selector(for: after, among: listed), "M.A/test3,M.B,N.C")
+    }
+
+    func testTheRestOfALargeSuiteFitsOneArgument() {
+        let listed = (0..<400).flatMap { c in
+            (0..<25).map { "Module.SomeRatherLongTestClassName\(c)/testSomethingRatherLong\($0)" }
+        }
+        let selector = XCTestTracker.selector(for: Array(listed.dropFirst(3)), among: listed)
+        XCTAssertLessThan(selector.utf8.count, 32 << 10, "10,000 tests after a hang, in \(selector.utf8.count) bytes")
+        XCTAssertGreaterThan(listed.joined(separator: ",").utf8.count, 128 << 10, "one name each would not fit")
+    }
+}
