@@ -14,9 +14,10 @@ extension XCTestCase {
     /// `timedOut` (still reporting progress at its budget). A child whose exit status was lost
     /// (this process ignores SIGCHLD, so the kernel reaped it) fails the assertion whatever was
     /// expected: it may have returned, thrown or trapped, and nobody can say which. After the
-    /// body returns, the child lives on for `settle` (half a second unless told), its main run
-    /// loop turning, so a trap or a second call that the body set going comes while it is
-    /// watched: a child that exits at once turns such a late trap into a pass. The child's stdout
+    /// body returns, the child lives on for `settle` (half a second unless told, and added to
+    /// `budget`, which covers the relaunch and the body), its main run loop turning, so a trap
+    /// or a second call that the body set going comes while it is watched: a child that exits at
+    /// once turns such a late trap into a pass. The child's stdout
     /// is unbuffered, and its output up to the hang or crash is in the returned run. A child
     /// killed at its budget or for a stall had every thread's stack taken first: a failure lists
     /// them grouped
@@ -53,7 +54,7 @@ extension XCTestCase {
                 ClosureChildTrial.siteVariable: site,
                 ClosureChildTrial.settleVariable: String(settle.labSeconds),
             ],
-            budget: budget.labSeconds, stallWindow: stallWindow)
+            budget: budget.labSeconds + settle.labSeconds, stallWindow: stallWindow)
         let run: ChildRun
         do {
             run = try ChildProcess.run(spec)

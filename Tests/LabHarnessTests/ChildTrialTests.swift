@@ -52,6 +52,15 @@ final class ChildTrialTests: XCTestCase {
         XCTAssertTrue(run.stdout.contains("done"))
     }
 
+    /// The settle time is the harness's, after the body returned: it is added to the budget, not
+    /// taken from it. Before, a settle as long as the budget killed every healthy child in it:
+    /// "expected the child to end completed, it ended deadlock".
+    func testTheSettleTimeIsNotTakenFromTheBudget() throws {
+        let run = try XCTUnwrap(assertInChildProcess(expecting: .completed, budget: 1, settle: 1) { print("done") })
+        XCTAssertEqual(run.resultPayload, "returned")
+        XCTAssertGreaterThanOrEqual(run.wall, 1, "it lived on for the whole settle")
+    }
+
     /// A quiet child that never reports progress is not cut off by a stall window: the window
     /// opens at the first progress report.
     func testAQuietHealthyChildWithAStallWindowCompletes() throws {
