@@ -17,6 +17,8 @@
 //   lab-fixture block-named K       parks K threads and the main thread in fixtureWaitsAtTheGate()
 //   lab-fixture await-thread        starts a thread with NamedThread.startAndAwait, prints
 //                                   "started true|false after SECONDS" (run it at a thread limit)
+//   lab-fixture completes-unwatched runs assertCompletes on a block that never returns, printing
+//                                   each failure and what it returned (run it at a thread limit)
 //   lab-fixture --...               the fixture experiment (see FixtureExperiment.swift)
 import Foundation
 import LabHarness
@@ -47,6 +49,14 @@ if mode.hasPrefix("--") {
 switch mode {
 case "print":
     say(argument)
+case "completes-unwatched":
+    let site = FailureSite(fileID: #fileID, filePath: #filePath, line: #line, column: #column)
+    let call = AssertionCall(reporter: FailureReporter { message, _ in say("failed: \(message)") }, site: site)
+    let took = HarnessAssertions.completes(within: 0.5, call) {
+        say("the block ran")
+        blockForever()
+    }
+    say("returned \(took.map { "\($0)" } ?? "nil")")
 case "getenv":
     say(ProcessInfo.processInfo.environment[argument] ?? "(unset)")
 case "exit":

@@ -45,24 +45,7 @@ final class NamedThreadStartTests: XCTestCase {
     /// `pthread_create` fails and the starter hears of it within the failure grace, not the
     /// ten-second budget. Needs root to run the fixture as nobody (root ignores the limit).
     func testAThreadThatCannotBeCreatedIsGivenUpAtOnce() throws {
-        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
-            throw XCTSkip("needs root and util-linux's setpriv to run the fixture as the user nobody at a thread limit")
-        }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("await-thread-\(getpid())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let copy = directory.appendingPathComponent("lab-fixture").path
-        try FileManager.default.copyItem(atPath: try fixture(), toPath: copy)
-        chmod(directory.path, 0o755)
-        chmod(copy, 0o755)
-        let run = try ChildProcess.run(
-            ChildSpec(
-                executable: "/usr/bin/setpriv",
-                arguments: [
-                    "--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sh", "-c",
-                    "ulimit -p 1 && exec \"$0\" await-thread", copy,
-                ],
-                budget: 30))
+        let run = try runAtAThreadLimit("await-thread")
         XCTAssertEqual(run.exitCode, 0, run.stderr)
         let words = run.stdout.split(whereSeparator: \.isWhitespace)
         XCTAssertEqual(words.first.map(String.init), "started", run.stdout)
@@ -71,5 +54,40 @@ final class NamedThreadStartTests: XCTestCase {
         let after = try XCTUnwrap(words.last.flatMap { Double($0) }, run.stdout)
         XCTAssertLessThan(
             after, NamedThread.startBudget / 2, "given up on the failed creation, not at the budget: \(run.stdout)")
+    }
+
+    /// A synchronous `assertCompletes` whose watchdog thread cannot be created has nothing to
+    /// bound its block: it fails, naming the thread limit, without running the block. Before,
+    /// the block ran unwatched, and one that never returned hung the process until the parent's
+    /// budget killed it.
+    func testAnAssertCompletesWithoutItsWatchdogDoesNotRunTheBlock() throws {
+        let run = try runAtAThreadLimit("completes-unwatched", budget: 10)
+        XCTAssertEqual(run.outcome, .completed, run.evidence)
+        XCTAssertTrue(run.stdout.contains("failed: could not start its watchdog thread"), run.stdout)
+        XCTAssertFalse(run.stdout.contains("the block ran"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("returned nil"), run.stdout)
+    }
+
+    /// Runs the fixture in `mode` as the user nobody with `ulimit -p 1` (one task: no thread can
+    /// be created). Needs root to switch users (root ignores the limit).
+    private func runAtAThreadLimit(_ mode: String, budget: Seconds = 30) throws -> ChildRun {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
+            throw XCTSkip("needs root and util-linux's setpriv to run the fixture as the user nobody at a thread limit")
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(mode)-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let copy = directory.appendingPathComponent("lab-fixture").path
+        try FileManager.default.copyItem(atPath: try fixture(), toPath: copy)
+        chmod(directory.path, 0o755)
+        chmod(copy, 0o755)
+        return try ChildProcess.run(
+            ChildSpec(
+                executable: "/usr/bin/setpriv",
+                arguments: [
+                    "--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sh", "-c",
+                    "ulimit -p 1 && exec \"$0\" \(mode)", copy,
+                ],
+                budget: budget))
     }
 }

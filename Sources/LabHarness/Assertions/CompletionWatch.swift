@@ -27,6 +27,9 @@ final class CompletionWatch: Sendable {
     private let stuckThread: Int?
     private let endsProcess: Bool
     private let asyncWait: Bool
+    private let startedFlag = Atomic<Bool>(false)
+    /// Whether the watchdog thread was created (false at a thread limit: nothing watches).
+    var started: Bool { startedFlag.load(ordering: .acquiring) }
 
     /// Starts watching: the caller runs the block right after this returns.
     convenience init(timeout: Seconds, call: AssertionCall, endsProcess: Bool = true) {
@@ -51,7 +54,10 @@ final class CompletionWatch: Sendable {
         self.endsProcess = endsProcess
         self.asyncWait = asyncWait
         let deadline = MonotonicClock.now() + timeout + (asyncWait ? Self.wakeAllowance : 0)
-        NamedThread.startInstrument("lab.completes", stackSize: 512 * 1024) { [self] in watch(deadline: deadline) }
+        let started = NamedThread.startInstrumentReporting("lab.completes", stackSize: 512 * 1024) { [self] in
+            watch(deadline: deadline)
+        }
+        startedFlag.store(started, ordering: .releasing)
     }
 
     /// Called by the caller when the block returned. `nil` when it did so before the watchdog
@@ -107,6 +113,11 @@ final class CompletionWatch: Sendable {
             "the thread that called assertCompletes at \(call.site) is stuck; see the failure above",
             stuckStack: text)
     }
+
+    /// Why a synchronous `assertCompletes` did not run its block.
+    static let notStartedMessage =
+        "could not start its watchdog thread (pthread_create refused: this process is at a thread limit), so "
+        + "nothing could bound the block, and it was not run: the machine's limit, not a verdict on the block"
 
     static func overrunMessage(_ timeout: Seconds) -> String {
         "did not complete within \(Format.seconds(timeout))"

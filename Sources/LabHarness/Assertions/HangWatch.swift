@@ -41,8 +41,13 @@ public final class HangWatch: Sendable {
         self.testName = testName
         let deadline = MonotonicClock.now() + limit
         Self.deadlines.withLock { $0[ObjectIdentifier(self)] = deadline }
-        NamedThread.startInstrument("lab.hangwatch", stackSize: 512 * 1024) { [self] in
+        let started = NamedThread.startInstrumentReporting("lab.hangwatch", stackSize: 512 * 1024) { [self] in
             watch(deadline: deadline, record: record)
+        }
+        if !started {
+            ProcessEnd.say(
+                "LabHarness: note: the hang watch of \(testName) could not start its thread (pthread_create refused: "
+                    + "this process is at a thread limit); the test runs without one\n")
         }
     }
 

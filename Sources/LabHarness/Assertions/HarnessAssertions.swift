@@ -202,6 +202,10 @@ public enum HarnessAssertions {
     ) rethrows -> Seconds? {
         let start = MonotonicClock.now()
         let watch = CompletionWatch(timeout: timeout, call: call)
+        guard watch.started else {
+            call.fail(CompletionWatch.notStartedMessage)
+            return nil
+        }
         let stuck: String?
         do {
             try block()

@@ -1,3 +1,4 @@
+import CLabSupport
 import Foundation
 import Synchronization
 
@@ -61,6 +62,18 @@ extension NamedThread {
         _ name: String, stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void
     ) -> Thread {
         start(name, stackSize: stackSize) { InstrumentThreads.run(body) }
+    }
+
+    /// `startInstrument`, and whether the thread was created: false when `pthread_create` refused
+    /// it (a thread limit), which Foundation's `Thread.start` does not report. Read from the
+    /// shim's count of refused creations around the call, which `Thread.start` makes at once; a
+    /// refusal on another thread at that instant reads as this one's (a thread limit either way).
+    static func startInstrumentReporting(
+        _ name: String, stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void
+    ) -> Bool {
+        let refusedBefore = clab_thread_create_failures()
+        startInstrument(name, stackSize: stackSize, body)
+        return refusedBefore < 0 || clab_thread_create_failures() == refusedBefore
     }
 
     /// `startAndAwait(_:stackSize:budget:_:)` for a thread of the harness's own.
