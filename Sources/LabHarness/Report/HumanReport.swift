@@ -224,7 +224,7 @@ public enum HelpText {
         }
         lines.append("")
         lines.append(
-            "exit status: 0 every applicable finding reproduced and no variant ended forbidden, 1 one did not or one did (or the variants run judged no finding), 64 bad usage"
+            "exit status: 0 every applicable finding reproduced and no variant ended forbidden, 1 one did not or one did (or the variants run judged no finding), 64 bad usage, 74 the report could not be written, 130 interrupted"
         )
         return lines.joined(separator: "\n") + "\n"
     }

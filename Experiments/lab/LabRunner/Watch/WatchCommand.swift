@@ -30,7 +30,8 @@ public enum WatchCommand {
           --help             print this help and exit
 
         exit status: the command's; for swift test 1 when a test failed, crashed or hung;
-        124 quiet too long, 64 bad usage, 74 output could not be written, 130 interrupted
+        124 quiet too long, 64 bad usage, 71 the command could not be run, 74 output could not be
+        written, 130 interrupted
 
         """
 
