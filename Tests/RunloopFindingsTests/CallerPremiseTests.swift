@@ -40,4 +40,18 @@ final class CallerPremiseTests: XCTestCase {
                 "\(caller): \(missing ?? "")")
         }
     }
+
+    /// A sweep's report names what its points ran: async callers (the designs race them), and
+    /// no `tasks`, since each point sets its own (the sizes are under `sweep`). It said the
+    /// command line's defaults, `"caller":"global","tasks":300`, which no trial of it ran.
+    func testASweepsReportParametersSayWhatItsPointsRan() throws {
+        let parser = runloopExperiment.parser
+        let sweep = runloopExperiment.reportParameters(try parser.parse(["--sweep", "10,20"]))
+        XCTAssertEqual(sweep["caller"], .text("async"))
+        XCTAssertNil(sweep["tasks"])
+        XCTAssertEqual(sweep["sweep"], .text("10,20"))
+        let plain = runloopExperiment.reportParameters(try parser.parse([]))
+        XCTAssertEqual(plain["caller"], .text("global"))
+        XCTAssertNotNil(plain["tasks"])
+    }
 }

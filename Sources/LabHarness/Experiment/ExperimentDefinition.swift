@@ -149,11 +149,16 @@ public struct ExperimentDefinition: Sendable {
 
     public var parser: CommandLineParser { CommandLineParser(program: executable, flags: allFlags) }
 
-    /// The report's `parameters`: every flag with a report key, at its effective value.
+    /// The report's `parameters`: every flag with a report key, at its effective value. In a
+    /// sweep, the flag each point sets to its size is left out (the sizes are the sweep's own
+    /// key) and the flags every point runs with (`Sweep.pointFlags`) have those values: the
+    /// command line's defaults for them describe no trial that ran.
     func reportParameters(_ options: ParsedOptions) -> [String: ParameterValue] {
         var parameters: [String: ParameterValue] = [:]
-        for flag in allFlags {
-            guard let key = flag.reportKey, let value = options.values[flag.name] else { continue }
+        let sweeping = sweep.flatMap { options.text($0.flag) == nil ? nil : $0 }
+        for flag in allFlags where flag.name != sweeping?.parameter {
+            guard let key = flag.reportKey, let value = sweeping?.pointFlags[flag.name] ?? options.values[flag.name]
+            else { continue }
             switch value {
             case .toggle(let b): parameters[key] = .flag(b)
             case .integer(let n): parameters[key] = .number(Double(n))

@@ -35,13 +35,18 @@ public struct Sweep: Sendable {
     public var chart: (metric: String, title: String, format: @Sendable (Double) -> String)?
     /// Lines under the table, from the points (what the experiment wants said about all of them).
     public var notes: @Sendable ([SweepPoint]) -> [String]
+    /// Flags whose value every point's variant runs with, whatever their default (exp-runloop's
+    /// designs race async callers): a sweep's report says these, not the defaults it never ran.
+    var pointFlags: [String: ParsedOptions.Value]
 
     public init(
         flag: String, parameter: String, range: ClosedRange<Int>, maxSizes: Int = 8, help: String,
         variants: [Variant], findings: [Finding], headers: (variant: String, size: String),
         columns: [ReportColumn], chart: (metric: String, title: String, format: @Sendable (Double) -> String)? = nil,
-        notes: @escaping @Sendable ([SweepPoint]) -> [String] = { _ in [] }
+        notes: @escaping @Sendable ([SweepPoint]) -> [String] = { _ in [] },
+        pointFlags: [String: ParsedOptions.Value] = [:]
     ) {
+        self.pointFlags = pointFlags
         self.flag = flag
         self.parameter = parameter
         self.range = range

@@ -51,7 +51,8 @@ enum RunloopScale {
             .decimal("CPU s", RunloopMetric.cpuS),
         ],
         chart: (RunloopMetric.latenessP99Ms, "p99 lateness against requests", Format.milliseconds),
-        notes: { priorityNote($0).map { [$0] } ?? [] })
+        notes: { priorityNote($0).map { [$0] } ?? [] },
+        pointFlags: ["caller": .word(CallerKind.async.rawValue)])
 
     /// A design's variant: `--tasks` async requests racing their timeouts, kept by `design`.
     static func variant(_ design: TimeoutDesignName) -> Variant {
