@@ -26,6 +26,40 @@ final class MachineGradeTests: XCTestCase {
         XCTAssertEqual(undeclared.grade, .forbidden, "the program's own undeclared outcome stays forbidden")
     }
 
+    /// A forbidden outcome in a trial that was judged fails the run whatever the other trials did:
+    /// one trial the machine broke, or one that did not see its mechanism, left the variant with
+    /// no grade at all, and a run with `[failed, cpu-starved, completed]` passed.
+    func testAForbiddenTrialIsNotHiddenByABrokenOrUnseenOne() {
+        for other in [
+            VariantRecord(outcome: .cpuStarved, evidence: "the machine: figures"),
+            VariantRecord(outcome: .completed, mechanism: .notSeen("nothing waited")),
+        ] {
+            let report = ExperimentRunner.aggregate(
+                variant, [VariantRecord(outcome: .deadlock, mechanism: .seen("it hung")), other])
+            XCTAssertEqual(report.grade, .forbidden, "\(other.outcome)")
+        }
+    }
+
+    /// A claim holds only when every trial showed it: two trials that ended as expected and one
+    /// that did not report the one that did not, and say how often.
+    func testAClaimIsReproducedOnlyWhenEveryTrialShowedIt() {
+        let declared = Variant(
+            "v", summary: "", expect: [.expected(.completed, "ran"), .interesting(.leaked, "held on")],
+            claim: Claim("v.claim", "it completes")
+        ) { _ in VariantRecord(outcome: .completed) }
+        let report = ExperimentRunner.aggregate(
+            declared,
+            [
+                VariantRecord(outcome: .completed, mechanism: .seen("ran")),
+                VariantRecord(outcome: .leaked, mechanism: .seen("held")),
+                VariantRecord(outcome: .completed, mechanism: .seen("ran")),
+            ])
+        XCTAssertEqual(report.outcome, .leaked)
+        let finding = Claim("v.claim", "it completes").report(report, expectations: declared.expectations)
+        XCTAssertFalse(finding.reproduced, finding.summary)
+        XCTAssertTrue(finding.summary.contains("in 1 of 3 trials (the others: 2 completed)"), finding.summary)
+    }
+
     func testAFindingOnABrokenVariantIsNotJudged() throws {
         let finding = Finding("x.claim", claim: "it holds", needs: ["v"]) { _ in
             Verdict(symptom: true, mechanism: .seen("seen"), "held")

@@ -222,9 +222,10 @@ public enum ExperimentRunner {
 
     // MARK: - Trials into one report
 
-    /// One report from a variant's trials: the most frequent outcome (ties go to the worse
-    /// grade), the median of each metric over the trials that recorded it, outcome counts, the
-    /// worst grade seen, and evidence, series and events from a trial with the reported outcome.
+    /// One report from a variant's trials: the outcome with the worst grade any trial got (the
+    /// most frequent among equals), so a claim reads as reproduced only when every trial showed
+    /// it; the median of each metric over the trials that recorded it, outcome counts, the worst
+    /// grade, and evidence, series and events from a trial with the reported outcome.
     static func aggregate(_ variant: Variant, _ records: [VariantRecord]) -> VariantReport {
         guard let first = records.first else {
             return VariantReport(name: variant.name, outcome: .failed, grade: .forbidden, evidence: "no trial ran")
@@ -234,18 +235,21 @@ public enum ExperimentRunner {
         // One trial the machine broke (or an interrupted one) leaves the variant unjudged: the
         // other trials' figures would be judged as if it had run.
         let machine = counts.filter { $0.key.judgesNothing }.max { $0.value < $1.value }?.key
+        let grade = { (outcome: Outcome) in variant.expectations.grade(of: outcome) }
         let outcome =
             machine
             ?? counts.max { a, b in
-                a.value != b.value
-                    ? a.value < b.value : variant.expectations.grade(of: a.key) < variant.expectations.grade(of: b.key)
+                grade(a.key) != grade(b.key) ? grade(a.key) < grade(b.key) : a.value < b.value
             }!.key
         let representative = records.first { $0.outcome == outcome } ?? first
-        // A trial that did not see its mechanism is graded neither way, like one the machine broke.
+        // A trial that did not see its mechanism is graded neither way, like one the machine broke;
+        // but a forbidden outcome of a trial that was judged stays forbidden, whatever the others did.
         let unseen = records.contains { $0.mechanism?.seen == false }
+        let judged = records.filter { !$0.outcome.judgesNothing && $0.mechanism?.seen != false }
+        let forbidden = judged.contains { grade($0.outcome) == .forbidden }
         let worst: Grade? =
-            machine != nil || unseen
-            ? nil : (counts.keys.map { variant.expectations.grade(of: $0) }.max() ?? .forbidden)
+            forbidden
+            ? .forbidden : machine != nil || unseen ? nil : (counts.keys.map(grade).max() ?? .forbidden)
         let mechanism = records.first { $0.mechanism?.seen == false }?.mechanism ?? representative.mechanism
 
         var metrics = Metrics()

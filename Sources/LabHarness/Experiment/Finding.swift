@@ -232,12 +232,22 @@ extension Claim {
                 notJudgedReason: .mechanismNotSeen)
         }
         let mechanism = variant.mechanism.map { "; mechanism: \($0.what)" } ?? ""
-        let meaning = expectations.meaning(of: variant.outcome).map { " (\($0))" } ?? ""
+        var meaning = ""
+        if grade != .expected {
+            meaning = expectations.meaning(of: variant.outcome).map { " (\($0))" } ?? ""
+            // Trials that ended differently: the outcome reported is the worst graded; say how often.
+            if let trials = variant.trials, trials.count > 1 {
+                let total = trials.values.reduce(0, +), own = trials[variant.outcome.rawValue] ?? 0
+                let others = trials.filter { $0.key != variant.outcome.rawValue }.sorted { $0.key < $1.key }
+                    .map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+                meaning += " in \(own) of \(total) trials (the others: \(others))"
+            }
+        }
         let limits = thresholds.isEmpty ? "" : " [" + thresholds.map(\.description).joined(separator: ", ") + "]"
         return FindingReport(
             id: id, applicable: true, reproduced: grade == .expected,
             summary:
-                "\(variant.name) ended \(variant.outcome)\(grade == .expected ? "" : meaning)\(evidence)\(mechanism)\(limits)",
+                "\(variant.name) ended \(variant.outcome)\(meaning)\(evidence)\(mechanism)\(limits)",
             thresholds: thresholds.isEmpty
                 ? nil : Dictionary(thresholds.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }))
     }
