@@ -42,7 +42,7 @@ enum CompletionHandler {
             + "(\(waitedFree)); the handler was called on \(handlerPlace); the library rendered on \(renderPlace)"
         return VariantRecord(
             outcome: symptom ? .completed : .failed, metrics: m, evidence: evidence,
-            mechanism: .when(
+            mechanism: context.libraryGaveUp(library) ?? .when(
                 free,
                 "\(ChatLibrary.queueLabel) showed an incoming message \(seconds: into) into the app's lookup, before the handler came",
                 otherwise: "no message was seen shown on \(ChatLibrary.queueLabel) while the lookup ran"))

@@ -9,7 +9,7 @@ enum DelegateCompletion {
         let p = context.callbackParameters
         let total = Conversation.sample.messages.count
         var m: Metrics = [CallbackMetric.latencyS: p.latency]
-        var evidence: [String] = [], gated: [String] = [], symptom = true
+        var evidence: [String] = [], gated: [String] = [], symptom = true, gaveUp: Evidence?
         for decision in [HistoryDisposition.allow, .cancel] {
             let key = decision.rawValue, prefix = "\(key) · "
             let library = context.library(.completionHandler(context.app(prefix).onAppQueue), prefix)
@@ -18,10 +18,11 @@ enum DelegateCompletion {
             context.step(prefix + "app starts a history sync")
             library.syncHistory(of: .sample, delegate: delegate)
             guard context.wait(until: { delegate.end != nil }) else {
-                return VariantRecord(
-                    outcome: .failed, metrics: m,
-                    evidence: "the \(key) sync did not end within \(Format.seconds(p.deadline))")
+                var record = context.failed("the \(key) sync did not end")
+                record.metrics.merge(m)
+                return record
             }
+            gaveUp = gaveUp ?? context.libraryGaveUp(library)
             let decidedStep = prefix + "app calls the decision handler"
             let decided = context.firstStep(decidedStep)?.t ?? .infinity
             let early = context.events.filter {
@@ -60,7 +61,7 @@ enum DelegateCompletion {
             outcome: symptom ? .completed : .failed, metrics: m,
             evidence: evidence.joined(separator: "; ")
                 + " (cancel ends within \(CallbackThreshold.cancelPrompt) or the lookup's length)",
-            mechanism: .when(
+            mechanism: gaveUp ?? .when(
                 gated.count == 2,
                 "both delegates were asked and called their decision handler once, from \(DecidingDelegate.queueLabel); the library went on only from inside it",
                 otherwise:

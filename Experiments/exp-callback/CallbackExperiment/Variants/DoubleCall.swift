@@ -29,7 +29,7 @@ enum DoubleCall {
         return VariantRecord(
             outcome: outcome, metrics: m,
             evidence: "\(calls) handler calls, \(ignoredCount) ignored; the conversation was rendered \(times)",
-            mechanism: .when(
+            mechanism: context.libraryGaveUp(library) ?? .when(
                 library.handlerCalls == 2 && context.firstStep("app calls the fetchProfiles handler again") != nil,
                 "the second call reached the once-guard from \(secondPlace), which \(guardSaid)",
                 otherwise: "the second call was not seen reaching the library (\(library.handlerCalls) calls)"))

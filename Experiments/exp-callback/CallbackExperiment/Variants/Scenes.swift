@@ -66,10 +66,30 @@ extension VariantContext {
         return m
     }
 
-    /// A scenario whose expected event never came: not a hang (every wait has a deadline), a failure to measure.
+    /// A scenario whose expected event never came: not a hang (every wait has a deadline), a
+    /// failure to measure. When a same-moment control lost the deadline's slack (what it allows
+    /// beyond the lookup and the library's patience) meanwhile, the machine can explain it: the
+    /// trial then says so and is graded neither way.
     func failed(_ what: String, _ library: ChatLibrary? = nil) -> VariantRecord {
-        VariantRecord(
+        let p = callbackParameters, stall = stallSoFar, slack = p.deadline - p.latency - p.patience
+        return VariantRecord(
             outcome: .failed, metrics: library.map { metrics($0, rendered: nil) } ?? Metrics(),
-            evidence: "\(what) within \(Format.seconds(callbackParameters.deadline))")
+            evidence: "\(what) within \(Format.seconds(p.deadline))",
+            mechanism: stall >= slack
+                ? .notSeen(
+                    "a same-moment control was held up \(Format.seconds(stall)) meanwhile, as much as the "
+                        + "\(Format.seconds(slack)) the deadline allows beyond the lookup and the library's patience")
+                : nil)
+    }
+
+    /// Why a scenario whose app calls its handler within the lookup does not show its claim's path:
+    /// the library's watchdog settled the operation first, its patience run out, which only a
+    /// stall of the app's reply (or of the machine) makes happen there; `nil` when it did not.
+    func libraryGaveUp(_ library: ChatLibrary) -> Evidence? {
+        guard library.diagnostics.contains(where: { $0.kind == .neverCalled }) else { return nil }
+        return .notSeen(
+            "the library's watchdog settled the operation before the app's call (its patience of "
+                + "\(Format.seconds(callbackParameters.patience)) ran out; a same-moment control was held up "
+                + "\(Format.seconds(stallSoFar)) in the trial), so the app's calls met an operation already settled")
     }
 }
