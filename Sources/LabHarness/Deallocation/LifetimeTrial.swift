@@ -56,15 +56,27 @@ open class LifetimeTrial {
     }
 
     /// Waits up to `grace` from `due` (default now) for the release, with the main queue
-    /// running; logs `deinit` at the tag's time. The first call gives `released`.
+    /// running; logs `deinit` at the tag's time. The first call gives `released`. What a
+    /// same-moment control lost to the machine meanwhile (with `.stallWatch`) is waited again,
+    /// up to `stallAllowance`: a stall that held the main queue through the grace (a delayed
+    /// block due in it) must not turn a release into a leak.
     @discardableResult
     public func awaitRelease(from due: Double? = nil) -> Bool {
         scopeClosed()
-        let gone = runMainQueue(until: (due ?? now()) + grace) { !isAlive }
+        let entry = now(), start = due ?? entry
+        var deadline = start + grace, lost: Seconds = 0
+        var gone = runMainQueue(until: deadline) { !isAlive }
+        while !gone {
+            let stall = min(context.machineDelay(from: min(start, entry), to: now()), Self.stallAllowance)
+            guard stall >= lost + 0.005 else { break }
+            (deadline, lost) = (deadline + stall - lost, stall)
+            gone = runMainQueue(until: deadline) { !isAlive }
+        }
         if gone, let at = releasedAt, context.time(of: "deinit") == nil { context.event("deinit", at: at) }
         if released == nil {
             metrics[Self.releasedKey] = gone ? 1 : 0
             metrics[Self.graceKey] = grace
+            if lost > 0 { metrics[Self.graceStallKey] = lost }
             if gone, let delay = tracker.releaseDelay(label) { metrics[Self.releaseAfterScopeKey] = delay }
         }
         return gone
@@ -107,7 +119,9 @@ open class LifetimeTrial {
     public static func releaseSummary(_ metrics: Metrics) -> String {
         switch metrics[releasedKey] {
         case 1?: "released \(metrics[releaseAfterScopeKey].map(Format.seconds) ?? "?") after its scope ended"
-        case 0?: "still alive \(metrics[graceKey].map(Format.seconds) ?? "?") after its scope ended"
+        case 0?:
+            "still alive \(metrics[graceKey].map(Format.seconds) ?? "?") after its scope ended"
+                + (metrics[graceStallKey].map { " (and \(Format.seconds($0)) more, for a stall of the machine)" } ?? "")
         default: "release not measured"
         }
     }
@@ -117,6 +131,10 @@ open class LifetimeTrial {
     /// closing brace, and for a leak whether (and how soon) clearing what held it released it.
     public static let releasedKey = "released", releaseAfterScopeKey = "release_after_scope_s"
     public static let graceKey = "grace_s", aliveAtScopeExitKey = "alive_at_scope_exit"
+    /// The seconds the grace was extended by, for what a same-moment control lost meanwhile.
+    public static let graceStallKey = "grace.stall_s"
+    /// The most a grace is extended for the machine's stalls.
+    static let stallAllowance: Seconds = 5
     public static let releasedAfterBreakKey = "released_after_break",
         releaseAfterBreakKey = "release_after_break_s"
 }

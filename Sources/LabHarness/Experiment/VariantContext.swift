@@ -54,6 +54,13 @@ public final class VariantContext: Sendable {
         startedAt = MonotonicClock.now()
     }
 
+    /// A context whose same-moment control is `watch` (a recorded one: `StallWatch(recorded:)`),
+    /// for checking what a body does with a stall without stalling a machine.
+    init(variant: String, options: ParsedOptions, recordedStallWatch watch: StallWatch) {
+        (self.variant, self.options, inChild, progress) = (variant, options, false, ProgressCounter())
+        (parsed, threads, stallWatch, startedAt) = (NoParameters(options), nil, watch, MonotonicClock.now())
+    }
+
     /// The experiment's typed parameters, parsed once from the options.
     public func parameters<P: ExperimentParameters>(_ type: P.Type = P.self) -> P {
         guard let typed = parsed as? P else {
