@@ -128,4 +128,27 @@ final class URLSessionFindingsTests: XCTestCase {
         XCTAssertFalse(verdict.judged)
         XCTAssertFalse(verdict.reproduced)
     }
+
+    /// A main-thread wrapper that came back refutes the deadlock claim: judged, not reproduced.
+    /// The claim's mechanism was the main thread seen stuck in the wait after the whole response
+    /// arrived, which a wrapper that returned can never show, so a refutation read "not judged".
+    func testAMainThreadWrapperThatReturnedRefutesTheDeadlockClaim() throws {
+        let options = try CommandLineParser(program: "exp-callback", flags: callbackExperiment.flags).parse([])
+        let body = Double(URLSessionSyncWrapper.response.body.count)
+        func report(_ variant: CallbackVariant, onMain: Bool) -> VariantReport {
+            var m = Metrics()
+            m["caller.on_main_thread"] = onMain ? 1 : 0
+            m["delegate_queue.is_main"] = onMain ? 1 : 0
+            m[CallbackMetric.wrapperBytes] = body
+            m[CallbackMetric.wrapperReturnedAfterS] = 0.01
+            return VariantReport(name: variant.rawValue, outcome: .completed, metrics: m)
+        }
+        let main = report(.urlsessionSyncMain, onMain: true)
+        let background = report(.urlsessionSyncBackground, onMain: false)
+        let inputs = FindingInputs(
+            variants: [main.name: main, background.name: background], options: options, platform: .current)
+        let verdict = CallbackVerdicts.urlSessionSyncWrapperDeadlocksMain(inputs)
+        XCTAssertEqual(verdict.status, .notReproduced, verdict.summary)
+        XCTAssertTrue(verdict.summary.contains("waited on the main thread with the main queue"), verdict.summary)
+    }
 }

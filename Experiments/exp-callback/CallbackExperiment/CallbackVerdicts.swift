@@ -69,14 +69,28 @@ enum CallbackVerdicts {
                         ? "no stacks that name the wait, and the wrapper's counts do not show it"
                         : "the stacks do not show the main thread in the semaphore wait")
             }
-        let mechanism = Evidence.all([
-            .when(
-                served != nil, "the server sent the whole response \(seconds(served)) after the resume",
-                otherwise: "the server had not sent the whole response"), waiting,
-        ])
+        let body = Double(URLSessionSyncWrapper.response.body.count)
+        let mechanism: Evidence
+        if main.outcome == .completed {
+            // The wrapper came back: that refutes the claim when it ran as the claim says (waiting
+            // on the main thread, the main queue its session's delegate queue) and got the whole
+            // response, its handler run while the main thread waited.
+            let asClaimed = main["caller.on_main_thread"] == 1 && main["delegate_queue.is_main"] == 1
+            mechanism = .when(
+                asClaimed && main[CallbackMetric.wrapperBytes] == body,
+                "the wrapper waited on the main thread with the main queue as its delegate queue, and returned all "
+                    + "\(Format.count(body)) bytes",
+                otherwise: "the wrapper returned, but not waiting on the main thread for the main queue's handler")
+        } else {
+            mechanism = .all([
+                .when(
+                    served != nil, "the server sent the whole response \(seconds(served)) after the resume",
+                    otherwise: "the server had not sent the whole response"), waiting,
+            ])
+        }
         let bgOK =
             background.outcome == .completed
-            && background[CallbackMetric.wrapperBytes] == Double(URLSessionSyncWrapper.response.body.count)
+            && background[CallbackMetric.wrapperBytes] == body
         let bytes = Format.count(background[CallbackMetric.wrapperBytes] ?? 0)
         let returnedAfter = seconds(background[CallbackMetric.wrapperReturnedAfterS])
         let bgText =
