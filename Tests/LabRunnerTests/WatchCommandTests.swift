@@ -173,6 +173,34 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertEqual(progress.ending(of: "gate(with:)"), .passed)
     }
 
+    /// A parameterized test's cases may together run far longer than `--test-timeout` (16 cases
+    /// of 0.5 s were called hung at 2 s): each `testCaseEnded` of the event stream starts its
+    /// clock again, and its report still counts from the test's start.
+    func testEachTestCaseEndStartsAParameterizedTestsClockAgain() {
+        var progress = TestProgress(swiftTestingFromEvents: true)
+        func event(_ kind: String) -> Substring {
+            """
+            {"kind":"event","payload":{"kind":"\(kind)","messages":[],\
+            "testID":"M.S/cases(x:)/S.swift:3:4"},"version":0}
+            """
+        }
+        progress.readEvent(event("testStarted"), at: 10)
+        for n in 1...16 {
+            progress.readEvent(event("testCaseStarted"), at: 10 + 0.5 * Double(n - 1))
+            progress.readEvent(event("testCaseEnded"), at: 10 + 0.5 * Double(n))
+        }
+        XCTAssertEqual(progress.running, ["M.S/cases(x:)": 18], "the clock starts again as each case ends")
+        let late = WatchReport.ran("M.S/cases(x:)", clock: 18, now: 20, progress)
+        XCTAssertEqual(late.seconds, 10, "the test's time, not its last case's")
+        XCTAssertEqual(late.text, "has run for 10.0 s (its 16th test case ended 2.00 s ago)")
+        XCTAssertEqual([1, 2, 3, 4, 11, 12, 13, 21, 22, 111].map(WatchReport.ordinal),
+            ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "111th"])
+        progress.readEvent(event("testEnded"), at: 20)
+        XCTAssertEqual(progress.ending(of: "M.S/cases(x:)"), .passed)
+        progress.readEvent(event("testCaseEnded"), at: 21)  // of a test not running: starts nothing
+        XCTAssertTrue(progress.running.isEmpty, "\(progress.running)")
+    }
+
     func testParallelRunsAreReadFromTheirProgressAndCrashLines() {
         var progress = TestProgress()
         progress.running(["OrderTests.test1", "OrderTests.test7"], at: 1)

@@ -28,8 +28,16 @@ import LabHarness
 public struct TestProgress: Sendable {
     public enum Ending: String, Sendable { case passed, failed, skipped, crashed, hung }
 
-    /// Running tests and the instant each started.
+    /// Running tests and the instant each one's clock started: when the test started, or later
+    /// for a parameterized test whose test cases have ended (`casesEnded`) and for one given its
+    /// timeout again (`restart(_:at:)`). `--test-timeout` is counted from it.
     public private(set) var running: [String: Seconds] = [:]
+    /// When each running test (or one that ran) started: a report's time is counted from here,
+    /// not from `running`'s clock, so that it says how long the test ran.
+    public private(set) var started: [String: Seconds] = [:]
+    /// The test cases of each running parameterized test that have ended, read from the event
+    /// stream (`testCaseEnded`); each end starts the test's clock again.
+    public private(set) var casesEnded: [String: Int] = [:]
     /// Tests that ended, with how, in the order they ended.
     public private(set) var ended: [(key: String, ending: Ending)] = []
     private var endedKeys: [String: Int] = [:]
@@ -177,7 +185,10 @@ public struct TestProgress: Sendable {
     /// `testStarted`, `testEnded` (its message's symbol says how: `fail`, `skip` for a test that
     /// cancelled itself, or a pass) and
     /// `testSkipped`, for test functions (a suite's start and end are not a test's). A
-    /// parameterized test starts and ends once, around its cases. The end of XCTest's part is
+    /// parameterized test starts and ends once, around its cases, and `testCaseEnded` tells each
+    /// case's end: the test's clock starts again there, since its cases may together run far
+    /// longer than one test should (Swift Testing's own `.timeLimit` applies to each case; 16
+    /// cases of 0.5 s were called hung at `--test-timeout 2s`). The end of XCTest's part is
     /// read from the output (`◇ Test run started.`), which keeps its order with XCTest's lines.
     public mutating func readEvent(_ line: Substring, at now: Seconds) {
         guard line.contains("\"kind\""),
@@ -194,6 +205,10 @@ public struct TestProgress: Sendable {
         switch kind {
         case "testStarted": start(id, at: now)
         case "testSkipped": end(id, .skipped)
+        case "testCaseEnded":
+            guard running[id] != nil else { return }
+            running[id] = now
+            casesEnded[id, default: 0] += 1
         case "testEnded":
             // A test that cancelled itself (`Test.cancel()`) ends with the skip symbol.
             let symbols = (payload["messages"] as? [[String: Any]] ?? []).compactMap { $0["symbol"] as? String }
@@ -246,7 +261,10 @@ public struct TestProgress: Sendable {
     /// Marks the tests running in processes the process table shows (`--parallel`): each starts
     /// when first seen.
     public mutating func running(_ keys: [String], at now: Seconds) {
-        for key in keys where running[key] == nil && endedKeys[key] == nil { running[key] = now }
+        for key in keys where running[key] == nil && endedKeys[key] == nil {
+            running[key] = now
+            started[key] = now
+        }
     }
 
     /// Every running test (that `which` accepts) ended as `ending`: its process died.
@@ -400,6 +418,8 @@ public struct TestProgress: Sendable {
     private mutating func start(_ key: String, at now: Seconds) {
         guard endedKeys[key] == nil else { return }
         running[key] = now
+        started[key] = now
+        casesEnded[key] = nil
     }
 
     private mutating func end(_ key: String, _ ending: Ending, replacing: Bool = false) {

@@ -25,7 +25,8 @@ public enum WatchCommand {
           no output and no CPU use for --quiet-timeout (default 5m) ends it, exit 124.
           in CI: lab watch --test-timeout 120s -- swift test
 
-          --test-timeout D   how long one test may run (100ms to 24h: 500ms, 60s, 5m, 1h)
+          --test-timeout D   how long one test may run (100ms to 24h: 500ms, 60s, 5m, 1h); a
+                             parameterized Swift Testing test's clock starts again as each case ends
           --quiet-timeout D  how long the command may print nothing and use no CPU
           --help             print this help and exit
 

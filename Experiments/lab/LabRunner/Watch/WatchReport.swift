@@ -106,9 +106,9 @@ enum WatchReport {
         }
         if !backtracing.isEmpty {
             for key in backtracing { progress.restart(key, at: now) }
-            let text = backtracing.map { "\(progress.named($0)) has run for \(Format.seconds(now - started[$0]!))" }
-                .joined(
-                    separator: "; ")
+            let text = backtracing.map { key in
+                "\(progress.named(key)) \(ran(key, clock: started[key]!, now: now, progress).text)"
+            }.joined(separator: "; ")
             Terminal.writeError(
                 "\nlab watch: \(text) (--test-timeout \(Format.seconds(options.testTimeout))), but its process "
                     + "crashed and is writing its backtrace (swift-backtrace): not hung, its timeout starts again\n")
@@ -160,20 +160,23 @@ enum WatchReport {
                 ownProcess.map { $0.groups.first }
                 ?? processes.first { isTestProcess($0.process) }?.groups.first ?? groups.first
             let stuckAt = (own ?? fallback)?.summary(depth: 4) ?? "no stacks were taken"
-            result.hung.append(WatchRound.HungTest(key: key, seconds: now - started[key]!, stuckAt: stuckAt))
+            let seconds = ran(key, clock: started[key]!, now: now, progress).seconds
+            result.hung.append(WatchRound.HungTest(key: key, seconds: seconds, stuckAt: stuckAt))
             if let pid = ownProcess?.process.pid { hungProcesses.append(pid) }
         }
         // Ended for a hang: the hung test's process with `--parallel`, else the tree.
         result.treeEnded = !ownProcesses && !result.hung.isEmpty
         let limit = "(--test-timeout \(Format.seconds(options.testTimeout)))"
-        let hungText = result.hung.map { "\(progress.named($0.key)) has run for \(Format.seconds($0.seconds))" }
+        let hungText = result.hung.map { item in
+            "\(progress.named(item.key)) \(ran(item.key, clock: started[item.key]!, now: now, progress).text)"
+        }
         let sparedText = spared.map { item in
             let why = item.ended ? "but its process has ended" : "with no frame of the test in its process"
             let next =
                 result.treeEnded
                 ? "it runs again" : item.restart ? "its timeout starts again" : "not hung, SwiftPM gives its verdict"
-            let ran = Format.seconds(now - started[item.key]!)
-            return "\(progress.named(item.key)) has run for \(ran) \(why) \(limit): \(next)"
+            let time = ran(item.key, clock: started[item.key]!, now: now, progress).text
+            return "\(progress.named(item.key)) \(time) \(why) \(limit): \(next)"
         }
         let title = ([hungText.isEmpty ? nil : hungText.joined(separator: "; ") + " \(limit): hung"] + sparedText)
             .compactMap { $0 }.joined(separator: "; ")
@@ -208,6 +211,27 @@ enum WatchReport {
         Terminal.writeError(
             "\nlab watch: \(title)\n" + text(processes, tests: searched, note: note, ended: ended, left: alive))
         return result
+    }
+
+    /// How long late test `key` has run, for its report: `has run for 9.02 s (its 16th test case
+    /// ended 2.01 s ago)` for a parameterized test whose clock (`clock`, `TestProgress.running`)
+    /// started again as each case ended, so that the report neither calls the time since the
+    /// last case the test's time nor hides why a test that ran that long was not hung sooner.
+    static func ran(_ key: String, clock: Seconds, now: Seconds, _ progress: TestProgress) -> (
+        seconds: Seconds, text: String
+    ) {
+        guard let cases = progress.casesEnded[key], let start = progress.started[key] else {
+            return (now - clock, "has run for \(Format.seconds(now - clock))")
+        }
+        let since = "its \(ordinal(cases)) test case ended \(Format.seconds(now - clock)) ago"
+        return (now - start, "has run for \(Format.seconds(now - start)) (\(since))")
+    }
+
+    /// `1st`, `2nd`, `3rd`, `4th`, `11th`, `21st`.
+    static func ordinal(_ n: Int) -> String {
+        let suffix =
+            (11...13).contains(n % 100) ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th"
+        return "\(n)\(suffix)"
     }
 
     /// Whether `key` is an XCTest test's (`Class.test`), which `--parallel` runs in a process of
