@@ -173,6 +173,29 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertEqual(progress.ending(of: "gate(with:)"), .passed)
     }
 
+    /// Read from its lines, an issue's message is the test's own text: a known issue of a passing
+    /// test saying `request failed after 3 retries` made a phantom failed test (`1 failed`, status
+    /// 1). A verdict counts only right after the test's name, and issue lines are no verdict.
+    func testAnIssueMessageIsNoVerdictOrStart() {
+        var progress = TestProgress()
+        progress.read("◇ Test fetch() started.", at: 1)
+        progress.read(
+            "✔ Test fetch() recorded a known issue at NetTests.swift:12:7: Issue recorded: request failed after 3 retries",
+            at: 1)
+        progress.read("✔ Test fetch() passed after 0.002 seconds with 1 known issue.", at: 2)
+        progress.read("◇ Test \"loads\" started.", at: 2)
+        progress.read("✘ Test \"loads\" recorded an issue at L.swift:4:5: Issue recorded: server not started.", at: 2)
+        progress.read("✘ Test \"loads\" recorded an issue at L.swift:5:5: job (7) skipped", at: 2)
+        progress.read("✘ Test \"loads\" failed after 0.003 seconds with 2 issues.", at: 3)
+        progress.read("➜ Test later() skipped: \"it failed after 2 tries\"", at: 3)
+        progress.read("◇ Test gate(with:) started.", at: 3)
+        progress.read("✘ Test gate(with:) with 2 test cases failed after 0.1 seconds with 1 issue.", at: 4)
+        XCTAssertEqual(
+            progress.ended.map { "\($0.key) \($0.ending)" },
+            ["fetch() passed", "\"loads\" failed", "later() skipped", "gate(with:) failed"])
+        XCTAssertTrue(progress.running.isEmpty, "\(progress.running)")
+    }
+
     /// A parameterized test's cases may together run far longer than `--test-timeout` (16 cases
     /// of 0.5 s were called hung at 2 s): each `testCaseEnded` of the event stream starts its
     /// clock again, and its report still counts from the test's start.

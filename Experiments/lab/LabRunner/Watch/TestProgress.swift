@@ -167,17 +167,58 @@ public struct TestProgress: Sendable {
             return  // its tests come from the event stream
         } else if text.hasPrefix("run ") {
             return  // `✔ Test run with 3 tests in 1 suite passed after ...`: the whole run
+        } else if TestProgress.isIssueLine(text) {
+            return  // `✔ Test f() recorded a known issue at …: request failed after 3 retries`
         } else if text.hasSuffix(" started.") {
             start(String(text.dropLast(" started.".count)), at: now)
-        } else if let range = text.range(of: " passed after ") {
-            end(TestProgress.name(text[..<range.lowerBound]), .passed)
-        } else if let range = text.range(of: " failed after ") {
-            end(TestProgress.name(text[..<range.lowerBound]), .failed, replacing: true)
-        } else if let range = text.range(of: " skipped") ?? text.range(of: " was cancelled") {
+        } else if let verdict = TestProgress.verdict(of: text) {
             // `➜ Test f() was cancelled after 0.001 seconds`: `Test.cancel()`, which Swift
             // Testing prints with its skip symbol; left running, it was called crashed.
-            end(TestProgress.name(text[..<range.lowerBound]), .skipped)
+            end(verdict.name, verdict.ending, replacing: verdict.ending == .failed)
         }
+    }
+
+    /// Whether a Swift Testing line (after `Test `) tells of an issue a test recorded, `f()
+    /// recorded an issue at S.swift:3:4: MESSAGE` (`a known issue`, `a warning`, `an issue with 1
+    /// argument …`): its message is the test's own text, which may say `failed after` or end
+    /// `started.`; read as a verdict, a known issue of a passing test made a phantom failed one.
+    static func isIssueLine(_ text: Substring) -> Bool {
+        text.contains(") recorded ") || text.contains("\" recorded ")
+    }
+
+    /// The test a Swift Testing verdict line (after `Test `) names, and how it ended: the verdict
+    /// (`passed after`, `failed after`, `skipped`, `was cancelled`) must follow the test's name at
+    /// once (`isTestName`; a parameterized test's ` with 3 test cases` between them), not merely
+    /// appear in the line; the first place in the line where one does is taken.
+    static func verdict(of text: Substring) -> (name: String, ending: Ending)? {
+        let phrases: [(phrase: String, ending: Ending)] = [
+            (" passed after ", .passed), (" failed after ", .failed), (" skipped", .skipped),
+            (" was cancelled", .skipped),
+        ]
+        var found: (at: Substring.Index, name: String, ending: Ending)?
+        for (phrase, ending) in phrases {
+            var from = text.startIndex
+            while let range = text.range(of: phrase, range: from..<text.endIndex) {
+                if let found, found.at <= range.lowerBound { break }
+                let name = TestProgress.name(text[..<range.lowerBound])
+                if isTestName(Substring(name)) {
+                    found = (range.lowerBound, name, ending)
+                    break
+                }
+                from = range.upperBound
+            }
+        }
+        return found.map { ($0.name, $0.ending) }
+    }
+
+    /// Whether `name` reads as the name Swift Testing prints for a test: a display name, quoted
+    /// (`"Adds two numbers"`), or a function, which ends with its argument labels in parentheses
+    /// (`f()`, `f(x:y:)`: no space or parenthesis among them).
+    static func isTestName(_ name: Substring) -> Bool {
+        if name.first == "\"" { return name.count >= 2 && name.last == "\"" }
+        guard name.last == ")", let open = name.lastIndex(of: "("), open > name.startIndex else { return false }
+        let labels = name[name.index(after: open)..<name.index(before: name.endIndex)]
+        return !labels.contains { $0 == " " || $0 == "(" || $0 == ")" }
     }
 
     /// Reads one record of Swift Testing's event stream (version 0, one JSON object a line):
