@@ -17,6 +17,7 @@
 #include <libproc.h>
 #include <mach/mach_time.h>
 #include <sys/proc_info.h>
+#include <sys/resource.h>
 #endif
 
 #if defined(__linux__)
@@ -34,7 +35,7 @@ static int read_proc(pid_t pid, const char *name, char *text, size_t size) {
     return clab_read_small_file(path, text, size) > 0;
 }
 
-double clab_process_cpu_seconds_of(pid_t pid) {
+int clab_process_cpu_times_of(pid_t pid, double *own, double *children) {
     char stat[1024];
     if (!read_proc(pid, "stat", stat, sizeof stat)) return -1;
     // `pid (comm) S ppid ...`: count fields from after the last ')', where field 3 (the state) is.
@@ -42,11 +43,18 @@ double clab_process_cpu_seconds_of(pid_t pid) {
     if (!p) return -1;
     p++;
     unsigned long long user = 0, system = 0;
-    // After ')': state(3) ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime(14) stime(15).
-    if (sscanf(p, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &user, &system) != 2) return -1;
+    long long child_user = 0, child_system = 0;
+    // After ')': state(3) ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime(14) stime(15)
+    // cutime(16) cstime(17), the last two signed (proc(5)).
+    if (sscanf(p, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld", &user, &system, &child_user,
+               &child_system) != 4)
+        return -1;
     long ticks = sysconf(_SC_CLK_TCK);
     if (ticks <= 0) ticks = 100;
-    return (double)(user + system) / (double)ticks;
+    long long reaped = (child_user > 0 ? child_user : 0) + (child_system > 0 ? child_system : 0);
+    if (own) *own = (double)(user + system) / (double)ticks;
+    if (children) *children = (double)reaped / (double)ticks;
+    return 0;
 }
 
 long clab_process_owner(pid_t pid) {
@@ -65,13 +73,22 @@ int clab_become_subreaper(void) { return -1; }
 
 const char *clab_preload_variable(void) { return NULL; }
 
-double clab_process_cpu_seconds_of(pid_t pid) {
+int clab_process_cpu_times_of(pid_t pid, double *own, double *children) {
     struct proc_taskinfo info;
     if (proc_pidinfo(pid, PROC_PIDTASKINFO, 0, &info, (int)sizeof info) != (int)sizeof info) return -1;
     mach_timebase_info_data_t base;
     if (mach_timebase_info(&base) != KERN_SUCCESS || base.denom == 0) return -1;
-    double units = (double)info.pti_total_user + (double)info.pti_total_system;
-    return units * (double)base.numer / (double)base.denom / 1e9;
+    double scale = (double)base.numer / (double)base.denom / 1e9;
+    // The reaped children's times are in the process's rusage info (version 1 on), which xnu's
+    // gather_rusage_info fills from p_stats->ri_child, summed at each reap (kern_exit.c calls
+    // update_rusage_info_child): Mach time units, as the task info's. Not there: 0.
+    struct rusage_info_v1 usage;
+    double reaped = 0;
+    if (proc_pid_rusage(pid, RUSAGE_INFO_V1, (rusage_info_t *)&usage) == 0)
+        reaped = ((double)usage.ri_child_user_time + (double)usage.ri_child_system_time) * scale;
+    if (own) *own = ((double)info.pti_total_user + (double)info.pti_total_system) * scale;
+    if (children) *children = reaped;
+    return 0;
 }
 
 long clab_process_owner(pid_t pid) {
@@ -86,6 +103,11 @@ long clab_process_owner(pid_t pid) {
 #else
 int clab_become_subreaper(void) { return -1; }
 const char *clab_preload_variable(void) { return NULL; }
-double clab_process_cpu_seconds_of(pid_t pid) { (void)pid; return -1; }
+int clab_process_cpu_times_of(pid_t pid, double *own, double *children) {
+    (void)pid;
+    (void)own;
+    (void)children;
+    return -1;
+}
 long clab_process_owner(pid_t pid) { (void)pid; return -1; }
 #endif

@@ -51,6 +51,28 @@ final class WatchCommandTests: XCTestCase {
         }
     }
 
+    /// Work done in short-lived children is in the process table only while each child lives:
+    /// `sh -c 'while :; do awk …; done'` was called stuck (`no output and no CPU use for 3.00 s`,
+    /// exit 124) while it worked. A process's sample counts the CPU of the children it reaped.
+    func testTheCPUOfReapedChildrenCounts() throws {
+        let marker = FileManager.default.temporaryDirectory.appendingPathComponent("lab-reaped-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: marker) }
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", "awk 'BEGIN { for (i = 0; i < 3000000; i++); }'; : > '\(marker)'; exec sleep 30"]
+        try shell.run()
+        defer {
+            shell.terminate()
+            shell.waitUntilExit()
+        }
+        let deadline = MonotonicClock.now() + 30
+        while !FileManager.default.fileExists(atPath: marker) && MonotonicClock.now() < deadline {
+            MonotonicClock.sleep(for: 0.02)
+        }
+        let sample = WatchRound.cpuUse(below: getpid())
+        XCTAssertGreaterThan(sample[shell.processIdentifier] ?? 0, 0.02, "the awk the shell reaped: \(sample)")
+    }
+
     // MARK: - swift test command lines
 
     func testSwiftTestIsRecognisedAndRerunByExactFilters() throws {

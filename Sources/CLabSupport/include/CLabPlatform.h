@@ -226,10 +226,16 @@ int clab_become_subreaper(void);
 /// and stacks of another process cannot be taken there anyway).
 const char *clab_preload_variable(void);
 
-/// CPU seconds (user plus system) process `pid` has used so far; -1 when it is gone or cannot be
-/// looked at. Linux: fields 14 and 15 of /proc/PID/stat in clock ticks; Darwin: libproc's
-/// PROC_PIDTASKINFO (Mach time units, converted with mach_timebase_info).
-double clab_process_cpu_seconds_of(pid_t pid);
+/// The CPU seconds (user plus system) process `pid` has used so far (`own`: Linux, fields 14 and
+/// 15 of /proc/PID/stat in clock ticks; Darwin, libproc's PROC_PIDTASKINFO in Mach time units,
+/// converted with mach_timebase_info), and those of its children it has reaped, with what their own
+/// reaped children used (`children`): work done in short-lived children is gone from the process
+/// table by the next look, and shows only there. 0, or -1 when it is gone or cannot be looked at.
+/// Linux: fields 16 and 17 (cutime, cstime) of /proc/PID/stat. Darwin: proc_pid_rusage's
+/// ri_child_user_time and ri_child_system_time (RUSAGE_INFO_V1), which xnu sums as it reaps each
+/// child; 0 when that call is refused. An orphan there goes to launchd, not to a process of the
+/// tree, so its time is counted only while it is alive.
+int clab_process_cpu_times_of(pid_t pid, double *own, double *children);
 
 /// The real user id that owns process `pid`, or -1 when it is gone or unknown. Linux: the Uid
 /// line of /proc/PID/status; Darwin: PROC_PIDTBSDINFO (PROC_PIDT_SHORTBSDINFO for another user's).

@@ -10,10 +10,11 @@ extension HostPlatform {
     /// Linux); `nil` where `lab watch` uses none (Darwin).
     public static var preloadVariable: String? { clab_preload_variable().map { String(cString: $0) } }
 
-    /// CPU seconds (user plus system) process `pid` has used; `nil` when it is gone.
-    public static func cpuSeconds(of pid: Int32) -> Seconds? {
-        let value = clab_process_cpu_seconds_of(pid)
-        return value >= 0 ? value : nil
+    /// CPU seconds process `pid` has used (`own`), and those its reaped children used (with their
+    /// own reaped children's): `clab_process_cpu_times_of`. `nil` when it is gone.
+    public static func cpuTimes(of pid: Int32) -> (own: Seconds, children: Seconds)? {
+        var own = 0.0, children = 0.0
+        return clab_process_cpu_times_of(pid, &own, &children) == 0 ? (own, children) : nil
     }
 
     /// The user id that owns process `pid`; `nil` when it is gone or unknown.
