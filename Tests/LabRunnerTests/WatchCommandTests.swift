@@ -134,6 +134,19 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertEqual(TestList.key(of: "WatchFixtureTests.SerialSuite/firstPasses()"), "firstPasses()")
     }
 
+    /// A Swift Testing test named by a raw identifier (``@Test func `adds two numbers`()``) is
+    /// listed with its spaces: dropped from the list, it never ran again after a hang, unnamed.
+    func testARawIdentifierIsListedAndRunAgainByName() throws {
+        let id = "M.S/`adds two numbers`()"
+        XCTAssertEqual(
+            TestList.parse("\(id)\nM.S/plain()\nwarning: see /tmp/x for more\nM.S/`open two()\nM.C/a `b` c\n"),
+            [id, "M.S/plain()"])
+        XCTAssertEqual(TestList.key(of: id), "`adds two numbers`()")
+        let pattern = try NSRegularExpression(pattern: SwiftTestInvocation.exactly(id))
+        let streamID = id + "/S.swift:3:4"
+        XCTAssertNotNil(pattern.firstMatch(in: streamID, range: NSRange(streamID.startIndex..., in: streamID)))
+    }
+
     // MARK: - Test lines
 
     func testProgressFollowsXCTestAndSwiftTestingLines() {

@@ -147,9 +147,30 @@ public struct SwiftTestInvocation: Sendable, Equatable {
 /// The tests `swift test list` names, one id a line: `Module.Class/testName` (XCTest) and
 /// `Module.Suite/name()` (Swift Testing).
 public enum TestList {
+    /// The ids of `swift test list`'s output: lines with a `/` and no space, but for spaces
+    /// between backticks: a raw identifier (``@Test func `adds two numbers`()``) is listed as
+    /// `Module.Suite/`adds two numbers`()`. Dropped, such a test was never run again after a hang,
+    /// nor said to be missing. A line of prose (`warning: …/x: …`) has a space outside them.
     public static func parse(_ text: String) -> [String] {
         text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { $0.contains("/") && !$0.contains(" ") }
+            .filter { $0.contains("/") && !hasSpaceOutsideBackticks($0) }
+    }
+
+    /// Whether `line` has a space that no pair of backticks encloses (an unpaired one leaves the
+    /// rest of the line outside).
+    static func hasSpaceOutsideBackticks(_ line: String) -> Bool {
+        var quoted = false
+        var spaceInQuote = false
+        for character in line {
+            if character == "`" {
+                quoted.toggle()
+                if !quoted { spaceInQuote = false }
+            } else if character == " " {
+                if !quoted { return true }
+                spaceInQuote = true
+            }
+        }
+        return quoted && spaceInQuote
     }
 
     /// What `swift test list` said: the ids, and the name Swift Testing prints for each test
