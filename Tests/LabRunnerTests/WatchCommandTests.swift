@@ -111,6 +111,33 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertEqual(SwiftTestInvocation(["swift", "test", "--filter", "-v"])?.verbose, false, "a filter's value")
     }
 
+    /// SwiftPM hands XCTest the tests of a run in one argument, ids joined by commas, and Linux
+    /// caps one argument at 128 KiB: a rerun of 3,000 remaining tests could not start. A rerun
+    /// takes as many as fit, and the rest run after it.
+    func testALongRerunIsSplitSoThatItsArgumentsFit() throws {
+        let ids = (0..<3000).map { String(format: "SomeModuleTests.SomeRatherLongTestClassName/testSomething%04d", $0) }
+        let invocation = try XCTUnwrap(SwiftTestInvocation(["swift", "test"]))
+        var runs: [[String]] = []
+        var rest = ids[...]
+        while !rest.isEmpty {
+            let taken = SwiftTestInvocation.oneRun(of: Array(rest))
+            XCTAssertGreaterThan(taken, 0)
+            runs.append(Array(rest.prefix(taken)))
+            rest = rest.dropFirst(taken)
+        }
+        XCTAssertGreaterThan(runs.count, 1)
+        XCTAssertEqual(runs.flatMap { $0 }, ids, "every test in one run, in order")
+        for run in runs {
+            let command = invocation.rerun(run)
+            let patterns = command.indices.filter { $0 > 0 && command[$0 - 1] == "--filter" }.map { command[$0] }
+            XCTAssertLessThanOrEqual(patterns.reduce(0) { $0 + $1.utf8.count + 1 }, SwiftTestInvocation.filterBudget)
+            // The argument SwiftPM builds for XCTest from them, under Linux's 128 KiB.
+            XCTAssertLessThan(run.joined(separator: ",").utf8.count, 128 * 1024)
+        }
+        XCTAssertEqual(SwiftTestInvocation.oneRun(of: ["M.C/t"]), 1)
+        XCTAssertEqual(SwiftTestInvocation.oneRun(of: [String(repeating: "x", count: 200_000)]), 1, "one at least")
+    }
+
     func testAnExactFilterMatchesOneTestOnly() throws {
         func matches(_ pattern: String, _ text: String) throws -> Bool {
             try NSRegularExpression(pattern: pattern).firstMatch(in: text, range: NSRange(text.startIndex..., in: text))

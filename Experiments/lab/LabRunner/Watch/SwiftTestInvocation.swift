@@ -126,6 +126,27 @@ public struct SwiftTestInvocation: Sendable, Equatable {
 
     private var prefix: [String] { isSwiftSubcommand ? [program, "test"] : [program] }
 
+    /// The most bytes of `--filter` patterns one rerun is given. SwiftPM runs the XCTest tests
+    /// its filters chose by a single argument, their ids joined by commas, whatever the filters
+    /// (`TestRunner.xctestArguments(forTestSpecifiers:)`, swift-package-manager's
+    /// `SwiftTestCommand.swift`), and Linux takes at most 128 KiB in one argument
+    /// (MAX_ARG_STRLEN): a rerun of more than about 2,000 tests could not start, and none of
+    /// them ran. Naming a whole class by one pattern would not shorten that argument, since
+    /// SwiftPM names each test of it there, so the tests are split into runs instead. A pattern
+    /// (`exactly`) is longer than its id, so patterns within this keep that argument within it.
+    public static let filterBudget = 100_000
+
+    /// How many of `ids`, from the first, one rerun takes: as many as their patterns fit in
+    /// `filterBudget`, and at least one.
+    public static func oneRun(of ids: [String]) -> Int {
+        var bytes = 0
+        for (index, id) in ids.enumerated() {
+            bytes += exactly(id).utf8.count + 1
+            if bytes > filterBudget { return max(1, index) }
+        }
+        return ids.count
+    }
+
     /// A pattern that matches test `id` and nothing else: Swift Testing matches against ids
     /// that go on past the name (`Module.Suite/test()/File.swift:7:4`), XCTest's end there.
     public static func exactly(_ id: String) -> String {

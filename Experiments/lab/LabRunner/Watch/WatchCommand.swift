@@ -177,6 +177,9 @@ public enum WatchCommand {
         var failedStatus: Int32 = 0
         var rounds = 0
         var crashesBefore = 0
+        // Tests left out of the last rerun, which had as many as its filters' length allows
+        // (`SwiftTestInvocation.oneRun(of:)`): they run next.
+        var leftOut: [String] = []
         while true {
             rounds += 1
             let endedBefore = progress.ended.count
@@ -219,7 +222,8 @@ public enum WatchCommand {
             defer { crashesBefore = crashes }
             if !end.endedByWatch, let status = end.status, status != 0, failedStatus == 0 { failedStatus = status }
             let alone = progress.nextAlone()
-            guard !end.hung.isEmpty || !end.retried.isEmpty || crashes > crashesBefore || alone != nil else { break }
+            let disrupted = !end.hung.isEmpty || !end.retried.isEmpty || crashes > crashesBefore
+            guard disrupted || alone != nil || !leftOut.isEmpty else { break }
             if list == nil {
                 list = round.lister?.listing
                 if list == nil { break }
@@ -235,14 +239,24 @@ public enum WatchCommand {
                 round.command = invocation.rerun([next.id])
                 continue
             }
-            let remaining = listing.ids.filter {
+            // After a run that went as asked, only the tests left out of it; after a hang or a
+            // crash, every listed test that has not ended.
+            let remaining = (disrupted ? listing.ids : leftOut).filter {
                 invocation.selects($0) && progress.ending(of: listing.key(of: $0)) == nil
             }
+            leftOut = []
             guard !remaining.isEmpty, !enoughRounds else { break }
-            Terminal.writeError(
-                "lab watch: running the \(remaining.count) test\(remaining.count == 1 ? "" : "s") that had not run yet\n"
-            )
-            round.command = invocation.rerun(remaining)
+            let taken = SwiftTestInvocation.oneRun(of: remaining)
+            let count = "\(remaining.count) test\(remaining.count == 1 ? "" : "s")"
+            if taken < remaining.count {
+                leftOut = Array(remaining[taken...])
+                Terminal.writeError(
+                    "lab watch: running \(taken) of the \(count) that had not run yet, the rest after them (SwiftPM "
+                        + "names the XCTest tests of a run in one argument, which Linux caps at 128 KiB)\n")
+            } else {
+                Terminal.writeError("lab watch: running the \(count) that had not run yet\n")
+            }
+            round.command = invocation.rerun(Array(remaining[..<taken]))
         }
         summary(progress, hung: hung, rounds: rounds, list: list, invocation: invocation)
         // A crash no test was found to have made (none crashed alone) still fails the run.
