@@ -73,6 +73,22 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertGreaterThan(sample[shell.processIdentifier] ?? 0, 0.02, "the awk the shell reaped: \(sample)")
     }
 
+    /// `--test-timeout` times `swift test`'s tests only: given for another command it was
+    /// ignored without a word, and a user could trust it to stop a hung test.
+    func testATestTimeoutForAnotherCommandIsSaidToBeIgnored() throws {
+        let lab = try BuiltProducts.executable("lab")
+        let command = ["--", "/bin/sh", "-c", "true"]
+        let given = try ChildProcess.run(
+            ChildSpec(executable: lab, arguments: ["watch", "--test-timeout", "1s"] + command, budget: 20))
+        XCTAssertEqual(given.exitCode, 0, given.stderr)
+        XCTAssertEqual(given.stderr.split(separator: "\n").count, 1, given.stderr)
+        XCTAssertTrue(given.stderr.hasPrefix("lab watch: --test-timeout is ignored: "), given.stderr)
+        let plain = try ChildProcess.run(
+            ChildSpec(executable: lab, arguments: ["watch", "--quiet-timeout", "5s"] + command, budget: 20))
+        XCTAssertEqual(plain.exitCode, 0, plain.stderr)
+        XCTAssertEqual(plain.stderr, "")
+    }
+
     // MARK: - swift test command lines
 
     func testSwiftTestIsRecognisedAndRerunByExactFilters() throws {

@@ -26,7 +26,8 @@ public enum WatchCommand {
           in CI: lab watch --test-timeout 120s -- swift test
 
           --test-timeout D   how long one test may run (100ms to 24h: 500ms, 60s, 5m, 1h); a
-                             parameterized Swift Testing test's clock starts again as each case ends
+                             parameterized Swift Testing test's clock starts again as each case ends;
+                             only when COMMAND is `swift test` itself (else it says so, and is ignored)
           --quiet-timeout D  how long the command may print nothing and use no CPU
           --help             print this help and exit
 
@@ -63,6 +64,13 @@ public enum WatchCommand {
             command: options.command, environment: environment, options: options, readsTests: false,
             parallel: false, interrupt: interrupt, keeper: keeper, stackNote: note)
         guard let invocation = SwiftTestInvocation(options.command) else {
+            // Only `swift test`'s test lines are followed: a timeout given for any other command
+            // (`make test`, a script that calls `swift test`, `swift test list`) would time nothing.
+            if options.testTimeoutGiven {
+                Terminal.writeError(
+                    "lab watch: --test-timeout is ignored: it times the tests of `swift test` (or `swift-test`) run "
+                        + "as the command itself; this command is watched by --quiet-timeout only\n")
+            }
             var progress = TestProgress()
             let end: WatchRound.End
             do { end = try round.run(&progress) } catch {

@@ -5,6 +5,9 @@ import LabHarness
 public struct WatchOptions: Sendable, Equatable {
     /// How long one test may run before it counts as hung (`swift test` only).
     public var testTimeout: Seconds = 60
+    /// Whether `--test-timeout` was given: for a command that is not `swift test` it cannot
+    /// apply, and `lab watch` says so rather than leave the user trusting it.
+    public var testTimeoutGiven = false
     /// How long the command may go without output and without using a CPU.
     public var quietTimeout: Seconds = 300
     /// The command and its arguments, as given.
@@ -61,7 +64,12 @@ public struct WatchOptions: Sendable, Equatable {
                             "\(flag): '\(UsageError.echo(value!))' is not a duration from 100ms to 24h (60s, 500ms, 5m, 1h, or seconds)"
                     ))
             }
-            if flag == "--test-timeout" { options.testTimeout = seconds } else { options.quietTimeout = seconds }
+            if flag == "--test-timeout" {
+                options.testTimeout = seconds
+                options.testTimeoutGiven = true
+            } else {
+                options.quietTimeout = seconds
+            }
             index += 1
         }
         return .success(options)
