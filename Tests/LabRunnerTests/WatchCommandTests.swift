@@ -251,6 +251,20 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertEqual(progress.ending(of: "gate(with:)"), .passed)
     }
 
+    /// A late test spared once (no frame of it yet, or its process writing a crash report) gets
+    /// its timeout again; hung later, its report counted from that second start (`hung after 2.04
+    /// s` for a test that had run 4 s). Its time is from its start, and the restart is said.
+    func testAHangAfterASecondChanceIsTimedFromTheTestsStart() {
+        var progress = TestProgress()
+        progress.read("Test Case 'OrderTests.test2' started at 2026-11-27 00:08:58.895", at: 1)
+        progress.restart("OrderTests.test2", at: 4)
+        let late = WatchReport.ran("OrderTests.test2", clock: 4, now: 6.5, progress)
+        XCTAssertEqual(late.seconds, 5.5)
+        XCTAssertEqual(late.text, "has run for 5.50 s (its timeout started again 2.50 s ago)")
+        progress.read("Test Case 'OrderTests.test3' started at 2026-11-27 00:08:58.895", at: 2)
+        XCTAssertEqual(WatchReport.ran("OrderTests.test3", clock: 2, now: 5, progress).text, "has run for 3.00 s")
+    }
+
     /// Read from its lines, an issue's message is the test's own text: a known issue of a passing
     /// test saying `request failed after 3 retries` made a phantom failed test (`1 failed`, status
     /// 1). A verdict counts only right after the test's name, and issue lines are no verdict.

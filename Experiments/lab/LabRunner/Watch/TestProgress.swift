@@ -38,6 +38,9 @@ public struct TestProgress: Sendable {
     /// The test cases of each running parameterized test that have ended, read from the event
     /// stream (`testCaseEnded`); each end starts the test's clock again.
     public private(set) var casesEnded: [String: Int] = [:]
+    /// Running tests whose clock was last started again by `restart(_:at:)` (a second chance),
+    /// not by a test case's end.
+    public private(set) var timeoutRestarted: Set<String> = []
     /// Tests that ended, with how, in the order they ended.
     public private(set) var ended: [(key: String, ending: Ending)] = []
     private var endedKeys: [String: Int] = [:]
@@ -250,6 +253,7 @@ public struct TestProgress: Sendable {
             guard running[id] != nil else { return }
             running[id] = now
             casesEnded[id, default: 0] += 1
+            timeoutRestarted.remove(id)
         case "testEnded":
             // A test that cancelled itself (`Test.cancel()`) ends with the skip symbol.
             let symbols = (payload["messages"] as? [[String: Any]] ?? []).compactMap { $0["symbol"] as? String }
@@ -351,7 +355,9 @@ public struct TestProgress: Sendable {
     /// Starts `key`'s clock again (`--parallel`: late with no frame of its own, it gets a whole
     /// timeout more).
     mutating func restart(_ key: String, at now: Seconds) {
-        if running[key] != nil { running[key] = now }
+        guard running[key] != nil else { return }
+        running[key] = now
+        timeoutRestarted.insert(key)
     }
 
     /// Tests already given a second chance for showing no frame of their own when late.
@@ -461,6 +467,7 @@ public struct TestProgress: Sendable {
         running[key] = now
         started[key] = now
         casesEnded[key] = nil
+        timeoutRestarted.remove(key)
     }
 
     private mutating func end(_ key: String, _ ending: Ending, replacing: Bool = false) {

@@ -213,18 +213,23 @@ enum WatchReport {
         return result
     }
 
-    /// How long late test `key` has run, for its report: `has run for 9.02 s (its 16th test case
-    /// ended 2.01 s ago)` for a parameterized test whose clock (`clock`, `TestProgress.running`)
-    /// started again as each case ended, so that the report neither calls the time since the
-    /// last case the test's time nor hides why a test that ran that long was not hung sooner.
+    /// How long late test `key` has run, for its report: since it started, and, when its clock
+    /// (`clock`, `TestProgress.running`) started again later, why and when: `has run for 9.02 s
+    /// (its 16th test case ended 2.01 s ago)` for a parameterized test, whose clock starts again
+    /// as each case ends, and `has run for 6.05 s (its timeout started again 3.02 s ago)` for a
+    /// test given a second chance. Counted from its clock, a test spared once was reported hung
+    /// after about one timeout, when it had run two.
     static func ran(_ key: String, clock: Seconds, now: Seconds, _ progress: TestProgress) -> (
         seconds: Seconds, text: String
     ) {
-        guard let cases = progress.casesEnded[key], let start = progress.started[key] else {
-            return (now - clock, "has run for \(Format.seconds(now - clock))")
+        let start = min(progress.started[key] ?? clock, clock)
+        let text = "has run for \(Format.seconds(now - start))"
+        guard clock > start else { return (now - start, text) }
+        let ago = Format.seconds(now - clock)
+        if !progress.timeoutRestarted.contains(key), let cases = progress.casesEnded[key] {
+            return (now - start, text + " (its \(ordinal(cases)) test case ended \(ago) ago)")
         }
-        let since = "its \(ordinal(cases)) test case ended \(Format.seconds(now - clock)) ago"
-        return (now - start, "has run for \(Format.seconds(now - start)) (\(since))")
+        return (now - start, text + " (its timeout started again \(ago) ago)")
     }
 
     /// `1st`, `2nd`, `3rd`, `4th`, `11th`, `21st`.
