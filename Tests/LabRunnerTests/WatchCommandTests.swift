@@ -316,6 +316,41 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertTrue(progress.running.isEmpty, "\(progress.running)")
     }
 
+    /// Linux's XCTest prints `FooTests.testX` of two test targets alike: the second's start was
+    /// ignored as that of a test that had ended, so its hang was never timed and its verdict was
+    /// the first's. The next start of an ended name is its next namesake, as the list numbers
+    /// them; `--parallel` (whose lines replay a failed test's output after its verdict) does not.
+    func testXCTestNamesakesOfTwoTargetsAreFollowedInTurn() {
+        var progress = TestProgress()
+        let started = "started at 2026-11-28 14:13:00.000"
+        progress.read(Substring("Test Case 'FooTests.testX' \(started)"), at: 1)
+        progress.read("Test Case 'FooTests.testX' passed (0.001 seconds)", at: 2)
+        progress.read(Substring("Test Case 'FooTests.testX' \(started)"), at: 3)
+        XCTAssertEqual(progress.running, ["FooTests.testX#2": 3], "the second target's test is timed")
+        progress.read("Test Case 'FooTests.testX' failed (0.002 seconds)", at: 4)
+        progress.read(Substring("Test Case 'FooTests.testY' \(started)"), at: 4)
+        progress.read("Test Case 'FooTests.testY' passed (0.001 seconds)", at: 5)
+        XCTAssertEqual(
+            progress.ended.map { "\($0.key) \($0.ending)" },
+            ["FooTests.testX passed", "FooTests.testX#2 failed", "FooTests.testY passed"])
+        var listing = TestList.Listing(ids: ["ModA.FooTests/testX", "ModB.FooTests/testX", "ModB.FooTests/testY"])
+        XCTAssertEqual(listing.ids.map(listing.key(of:)), ["FooTests.testX", "FooTests.testX#2", "FooTests.testY"])
+        XCTAssertEqual(listing.id(of: "FooTests.testX#2"), "ModB.FooTests/testX")
+        let stuck = StackGroup.fold([
+            ThreadStack(thread: "main", tid: 1, state: "S", frames: ["ModB.FooTests.testX() -> () (F.swift:9)"])
+        ])[0]
+        XCTAssertTrue(WatchReport.mentions(stuck, ["FooTests.testX#2"]), "its stack is the function's")
+        // `--parallel`: one name, as before.
+        listing.namesakesInTurn = false
+        XCTAssertEqual(listing.key(of: "ModB.FooTests/testX"), "FooTests.testX")
+        var parallel = TestProgress()
+        parallel.namesakesInTurn = false
+        parallel.running(["FooTests.testX"], at: 1)
+        parallel.mark("FooTests.testX", .hung)
+        parallel.read(Substring("Test Case 'FooTests.testX' \(started)"), at: 2)
+        XCTAssertTrue(parallel.running.isEmpty, "a hung test's output printed again starts nothing")
+    }
+
     func testParallelRunsAreReadFromTheirProgressAndCrashLines() {
         var progress = TestProgress()
         progress.running(["OrderTests.test1", "OrderTests.test7"], at: 1)

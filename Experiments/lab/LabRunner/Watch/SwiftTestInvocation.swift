@@ -202,7 +202,20 @@ public enum TestList {
 
         public init(ids: [String], displayNames: [String: String] = [:]) {
             (self.ids, self.displayNames) = (ids, displayNames)
+            var seen: [String: Int] = [:]
+            for id in ids where !TestList.isSwiftTesting(id) {
+                let key = TestList.key(of: id)
+                let n = seen[key, default: 0] + 1
+                seen[key] = n
+                if n > 1 { namesakeNumber[id] = n }
+            }
         }
+
+        /// XCTest tests listed after another of the key their output gives (`ModA.FooTests/testX`,
+        /// then `ModB.FooTests/testX`), with their number in turn: `TestProgress.instance(_:_:)`.
+        private var namesakeNumber: [String: Int] = [:]
+        /// Whether the run's progress numbers namesakes in turn (`TestProgress.namesakesInTurn`).
+        public var namesakesInTurn = true
 
         /// Whether Swift Testing's tests are followed through its event stream, which names
         /// them by id: their key is then the id itself.
@@ -212,6 +225,7 @@ public enum TestList {
         /// for Swift Testing followed by its event stream, the id.
         public func key(of id: String) -> String {
             if swiftTestingByID && TestList.isSwiftTesting(id) { return id }
+            if namesakesInTurn, let n = namesakeNumber[id] { return TestProgress.instance(TestList.key(of: id), n) }
             return displayNames[id] ?? TestList.key(of: id)
         }
 

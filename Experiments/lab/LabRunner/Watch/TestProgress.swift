@@ -67,6 +67,48 @@ public struct TestProgress: Sendable {
 
     public init(swiftTestingFromEvents: Bool = false) { self.swiftTestingFromEvents = swiftTestingFromEvents }
 
+    /// Whether a start of an XCTest test that has ended is the next test of that name
+    /// (`instance(_:_:)`): true but for `--parallel`, where SwiftPM prints a failed or hung
+    /// test's output again after its verdict, and its `[n/N] Testing` lines name the module.
+    public var namesakesInTurn = true
+
+    /// Linux's XCTest prints a test as `Class.test`, without its module, so two test targets'
+    /// `FooTests.testX` print alike. Their n-th in turn (n from 2) is keyed `FooTests.testX#n`,
+    /// as `TestList.Listing.key(of:)` numbers the listed namesakes, in the list's order (the
+    /// test binary's, which runs them in it). The second's start was ignored, as of a test that
+    /// had ended: it was never timed, so its hang went unseen, and its verdict was the first's.
+    static func instance(_ name: String, _ n: Int) -> String { n == 1 ? name : "\(name)#\(n)" }
+
+    /// `key` without its number in turn (`FooTests.testX#2` is `FooTests.testX`).
+    static func withoutInstance(_ key: String) -> String {
+        guard let mark = key.lastIndex(of: "#"), !key[key.index(after: mark)...].isEmpty,
+            key[key.index(after: mark)...].allSatisfy(\.isNumber)
+        else { return key }
+        return String(key[..<mark])
+    }
+
+    /// The key a start of XCTest test `name` starts: the first of its namesakes in turn that
+    /// has not ended.
+    private func startedInstance(of name: String) -> String {
+        guard namesakesInTurn else { return name }
+        var n = 1
+        while endedKeys[TestProgress.instance(name, n)] != nil { n += 1 }
+        return TestProgress.instance(name, n)
+    }
+
+    /// The key a verdict of XCTest test `name` ends: its last namesake in turn that is running,
+    /// else `name` (a verdict for a test not running, as `--parallel` prints them).
+    private func endedInstance(of name: String) -> String {
+        guard namesakesInTurn else { return name }
+        var n = 1
+        var found = name
+        while true {
+            let key = TestProgress.instance(name, n)
+            if running[key] != nil { found = key } else if endedKeys[key] == nil { return found }
+            n += 1
+        }
+    }
+
     /// `key` with its display name, as the event stream gave it: `M.Suite/f() "adds"`.
     public func named(_ key: String) -> String { displayNames[key].map { "\(key) \($0)" } ?? key }
 
@@ -99,15 +141,20 @@ public struct TestProgress: Sendable {
                 // `--parallel` prints the whole output of a test whose process failed once every
                 // process has ended: a start there with no verdict after it is a process that
                 // ended during its test (`exit(3)`: no signal, so no line of SwiftPM's says so).
-                if provisional.contains(name) { unfinished.insert(name) } else { start(name, at: now) }
+                if provisional.contains(name) {
+                    unfinished.insert(name)
+                } else {
+                    start(startedInstance(of: name), at: now)
+                }
                 return
             }
+            let key = endedInstance(of: name)
             if verb.hasPrefix(" passed") {
-                end(name, .passed)
+                end(key, .passed)
             } else if verb.hasPrefix(" failed") {
-                end(name, .failed, replacing: true)
+                end(key, .failed, replacing: true)
             } else if verb.hasPrefix(" skipped") {
-                end(name, .skipped, replacing: true)
+                end(key, .skipped, replacing: true)
             }
             provisional.remove(name)
             unfinished.remove(name)

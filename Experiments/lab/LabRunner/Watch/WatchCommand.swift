@@ -180,6 +180,7 @@ public enum WatchCommand {
     static func runTests(_ invocation: SwiftTestInvocation, round first: WatchRound) -> Int32 {
         var round = first
         var progress = TestProgress(swiftTestingFromEvents: first.eventStream != nil)
+        progress.namesakesInTurn = !invocation.parallel
         var hung: [WatchRound.HungTest] = []
         var list: TestList.Listing?
         var failedStatus: Int32 = 0
@@ -318,6 +319,7 @@ public enum WatchCommand {
             var listing = TestList.Listing(
                 ids: TestList.parse(run.stdout), displayNames: TestList.displayNames(eventStream: events))
             listing.swiftTestingByID = swiftTestingByID
+            listing.namesakesInTurn = !invocation.parallel
             return listing
         } catch {
             Terminal.writeError("lab watch: cannot list the tests: \(error)\n")

@@ -292,8 +292,10 @@ enum WatchReport {
     /// names `OrderTests.test2()`; `firstPasses()` names `firstPasses()`; `Module.Suite/f()` names
     /// `Module.Suite.f()`).
     static func mentions(_ group: StackGroup, _ tests: [String]) -> Bool {
-        tests.contains { key in
-            // An id of Swift Testing's (`Module.Suite/f()`) names `Module.Suite.f()`.
+        tests.contains { numbered in
+            // An id of Swift Testing's (`Module.Suite/f()`) names `Module.Suite.f()`; an XCTest
+            // namesake in turn (`FooTests.testX#2`) is `FooTests.testX`.
+            let key = TestProgress.withoutInstance(numbered)
             let function = (key.hasSuffix(")") ? String(key[..<(key.firstIndex(of: "(") ?? key.endIndex)]) : key)
                 .replacingOccurrences(of: "/", with: ".")
             return group.frames.contains { $0.contains(function + "(") }
