@@ -128,6 +128,7 @@ final class CompletionWatch: Sendable {
 /// return): one line on stderr saying why, everything flushed, exit status 1.
 public enum ProcessEnd {
     public static func now(_ reason: String) -> Never {
+        StderrCopySession.endForProcessExit()
         say("LabHarness: ending the process: \(reason)\n")
         exitNow()
     }

@@ -103,6 +103,7 @@ public enum SuiteContinuation {
     /// naming the hung test, and exits 1. `stuckStack` is the stuck thread's grouped stack.
     static func endAfterHang(_ reason: String, stuckStack: String? = nil) -> Never {
         evidenceText.withLock { $0 = stuckStack }
+        StderrCopySession.endForProcessExit()
         // A closure child trial's copy runs one test for its parent, which reads how it ended.
         if ClosureChildTrial.requestedSite != nil { ProcessEnd.now(reason) }
         ProcessEnd.say("LabHarness: ending the process: \(reason)\n")

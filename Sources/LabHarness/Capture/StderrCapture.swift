@@ -112,6 +112,21 @@ final class StderrCopySession: Sendable {
         received.update { Array($0.dropFirst(index)) }
     }
 
+    /// Before this process ends on purpose (a hang it cannot outlive): puts fd 2 back at once,
+    /// whoever still holds a capture, so the last lines (the summary of a suite that went on in
+    /// a copy) go straight to the real stderr. Through the forwarder they could be lost: it is
+    /// in this process's group, which whoever ran this process kills once it has ended.
+    static func endForProcessExit() {
+        let ended = Self.state.update { state -> StderrCopySession? in
+            guard let session = state.current else { return nil }
+            _ = clab_stderr_copy_stop(state.savedStderr)
+            state = State()
+            return session
+        }
+        // What the forwarder still holds reaches the real stderr before the lines written now.
+        if let ended { _ = ended.readerDone.wait(timeout: .now() + .milliseconds(500)) }
+    }
+
     /// One holder leaves; the last puts fd 2 back, then waits for the forwarder to finish.
     func leave() {
         let last = Self.state.update { state -> Bool in
