@@ -59,15 +59,6 @@ public enum SwiftTestingRun {
         return try body()
     }
 
-    /// The async form of `waiting(at:_:)`, for an async wait whose operation may hold every
-    /// thread of the cooperative pool: its watchdog then ends the process, and the run goes on
-    /// without this test. (The test's task cannot run then, so the failure goes to stderr.)
-    public static func waiting<R>(at site: FailureSite, _ body: () async -> R) async -> R {
-        let wait = enter(at: site)
-        defer { wait?() }
-        return await body()
-    }
-
     /// Notes the running test as waiting at `site`; returns what ends the note, or `nil` outside
     /// a test.
     private static func enter(at site: FailureSite) -> (() -> Void)? {

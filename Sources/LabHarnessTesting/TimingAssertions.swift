@@ -32,10 +32,8 @@ public func assertCompletes(
     sourceLocation: SourceLocation = #_sourceLocation,
     _ operation: @escaping @Sendable () async -> Void
 ) async -> Double? {
-    let call = assertionCall(reporter, message(), sourceLocation)
-    return await SwiftTestingRun.waiting(at: call.site) {
-        await HarnessAssertions.completes(within: timeout.labSeconds, call, operation)
-    }
+    await HarnessAssertions.completes(
+        within: timeout.labSeconds, assertionCall(reporter, message(), sourceLocation), operation)
 }
 
 /// Records an issue naming the new threads when `block` adds `limit` threads or more (by

@@ -1,11 +1,9 @@
 import Foundation
 import Synchronization
 
-/// The watchdog of one `assertCompletes`. In the synchronous form the block runs on the caller's
-/// own thread (the main thread stays the main thread, so a wait on the main queue deadlocks there
-/// as it does in the app), and this watches the budget from a thread of its own. In the async
-/// form it watches the assertion's own wait, which needs a thread of the cooperative pool to wake
-/// on: an operation that holds every one of them for good would keep the test from ever ending.
+/// The watchdog of one synchronous `assertCompletes`: the block runs on the caller's own thread
+/// (the main thread stays the main thread, so a wait on the main queue deadlocks there as it
+/// does in the app), and this watches the budget from a thread of its own.
 ///
 /// When the budget runs out first, the watchdog takes the stuck thread's stack at once. If the
 /// block then returns within `grace`, the caller records the failure, stack included, and the
@@ -26,34 +24,17 @@ final class CompletionWatch: Sendable {
     private let call: AssertionCall
     private let stuckThread: Int?
     private let endsProcess: Bool
-    private let asyncWait: Bool
     private let startedFlag = Atomic<Bool>(false)
     /// Whether the watchdog thread was created (false at a thread limit: nothing watches).
     var started: Bool { startedFlag.load(ordering: .acquiring) }
 
     /// Starts watching: the caller runs the block right after this returns.
-    convenience init(timeout: Seconds, call: AssertionCall, endsProcess: Bool = true) {
-        self.init(timeout: timeout, call: call, endsProcess: endsProcess, asyncWait: false)
-    }
-
-    /// Watches an async `assertCompletes`'s wait, which wakes at `timeout` on a free machine:
-    /// the watchdog looks `wakeAllowance` later, and every thread's stack is the evidence (no
-    /// one thread is the stuck one). `blockReturned()` when the wait woke.
-    static func forAsyncWait(timeout: Seconds, call: AssertionCall) -> CompletionWatch {
-        CompletionWatch(timeout: timeout, call: call, endsProcess: true, asyncWait: true)
-    }
-
-    /// How long past its budget an async wait may take to wake before the watchdog looks (a
-    /// stalled machine holds it up for half a second at worst here).
-    static let wakeAllowance: Seconds = 1.0
-
-    private init(timeout: Seconds, call: AssertionCall, endsProcess: Bool, asyncWait: Bool) {
+    init(timeout: Seconds, call: AssertionCall, endsProcess: Bool = true) {
         self.timeout = timeout
         self.call = call
-        self.stuckThread = asyncWait ? nil : KernelThreadID.current()
+        self.stuckThread = KernelThreadID.current()
         self.endsProcess = endsProcess
-        self.asyncWait = asyncWait
-        let deadline = MonotonicClock.now() + timeout + (asyncWait ? Self.wakeAllowance : 0)
+        let deadline = MonotonicClock.now() + timeout
         let started = NamedThread.startInstrumentReporting("lab.completes", stackSize: 512 * 1024) { [self] in
             watch(deadline: deadline)
         }
@@ -93,15 +74,6 @@ final class CompletionWatch: Sendable {
         guard endsProcess else { return }
         if wake.wait(timeout: WaitTimeLimit.fromNow(Self.grace)) == .success { return }
         // Still stuck: the test can never return, so fail it here and end the process.
-        if asyncWait {
-            let waited = Format.seconds(Self.wakeAllowance + Self.grace)
-            call.fail(
-                Self.overrunMessage(timeout) + ", and its wait could not wake in \(waited) more: the threads it "
-                    + "needs (the cooperative pool's) are held, so LabHarness ends the process (a blocked thread "
-                    + "cannot be stopped). Where every thread was:" + text)
-            SuiteContinuation.endAfterHang(
-                "the async assertCompletes at \(call.site) cannot wake; see the failure above", stuckStack: text)
-        }
         // The last look before the process ends: every thread, as the hang watch gives them
         // (what the stuck thread waits for is often another thread's doing).
         let every = HangStacks.block(HangStacks.ofThisProcess(namingBudget: HangStacks.patientNaming))

@@ -232,9 +232,7 @@ public enum HarnessAssertions {
     /// `operation` must finish within `timeout`. It runs in a task of its own; when it overruns,
     /// the failure is reported and the task is cancelled and abandoned. Meanwhile standard error
     /// is copied (`StderrCapture`, which passes everything on as it comes), so the failure can
-    /// quote the runtime's line for a continuation dropped without a resume. An operation that
-    /// holds every thread of the cooperative pool for good keeps the wait from waking at all: a
-    /// watchdog thread then fails the test and ends the process (`CompletionWatch`).
+    /// quote the runtime's line for a continuation dropped without a resume.
     public static func completes(
         within timeout: Seconds, _ call: AssertionCall, _ operation: @escaping @Sendable () async -> Void
     ) async -> Seconds? {
@@ -242,13 +240,11 @@ public enum HarnessAssertions {
         defer { try? capture.get().end() }
         let start = MonotonicClock.now()
         let finishedAt = Shared<Seconds?>(nil)
-        let watch = CompletionWatch.forAsyncWait(timeout: timeout, call: call)
         let task = Task {
             await operation()
             finishedAt.set(MonotonicClock.now())
         }
         _ = await MainQueueFriendlyWait.until(within: timeout) { finishedAt.get() != nil }
-        _ = watch.blockReturned()
         guard let end = finishedAt.get() else {
             task.cancel()
             call.fail(

@@ -8,9 +8,8 @@ import XCTest
 /// in an ordinary run; in a copy of this binary started with `HARNESS_USER_CONTINUE_PROBE` one
 /// of them is the bad code (`sync`: stuck in `assertCompletes`; `watch`: stuck past the hang
 /// watch; `unobserved`: stuck in `assertCompletes` with no hang watch installed; `async`: an
-/// async `assertCompletes` whose operation never ends; `async-pool`: one whose operation holds
-/// every thread of the cooperative pool for good, so the assertion's own wait cannot wake), and
-/// `test9` reads that copy's whole output.
+/// async `assertCompletes` whose operation never ends), and `test9` reads
+/// that copy's whole output.
 final class HangContinuesXCTests: CapturingTestCase {
     static let probeVariable = "HARNESS_USER_CONTINUE_PROBE"
     static var probe: String? { ProcessInfo.processInfo.environment[probeVariable] }
@@ -44,10 +43,6 @@ final class HangContinuesXCTests: CapturingTestCase {
             await assertCompletes(within: 0.5) {
                 await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }
             }
-        } else if Self.probe == "async-pool" {
-            // Renders of an hour on every thread of the pool: nothing async runs, the wait included.
-            let renders = 2 * ProcessInfo.processInfo.activeProcessorCount
-            await assertCompletes(within: 0.5) { await BlockingThumbnailer.renderAll(count: renders, cost: 3600) }
         } else {
             let took = await assertCompletes(within: 5) {
                 await withCheckedContinuation { continuation in
@@ -92,13 +87,6 @@ final class HangContinuesXCTests: CapturingTestCase {
             (
                 "async", "test3_anAsyncOperationInAssertCompletes", false,
                 ["did not complete within 500 ms; its task was cancelled and abandoned"]
-            ),
-            (
-                "async-pool", "test3_anAsyncOperationInAssertCompletes", true,
-                [
-                    "did not complete within 500 ms, and its wait could not wake in 2.00 s more",
-                    "the threads it needs (the cooperative pool's) are held",
-                ]
             ),
         ]
         for (probe, failing, hangs, failure) in cases {
