@@ -47,30 +47,20 @@ public enum FrameworkRecording {
         switch XCTestTracker.state {
         case .running(let reference):
             recordInXCTest(message, at: site, in: reference.testCase)
-        case .unknown where Thread.isMainThread && runsInTestBinary:
-            let before = XCTestTracker.failuresSeen
-            recordInXCTest(message, at: site, in: nil)
-            if XCTestTracker.failuresSeen == before && !XCTestTracker.hasSeenATest {
-                // Either a test case swallowed the failure on purpose (a test of tests), or no
-                // test is running: say so where a person will see it, without failing the run.
-                ProcessEnd.say(
-                    "\(site): note: LabHarness recorded a failure through XCTFail before seeing any XCTest test start: \(message)\n"
-                )
-            }
-        case .unknown where runsInTestBinary && !XCTestTracker.hasSeenATest:
-            // Off the main thread before the observer saw a test start: an async test (its body
-            // runs on the concurrency pool) or a thread of the test's. XCTest's failure functions
-            // record at the running test case from any thread; the observer (installed by now)
-            // tells whether one took it. The test that was running when the observer came in has
-            // not ended (its end moves the state on), so one that no observer heard of was kept
-            // by that test case on purpose (a test of tests that checks its failures): say so, as
-            // on the main thread, without failing the run. (A test of tests that was the first
-            // of its process failed the run here, "no test to record it", though it passed.)
+        case .unknown where runsInTestBinary:
+            // The observer came in during the test that is running (its end moves the state on),
+            // on the main thread or off it (an async test's body runs on the concurrency pool).
+            // XCTest's failure functions record at the running test case from any thread, and the
+            // observer tells whether one took it. If none did, that test case kept the failure on
+            // purpose (a test of tests that checks its failures) or no test is running: say so
+            // where a person will see it, without failing the run. (Off the main thread this was
+            // an unattended failure, and a test of tests that ran first in its process failed the
+            // run: "no test to record it", though it passed.)
             let before = XCTestTracker.failuresSeen
             recordInXCTest(message, at: site, in: nil)
             if XCTestTracker.failuresSeen == before {
                 ProcessEnd.say(
-                    "\(site): note: LabHarness recorded a failure through XCTFail that no test observer heard of (a test case that keeps its failures?): \(message)\n"
+                    "\(site): note: LabHarness recorded a failure through XCTFail before seeing any XCTest test start: \(message)\n"
                 )
             }
         default:

@@ -54,16 +54,8 @@ public enum SwiftTestingRun {
     /// recorded the same way, as an issue of the exit test, which Swift Testing hands to the
     /// parent test: the stack of a hang in the child reaches the parent's issue.
     public static func waiting<R>(at site: FailureSite, _ body: () throws -> R) rethrows -> R {
-        let wait = enter(at: site)
-        defer { wait?() }
-        return try body()
-    }
-
-    /// Notes the running test as waiting at `site`; returns what ends the note, or `nil` outside
-    /// a test.
-    private static func enter(at site: FailureSite) -> (() -> Void)? {
         let test = Test.current
-        guard test != nil || ExitTest.current != nil else { return nil }
+        guard test != nil || ExitTest.current != nil else { return try body() }
         let id = test.map(identifier(of:))
         if id != nil { register() }
         let recorder = BoundRecorder()
@@ -72,7 +64,7 @@ public enum SwiftTestingRun {
             if let id { state.inSyncWait[id, default: 0] += 1 }
             state.recorders[key, default: []].append(recorder)
         }
-        return {
+        defer {
             recorder.close()
             state.withLock { state in
                 if let id {
@@ -83,6 +75,7 @@ public enum SwiftTestingRun {
                 if state.recorders[key]?.isEmpty == true { state.recorders[key] = nil }
             }
         }
+        return try body()
     }
 
     /// Whether this process is the child of an exit test (an issue recorded in its body's task

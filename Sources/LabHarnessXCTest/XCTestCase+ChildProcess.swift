@@ -17,10 +17,9 @@ extension XCTestCase {
     /// body returns, the child lives on for `settle` (half a second unless told, and added to
     /// `budget`, which covers the relaunch and the body), its main run loop turning, so a trap
     /// or a second call that the body set going comes while it is watched: a child that exits at
-    /// once turns such a late trap into a pass. The child's stdout
-    /// is unbuffered, and its output up to the hang or crash is in the returned run. A child
-    /// killed at its budget or for a stall had every thread's stack taken first: a failure lists
-    /// them grouped
+    /// once turns such a late trap into a pass. The child's stdout is unbuffered, and its output
+    /// up to the hang or crash is in the returned run. A child killed at its budget or for a
+    /// stall had every thread's stack taken first: a failure lists them grouped
     /// (`1 thread (main thread): in _dispatch_semaphore_wait_slow ← Fetcher.fetch (Fetcher.swift:21) ← …`),
     /// and `run.stacks` has them all.
     ///

@@ -44,25 +44,15 @@ extension Duration: WaitTime {
 // Implicit member syntax (`.milliseconds(300)`) on a `some WaitTime` parameter looks the
 // member up on the protocol, so the common `Duration` makers are repeated here.
 extension WaitTime where Self == Duration {
-    public static func seconds(_ value: Int) -> Duration {
-        Duration(secondsComponent: Int64(value), attosecondsComponent: 0)
-    }
-    public static func seconds(_ value: Double) -> Duration { clampedNanoseconds(value * 1e9) }
-    public static func milliseconds(_ value: Int) -> Duration {
-        let attosecondsPerMillisecond: Int64 = 1_000_000_000_000_000
-        return Duration(
-            secondsComponent: Int64(value / 1000),
-            attosecondsComponent: Int64(value % 1000) * attosecondsPerMillisecond)
-    }
-    public static func milliseconds(_ value: Double) -> Duration { clampedNanoseconds(value * 1e6) }
-    static func microseconds(_ value: Int) -> Duration {
-        let attosecondsPerMicrosecond: Int64 = 1_000_000_000_000
-        return Duration(
-            secondsComponent: Int64(value / 1_000_000),
-            attosecondsComponent: Int64(value % 1_000_000) * attosecondsPerMicrosecond)
-    }
+    // The standard library's generic makers on an `Int64`: they count in 128 bits, so no
+    // whole number overflows (this extension's own `Int` makers would be called again).
+    public static func seconds(_ value: Int) -> Duration { Duration.seconds(Int64(value)) }
+    public static func seconds(_ value: Double) -> Duration { clamped(seconds: value) }
+    public static func milliseconds(_ value: Int) -> Duration { Duration.milliseconds(Int64(value)) }
+    public static func milliseconds(_ value: Double) -> Duration { clamped(seconds: value / 1000) }
+    static func microseconds(_ value: Int) -> Duration { Duration.microseconds(Int64(value)) }
     /// Whole nanoseconds, within `WaitTimeLimit`'s range (an `Int64` of nanoseconds holds 292 years).
-    private static func clampedNanoseconds(_ value: Double) -> Duration {
-        Duration.nanoseconds(Int64((WaitTimeLimit.clamped(value / 1e9) * 1e9).rounded()))
+    private static func clamped(seconds: Double) -> Duration {
+        Duration.nanoseconds(Int64((WaitTimeLimit.clamped(seconds) * 1e9).rounded()))
     }
 }
