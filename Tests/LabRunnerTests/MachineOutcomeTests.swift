@@ -89,36 +89,50 @@ final class MachineOutcomeTests: XCTestCase {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chrt") else {
             throw XCTSkip("chrt (util-linux) is not installed")
         }
-        // Every core busy at normal priority, the trial at SCHED_IDLE: it runs only when a core
-        // has nothing else to do, which here is never. The busy loops start 80 ms after `lab`,
-        // once it has started up: at 0.3 % of a core the 20 ms of CPU a start-up needs took 5
-        // to 6 s a process, for nothing the test looks at. The trial, in the child `lab` starts
-        // next, runs starved.
-        let cores = ProcessInfo.processInfo.activeProcessorCount
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset") else {
+            throw XCTSkip("taskset (util-linux) is not installed")
+        }
+        // One CPU the test may use, for `lab` and the busy loops alike: whatever the machine has
+        // (more CPUs than the process counts, a CPU quota instead of a CPU set), the trial then
+        // shares its only CPU with loops the scheduler serves first. A CI run on another
+        // machine, with the loops free to run anywhere, saw the trial measure on time 3 of 3.
+        let own = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let allowed = own.split(separator: "\n").first { $0.hasPrefix("Cpus_allowed_list:") }
+        guard let cpu = allowed?.split(separator: ":").last?.trimmingCharacters(in: .whitespaces)
+            .split(whereSeparator: { $0 == "," || $0 == "-" }).first.flatMap({ Int($0) })
+        else { throw XCTSkip("no Cpus_allowed_list in /proc/self/status") }
+        // That CPU busy at normal priority (two loops), the trial at SCHED_IDLE on it alone: it
+        // runs only when the CPU has nothing else to do, which here is never. The busy loops
+        // start 80 ms after `lab`, once it has started up: at 0.3 % of a core the 20 ms of CPU a
+        // start-up needs took 5 to 6 s a process, for nothing the test looks at. The trial, in
+        // the child `lab` starts next, runs starved.
         /// The busy loops of one run: started by `start` 80 ms after `lab`, stopped by `stop`
         /// (after which a late start adds none).
         final class BusyLoops: Sendable {
-            let cores: Int
+            let cpu: Int
             private let state = Mutex<(loops: [Process], stopped: Bool)>(([], false))
-            init(cores: Int) { self.cores = cores }
+            init(cpu: Int) { self.cpu = cpu }
             func start() {
                 NamedThread.start("test.busy-loops") { [self] in
                     MonotonicClock.sleep(for: 0.08)
-                    for _ in 0..<cores {
+                    for _ in 0..<2 {
                         state.withLock { s in
                             guard !s.stopped else { return }
                             let loop = Process()
-                            loop.executableURL = URL(fileURLWithPath: "/bin/sh")
-                            loop.arguments = ["-c", "while :; do :; done"]
+                            loop.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
+                            loop.arguments = ["-c", "\(cpu)", "/bin/sh", "-c", "while :; do :; done"]
                             if (try? loop.run()) != nil { s.loops.append(loop) }
                         }
                     }
                 }
             }
-            func stop() {
-                for loop in state.withLock({ s in
+            /// Stops the loops; returns how many had started.
+            @discardableResult func stop() -> Int {
+                let loops = state.withLock { s in
                     defer { s = ([], true) }; return s.loops
-                }) { loop.terminate(); loop.waitUntilExit() }
+                }
+                for loop in loops { loop.terminate(); loop.waitUntilExit() }
+                return loops.count
             }
         }
         // A SCHED_IDLE thread still gets a sliver of CPU, and the timer trial mostly sleeps, so
@@ -126,12 +140,13 @@ final class MachineOutcomeTests: XCTestCase {
         // correctly (no refutation, nothing forbidden); up to three runs must show the starvation.
         var seen: [String] = []
         for _ in 0..<3 {
-            let busy = BusyLoops(cores: cores)
+            let busy = BusyLoops(cpu: cpu)
             defer { busy.stop() }
             let (report, status) = try lab(
-                ["runloop", "--quick", "--variant", "timer-init"], prefix: "", via: ["/usr/bin/chrt", "--idle", "0"],
+                ["runloop", "--quick", "--variant", "timer-init"], prefix: "",
+                via: ["/usr/bin/taskset", "-c", "\(cpu)", "/usr/bin/chrt", "--idle", "0"],
                 onStart: { _ in busy.start() })
-            busy.stop()
+            let loops = busy.stop()
             if report.variants.allSatisfy({ $0.outcome == .cpuStarved }) {
                 XCTAssertTrue(
                     report.findings.filter(\.applicable).allSatisfy { $0.judged == false }, "\(report.findings)")
@@ -142,9 +157,10 @@ final class MachineOutcomeTests: XCTestCase {
             XCTAssertTrue(
                 report.findings.filter(\.applicable).allSatisfy { $0.reproduced || $0.judged == false },
                 "\(report.findings)")
-            seen += report.variants.map { "\($0.name) \($0.outcome): \($0.evidence ?? "")" }
+            seen += report.variants.map { "\(loops) loops; \($0.name) \($0.outcome): \($0.evidence ?? "")" }
         }
-        XCTFail("in three runs at SCHED_IDLE behind busy cores no trial was found CPU-starved: \(seen)")
+        XCTFail(
+            "in three runs at SCHED_IDLE behind two busy loops on CPU \(cpu) no trial was found CPU-starved: \(seen)")
     }
 
     // MARK: Round two (issue 30)
