@@ -61,11 +61,11 @@ final class PlacementRuntime: Sendable {
         case .operationQueue: operations.addOperation { work(.untilStopped, false) }
         case .sharedThread:
             // The shared thread's run-queue wait from arming to firing: what the machine made it wait.
-            let armWait = Mutex<TimeInterval?>(nil)
+            let armWait = Mutex<TimeInterval?>(nil), deadline = MonotonicClock.now() + timeout
             shared?.schedule(
-                at: MonotonicClock.now() + timeout,
+                at: deadline,
                 onArmed: {
-                    log.update(index) { $0.markArmed() }
+                    log.update(index) { $0.markArmed(due: deadline) }
                     armWait.withLock { $0 = RequestTimes.threadRunQueueWait() }
                 },
                 onFire: {

@@ -22,11 +22,16 @@ public struct RequestTimes: Sendable, Equatable {
     /// The thread whose run loop armed the request's timer (`HostPlatform.currentThreadID`):
     /// how many threads ran the requests' run loops, measured, not assumed from the placement.
     public var armedOn: UInt64?
+    /// The instant the armed timer was set to fire: `armed` + timeout for a timer armed "one
+    /// timeout from now" (a run loop of the request's own), `started` + timeout for shared-thread's
+    /// fixed deadline. A stall while a timer is being armed pushes the first kind back.
+    public var due: TimeInterval?
 
-    /// Records that the calling thread's run loop armed the timer, now.
-    mutating func markArmed() {
+    /// Records that the calling thread's run loop armed the timer, now, to fire at `due`.
+    mutating func markArmed(due: TimeInterval) {
         armed = MonotonicClock.now()
         armedOn = HostPlatform.currentThreadID()
+        self.due = due
     }
 
     /// The calling thread's run-queue wait so far (`nil` on Darwin).

@@ -185,7 +185,10 @@ enum RequestMetrics {
     /// "≥"), so a deadlocked variant still says how long its callers waited. `control(from, to)`
     /// is how long a same-moment control was held up over an interval (`StallWatch`): the
     /// machine's part, which `lateness.excess.*` and `wall.control_delay_s` take off (or the
-    /// firing thread's own run-queue wait, when larger).
+    /// firing thread's own run-queue wait, when larger). A timer's lateness has two such parts:
+    /// what the control lost while the timer was being armed, as far as that pushed the timer's
+    /// due time back (a timer armed "one timeout from now" on a thread that a stall kept from
+    /// starting), and what it lost from that due time to the firing.
     static func compute(
         _ times: [RequestTimes], timeout: TimeInterval, endedAt: TimeInterval,
         control: (TimeInterval, TimeInterval) -> TimeInterval = { _, _ in 0 }
@@ -208,9 +211,11 @@ enum RequestMetrics {
         for t in times {
             guard let s = t.started else { continue }
             waits.append((t.woke ?? endedAt) - s)
-            let due = s + timeout, end = t.fired ?? max(due, endedAt)
+            let due = s + timeout, end = t.fired ?? max(due, endedAt), armedDue = max(due, t.due ?? due)
             lateness.append(end - due)
-            excess.append(max(0, end - due - max(control(due, end), t.runQueueWait ?? 0)))
+            let arming = min(armedDue - due, t.armed.map { control(s, $0) } ?? 0)
+            let lost = max(arming + control(armedDue, max(armedDue, end)), t.runQueueWait ?? 0)
+            excess.append(max(0, end - due - lost))
             if let a = t.armed { arms.append(a - s) }
         }
         let started = times.filter { $0.started != nil }

@@ -42,6 +42,7 @@ enum TimeoutRunLoop {
         if let port { runLoop.add(port, forMode: .default) }
         // `Timer(fire:interval:repeats:block:)`, not `Timer(timeInterval:repeats:block:)`: on
         // Linux the latter fires at once (see the timer-init variant).
+        let due = MonotonicClock.now() + timeout
         let timer = Timer(fire: Date(timeIntervalSinceNow: timeout), interval: 0, repeats: false) { _ in
             log.mark(index, \.fired)
             if let waited = RequestTimes.threadRunQueueWait() { log.mark(index, \.runQueueWait, waited - waitedBefore) }
@@ -49,7 +50,7 @@ enum TimeoutRunLoop {
             onTimeout()
         }
         runLoop.add(timer, forMode: .default)
-        log.update(index) { $0.markArmed() }
+        log.update(index) { $0.markArmed(due: due) }
         switch style {
         case .untilStopped: CFRunLoopRun()
         case .untilDate(let guardSeconds): runLoop.run(until: Date(timeIntervalSinceNow: timeout + guardSeconds))
