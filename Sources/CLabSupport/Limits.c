@@ -196,6 +196,19 @@ int clab_thread_schedstat(int pid, long tid, unsigned long long *on_cpu_ns, unsi
     return 0;
 }
 
+int clab_thread_uninterruptible(int pid, long tid) {
+    char path[96], text[512], number[24];
+    const char *who = pid == 0 ? "self" : NULL;
+    if (!who) { snprintf(number, sizeof number, "%d", pid); who = number; }
+    snprintf(path, sizeof path, "/proc/%s/task/%ld/stat", who, tid);
+    if (clab_read_small_file(path, text, sizeof text) <= 0) return -1;
+    // "tid (comm) S ...": the name may hold spaces and parentheses, so the state is the first
+    // field after the last ')'.
+    const char *close = strrchr(text, ')');
+    if (!close || close[1] != ' ' || close[2] == '\0') return -1;
+    return close[2] == 'D' ? 1 : 0;
+}
+
 int clab_low_cpu_class(int pid) {
     int policy = sched_getscheduler(pid);
     if (policy < 0) return -1;
@@ -502,6 +515,10 @@ long long clab_process_real_uid(int pid) { return pid == 0 ? (long long)getuid()
 long long clab_user_task_count(long long uid) { (void)uid; return -1; }
 int clab_thread_schedstat(int pid, long tid, unsigned long long *on_cpu_ns, unsigned long long *waiting_ns) {
     (void)pid; (void)tid; (void)on_cpu_ns; (void)waiting_ns;
+    return -1;
+}
+int clab_thread_uninterruptible(int pid, long tid) {
+    (void)pid; (void)tid;
     return -1;
 }
 int clab_low_cpu_class(int pid) {

@@ -185,6 +185,50 @@ final class MachineGradeTests: XCTestCase {
         XCTAssertEqual(MachineCheck.starvationVerdict(alone)?.outcome, .cpuStarved)
     }
 
+    func testThreadsHeldInAnUninterruptibleKernelWaitBesideRunnableOnesAreTheMachines() {
+        // Seen with `exp-runloop --variant dedicated-thread --caller async --tasks 300`, the child
+        // stopped for 70 ms while it made its threads: then 37 of its run-loop threads queued for
+        // the 2 CPUs and 135 sat in `D` (in `expand_files`, growing the shared descriptor table),
+        // 134 asleep. The old rule saw 37 of 302 runnable, called it a deadlock, and the finding
+        // read NOT REPRODUCED ("166 of 300 timers fired").
+        let burst = MachineCheck.StarvationLook(
+            threads: 306, subjects: 302, harness: 4, runnable: 37, heldInKernel: 135, window: 0.3, waited: 10.9,
+            ran: 0.04, total: 60, lifetime: 3.4, lowClass: false)
+        let starved = MachineCheck.starvationVerdict(burst)
+        XCTAssertEqual(starved?.outcome, .cpuStarved)
+        XCTAssertTrue(
+            starved?.evidence.contains("and 135 more were held in an uninterruptible kernel wait (state D)") == true,
+            starved?.evidence ?? "")
+        XCTAssertEqual(starved?.metrics["cpu.probe_kernel_held_threads"], 135)
+        // Without the runnable ones nothing says the machine is short of CPU: a thread in `D`
+        // alone (a slow disk) does not withhold a deadlock whose other threads sleep in waits.
+        var heldOnly = burst
+        heldOnly.runnable = 0
+        XCTAssertNil(MachineCheck.starvationVerdict(heldOnly))
+        // Fewer held and runnable than half the trial's threads: the deadlock stands.
+        var few = burst
+        few.heldInKernel = 20
+        XCTAssertNil(MachineCheck.starvationVerdict(few))
+    }
+
+    func testThreadsThatHadTheCPUsThemselvesAreNotStarvedByTheMachine() {
+        // The same trial another time: 171 of its 274 threads runnable, spinning on Foundation's
+        // run-loop table lock, ran 647 ms in a 301 ms look on 2 CPUs: the CPUs were the trial's.
+        // The old rule called it cpu-starved, and a correct-looking "not judged" hid the stall.
+        let spinning = MachineCheck.StarvationLook(
+            threads: 278, subjects: 274, harness: 4, runnable: 171, heldInKernel: 100, cpus: 2, window: 0.301,
+            waited: 102.9, ran: 0.647, total: 4453, lifetime: 19.7, lowClass: false)
+        XCTAssertNil(MachineCheck.starvationVerdict(spinning), "the trial's own threads had the CPUs")
+        // Beside a machine whose other work had the CPUs (the trial ran 44 ms of 600), starved.
+        var passedOver = spinning
+        passedOver.ran = 0.044
+        XCTAssertEqual(MachineCheck.starvationVerdict(passedOver)?.outcome, .cpuStarved)
+        // With the CPU count unknown, the figure decides nothing (the old rule).
+        var unknown = spinning
+        unknown.cpus = 0
+        XCTAssertEqual(MachineCheck.starvationVerdict(unknown)?.outcome, .cpuStarved)
+    }
+
     func testAtTheLowestClassTheWholeLifesWaitIsTheMachinesEvenWithEveryThreadAsleep() {
         // hostile-check idle (whole lab at SCHED_IDLE beside stress --cpu 2): sync-semaphore-main
         // reported its first step late, then waited in its semaphore as designed, and was killed

@@ -36,6 +36,12 @@ long long clab_user_task_count(long long uid);
 /// (Darwin, or a kernel without schedstats).
 int clab_thread_schedstat(int pid, long tid, unsigned long long *on_cpu_ns, unsigned long long *waiting_ns);
 
+/// Whether thread `tid` of process `pid` (pid 0: this process) is in an uninterruptible kernel
+/// wait now (state `D` in `/proc/PID/task/TID/stat`: disk I/O, or a kernel lock such as the
+/// one a growing file-descriptor table takes): 1 yes, 0 no, -1 unknown (Darwin: no /proc).
+/// No program's own wait (a semaphore, a lock, a condition) puts a thread there.
+int clab_thread_uninterruptible(int pid, long tid);
+
 /// Whether process `pid` (0: this process) runs in a class the scheduler serves last: Linux's
 /// `SCHED_IDLE` (what `chrt --idle 0` sets) or a nice value of 15 or more. 1 yes, 0 no, -1
 /// unknown. Such a process is given a CPU only when nothing else wants one.
