@@ -50,4 +50,26 @@ final class RequestMetricsTests: XCTestCase {
         let m = RequestMetrics.compute(late, timeout: 1, endedAt: 11.6, control: stopped)
         XCTAssertEqual(m[RunloopMetric.latenessExcessP99Ms] ?? 0, 430, accuracy: 0.01)
     }
+
+    /// Threads of their own whose run loops never armed their timers (on Linux, hundreds
+    /// spinning on Foundation's run-loop table lock after a stall) test no claim about those
+    /// timers: the mechanism is not seen, so a stall there is neither a deadlock of the
+    /// placement nor a refutation. (Before, "all 300 async callers started" was the mechanism,
+    /// and dedicated-thread-honors-timeouts read NOT REPRODUCED: "166 of 300 timers fired".)
+    func testTimersNeverArmedOnThreadsOfTheirOwnShowNoMechanism() throws {
+        var times = rows { $0.armed.map { $0 + 1 } }
+        for i in times.indices where i >= 30 {
+            (times[i].armed, times[i].due, times[i].fired, times[i].woke) = (nil, nil, nil, nil)
+        }
+        let seen = RequestTrial.callersSeen(
+            placement: .dedicatedThread, caller: .async, times: times, patience: 1, runLoopsPeak: 300, stacks: nil)
+        XCTAssertEqual(seen?.seen, false)
+        XCTAssertEqual(
+            seen?.description.hasPrefix("only 30 of 40 run loops armed their timers"), true, "\(String(describing: seen))")
+        // Every timer armed: the callers' mechanism, as before.
+        let all = RequestTrial.callersSeen(
+            placement: .dedicatedThread, caller: .async, times: rows { $0.armed.map { $0 + 1 } }, patience: 1,
+            runLoopsPeak: 40, stacks: nil)
+        XCTAssertEqual(all?.seen, true, "\(String(describing: all))")
+    }
 }
