@@ -29,18 +29,20 @@ final class HangWatchXCTests: CapturingTestCase {
         let run = try runAloneInAChild(#function, environment: [Self.probeVariable: "1"])
         XCTAssertEqual(run.outcome, .failed, run.evidence)
         let output = xctestLog(run)
+        // The frames are named when naming has time left; when it had none, the report says so
+        // for each library it could not name (seen in a CI run beside builds at a load of 100
+        // and more on 2 CPUs: "no time left to name HarnessUserXCTests.so"), and names none.
+        let named = !output.contains("no time left to name HarnessUserXCTests.so")
         for text in [
             "HangWatchXCTests.testAHungFetchUnderTheHangWatch_endsTheRunNamingTheFrame : ",
-            "ran past its hang watch of 2.00 s; where every thread was:",
-            // The library's frame is named when naming has time left; the author's come first.
-            "(main thread): in ", "← MainQueueFetcher.fetchSynchronously (MainQueueFetchers.swift:21)",
+            "ran past its hang watch of 2.00 s; where every thread was:", "(main thread): in ",
+            named ? "← MainQueueFetcher.fetchSynchronously (MainQueueFetchers.swift:21)" : "(main thread): in ",
             "ending the process",
         ] {
             XCTAssertTrue(output.contains(text), "missing \"\(text)\" in: \(output)")
         }
-        // The 2 s limit, a stack, half a second of grace, and the start of a process: the
-        // child's end is reported, not the 30 s budget. (How close to limit + 2 s it comes is
-        // measured in notes, not judged here, where a loaded machine can stall.)
-        XCTAssertLessThan(run.wall, 15, "the run ended after \(run.wall) s")
+        // The child ended itself ("ending the process", outcome failed), not killed at its 30 s
+        // budget (outcome deadlock): no wall-clock bound here, which a loaded machine crosses
+        // (15.1 s in that CI run).
     }
 }
