@@ -80,7 +80,7 @@ public enum PoolMetric {
     // Probes (`probe.behind_blocks`: probes seen queued behind a block that started after them)
     // and the idle baseline, raw and net of machine stalls.
     public static let probeP50Ms = "probe.p50_ms", probeP99Ms = "probe.p99_ms", excessP50Ms = "excess.p50_ms",
-        excessP99Ms = "excess.p99_ms",
+        excessP99Ms = "excess.p99_ms", controlP99Ms = "control.p99_ms",
         probeCount = "probe.count", probeUnstarted = "probe.unstarted", probeBehind = "probe.behind_blocks",
         idleP50Ms = "idle.p50_ms", idleP99Ms = "idle.p99_ms", idleNetP50Ms = "idle.net.p50_ms",
         idleNetP99Ms = "idle.net.p99_ms"

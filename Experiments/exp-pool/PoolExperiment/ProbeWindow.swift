@@ -160,7 +160,8 @@ extension ProbeWindow.Result {
     var probeLine: String {
         let m = metrics, ms = PoolVerdicts.ms
         return "probes waited p50 \(ms(m[PoolMetric.probeP50Ms] ?? 0)), p99 \(ms(m[PoolMetric.probeP99Ms] ?? 0)) "
-            + "(beyond a same-moment control p50 \(ms(m[PoolMetric.excessP50Ms] ?? 0)), p99 \(ms(m[PoolMetric.excessP99Ms] ?? 0))); "
+            + "(beyond a same-moment control p50 \(ms(m[PoolMetric.excessP50Ms] ?? 0)), p99 \(ms(m[PoolMetric.excessP99Ms] ?? 0)); "
+            + "the controls, on a private serial queue, waited p99 \(ms(m[PoolMetric.controlP99Ms] ?? 0))); "
             + "idle p50 \(ms(m[PoolMetric.idleP50Ms] ?? 0)), "
             + "p99 \(ms(m[PoolMetric.idleP99Ms] ?? 0)) (\(ms(m[PoolMetric.idleNetP99Ms] ?? 0)) net of machine stalls)"
     }

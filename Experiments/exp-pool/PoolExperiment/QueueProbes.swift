@@ -2,9 +2,9 @@ import Dispatch
 import LabHarness
 import Synchronization
 
-/// Start latency of tiny blocks on a dispatch queue, each paired with a *control* on a queue the
-/// work under study never touches: what a user feels when unrelated work waits behind a busy
-/// pool, with the machine's part measured beside it.
+/// Start latency of tiny blocks on a dispatch queue, each paired with a *control* on a queue whose
+/// threads the work under study cannot take (`newControl()`): what a user feels when unrelated
+/// work waits behind a busy pool, with the machine's part measured beside it.
 ///
 /// A probe is timed from submission to the moment it starts. Its control is submitted right
 /// after it; a stall of the whole machine (90 ms to seconds on a loaded 2-core VM) delays both,
@@ -17,12 +17,26 @@ final class QueueProbes: Sendable {
     private let queue: DispatchQueue
     private let control: DispatchQueue
 
-    /// Probes `queue`; controls run on `control` (by default the utility-priority global queue,
-    /// a pool of its own in libdispatch).
-    init(_ queue: DispatchQueue, control: DispatchQueue = .global(qos: .utility)) {
+    /// Probes `queue`; controls run on `control`, by default `QueueProbes.newControl()`.
+    init(_ queue: DispatchQueue, control: DispatchQueue = QueueProbes.newControl()) {
         self.queue = queue
         self.control = control
     }
+
+    /// A control queue that no flood of the global queues can hold up: a private serial queue.
+    /// Serial queues target an *overcommit* root queue ("Serial queues default to overcommit!",
+    /// `dispatch_queue_create_with_target` in apple-oss-distributions/libdispatch 1542.0.4
+    /// `src/queue.c:2870-2881`, and the same lines in swift-corelibs-libdispatch). An overcommit
+    /// request is always admissible to Darwin's workqueue (xnu-11417.101.15
+    /// `bsd/pthread/pthread_workqueue.c:4064-4078`, `workq_threadreq_admissible`); only
+    /// non-overcommit ones meet `wq_max_constrained_threads`, checked against one count for the
+    /// whole process, every QoS together (`workq_constrained_allowance`, same file, 3979-3999).
+    /// So a global queue of another QoS, the old control, is held by a flood exactly as long as
+    /// the probe, and the flood's excess came out 0. On Linux each root queue keeps a pthread
+    /// pool of its own, the overcommit ones up to 255 threads (swift-corelibs-libdispatch
+    /// `src/queue.c`, `_dispatch_root_queue_init_pthread_pool`): a thread for the control is
+    /// woken or created at once, and a stall of the machine delays that as it delays the probe.
+    static func newControl() -> DispatchQueue { DispatchQueue(label: "lab.pool.probe-control") }
 
     /// Submits one probe, then its control; returns at once.
     func submit() {
@@ -95,7 +109,7 @@ final class QueueProbes: Sendable {
     /// with its *net* value, minus `machineDelay` over the same interval (a same-moment
     /// control's lateness), so one stall of the process cannot become the idle p99.
     static func idleBaseline(
-        _ queue: DispatchQueue, control: DispatchQueue = .global(qos: .utility), count: Int,
+        _ queue: DispatchQueue, control: DispatchQueue = QueueProbes.newControl(), count: Int,
         spacing: Seconds, machineDelay: (Seconds, Seconds) -> Seconds
     )
         -> (waits: [Seconds], net: [Seconds])
