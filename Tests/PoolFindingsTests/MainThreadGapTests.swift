@@ -36,4 +36,30 @@ final class MainThreadGapTests: XCTestCase {
         XCTAssertEqual(gaps.largestNet, 4 * frame, accuracy: 1e-9)
         XCTAssertEqual(MainThread.freezeOutcome(block: 0.5, spareNet: gaps.largestNet, frozenNet: 0.5), .starved)
     }
+
+    /// "Ticks kept" counts the frames the machine left the main thread: the window less the
+    /// larger of the control thread's delay and the main thread's own run-queue wait, as its
+    /// gaps are judged. `--quick`: a 0.5 s window (30 frames) in which the main thread waited
+    /// 130 ms for a CPU in gaps each under 3 frames, the control thread not at all: 22 ticks
+    /// are all the machine left it, and the flood spared it.
+    func testTicksTheMainThreadLostWaitingForACPUAreTheMachines() throws {
+        var m = Metrics()
+        for (key, value) in [
+            (PoolMetric.spareTicks, 22), (PoolMetric.spareWindowS, 0.5), (PoolMetric.spareGapMaxMs, 45),
+            (PoolMetric.spareGapMaxNetMs, 20), (PoolMetric.spareBlocksWaiting, 6), (PoolMetric.tasks, 8),
+            (PoolMetric.spareControlDelayS, 0), (PoolMetric.spareMainRunQueueWaitS, 0.13),
+        ] { m[key] = value }
+        let name = PoolVariant.mainThread.rawValue
+        let report = VariantReport(name: name, outcome: .frozen, metrics: m, mechanism: .seen("blocks waited"))
+        let verdict = PoolVerdicts.floodSparesMainThread(
+            FindingInputs(variants: [name: report], options: try poolExperiment.parser.parse(["--quick"]),
+                platform: .current))
+        XCTAssertTrue(verdict.reproduced, verdict.summary)
+        m[PoolMetric.spareMainRunQueueWaitS] = 0
+        let unexplained = PoolVerdicts.floodSparesMainThread(
+            FindingInputs(
+                variants: [name: VariantReport(name: name, outcome: .frozen, metrics: m, mechanism: .seen("waited"))],
+                options: try poolExperiment.parser.parse(["--quick"]), platform: .current))
+        XCTAssertFalse(unexplained.reproduced, "8 frames lost that neither the machine nor the main thread explains")
+    }
 }

@@ -89,6 +89,7 @@ public enum PoolMetric {
     public static let spareTicks = "spare.ticks", spareWindowS = "spare.window_s",
         spareGapMaxMs = "spare.gap_max_ms", spareGapMaxNetMs = "spare.gap_max_net_ms",
         spareBlocksWaiting = "spare.blocks_waiting", spareControlDelayS = "spare.control_delay_s",
+        spareMainRunQueueWaitS = "spare.main_runqueue_wait_s",
         mainWaitS = "main_wait_s", mainWaitReturned = "main_wait.returned",
         mainWaitBlocksAhead = "main_wait.blocks_waiting", freezeGapMaxMs = "freeze.gap_max_ms",
         freezeGapMaxFrames = "freeze.gap_max_frames", freezeGapMaxNetMs = "freeze.gap_max_net_ms",

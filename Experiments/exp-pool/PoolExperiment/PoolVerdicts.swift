@@ -142,15 +142,21 @@ enum PoolVerdicts {
             waiting > 0,
             "\(count(waiting)) of \(count(tasks)) blocks still waited for a pool thread while the heartbeat was watched",
             otherwise: "every block had a thread by the end of the watch: the pool was not seen exhausted")
-        let frames = max(0, window - (v[PoolMetric.spareControlDelayS] ?? 0)) / MainThread.frame
+        // The frames the machine left it: the window less the larger of the control thread's
+        // delay and the main thread's own run-queue wait, as each gap is judged (`MainThread.gaps`):
+        // a tick cannot come while the thread that fires it waits for a CPU.
+        let control = v[PoolMetric.spareControlDelayS] ?? 0, runQueue = v[PoolMetric.spareMainRunQueueWaitS] ?? 0
+        let machine = max(control, runQueue), frames = max(0, window - machine) / MainThread.frame
         let steady = ticks >= sparedTicks.value / 100 * frames && net <= sparedGap.value * frameMs
         let stall = v[Metrics.controlStallMax] ?? 0
+        let left = machine >= MainThread.frame ? ", \(count(frames.rounded(.down))) left by the machine" : ""
         return Verdict(
             symptom: steady, mechanism: mechanism,
-            "the main thread ticked \(count(ticks)) times in \(Format.seconds(window)) (\(count(window / MainThread.frame)) frames); "
+            "the main thread ticked \(count(ticks)) times in \(Format.seconds(window)) (\(count(window / MainThread.frame)) frames\(left)); "
                 + "largest gap \(ms(gap)) (\(Format.decimal(gap / frameMs, places: 1)) frames)"
                 + (gap - net >= 5 ? ", \(ms(net)) net of a same-moment control" : "")
-                + (stall >= 5 ? "; the control was held up \(ms(stall)) at worst" : ""))
+                + (stall >= 5 ? "; the control was held up \(ms(stall)) at worst" : "")
+                + (runQueue >= MainThread.frame ? "; the main thread waited \(Format.seconds(runQueue)) for a CPU" : ""))
     }
 
     static func count(_ n: Double) -> String { Format.count(n) }

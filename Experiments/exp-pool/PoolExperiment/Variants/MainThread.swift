@@ -52,6 +52,7 @@ enum MainThread {
             PoolMetric.freezeGapMaxFrames: frozen.largest / frame, PoolMetric.blocksStarted: Double(blocks.started),
             PoolMetric.freezeGapMaxNetMs: frozen.largestNet * 1000, PoolMetric.mainWaitNetS: waitedNet,
             PoolMetric.spareControlDelayS: context.machineDelay(from: blocks.origin, to: spareEnd),
+            PoolMetric.spareMainRunQueueWaitS: waits.waited(from: blocks.origin, to: spareEnd),
             PoolMetric.wallS: context.elapsed(),
         ]
 
