@@ -95,10 +95,11 @@ final class PoolFindingsTests: XCTestCase {
             "waiting on the pool stopped the heartbeat longer than the flood did")
     }
 
-    /// The freeze rule is judged against the run's own block length and the gap before, not a
-    /// fixed time: a freeze just under one block (492 ms of 500 ms blocks, once under load) is
-    /// one; a gap under half a block, or under the factor times the gap before, is not; a long
-    /// gap during the flood alone means the flood reached the main thread.
+    /// The freeze rule is judged against the run's own block length and the frame, not a fixed
+    /// time: a freeze just under one block (492 ms of 500 ms blocks, once under load) is one,
+    /// even after the largest gap the flood alone may cost; a gap under half a block, or under
+    /// the factor's frames, is not; a long gap during the flood alone means the flood reached
+    /// the main thread.
     func testTheFreezeRule() {
         let frame = MainThread.frame, block = 0.5
         let floor = PoolVerdicts.freezeFloor.value * block, factor = PoolVerdicts.freezeFactor.value
@@ -108,8 +109,13 @@ final class PoolFindingsTests: XCTestCase {
             "under the floor")
         let before = PoolVerdicts.sparedGap.value * frame  // the most the flood alone may cost
         XCTAssertEqual(
-            MainThread.freezeOutcome(block: block, spareNet: before, frozenNet: 0.99 * factor * before), .responsive,
+            MainThread.freezeOutcome(block: block, spareNet: before, frozenNet: 0.49), .frozen,
+            "a gap of 98% of a block after the largest spared gap")
+        let short = 0.1  // blocks so short that half of one is under the factor's frames
+        XCTAssertEqual(
+            MainThread.freezeOutcome(block: short, spareNet: before, frozenNet: 0.99 * factor * frame), .responsive,
             "under the factor")
+        XCTAssertEqual(MainThread.freezeOutcome(block: short, spareNet: before, frozenNet: factor * frame), .frozen)
         XCTAssertEqual(
             MainThread.freezeOutcome(
                 block: block, spareNet: 1.01 * PoolVerdicts.sparedGap.value * frame, frozenNet: 2 * block), .starved)

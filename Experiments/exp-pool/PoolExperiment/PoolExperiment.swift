@@ -143,7 +143,7 @@ public let poolExperiment = ExperimentDefinition(
             claim: Claim(
                 "pool.main-waiting-on-pool-freezes",
                 "a main thread that waits for a block it put on the flooded global queue misses frames for as long as the block waits: "
-                    + "at least half a block's hold (--block), and 10 x the largest gap before, "
+                    + "at least \(PoolVerdicts.freezeFloor) and \(PoolVerdicts.freezeFactor), "
                     + "both net of a same-moment control, while the main thread is seen waiting that long"),
             time: .from { (p: PoolParameters) in .about(p.duration * 0.8 + 0.5) }, instruments: [.stallWatch],
             body: MainThread.run),

@@ -13,9 +13,10 @@ enum PoolVerdicts {
     static let sparedGap = Threshold("spared gap", 3, "frames")
     /// ... and it ticks at least this share of the frames the machine left it.
     static let sparedTicks = Threshold("ticks kept", 80, "%")
-    /// A freeze: the gap while the main thread waits, against half a block and the gap before.
+    /// A freeze: the gap while the main thread waits, at least half a block and this many frames,
+    /// so that it stands well clear of the largest gap the flood alone may cost (`sparedGap`).
     static let freezeFloor = Threshold("freeze floor", 0.5, "× --block")
-    static let freezeFactor = Threshold("freeze", 10, "× the gap before")
+    static let freezeFactor = Threshold("freeze", 10, "frames")
 
     static func globalQueueIsBounded(_ inputs: FindingInputs) -> Verdict {
         let flood = inputs[PoolVariant.globalFlood]

@@ -71,14 +71,16 @@ enum MainThread {
 
     /// The outcome from the largest tick gaps, each net of the machine: `starved` when the flood
     /// alone reached the main thread; `frozen` when the wait's gap passes both freeze thresholds
-    /// (against the gap before, at least a frame); else `responsive`. Half a block, not a fixed
+    /// (half a block and `freezeFactor` frames); else `responsive`. Half a block, not a fixed
     /// time: the block waits for the next held thread to come free (492 ms for 500 ms blocks,
-    /// once). Net, so that a stall of the machine during a short wait is not a freeze.
+    /// once). Frames, not a multiple of the gap before: that gap may be up to `sparedGap`, and
+    /// 10 × 3 frames is 500 ms, a whole `--quick` block, more than a wait for the next free
+    /// thread can show (a main thread blocked 340 ms behind waiting blocks came out responsive).
+    /// Net, so that a stall of the machine during a short wait is not a freeze.
     static func freezeOutcome(block: Seconds, spareNet: Seconds, frozenNet: Seconds) -> Outcome {
         if spareNet > PoolVerdicts.sparedGap.value * frame { return .starved }
-        let before = max(spareNet, frame)
         return frozenNet >= PoolVerdicts.freezeFloor.value * block
-            && frozenNet >= PoolVerdicts.freezeFactor.value * before ? .frozen : .responsive
+            && frozenNet >= PoolVerdicts.freezeFactor.value * frame ? .frozen : .responsive
     }
 
     /// What was seen of the freeze's cause: the main thread blocked in its wait for as long as a
