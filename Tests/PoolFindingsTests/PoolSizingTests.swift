@@ -73,4 +73,27 @@ final class PoolSizingTests: XCTestCase {
             "without a stated limit, fast growth is not the finding")
         XCTAssertTrue(verdict(tasks: 20, atOnce: 6, rate: 1, limit: nil).reproduced)
     }
+
+    /// `--find-cap` whose budget ran out with the count still rising (`timed-out`) found no cap
+    /// and no absence of one: not judged. Every block getting a thread (`completed`) refutes it.
+    func testACapSearchOutOfBudgetIsNotJudged() throws {
+        let options = try poolExperiment.parser.parse(["--find-cap"])
+        func verdict(_ outcome: Outcome) -> Verdict {
+            var m = Metrics()
+            for (key, value) in [
+                (PoolMetric.tasks, 400.0), (PoolMetric.runningMax, 250), (PoolMetric.threadsBefore, 3),
+                (PoolMetric.threadsPeak, 253), (PoolMetric.growthThreadsPerS, 1), (PoolMetric.capReachedS, 299),
+                (PoolMetric.blocksStarted, outcome == .completed ? 400 : 250),
+            ] { m[key] = value }
+            let name = PoolVariant.globalFlood.rawValue
+            let report = VariantReport(name: name, outcome: outcome, metrics: m, mechanism: .seen("blocks held threads"))
+            return PoolVerdicts.globalQueueIsBounded(
+                FindingInputs(variants: [name: report], options: options, platform: .current))
+        }
+        let outOfBudget = verdict(.timedOut)
+        XCTAssertFalse(outOfBudget.judged, outOfBudget.summary)
+        XCTAssertEqual(outOfBudget.status, .notJudged(.variantMissing))
+        let everyBlockRan = verdict(.completed)
+        XCTAssertTrue(everyBlockRan.judged && !everyBlockRan.reproduced, everyBlockRan.summary)
+    }
 }

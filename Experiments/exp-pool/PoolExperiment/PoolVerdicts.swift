@@ -30,8 +30,14 @@ enum PoolVerdicts {
         let growth = "threads \(count(before)) → \(count(peak)), growing \(Format.decimal(rate, places: 1)) threads/s"
         if flood[PoolMetric.capReachedS] != nil {
             guard let cap = flood[PoolMetric.capThreads], let workers = flood[PoolMetric.capWorkers] else {
-                return Verdict(
-                    symptom: false, mechanism: mechanism, "no cap found: \(flood.evidence ?? flood.outcome.rawValue)")
+                // Every block got a thread: no cap below the flood, which refutes the claim. A
+                // budget that ran out with the count still rising found neither a cap nor its
+                // absence: the run lacks the figure the claim rests on.
+                let found = flood.evidence ?? flood.outcome.rawValue
+                guard flood.outcome == .completed else {
+                    return .notJudged("no cap measured: \(found)", reason: .variantMissing)
+                }
+                return Verdict(symptom: false, mechanism: mechanism, "no cap found: \(found)")
             }
             return Verdict(
                 symptom: true, mechanism: mechanism,
