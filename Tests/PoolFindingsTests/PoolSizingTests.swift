@@ -96,4 +96,26 @@ final class PoolSizingTests: XCTestCase {
         let everyBlockRan = verdict(.completed)
         XCTAssertTrue(everyBlockRan.judged && !everyBlockRan.reproduced, everyBlockRan.summary)
     }
+
+    /// `--find-cap`: a plateau with blocks still waiting is the bounded finding's, not the
+    /// flood's claim that probes starve. A search whose probes ran at once beyond their control
+    /// (excess 0) must not reproduce `pool.flood-starves-unrelated-work`; starved ones still do.
+    func testACapWhoseProbesDidNotStarveDoesNotReproduceStarvation() throws {
+        let flood = try XCTUnwrap(poolExperiment.variants.first { $0.name == PoolVariant.globalFlood.rawValue })
+        let claim = try XCTUnwrap(flood.claim)
+        func report(excessMs: Double) -> FindingReport {
+            var m = Metrics()
+            for (key, value) in [
+                (PoolMetric.excessP50Ms, excessMs), (PoolMetric.excessP99Ms, excessMs),
+                (PoolMetric.idleNetP50Ms, 0.05), (PoolMetric.idleNetP99Ms, 0.2),
+                (PoolMetric.capThreads, 255), (PoolMetric.capWorkers, 250),
+            ] { m[key] = value }
+            let outcome = GlobalFlood.capSearchOutcome(plateau: true, waiting: 150, probes: Responsiveness.outcome(m))
+            let variant = VariantReport(
+                name: flood.name, outcome: outcome, metrics: m, mechanism: .seen("blocks held threads"))
+            return claim.report(variant, expectations: flood.expectations)
+        }
+        XCTAssertFalse(report(excessMs: 0).reproduced, report(excessMs: 0).summary)
+        XCTAssertTrue(report(excessMs: 10_000).reproduced, report(excessMs: 10_000).summary)
+    }
 }

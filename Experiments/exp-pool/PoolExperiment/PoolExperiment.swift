@@ -47,7 +47,8 @@ public let poolExperiment = ExperimentDefinition(
             PoolVariant.globalFlood, "every block blocks a global-queue thread (the article)",
             expect: [
                 .expected(.starved, "probes waited behind the flood: the pool is bounded"),
-                .expected(.capped, "--find-cap: the thread count stopped rising with blocks still waiting"),
+                .expected(
+                    .capped, "--find-cap: the thread count stopped rising with blocks still waiting, and probes starved"),
                 .forbidden(.responsive, "probes ran at once: the pool kept a thread free for them"),
                 .interesting(.slowed, "probes waited, but less than the starvation rule's multiple of the idle pool"),
                 .interesting(.completed, "--find-cap: every block got a thread (fewer blocks than the cap)"),

@@ -31,14 +31,25 @@ enum GlobalFlood {
                 mechanism: result.heldAndBehind)
         }
         let m = result.metrics, waiting = p.tasks - result.blocks.started
-        let outcome: Outcome = result.plateau ? .capped : waiting <= 0 ? .completed : .timedOut
-        let evidence =
-            switch outcome {
-            case .capped:
-                "flat at \(Format.count(m[PoolMetric.threadsPeak] ?? 0)) threads for \(Format.seconds(PoolParameters.capPlateau)) with \(waiting) blocks still waiting"
-            case .completed: "all \(p.tasks) blocks got a thread before the count stopped rising: no cap in sight"
-            default: "still rising after \(Format.seconds(PoolParameters.capBudget))"
-            }
+        let outcome = capSearchOutcome(plateau: result.plateau, waiting: waiting, probes: result.outcome)
+        let search =
+            result.plateau
+            ? "flat at \(Format.count(m[PoolMetric.threadsPeak] ?? 0)) threads for \(Format.seconds(PoolParameters.capPlateau)) with \(waiting) blocks still waiting"
+            : waiting <= 0
+                ? "all \(p.tasks) blocks got a thread before the count stopped rising: no cap in sight"
+                : "still rising after \(Format.seconds(PoolParameters.capBudget))"
+        let evidence = search + "; " + result.probeLine + "; \(Responsiveness.starvation) at p50 and p99 is `starved`"
         return result.record(outcome: outcome, extra: extra, evidence: evidence, mechanism: result.heldAndBehind)
+    }
+
+    /// A cap search's outcome. `capped` carries the variant's claim that probes starve, so it
+    /// needs both: the count stopped rising with blocks still waiting, and the probes were
+    /// `starved` by `Responsiveness`. A plateau the probes did not feel is graded by what they
+    /// felt (`responsive` is forbidden), and the cap stays in the metrics for
+    /// `pool.global-queue-is-bounded`. No plateau: `completed` when every block got a thread,
+    /// else `timedOut` (the budget ran out with the count still rising).
+    static func capSearchOutcome(plateau: Bool, waiting: Int, probes: Outcome) -> Outcome {
+        guard plateau else { return waiting <= 0 ? .completed : .timedOut }
+        return probes == .starved ? .capped : probes
     }
 }
