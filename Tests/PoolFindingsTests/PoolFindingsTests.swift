@@ -63,6 +63,37 @@ final class PoolFindingsTests: XCTestCase {
         let timers = try variant(.nonBlocking)
         XCTAssertEqual(timers.outcome, .completed)
         XCTAssertEqual(timers[PoolMetric.blocksStarted], timers[PoolMetric.tasks], "every timer fired")
+        // The rule applied to the same run's flood, whose blocks hold their threads: they start
+        // in waves, and must not pass for timers even where the pool adds too few threads to tell.
+        let flood = try variant(.globalFlood)
+        let starts = try XCTUnwrap(flood.series?["started"]).map { $0[0] }
+        let spread = NonBlocking.startSpread(starts) { _, _ in 0 }
+        XCTAssertEqual(starts.count, Int(try XCTUnwrap(flood[PoolMetric.tasks])), "every flood block started")
+        XCTAssertEqual(
+            NonBlocking.outcome(
+                fired: true, added: 0, cores: 1, spreadNet: spread.net, block: try XCTUnwrap(flood[PoolMetric.blockS])),
+            .heldThreads, "the flood's blocks started over \(spread.raw) s")
+    }
+
+    /// Blocks that hold a thread for the delay (`global().async { sleep(block); begin() }`) on
+    /// Linux's pool, which adds about one thread a second, add no more threads than the cores in
+    /// a `--quick` window: only their starts tell them from timers. Timers all fire within their
+    /// leeway (a tenth of the delay); held threads free up one block apart.
+    func testTimersAreToldFromThreadHoldingBlocksByWhenTheyStart() {
+        let block = 0.5, waves = [0.5, 0.5, 0.5, 1.0, 1.0, 1.0, 1.5, 1.5], none = { (_: Seconds, _: Seconds) in 0.0 }
+        let held = NonBlocking.startSpread(waves, machineDelay: none)
+        XCTAssertEqual(
+            NonBlocking.outcome(fired: true, added: 2, cores: 2, spreadNet: held.net, block: block), .heldThreads)
+        let jittered = waves.indices.map { block + 0.006 * Double($0) }  // within a leeway of 50 ms
+        let timers = NonBlocking.startSpread(jittered, machineDelay: none)
+        XCTAssertEqual(
+            NonBlocking.outcome(fired: true, added: 1, cores: 2, spreadNet: timers.net, block: block), .completed)
+        // A stall the control saw too spreads the timers' starts without being theirs.
+        let stalled = NonBlocking.startSpread([0.5, 0.5, 0.9]) { from, to in to - from - 0.01 }
+        XCTAssertEqual(
+            NonBlocking.outcome(fired: true, added: 1, cores: 2, spreadNet: stalled.net, block: block), .completed)
+        XCTAssertEqual(
+            NonBlocking.outcome(fired: true, added: 3, cores: 2, spreadNet: timers.net, block: block), .heldThreads)
     }
 
     /// Swift's cooperative pool is as wide as the cores: blocking tasks run one per core, in

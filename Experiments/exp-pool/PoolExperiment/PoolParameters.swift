@@ -77,6 +77,8 @@ public enum PoolMetric {
         threadsAdded = "threads.added", threadsFinal = "threads.final", growthThreadsPerS = "growth.threads_per_s",
         capReachedS = "cap.reached_s", capThreads = "cap.threads", capWorkers = "cap.workers",
         poolStatedLimit = "pool.stated_limit"
+    // non-blocking: how far apart the timers' handlers started, raw and net of the machine.
+    public static let startSpreadS = "starts.spread_s", startSpreadNetS = "starts.spread_net_s"
     // Probes (`probe.behind_blocks`: probes seen queued behind a block that started after them)
     // and the idle baseline, raw and net of machine stalls.
     public static let probeP50Ms = "probe.p50_ms", probeP99Ms = "probe.p99_ms", excessP50Ms = "excess.p50_ms",

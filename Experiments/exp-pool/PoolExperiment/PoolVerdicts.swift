@@ -13,6 +13,9 @@ enum PoolVerdicts {
     static let sparedGap = Threshold("spared gap", 3, "frames")
     /// ... and it ticks at least this share of the frames the machine left it.
     static let sparedTicks = Threshold("ticks kept", 80, "%")
+    /// Timers fired together: their handlers' starts spread no wider than this, net of the
+    /// machine. A tenth of the delay is their leeway; blocks holding threads come a block apart.
+    static let firedTogether = Threshold("fired together", 0.5, "× --block")
     /// A freeze: the gap while the main thread waits, at least half a block and this many frames,
     /// so that it stands well clear of the largest gap the flood alone may cost (`sparedGap`).
     static let freezeFloor = Threshold("freeze floor", 0.5, "× --block")
