@@ -219,7 +219,7 @@ public let runloopExperiment = ExperimentDefinition(
             claim: "Timer(timeInterval:repeats:block:) fires at once on Linux, not after its interval",
             needs: [RunloopVariant.timerInit], appliesWhen: { $0.isLinux },
             notApplicableReason: "Darwin's Foundation waits the interval",
-            thresholds: [TimerInit.atOnce, TimerInit.afterInterval],
+            thresholds: [TimerInit.atOnce, TimerInit.afterInterval, TimerInit.stallCovers],
             evaluate: RunloopVerdicts.linuxTimerInitFiresImmediately),
     ],
     columns: runloopColumns,

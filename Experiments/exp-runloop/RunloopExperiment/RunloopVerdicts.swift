@@ -282,6 +282,11 @@ enum RunloopVerdicts {
             "the three timers fired on their run loops, timed against a same-moment control",
             otherwise: "a timer's first fire was not timed: \(v.evidence ?? "")")
         let waited = [fire, scheduled].allSatisfy { TimerInit.waited($0, interval: interval) }
+        if TimerInit.ambiguous(measured: early, net: earlyNet, interval: interval) {
+            return .notJudged(
+                text + ": a stall covered that first fire, so at once held back and a wait read the same",
+                reason: .mechanismNotSeen)
+        }
         let atOnce = TimerInit.firedAtOnce(measured: early, net: earlyNet, interval: interval)
         return Verdict(symptom: atOnce && waited, mechanism: mechanism, text)
     }

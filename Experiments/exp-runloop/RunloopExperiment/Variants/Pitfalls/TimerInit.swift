@@ -22,6 +22,14 @@ enum TimerInit {
         net * 100 < atOnce.value * interval && !waited(measured, interval: interval)
     }
     static func waited(_ delay: Double, interval: Double) -> Bool { delay * 100 >= afterInterval.value * interval }
+    /// A first fire that looks waited as measured, while a stall the control saw covers all but
+    /// `stallCovers` of it: a fire due at once that the stall held back and a timer that waited
+    /// through the stall read the same, so the reading judges nothing either way (a 240 ms first
+    /// fire of a 250 ms timer with 235 ms of it stalled).
+    static let stallCovers = Threshold("stall leaves less than", 10, "% of the interval")
+    static func ambiguous(measured: Double, net: Double, interval: Double) -> Bool {
+        waited(measured, interval: interval) && net * 100 < stallCovers.value * interval
+    }
 
     enum Constructor: String, CaseIterable, Sendable {
         case timeInterval = "time_interval_init", fireDate = "fire_date_init", scheduled = "scheduled"
@@ -82,10 +90,14 @@ enum TimerInit {
         let text = Constructor.allCases.map { "\($0.label) \(Format.seconds(measured[$0] ?? .nan))" }.joined(
             separator: ", ")
         let outcome: Outcome = !othersOnTime ? .failed : early ? .firesEarly : .completed
+        let unclear = ambiguous(measured: earlyDelay, net: earlyNet, interval: interval)
         return VariantRecord(
             outcome: outcome, metrics: metrics,
             evidence:
-                "first fire of a \(Format.seconds(interval)) timer: \(text) [\(atOnce), \(afterInterval)]"
-        )
+                "first fire of a \(Format.seconds(interval)) timer: \(text) [\(atOnce), \(afterInterval)]",
+            mechanism: unclear
+                ? .notSeen(
+                    "a stall covered Timer(timeInterval:)'s first fire: \(Format.seconds(earlyDelay)), "
+                        + "\(Format.seconds(earlyNet)) beyond a same-moment control [\(stallCovers)]") : nil)
     }
 }
