@@ -188,6 +188,8 @@ public enum RunloopMetric {
     public static let waitP50S = "wait.p50_s", waitP99S = "wait.p99_s", waitMaxS = "wait.max_s",
         waitCensored = "wait.censored"
     public static let armDelayP50S = "arm_delay.p50_s", armDelayMaxS = "arm_delay.max_s"
+    /// The last timer armed, from the first caller's start; what the control lost after it.
+    public static let armedLastS = "armed.last_s", afterArmedControlDelayS = "wall.after_armed_control_delay_s"
     public static let callerDelayMaxS = "caller_delay.max_s", callerDelayCensored = "caller_delay.censored"
     /// Callers started (the timeout designs: started before their deadline, which counts from issue).
     public static let callersStarted = "callers.started", inFlightPeak = "in_flight.peak",

@@ -118,8 +118,13 @@ enum RunloopVerdicts {
             // beyond one thread's stall (1.2 s beside `stress --cpu 2`, 31 ms quiet).
             // Judged on that figure, and said, when it takes off `setUpShare` of a timeout or more;
             // otherwise on `freeNet`, so the figure judged is always the one printed.
-            let setUp = free[RunloopMetric.armDelayMaxS] ?? 0
-            let fromArmed = freeWall - max(controlLoss, setUp)
+            // With the last arming's time and what the control lost after it, the stretch after
+            // the set-up is taken net of the machine; a stall after arming (0.5 s beside a set-up
+            // of 1.2 s, itself partly stalled) then no longer reads as a slow wait.
+            let setUp = free[RunloopMetric.armedLastS] ?? free[RunloopMetric.armDelayMaxS] ?? 0
+            let fromArmed =
+                free[RunloopMetric.afterArmedControlDelayS].map { freeWall - setUp - $0 }
+                ?? freeWall - max(controlLoss, setUp)
             let armedLate = (freeNet - fromArmed) * 100 >= setUpShare.value * p.timeout
             let afterSetUp = armedLate ? fromArmed : freeNet
             let p50 = blocked[RunloopMetric.latenessExcessP50Ms] ?? .infinity,

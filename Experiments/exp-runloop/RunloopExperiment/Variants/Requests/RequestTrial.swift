@@ -221,6 +221,12 @@ enum RequestMetrics {
             let end = done == times.count ? (times.compactMap(\.woke).max() ?? endedAt) : endedAt
             m[RunloopMetric.wallS] = end - first
             m[RunloopMetric.wallControlDelayS] = control(first, end)
+            // From the last timer armed to the end, and what the control lost in that stretch:
+            // the time after the set-up, net of the machine (blocked-callers-throttle).
+            if let lastArmed = times.compactMap(\.armed).max() {
+                m[RunloopMetric.armedLastS] = lastArmed - first
+                m[RunloopMetric.afterArmedControlDelayS] = control(lastArmed, max(lastArmed, end))
+            }
         }
         var waits: [Double] = [], lateness: [Double] = [], excess: [Double] = [], arms: [Double] = []
         for t in times {
