@@ -178,12 +178,17 @@ enum RunloopVerdicts {
             "no source: \(Format.decimal(spinCPU, places: 2)) CPU-s per s"
             + (runnable.map { " (runnable \(Format.decimal($0 * 100, places: 0)) % of the time)" } ?? "")
             + "; SocketPort: \(Format.decimal(calmCPU, places: 3)) CPU-s per s"
-        // The mechanism: run(mode:before:) returned at once without a source, pass after pass.
+        // The premise the claim rests on: the same wait ran its loop with no source, and with
+        // the port, for the whole request, each pass counted. Whether the source-less loop
+        // returned at once, pass after pass, is part of the claim, so a Foundation whose loop
+        // sleeps without a source refutes it instead of leaving it unjudged.
+        let counted = spin[RunloopMetric.passes] != nil && calm[RunloopMetric.passes] != nil
+        let returnsAtOnceSeen = spinPasses >= returnsAtOnce.value * max(calmPasses, 1)
         let mechanism = Evidence.when(
-            spinPasses >= returnsAtOnce.value * max(calmPasses, 1),
-            "run(mode:before:) returned \(SpinWrapper.passes(Int(spinPasses))) without a source, \(SpinWrapper.passes(Int(calmPasses))) with the port"
-        )
-        return Verdict(symptom: spins && quiet, mechanism: mechanism, text)
+            counted,
+            "run(mode:before:) ran \(SpinWrapper.passes(Int(spinPasses))) without a source, \(SpinWrapper.passes(Int(calmPasses))) with the port, each for the whole request",
+            otherwise: "the loops' passes were not counted")
+        return Verdict(symptom: spins && quiet && returnsAtOnceSeen, mechanism: mechanism, text)
     }
 
     static func semaphoreSyncDeadlocksMain(_ inputs: FindingInputs) -> Verdict {
@@ -207,7 +212,13 @@ enum RunloopVerdicts {
             steps == 1
             ? "the completion was queued on the main queue and never ran (step 1 of \(MainThreadWrapper.steps))" : nil
         let mechanism: Evidence
-        if let stacks = sem.stacks, stacks.canTell(in: Callers.semaphoreWaitFrame, calledFrom: caller) {
+        if sem.outcome == .completed, steps >= 1 {
+            // The premise held (the completion was queued on the main queue while the main
+            // thread waited in the semaphore) and the wrapper returned all the same: a refutation.
+            mechanism = .seen(
+                "the completion was queued on the main queue while the main thread waited in the semaphore, "
+                    + "and the wrapper returned (step \(Format.count(steps)) of \(MainThreadWrapper.steps))")
+        } else if let stacks = sem.stacks, stacks.canTell(in: Callers.semaphoreWaitFrame, calledFrom: caller) {
             let clause = stacks.whereClause(in: Callers.semaphoreWaitFrame, calledFrom: caller)
             mechanism = .when(
                 queued != nil && clause != nil, "\(queued ?? ""); stacks: \(clause ?? "")",
