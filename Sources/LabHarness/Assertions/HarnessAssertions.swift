@@ -156,7 +156,8 @@ public enum HarnessAssertions {
         guard let found else { return head + " (a retain cycle, or an owner that keeps it)" }
         if found.isEmpty {
             return head + "; LabHarness found no holder among what it can look into (\(knows)): an owner it cannot see "
-                + "(a global or a cache, a queue's pending block, a task, a capture it cannot read)"
+                + "(a global or a cache, a queue's pending block, a task, a closure kept in a dictionary or a set, "
+                + "a capture it cannot read)"
         }
         return head + ": held by " + found.joined(separator: "; and by ")
     }

@@ -18,7 +18,8 @@ extension HarnessUserSwiftTests {
         }
 
         @Test func aLeakyActorInAnAsyncTest_fails() async {
-            await HarnessUserSwiftTests.expectOneIssue(atLine: #line + 1, containing: "LeakyTicker was not released within 200 ms") {
+            await HarnessUserSwiftTests.expectOneIssue(atLine: #line + 2, containing: "LeakyTicker was not released within 200 ms",
+                "held by a closure stored in its own property `onTick`, which captured it (a retain cycle)") {
                 await assertReleased(within: .milliseconds(200)) { () -> LeakyTicker in
                     let ticker = LeakyTicker()
                     await ticker.start()

@@ -12,15 +12,16 @@ import Testing
 /// target is one `.serialized` suite (its nested suites included): no other test's threads
 /// can land in a thread test's count.
 @Suite(.serialized, .hangWatch(after: 30)) struct HarnessUserSwiftTests {
-    /// Runs `body`, expecting one issue at `line` of the caller's file that contains `text`.
-    static func expectOneIssue(atLine line: Int, containing text: String,
+    /// Runs `body`, expecting one issue at `line` of the caller's file that contains every one
+    /// of `texts`.
+    static func expectOneIssue(atLine line: Int, containing texts: String...,
                                sourceLocation: SourceLocation = #_sourceLocation, _ body: () -> Void) {
         let matched = Mutex(0)
         withKnownIssue {
             body()
         } matching: { issue in
             let here = issue.sourceLocation?.fileID == sourceLocation.fileID && issue.sourceLocation?.line == line
-            let says = issue.comments.contains { $0.rawValue.contains(text) }
+            let says = issue.comments.contains { comment in texts.allSatisfy { comment.rawValue.contains($0) } }
             if here && says { matched.withLock { $0 += 1 } }
             return here && says
         }
@@ -28,7 +29,7 @@ import Testing
     }
 
     /// `expectOneIssue` for an async body, on the caller's actor.
-    static func expectOneIssue(atLine line: Int, containing text: String,
+    static func expectOneIssue(atLine line: Int, containing texts: String...,
                                sourceLocation: SourceLocation = #_sourceLocation,
                                isolation: isolated (any Actor)? = #isolation, _ body: () async -> Void) async {
         let matched = Mutex(0)
@@ -36,7 +37,7 @@ import Testing
             await body()
         } matching: { issue in
             let here = issue.sourceLocation?.fileID == sourceLocation.fileID && issue.sourceLocation?.line == line
-            let says = issue.comments.contains { $0.rawValue.contains(text) }
+            let says = issue.comments.contains { comment in texts.allSatisfy { comment.rawValue.contains($0) } }
             if here && says { matched.withLock { $0 += 1 } }
             return here && says
         }

@@ -25,6 +25,7 @@ final class FalseVerdictXCTests: CapturingTestCase {
         let log = xctestLog(run)
         XCTAssertTrue(log.contains("Executed 1 test, with 1 failure"), log)
         XCTAssertTrue(log.contains("testALeakyActorInTheFirstAsyncTest_failsAgainstThatTest : failed - LeakyTicker was not released"), log)
+        XCTAssertTrue(log.contains("held by a closure stored in its own property `onTick`, which captured it (a retain cycle)"), log)
         XCTAssertFalse(run.stderr.contains("no test to record it"), run.stderr)
     }
 
