@@ -62,9 +62,27 @@ public enum HarnessAssertions {
         _ = consume strong
         object = nil
         tracker.markScopeEnd(label)
-        return releaseVerdict(
-            tracker, T.self, timeout: timeout, when: "after its last reference here was dropped", call)
+        return releaseVerdict(tracker, T.self, timeout: timeout, when: afterDrop, call)
     }
+
+    /// `released(_:within:_:)` without blocking: it runs on the caller's actor (`isolation`) and
+    /// each poll of the wait suspends, so in a `@MainActor` test an object whose last owner is
+    /// a main-actor task or a main-queue block is seen going. The synchronous form holds the
+    /// main actor for the whole wait there, and reports such an object as a leak.
+    public static func released<T: AnyObject>(
+        _ object: inout T?, within timeout: Seconds, _ call: AssertionCall,
+        isolation: isolated (any Actor)? = #isolation
+    ) async -> Seconds? {
+        guard let strong = object else { return 0 }
+        let tracker = ReleaseTracker()
+        tracker.track(strong, label)
+        _ = consume strong
+        object = nil
+        tracker.markScopeEnd(label)
+        return await releaseVerdict(tracker, T.self, timeout: timeout, when: afterDrop, call)
+    }
+
+    static let afterDrop = "after its last reference here was dropped"
 
     /// Waits for the release; on a miss, looks again for longer and fails saying what it saw.
     /// Returns the seconds from scope end to release, `nil` on failure.
@@ -75,7 +93,9 @@ public enum HarnessAssertions {
         guard tracker.waitUntilReleased(label, within: timeout) else {
             let look = secondLookNow(after: timeout)
             let late = tracker.waitUntilReleased(label, within: look)
-            call.fail(leakMessage(tracker, T.self, timeout: timeout, look: look, when: when, releasedLate: late))
+            call.fail(
+                leakMessage(tracker, T.self, timeout: timeout, look: look, when: when, releasedLate: late)
+                    + (late ? "" : MainActorHeld.noteIfHeld()))
             return nil
         }
         return max(0, tracker.releaseDelay(label) ?? 0)
@@ -174,20 +194,65 @@ public enum HarnessAssertions {
             tracker.track(object, label)
         }
         if tracker.waitUntilReleased(label, within: duration) {
-            call.fail(
-                "\(T.self) was released, but it was expected to stay alive (leak) for \(Format.seconds(duration))")
+            call.fail(releasedAfterAll(T.self, duration))
             return false
         }
         return true
     }
 
+    /// `notReleased(after:_:_:)` without blocking: it runs on the caller's actor (`isolation`)
+    /// and each poll suspends, so in a `@MainActor` test the main actor runs what the object
+    /// scheduled there, and a model those tasks release fails here as the release it is. The
+    /// synchronous form holds the main actor for the whole wait there, and passes such a model.
+    ///
+    /// No autorelease pool of its own, as for the async `released`: the wait's first suspension
+    /// ends the job that ran `make`, and with it the pool the runtime runs each job in.
+    public static func notReleased<T: AnyObject>(
+        after duration: Seconds, _ call: AssertionCall,
+        isolation: isolated (any Actor)? = #isolation,
+        _ make: () async -> T
+    ) async -> Bool {
+        let tracker = ReleaseTracker()
+        do {
+            let object = await make()
+            tracker.track(object, label)
+        }
+        if await tracker.waitUntilReleased(label, within: duration) {
+            call.fail(releasedAfterAll(T.self, duration))
+            return false
+        }
+        return true
+    }
+
+    private static func releasedAfterAll<T>(_ type: T.Type, _ duration: Seconds) -> String {
+        "\(T.self) was released, but it was expected to stay alive (leak) for \(Format.seconds(duration))"
+    }
+
     /// Every object tracked by `check` must be gone within `timeout`.
     /// Each survivor fails at the line that tracked it (the check's own line when unknown).
     public static func allReleased(_ check: LeakCheck, within timeout: Seconds, _ call: AssertionCall) {
-        for survivor in check.survivors(within: timeout) {
+        let survivors = check.survivors(within: timeout)
+        let note = survivors.isEmpty ? "" : MainActorHeld.noteIfHeld()
+        report(survivors, within: timeout, call, note: note)
+    }
+
+    /// `allReleased(_:within:_:)` without blocking: the wait suspends (`LeakCheck.survivors`'s
+    /// async form), so in a `@MainActor` test the main actor runs the tasks and main-queue blocks
+    /// that release what the check tracks. The synchronous form holds it for the whole wait.
+    public static func allReleased(
+        _ check: LeakCheck, within timeout: Seconds, _ call: AssertionCall,
+        isolation: isolated (any Actor)? = #isolation
+    ) async {
+        report(await check.survivors(within: timeout), within: timeout, call)
+    }
+
+    private static func report(
+        _ survivors: [LeakCheck.Survivor], within timeout: Seconds, _ call: AssertionCall, note: String = ""
+    ) {
+        for survivor in survivors {
             var at = call
             at.site = survivor.site ?? call.site
-            at.fail(survivor.failure(timeout: timeout, checkedAt: call.site))
+            at.fail(survivor.failure(timeout: timeout, checkedAt: call.site) + note)
         }
     }
 

@@ -68,8 +68,12 @@ public final class LeakCheck: Sendable {
         }
     }
 
-    /// `survivors(within:)` without blocking the thread.
-    public func survivors(within timeout: Seconds) async -> [Survivor] {
+    /// `survivors(within:)` without blocking the thread. It runs on the caller's actor
+    /// (`isolation`), so from a `@MainActor` test the survivors' stored properties are read for
+    /// holders on the main actor, not while main-actor code changes them.
+    public func survivors(
+        within timeout: Seconds, isolation: isolated (any Actor)? = #isolation
+    ) async -> [Survivor] {
         let list = entries.withLock { $0 }
         _ = await MainQueueFriendlyWait.until(within: timeout) { list.allSatisfy { !tracker.isAlive($0.label) } }
         return survivors(list)

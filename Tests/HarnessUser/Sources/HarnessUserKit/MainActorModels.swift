@@ -42,3 +42,30 @@ public actor TidyTicker {
     public init() {}
     public func start() { onTick = { [weak self] in _ = self } }
 }
+
+/// A `@MainActor` view model that hands itself to a `DispatchQueue.main.async` block: released
+/// once the main queue has run that block, which only happens if the main queue is free while
+/// a test waits.
+@MainActor public final class MainQueueHeldModel {
+    public private(set) var refreshed = false
+
+    public init() {}
+
+    public func refresh() {
+        DispatchQueue.main.async { self.refreshed = true }  // holds self until the block has run
+    }
+}
+
+/// `BrieflyHeldModel` with a retain cycle besides: `refresh()` stores a closure that captures the
+/// model in its own property `onChange`. A leak, however free the main actor is.
+@MainActor public final class SelfObservingModel {
+    public private(set) var changes = 0
+    private var onChange: (() -> Void)?
+
+    public init() {}
+
+    public func refresh() {
+        onChange = { self.changes += 1 }  // self keeps the closure, the closure keeps self
+        Task { @MainActor in self.onChange?() }
+    }
+}
