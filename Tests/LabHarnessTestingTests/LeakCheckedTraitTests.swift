@@ -25,7 +25,10 @@ import Testing
             }
         } matching: { issue in
             let ok = issue.sourceLocation?.line == trackedLine.withLock { $0 }
-                && issue.comments.contains { $0.rawValue.contains("cyclic session was not released within 100 ms") }
+                && issue.comments.contains {
+                    $0.rawValue.contains("cyclic session was still alive 100 ms after the check began (checked at ")
+                        && $0.rawValue.contains("held by a closure stored in its own property `onEvent`")
+                }
             if ok { matched.withLock { $0 += 1 } }
             return ok
         }
