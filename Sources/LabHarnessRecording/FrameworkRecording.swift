@@ -85,3 +85,24 @@ public enum FrameworkRecording {
         TestBundleLocation.isTestProcess(CommandLine.arguments.first ?? "") || TestBundleLocation.loadedBundle != nil
     }()
 }
+
+extension FrameworkRecording {
+    /// Starts counting the failures XCTest records in this process, for the body of a closure
+    /// child trial (`ClosureChildTrial.runBodyAndExit`): the returned closure tells how many were
+    /// recorded since, and describes the latest (`File.swift:12: failed - …`). Two counts, each
+    /// moved by every failure that reaches XCTest from whatever thread: the harness's observer
+    /// (which hears the descriptions) and `testCase.testRun?.totalFailureCount`, the test's own
+    /// run, which stands were the observer to miss one. The larger wins. A test case that
+    /// overrides `recordFailure` and keeps a failure (a test of tests) moves neither: that
+    /// failure was meant not to fail its test.
+    public static func xctestFailures(from testCase: XCTestCase) -> () -> (count: Int, described: [String]) {
+        XCTestTracker.installIfNeeded()
+        let heardBefore = XCTestTracker.failuresSeen
+        let countedBefore = testCase.testRun?.totalFailureCount ?? 0
+        return {
+            let (heard, described) = XCTestTracker.failures(after: heardBefore)
+            let counted = (testCase.testRun?.totalFailureCount ?? 0) - countedBefore
+            return (max(heard, counted), described)
+        }
+    }
+}

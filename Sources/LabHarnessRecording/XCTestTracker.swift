@@ -25,6 +25,8 @@ final class XCTestTracker: NSObject, XCTestObservation, @unchecked Sendable {
         var state: State = .unknown
         var seenATest = false
         var failures = 0
+        /// The latest failures' descriptions (`file:line: description`), with their numbers.
+        var described: [(number: Int, text: String)] = []
         /// Tests that ended, as `Module.Class/method`.
         var ended: Set<String> = []
     }
@@ -68,6 +70,17 @@ final class XCTestTracker: NSObject, XCTestObservation, @unchecked Sendable {
     static var state: State { shared.withLock { $0.state } }
     static var failuresSeen: Int { shared.withLock { $0.failures } }
     static var hasSeenATest: Bool { shared.withLock { $0.seenATest } }
+
+    /// How many descriptions of the latest failures are kept (a run may fail thousands of times).
+    static let describedLimit = 50
+
+    /// The failures observers were told of after the first `count` of the process: how many,
+    /// and the descriptions of the latest of them (`describedLimit` at most).
+    static func failures(after count: Int) -> (count: Int, described: [String]) {
+        shared.withLock { shared in
+            (max(0, shared.failures - count), shared.described.filter { $0.number > count }.map(\.text))
+        }
+    }
 
     func testCaseWillStart(_ testCase: XCTestCase) {
         let reference = TestCaseReference(testCase)
@@ -216,6 +229,11 @@ final class XCTestTracker: NSObject, XCTestObservation, @unchecked Sendable {
         _ testCase: XCTestCase, didFailWithDescription description: String, inFile filePath: String?,
         atLine lineNumber: Int
     ) {
-        Self.shared.withLock { $0.failures += 1 }
+        let place = filePath.map { "\(($0 as NSString).lastPathComponent):\(lineNumber): " } ?? ""
+        Self.shared.withLock { shared in
+            shared.failures += 1
+            shared.described.append((shared.failures, place + description))
+            if shared.described.count > Self.describedLimit { shared.described.removeFirst() }
+        }
     }
 }

@@ -34,6 +34,12 @@ class CapturingTestCase: XCTestCase {
     @discardableResult
     func expectOneFailure(atLine line: Int, containing texts: String..., file: StaticString = #filePath,
                           callerLine: UInt = #line, _ body: () -> Void) -> String {
+        // In the copy that `assertInChildProcess` relaunched, the body's failures are the copy's
+        // XCTest's to record (its status tells the parent): captured, they would pass the trial.
+        if ClosureChildTrial.requestedSite != nil {
+            body()
+            return ""
+        }
         capture.begin()
         body()
         return check(capture.end(), line: line, texts: texts, file: file, callerLine: callerLine)
@@ -44,6 +50,10 @@ class CapturingTestCase: XCTestCase {
     func expectOneFailure(atLine line: Int, containing texts: String..., file: StaticString = #filePath,
                           callerLine: UInt = #line, isolation: isolated (any Actor)? = #isolation,
                           _ body: () async -> Void) async -> String {
+        if ClosureChildTrial.requestedSite != nil {
+            await body()
+            return ""
+        }
         capture.begin()
         await body()
         return check(capture.end(), line: line, texts: texts, file: file, callerLine: callerLine)
