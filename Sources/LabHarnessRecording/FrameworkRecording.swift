@@ -8,16 +8,21 @@ import XCTest
 ///
 /// 1. inside a Swift Testing test (`Test.current` is set): an `Issue` at the caller's
 ///    `SourceLocation`;
-/// 2. otherwise inside an XCTest test: `XCTFail` at the caller's file and line (or the running
+/// 2. otherwise, in a Swift Testing run (`SwiftTestingRun.isUnderway`) off any test's task (a
+///    detached task, a dispatch queue, a thread of its own, where `Test.current` is nil): an
+///    `Issue` all the same, which Swift Testing hands to every run going on in the process,
+///    listed under no test («unknown») and failing the run; with one line on stderr, and the
+///    process exits non-zero whatever the run's verdict (`outsideSwiftTestingTest`);
+/// 3. otherwise inside an XCTest test: `XCTFail` at the caller's file and line (or the running
 ///    test case's `recordFailure` when the site has no static path);
-/// 3. otherwise: one line on stderr, and the process exits non-zero (`UnattendedFailure`).
+/// 4. otherwise: one line on stderr, and the process exits non-zero (`UnattendedFailure`).
 ///
 /// XCTest has no public "current test", so the running test case is learnt from an observer
 /// installed by the first assertion call. Until that observer has seen a test start, a failure
 /// in a test binary goes to `XCTFail` (which XCTest records at the running test case from any
 /// thread: an async test runs off the main thread); one that XCTest then passes to no observer
-/// also goes to stderr (from the main thread as a note, since a test of tests may swallow it
-/// on purpose; from any other thread as an `UnattendedFailure`).
+/// was kept by that test case on purpose (a test of tests), or no XCTest test was running: a
+/// note on stderr, unless a Swift Testing test has been seen in the process (then case 2).
 public enum FrameworkRecording {
     /// Installs the XCTest observer; every assertion calls it on entry, so the observer sees the
     /// next test start.
@@ -26,7 +31,8 @@ public enum FrameworkRecording {
         // Inside a Swift Testing test, XCTest runs no test in this process: nothing to follow
         // (and on Linux the main actor is the main queue on a worker thread, where asking the
         // main queue to add the observer would wait for the caller itself).
-        guard Test.current == nil, ExitTest.current == nil else { return }
+        guard Test.current == nil, ExitTest.current == nil else { return SwiftTestingRun.noteTestSeen() }
+        guard !SwiftTestingRun.startedForSwiftTesting else { return }
         XCTestTracker.installIfNeeded()
     }
 
@@ -35,14 +41,14 @@ public enum FrameworkRecording {
         // Inside a test, or in an exit test's body: Swift Testing hands an exit test's issues
         // to the parent test.
         if Test.current != nil || ExitTest.current != nil {
-            Issue.record(
-                Comment(rawValue: message),
-                sourceLocation: SourceLocation(
-                    fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column))
+            SwiftTestingRun.noteTestSeen()
+            recordIssue(message, at: site)
             return
         }
         // A watchdog's thread, recording for a Swift Testing test stuck in a synchronous wait.
         if SwiftTestingRun.recordForWaitingTest(message, at: site) { return }
+        // Started for Swift Testing: no XCTest test runs here, and `XCTFail` would record at none.
+        if SwiftTestingRun.startedForSwiftTesting { return outsideSwiftTestingTest(message, at: site) }
         XCTestTracker.installIfNeeded()
         switch XCTestTracker.state {
         case .running(let reference):
@@ -55,17 +61,43 @@ public enum FrameworkRecording {
             // purpose (a test of tests that checks its failures) or no test is running: say so
             // where a person will see it, without failing the run. (Off the main thread this was
             // an unattended failure, and a test of tests that ran first in its process failed the
-            // run: "no test to record it", though it passed.)
+            // run: "no test to record it", though it passed.) Unless a Swift Testing test has been
+            // seen in this process (Xcode runs both frameworks in one): then the failure more
+            // likely comes from off that test's task, and it fails the run (a test of tests that
+            // keeps its failure there fails it too, the price of never dropping one).
             let before = XCTestTracker.failuresSeen
             recordInXCTest(message, at: site, in: nil)
             if XCTestTracker.failuresSeen == before {
+                if SwiftTestingRun.isUnderway { return outsideSwiftTestingTest(message, at: site) }
                 ProcessEnd.say(
                     "\(site): note: LabHarness recorded a failure through XCTFail before seeing any XCTest test start: \(message)\n"
                 )
             }
         default:
+            if SwiftTestingRun.isUnderway { return outsideSwiftTestingTest(message, at: site) }
             UnattendedFailure.report(message, at: site)
         }
+    }
+
+    private static func recordIssue(_ message: String, at site: FailureSite) {
+        Issue.record(
+            Comment(rawValue: message),
+            sourceLocation: SourceLocation(
+                fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column))
+    }
+
+    /// A failure in a Swift Testing run from where `Test.current` is nil. Swift Testing takes an
+    /// issue recorded there (its task has no test configuration) to every run going on in the
+    /// process: listed as `Test «unknown» recorded an issue at <site>`, and that run fails. It
+    /// cannot say which test the failure belongs to, nor can the harness (tests run in
+    /// parallel). When no run is going on (it ended, or has not begun) the issue lands nowhere,
+    /// so the process is also made to exit 1 at its end, and stderr says why: never dropped.
+    private static func outsideSwiftTestingTest(_ message: String, at site: FailureSite) {
+        recordIssue(message, at: site)
+        ProcessEnd.say(
+            "\(site): error: LabHarness recorded a failure outside any Swift Testing test (from a detached task, a dispatch queue or a thread, where Test.current is nil); Swift Testing cannot tell which test it belongs to, and the process will exit 1: \(message)\n"
+        )
+        UnattendedFailure.failProcessAtExit()
     }
 
     private static func recordInXCTest(_ message: String, at site: FailureSite, in testCase: XCTestCase?) {

@@ -25,6 +25,30 @@ public enum SwiftTestingRun {
 
     private static let state = Mutex(State())
     private static let registered = Atomic<Bool>(false)
+    private static let sawATest = Atomic<Bool>(false)
+
+    /// Whether Swift Testing runs tests in this process, as far as the harness can tell without
+    /// guessing: SwiftPM started it for Swift Testing (`--testing-library swift-testing`, which
+    /// `swift test` passes to the Linux test binary and to the helper that hosts a Mac's Swift
+    /// Testing run; its XCTest run gets no such argument), or the harness has seen a Swift Testing
+    /// test in it (`Test.current` set at an assertion, a test under one of its traits). Swift
+    /// Testing has no public "a run is going on". So a run under another host (Xcode, which runs
+    /// both frameworks in one process without that argument) whose only harness calls are
+    /// outside any test's task is not known to be one.
+    static var isUnderway: Bool { startedForSwiftTesting || sawATest.load(ordering: .acquiring) }
+
+    /// The command line names Swift Testing as the testing library (no XCTest test runs here).
+    static let startedForSwiftTesting: Bool = {
+        let arguments = CommandLine.arguments
+        if arguments.contains("--testing-library=swift-testing") { return true }
+        guard let flag = arguments.firstIndex(of: "--testing-library"), flag + 1 < arguments.count else { return false }
+        return arguments[flag + 1].lowercased() == "swift-testing"
+    }()
+
+    /// A Swift Testing test is running on the caller's task (or an exit test in this process).
+    static func noteTestSeen() {
+        if !sawATest.load(ordering: .relaxed) { sawATest.store(true, ordering: .releasing) }
+    }
 
     /// `Module.Suite/test()`: the test's name as `--list-tests` prints it and `--skip` matches it.
     public static func identifier(of test: Test) -> String {
@@ -33,6 +57,7 @@ public enum SwiftTestingRun {
 
     /// The test ended (passed or failed) in this process.
     public static func ended(_ test: Test) {
+        noteTestSeen()
         register()
         let id = identifier(of: test)
         state.withLock { if $0.endedSet.insert(id).inserted { $0.ended.append(id) } }
@@ -40,6 +65,7 @@ public enum SwiftTestingRun {
 
     /// The test's hang watch fired: it is failed, and the process ends if it does not end.
     public static func hung(_ test: Test) {
+        noteTestSeen()
         register()
         let id = identifier(of: test)
         state.withLock { $0.hung.append(id) }
