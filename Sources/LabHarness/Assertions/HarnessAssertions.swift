@@ -56,12 +56,7 @@ public enum HarnessAssertions {
     public static func released<T: AnyObject>(
         _ object: inout T?, within timeout: Seconds, _ call: AssertionCall
     ) -> Seconds? {
-        guard let strong = object else { return 0 }
-        let tracker = ReleaseTracker()
-        tracker.track(strong, label)
-        _ = consume strong
-        object = nil
-        tracker.markScopeEnd(label)
+        guard let tracker = trackDropping(&object) else { return 0 }
         return releaseVerdict(tracker, T.self, timeout: timeout, when: afterDrop, call)
     }
 
@@ -73,13 +68,20 @@ public enum HarnessAssertions {
         _ object: inout T?, within timeout: Seconds, _ call: AssertionCall,
         isolation: isolated (any Actor)? = #isolation
     ) async -> Seconds? {
-        guard let strong = object else { return 0 }
+        guard let tracker = trackDropping(&object) else { return 0 }
+        return await releaseVerdict(tracker, T.self, timeout: timeout, when: afterDrop, call)
+    }
+
+    /// Tracks `object`, then drops this reference to it (`object` becomes `nil`) and marks the
+    /// scope's end: the start of both `released(_:within:_:)` waits. `nil` when it was `nil`.
+    private static func trackDropping<T: AnyObject>(_ object: inout T?) -> ReleaseTracker? {
+        guard let strong = object else { return nil }
         let tracker = ReleaseTracker()
         tracker.track(strong, label)
         _ = consume strong
         object = nil
         tracker.markScopeEnd(label)
-        return await releaseVerdict(tracker, T.self, timeout: timeout, when: afterDrop, call)
+        return tracker
     }
 
     static let afterDrop = "after its last reference here was dropped"

@@ -101,11 +101,19 @@ enum HolderSearch {
 
         /// Strong stored properties of the class instance at `base`, its superclasses' included.
         func inObject(of type: Any.Type, at base: UInt, depth: Int) -> [Finding] {
-            StoredFields.of(type).flatMap { field -> [Finding] in
+            inFields(StoredFields.of(type), at: base, depth: depth)
+        }
+
+        /// In the strong ones of `fields` (a class instance's, a struct's or a tuple's) stored
+        /// at `base`, each place's path starting with its field's name (a tuple's unlabelled
+        /// element, ".0", is named "0").
+        private func inFields(_ fields: [StoredFields.Field], at base: UInt, depth: Int) -> [Finding] {
+            fields.flatMap { field -> [Finding] in
                 guard field.isStrong else { return [] }  // weak, unowned, unowned(unsafe)
+                let name = field.name.hasPrefix(".") ? String(field.name.dropFirst()) : field.name
                 return inValue(of: field.type, at: base + UInt(field.offset), depth: depth).map {
                     var finding = $0
-                    finding.path.insert(field.name, at: 0)
+                    finding.path.insert(name, at: 0)
                     return finding
                 }
             }
@@ -128,17 +136,7 @@ enum HolderSearch {
             }
             if kind == TypeShape.structKind || kind == TypeShape.tupleKind, depth < Self.maxDepth {
                 let fields = StoredFields.of(type)
-                if !fields.isEmpty {
-                    return fields.flatMap { field -> [Finding] in
-                        guard field.isStrong else { return [] }
-                        return inValue(of: field.type, at: address + UInt(field.offset), depth: depth + 1).map {
-                            var finding = $0
-                            let name = field.name.hasPrefix(".") ? String(field.name.dropFirst()) : field.name
-                            finding.path.insert(name, at: 0)  // a tuple's unlabelled element is ".0"
-                            return finding
-                        }
-                    }
-                }
+                if !fields.isEmpty { return inFields(fields, at: address, depth: depth + 1) }
             }
             return OwnMemory.word(at: address) == target ? [Finding(path: [])] : []
         }
