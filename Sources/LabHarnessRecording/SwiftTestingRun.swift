@@ -122,7 +122,8 @@ public enum SwiftTestingRun {
 
     static func plan() -> SuiteContinuation.Plan? {
         let (ended, hungTests) = state.withLock { state -> ([String], [String]) in
-            var hung = state.hung
+            // A test whose watch fired but that ended within its grace is not the hung one.
+            var hung = state.hung.filter { !state.endedSet.contains($0) }
             for id in state.inSyncWait.keys.sorted() where !hung.contains(id) { hung.append(id) }
             return (state.ended, hung)
         }

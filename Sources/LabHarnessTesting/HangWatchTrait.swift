@@ -53,7 +53,10 @@ public struct HangWatchTrait: TestTrait, SuiteTrait, TestScoping {
         try await withoutActuallyEscaping(function) { body in
             try await withThrowingTaskGroup(of: Bool.self) { group in
                 group.addTask {
-                    defer { fired.cancel() }  // ended or threw: the waiter below must not wait on
+                    // Ended or threw: the waiter below must not wait on, unless the watch fired
+                    // first (the test overran, though it ended while the stacks were taken): its
+                    // failure is on its way, and the waiter records it before the test ends.
+                    defer { if watch.testEnded() { fired.cancel() } }
                     try await body()
                     return true
                 }

@@ -20,9 +20,13 @@ extension HarnessUserSwiftTests {
             }
         }
 
-        @MainActor @Test(.hangWatch(after: HangContinues.probe == "watch" ? 2 : 30)) func s2_aFetchUnderTheHangWatch() {
+        @MainActor @Test(.hangWatch(after: ["watch", "late"].contains(HangContinues.probe) ? 2 : 30))
+        func s2_aFetchUnderTheHangWatch() {
             if Self.probe == "watch" {
                 _ = MainQueueFetcher().fetchSynchronously()  // deadlocks: past the 2 s hang watch
+            } else if Self.probe == "late" {
+                // Overruns the 2 s watch a little and ends while the watch takes the stacks.
+                Thread.sleep(forTimeInterval: 2.02)
             } else {
                 #expect(QueueFetcher().fetchSynchronously() == "payload")
             }
@@ -44,7 +48,35 @@ extension HarnessUserSwiftTests {
         }
 
         @Test func s4_runsAfterTheOthers() {
+            // Keeps the process up past s2 (tests run side by side) while its watch records.
+            if Self.probe == "late" { Thread.sleep(forTimeInterval: 3.5) }
             print("HARNESS_USER_CONTINUE_MARK s4 ran")
+        }
+
+        /// A watch that fires as its test ends (`late`: s2 overruns its 2 s watch by 20 ms and
+        /// ends while the watch takes the stacks): the test fails with the watch's issue, which
+        /// was dropped when the test's end stopped the watch's waiter first, and nothing else
+        /// is lost.
+        @Test(.stacksAvailable) func s8_aWatchFiringAsItsTestEndsFailsIt() throws {
+            guard Self.probe == nil else { return }
+            let fired = "ran past its hang watch of 2.00 s"
+            // A loaded machine can wake the watch only after s2 ended: it then never fires, and
+            // s2 passes; such a run sets up no race, so it runs up to three times for one.
+            for attempt in 1...3 {
+                let run = try ChildProcess.run(
+                    ChildSpec(
+                        executable: ChildProcess.currentExecutablePath(),
+                        arguments: ["--testing-library", "swift-testing", "--filter", "HangContinues/s[1-4]"],
+                        environment: ["HARNESS_USER_CONTINUE_PROBE": "late"], budget: 90))
+                let output = run.stdout + run.stderr
+                #expect(output.contains("HARNESS_USER_CONTINUE_MARK s4 ran"), "\(output)")
+                #expect(!output.contains("the run goes on without"), "\(output)")
+                guard output.contains(fired) || attempt == 3 else { continue }
+                let failed = output.contains("Test s2_aFetchUnderTheHangWatch() recorded an issue")
+                #expect(failed == output.contains(fired), "failed exactly when the watch fired: \(output)")
+                #expect(run.outcome == (failed ? .failed : .completed), "\(run.evidence)\n\(output)")
+                break
+            }
         }
 
         @Test(.stacksAvailable) func s9_aHangFailsItsTestAndTheRunGoesOn() throws {

@@ -18,7 +18,8 @@ final class HangContinuesXCTests: CapturingTestCase {
         super.setUp()
         // `unobserved`: no hang watch, so the harness's observer comes in with the first
         // assertion, during the hung test; the stuck thread's stack names the test instead.
-        if probe != "unobserved" { HangWatchObserver.install(after: probe == "watch" ? 2 : 30) }
+        let short = ["watch", "late", "teardown"].contains(probe)
+        if probe != "unobserved" { HangWatchObserver.install(after: short ? 2 : 30) }
     }
 
     func test1_aFetchInAssertCompletes() {
@@ -32,6 +33,9 @@ final class HangContinuesXCTests: CapturingTestCase {
     func test2_aFetchUnderTheHangWatch() {
         if Self.probe == "watch" {
             _ = MainQueueFetcher().fetchSynchronously()  // deadlocks: past the 2 s hang watch
+        } else if Self.probe == "late" {
+            // Overruns the 2 s watch a little and ends while the watch takes the stacks.
+            Thread.sleep(forTimeInterval: 2.02)
         } else {
             XCTAssertEqual(QueueFetcher().fetchSynchronously(), "payload")
         }
@@ -53,8 +57,57 @@ final class HangContinuesXCTests: CapturingTestCase {
         }
     }
 
+    override func tearDown() {
+        // Within the watch's limit until here; the watch fires while XCTest closes the test.
+        if Self.probe == "teardown", name.contains("test2_") { Thread.sleep(forTimeInterval: 2.5) }
+        super.tearDown()
+    }
+
     func test4_runsAfterTheOthers() {
+        // Keeps the process up while a watch that fired as test2 ended records its failure.
+        if Self.probe == "late" { Thread.sleep(forTimeInterval: 1.5) }
         print("HARNESS_USER_CONTINUE_MARK test4 ran")
+    }
+
+    /// A watch that fires as its test ends: XCTest closes a test before it tells observers, and
+    /// a failure recorded on a closed test traps the process (the tests after it were lost).
+    /// `late`: test2 overruns its 2 s watch by 20 ms and ends while the watch takes the stacks;
+    /// the failure lands on test2, and the tests after it run. `teardown`: test2's `tearDown()`
+    /// runs past the watch, when XCTest takes no more failures for the test; stderr says so and
+    /// the run exits 1.
+    func test8_aWatchFiringAsItsTestEndsCostsNoLaterTest() throws {
+        guard Self.probe == nil else { return }
+        try skipWithoutStacks()
+        let fired = "HangContinuesXCTests.test2_aFetchUnderTheHangWatch ran past its hang watch of 2.00 s"
+        // A loaded machine can wake the watch only after test2 ended: it then never fires, and
+        // test2 passes; such a run sets up no race, so `late` runs up to three times for one.
+        for attempt in 1...3 {
+            let output = try runProbe("late")
+            XCTAssertFalse(output.run.contains("Invalid attempt to record a failure"), output.run)
+            XCTAssertTrue(output.run.contains("HARNESS_USER_CONTINUE_MARK test4 ran"), output.run)
+            guard output.run.contains(fired) || attempt == 3 else { continue }
+            let failed = output.run.contains("Test Case 'HangContinuesXCTests.test2_aFetchUnderTheHangWatch' failed")
+            XCTAssertEqual(failed, output.run.contains(fired), "failed exactly when the watch fired: \(output.run)")
+            XCTAssertEqual(output.outcome, failed ? .failed : .completed, output.run)
+            break
+        }
+        let teardown = try runProbe("teardown")
+        XCTAssertEqual(teardown.outcome, .failed, teardown.run)
+        let late = "XCTest had begun to close the test (its teardown)"
+        for text in [fired, late, "HARNESS_USER_CONTINUE_MARK test4 ran"] {
+            XCTAssertTrue(teardown.run.contains(text), "missing \"\(text)\" in: \(teardown.run)")
+        }
+        XCTAssertFalse(teardown.run.contains("Invalid attempt to record a failure"), teardown.run)
+    }
+
+    /// This class's tests in a copy of this binary started with `probe`: how it ended, and its output.
+    private func runProbe(_ probe: String) throws -> (outcome: ChildOutcome, run: String) {
+        let command = TestBinaryRelaunch.command(testClass: String(reflecting: Self.self), method: "")
+        let run = try ChildProcess.run(
+            ChildSpec(
+                executable: command.executable, arguments: ["HarnessUserXCTests.HangContinuesXCTests"],
+                environment: [Self.probeVariable: probe], budget: 90))
+        return (run.outcome, xctestLog(run))
     }
 
     func test9_aHangFailsItsTestAndTheRunGoesOn() throws {
@@ -90,14 +143,9 @@ final class HangContinuesXCTests: CapturingTestCase {
             ),
         ]
         for (probe, failing, hangs, failure) in cases {
-            let command = TestBinaryRelaunch.command(testClass: String(reflecting: Self.self), method: "")
             // The whole class, as `swift test --filter HangContinuesXCTests` runs it.
-            let run = try ChildProcess.run(
-                ChildSpec(
-                    executable: command.executable, arguments: ["HarnessUserXCTests.HangContinuesXCTests"],
-                    environment: [Self.probeVariable: probe], budget: 90))
-            let output = xctestLog(run)
-            XCTAssertEqual(run.outcome, .failed, "\(probe): \(run.evidence)\n\(output)")
+            let (outcome, output) = try runProbe(probe)
+            XCTAssertEqual(outcome, .failed, "\(probe): \(output)")
             for text in failure {
                 XCTAssertTrue(output.contains(text), "\(probe): missing \"\(text)\" in: \(output)")
             }
