@@ -36,16 +36,34 @@ enum CallbackVerdicts {
         let message = RuntimeMessage.continuationMisuse(in: double.evidence ?? "", endingWith: AsyncBridge.doubleMarker)
         let doubleText = "double resume \(double.outcome)" + (trapped ? ": \(message)" : "")
         return Verdict(
-            symptom: leak.outcome == .leaked && stuck && double.outcome == .crashed,
-            mechanism: .all([
-                .when(
-                    warned, "the runtime's leak warning seen on stderr",
-                    otherwise: "no leak warning from the runtime was seen on stderr"),
-                .when(
-                    trapped, "the runtime's double-resume trap message seen",
-                    otherwise: "no double-resume message from the runtime was seen"),
-            ]),
+            symptom: leak.outcome == .leaked && warned && stuck && double.outcome == .crashed && trapped,
+            mechanism: misuseMechanism(leak: leak, warned: warned, double: double, trapped: trapped),
             "\(leakText); \(doubleText)")
+    }
+
+    /// The mechanism, seen whichever way the claim goes: each misuse was made and its result
+    /// watched. The leak: the runtime's warning, or the handler seen dropped and stderr watched
+    /// to the end of the trial without one. The double resume: the runtime's trap message, or
+    /// the second call seen and the process going on. Whether the runtime caught each is the
+    /// symptom, so a runtime that lets a misuse pass refutes the claim instead of leaving it
+    /// unjudged; a trial that could not copy stderr, or crashed without the runtime's message,
+    /// saw neither.
+    static func misuseMechanism(leak: VariantReport, warned: Bool, double: VariantReport, trapped: Bool) -> Evidence {
+        let dropped = leak.events?.contains { $0.label.hasPrefix("app returns early") } ?? false
+        let calledAgain = double.events?.contains { $0.label.hasPrefix("app calls the handler again") } ?? false
+        let leakPart: Evidence =
+            warned
+            ? .seen("the runtime's leak warning seen on stderr")
+            : dropped && [.stalled, .completed].contains(leak.outcome)
+                ? .seen("the handler was dropped, and stderr was watched to the trial's end with no warning")
+                : .notSeen("no leak warning from the runtime was seen on stderr, nor the handler dropped")
+        let doublePart: Evidence =
+            trapped
+            ? .seen("the runtime's double-resume trap message seen")
+            : calledAgain && double.outcome == .completed
+                ? .seen("the handler was called a second time, and the process went on")
+                : .notSeen("no double-resume message from the runtime was seen, nor the second call")
+        return .all([leakPart, doublePart])
     }
 
     static func urlSessionSyncWrapperDeadlocksMain(_ inputs: FindingInputs) -> Verdict {

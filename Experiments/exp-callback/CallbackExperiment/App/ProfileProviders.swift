@@ -74,6 +74,7 @@ public struct AppProfiles: Sendable {
                 completionHandler(profiles)
                 retryQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(gap * 1e9))) {
                     // The bug under study: a retry path that calls the handler a second time.
+                    narrate("app calls the handler again from its retry path")
                     completionHandler(profiles)
                 }
             }

@@ -55,7 +55,7 @@ enum URLSessionQueues {
                     .handlerOnDelegateQueue: h.onDelegateQueue ? 1 : 0, .handlerOnMainThread: h.onMainThread ? 1 : 0,
                     .bytes: Double(h.bytes), .hopOnMainThread: hop.onMainThread ? 1 : 0, .hopS: hop.at - h.at,
                 ])
-            symptom = symptom && !h.onMainThread && hop.onMainThread
+            symptom = symptom && !h.onMainThread && hop.onMainThread && h.onDelegateQueue
             onDelegateQueues = onDelegateQueues && h.onDelegateQueue
         }
         m.set([
@@ -71,8 +71,20 @@ enum URLSessionQueues {
             + "\(onOrOff) the main thread (\(resumedPlace))"
         return VariantRecord(
             outcome: symptom ? .completed : .failed, metrics: m, evidence: evidence,
-            mechanism: .when(
-                onDelegateQueues, "inside each handler OperationQueue.current was its session's delegate queue",
-                otherwise: "a handler did not see its session's delegate queue as OperationQueue.current"))
+            mechanism: mechanism(askedFromMain: caller.isMainThread, onDelegateQueues: onDelegateQueues))
+    }
+
+    /// The mechanism, seen whichever way the claim goes: the tasks were asked for from the main
+    /// thread (the caller's thread the claim sets the handlers apart from), and each handler
+    /// read `OperationQueue.current` where it ran. Whether that was its session's delegate queue
+    /// is part of the symptom, so a Foundation that ran a handler elsewhere refutes the claim
+    /// instead of leaving it unjudged.
+    static func mechanism(askedFromMain: Bool, onDelegateQueues: Bool) -> Evidence {
+        guard askedFromMain else { return .notSeen("the data tasks were not asked for from the main thread") }
+        return .seen(
+            onDelegateQueues
+                ? "asked from the main thread; inside each handler OperationQueue.current was its session's delegate queue"
+                : "asked from the main thread; a handler did not see its session's delegate queue as OperationQueue.current"
+        )
     }
 }

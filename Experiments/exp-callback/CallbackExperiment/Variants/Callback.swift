@@ -27,21 +27,34 @@ enum Callback {
             "callback.on_main_thread": onMain ? 1 : 0, "ui.on_main_thread": ui?.isMainThread == true ? 1 : 0,
         ])
         m["hop_s"] = context.interval("app gets the rendered", "app updates its UI")
-        let symptom = opener.isMainThread && onLibrary && !onMain && ui?.isMainThread == true
-        // The mechanism: the library called the block on the very thread that had just rendered.
         let renderedOn = context.firstStep("library renders")?.thread,
             calledOn = context.firstStep("app gets the rendered")?.thread
+        // The symptom includes the block running on the very thread that had just rendered.
+        let symptom =
+            opener.isMainThread && onLibrary && !onMain && ui?.isMainThread == true
+            && renderedOn != nil && renderedOn == calledOn
         let callbackPlace = context.place(of: "app gets the rendered"),
             uiPlace = context.place(of: "app updates its UI")
         return VariantRecord(
             outcome: symptom ? .completed : .failed, metrics: m,
             evidence:
                 "opened from \(opener.queue) (\(opener.thread)); the callback ran on \(callbackPlace); the UI update on \(uiPlace)",
-            mechanism: .when(
-                renderedOn != nil && renderedOn == calledOn && callback?.queue != "?",
-                "the callback ran on the thread and queue that had just rendered (\(calledOn ?? ""))",
-                otherwise:
-                    "the callback's queue was not seen to be where the rendering ended (rendered on \(renderedOn ?? "—"), called on \(calledOn ?? "—"))"
-            ))
+            mechanism: mechanism(renderedOn: renderedOn, calledOn: calledOn, queue: callback?.queue))
+    }
+
+    /// The mechanism, seen whichever way the claim goes: the library's rendering and the app's
+    /// block were both seen with their threads, and the block's queue could be read. Whether the
+    /// block ran where the rendering ended is the symptom, so a library that moved the call
+    /// elsewhere refutes the claim instead of leaving it unjudged.
+    static func mechanism(renderedOn: String?, calledOn: String?, queue: String?) -> Evidence {
+        guard let renderedOn, let calledOn, let queue, queue != "?" else {
+            return .notSeen(
+                "the rendering's thread, the callback's thread or its queue was not seen (rendered on \(renderedOn ?? "—"), called on \(calledOn ?? "—"), queue \(queue ?? "—"))"
+            )
+        }
+        return .seen(
+            renderedOn == calledOn
+                ? "the callback ran on the thread and queue that had just rendered (\(calledOn))"
+                : "the library rendered on \(renderedOn) and the callback ran on \(calledOn) (queue \(queue))")
     }
 }

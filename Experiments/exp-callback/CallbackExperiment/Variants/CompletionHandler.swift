@@ -22,15 +22,15 @@ enum CompletionHandler {
         m["hop_s"] = context.interval("app calls the fetchProfiles handler", "library is back")
         let held = library.heldTimes.max() ?? .infinity, waited = library.incomingDelays.first ?? .infinity,
             stall = context.stallSoFar
-        let symptom =
-            held < CallbackThreshold.heldFree.value * p.latency + stall
-            && waited < CallbackThreshold.waitedFree.value * p.latency + stall && handlerOnApp == 1
-            && renderOnLibrary == 1
-        // The mechanism: the library's queue served a message while the app's lookup still ran.
+        // The library's queue served a message while the app's lookup still ran.
         let free =
             context.stepsInOrder(
                 "app looks up", "library shows an incoming message", "app calls the fetchProfiles handler")
             && context.queue(of: "library shows an incoming message") == ChatLibrary.queueLabel
+        let symptom =
+            held < CallbackThreshold.heldFree.value * p.latency + stall
+            && waited < CallbackThreshold.waitedFree.value * p.latency + stall && handlerOnApp == 1
+            && renderOnLibrary == 1 && free
         let into = context.interval("app looks up", "library shows an incoming message") ?? 0
         let share = Format.share(held, of: p.latency), stallNote = Format.stallNote(stall)
         let heldFree = CallbackThreshold.heldFree, waitedFree = CallbackThreshold.waitedFree
@@ -42,9 +42,27 @@ enum CompletionHandler {
             + "(\(waitedFree)); the handler was called on \(handlerPlace); the library rendered on \(renderPlace)"
         return VariantRecord(
             outcome: symptom ? .completed : .failed, metrics: m, evidence: evidence,
-            mechanism: context.libraryGaveUp(library) ?? .when(
-                free,
-                "\(ChatLibrary.queueLabel) showed an incoming message \(seconds: into) into the app's lookup, before the handler came",
-                otherwise: "no message was seen shown on \(ChatLibrary.queueLabel) while the lookup ran"))
+            mechanism: context.libraryGaveUp(library)
+                ?? mechanism(lookupOnAppQueue: m["lookup.on_app_queue"] == 1, freeAfter: free ? into : nil))
+    }
+
+    /// The mechanism, seen whichever way the claim goes: the app moved its lookup to its own queue
+    /// (the setting the claim is about) and a message was sent to the library while it ran.
+    /// Whether the library's queue showed that message before the handler came is the symptom,
+    /// so a library that holds its queue while it waits for the handler refutes the claim
+    /// instead of leaving it unjudged. `freeAfter`: how far into the lookup the message was shown,
+    /// when it was shown before the handler came.
+    static func mechanism(lookupOnAppQueue: Bool, freeAfter: Seconds?) -> Evidence {
+        guard lookupOnAppQueue else {
+            return .notSeen("the app's lookup was not seen on \(AppProfiles.queueLabel)")
+        }
+        guard let into = freeAfter else {
+            return .seen(
+                "the lookup ran on \(AppProfiles.queueLabel), and \(ChatLibrary.queueLabel) showed no message before the handler came"
+            )
+        }
+        return .seen(
+            "the lookup ran on \(AppProfiles.queueLabel), and \(ChatLibrary.queueLabel) showed an incoming message \(seconds: into) into it, before the handler came"
+        )
     }
 }
