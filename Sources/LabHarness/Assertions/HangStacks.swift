@@ -44,7 +44,7 @@ public enum HangStacks {
     }
 
     /// The kernel names of the harness's watchdog threads.
-    static let watcherNames: Set<String> = ["lab.hangwatch", "lab.completes"]
+    static let watcherNames: Set<String> = ["lab.hangwatch", "lab.completes", "lab.poolwatch"]
 
     /// `snapshot` with the main thread of process `pid` called `main thread`: the kernel names
     /// it after the executable, and its tid is the process id.

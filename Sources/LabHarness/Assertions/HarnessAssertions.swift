@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The harness's assertions, independent of any test framework: each one measures, and on a
 /// failure reports once through its `AssertionCall`. `LabHarnessXCTest` and `LabHarnessTesting`
@@ -307,26 +308,32 @@ public enum HarnessAssertions {
         let capture = Result { try StderrCapture() }
         defer { try? capture.get().end() }
         let start = MonotonicClock.now()
-        let finishedAt = Shared<Seconds?>(nil)
+        let finishedAt = Shared<Seconds?>(nil), began = Atomic<Bool>(false)
+        // The same-moment control: could the pool run a task meanwhile, did the machine stall.
+        let control = PoolWatch(timeout: timeout) { finishedAt.get() != nil }
         let task = Task {
+            began.store(true, ordering: .releasing)
             await operation()
             finishedAt.set(MonotonicClock.now())
         }
         _ = await MainQueueFriendlyWait.until(within: timeout) { finishedAt.get() != nil }
         guard let end = finishedAt.get() else {
             task.cancel()
+            let held = await control.finish(ended: false)
+            let never = began.load(ordering: .acquiring) ? "" : " (it had not begun: no thread ran it)"
             call.fail(
-                CompletionWatch.overrunMessage(timeout) + "; its task was cancelled and abandoned"
+                CompletionWatch.overrunMessage(timeout) + "; its task was cancelled and abandoned" + never + held
                     + ContinuationLeak.quote(capture))
             return nil
         }
         let took = end - start
+        let held = await control.finish(ended: took <= timeout)
         if took > timeout {
             // The wait was held off past the budget (an operation that blocks every thread of
             // the cooperative pool keeps it from waking, as does a stalled machine) and found
             // the operation done when it woke: the operation's own clock judges, as in the
-            // synchronous form.
-            call.fail(CompletionWatch.overrunMessage(timeout) + " (it finished after \(Format.seconds(took)))")
+            // synchronous form, and the control says whether the pool or the machine was held.
+            call.fail(CompletionWatch.overrunMessage(timeout) + " (it finished after \(Format.seconds(took)))" + held)
             return nil
         }
         return took

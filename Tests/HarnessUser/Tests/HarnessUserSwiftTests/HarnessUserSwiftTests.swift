@@ -93,13 +93,35 @@ import Testing
     }
 
     /// Bad: renders that hold every thread of the cooperative pool keep the wait from waking
-    /// until they are done; found done then, 0.6 s into a 0.2 s budget, they still overran.
+    /// until they are done; found done then, 0.6 s into a 0.2 s budget, they still overran, and
+    /// the failure says the pool was held meanwhile.
     @Test func thumbnailsThatHoldEveryPoolThread_areRecordedAsAnOverrun() async {
-        await HarnessUserSwiftTests.expectOneIssue(atLine: #line + 1, containing: "did not complete within 200 ms") {
+        await HarnessUserSwiftTests.expectOneIssue(
+            atLine: #line + 2, containing: "did not complete within 200 ms", "the cooperative pool ran no new task"
+        ) {
             await assertCompletes(within: 0.2) {
                 await BlockingThumbnailer.renderAll(count: ProcessInfo.processInfo.activeProcessorCount, cost: 0.6)
             }
         }
+    }
+
+    /// Bad: a quick, correct lookup beside other code that blocks every thread of the pool for a
+    /// second (another test's synchronous wait, say) never gets a thread within its budget. The
+    /// failure does not blame the lookup alone: it says the pool ran no new task meanwhile, and
+    /// shows the frames that held its threads.
+    @Test(.stacksAvailable) func aQuickLookupBesideNeighboursThatHoldThePool_failsNamingThem() async {
+        PoolNeighbours.holdEveryPoolThread(for: 1)
+        await HarnessUserSwiftTests.expectOneIssue(
+            atLine: #line + 3, containing: "did not complete within 300 ms", "the cooperative pool ran no new task",
+            "PoolNeighbours.hold"
+        ) {
+            await assertCompletes(within: 0.3) { _ = await QuickLookup.answer() }
+        }
+    }
+
+    /// Fixed: with nothing holding the pool, the same lookup passes.
+    @Test func aQuickLookupWithThePoolFree_passes() async {
+        #expect(await assertCompletes(within: 0.3) { _ = await QuickLookup.answer() } != nil)
     }
 
     @Test func aTrapEndsAnExitTestWithAFailure() async {

@@ -121,12 +121,35 @@ final class HarnessUserXCTests: CapturingTestCase {
     }
 
     /// Bad: renders that hold every thread of the cooperative pool keep the wait from waking
-    /// until they are done; found done then, 0.6 s into a 0.2 s budget, they still overran.
+    /// until they are done; found done then, 0.6 s into a 0.2 s budget, they still overran, and
+    /// the failure says the pool was held meanwhile.
     func testThumbnailsThatHoldEveryPoolThread_failAsAnOverrun() async {
-        await expectOneFailure(atLine: #line + 1, containing: "did not complete within 200 ms") {
+        await expectOneFailure(
+            atLine: #line + 2, containing: "did not complete within 200 ms", "the cooperative pool ran no new task"
+        ) {
             await assertCompletes(within: 0.2) {
                 await BlockingThumbnailer.renderAll(count: ProcessInfo.processInfo.activeProcessorCount, cost: 0.6)
             }
         }
+    }
+
+    /// Bad: a quick, correct lookup beside other code that blocks every thread of the pool for a
+    /// second never gets a thread within its budget. The failure does not blame the lookup
+    /// alone: it says the pool ran no new task meanwhile, and shows the frames that held it.
+    func testAQuickLookupBesideNeighboursThatHoldThePool_failsNamingThem() async throws {
+        try skipWithoutStacks()
+        PoolNeighbours.holdEveryPoolThread(for: 1)
+        await expectOneFailure(
+            atLine: #line + 3, containing: "did not complete within 300 ms", "the cooperative pool ran no new task",
+            "PoolNeighbours.hold"
+        ) {
+            await assertCompletes(within: 0.3) { _ = await QuickLookup.answer() }
+        }
+    }
+
+    /// Fixed: with nothing holding the pool, the same lookup passes.
+    func testAQuickLookupWithThePoolFree_passes() async {
+        let took = await assertCompletes(within: 0.3) { _ = await QuickLookup.answer() }
+        XCTAssertNotNil(took)
     }
 }
