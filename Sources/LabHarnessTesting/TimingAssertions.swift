@@ -9,6 +9,7 @@ import Testing
 /// prints the failure and ends the process (exit status 1): inside an exit test
 /// (`#expect(processExitsWith: .failure, observing: [\.standardErrorContent])`) the parent
 /// reads that message. Returns the block's duration, `nil` on failure.
+@available(*, noasync, message: "it runs the block on the caller's thread and blocks it (and its actor) until the block returns; in async code use `await assertCompletes(within:) { … }`, or `await MainActor.run { assertCompletes … }` to run a block on the main thread")
 @_disfavoredOverload
 @discardableResult
 public func assertCompletes(
@@ -41,6 +42,7 @@ public func assertCompletes(
 /// `counting: .total`, when the sampled total reaches `limit`. Thread counts are
 /// process-wide: Swift Testing runs tests in parallel, so put such tests in a `.serialized`
 /// suite. Returns the sampled timeline.
+@available(*, noasync, message: "it blocks the caller's thread and actor while it samples; in async code use `await assertThreadPeak(staysUnder:) { … }`")
 @_disfavoredOverload
 @discardableResult
 public func assertThreadPeak(
@@ -74,6 +76,7 @@ public func assertThreadPeak(
 
 /// Records an issue unless the callback handed to `start` is called exactly once: the first
 /// call within `timeout`, no second call within `grace` after it. Returns the first call.
+@available(*, noasync, message: "it blocks the caller's thread and actor for the whole wait; in async code use `await assertCalledExactlyOnce { … }`")
 @_disfavoredOverload
 @discardableResult
 public func assertCalledExactlyOnce<Value: Sendable>(
@@ -89,6 +92,7 @@ public func assertCalledExactlyOnce<Value: Sendable>(
 }
 
 /// `assertCalledExactlyOnce` for callbacks that take no value.
+@available(*, noasync, message: "it blocks the caller's thread and actor for the whole wait; in async code use `await assertCalledExactlyOnce { … }`")
 @_disfavoredOverload
 @discardableResult
 public func assertCalledExactlyOnce(
@@ -122,11 +126,30 @@ public func assertCalledExactlyOnce<Value: Sendable>(
         noting(true, assertionCall(reporter, message(), sourceLocation)), start)
 }
 
+/// `assertCalledExactlyOnce` in an async test, for callbacks that take no value.
+@discardableResult
+public func assertCalledExactlyOnce(
+    within timeout: some WaitTime = 1.0, grace: some WaitTime = HarnessAssertions.defaultGrace,
+    _ message: @autoclosure () -> String = "",
+    reporter: FailureReporter = .swiftTesting,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    isolation: isolated (any Actor)? = #isolation,
+    _ start: (@escaping @Sendable () -> Void) async -> Void
+) async -> CallProbe<Void>.Call? {
+    await HarnessAssertions.calledExactlyOnce(
+        within: timeout.labSeconds, grace: grace.labSeconds,
+        noting(true, assertionCall(reporter, message(), sourceLocation))
+    ) { (done: @escaping @Sendable (()) -> Void) in
+        await start { done(()) }
+    }
+}
+
 /// `call`, reporting a pass when `reportsPass`: an attachment of the running test
 /// Records an issue unless the callback handed to `start` is called, within `timeout`, on the
 /// main queue: true for a block of the main queue whichever thread drains it (under Swift
 /// Testing on Linux a dispatch worker drains it, and `Thread.isMainThread` is false there).
 /// Returns the first call, `nil` on failure.
+@available(*, noasync, message: "it blocks the caller's thread and actor for the whole wait; in async code use `await assertCalledOnMainQueue { … }`")
 @_disfavoredOverload
 @discardableResult
 public func assertCalledOnMainQueue<Value: Sendable>(

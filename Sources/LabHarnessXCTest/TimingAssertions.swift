@@ -6,6 +6,7 @@ import LabHarnessRecording
 /// in. A block that returns late fails with that stack and the test goes on; one still stuck a
 /// second later can never return, so the watchdog fails the test, prints why and ends the
 /// process (exit status 1). Returns the block's duration, `nil` on failure.
+@available(*, noasync, message: "it runs the block on the caller's thread and blocks it (and its actor) until the block returns; in async code use `await assertCompletes(within:) { … }`, or `await MainActor.run { assertCompletes … }` to run a block on the main thread")
 @_disfavoredOverload
 @discardableResult
 public func assertCompletes(
@@ -41,6 +42,7 @@ public func assertCompletes(
 /// default), or that the process's sampled total stays under `limit` (`.total`). A failure
 /// names the new threads. Thread counts are process-wide: other tests running at the same
 /// time add threads too. Returns the sampled timeline, for charts.
+@available(*, noasync, message: "it blocks the caller's thread and actor while it samples; in async code use `await assertThreadPeak(staysUnder:) { … }`")
 @_disfavoredOverload
 @discardableResult
 public func assertThreadPeak(
@@ -80,6 +82,7 @@ public func assertThreadPeak(
 /// come within `timeout`, and no second call within `grace` after it. On the main thread the
 /// waits keep the main queue draining, so a callback delivered there is seen. Returns the
 /// first call (with its thread and time), or `nil` when there was none.
+@available(*, noasync, message: "it blocks the caller's thread and actor for the whole wait; in async code use `await assertCalledExactlyOnce { … }`")
 @_disfavoredOverload
 @discardableResult
 public func assertCalledExactlyOnce<Value: Sendable>(
@@ -96,6 +99,7 @@ public func assertCalledExactlyOnce<Value: Sendable>(
 }
 
 /// `assertCalledExactlyOnce` for callbacks that take no value.
+@available(*, noasync, message: "it blocks the caller's thread and actor for the whole wait; in async code use `await assertCalledExactlyOnce { … }`")
 @_disfavoredOverload
 @discardableResult
 public func assertCalledExactlyOnce(
@@ -131,10 +135,30 @@ public func assertCalledExactlyOnce<Value: Sendable>(
         noting(true, assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column)), start)
 }
 
+/// `assertCalledExactlyOnce` in an async test, for callbacks that take no value.
+@discardableResult
+public func assertCalledExactlyOnce(
+    within timeout: some WaitTime = 1.0, grace: some WaitTime = HarnessAssertions.defaultGrace,
+    _ message: @autoclosure () -> String = "",
+    reporter: FailureReporter = .xctest,
+    file: StaticString = #filePath, line: UInt = #line,
+    fileID: StaticString = #fileID, column: UInt = #column,
+    isolation: isolated (any Actor)? = #isolation,
+    _ start: (@escaping @Sendable () -> Void) async -> Void
+) async -> CallProbe<Void>.Call? {
+    await HarnessAssertions.calledExactlyOnce(
+        within: timeout.labSeconds, grace: grace.labSeconds,
+        noting(true, assertionCall(reporter, message(), fileID: fileID, file: file, line: line, column: column))
+    ) { (done: @escaping @Sendable (()) -> Void) in
+        await start { done(()) }
+    }
+}
+
 /// Asserts that the callback handed to `start` is called, within `timeout`, on the main queue:
 /// true for a block of the main queue whichever thread drains it (the main thread under
 /// XCTest, a dispatch worker under Swift Testing on Linux). On the main thread the wait keeps
 /// the main queue draining. Returns the first call, `nil` on failure.
+@available(*, noasync, message: "it blocks the caller's thread and actor for the whole wait; in async code use `await assertCalledOnMainQueue { … }`")
 @_disfavoredOverload
 @discardableResult
 public func assertCalledOnMainQueue<Value: Sendable>(

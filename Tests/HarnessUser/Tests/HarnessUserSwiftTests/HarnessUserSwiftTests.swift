@@ -73,6 +73,21 @@ import Testing
         }
     }
 
+    /// Fixed, in async code: a save whose completion takes no value calls back once.
+    @Test func aSaveCallsBackOnceInAsyncCode() async {
+        let call = await assertCalledExactlyOnce(within: 1, grace: .milliseconds(200)) { done in
+            Savers.save(then: done)
+        }
+        #expect(call != nil)
+    }
+
+    /// Bad, in async code: a retry path calls the completion again.
+    @Test func aRetryingSaveIsRecordedForCallingTwiceInAsyncCode() async {
+        await Self.expectOneIssue(atLine: #line + 1, containing: "called 2 times") {
+            await assertCalledExactlyOnce(within: 1, grace: .seconds(1)) { done in Savers.saveRetrying(then: done) }
+        }
+    }
+
     @Test func aSloppyLoaderIsRecordedForCallingTwice() {
         // A grace longer than any machine stall: the second call cannot slip past it.
         Self.expectOneIssue(atLine: #line + 1, containing: "called 2 times") {

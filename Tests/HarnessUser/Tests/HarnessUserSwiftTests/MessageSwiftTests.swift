@@ -80,7 +80,13 @@ extension HarnessUserSwiftTests {
         @Test func aFrugalFetcherAsked_passesReportingItsThreadCount() async {
             // The note goes to stdout; an exit test's stdout is what this test can read.
             let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
-                assertThreadPeak(staysUnder: 4, reportsPass: true) { FrugalFetcher.fetchAll(count: 16, latency: 0.02) }
+                // The synchronous form, in a function of its own: the exit test's body is async.
+                func measure() {
+                    assertThreadPeak(staysUnder: 4, reportsPass: true) {
+                        FrugalFetcher.fetchAll(count: 16, latency: 0.02)
+                    }
+                }
+                measure()
             }
             let stdout = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
             #expect(stdout.contains(": note: the block added "), "\(stdout)")

@@ -147,6 +147,21 @@ final class HarnessUserXCTests: CapturingTestCase {
         }
     }
 
+    /// Fixed, in async code: a save whose completion takes no value calls back once.
+    func testASaveCallsBackOnceInAsyncCode() async {
+        let call = await assertCalledExactlyOnce(within: 1, grace: .milliseconds(200)) { done in
+            Savers.save(then: done)
+        }
+        XCTAssertNotNil(call)
+    }
+
+    /// Bad, in async code: a retry path calls the completion again.
+    func testARetryingSaveFailsForCallingTwiceInAsyncCode() async {
+        await expectOneFailure(atLine: #line + 1, containing: "called 2 times") {
+            await assertCalledExactlyOnce(within: 1, grace: .seconds(1)) { done in Savers.saveRetrying(then: done) }
+        }
+    }
+
     /// Fixed: with nothing holding the pool, the same lookup passes.
     func testAQuickLookupWithThePoolFree_passes() async {
         let took = await assertCompletes(within: 0.3) { _ = await QuickLookup.answer() }
