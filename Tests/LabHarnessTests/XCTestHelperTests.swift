@@ -36,10 +36,13 @@ final class XCTestHelperTests: XCTestCase {
     }
 
     /// A second look that would outlast the test's hang watch ends a second before it: the leak
-    /// fails as a leak, with what holds it, and the watch does not fire.
+    /// fails as a leak, with what holds it, and the watch does not fire. A 2 s watch ends the
+    /// 5 s look 1 s in: the same second before the watch, and the same half second for a stall
+    /// after the cut, as a longer watch would leave, without waiting out the longer watch.
     func testASecondLookEndsBeforeTheTestsHangWatch() {
         let recorder = RecordingReporter()
-        let watch = HangWatch(limit: 4, testName: "a leak under a short hang watch") { _ in }
+        let limit: Seconds = 2
+        let watch = HangWatch(limit: limit, testName: "a leak under a short hang watch") { _ in }
         defer { watch.testEnded() }
         let start = MonotonicClock.now()
         let failed = assertReleased(within: 0.2, reporter: recorder.reporter) { () -> Node in
