@@ -8,9 +8,11 @@ import XCTest
 /// is measured, with the child's output up to that moment kept. Each body below runs only in
 /// the child; the checks after each call run only in the parent.
 final class ChildTrialTests: XCTestCase {
+    /// No settle time: it starts when the body returns, and this body never does, so a settle
+    /// would only be added to the budget before the kill (2.5 s with the default half second).
     func testABodyThatDeadlocksIsKilledAtItsBudgetAndClassifiedDeadlock() throws {
         let start = MonotonicClock.now()
-        let run = try XCTUnwrap(assertInChildProcess(expecting: .deadlock, budget: 2) {
+        let run = try XCTUnwrap(assertInChildProcess(expecting: .deadlock, budget: 2, settle: 0) {
             print("before the hang")
             DispatchSemaphore(value: 0).wait()
         })
@@ -70,11 +72,12 @@ final class ChildTrialTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(run.wall, 0.8)
     }
 
-    /// An outcome other than the expected one fails at the caller's line, with the evidence.
+    /// An outcome other than the expected one fails at the caller's line, with the evidence. The
+    /// body never returns, so it has no settle time: one would only delay the kill.
     func testAnUnexpectedOutcomeFailsAtTheCallersLine() {
         let recorder = LabHarness.RecordingReporter()
         let line = #line + 1
-        let run = assertInChildProcess(expecting: .completed, budget: 1.5, reporter: recorder.reporter) {
+        let run = assertInChildProcess(expecting: .completed, budget: 1.5, settle: 0, reporter: recorder.reporter) {
             DispatchSemaphore(value: 0).wait()
         }
         XCTAssertEqual(run?.outcome, .deadlock)
