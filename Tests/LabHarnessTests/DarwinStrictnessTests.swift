@@ -76,6 +76,8 @@ struct StrictnessCheck {
         var module: String
         var files: [String]
         var extraModules: String? = nil
+        /// The build of the package libraries in `extraModules`, which its check waits for.
+        var libraries: LibraryBuild? = nil
         /// A single-file program whose top-level code is its `main` (an executable's main.swift,
         /// a program a handout has students build with `swiftc`).
         var isProgram = false
@@ -183,34 +185,43 @@ struct StrictnessCheck {
             units.append(Unit(module: name, files: [copy.path], isProgram: true, copies: [copy.path: program]))
         }
         // Packages of their own in Tests/ (the library author's, lab watch's fixture): their
-        // libraries are built here first, for their tests to import.
+        // libraries are built for their tests to import, by the first of the package's checks to
+        // start (`LibraryBuild`), while the other core checks modules of the lab's own.
         for package in packages {
             let modules = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "strictness-\(getpid())-\(package)")
             try FileManager.default.createDirectory(at: modules, withIntermediateDirectories: true)
-            for library in Self.subfolders("Tests/\(package)/Sources") {
-                let unit = Unit(
+            let libraries = Self.subfolders("Tests/\(package)/Sources").map { library in
+                Unit(
                     module: library, files: Self.swiftFiles(under: "Tests/\(package)/Sources/\(library)"),
                     extraModules: modules.path)
-                let built = try ChildProcess.run(
-                    ChildSpec(
-                        executable: swiftc,
-                        arguments: [
-                            "-emit-module", "-parse-as-library", "-swift-version", "6",
-                            "-module-name", library, "-I", self.modules, "-I", modules.path,
-                            "-emit-module-path", modules.appendingPathComponent("\(library).swiftmodule").path,
-                        ] + unit.files,
-                        budget: 120))
-                guard built.outcome == .completed else {
-                    throw StrictnessError("\(package)'s \(library) did not build: \(built.stderr)")
+            }
+            let build = LibraryBuild { [swiftc, products = self.modules] in
+                for library in libraries {
+                    let module = modules.appendingPathComponent("\(library.module).swiftmodule").path
+                    let built = try ChildProcess.run(
+                        ChildSpec(
+                            executable: swiftc,
+                            arguments: [
+                                "-emit-module", "-parse-as-library", "-swift-version", "6",
+                                "-module-name", library.module, "-I", products, "-I", modules.path,
+                                "-emit-module-path", module,
+                            ] + library.files,
+                            budget: 120))
+                    guard built.outcome == .completed else {
+                        throw StrictnessError("\(package)'s \(library.module) did not build: \(built.stderr)")
+                    }
                 }
-                units.append(unit)
+            }
+            for var library in libraries {
+                library.libraries = build
+                units.append(library)
             }
             for folder in Self.subfolders("Tests/\(package)/Tests") {
                 units.append(
                     Unit(
                         module: folder, files: Self.swiftFiles(under: "Tests/\(package)/Tests/\(folder)"),
-                        extraModules: modules.path))
+                        extraModules: modules.path, libraries: build))
             }
         }
         return units.filter { !$0.files.isEmpty }
@@ -249,6 +260,7 @@ struct StrictnessCheck {
             arguments += [markings] + (unit.importsXCTest ? [xctestMarkings] : [])
             for file in unit.files { arguments += primaries.contains(file) ? ["-primary-file", file] : [file] }
             do {
+                try unit.libraries?.wait()
                 let run = try ChildProcess.run(
                     ChildSpec(executable: frontend.executable, arguments: arguments, budget: 180))
                 let errors = run.stderr.split(separator: "\n").filter { $0.contains(": error: ") }.map(String.init)
@@ -266,6 +278,11 @@ struct StrictnessCheck {
             } catch {
                 failures.withLock { $0.append("\(unit.module): \(error)") }
             }
+        }
+        // A package whose modules needed no type-check still has its libraries built, as before
+        // the builds moved here: one that does not build fails the check.
+        for unit in units where !checked.contains(where: { $0.0.libraries === unit.libraries }) {
+            do { try unit.libraries?.wait() } catch { failures.withLock { $0.append("\(unit.module): \(error)") } }
         }
         let problems = failures.withLock { $0 }
         if !problems.isEmpty { throw StrictnessError(problems.joined(separator: "\n")) }
@@ -377,6 +394,24 @@ struct StrictnessCheck {
             if file.pathExtension == "swift" { files.append(file.standardizedFileURL.path) }
         }
         return files.sorted()
+    }
+}
+
+/// A package's libraries, built once, by whichever check needs them first; the others wait
+/// for that build, and each throws what it threw.
+final class LibraryBuild: Sendable {
+    private let build: @Sendable () throws -> Void
+    private let result = Mutex<Result<Void, StrictnessError>?>(nil)
+
+    init(_ build: @escaping @Sendable () throws -> Void) { self.build = build }
+
+    func wait() throws {
+        try result.withLock { result in
+            if result == nil {
+                result = Result { try build() }.mapError { $0 as? StrictnessError ?? StrictnessError("\($0)") }
+            }
+            return result!
+        }.get()
     }
 }
 
