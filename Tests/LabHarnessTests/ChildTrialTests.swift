@@ -64,9 +64,10 @@ final class ChildTrialTests: XCTestCase {
     }
 
     /// A quiet child that never reports progress is not cut off by a stall window: the window
-    /// opens at the first progress report.
+    /// opens at the first progress report. Its body is quiet four windows long; a settle after
+    /// it would only be more of the same quiet (the settle is tested above).
     func testAQuietHealthyChildWithAStallWindowCompletes() throws {
-        let run = try XCTUnwrap(assertInChildProcess(expecting: .completed, budget: 20, stallWindow: 0.2) {
+        let run = try XCTUnwrap(assertInChildProcess(expecting: .completed, budget: 20, stallWindow: 0.2, settle: 0) {
             Thread.sleep(forTimeInterval: 0.8)
         })
         XCTAssertGreaterThanOrEqual(run.wall, 0.8)
@@ -106,9 +107,10 @@ final class ChildTrialTests: XCTestCase {
             recorder.messages.first?.contains("this process ignores SIGCHLD") ?? false, "\(recorder.messages)")
     }
 
-    /// A failure no framework can record is not dropped: it is printed, and the process exits 1.
+    /// A failure no framework can record is not dropped: it is printed, and the process exits 1
+    /// (its exit handler turns the status). No settle: the failure is made in the body.
     func testAFailureWithNoTestToRecordItFailsTheProcess() throws {
-        let run = try XCTUnwrap(assertInChildProcess(expecting: .failed, budget: 20) {
+        let run = try XCTUnwrap(assertInChildProcess(expecting: .failed, budget: 20, settle: 0) {
             UnattendedFailure.report("a leak nobody asked about", at: FailureSite(fileID: "M/F.swift", filePath: "/x/F.swift", line: 7, column: 3))
         })
         XCTAssertEqual(run.exitCode, 1)
