@@ -25,6 +25,9 @@ public final class NewThreadWatch: Sendable {
     private let stacks = Mutex<StackSnapshot?>(nil)
     private let state = Mutex<State>(State())
     private let stopping = Atomic<Bool>(false)
+    /// Signalled by `stop()`: the watcher waits on it between listings instead of sleeping, so a
+    /// stop does not wait out the rest of an interval (up to 100 ms, a timeout trial's).
+    private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
     private struct State {
@@ -84,7 +87,7 @@ public final class NewThreadWatch: Sendable {
             while !stopping.load(ordering: .acquiring) {
                 look()
                 takeStacksAtLimit()
-                MonotonicClock.sleep(for: interval)
+                _ = wake.wait(timeout: WaitTimeLimit.fromNow(interval))
             }
             finished.signal()
         }
@@ -105,6 +108,7 @@ public final class NewThreadWatch: Sendable {
     @discardableResult
     public func stop() -> [Appeared] {
         if !stopping.exchange(true, ordering: .acquiringAndReleasing) {
+            wake.signal()
             _ = finished.wait(timeout: .now() + .seconds(5))
         }
         look()
