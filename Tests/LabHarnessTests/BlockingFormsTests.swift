@@ -8,16 +8,12 @@ import XCTest
 /// it). Read from the sources, like `PublicSurfaceTests`.
 final class BlockingFormsTests: XCTestCase {
     func testEverySynchronousFormWithAnAsyncTwinIsNoasync() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
         var unmarked: [String] = [], checked = 0
         for module in ["LabHarnessXCTest", "LabHarnessTesting"] {
-            let folder = root.appendingPathComponent("Sources/\(module)")
-            let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }
             var forms: [(name: String, isAsync: Bool, noasync: Bool, place: String)] = []
-            for file in files.sorted() {
-                let lines = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
-                    .components(separatedBy: "\n")
+            for path in StrictnessCheck.swiftFiles(under: "Sources/\(module)") {
+                let file = URL(fileURLWithPath: path).lastPathComponent
+                let lines = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\n")
                 for (index, line) in lines.enumerated() {
                     let trimmed = line.trimmingCharacters(in: .whitespaces)
                     guard trimmed.hasPrefix("public func ") else { continue }

@@ -39,8 +39,8 @@ final class PoolWatch: Sendable {
     private let machine: Mutex<Clock>
     private let stacks = Mutex<StackSnapshot?>(nil)
     private let stopped = Atomic<Bool>(false)
-    /// 0 before the thread looked at the budget's end, 1 while it takes the stacks, 2 after.
-    private let look = Atomic<UInt8>(0)
+    /// Whether the thread has looked at the budget's end (and taken the stacks, if it did).
+    private let looked = Atomic<Bool>(false)
     private let threadStarted = Atomic<Bool>(false)
     private let budgetEnd: Seconds
     private let timeout: Seconds
@@ -72,8 +72,7 @@ final class PoolWatch: Sendable {
             MonotonicClock.sleep(for: Self.tick)
             let now = MonotonicClock.now()
             machine.withLock { $0.wake(at: now) }
-            guard look.load(ordering: .acquiring) == 0, now >= budgetEnd else { continue }
-            look.store(1, ordering: .releasing)
+            guard !looked.load(ordering: .acquiring), now >= budgetEnd else { continue }
             if !finished(), heldNow(at: now) {
                 // Taken now, while whatever holds the pool still holds it.
                 let snapshot = HangStacks.ofThisProcess()
@@ -81,7 +80,7 @@ final class PoolWatch: Sendable {
                 // The capture's own time is this thread's work, not a stall of the machine.
                 machine.withLock { $0.last = MonotonicClock.now() }
             }
-            look.store(2, ordering: .releasing)
+            looked.store(true, ordering: .releasing)
         }
     }
 
@@ -108,7 +107,7 @@ final class PoolWatch: Sendable {
         }
         if !ended {
             let limit = max(now, budgetEnd) + StackCapture.answerBudget + StackCapture.symbolBudget + 2
-            while look.load(ordering: .acquiring) != 2 && MonotonicClock.now() < limit {
+            while !looked.load(ordering: .acquiring) && MonotonicClock.now() < limit {
                 await MainQueueFriendlyWait.sleep(for: 0.002)  // cancelled or not: never a spin
             }
         }
