@@ -63,12 +63,8 @@ extension HarnessUserSwiftTests {
             // A loaded machine can wake the watch only after s2 ended: it then never fires, and
             // s2 passes; such a run sets up no race, so it runs up to three times for one.
             for attempt in 1...3 {
-                let run = try ChildProcess.run(
-                    ChildSpec(
-                        executable: ChildProcess.currentExecutablePath(),
-                        arguments: ["--testing-library", "swift-testing", "--filter", "HangContinues/s[1-4]"],
-                        environment: ["HARNESS_USER_CONTINUE_PROBE": "late"], budget: 90))
-                let output = run.stdout + run.stderr
+                let (run, output) = try HarnessUserSwiftTests.runCopy(
+                    filter: "HangContinues/s[1-4]", environment: ["HARNESS_USER_CONTINUE_PROBE": "late"], budget: 90)
                 #expect(output.contains("HARNESS_USER_CONTINUE_MARK s4 ran"), "\(output)")
                 #expect(!output.contains("the run goes on without"), "\(output)")
                 guard output.contains(fired) || attempt == 3 else { continue }
@@ -107,12 +103,8 @@ extension HarnessUserSwiftTests {
             ]
             for (probe, failing, hangs, failure) in cases {
                 // The suite alone, as `swift test --filter HangContinues` runs its Swift Testing part.
-                let run = try ChildProcess.run(
-                    ChildSpec(
-                        executable: ChildProcess.currentExecutablePath(),
-                        arguments: ["--testing-library", "swift-testing", "--filter", "HangContinues/s[1-4]"],
-                        environment: ["HARNESS_USER_CONTINUE_PROBE": probe], budget: 90))
-                let output = run.stdout + run.stderr
+                let (run, output) = try HarnessUserSwiftTests.runCopy(
+                    filter: "HangContinues/s[1-4]", environment: ["HARNESS_USER_CONTINUE_PROBE": probe], budget: 90)
                 #expect(run.outcome == .failed, "\(probe): \(run.evidence)\n\(output)")
                 // The failure is an issue of the failing test, with its stack.
                 #expect(output.contains("Test \(failing) recorded an issue"), "\(probe): \(output)")

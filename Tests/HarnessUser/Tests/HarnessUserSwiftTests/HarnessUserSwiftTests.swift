@@ -28,6 +28,19 @@ import Testing
         #expect(matched.withLock { $0 } == 1, sourceLocation: sourceLocation)
     }
 
+    /// This test binary's Swift Testing tests that match `filter`, run in a copy of it with
+    /// `environment` (a probe's setting): how the copy ended, and its whole output.
+    static func runCopy(
+        filter: String, environment: [String: String], budget: Double
+    ) throws -> (run: ChildRun, output: String) {
+        let run = try ChildProcess.run(
+            ChildSpec(
+                executable: ChildProcess.currentExecutablePath(),
+                arguments: ["--testing-library", "swift-testing", "--filter", filter],
+                environment: environment, budget: budget))
+        return (run, run.stdout + run.stderr)
+    }
+
     /// `expectOneIssue` for an async body, on the caller's actor.
     static func expectOneIssue(atLine line: Int, containing texts: String...,
                                sourceLocation: SourceLocation = #_sourceLocation,

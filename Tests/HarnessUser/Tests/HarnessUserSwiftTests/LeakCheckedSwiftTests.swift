@@ -34,12 +34,8 @@ extension HarnessUserSwiftTests {
 
         @Test func p9_aLeakCheckedTestThatLeaksFailsNamingTheHolders() throws {
             guard !Self.probe else { return }
-            let run = try ChildProcess.run(
-                ChildSpec(
-                    executable: ChildProcess.currentExecutablePath(),
-                    arguments: ["--testing-library", "swift-testing", "--filter", "LeakCheckedFailures/p[12]"],
-                    environment: ["HARNESS_USER_LEAK_PROBE": "1"], budget: 60))
-            let output = run.stdout + run.stderr
+            let (run, output) = try HarnessUserSwiftTests.runCopy(
+                filter: "LeakCheckedFailures/p[12]", environment: ["HARNESS_USER_LEAK_PROBE": "1"], budget: 60)
             #expect(run.outcome == .failed, "\(run.evidence)\n\(output)")
             let file = "LeakCheckedSwiftTests.swift"
             for (test, tracked) in [("p1_aScreenAndItsSession()", 18), ("p2_aScreenThatFailsToLoad()", 27)] {

@@ -48,12 +48,8 @@ extension HarnessUserSwiftTests {
         /// checks that the copy failed with the probe's failure as an issue at its line.
         static func check(_ probe: String, line: Int, _ text: String,
                           sourceLocation: SourceLocation = #_sourceLocation) throws {
-            let run = try ChildProcess.run(
-                ChildSpec(
-                    executable: ChildProcess.currentExecutablePath(),
-                    arguments: ["--testing-library", "swift-testing", "--filter", "OffTestFailures/p"],
-                    environment: ["HARNESS_USER_OFF_TEST_PROBE": probe], budget: 60))
-            let output = run.stdout + run.stderr
+            let (run, output) = try HarnessUserSwiftTests.runCopy(
+                filter: "OffTestFailures/p", environment: ["HARNESS_USER_OFF_TEST_PROBE": probe], budget: 60)
             #expect(run.outcome == .failed, "\(probe): \(run.evidence)\n\(output)", sourceLocation: sourceLocation)
             // Swift Testing lists it under no test: it cannot say whose it is.
             #expect(output.contains("recorded an issue at OffTestFailureSwiftTests.swift:\(line):"),
