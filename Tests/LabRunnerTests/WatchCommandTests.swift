@@ -251,6 +251,26 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertEqual(progress.ending(of: "gate(with:)"), .passed)
     }
 
+    /// XCTest's suite lines tell which class is open while no test runs (its class `setUp()` or
+    /// `tearDown()`), so that quiet there names it; the root and the bundle are not classes.
+    func testTheOpenXCTestClassIsFollowedBetweenItsTests() {
+        var progress = TestProgress()
+        progress.read("Test Suite 'Selected tests' started at 2026-11-28 23:40:01.100", at: 1)
+        progress.read("Test Suite 'WatchFixturePackageTests.xctest' started at 2026-11-28 23:40:01.100", at: 1)
+        XCTAssertNil(progress.openClass, "\(progress.openSuites)")
+        progress.read("Test Suite 'HeldClassTests' started at 2026-11-28 23:40:01.101", at: 1)
+        XCTAssertEqual(progress.openClass, "HeldClassTests")
+        progress.read("Test Case 'HeldClassTests.testFirstOfItsClass' started at 2026-11-28 23:40:01.102", at: 1)
+        progress.read("Test Case 'HeldClassTests.testFirstOfItsClass' passed (0.001 seconds)", at: 1)
+        XCTAssertEqual(progress.openClass, "HeldClassTests", "its tearDown() is still to run")
+        progress.read("Test Suite 'HeldClassTests' failed at 2026-11-28 23:40:01.103", at: 1)
+        XCTAssertNil(progress.openClass)
+        XCTAssertEqual(progress.openSuites, ["Selected tests", "WatchFixturePackageTests.xctest"])
+        progress.read("Test Suite 'OrderTests' started at 2026-11-28 23:40:01.104", at: 1)
+        progress.settleCrash()
+        XCTAssertEqual(progress.openSuites, [], "a round's suites end with it")
+    }
+
     /// A late test spared once (no frame of it yet, or its process writing a crash report) gets
     /// its timeout again; hung later, its report counted from that second start (`hung after 2.04
     /// s` for a test that had run 4 s). Its time is from its start, and the restart is said.
@@ -797,9 +817,9 @@ final class WatchCommandTests: XCTestCase {
 
 /// `lab watch -- swift test` on the fixture package, whose tests deadlock, spin and crash
 /// between tests that pass. The fixture is built once for the class, under `.build/`, and
-/// copied for the `--parallel` run, which runs beside the run of its tests in turn. Both whole
-/// runs start in the background once the fixture is built; the tests that read them are named
-/// to run last (XCTest runs a class's tests by name), so the others run while they wait.
+/// copied for each whole run but the first, which run side by side (`WholeRun`). They start in
+/// the background once the fixture is built; the tests that read them are named to run last
+/// (XCTest runs a class's tests by name), so the others run while they wait.
 final class WatchFixtureTests: XCTestCase {
     /// The fixture package and its scratch path (one for each build system, `buildSystem`).
     static let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -823,7 +843,9 @@ final class WatchFixtureTests: XCTestCase {
             if run.outcome != .completed {
                 Self.buildFailure = "the fixture did not build: \(run.evidence)\n\(run.stdout.suffix(2000))"
                     + "\n\(run.stderr.prefix(2000))"
-            } else if let failure = Self.copy(to: Self.parallelScratch) ?? Self.copy(to: Self.endedScratch) {
+            } else if let failure = (WholeRun.allCases.dropFirst().map(\.scratch) + [Self.endedScratch])
+                .lazy.compactMap(Self.copy(to:)).first
+            {
                 Self.buildFailure = failure
             } else {
                 Self.startWholeRuns(lab: lab)
@@ -861,11 +883,10 @@ final class WatchFixtureTests: XCTestCase {
         return ["-Xswiftc", "-module-cache-path", "-Xswiftc", cache]
     }
 
-    /// A copy of the built fixture for the `--parallel` run, which runs beside the other whole
-    /// run: on one scratch path a second `swift test` waits for the first ("Another instance of
-    /// SwiftPM is already running"), and with two the runs' test processes are told apart by
-    /// their path.
-    static let parallelScratch = scratch + "-parallel"
+    /// A copy of the built fixture for each whole run but the first, as they run side by side:
+    /// on one scratch path a second `swift test` waits for the first ("Another instance of
+    /// SwiftPM is already running"), and with one each the runs' test processes are told apart
+    /// by their path.
 
     /// A copy for the tests that end `lab watch` while a test hangs, which run while the whole
     /// runs go on in the background: their `swift test` neither waits for the whole run's lock
@@ -917,13 +938,18 @@ final class WatchFixtureTests: XCTestCase {
         super.tearDown()
     }
 
-    /// The two whole runs of the fixture under `lab watch`: its tests in turn, and `--parallel`.
+    /// The whole runs of the fixture under `lab watch`: its tests in turn, and `--parallel`; and
+    /// two of a few tests, with `WATCH_FIXTURE_HOLD` holding a class or a suite where no test
+    /// runs, which only the quiet timeout finds.
     enum WholeRun: CaseIterable {
-        case inTurn, parallel
+        case inTurn, parallel, heldSetUp, heldTearDown
 
         /// `lab watch`'s arguments before the command.
         var watchArguments: [String] {
             switch self {
+            // 2 s of no output and no CPU: a stalled process is waiting for a CPU, and a loaded
+            // machine's stalls are under 0.5 s.
+            case .heldSetUp, .heldTearDown: ["watch", "--quiet-timeout", "2s", "--"]
             // 2 s: four times the longest stall a loaded machine gives the fixture's passing tests
             // (they take milliseconds), and each of the three hangs costs the run its length. In
             // `--parallel` a late test whose process shows no frame of the test yet (starting
@@ -933,22 +959,40 @@ final class WatchFixtureTests: XCTestCase {
             }
         }
 
-        var swiftTestArguments: [String] { self == .parallel ? ["--parallel"] : [] }
+        var swiftTestArguments: [String] {
+            switch self {
+            case .inTurn: []
+            case .parallel: ["--parallel"]
+            case .heldSetUp:
+                ["HeldClassTests", "OrderTests/test1PassesFirst", "OrderTests/test8PassesLast", "HeldSuite"]
+                    .flatMap { ["--filter", $0] }
+            case .heldTearDown: ["--filter", "HeldClassTests", "--filter", "OrderTests/test8PassesLast"]
+            }
+        }
 
-        /// Where its fixture was built: the parallel run uses the copy.
-        var scratch: String { self == .parallel ? WatchFixtureTests.parallelScratch : WatchFixtureTests.scratch }
+        /// `WATCH_FIXTURE_HOLD`: where the fixture holds.
+        var environment: [String: String] {
+            switch self {
+            case .inTurn, .parallel: [:]
+            case .heldSetUp: ["WATCH_FIXTURE_HOLD": "setUp,suite"]
+            case .heldTearDown: ["WATCH_FIXTURE_HOLD": "tearDown"]
+            }
+        }
+
+        /// Where its fixture was built: each run but the first uses a copy of its own.
+        var scratch: String { self == .inTurn ? WatchFixtureTests.scratch : WatchFixtureTests.scratch + "-\(self)" }
     }
 
     /// A whole run: how `lab watch` ended, and its test processes still alive the moment it
-    /// ended (by the path of the fixture it ran: the other run's have another).
+    /// ended (by the path of the fixture it ran: the other runs' have others).
     struct WatchedRun: Sendable {
         var run: ChildRun
         var leftRunning: [String]
     }
 
-    /// Both whole runs, started together in the background the moment the fixture is built:
+    /// The whole runs, started together in the background the moment the fixture is built:
     /// each spends most of its time waiting for its hung tests to reach their timeout, so
-    /// together they take about as long as the longer one instead of the two in turn, and the
+    /// together they take about as long as the longest one instead of all in turn, and the
     /// class's other tests (which end `lab watch` on a copy of their own) run meanwhile.
     private static let wholeRuns = Mutex<SideBySide<WholeRun, WatchedRun>?>(nil)
 
@@ -957,11 +1001,12 @@ final class WatchFixtureTests: XCTestCase {
         return try XCTUnwrap(Self.wholeRuns.withLock { $0 }, "the whole runs did not start").value(which)
     }
 
-    /// Starts both whole runs, each on a thread of its own.
+    /// Starts the whole runs, each on a thread of its own.
     private static func startWholeRuns(lab: String) {
         let runs = SideBySide(WholeRun.allCases) { which in
             let arguments = which.watchArguments + swiftTest(scratch: which.scratch) + which.swiftTestArguments
-            let run = try ChildProcess.run(ChildSpec(executable: lab, arguments: arguments, budget: 300))
+            let run = try ChildProcess.run(
+                ChildSpec(executable: lab, arguments: arguments, environment: which.environment, budget: 300))
             return WatchedRun(run: run, leftRunning: fixtureProcesses(scratch: which.scratch).map(\.commandLine))
         }
         wholeRuns.withLock { $0 = runs }
@@ -992,10 +1037,10 @@ final class WatchFixtureTests: XCTestCase {
         }
         let lines = run.stderr.split(separator: "\n").map(String.init)
         let summary = try XCTUnwrap(lines.last { $0.hasPrefix("lab watch: ") && $0.contains(" tests in ") }, run.stderr)
-        XCTAssertTrue(summary.contains("13 tests in"), summary)
+        XCTAssertTrue(summary.contains("16 tests in"), summary)
         let hung = lines.filter { $0.hasPrefix("lab watch: hung: ") }
         XCTAssertTrue(
-            summary.contains("7 passed, 1 failed, 0 skipped, 2 crashed, 3 hung"),
+            summary.contains("10 passed, 1 failed, 0 skipped, 2 crashed, 3 hung"),
             ([summary] + hung).joined(separator: "\n"))
         XCTAssertEqual(hung.count, 3, run.stderr)
         XCTAssertEqual(Array(lines.suffix(3)), hung, "the hung tests are the last lines")
@@ -1037,16 +1082,16 @@ final class WatchFixtureTests: XCTestCase {
         XCTAssertEqual(run.exitCode, 1, run.stderr.suffix(3000).description)
         let lines = run.stderr.split(separator: "\n").map(String.init)
         let summary = try XCTUnwrap(lines.last { $0.hasPrefix("lab watch: ") && $0.contains(" tests in ") }, run.stderr)
-        XCTAssertTrue(summary.contains("13 tests in"), summary)
+        XCTAssertTrue(summary.contains("16 tests in"), summary)
         let hung = lines.filter { $0.hasPrefix("lab watch: hung: ") }
         XCTAssertTrue(
-            summary.contains("7 passed, 1 failed, 0 skipped, 2 crashed, 3 hung"),
+            summary.contains("10 passed, 1 failed, 0 skipped, 2 crashed, 3 hung"),
             ([summary] + hung).joined(separator: "\n"))
         // Without -v SwiftPM printed nothing of the XCTest tests that passed (a test that calls
         // `exit(0)` would pass too): the summary says what those four passes rest on.
         XCTAssertTrue(
             lines.contains {
-                $0.hasPrefix("lab watch: with --parallel, SwiftPM printed no output of the 4 XCTest tests that passed")
+                $0.hasPrefix("lab watch: with --parallel, SwiftPM printed no output of the 6 XCTest tests that passed")
             }, run.stderr.suffix(3000).description)
         XCTAssertTrue(
             hung.contains { $0.contains("OrderTests/test2Deadlocks") && $0.contains("Ledger.transferBothWays") },
@@ -1164,6 +1209,53 @@ final class WatchFixtureTests: XCTestCase {
         XCTAssertEqual(
             left.map(\.commandLine), [], "still running 2 s after lab watch got \(ChildProcess.signalName(signal))")
         for process in left { kill(process.pid, SIGKILL) }
+    }
+
+    /// A class whose `class func setUp()` never returns: no test of it starts, so no test's
+    /// timeout runs. The quiet timeout finds it; the class is named with where it was held, its
+    /// tests did not run, and the tests of the classes after it run. Then a Swift Testing suite
+    /// held by its trait before its test, outside any XCTest class: any rerun would meet the same
+    /// hold, so the run ends there (exit 124), naming the test that did not run. Before, the
+    /// first hold ended the whole run (exit 124), and no test after it ran or was named.
+    func testWhenAClassIsHeldInItsSetUpOnlyItsOwnTestsAreLost() throws {
+        let whole = try wholeRun(.heldSetUp)
+        let run = whole.run
+        let lines = run.stderr.split(separator: "\n").map(String.init)
+        XCTAssertEqual(run.exitCode, 124, run.evidence + "\n" + run.stderr.suffix(3000))
+        XCTAssertTrue(
+            lines.contains {
+                $0.hasSuffix("5 tests in 2 runs of swift test: 2 passed, 0 failed, 0 skipped, 0 crashed, 0 hung, 3 not run")
+            }, run.stderr.suffix(3000).description)
+        let held = try XCTUnwrap(lines.last { $0.hasPrefix("lab watch: hung: XCTest class HeldClassTests") }, run.stderr)
+        XCTAssertTrue(held.contains("held in its class setUp()"), held)
+        XCTAssertTrue(held.contains("Ledger.transferBothWays (Misbehaviour.swift:"), held)
+        XCTAssertTrue(
+            held.hasSuffix(
+                "2 tests of it did not run: WatchFixtureTests.HeldClassTests/testFirstOfItsClass, "
+                    + "WatchFixtureTests.HeldClassTests/testSecondOfItsClass"), held)
+        for name in ["OrderTests.test1PassesFirst", "OrderTests.test8PassesLast"] {
+            XCTAssertEqual(run.stdout.components(separatedBy: "Test Case '\(name)' passed").count - 1, 1, name)
+        }
+        XCTAssertFalse(run.stdout.contains("Test Case 'HeldClassTests."), "no test of the held class started")
+        XCTAssertEqual(lines.last, "lab watch: 1 listed test did not run: WatchFixtureTests.HeldSuite/runsUnlessHeld()")
+        XCTAssertEqual(whole.leftRunning, [], "left running")
+    }
+
+    /// Held in its `class func tearDown()`, after its tests passed: the run fails, the class is
+    /// named, and the tests after it run.
+    func testWhenAClassIsHeldInItsTearDownTheRestStillRun() throws {
+        let whole = try wholeRun(.heldTearDown)
+        let run = whole.run
+        let lines = run.stderr.split(separator: "\n").map(String.init)
+        XCTAssertEqual(run.exitCode, 1, run.evidence + "\n" + run.stderr.suffix(3000))
+        XCTAssertTrue(
+            lines.contains {
+                $0.hasSuffix("3 tests in 2 runs of swift test: 3 passed, 0 failed, 0 skipped, 0 crashed, 0 hung")
+            }, run.stderr.suffix(3000).description)
+        let held = try XCTUnwrap(lines.last { $0.hasPrefix("lab watch: hung: XCTest class HeldClassTests") }, run.stderr)
+        XCTAssertTrue(held.contains("held in its class tearDown()"), held)
+        XCTAssertTrue(held.hasSuffix("; every test of it had ended"), held)
+        XCTAssertEqual(whole.leftRunning, [], "left running")
     }
 
     /// Any other command: no output and no CPU for the quiet timeout is a hang: stacks, the tree

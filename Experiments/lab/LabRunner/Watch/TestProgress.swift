@@ -26,7 +26,9 @@ import LabHarness
 /// (`Module.Suite/check()`); `TestList.Listing.key(of:)` gives the same key for an id of
 /// `swift test list`.
 public struct TestProgress: Sendable {
-    public enum Ending: String, Sendable { case passed, failed, skipped, crashed, hung }
+    /// `notRun`: a test that never started, held up behind a hang of its class's own
+    /// (`WatchRound.StuckClass`) or left when the command was ended for going quiet.
+    public enum Ending: String, Sendable { case passed, failed, skipped, crashed, hung, notRun }
 
     /// Running tests and the instant each one's clock started: when the test started, or later
     /// for a parameterized test whose test cases have ended (`casesEnded`) and for one given its
@@ -57,6 +59,20 @@ public struct TestProgress: Sendable {
     /// `--parallel`: tests whose process ended but whose verdict SwiftPM has not printed yet (it
     /// prints the output of failed tests after the last one ends).
     public private(set) var provisional: Set<String> = []
+
+    /// XCTest's suites that started and have not ended this round, outermost first (`All tests`
+    /// or `Selected tests`, `Package.xctest`, `OrderTests`). A class's suite runs the class's
+    /// `class func setUp()` after it starts and before its first test, and its `tearDown()`
+    /// after its last test and before it ends, with no test running (swift-corelibs-xctest's
+    /// `XCTestSuite.perform`: `run.start()`, whose observer prints the start, then `setUp()`).
+    public private(set) var openSuites: [String] = []
+
+    /// The innermost open suite when it is a test class's, not the root's or a bundle's.
+    public var openClass: String? {
+        guard let last = openSuites.last, last != "All tests", last != "Selected tests", !last.hasSuffix(".xctest")
+        else { return nil }
+        return last
+    }
 
     /// Whether Swift Testing's tests are read from its event stream (`readEvent(_:at:)`), and
     /// its human-readable lines are left alone.
@@ -130,6 +146,18 @@ public struct TestProgress: Sendable {
         readingCrashedThread = line.hasPrefix("Thread ") && line.hasSuffix(" crashed:")
         if readingCrashedThread {
             crashedThreads.append([String(line)])
+            return
+        }
+        if line.hasPrefix("Test Suite '") {
+            // `Test Suite 'OrderTests' started at …`, then `… passed at …` or `… failed at …`.
+            let rest = line.dropFirst("Test Suite '".count)
+            guard let quote = rest.firstIndex(of: "'") else { return }
+            let name = String(rest[..<quote])
+            if rest[quote...].hasPrefix("' started") {
+                openSuites.append(name)
+            } else if let index = openSuites.lastIndex(of: name) {
+                openSuites.removeSubrange(index...)
+            }
             return
         }
         if line.hasPrefix("Test Case '") {
@@ -475,7 +503,7 @@ public struct TestProgress: Sendable {
     public mutating func settleCrash() {
         defer {
             (crashGroups, crashedThreads, readingCrashedThread, treeEndedByWatch) = ([], [], false, false)
-            unfinished = []
+            (unfinished, openSuites) = ([], [])
         }
         if !treeEndedByWatch { endUnfinished() }
         if !running.isEmpty && !treeEndedByWatch { crashGroups.append(running.keys.sorted()) }

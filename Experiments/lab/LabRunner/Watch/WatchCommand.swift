@@ -11,7 +11,9 @@ import LabHarness
 ///   test is reported once. With `--parallel`, an XCTest test's own process is ended instead of
 ///   the tree, and SwiftPM goes on. Exit 1 when a test failed, crashed or hung.
 /// - anything else, and `swift test` between tests: no output and no CPU use for
-///   `--quiet-timeout`: the same stacks, the tree ended, exit 124.
+///   `--quiet-timeout`: the same stacks, the tree ended, exit 124. In `swift test`, inside an
+///   XCTest class with none of its tests running (its `class func setUp()` or `tearDown()`),
+///   the class is named, its tests that had not run are `not run`, and the others run after it.
 /// Ctrl-C, SIGTERM, SIGHUP: the tree ended, exit 130. A killed `lab watch` is noticed by the
 /// keeper between it and the command (`WatchKeeper`), which ends the tree.
 public enum WatchCommand {
@@ -22,7 +24,9 @@ public enum WatchCommand {
           `swift test`: a test running longer than --test-timeout (default 60s) is hung; it is named
           with the stacks, the tree is ended (with --parallel, only the test's process), and the
           tests that had not run yet run after it, so every test is reported once. Any command:
-          no output and no CPU use for --quiet-timeout (default 5m) ends it, exit 124.
+          no output and no CPU use for --quiet-timeout (default 5m) ends it, exit 124; in
+          `swift test`, when that is inside an XCTest class none of whose tests runs (its class
+          setUp or tearDown), the class is named, its tests do not run, and the rest run after it.
           in CI: lab watch --test-timeout 120s -- swift test
 
           --test-timeout D   how long one test may run (100ms to 24h: 500ms, 60s, 5m, 1h); a
@@ -182,6 +186,8 @@ public enum WatchCommand {
         var progress = TestProgress(swiftTestingFromEvents: first.eventStream != nil)
         progress.namesakesInTurn = !invocation.parallel
         var hung: [WatchRound.HungTest] = []
+        // Each XCTest class found held in its class setUp() or tearDown(), with its tests that did not run.
+        var stuckClasses: [(WatchRound.StuckClass, [String])] = []
         var list: TestList.Listing?
         var failedStatus: Int32 = 0
         var rounds = 0
@@ -204,8 +210,19 @@ public enum WatchCommand {
                 return 130
             }
             if end.quiet {
-                summary(progress, hung: hung, rounds: rounds, list: list, invocation: invocation)
-                return 124
+                // Quiet in an XCTest class with none of its tests running: its `class func setUp()`
+                // or `tearDown()` hung. Its tests that had not run would hang behind it again; the
+                // other tests run. Quiet anywhere else (a global initializer, the process's exit,
+                // the build) would be met again by any rerun: the tests that had not run are named.
+                list = list ?? round.lister?.listing
+                guard let stuck = end.stuckClass, let listing = list else {
+                    if let list { Self.markNotRun(in: list, &progress, invocation: invocation) }
+                    summary(
+                        progress, hung: hung, rounds: rounds, list: list, invocation: invocation, stuck: stuckClasses)
+                    return 124
+                }
+                let held = Self.markNotRun(in: listing, &progress, invocation: invocation, inClass: stuck.name)
+                stuckClasses.append((stuck, held))
             }
             // SwiftPM runs the tests in processes of its own: a signal that ended it before any test
             // started ended SwiftPM itself (its build crashed, or it was killed), and judges no test.
@@ -231,7 +248,7 @@ public enum WatchCommand {
             defer { crashesBefore = crashes }
             if !end.endedByWatch, let status = end.status, status != 0, failedStatus == 0 { failedStatus = status }
             let alone = progress.nextAlone()
-            let disrupted = !end.hung.isEmpty || !end.retried.isEmpty || crashes > crashesBefore
+            let disrupted = !end.hung.isEmpty || !end.retried.isEmpty || crashes > crashesBefore || end.quiet
             guard disrupted || alone != nil || !leftOut.isEmpty else { break }
             if list == nil {
                 list = round.lister?.listing
@@ -267,12 +284,33 @@ public enum WatchCommand {
             }
             round.command = invocation.rerun(Array(remaining[..<taken]))
         }
-        summary(progress, hung: hung, rounds: rounds, list: list, invocation: invocation)
+        summary(progress, hung: hung, rounds: rounds, list: list, invocation: invocation, stuck: stuckClasses)
         // A crash no test was found to have made (none crashed alone) still fails the run.
         let bad =
-            progress.ended.contains { $0.ending == .failed || $0.ending == .crashed || $0.ending == .hung }
-            || !progress.unpinnedCrashes.isEmpty
+            progress.ended.contains { [.failed, .crashed, .hung, .notRun].contains($0.ending) }
+            || !progress.unpinnedCrashes.isEmpty || !stuckClasses.isEmpty
         return bad ? max(1, failedStatus == 0 ? 1 : failedStatus) : failedStatus
+    }
+
+    /// Marks the selected listed tests that have not ended as not run, of XCTest class `inClass`
+    /// alone when it is given, and returns their ids. Linux's XCTest names a class without its
+    /// module: of two listed classes of that name, the first in the list (the order they run in)
+    /// with a test not ended was the one running.
+    @discardableResult
+    static func markNotRun(
+        in listing: TestList.Listing, _ progress: inout TestProgress, invocation: SwiftTestInvocation,
+        inClass: String? = nil
+    ) -> [String] {
+        var ids = listing.ids.filter { invocation.selects($0) && progress.ending(of: listing.key(of: $0)) == nil }
+        if let inClass {
+            func words(_ id: String) -> [Substring] { id.split(separator: "/")[0].split(separator: ".") }
+            let name = inClass.split(separator: ".").last
+            let owned = ids.filter { !TestList.isSwiftTesting($0) && words($0).last == name }
+            let module = owned.first.map { words($0)[0] }
+            ids = owned.filter { words($0)[0] == module }
+        }
+        for id in ids { progress.mark(listing.key(of: id), .notRun) }
+        return ids
     }
 
     /// The first of `key`, then the keys `next` gives, that `listing` holds, with its id: the
@@ -371,7 +409,7 @@ public enum WatchCommand {
     /// what the passes rest on when it is less than the test's own verdict.
     static func summary(
         _ progress: TestProgress, hung: [WatchRound.HungTest], rounds: Int, list: TestList.Listing?,
-        invocation: SwiftTestInvocation
+        invocation: SwiftTestInvocation, stuck: [(WatchRound.StuckClass, [String])] = []
     ) {
         let selects = invocation.selects
         var progress = progress
@@ -385,7 +423,8 @@ public enum WatchCommand {
         }
         var text =
             "\nlab watch: \(progress.ended.count) tests in \(rounds) run\(rounds == 1 ? "" : "s") of swift test: "
-            + "\(count(.passed)) passed, \(count(.failed)) failed, \(count(.skipped)) skipped, \(count(.crashed)) crashed, \(count(.hung)) hung\n"
+            + "\(count(.passed)) passed, \(count(.failed)) failed, \(count(.skipped)) skipped, \(count(.crashed)) crashed, \(count(.hung)) hung"
+            + (count(.notRun) > 0 ? ", \(count(.notRun)) not run\n" : "\n")
         for item in progress.ended where item.ending == .crashed {
             text += "lab watch: crashed: \(id(item.key))"
             if let group = progress.sharedCrashes[item.key] {
@@ -406,6 +445,23 @@ public enum WatchCommand {
         }
         for item in hung {
             text += "lab watch: hung: \(id(item.key)) after \(Format.seconds(item.seconds)): \(item.stuckAt)\n"
+        }
+        for (stuck, held) in stuck {
+            let tests =
+                held.isEmpty
+                ? "every test of it had ended"
+                : "\(held.count) test\(held.count == 1 ? "" : "s") of it did not run: " + held.joined(separator: ", ")
+            text +=
+                "lab watch: hung: XCTest class \(stuck.name), \(stuck.held), no output and no CPU use for "
+                + "\(Format.seconds(stuck.seconds)) (--quiet-timeout): \(stuck.stuckAt); \(tests)\n"
+        }
+        // Tests left when the command was ended for going quiet outside a class: any rerun would
+        // meet what held it (a global initializer, the test process's exit) before them.
+        let held = Set(stuck.flatMap(\.1).map { list?.key(of: $0) ?? $0 })
+        let notRun = progress.ended.filter { $0.ending == .notRun && !held.contains($0.key) }.map { id($0.key) }
+        if !notRun.isEmpty {
+            let shown = notRun.prefix(20).joined(separator: ", ") + (notRun.count > 20 ? ", …" : "")
+            text += "lab watch: \(notRun.count) listed test\(notRun.count == 1 ? "" : "s") did not run: \(shown)\n"
         }
         let ended = { (key: String) in progress.ending(of: key) != nil }
         for shared in list.map({ namesakes(in: $0, selectedBy: selects, ended: ended) }) ?? [] {

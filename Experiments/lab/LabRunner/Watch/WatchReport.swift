@@ -250,13 +250,31 @@ enum WatchReport {
         runs(commandLine) { $0 == "swift-backtrace" || $0.hasSuffix("/swift-backtrace") }
     }
 
-    /// The command went quiet: its tree's stacks, then the tree ended.
-    static func quiet(below root: Int32, options: WatchOptions, note: String?) {
-        stacksThenEnd(
-            below: root,
-            title:
-                "no output and no CPU use for \(Format.seconds(options.quietTimeout)) (--quiet-timeout): the command is stuck",
-            tests: [], note: note)
+    /// The command went quiet: its tree's stacks, then the tree ended. Inside XCTest class
+    /// `inClass` (`swift test`, none of its tests running), the stack that shows the class's own
+    /// `setUp()` or `tearDown()` comes first, and says which held it.
+    static func quiet(
+        below root: Int32, options: WatchOptions, note: String?, in inClass: String?
+    ) -> WatchRound.StuckClass? {
+        let quiet = "no output and no CPU use for \(Format.seconds(options.quietTimeout)) (--quiet-timeout)"
+        guard let inClass else {
+            stacksThenEnd(below: root, title: quiet + ": the command is stuck", tests: [], note: note)
+            return nil
+        }
+        let methods = ["setUp", "tearDown"]
+        let searched = methods.map { "\(inClass).\($0)" }
+        let raws = rawStacks(of: ProcessTree.descendants(of: root))
+        let left = ProcessTree.end(below: root)
+        let processes = named(raws, tests: searched)
+        let groups = processes.first { isTestProcess($0.process) }?.groups ?? processes.flatMap(\.groups)
+        let own = groups.first { mentions($0, searched) }
+        let method = own.flatMap { group in methods.first { mentions(group, ["\(inClass).\($0)"]) } }.map { $0 + "()" }
+        let stuckAt = (own ?? groups.first)?.summary(depth: 4) ?? "no stacks were taken"
+        let stuck = WatchRound.StuckClass(
+            name: inClass, seconds: options.quietTimeout, method: method, stuckAt: stuckAt)
+        let shown = text(processes, tests: searched, note: note, ended: "the tree was ended", left: left)
+        Terminal.writeError("\nlab watch: \(quiet) in XCTest class \(inClass), \(stuck.held): stuck\n" + shown)
+        return stuck
     }
 
     /// A test process (`TestBundleLocation.isTestProcess`: a test binary, macOS's `xctest` tool,

@@ -17,6 +17,8 @@ struct WatchRound {
         var retried: [String] = []
         /// Set when the command went quiet (no output, no CPU) for the quiet timeout.
         var quiet = false
+        /// The XCTest class `swift test` went quiet in, with no test of it running.
+        var stuckClass: StuckClass?
         var interrupted = false
         /// Whether a hang ended the tree or a test's process.
         var endedForHang = false
@@ -30,6 +32,26 @@ struct WatchRound {
         var seconds: Seconds
         /// The first line of the test's own stacks (`1 thread (main thread): in ... ← ...`).
         var stuckAt: String
+    }
+
+    /// An XCTest class whose suite went quiet with none of its tests running: its `class func
+    /// setUp()` or `tearDown()` did not return (no test's clock runs there, so no
+    /// `--test-timeout` can find it).
+    struct StuckClass {
+        var name: String
+        /// How long it was quiet: the quiet timeout.
+        var seconds: Seconds
+        /// `setUp()` or `tearDown()` when a stack of the test process shows the class's own;
+        /// `nil` when none does (stacks not taken, or another thread holds it).
+        var method: String?
+        /// The first line of that stack, else of the test process's first group.
+        var stuckAt: String
+
+        /// What held the class: `none of its tests running, held in its class setUp()`.
+        var held: String {
+            "none of its tests running, held in its class "
+                + (method ?? "setUp() or tearDown() (what XCTest runs there; no stack showed which)")
+        }
     }
 
     var command: [String]
@@ -149,7 +171,10 @@ struct WatchRound {
             }
             if now - lastActivity >= options.quietTimeout {
                 end.quiet = true
-                WatchReport.quiet(below: keeperPid, options: options, note: stackNote)
+                // `--parallel` prints a test process's output only once it ended, suite lines too.
+                let inClass = readsTests && !parallel ? progress.openClass : nil
+                end.stuckClass = WatchReport.quiet(below: keeperPid, options: options, note: stackNote, in: inClass)
+                if readsTests { progress.treeEnded() }
                 drainUntil = MonotonicClock.now() + 1
             }
         }
