@@ -251,6 +251,56 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertEqual(progress.ending(of: "gate(with:)"), .passed)
     }
 
+    /// `--xunit-output` across rounds: each round writes a file of its own (always given as two
+    /// words), and the user's files are merged from them, `lab watch`'s hangs, crashes and tests
+    /// not run replacing what a file says, and verdicts no file holds added.
+    func testXUnitFilesAreMergedAcrossRounds() throws {
+        XCTAssertEqual(XUnitRounds.swiftTestingPath("out/r.xml"), "out/r-swift-testing.xml")
+        XCTAssertEqual(XUnitRounds.swiftTestingPath("a.b/noext"), "a.b/noext-swift-testing")
+        let invocation = try XCTUnwrap(
+            SwiftTestInvocation(["swift", "test", "--filter", "--xunit-output", "--xunit-output=r.xml"]))
+        let rounds = try XCTUnwrap(XUnitRounds(invocation))
+        defer { try? FileManager.default.removeItem(atPath: rounds.folder) }
+        XCTAssertEqual(rounds.path, "r.xml")
+        XCTAssertEqual(
+            rounds.command(["swift", "test", "--filter", "--xunit-output", "--xunit-output=r.xml"], round: 2),
+            ["swift", "test", "--filter", "--xunit-output", "--xunit-output", rounds.folder + "/round-2.xml"],
+            "a filter's value is left alone")
+        let xctest = """
+            <testsuites>
+            <testsuite name="TestResults" errors="0" tests="2" failures="1" time="0.02">
+            <testcase classname="M.OrderTests" name="test1" time="0.01">
+            </testcase>
+            <testcase classname="M.OrderTests" name="test2" time="0.01">
+            <failure message="failure"></failure>
+            </testcase>
+            </testsuite>
+            </testsuites>
+            """
+        let first = XUnitRounds.cases(in: xctest)
+        XCTAssertEqual(first.map(\.name), ["test1", "test2"])
+        XCTAssertEqual(first.map(\.time), [0.01, 0.01])
+        let second = XUnitRounds.cases(in: #"<testcase classname="M.OrderTests" name="test1" time="0.5" />"#)
+        let merged = XUnitRounds.merge(
+            [first, second],
+            verdicts: [
+                .init(id: "M.OrderTests/test2", ending: .hung, message: "hung after 2.00 s: in <wait> & \"so\""),
+                .init(id: "M.OrderTests/test1", ending: .passed),
+                .init(id: "M.HeldTests/test3", ending: .notRun, message: "not run: held"),
+                .init(id: "M.Suite/Inner/f(x:)", ending: .passed),
+            ])
+        XCTAssertEqual(merged.map(\.name), ["test1", "test2", "test3", "f(x:)"])
+        XCTAssertEqual(merged[0].time, 0.5, "the later round's case")
+        XCTAssertTrue(
+            merged[1].xml.contains(#"<failure message="hung after 2.00 s: in &lt;wait&gt; &amp; &quot;so&quot;" />"#),
+            merged[1].xml)
+        XCTAssertEqual(merged[3].classname, "M.Suite.Inner", "nested suites as Swift Testing writes them")
+        let document = XUnitRounds.document(merged)
+        XCTAssertTrue(
+            document.contains(#"errors="1" tests="4" failures="1" skipped="0" time="0.5""#), document)
+        XCTAssertEqual(XUnitRounds.cases(in: document), merged, "the written file reads back the same")
+    }
+
     /// XCTest's suite lines tell which class is open while no test runs (its class `setUp()` or
     /// `tearDown()`), so that quiet there names it; the root and the bundle are not classes.
     func testTheOpenXCTestClassIsFollowedBetweenItsTests() {
@@ -269,6 +319,48 @@ final class WatchCommandTests: XCTestCase {
         progress.read("Test Suite 'OrderTests' started at 2026-11-28 23:40:01.104", at: 1)
         progress.settleCrash()
         XCTAssertEqual(progress.openSuites, [], "a round's suites end with it")
+        // A class whose end line was lost closes as the next one starts (classes do not nest);
+        // XCTest's part closes them all as its process dies or Swift Testing's part starts.
+        progress.read("Test Suite 'WatchFixturePackageTests.xctest' started at 2026-11-28 23:40:02.000", at: 2)
+        progress.read("Test Suite 'OrderTests' started at 2026-11-28 23:40:02.001", at: 2)
+        progress.read("Test Suite 'ZTests' started at 2026-11-28 23:40:02.002", at: 2)
+        XCTAssertEqual(progress.openSuites, ["WatchFixturePackageTests.xctest", "ZTests"])
+        progress.read("Test Case 'ZTests.testA' started at 2026-11-28 23:40:02.003", at: 2)
+        XCTAssertEqual(progress.openClassTests, ["ZTests.testA"])
+        progress.read("error: Process '/b/P.xctest' exited with unexpected signal code 4", at: 3)
+        XCTAssertNil(progress.openClass, "its process died: no class of it is open")
+        progress.read("Test Suite 'ZTests' started at 2026-11-28 23:40:02.004", at: 3)
+        progress.read("◇ Test run started.", at: 3)
+        XCTAssertNil(progress.openClass, "Swift Testing's part: XCTest's is over")
+    }
+
+    /// Which tests a held class costs. Linux's XCTest prints a class without its module: the
+    /// class is the module's whose test started in it (held in its `tearDown()`, none of the
+    /// other module's namesake class is touched); with none started (its `setUp()`), the first
+    /// listed with a test not ended. A suite no listed class has is no class (quiet elsewhere).
+    func testAHeldClassIsTheModulesWhoseTestStartedInIt() throws {
+        let invocation = try XCTUnwrap(SwiftTestInvocation(["swift", "test"]))
+        let listing = TestList.Listing(
+            ids: ["A.HeldTests/testOne", "B.HeldTests/testTwo", "B.OtherTests/testThree"], displayNames: [:])
+        func held(_ started: [String], ended: [String]) -> (ids: [String]?, notRun: [String]) {
+            var progress = TestProgress()
+            for key in ended {
+                progress.read("Test Case '\(key)' started at 2026-11-28 23:40:00.000", at: 0)
+                progress.read("Test Case '\(key)' passed (0.001 seconds)", at: 0)
+            }
+            let stuck = WatchRound.StuckClass(
+                name: "HeldTests", seconds: 2, method: nil, stuckAt: "", started: started)
+            let ids = WatchCommand.markNotRun(in: listing, &progress, invocation: invocation, inClass: stuck)
+            return (ids, progress.ended.filter { $0.ending == .notRun }.map(\.key))
+        }
+        let tearDown = held(["HeldTests.testOne"], ended: ["HeldTests.testOne"])
+        XCTAssertEqual(tearDown.ids, [])
+        XCTAssertEqual(tearDown.notRun, [], "B's HeldTests never started: its test is not marked")
+        XCTAssertEqual(held([], ended: []).ids, ["A.HeldTests/testOne"])
+        XCTAssertEqual(held([], ended: ["HeldTests.testOne"]).ids, ["B.HeldTests/testTwo"])
+        let other = WatchRound.StuckClass(name: "CustomSuite", seconds: 2, method: nil, stuckAt: "")
+        var progress = TestProgress()
+        XCTAssertNil(WatchCommand.markNotRun(in: listing, &progress, invocation: invocation, inClass: other))
     }
 
     /// A late test spared once (no frame of it yet, or its process writing a crash report) gets
@@ -961,13 +1053,18 @@ final class WatchFixtureTests: XCTestCase {
 
         var swiftTestArguments: [String] {
             switch self {
-            case .inTurn: []
-            case .parallel: ["--parallel"]
+            case .inTurn: ["--xunit-output", xunitPath]
+            case .parallel: ["--parallel", "--xunit-output=" + xunitPath]
             case .heldSetUp:
                 ["HeldClassTests", "OrderTests/test1PassesFirst", "OrderTests/test8PassesLast", "HeldSuite"]
                     .flatMap { ["--filter", $0] }
             case .heldTearDown: ["--filter", "HeldClassTests", "--filter", "OrderTests/test8PassesLast"]
             }
+        }
+
+        /// Where the run's `--xunit-output` goes (XCTest's; Swift Testing's beside it).
+        var xunitPath: String {
+            FileManager.default.temporaryDirectory.appendingPathComponent("lab-watch-\(getpid())-\(self).xml").path
         }
 
         /// `WATCH_FIXTURE_HOLD`: where the fixture holds.
@@ -1072,6 +1169,34 @@ final class WatchFixtureTests: XCTestCase {
             run.stderr.contains("WatchFixtureKit.Ledger.transferBothWays() -> () (Misbehaviour.swift:"), run.stderr)
         XCTAssertEqual(whole.leftRunning, [], "left running")
         print("lab watch on the fixture: \(Format.seconds(run.wall))")
+        // Swift Testing's `--xunit-output` file holds every one of its tests, though the rounds
+        // that ran most of them were ended (a hang, a crash) before SwiftPM could write it; a
+        // serial run gets no XCTest file from SwiftPM, nor from `lab watch`.
+        let path = WholeRun.inTurn.xunitPath
+        let cases = try XUnitRounds.cases(in: Self.read(XUnitRounds.swiftTestingPath(path)))
+        XCTAssertEqual(
+            Set(cases.map { "\($0.classname)/\($0.name)" }),
+            [
+                "WatchFixtureTests.SerialSuite/firstPasses()", "WatchFixtureTests.SerialSuite/deadlocksToo()",
+                "WatchFixtureTests.SerialSuite/lastPasses()", "WatchFixtureTests.SerialSuite/crashesToo()",
+                "WatchFixtureTests.SerialSuite.NamesakeSuite/lastPasses()", "WatchFixtureTests.HeldSuite/runsUnlessHeld()",
+            ])
+        XCTAssertTrue(
+            cases.contains { $0.name == "deadlocksToo()" && $0.xml.contains("<failure message=\"hung after ") },
+            cases.map(\.xml).joined(separator: "\n"))
+        XCTAssertTrue(
+            cases.contains { $0.name == "crashesToo()" && $0.xml.contains("Crasher.trap (Misbehaviour.swift:") },
+            cases.map(\.xml).joined(separator: "\n"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path), "SwiftPM writes XCTest's only with --parallel")
+        try? FileManager.default.removeItem(atPath: XUnitRounds.swiftTestingPath(path))
+    }
+
+    /// A file's text, or a failure that names it.
+    private static func read(_ path: String) throws -> String {
+        do { return try String(contentsOfFile: path, encoding: .utf8) } catch {
+            XCTFail("\(path): \(error)")
+            throw error
+        }
     }
 
     /// `--parallel`: the running tests are read from the test processes; only the hung tests'
@@ -1125,6 +1250,21 @@ final class WatchFixtureTests: XCTestCase {
         }
         print("lab watch --parallel on the fixture: \(Format.seconds(run.wall))")
         XCTAssertEqual(whole.leftRunning, [], "left running")
+        // `--xunit-output=P`: XCTest's file at P holds all ten XCTest tests, each as the summary
+        // says (a hung test's case is `lab watch`'s, not SwiftPM's for the process it ended).
+        let path = WholeRun.parallel.xunitPath
+        let cases = try XUnitRounds.cases(in: Self.read(path))
+        XCTAssertEqual(cases.count, 10, cases.map(\.xml).joined(separator: "\n"))
+        for (name, mark) in [
+            ("test2Deadlocks", "<failure message=\"hung after "), ("test4Spins", "<failure message=\"hung after "),
+            ("test7Crashes", "<failure message=\"crashed: "), ("test6FailsAnAssertion", "<failure"),
+        ] {
+            XCTAssertTrue(
+                cases.contains { $0.name == name && $0.xml.contains(mark) }, cases.map(\.xml).joined(separator: "\n"))
+        }
+        XCTAssertEqual(cases.filter { $0.xml.contains("<failure") }.count, 4)
+        XCTAssertEqual(try XUnitRounds.cases(in: Self.read(XUnitRounds.swiftTestingPath(path))).count, 6)
+        for file in [path, XUnitRounds.swiftTestingPath(path)] { try? FileManager.default.removeItem(atPath: file) }
     }
 
     /// A Swift Testing test printed by its display name alone (the command asks for an event
@@ -1256,6 +1396,27 @@ final class WatchFixtureTests: XCTestCase {
         XCTAssertTrue(held.contains("held in its class tearDown()"), held)
         XCTAssertTrue(held.hasSuffix("; every test of it had ended"), held)
         XCTAssertEqual(whole.leftRunning, [], "left running")
+    }
+
+    /// An `--xunit-output` file that cannot be created (its folder is missing): one line, and
+    /// status 73 for a run whose tests passed; the tests' own status when one failed.
+    func testAnXUnitFileThatCannotBeCreatedIsSaidAndExits73() throws {
+        let (lab, _) = try fixture()
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("lab-missing-\(getpid())/r.xml").path
+        for (filter, status) in [("OrderTests/test1PassesFirst", 73), ("OrderTests/test6FailsAnAssertion", 1)] {
+            let run = try ChildProcess.run(
+                ChildSpec(
+                    executable: lab,
+                    arguments: ["watch", "--"] + Self.swiftTest(scratch: Self.endedScratch)
+                        + ["--filter", filter, "--xunit-output", missing],
+                    budget: 120))
+            XCTAssertEqual(run.exitCode, Int32(status), "\(filter): \(run.stderr.suffix(2000))")
+            let lines = run.stderr.split(separator: "\n").filter { $0.hasPrefix("lab watch: --xunit-output: ") }
+            XCTAssertEqual(lines.count, 1, run.stderr.suffix(2000).description)
+            XCTAssertTrue(
+                lines.first?.contains((missing as NSString).deletingLastPathComponent) == true,
+                run.stderr.suffix(2000).description)
+        }
     }
 
     /// Any other command: no output and no CPU for the quiet timeout is a hang: stacks, the tree

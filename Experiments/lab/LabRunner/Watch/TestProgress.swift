@@ -68,11 +68,22 @@ public struct TestProgress: Sendable {
     public private(set) var openSuites: [String] = []
 
     /// The innermost open suite when it is a test class's, not the root's or a bundle's.
-    public var openClass: String? {
-        guard let last = openSuites.last, last != "All tests", last != "Selected tests", !last.hasSuffix(".xctest")
-        else { return nil }
-        return last
+    public var openClass: String? { openSuites.last.flatMap { TestProgress.isClassSuite($0) ? $0 : nil } }
+
+    /// The tests that started while `openClass` was open, in order: they are of that class, and
+    /// their ids say which module's it is (Linux's XCTest prints a class without its module).
+    public private(set) var openClassTests: [String] = []
+
+    /// Whether any test or suite line was read: `swift test` reached its tests.
+    public private(set) var readTestLines = false
+
+    static func isClassSuite(_ name: String) -> Bool {
+        name != "All tests" && name != "Selected tests" && !name.hasSuffix(".xctest")
     }
+
+    /// XCTest's part of the process is over (its process died, or Swift Testing's part began):
+    /// no class is open.
+    private mutating func closeSuites() { (openSuites, openClassTests) = ([], []) }
 
     /// Whether Swift Testing's tests are read from its event stream (`readEvent(_:at:)`), and
     /// its human-readable lines are left alone.
@@ -153,10 +164,15 @@ public struct TestProgress: Sendable {
             let rest = line.dropFirst("Test Suite '".count)
             guard let quote = rest.firstIndex(of: "'") else { return }
             let name = String(rest[..<quote])
+            readTestLines = true
             if rest[quote...].hasPrefix("' started") {
+                // Classes do not nest: one still open lost its end line (glued to other output).
+                if TestProgress.isClassSuite(name) { openSuites.removeAll(where: TestProgress.isClassSuite) }
                 openSuites.append(name)
+                openClassTests = []
             } else if let index = openSuites.lastIndex(of: name) {
                 openSuites.removeSubrange(index...)
+                openClassTests = []
             }
             return
         }
@@ -169,10 +185,13 @@ public struct TestProgress: Sendable {
                 // `--parallel` prints the whole output of a test whose process failed once every
                 // process has ended: a start there with no verdict after it is a process that
                 // ended during its test (`exit(3)`: no signal, so no line of SwiftPM's says so).
+                readTestLines = true
                 if provisional.contains(name) {
                     unfinished.insert(name)
                 } else {
-                    start(startedInstance(of: name), at: now)
+                    let key = startedInstance(of: name)
+                    start(key, at: now)
+                    if openClass != nil { openClassTests.append(key) }
                 }
                 return
             }
@@ -201,6 +220,7 @@ public struct TestProgress: Sendable {
             }
             return
         }
+        if line.hasPrefix("error: Process '") { closeSuites() }
         if line.hasPrefix("error: Process '"), treeEndedByWatch {
             running = [:]  // its process was ended by lab watch
             return
@@ -232,6 +252,8 @@ public struct TestProgress: Sendable {
         if text.hasPrefix("case ") {
             return  // `◇ Test case passing 1 argument ... to f(x:) started.`: one case of a test
         } else if text == "run started." {
+            closeSuites()
+            readTestLines = true
             // XCTest's part is over: a test of it still running never ended, and SwiftPM has
             // printed every verdict of a `--parallel` run. Read here, in order with XCTest's
             // lines (the event stream's `runStarted` may be read before the last of them); a
@@ -503,7 +525,8 @@ public struct TestProgress: Sendable {
     public mutating func settleCrash() {
         defer {
             (crashGroups, crashedThreads, readingCrashedThread, treeEndedByWatch) = ([], [], false, false)
-            (unfinished, openSuites) = ([], [])
+            unfinished = []
+            closeSuites()
         }
         if !treeEndedByWatch { endUnfinished() }
         if !running.isEmpty && !treeEndedByWatch { crashGroups.append(running.keys.sorted()) }

@@ -36,8 +36,8 @@ public enum WatchCommand {
           --help             print this help and exit
 
         exit status: the command's; for swift test 1 when a test failed, crashed or hung;
-        124 quiet too long, 64 bad usage, 71 the command could not be run, 74 output could not be
-        written, 130 interrupted
+        124 quiet too long, 64 bad usage, 71 the command could not be run, 73 an --xunit-output file
+        could not be created, 74 output could not be written, 130 interrupted
 
         """
 
@@ -195,8 +195,20 @@ public enum WatchCommand {
         // Tests left out of the last rerun, which had as many as its filters' length allows
         // (`SwiftTestInvocation.oneRun(of:)`): they run next.
         var leftOut: [String] = []
+        let xunit = XUnitRounds(invocation)
+        // The status, once the merged `--xunit-output` files are written (`XUnitRounds`).
+        func finish(_ status: Int32) -> Int32 {
+            guard let xunit else { return status }
+            let verdicts = Self.xunitVerdicts(progress, hung: hung, stuck: stuckClasses, list: list)
+            do { try xunit.write(rounds: rounds, verdicts: verdicts) } catch {
+                Terminal.writeError("lab watch: --xunit-output: \(error)\n")
+                return status != 0 ? status : error is AtomicFile.WriteFailure ? 74 : 73
+            }
+            return status
+        }
         while true {
             rounds += 1
+            if let xunit { round.command = xunit.command(round.command, round: rounds) }
             let endedBefore = progress.ended.count
             let end: WatchRound.End
             do { end = try round.run(&progress) } catch {
@@ -206,22 +218,29 @@ public enum WatchCommand {
             hung += end.hung
             if end.interrupted {
                 Terminal.writeError("lab watch: interrupted; the test processes were ended\n")
-                summary(progress, hung: hung, rounds: rounds, list: list, invocation: invocation)
-                return 130
+                summary(progress, hung: hung, rounds: rounds, list: list, invocation: invocation, stuck: stuckClasses)
+                return finish(130)
             }
             if end.quiet {
                 // Quiet in an XCTest class with none of its tests running: its `class func setUp()`
                 // or `tearDown()` hung. Its tests that had not run would hang behind it again; the
                 // other tests run. Quiet anywhere else (a global initializer, the process's exit,
                 // the build) would be met again by any rerun: the tests that had not run are named.
-                list = list ?? round.lister?.listing
-                guard let stuck = end.stuckClass, let listing = list else {
+                // The list only when the tests were reached (not quiet in the build, which the
+                // list would wait on).
+                if list == nil && progress.readTestLines { list = round.lister?.listing }
+                let held = list.flatMap { listing in
+                    end.stuckClass.flatMap {
+                        Self.markNotRun(in: listing, &progress, invocation: invocation, inClass: $0)
+                    }
+                }
+                guard let stuck = end.stuckClass, let held else {
+                    progress.settleCrash()  // a test that crashed earlier in the round, with where
                     if let list { Self.markNotRun(in: list, &progress, invocation: invocation) }
                     summary(
                         progress, hung: hung, rounds: rounds, list: list, invocation: invocation, stuck: stuckClasses)
-                    return 124
+                    return finish(124)
                 }
-                let held = Self.markNotRun(in: listing, &progress, invocation: invocation, inClass: stuck.name)
                 stuckClasses.append((stuck, held))
             }
             // SwiftPM runs the tests in processes of its own: a signal that ended it before any test
@@ -289,28 +308,66 @@ public enum WatchCommand {
         let bad =
             progress.ended.contains { [.failed, .crashed, .hung, .notRun].contains($0.ending) }
             || !progress.unpinnedCrashes.isEmpty || !stuckClasses.isEmpty
-        return bad ? max(1, failedStatus == 0 ? 1 : failedStatus) : failedStatus
+        return finish(bad ? max(1, failedStatus == 0 ? 1 : failedStatus) : failedStatus)
     }
 
-    /// Marks the selected listed tests that have not ended as not run, of XCTest class `inClass`
-    /// alone when it is given, and returns their ids. Linux's XCTest names a class without its
-    /// module: of two listed classes of that name, the first in the list (the order they run in)
-    /// with a test not ended was the one running.
-    @discardableResult
+    /// What `lab watch` says of each test that ended, by the list's id, for the `--xunit-output`
+    /// files: a hang, a crash or a test not run with the summary's reason.
+    static func xunitVerdicts(
+        _ progress: TestProgress, hung: [WatchRound.HungTest], stuck: [(WatchRound.StuckClass, [String])],
+        list: TestList.Listing?
+    ) -> [XUnitRounds.Verdict] {
+        var heldBy: [String: String] = [:]
+        for (item, ids) in stuck {
+            for id in ids { heldBy[id] = "not run: XCTest class \(item.name) hung, \(item.held)" }
+        }
+        return progress.ended.compactMap { key, ending in
+            guard let id = list?.id(of: key) ?? (key.contains("/") ? key : nil) else { return nil }
+            let message: String? =
+                switch ending {
+                case .hung:
+                    hung.last { $0.key == key }.map { "hung after \(Format.seconds($0.seconds)): \($0.stuckAt)" }
+                case .crashed: "crashed: " + (progress.crashPlaces[key] ?? "its process ended before its verdict")
+                case .notRun:
+                    heldBy[id] ?? "not run: the run was ended for no output and no CPU use (--quiet-timeout)"
+                case .passed, .failed, .skipped: nil
+                }
+            return XUnitRounds.Verdict(id: id, ending: ending, message: message)
+        }
+    }
+
+    /// Marks the selected listed tests that have not ended as not run and returns their ids.
+    static func markNotRun(
+        in listing: TestList.Listing, _ progress: inout TestProgress, invocation: SwiftTestInvocation
+    ) {
+        for id in listing.ids where invocation.selects(id) && progress.ending(of: listing.key(of: id)) == nil {
+            progress.mark(listing.key(of: id), .notRun)
+        }
+    }
+
+    /// Marks the tests of held XCTest class `stuck` that had not ended as not run, and returns
+    /// their ids; `nil` when the list holds no such class (a suite of another name, as a
+    /// `defaultTestSuite` of the user's may give): then it is quiet outside a class. Linux's
+    /// XCTest names a class without its module: the class is the module's whose test started
+    /// in it; with none started, of two listed classes of that name, the first in the list (the
+    /// order they run in) with a test not ended.
     static func markNotRun(
         in listing: TestList.Listing, _ progress: inout TestProgress, invocation: SwiftTestInvocation,
-        inClass: String? = nil
-    ) -> [String] {
-        var ids = listing.ids.filter { invocation.selects($0) && progress.ending(of: listing.key(of: $0)) == nil }
-        if let inClass {
-            func words(_ id: String) -> [Substring] { id.split(separator: "/")[0].split(separator: ".") }
-            let name = inClass.split(separator: ".").last
-            let owned = ids.filter { !TestList.isSwiftTesting($0) && words($0).last == name }
-            let module = owned.first.map { words($0)[0] }
-            ids = owned.filter { words($0)[0] == module }
+        inClass stuck: WatchRound.StuckClass
+    ) -> [String]? {
+        func words(_ id: String) -> [Substring] { id.split(separator: "/")[0].split(separator: ".") }
+        let name = stuck.name.split(separator: ".").last
+        let owned = listing.ids.filter {
+            invocation.selects($0) && !TestList.isSwiftTesting($0) && words($0).last == name
         }
-        for id in ids { progress.mark(listing.key(of: id), .notRun) }
-        return ids
+        let notEnded = owned.filter { progress.ending(of: listing.key(of: $0)) == nil }
+        let module =
+            stuck.started.lazy.compactMap { listing.id(of: $0) }.first.map { words($0)[0] }
+            ?? notEnded.first.map { words($0)[0] }
+        guard let module else { return owned.isEmpty ? nil : [] }
+        let held = notEnded.filter { words($0)[0] == module }
+        for id in held { progress.mark(listing.key(of: id), .notRun) }
+        return held
     }
 
     /// The first of `key`, then the keys `next` gives, that `listing` holds, with its id: the
@@ -344,7 +401,9 @@ public enum WatchCommand {
             for extra in attempts {
                 run = try ChildProcess.run(
                     ChildSpec(executable: program, arguments: Array(command.dropFirst()) + extra, budget: 300))
-                if run?.outcome == .completed && run?.exitCode == 0 { break }
+                // The next set only when this one was refused (exit 64 for an unknown option): a
+                // list that ran out of its budget would only do so again.
+                if run?.outcome != .failed { break }
             }
             guard let run else { return nil }
             guard run.outcome == .completed else {
@@ -422,7 +481,7 @@ public enum WatchCommand {
             return (progress.displayNames[key] ?? list?.displayNames[id]).map { "\(id) \($0)" } ?? id
         }
         var text =
-            "\nlab watch: \(progress.ended.count) tests in \(rounds) run\(rounds == 1 ? "" : "s") of swift test: "
+            "\nlab watch: \(progress.ended.count) test\(progress.ended.count == 1 ? "" : "s") in \(rounds) run\(rounds == 1 ? "" : "s") of swift test: "
             + "\(count(.passed)) passed, \(count(.failed)) failed, \(count(.skipped)) skipped, \(count(.crashed)) crashed, \(count(.hung)) hung"
             + (count(.notRun) > 0 ? ", \(count(.notRun)) not run\n" : "\n")
         for item in progress.ended where item.ending == .crashed {

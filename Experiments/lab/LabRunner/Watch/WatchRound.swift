@@ -46,6 +46,8 @@ struct WatchRound {
         var method: String?
         /// The first line of that stack, else of the test process's first group.
         var stuckAt: String
+        /// The tests of it that had started (`TestProgress.openClassTests`).
+        var started: [String] = []
 
         /// What held the class: `none of its tests running, held in its class setUp()`.
         var held: String {
@@ -174,6 +176,7 @@ struct WatchRound {
                 // `--parallel` prints a test process's output only once it ended, suite lines too.
                 let inClass = readsTests && !parallel ? progress.openClass : nil
                 end.stuckClass = WatchReport.quiet(below: keeperPid, options: options, note: stackNote, in: inClass)
+                end.stuckClass?.started = progress.openClassTests
                 if readsTests { progress.treeEnded() }
                 drainUntil = MonotonicClock.now() + 1
             }
