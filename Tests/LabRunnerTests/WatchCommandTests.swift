@@ -177,6 +177,30 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertEqual(TestList.key(of: "WatchFixtureTests.SerialSuite/firstPasses()"), "firstPasses()")
     }
 
+    /// A Swift Testing test at a module's top level has no `/` in its id (SwiftPM 6.3.1 lists it
+    /// as `Module.f()`, and its event stream names it `Module.f()/File.swift:2:2`): it is listed,
+    /// keyed by the name it prints, and followed by id. Before, it was dropped from the list
+    /// (never run again after a hang) and read as no test's from the event stream (never timed).
+    func testATopLevelSwiftTestingTestIsListedAndFollowed() throws {
+        XCTAssertEqual(
+            TestList.parse("TL.S/inS()\nTL.topLevel()\nTL.`it's > 0`()\nnot a test()\nTL.Suite\n"),
+            ["TL.S/inS()", "TL.topLevel()", "TL.`it's > 0`()"])
+        XCTAssertTrue(TestList.isSwiftTesting("TL.topLevel()"))
+        XCTAssertFalse(TestList.isSwiftTesting("TL.S"))
+        XCTAssertFalse(TestList.isSwiftTesting("TL.OrderTests/test1"))
+        XCTAssertEqual(TestList.key(of: "TL.topLevel()"), "topLevel()")
+        XCTAssertEqual(TestList.key(of: "TL.`it's > 0`()"), "`it's > 0`()")
+        XCTAssertEqual(TestList.withoutSourceLocation("TL.topLevel()/T.swift:2:2"), "TL.topLevel()")
+        XCTAssertEqual(TestList.withoutSourceLocation("TL.S/inS()/T.swift:4:13"), "TL.S/inS()")
+        var progress = TestProgress(swiftTestingFromEvents: true)
+        progress.readEvent(
+            #"{"kind":"event","payload":{"kind":"testStarted","testID":"TL.topLevel()\/T.swift:2:2"}}"#, at: 1)
+        XCTAssertEqual(progress.running, ["TL.topLevel()": 1])
+        let pattern = try NSRegularExpression(pattern: SwiftTestInvocation.exactly("TL.topLevel()"))
+        let streamID = "TL.topLevel()/T.swift:2:2"
+        XCTAssertNotNil(pattern.firstMatch(in: streamID, range: NSRange(streamID.startIndex..., in: streamID)))
+    }
+
     /// A Swift Testing test named by a raw identifier (``@Test func `adds two numbers`()``) is
     /// listed with its spaces: dropped from the list, it never ran again after a hang, unnamed.
     func testARawIdentifierIsListedAndRunAgainByName() throws {
@@ -299,6 +323,22 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertTrue(
             document.contains(#"errors="1" tests="4" failures="1" skipped="0" time="0.5""#), document)
         XCTAssertEqual(XUnitRounds.cases(in: document), merged, "the written file reads back the same")
+        // Swift Testing writes a raw identifier's name as it is, `>` and `'` included: read whole,
+        // and keyed as lab watch's own case for it is (which escapes it), so it is not added twice.
+        let raw = XUnitRounds.cases(in: #"<testcase classname="TL" name="`it's > 0`()" time="0.1" />"#)
+        XCTAssertEqual(raw.map(\.name), ["`it's > 0`()"])
+        let top = XUnitRounds.merge([raw], verdicts: [.init(id: "TL.`it's > 0`()", ending: .passed)])
+        XCTAssertEqual(top.count, 1, "\(top)")
+        XCTAssertEqual(XUnitRounds.testCase(.init(id: "TL.topLevel()", ending: .passed)).classname, "TL")
+        XCTAssertEqual(XUnitRounds.escaped("a\u{1b}[31mb\tc"), "a[31mb&#9;c", "no control character in XML")
+        XCTAssertEqual(XUnitRounds.unescaped("&lt;x&gt; &amp;&#10;&#x27;&bogus;"), "<x> &\n'&bogus;")
+        // With `--disable-xctest`, SwiftPM writes Swift Testing's results at the path itself.
+        let alone = try XCTUnwrap(
+            XUnitRounds(try XCTUnwrap(SwiftTestInvocation(["swift", "test", "--disable-xctest", "--xunit-output", "r.xml"]))))
+        XCTAssertEqual(alone.file(swiftTesting: true, at: "r.xml"), "r.xml")
+        XCTAssertFalse(alone.writesXCTest)
+        XCTAssertEqual(rounds.file(swiftTesting: true, at: "r.xml"), "r-swift-testing.xml")
+        XCTAssertFalse(rounds.writesXCTest, "SwiftPM writes XCTest's file with --parallel only")
     }
 
     /// XCTest's suite lines tell which class is open while no test runs (its class `setUp()` or
@@ -1041,7 +1081,7 @@ final class WatchFixtureTests: XCTestCase {
             switch self {
             // 2 s of no output and no CPU: a stalled process is waiting for a CPU, and a loaded
             // machine's stalls are under 0.5 s.
-            case .heldSetUp, .heldTearDown: ["watch", "--quiet-timeout", "2s", "--"]
+            case .heldSetUp, .heldTearDown: ["watch", "--quiet-timeout", "2s", "--test-timeout", "2s", "--"]
             // 2 s: four times the longest stall a loaded machine gives the fixture's passing tests
             // (they take milliseconds), and each of the three hangs costs the run its length. In
             // `--parallel` a late test whose process shows no frame of the test yet (starting
@@ -1058,7 +1098,8 @@ final class WatchFixtureTests: XCTestCase {
             case .heldSetUp:
                 ["HeldClassTests", "OrderTests/test1PassesFirst", "OrderTests/test8PassesLast", "HeldSuite"]
                     .flatMap { ["--filter", $0] }
-            case .heldTearDown: ["--filter", "HeldClassTests", "--filter", "OrderTests/test8PassesLast"]
+            case .heldTearDown:
+                ["HeldClassTests", "OrderTests/test8PassesLast", "spinsAtTopLevel"].flatMap { ["--filter", $0] }
             }
         }
 
@@ -1072,7 +1113,7 @@ final class WatchFixtureTests: XCTestCase {
             switch self {
             case .inTurn, .parallel: [:]
             case .heldSetUp: ["WATCH_FIXTURE_HOLD": "setUp,suite"]
-            case .heldTearDown: ["WATCH_FIXTURE_HOLD": "tearDown"]
+            case .heldTearDown: ["WATCH_FIXTURE_HOLD": "tearDown,spin"]
             }
         }
 
@@ -1134,10 +1175,10 @@ final class WatchFixtureTests: XCTestCase {
         }
         let lines = run.stderr.split(separator: "\n").map(String.init)
         let summary = try XCTUnwrap(lines.last { $0.hasPrefix("lab watch: ") && $0.contains(" tests in ") }, run.stderr)
-        XCTAssertTrue(summary.contains("16 tests in"), summary)
+        XCTAssertTrue(summary.contains("17 tests in"), summary)
         let hung = lines.filter { $0.hasPrefix("lab watch: hung: ") }
         XCTAssertTrue(
-            summary.contains("10 passed, 1 failed, 0 skipped, 2 crashed, 3 hung"),
+            summary.contains("11 passed, 1 failed, 0 skipped, 2 crashed, 3 hung"),
             ([summary] + hung).joined(separator: "\n"))
         XCTAssertEqual(hung.count, 3, run.stderr)
         XCTAssertEqual(Array(lines.suffix(3)), hung, "the hung tests are the last lines")
@@ -1169,7 +1210,7 @@ final class WatchFixtureTests: XCTestCase {
             run.stderr.contains("WatchFixtureKit.Ledger.transferBothWays() -> () (Misbehaviour.swift:"), run.stderr)
         XCTAssertEqual(whole.leftRunning, [], "left running")
         print("lab watch on the fixture: \(Format.seconds(run.wall))")
-        // Swift Testing's `--xunit-output` file holds every one of its tests, though the rounds
+        // Swift Testing's `--xunit-output` file holds every one of its seven tests, though the rounds
         // that ran most of them were ended (a hang, a crash) before SwiftPM could write it; a
         // serial run gets no XCTest file from SwiftPM, nor from `lab watch`.
         let path = WholeRun.inTurn.xunitPath
@@ -1180,6 +1221,7 @@ final class WatchFixtureTests: XCTestCase {
                 "WatchFixtureTests.SerialSuite/firstPasses()", "WatchFixtureTests.SerialSuite/deadlocksToo()",
                 "WatchFixtureTests.SerialSuite/lastPasses()", "WatchFixtureTests.SerialSuite/crashesToo()",
                 "WatchFixtureTests.SerialSuite.NamesakeSuite/lastPasses()", "WatchFixtureTests.HeldSuite/runsUnlessHeld()",
+                "WatchFixtureTests/spinsAtTopLevel()",
             ])
         XCTAssertTrue(
             cases.contains { $0.name == "deadlocksToo()" && $0.xml.contains("<failure message=\"hung after ") },
@@ -1207,10 +1249,10 @@ final class WatchFixtureTests: XCTestCase {
         XCTAssertEqual(run.exitCode, 1, run.stderr.suffix(3000).description)
         let lines = run.stderr.split(separator: "\n").map(String.init)
         let summary = try XCTUnwrap(lines.last { $0.hasPrefix("lab watch: ") && $0.contains(" tests in ") }, run.stderr)
-        XCTAssertTrue(summary.contains("16 tests in"), summary)
+        XCTAssertTrue(summary.contains("17 tests in"), summary)
         let hung = lines.filter { $0.hasPrefix("lab watch: hung: ") }
         XCTAssertTrue(
-            summary.contains("10 passed, 1 failed, 0 skipped, 2 crashed, 3 hung"),
+            summary.contains("11 passed, 1 failed, 0 skipped, 2 crashed, 3 hung"),
             ([summary] + hung).joined(separator: "\n"))
         // Without -v SwiftPM printed nothing of the XCTest tests that passed (a test that calls
         // `exit(0)` would pass too): the summary says what those four passes rest on.
@@ -1263,7 +1305,7 @@ final class WatchFixtureTests: XCTestCase {
                 cases.contains { $0.name == name && $0.xml.contains(mark) }, cases.map(\.xml).joined(separator: "\n"))
         }
         XCTAssertEqual(cases.filter { $0.xml.contains("<failure") }.count, 4)
-        XCTAssertEqual(try XUnitRounds.cases(in: Self.read(XUnitRounds.swiftTestingPath(path))).count, 6)
+        XCTAssertEqual(try XUnitRounds.cases(in: Self.read(XUnitRounds.swiftTestingPath(path))).count, 7)
         for file in [path, XUnitRounds.swiftTestingPath(path)] { try? FileManager.default.removeItem(atPath: file) }
     }
 
@@ -1382,7 +1424,9 @@ final class WatchFixtureTests: XCTestCase {
     }
 
     /// Held in its `class func tearDown()`, after its tests passed: the run fails, the class is
-    /// named, and the tests after it run.
+    /// named, and the tests after it run. One of them, a Swift Testing test at the module's top
+    /// level, spins: it is timed and hung like any other (before, lab watch never saw it start,
+    /// and the spin, which keeps a CPU busy, was never quiet either: the run did not end).
     func testWhenAClassIsHeldInItsTearDownTheRestStillRun() throws {
         let whole = try wholeRun(.heldTearDown)
         let run = whole.run
@@ -1390,7 +1434,12 @@ final class WatchFixtureTests: XCTestCase {
         XCTAssertEqual(run.exitCode, 1, run.evidence + "\n" + run.stderr.suffix(3000))
         XCTAssertTrue(
             lines.contains {
-                $0.hasSuffix("3 tests in 2 runs of swift test: 3 passed, 0 failed, 0 skipped, 0 crashed, 0 hung")
+                $0.hasSuffix("4 tests in 2 runs of swift test: 3 passed, 0 failed, 0 skipped, 0 crashed, 1 hung")
+            }, run.stderr.suffix(3000).description)
+        XCTAssertTrue(
+            lines.contains {
+                $0.hasPrefix("lab watch: hung: WatchFixtureTests.spinsAtTopLevel() after ")
+                    && $0.contains("Spinner.spinForever")
             }, run.stderr.suffix(3000).description)
         let held = try XCTUnwrap(lines.last { $0.hasPrefix("lab watch: hung: XCTest class HeldClassTests") }, run.stderr)
         XCTAssertTrue(held.contains("held in its class tearDown()"), held)

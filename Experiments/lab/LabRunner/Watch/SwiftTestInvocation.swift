@@ -172,9 +172,13 @@ public enum TestList {
     /// between backticks: a raw identifier (``@Test func `adds two numbers`()``) is listed as
     /// `Module.Suite/`adds two numbers`()`. Dropped, such a test was never run again after a hang,
     /// nor said to be missing. A line of prose (`warning: …/x: …`) has a space outside them.
+    ///
+    /// A Swift Testing test at a module's top level has no `/`: `Module.check()`. Dropped, it was
+    /// never run again after a hang, nor named (measured: SwiftPM 6.3.1 lists
+    /// `@Test func topLevel()` of module `TLTests` as `TLTests.topLevel()`).
     public static func parse(_ text: String) -> [String] {
         text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { $0.contains("/") && !hasSpaceOutsideBackticks($0) }
+            .filter { ($0.contains("/") || isSwiftTesting($0) && $0.contains(".")) && !hasSpaceOutsideBackticks($0) }
     }
 
     /// Whether `line` has a space that no pair of backticks encloses (an unpaired one leaves the
@@ -258,17 +262,22 @@ public enum TestList {
     }
 
     /// An id of Swift Testing's event stream cut to the list's: `Module.Suite/f()/File.swift:6:6`
-    /// is `Module.Suite/f()`.
+    /// is `Module.Suite/f()`, and a top-level test's `Module.f()/File.swift:2:2` is `Module.f()`
+    /// (kept whole, it read as no test's: a top-level test was never timed, and its hang, if it
+    /// used a CPU, never ended).
     public static func withoutSourceLocation(_ id: String) -> String {
         var parts = id.split(separator: "/", omittingEmptySubsequences: false)
-        if parts.count > 2, parts.last?.contains(".swift:") == true { parts.removeLast() }
+        if parts.count >= 2, parts.last?.contains(".swift:") == true, parts[parts.count - 2].hasSuffix(")") {
+            parts.removeLast()
+        }
         return parts.joined(separator: "/")
     }
 
-    /// Whether `id` is a Swift Testing test function's (`Module.Suite/f(x:)`), not an XCTest
-    /// test's (`Module.Class/test`) or a suite's (`Module.Suite`).
+    /// Whether `id` is a Swift Testing test function's (`Module.Suite/f(x:)`, or `Module.f()` at
+    /// a module's top level), not an XCTest test's (`Module.Class/test`) or a suite's
+    /// (`Module.Suite`).
     public static func isSwiftTesting(_ id: String) -> Bool {
-        id.contains("/") && id.split(separator: "/").last?.contains("(") == true
+        id.split(separator: "/").last.map { $0.contains("(") && $0.hasSuffix(")") } == true
     }
 
     /// The name the test's own output gives it: `OrderTests.test1` for XCTest's
@@ -276,6 +285,12 @@ public enum TestList {
     public static func key(of id: String) -> String {
         let parts = id.split(separator: "/")
         guard let last = parts.last else { return id }
+        // A top-level test (`Module.f()`): its name, after the module's (which has no dot).
+        if parts.count == 1, last.contains("("), let dot = last.firstIndex(of: "."),
+            dot < (last.firstIndex(of: "(") ?? last.endIndex)
+        {
+            return String(last[last.index(after: dot)...])
+        }
         if last.contains("(") { return String(last) }
         guard parts.count >= 2 else { return id }
         let owner = parts[parts.count - 2].split(separator: ".").last.map(String.init) ?? String(parts[parts.count - 2])

@@ -199,8 +199,11 @@ public enum WatchCommand {
         // The status, once the merged `--xunit-output` files are written (`XUnitRounds`).
         func finish(_ status: Int32) -> Int32 {
             guard let xunit else { return status }
-            let verdicts = Self.xunitVerdicts(progress, hung: hung, stuck: stuckClasses, list: list)
-            do { try xunit.write(rounds: rounds, verdicts: verdicts) } catch {
+            var settled = progress
+            settled.finishUnpinned()  // as the summary reads it
+            let verdicts = Self.xunitVerdicts(settled, hung: hung, stuck: stuckClasses, list: list)
+            let extra = Self.xunitClassCases(stuckClasses, list: list)
+            do { try xunit.write(rounds: rounds, verdicts: verdicts, extra: extra) } catch {
                 Terminal.writeError("lab watch: --xunit-output: \(error)\n")
                 return status != 0 ? status : error is AtomicFile.WriteFailure ? 74 : 73
             }
@@ -213,7 +216,7 @@ public enum WatchCommand {
             let end: WatchRound.End
             do { end = try round.run(&progress) } catch {
                 Terminal.writeError("lab watch: \(error)\n")
-                return 71
+                return finish(71)
             }
             hung += end.hung
             if end.interrupted {
@@ -311,6 +314,20 @@ public enum WatchCommand {
         return finish(bad ? max(1, failedStatus == 0 ? 1 : failedStatus) : failedStatus)
     }
 
+    /// A case for each XCTest class held in its `tearDown()` after its tests ended, which no
+    /// test's case shows: the run failed, and its file should say so.
+    static func xunitClassCases(
+        _ stuck: [(WatchRound.StuckClass, [String])], list: TestList.Listing?
+    ) -> [XUnitRounds.Case] {
+        stuck.filter { $0.1.isEmpty }.map { item, _ in
+            let module = item.started.lazy.compactMap { list?.id(of: $0) }.first?.split(separator: ".").first
+            return XUnitRounds.testCase(
+                classname: module.map { "\($0).\(item.name)" } ?? item.name,
+                name: "class " + (item.method ?? "setUp() or tearDown()"),
+                ending: .hung, message: "hung: XCTest class \(item.name), \(item.held)")
+        }
+    }
+
     /// What `lab watch` says of each test that ended, by the list's id, for the `--xunit-output`
     /// files: a hang, a crash or a test not run with the summary's reason.
     static func xunitVerdicts(
@@ -321,13 +338,24 @@ public enum WatchCommand {
         for (item, ids) in stuck {
             for id in ids { heldBy[id] = "not run: XCTest class \(item.name) hung, \(item.held)" }
         }
+        // A key that more listed tests print alike (`--parallel` keys XCTest's without the
+        // module) is no one test's: its verdict is left to the files.
+        let ids = list.map { listing in Dictionary(grouping: listing.ids, by: listing.key(of:)) } ?? [:]
         return progress.ended.compactMap { key, ending in
-            guard let id = list?.id(of: key) ?? (key.contains("/") ? key : nil) else { return nil }
+            let listed = ids[key] ?? []
+            // A key not listed is an id when Swift Testing's tests were followed by id.
+            let unlisted = TestList.isSwiftTesting(key) && key.contains(".") ? key : nil
+            guard listed.count <= 1, let id = listed.first ?? unlisted else { return nil }
             let message: String? =
                 switch ending {
                 case .hung:
                     hung.last { $0.key == key }.map { "hung after \(Format.seconds($0.seconds)): \($0.stuckAt)" }
-                case .crashed: "crashed: " + (progress.crashPlaces[key] ?? "its process ended before its verdict")
+                case .crashed:
+                    "crashed: "
+                        + (progress.crashPlaces[key]
+                            ?? progress.sharedCrashes[key].map {
+                                "one of \($0) tests in the process that died; no crash report said which"
+                            } ?? "its process ended before its verdict")
                 case .notRun:
                     heldBy[id] ?? "not run: the run was ended for no output and no CPU use (--quiet-timeout)"
                 case .passed, .failed, .skipped: nil

@@ -10,16 +10,28 @@ import LabHarness
 /// at the end each file is written at the user's path with every round's test cases (a test's
 /// last), `lab watch`'s verdict for each test it found hung, crashed or not run (its summary's
 /// words), and a case for each test whose verdict was read from a round that wrote no file.
-/// XCTest's file is written only when SwiftPM wrote one in some round, as it does with
-/// `--parallel`.
+/// XCTest's file is written when SwiftPM would write one (`--parallel`), Swift Testing's unless
+/// it is disabled; with `--disable-xctest`, Swift Testing's goes to PATH itself (SwiftPM 6.3.1,
+/// measured). A file at the user's path is always written anew, so none is left from an
+/// earlier run.
 struct XUnitRounds {
     /// The user's path, as given: relative to the working directory, as SwiftPM reads it.
     let path: String
     let folder: String
+    /// Which files SwiftPM writes for this command.
+    let writesXCTest: Bool
+    let writesSwiftTesting: Bool
+    /// `--disable-xctest`: Swift Testing's file is at the path itself.
+    let swiftTestingAlone: Bool
 
     init?(_ invocation: SwiftTestInvocation) {
-        guard let path = invocation.options.last(where: { $0.name == "--xunit-output" })?.value else { return nil }
+        let options = invocation.options
+        guard let path = options.last(where: { $0.name == "--xunit-output" })?.value else { return nil }
+        func has(_ flag: String) -> Bool { options.contains { $0.name == flag } }
         self.path = path
+        swiftTestingAlone = has("--disable-xctest")
+        writesXCTest = invocation.parallel && !swiftTestingAlone
+        writesSwiftTesting = !has("--disable-swift-testing")
         folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "lab-watch-xunit-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         ).path
@@ -30,6 +42,11 @@ struct XUnitRounds {
         let ext = (path as NSString).pathExtension
         guard !ext.isEmpty else { return path + "-swift-testing" }
         return String(path.dropLast(ext.count + 1)) + "-swift-testing." + ext
+    }
+
+    /// This command's file of one framework at `path` (the user's, or a round's).
+    func file(swiftTesting: Bool, at path: String) -> String {
+        swiftTesting && !swiftTestingAlone ? XUnitRounds.swiftTestingPath(path) : path
     }
 
     func roundPath(_ round: Int) -> String { folder + "/round-\(round).xml" }
@@ -60,7 +77,9 @@ struct XUnitRounds {
         return result
     }
 
-    /// One `<testcase>` element, as written, with what the merge needs of it.
+    /// One `<testcase>` element, as written, with what the merge needs of it: its classname and
+    /// name unescaped (Swift Testing writes ``name="`it's > 0`()"`` as it is, `lab watch`
+    /// escapes), which key it.
     struct Case: Equatable {
         var classname: String
         var name: String
@@ -76,19 +95,23 @@ struct XUnitRounds {
         var message: String?
     }
 
-    /// Writes each file at the user's path; the folder is removed. Throws `AtomicFile`'s errors.
-    func write(rounds: Int, verdicts: [Verdict]) throws {
+    /// Writes each file at the user's path, both tried before the first error is thrown
+    /// (`AtomicFile`'s); the folder is removed. `extra`: cases of `lab watch`'s own that no test
+    /// is (a class held in its `tearDown()`), added to XCTest's file when it is written.
+    func write(rounds: Int, verdicts: [Verdict], extra: [Case] = []) throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
+        var failure: Error?
         for swiftTesting in [false, true] {
-            let files = (1...max(1, rounds)).map { roundPath($0) }.map {
-                swiftTesting ? XUnitRounds.swiftTestingPath($0) : $0
-            }.compactMap { try? String(contentsOfFile: $0, encoding: .utf8) }
+            let files = (1...max(1, rounds)).map { file(swiftTesting: swiftTesting, at: roundPath($0)) }
+                .compactMap { try? String(contentsOfFile: $0, encoding: .utf8) }
+            guard !files.isEmpty || (swiftTesting ? writesSwiftTesting : writesXCTest) else { continue }
             let own = verdicts.filter { TestList.isSwiftTesting($0.id) == swiftTesting }
-            guard !files.isEmpty || (swiftTesting && !own.isEmpty) else { continue }
-            let cases = XUnitRounds.merge(files.map(XUnitRounds.cases(in:)), verdicts: own)
-            let target = swiftTesting ? XUnitRounds.swiftTestingPath(path) : path
-            try AtomicFile.write(XUnitRounds.document(cases), to: URL(fileURLWithPath: target))
+            let cases =
+                XUnitRounds.merge(files.map(XUnitRounds.cases(in:)), verdicts: own) + (swiftTesting ? [] : extra)
+            let target = URL(fileURLWithPath: file(swiftTesting: swiftTesting, at: path))
+            do { try AtomicFile.write(XUnitRounds.document(cases), to: target) } catch { failure = failure ?? error }
         }
+        if let failure { throw failure }
     }
 
     /// Every round's cases, a later round's replacing an earlier one's of the same test; then
@@ -116,14 +139,24 @@ struct XUnitRounds {
     }
 
     /// The case `lab watch` writes for a verdict: classname and name as SwiftPM and Swift Testing
-    /// write them (`Module.Class` and `test`; `Module.Suite.Inner` and `f()`).
+    /// write them (`Module.Class` and `test`; `Module.Suite.Inner` and `f()`; `Module` and `f()`
+    /// for a test at the module's top level, whose id is `Module.f()`).
     static func testCase(_ verdict: Verdict) -> Case {
-        let parts = verdict.id.split(separator: "/").map(String.init)
+        var parts = verdict.id.split(separator: "/").map(String.init)
+        if parts.count == 1, let dot = parts[0].firstIndex(of: "."),
+            dot < (parts[0].firstIndex(of: "(") ?? parts[0].endIndex)
+        {
+            parts = [String(parts[0][..<dot]), String(parts[0][parts[0].index(after: dot)...])]
+        }
         let classname = parts.dropLast().joined(separator: ".")
         let name = parts.last ?? verdict.id
-        let message = verdict.message.map { " message=\"\(escaped($0))\"" } ?? ""
+        return testCase(classname: classname, name: name, ending: verdict.ending, message: verdict.message)
+    }
+
+    static func testCase(classname: String, name: String, ending: TestProgress.Ending, message: String?) -> Case {
+        let message = message.map { " message=\"\(escaped($0))\"" } ?? ""
         let inner =
-            switch verdict.ending {
+            switch ending {
             case .passed: ""
             case .skipped: "<skipped\(message) />"
             case .failed: "<failure message=\"failed: its messages are in the run's output\" />"
@@ -132,7 +165,7 @@ struct XUnitRounds {
             }
         let open = "<testcase classname=\"\(escaped(classname))\" name=\"\(escaped(name))\" time=\"0\""
         return Case(
-            classname: escaped(classname), name: escaped(name),
+            classname: classname, name: name,
             xml: inner.isEmpty ? open + " />" : open + ">\n      \(inner)\n    </testcase>", time: 0)
     }
 
@@ -141,7 +174,14 @@ struct XUnitRounds {
         var result: [Case] = []
         var rest = text[...]
         while let start = rest.range(of: "<testcase ") {
-            guard let close = rest[start.upperBound...].firstIndex(of: ">") else { break }
+            // The tag's end: the first `>` outside an attribute's quotes (Swift Testing writes
+            // ``name="`x > 0`()"`` as it is).
+            var quoted = false
+            let close = rest[start.upperBound...].firstIndex { character in
+                if character == "\"" { quoted.toggle() }
+                return character == ">" && !quoted
+            }
+            guard let close else { break }
             let end: String.Index
             if rest[rest.index(before: close)] == "/" {
                 end = rest.index(after: close)
@@ -153,7 +193,7 @@ struct XUnitRounds {
             let tag = rest[start.lowerBound...close]
             func attribute(_ name: String) -> String? {
                 guard let from = tag.range(of: " \(name)=\"") else { return nil }
-                return tag[from.upperBound...].firstIndex(of: "\"").map { String(tag[from.upperBound..<$0]) }
+                return tag[from.upperBound...].firstIndex(of: "\"").map { unescaped(tag[from.upperBound..<$0]) }
             }
             if let classname = attribute("classname"), let name = attribute("name") {
                 result.append(
@@ -179,19 +219,45 @@ struct XUnitRounds {
             """ + cases.map { "    " + $0.xml + "\n" }.joined() + "  </testsuite>\n</testsuites>\n"
     }
 
+    /// `text` for an attribute's value. A control character other than tab and newline (ESC of
+    /// a colour in a stack's line) has no place in XML 1.0, even escaped: it is dropped.
     static func escaped(_ text: String) -> String {
         var result = ""
-        for character in text {
-            switch character {
+        for scalar in text.unicodeScalars {
+            switch scalar {
             case "&": result += "&amp;"
             case "<": result += "&lt;"
             case ">": result += "&gt;"
             case "\"": result += "&quot;"
             case "'": result += "&apos;"
             case "\n": result += "&#10;"
-            default: result.append(character)
+            case "\t": result += "&#9;"
+            default: if scalar.value >= 0x20 && scalar.value != 0x7f { result.unicodeScalars.append(scalar) }
             }
         }
         return result
+    }
+
+    /// An attribute's value as written, its entities read (`&quot;`, `&#10;`, `&#x27;`).
+    static func unescaped(_ text: Substring) -> String {
+        guard text.contains("&") else { return String(text) }
+        var result = ""
+        var rest = text
+        while let amp = rest.firstIndex(of: "&") {
+            result += rest[..<amp]
+            guard let semicolon = rest[amp...].firstIndex(of: ";") else { break }
+            let entity = rest[rest.index(after: amp)..<semicolon]
+            let named = ["amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'"][String(entity)]
+            let number =
+                entity.hasPrefix("#x") ? UInt32(entity.dropFirst(2), radix: 16)
+                : entity.hasPrefix("#") ? UInt32(entity.dropFirst()) : nil
+            if let text = named ?? number.flatMap(Unicode.Scalar.init).map({ String(Character($0)) }) {
+                result += text
+            } else {
+                result += rest[amp...semicolon]
+            }
+            rest = rest[rest.index(after: semicolon)...]
+        }
+        return result + rest
     }
 }

@@ -17,3 +17,8 @@ struct HoldsItsSuite: SuiteTrait, TestScoping {
         try await function()
     }
 }
+
+/// A test at the module's top level (its id has no `/`: `WatchFixtureTests.spinsAtTopLevel()`)
+/// that spins when `WATCH_FIXTURE_HOLD` names `spin`: only its test timeout can end it, as it
+/// keeps a CPU busy.
+@Test func spinsAtTopLevel() { #expect(!Hold.names("spin") || Spinner.spinForever() > -1) }
