@@ -120,6 +120,14 @@ public enum SwiftTestingRun {
         SuiteContinuation.register("swift-testing") { plan() }
     }
 
+    /// A `--skip` pattern that matches test `id` (`Module.Suite/f()`) and no other: Swift Testing
+    /// matches a pattern anywhere in an id (which goes on with the test's source location), so
+    /// the bare name of `CoreTests.Suite/f()` also skipped `AppCoreTests.Suite/f()`, which then
+    /// never ran in the copy, and was not named.
+    static func skipPattern(for id: String) -> String {
+        "^" + NSRegularExpression.escapedPattern(for: id) + "(/|$)"
+    }
+
     static func plan() -> SuiteContinuation.Plan? {
         let (ended, hungTests) = state.withLock { state -> ([String], [String]) in
             // A test whose watch fired but that ended within its grace is not the hung one.
@@ -129,7 +137,7 @@ public enum SwiftTestingRun {
         }
         guard let hungTest = hungTests.first else { return nil }
         var arguments = Array(CommandLine.arguments.dropFirst())
-        for id in ended + hungTests { arguments += ["--skip", NSRegularExpression.escapedPattern(for: id)] }
+        for id in ended + hungTests { arguments += ["--skip", skipPattern(for: id)] }
         let skipped = ended.count
         return SuiteContinuation.Plan(
             framework: "Swift Testing", hungTest: hungTest, arguments: arguments,

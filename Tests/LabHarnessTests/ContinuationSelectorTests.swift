@@ -1,3 +1,4 @@
+import Foundation
 @testable import LabHarnessRecording
 import XCTest
 
@@ -10,6 +11,19 @@ final class ContinuationSelectorTests: XCTestCase {
         let listed = ["M.A/test1", "M.A/test2", "M.A/test3", "M.B/test1", "M.B/test2", "N.C/test1"]
         let after = ["M.A/test3", "M.B/test1", "M.B/test2", "N.C/test1"]
         XCTAssertEqual(XCTestTracker.selector(for: after, among: listed), "M.A/test3,M.B,N.C")
+    }
+
+    /// The Swift Testing copy skips the tests seen end by an anchored pattern: a bare one matches
+    /// anywhere in an id, and `CoreTests.Suite/f()` skipped `AppCoreTests.Suite/f()` too.
+    func testASkippedSwiftTestingTestIsThatTestAlone() throws {
+        let pattern = try NSRegularExpression(pattern: SwiftTestingRun.skipPattern(for: "CoreTests.Suite/f()"))
+        func skips(_ id: String) -> Bool {
+            pattern.firstMatch(in: id, range: NSRange(id.startIndex..., in: id)) != nil
+        }
+        XCTAssertTrue(skips("CoreTests.Suite/f()/S.swift:3:4"))
+        XCTAssertTrue(skips("CoreTests.Suite/f()"))
+        XCTAssertFalse(skips("AppCoreTests.Suite/f()/S.swift:3:4"))
+        XCTAssertFalse(skips("CoreTests.Suite/f()g()/S.swift:3:4"))
     }
 
     func testTheRestOfALargeSuiteFitsOneArgument() {
