@@ -372,6 +372,20 @@ final class WatchCommandTests: XCTestCase {
         progress.read("Test Suite 'ZTests' started at 2026-11-28 23:40:02.004", at: 3)
         progress.read("◇ Test run started.", at: 3)
         XCTAssertNil(progress.openClass, "Swift Testing's part: XCTest's is over")
+        // Swift Testing's suites, from its event stream: the one open suite that holds no other.
+        func event(_ kind: String, _ id: String) {
+            progress.readEvent(#"{"kind":"event","payload":{"kind":"\#(kind)","testID":"\#(id)"}}"#, at: 4)
+        }
+        event("testStarted", "M.Outer")
+        event("testStarted", "M.Outer\\/Inner")
+        XCTAssertEqual(progress.heldSwiftTestingSuite, "M.Outer/Inner")
+        event("testStarted", "M.Other")
+        XCTAssertNil(progress.heldSwiftTestingSuite, "two suites open: which held the run is not known")
+        event("testEnded", "M.Other")
+        event("testStarted", "M.Outer\\/Inner\\/f()\\/S.swift:3:4")
+        XCTAssertEqual(progress.running.keys.sorted(), ["M.Outer/Inner/f()"])
+        progress.settleCrash()
+        XCTAssertNil(progress.heldSwiftTestingSuite, "a round's suites end with it")
     }
 
     /// Which tests a held class costs. Linux's XCTest prints a class without its module: the
@@ -1095,11 +1109,15 @@ final class WatchFixtureTests: XCTestCase {
             switch self {
             case .inTurn: ["--xunit-output", xunitPath]
             case .parallel: ["--parallel", "--xunit-output=" + xunitPath]
+            // Its own event stream: `lab watch` reads Swift Testing's lines, which do not say which
+            // suite a hold is in.
             case .heldSetUp:
                 ["HeldClassTests", "OrderTests/test1PassesFirst", "OrderTests/test8PassesLast", "HeldSuite"]
                     .flatMap { ["--filter", $0] }
+                    + ["--event-stream-output-path", xunitPath + ".jsonl", "--event-stream-version", "0"]
             case .heldTearDown:
-                ["HeldClassTests", "OrderTests/test8PassesLast", "spinsAtTopLevel"].flatMap { ["--filter", $0] }
+                ["HeldClassTests", "OrderTests/test8PassesLast", "spinsAtTopLevel", "HeldSuite"]
+                    .flatMap { ["--filter", $0] }
             }
         }
 
@@ -1113,7 +1131,7 @@ final class WatchFixtureTests: XCTestCase {
             switch self {
             case .inTurn, .parallel: [:]
             case .heldSetUp: ["WATCH_FIXTURE_HOLD": "setUp,suite"]
-            case .heldTearDown: ["WATCH_FIXTURE_HOLD": "tearDown,spin"]
+            case .heldTearDown: ["WATCH_FIXTURE_HOLD": "tearDown,spin,suite"]
             }
         }
 
@@ -1396,9 +1414,10 @@ final class WatchFixtureTests: XCTestCase {
     /// A class whose `class func setUp()` never returns: no test of it starts, so no test's
     /// timeout runs. The quiet timeout finds it; the class is named with where it was held, its
     /// tests did not run, and the tests of the classes after it run. Then a Swift Testing suite
-    /// held by its trait before its test, outside any XCTest class: any rerun would meet the same
-    /// hold, so the run ends there (exit 124), naming the test that did not run. Before, the
-    /// first hold ended the whole run (exit 124), and no test after it ran or was named.
+    /// held by its trait before its test, read from Swift Testing's lines (the command asks for
+    /// the event stream itself), which do not say where a hold is: any rerun could meet it again,
+    /// so the run ends there (exit 124), naming the test that did not run. Before, the first hold
+    /// ended the whole run (exit 124), and no test after it ran or was named.
     func testWhenAClassIsHeldInItsSetUpOnlyItsOwnTestsAreLost() throws {
         let whole = try wholeRun(.heldSetUp)
         let run = whole.run
@@ -1421,12 +1440,15 @@ final class WatchFixtureTests: XCTestCase {
         XCTAssertFalse(run.stdout.contains("Test Case 'HeldClassTests."), "no test of the held class started")
         XCTAssertEqual(lines.last, "lab watch: 1 listed test did not run: WatchFixtureTests.HeldSuite/runsUnlessHeld()")
         XCTAssertEqual(whole.leftRunning, [], "left running")
+        try? FileManager.default.removeItem(atPath: WholeRun.heldSetUp.xunitPath + ".jsonl")
     }
 
     /// Held in its `class func tearDown()`, after its tests passed: the run fails, the class is
     /// named, and the tests after it run. One of them, a Swift Testing test at the module's top
     /// level, spins: it is timed and hung like any other (before, lab watch never saw it start,
-    /// and the spin, which keeps a CPU busy, was never quiet either: the run did not end).
+    /// and the spin, which keeps a CPU busy, was never quiet either: the run did not end). The
+    /// last, a Swift Testing suite held by its trait, is named from the event stream (its start
+    /// with no end) like a class: its test did not run.
     func testWhenAClassIsHeldInItsTearDownTheRestStillRun() throws {
         let whole = try wholeRun(.heldTearDown)
         let run = whole.run
@@ -1434,8 +1456,14 @@ final class WatchFixtureTests: XCTestCase {
         XCTAssertEqual(run.exitCode, 1, run.evidence + "\n" + run.stderr.suffix(3000))
         XCTAssertTrue(
             lines.contains {
-                $0.hasSuffix("4 tests in 2 runs of swift test: 3 passed, 0 failed, 0 skipped, 0 crashed, 1 hung")
+                $0.hasSuffix(
+                    "5 tests in 3 runs of swift test: 3 passed, 0 failed, 0 skipped, 0 crashed, 1 hung, 1 not run")
             }, run.stderr.suffix(3000).description)
+        let suite = try XCTUnwrap(
+            lines.last { $0.hasPrefix("lab watch: hung: Swift Testing suite WatchFixtureTests.HeldSuite, ") },
+            run.stderr.suffix(3000).description)
+        XCTAssertTrue(suite.contains("← HoldsItsSuite.provideScope"), suite)
+        XCTAssertTrue(suite.hasSuffix("1 test of it did not run: WatchFixtureTests.HeldSuite/runsUnlessHeld()"), suite)
         XCTAssertTrue(
             lines.contains {
                 $0.hasPrefix("lab watch: hung: WatchFixtureTests.spinsAtTopLevel() after ")

@@ -85,6 +85,21 @@ public struct TestProgress: Sendable {
     /// no class is open.
     private mutating func closeSuites() { (openSuites, openClassTests) = ([], []) }
 
+    /// Swift Testing's suites that started and have not ended this round, by id
+    /// (`Module.Outer/Inner`), from its event stream: a suite's traits' scopes run after it
+    /// starts and before its tests (measured: a suite trait that blocked in `provideScope` left
+    /// `◇ Suite HeldSuite started.` the last line).
+    public private(set) var openSwiftTestingSuites: [String] = []
+
+    /// The one open Swift Testing suite that holds no other open one, when there is exactly one;
+    /// `nil` when none is open or several are (which of them held the run, the stream cannot say).
+    public var heldSwiftTestingSuite: String? {
+        let innermost = openSwiftTestingSuites.filter { suite in
+            !openSwiftTestingSuites.contains { $0.hasPrefix(suite + "/") }
+        }
+        return innermost.count == 1 ? innermost[0] : nil
+    }
+
     /// Whether Swift Testing's tests are read from its event stream (`readEvent(_:at:)`), and
     /// its human-readable lines are left alone.
     public var swiftTestingFromEvents = false
@@ -341,8 +356,13 @@ public struct TestProgress: Sendable {
             return
         }
         guard record["kind"] as? String == "event" else { return }
-        guard let id = (payload["testID"] as? String).map(TestList.withoutSourceLocation), TestList.isSwiftTesting(id)
-        else { return }
+        guard let id = (payload["testID"] as? String).map(TestList.withoutSourceLocation) else { return }
+        guard TestList.isSwiftTesting(id) else {
+            // A suite's start and end (`Module.Suite`, no function).
+            if kind == "testStarted" { openSwiftTestingSuites.append(id) }
+            if kind == "testEnded" || kind == "testSkipped" { openSwiftTestingSuites.removeAll { $0 == id } }
+            return
+        }
         switch kind {
         case "testStarted": start(id, at: now)
         case "testSkipped": end(id, .skipped)
@@ -527,6 +547,7 @@ public struct TestProgress: Sendable {
             (crashGroups, crashedThreads, readingCrashedThread, treeEndedByWatch) = ([], [], false, false)
             unfinished = []
             closeSuites()
+            openSwiftTestingSuites = []
         }
         if !treeEndedByWatch { endUnfinished() }
         if !running.isEmpty && !treeEndedByWatch { crashGroups.append(running.keys.sorted()) }

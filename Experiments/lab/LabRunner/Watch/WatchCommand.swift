@@ -26,7 +26,8 @@ public enum WatchCommand {
           tests that had not run yet run after it, so every test is reported once. Any command:
           no output and no CPU use for --quiet-timeout (default 5m) ends it, exit 124; in
           `swift test`, when that is inside an XCTest class none of whose tests runs (its class
-          setUp or tearDown), the class is named, its tests do not run, and the rest run after it.
+          setUp or tearDown) or a Swift Testing suite held by its traits, the class or suite is
+          named, its tests do not run, and the rest run after it.
           in CI: lab watch --test-timeout 120s -- swift test
 
           --test-timeout D   how long one test may run (100ms to 24h: 500ms, 60s, 5m, 1h); a
@@ -320,11 +321,16 @@ public enum WatchCommand {
         _ stuck: [(WatchRound.StuckClass, [String])], list: TestList.Listing?
     ) -> [XUnitRounds.Case] {
         stuck.filter { $0.1.isEmpty }.map { item, _ in
+            let message = "hung: \(item.title), \(item.held)"
+            if item.swiftTesting {
+                return XUnitRounds.testCase(
+                    classname: item.name.replacingOccurrences(of: "/", with: "."), name: "suite traits' scope",
+                    ending: .hung, message: message)
+            }
             let module = item.started.lazy.compactMap { list?.id(of: $0) }.first?.split(separator: ".").first
             return XUnitRounds.testCase(
                 classname: module.map { "\($0).\(item.name)" } ?? item.name,
-                name: "class " + (item.method ?? "setUp() or tearDown()"),
-                ending: .hung, message: "hung: XCTest class \(item.name), \(item.held)")
+                name: "class " + (item.method ?? "setUp() or tearDown()"), ending: .hung, message: message)
         }
     }
 
@@ -336,7 +342,7 @@ public enum WatchCommand {
     ) -> [XUnitRounds.Verdict] {
         var heldBy: [String: String] = [:]
         for (item, ids) in stuck {
-            for id in ids { heldBy[id] = "not run: XCTest class \(item.name) hung, \(item.held)" }
+            for id in ids { heldBy[id] = "not run: \(item.title) hung, \(item.held)" }
         }
         // A key that more listed tests print alike (`--parallel` keys XCTest's without the
         // module) is no one test's: its verdict is left to the files.
@@ -383,6 +389,15 @@ public enum WatchCommand {
         in listing: TestList.Listing, _ progress: inout TestProgress, invocation: SwiftTestInvocation,
         inClass stuck: WatchRound.StuckClass
     ) -> [String]? {
+        if stuck.swiftTesting {
+            // Its tests, those of the suites inside it too: the scope holds them all.
+            let owned = listing.ids.filter {
+                invocation.selects($0) && TestList.isSwiftTesting($0) && $0.hasPrefix(stuck.name + "/")
+            }
+            let held = owned.filter { progress.ending(of: listing.key(of: $0)) == nil }
+            for id in held { progress.mark(listing.key(of: id), .notRun) }
+            return owned.isEmpty ? nil : held
+        }
         func words(_ id: String) -> [Substring] { id.split(separator: "/")[0].split(separator: ".") }
         let name = stuck.name.split(separator: ".").last
         let owned = listing.ids.filter {
@@ -539,7 +554,7 @@ public enum WatchCommand {
                 ? "every test of it had ended"
                 : "\(held.count) test\(held.count == 1 ? "" : "s") of it did not run: " + held.joined(separator: ", ")
             text +=
-                "lab watch: hung: XCTest class \(stuck.name), \(stuck.held), no output and no CPU use for "
+                "lab watch: hung: \(stuck.title), \(stuck.held), no output and no CPU use for "
                 + "\(Format.seconds(stuck.seconds)) (--quiet-timeout): \(stuck.stuckAt); \(tests)\n"
         }
         // Tests left when the command was ended for going quiet outside a class: any rerun would

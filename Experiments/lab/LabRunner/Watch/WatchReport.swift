@@ -254,9 +254,23 @@ enum WatchReport {
     /// `inClass` (`swift test`, none of its tests running), the stack that shows the class's own
     /// `setUp()` or `tearDown()` comes first, and says which held it.
     static func quiet(
-        below root: Int32, options: WatchOptions, note: String?, in inClass: String?
+        below root: Int32, options: WatchOptions, note: String?, in inClass: String?, inSuite: String? = nil
     ) -> WatchRound.StuckClass? {
         let quiet = "no output and no CPU use for \(Format.seconds(options.quietTimeout)) (--quiet-timeout)"
+        if let inSuite {
+            let raws = rawStacks(of: ProcessTree.descendants(of: root))
+            let left = ProcessTree.end(below: root)
+            // A thread in a trait's scope (`TestScoping.provideScope`) first: it holds the suite.
+            let scope = ["provideScope"]
+            let processes = named(raws, tests: scope)
+            let groups = processes.first { isTestProcess($0.process) }?.groups ?? processes.flatMap(\.groups)
+            let stuck = WatchRound.StuckClass(
+                name: inSuite, swiftTesting: true, seconds: options.quietTimeout, method: nil,
+                stuckAt: groups.first?.summary(depth: 4) ?? "no stacks were taken")
+            let shown = text(processes, tests: scope, note: note, ended: "the tree was ended", left: left)
+            Terminal.writeError("\nlab watch: \(quiet) in \(stuck.title), \(stuck.held): stuck\n" + shown)
+            return stuck
+        }
         guard let inClass else {
             stacksThenEnd(below: root, title: quiet + ": the command is stuck", tests: [], note: note)
             return nil
@@ -273,7 +287,7 @@ enum WatchReport {
         let stuck = WatchRound.StuckClass(
             name: inClass, seconds: options.quietTimeout, method: method, stuckAt: stuckAt)
         let shown = text(processes, tests: searched, note: note, ended: "the tree was ended", left: left)
-        Terminal.writeError("\nlab watch: \(quiet) in XCTest class \(inClass), \(stuck.held): stuck\n" + shown)
+        Terminal.writeError("\nlab watch: \(quiet) in \(stuck.title), \(stuck.held): stuck\n" + shown)
         return stuck
     }
 

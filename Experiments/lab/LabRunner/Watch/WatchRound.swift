@@ -17,7 +17,8 @@ struct WatchRound {
         var retried: [String] = []
         /// Set when the command went quiet (no output, no CPU) for the quiet timeout.
         var quiet = false
-        /// The XCTest class `swift test` went quiet in, with no test of it running.
+        /// The XCTest class (or Swift Testing suite) `swift test` went quiet in, with no test
+        /// of it running.
         var stuckClass: StuckClass?
         var interrupted = false
         /// Whether a hang ended the tree or a test's process.
@@ -37,8 +38,12 @@ struct WatchRound {
     /// An XCTest class whose suite went quiet with none of its tests running: its `class func
     /// setUp()` or `tearDown()` did not return (no test's clock runs there, so no
     /// `--test-timeout` can find it).
+    ///
+    /// Or a Swift Testing suite (`swiftTesting`, `name` its id) that went quiet with none of its
+    /// tests started: a scope of one of its traits did not return.
     struct StuckClass {
         var name: String
+        var swiftTesting = false
         /// How long it was quiet: the quiet timeout.
         var seconds: Seconds
         /// `setUp()` or `tearDown()` when a stack of the test process shows the class's own;
@@ -51,9 +56,13 @@ struct WatchRound {
 
         /// What held the class: `none of its tests running, held in its class setUp()`.
         var held: String {
-            "none of its tests running, held in its class "
+            if swiftTesting { return "none of its tests running, held by a scope of its suite traits" }
+            return "none of its tests running, held in its class "
                 + (method ?? "setUp() or tearDown() (what XCTest runs there; no stack showed which)")
         }
+
+        /// `XCTest class OrderTests`, `Swift Testing suite Module.HeldSuite`.
+        var title: String { (swiftTesting ? "Swift Testing suite " : "XCTest class ") + name }
     }
 
     var command: [String]
@@ -175,7 +184,9 @@ struct WatchRound {
                 end.quiet = true
                 // `--parallel` prints a test process's output only once it ended, suite lines too.
                 let inClass = readsTests && !parallel ? progress.openClass : nil
-                end.stuckClass = WatchReport.quiet(below: keeperPid, options: options, note: stackNote, in: inClass)
+                let inSuite = readsTests && inClass == nil ? progress.heldSwiftTestingSuite : nil
+                end.stuckClass = WatchReport.quiet(
+                    below: keeperPid, options: options, note: stackNote, in: inClass, inSuite: inSuite)
                 end.stuckClass?.started = progress.openClassTests
                 if readsTests { progress.treeEnded() }
                 drainUntil = MonotonicClock.now() + 1
