@@ -19,6 +19,8 @@ public enum SwiftTestingRun {
         var ended: [String] = []
         var endedSet: Set<String> = []
         var hung: [String] = []
+        /// Hung tests that ended after their watch fired (within its grace): not the hung one.
+        var endedAfterHang: Set<String> = []
         var inSyncWait: [String: Int] = [:]
         var recorders: [String: [BoundRecorder]] = [:]
     }
@@ -60,7 +62,10 @@ public enum SwiftTestingRun {
         noteTestSeen()
         register()
         let id = identifier(of: test)
-        state.withLock { if $0.endedSet.insert(id).inserted { $0.ended.append(id) } }
+        state.withLock {
+            if $0.hung.contains(id) { $0.endedAfterHang.insert(id) }
+            if $0.endedSet.insert(id).inserted { $0.ended.append(id) }
+        }
     }
 
     /// The test's hang watch fired: it is failed, and the process ends if it does not end.
@@ -130,8 +135,10 @@ public enum SwiftTestingRun {
 
     static func plan() -> SuiteContinuation.Plan? {
         let (ended, hungTests) = state.withLock { state -> ([String], [String]) in
-            // A test whose watch fired but that ended within its grace is not the hung one.
-            var hung = state.hung.filter { !state.endedSet.contains($0) }
+            // A test whose watch fired but that ended within its grace is not the hung one. A
+            // parameterized test ends once for each of its cases (the trait's scope is a case's):
+            // an end before its watch fired was of an earlier case, and a later one may hang.
+            var hung = state.hung.filter { !state.endedAfterHang.contains($0) }
             for id in state.inSyncWait.keys.sorted() where !hung.contains(id) { hung.append(id) }
             return (state.ended, hung)
         }

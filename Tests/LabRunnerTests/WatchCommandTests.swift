@@ -192,6 +192,10 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertEqual(TestList.key(of: "TL.`it's > 0`()"), "`it's > 0`()")
         XCTAssertEqual(TestList.withoutSourceLocation("TL.topLevel()/T.swift:2:2"), "TL.topLevel()")
         XCTAssertEqual(TestList.withoutSourceLocation("TL.S/inS()/T.swift:4:13"), "TL.S/inS()")
+        // Its crash report's frame names the function without its module.
+        let parts = try XCTUnwrap(CrashedTest.parts(of: "TL.topLevel()"))
+        XCTAssertNil(parts.owner)
+        XCTAssertEqual(parts.function, "topLevel")
         var progress = TestProgress(swiftTestingFromEvents: true)
         progress.readEvent(
             #"{"kind":"event","payload":{"kind":"testStarted","testID":"TL.topLevel()\/T.swift:2:2"}}"#, at: 1)

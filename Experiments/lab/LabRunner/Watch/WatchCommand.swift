@@ -349,8 +349,10 @@ public enum WatchCommand {
         let ids = list.map { listing in Dictionary(grouping: listing.ids, by: listing.key(of:)) } ?? [:]
         return progress.ended.compactMap { key, ending in
             let listed = ids[key] ?? []
-            // A key not listed is an id when Swift Testing's tests were followed by id.
-            let unlisted = TestList.isSwiftTesting(key) && key.contains(".") ? key : nil
+            // A key not listed is an id when Swift Testing's tests were followed by id (read from
+            // their lines, `` `parses 1.2`() `` is a name with a dot, not an id).
+            let byID = progress.swiftTestingFromEvents && TestList.isSwiftTesting(key) && key.contains(".")
+            let unlisted = byID ? key : nil
             guard listed.count <= 1, let id = listed.first ?? unlisted else { return nil }
             let message: String? =
                 switch ending {

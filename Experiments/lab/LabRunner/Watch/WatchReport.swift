@@ -264,10 +264,16 @@ enum WatchReport {
             let scope = ["provideScope"]
             let processes = named(raws, tests: scope)
             let groups = processes.first { isTestProcess($0.process) }?.groups ?? processes.flatMap(\.groups)
+            let shown = text(processes, tests: scope, note: note, ended: "the tree was ended", left: left)
+            // Only a thread seen in a trait's scope says the suite held the run: its tests may
+            // also wait for a pool that tests before them left blocked, which is not the suite's.
+            guard let held = groups.first(where: { mentions($0, scope) }) else {
+                Terminal.writeError("\nlab watch: \(quiet): the command is stuck\n" + shown)
+                return nil
+            }
             let stuck = WatchRound.StuckClass(
                 name: inSuite, swiftTesting: true, seconds: options.quietTimeout, method: nil,
-                stuckAt: groups.first?.summary(depth: 4) ?? "no stacks were taken")
-            let shown = text(processes, tests: scope, note: note, ended: "the tree was ended", left: left)
+                stuckAt: held.summary(depth: 4))
             Terminal.writeError("\nlab watch: \(quiet) in \(stuck.title), \(stuck.held): stuck\n" + shown)
             return stuck
         }

@@ -47,6 +47,19 @@ extension HarnessUserSwiftTests {
             }
         }
 
+        /// A parameterized test whose second case hangs: its first case ended under the watch's
+        /// trait before, which read as the whole test's end, so the hang was taken for one that
+        /// ended in time, and nothing ran after it.
+        @Test(.hangWatch(after: HangContinues.probe == "case" ? 2 : 30), arguments: [1, 2])
+        func s5_aCaseUnderTheHangWatch(_ n: Int) {
+            if Self.probe == "case" && n == 2 {
+                Thread.sleep(forTimeInterval: 0.3)  // the first case ends first
+                DispatchSemaphore(value: 0).wait()  // never signalled: the hang is the point
+            } else {
+                #expect(QueueFetcher().fetchSynchronously() == "payload")
+            }
+        }
+
         @Test func s4_runsAfterTheOthers() {
             // Keeps the process up past s2 (tests run side by side) while its watch records.
             if Self.probe == "late" { Thread.sleep(forTimeInterval: 3.5) }
@@ -96,22 +109,28 @@ extension HarnessUserSwiftTests {
                     "async", "s3_anAsyncOperationInAssertCompletes()", false,
                     ["did not complete within 500 ms; its task was cancelled and abandoned"]
                 ),
+                (
+                    "case", "s5_aCaseUnderTheHangWatch(_:)", true,
+                    ["ran past its hang watch of 2.00 s; where every thread was:", "_dispatch_semaphore_wait_slow"]
+                ),
             ]
             let all = [
                 "s1_aFetchInAssertCompletes()", "s2_aFetchUnderTheHangWatch()",
-                "s3_anAsyncOperationInAssertCompletes()", "s4_runsAfterTheOthers()",
+                "s3_anAsyncOperationInAssertCompletes()", "s4_runsAfterTheOthers()", "s5_aCaseUnderTheHangWatch(_:)",
             ]
             for (probe, failing, hangs, failure) in cases {
                 // The suite alone, as `swift test --filter HangContinues` runs its Swift Testing part.
                 let (run, output) = try HarnessUserSwiftTests.runCopy(
-                    filter: "HangContinues/s[1-4]", environment: ["HARNESS_USER_CONTINUE_PROBE": probe], budget: 90)
+                    filter: "HangContinues/s[1-5]", environment: ["HARNESS_USER_CONTINUE_PROBE": probe], budget: 90)
                 #expect(run.outcome == .failed, "\(probe): \(run.evidence)\n\(output)")
                 // The failure is an issue of the failing test, with its stack.
                 #expect(output.contains("Test \(failing) recorded an issue"), "\(probe): \(output)")
                 for text in failure { #expect(output.contains(text), "\(probe): missing \"\(text)\" in: \(output)") }
                 // Every other test ran and passed, before the hang or in the copy after it.
                 for other in all where other != failing {
-                    #expect(output.contains("Test \(other) passed"), "\(probe): \(other) did not pass in: \(output)")
+                    // A parameterized test's line: `Test s5_…(_:) with 2 test cases passed`.
+                    let passed = ["Test \(other) passed", "Test \(other) with 2 test cases passed"]
+                    #expect(passed.contains { output.contains($0) }, "\(probe): \(other) did not pass in: \(output)")
                 }
                 #expect(output.contains("HARNESS_USER_CONTINUE_MARK s4 ran"), "\(probe): \(output)")
                 if hangs {
