@@ -48,12 +48,10 @@ enum CrashedTest {
     /// base name (`f`).
     static func parts(of key: String) -> (owner: String?, function: String)? {
         if key.hasSuffix(")") {
-            let name = key[..<(key.firstIndex(of: "(") ?? key.endIndex)]
-            guard let slash = name.lastIndex(of: "/") else {
-                // A function alone: `f`, or by id at a module's top level, `Module.f` (a module's
-                // name has no dot), which the frames name without its module.
-                return (nil, String(name.firstIndex(of: ".").map { name[name.index(after: $0)...] } ?? name))
-            }
+            // By id at a module's top level (`Module.f()`), the frames name it without its module.
+            let function = TestList.topLevel(key)?.function ?? key[...]
+            let name = function[..<(function.firstIndex(of: "(") ?? function.endIndex)]
+            guard let slash = name.lastIndex(of: "/") else { return (nil, String(name)) }
             return (name[..<slash].replacingOccurrences(of: "/", with: "."), String(name[name.index(after: slash)...]))
         }
         guard let dot = key.lastIndex(of: ".") else { return nil }

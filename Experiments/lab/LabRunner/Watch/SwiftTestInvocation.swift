@@ -285,16 +285,19 @@ public enum TestList {
     public static func key(of id: String) -> String {
         let parts = id.split(separator: "/")
         guard let last = parts.last else { return id }
-        // A top-level test (`Module.f()`): its name, after the module's (which has no dot).
-        if parts.count == 1, last.contains("("), let dot = last.firstIndex(of: "."),
-            dot < (last.firstIndex(of: "(") ?? last.endIndex)
-        {
-            return String(last[last.index(after: dot)...])
-        }
+        if let topLevel = topLevel(id) { return String(topLevel.function) }
         if last.contains("(") { return String(last) }
         guard parts.count >= 2 else { return id }
         let owner = parts[parts.count - 2].split(separator: ".").last.map(String.init) ?? String(parts[parts.count - 2])
         return owner + "." + swiftName(of: last)
+    }
+
+    /// A Swift Testing test at a module's top level (`Module.f()`, no `/`) cut in two: its
+    /// module's name (which has no dot) and its function's (`f()`); `nil` for any other id.
+    static func topLevel(_ id: String) -> (module: Substring, function: Substring)? {
+        guard !id.contains("/"), let paren = id.firstIndex(of: "("), let dot = id[..<paren].firstIndex(of: ".")
+        else { return nil }
+        return (id[..<dot], id[id.index(after: dot)...])
     }
 
     /// An XCTest method as Swift names it, from the name Objective-C may give it on Apple's

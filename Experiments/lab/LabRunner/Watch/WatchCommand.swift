@@ -359,11 +359,10 @@ public enum WatchCommand {
                 case .hung:
                     hung.last { $0.key == key }.map { "hung after \(Format.seconds($0.seconds)): \($0.stuckAt)" }
                 case .crashed:
-                    "crashed: "
-                        + (progress.crashPlaces[key]
-                            ?? progress.sharedCrashes[key].map {
-                                "one of \($0) tests in the process that died; no crash report said which"
-                            } ?? "its process ended before its verdict")
+                    switch crashPlace(of: key, in: progress) {
+                    case .thread(let place): "crashed: " + place
+                    case .unknown(let why): "crashed (\(why))"
+                    }
                 case .notRun:
                     heldBy[id] ?? "not run: the run was ended for no output and no CPU use (--quiet-timeout)"
                 case .passed, .failed, .skipped: nil
@@ -372,7 +371,23 @@ public enum WatchCommand {
         }
     }
 
-    /// Marks the selected listed tests that have not ended as not run and returns their ids.
+    /// Where a crashed test crashed, as the summary and the `--xunit-output` files say it.
+    enum CrashPlace {
+        /// Its crash report's crashed thread: `1 thread (crashed: …): in Crasher.trap …`.
+        case thread(String)
+        /// Why no crash report says where.
+        case unknown(String)
+    }
+
+    static func crashPlace(of key: String, in progress: TestProgress) -> CrashPlace {
+        if let group = progress.sharedCrashes[key] {
+            return .unknown("one of \(group) tests in the process that died; no crash report said which")
+        }
+        if let place = progress.crashPlaces[key] { return .thread(place) }
+        return .unknown("its process ended before its verdict; no crash report said where")
+    }
+
+    /// Marks the selected listed tests that have not ended as not run.
     static func markNotRun(
         in listing: TestList.Listing, _ progress: inout TestProgress, invocation: SwiftTestInvocation
     ) {
@@ -531,14 +546,10 @@ public enum WatchCommand {
             + (count(.notRun) > 0 ? ", \(count(.notRun)) not run\n" : "\n")
         for item in progress.ended where item.ending == .crashed {
             text += "lab watch: crashed: \(id(item.key))"
-            if let group = progress.sharedCrashes[item.key] {
-                text += " (one of \(group) tests in the process that died; no crash report said which)"
-            } else if let place = progress.crashPlaces[item.key] {
-                text += ": \(place)"
-            } else {
-                text += " (its process ended before its verdict; no crash report said where)"
+            switch crashPlace(of: item.key, in: progress) {
+            case .thread(let place): text += ": \(place)\n"
+            case .unknown(let why): text += " (\(why))\n"
             }
-            text += "\n"
         }
         for group in progress.unpinnedCrashes where group.contains(where: { progress.sharedCrashes[$0] == nil }) {
             let crashed = group.filter { progress.ending(of: $0) == .crashed }

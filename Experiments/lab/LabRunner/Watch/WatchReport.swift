@@ -7,14 +7,15 @@ import LabHarness
 /// where the binary has debug information), the test's process first and the test's own
 /// threads first in it, followed by those threads' whole stacks. Everything goes to stderr.
 enum WatchReport {
-    /// The stacks of every process below `root` are taken, the tree is ended, and the stacks
-    /// are named and printed under `title`.
-    static func stacksThenEnd(below root: Int32, title: String, tests: [String], note: String?) {
+    /// The stacks of every process below `root` are taken, then the tree is ended; the stacks
+    /// are named (`tests`' own threads first) and their lines made, for the caller's title.
+    static func stacksThenEnd(
+        below root: Int32, tests: [String], note: String?
+    ) -> (processes: [(process: ProcessTable.Entry, groups: [StackGroup], note: String?)], shown: String) {
         let raws = rawStacks(of: ProcessTree.descendants(of: root))
         let left = ProcessTree.end(below: root)
         let processes = named(raws, tests: tests)
-        let shown = text(processes, tests: tests, note: note, ended: "the tree was ended", left: left)
-        Terminal.writeError("\nlab watch: \(title)\n" + shown)
+        return (processes, text(processes, tests: tests, note: note, ended: "the tree was ended", left: left))
     }
 
     /// Every process of `tree` (the processes below the root), test processes first (they are
@@ -252,47 +253,35 @@ enum WatchReport {
 
     /// The command went quiet: its tree's stacks, then the tree ended. Inside XCTest class
     /// `inClass` (`swift test`, none of its tests running), the stack that shows the class's own
-    /// `setUp()` or `tearDown()` comes first, and says which held it.
+    /// `setUp()` or `tearDown()` comes first, and says which held it. Inside Swift Testing suite
+    /// `inSuite`, a thread in a trait's scope (`TestScoping.provideScope`) comes first, and only
+    /// such a thread says the suite held the run: its tests may also wait for a pool that tests
+    /// before them left blocked, which is not the suite's doing.
     static func quiet(
         below root: Int32, options: WatchOptions, note: String?, in inClass: String?, inSuite: String? = nil
     ) -> WatchRound.StuckClass? {
         let quiet = "no output and no CPU use for \(Format.seconds(options.quietTimeout)) (--quiet-timeout)"
-        if let inSuite {
-            let raws = rawStacks(of: ProcessTree.descendants(of: root))
-            let left = ProcessTree.end(below: root)
-            // A thread in a trait's scope (`TestScoping.provideScope`) first: it holds the suite.
-            let scope = ["provideScope"]
-            let processes = named(raws, tests: scope)
-            let groups = processes.first { isTestProcess($0.process) }?.groups ?? processes.flatMap(\.groups)
-            let shown = text(processes, tests: scope, note: note, ended: "the tree was ended", left: left)
-            // Only a thread seen in a trait's scope says the suite held the run: its tests may
-            // also wait for a pool that tests before them left blocked, which is not the suite's.
-            guard let held = groups.first(where: { mentions($0, scope) }) else {
-                Terminal.writeError("\nlab watch: \(quiet): the command is stuck\n" + shown)
-                return nil
-            }
-            let stuck = WatchRound.StuckClass(
-                name: inSuite, swiftTesting: true, seconds: options.quietTimeout, method: nil,
-                stuckAt: held.summary(depth: 4))
-            Terminal.writeError("\nlab watch: \(quiet) in \(stuck.title), \(stuck.held): stuck\n" + shown)
-            return stuck
-        }
-        guard let inClass else {
-            stacksThenEnd(below: root, title: quiet + ": the command is stuck", tests: [], note: note)
-            return nil
-        }
         let methods = ["setUp", "tearDown"]
-        let searched = methods.map { "\(inClass).\($0)" }
-        let raws = rawStacks(of: ProcessTree.descendants(of: root))
-        let left = ProcessTree.end(below: root)
-        let processes = named(raws, tests: searched)
+        let searched =
+            inSuite != nil ? ["provideScope"] : inClass.map { name in methods.map { "\(name).\($0)" } } ?? []
+        let (processes, shown) = stacksThenEnd(below: root, tests: searched, note: note)
         let groups = processes.first { isTestProcess($0.process) }?.groups ?? processes.flatMap(\.groups)
         let own = groups.first { mentions($0, searched) }
-        let method = own.flatMap { group in methods.first { mentions(group, ["\(inClass).\($0)"]) } }.map { $0 + "()" }
-        let stuckAt = (own ?? groups.first)?.summary(depth: 4) ?? "no stacks were taken"
-        let stuck = WatchRound.StuckClass(
-            name: inClass, seconds: options.quietTimeout, method: method, stuckAt: stuckAt)
-        let shown = text(processes, tests: searched, note: note, ended: "the tree was ended", left: left)
+        var stuck: WatchRound.StuckClass?
+        if let inSuite, let own {
+            stuck = WatchRound.StuckClass(
+                name: inSuite, swiftTesting: true, seconds: options.quietTimeout, method: nil,
+                stuckAt: own.summary(depth: 4))
+        } else if let inClass {
+            let method = own.flatMap { group in methods.first { mentions(group, ["\(inClass).\($0)"]) } }
+            stuck = WatchRound.StuckClass(
+                name: inClass, seconds: options.quietTimeout, method: method.map { $0 + "()" },
+                stuckAt: (own ?? groups.first)?.summary(depth: 4) ?? "no stacks were taken")
+        }
+        guard let stuck else {
+            Terminal.writeError("\nlab watch: \(quiet): the command is stuck\n" + shown)
+            return nil
+        }
         Terminal.writeError("\nlab watch: \(quiet) in \(stuck.title), \(stuck.held): stuck\n" + shown)
         return stuck
     }

@@ -57,24 +57,11 @@ struct XUnitRounds {
     /// XCTest's to P and Swift Testing's beside it).
     func command(_ command: [String], round: Int) -> [String] {
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        var result: [String] = []
-        var index = 0
-        while index < command.count {
-            let token = command[index]
-            if token == "--xunit-output", index + 1 < command.count {
-                result += [token, roundPath(round)]
-                index += 1
-            } else if token.hasPrefix("--xunit-output=") {
-                result += ["--xunit-output", roundPath(round)]
-            } else if SwiftTestInvocation.valued.contains(token), index + 1 < command.count {
-                result += [token, command[index + 1]]  // an option's value, whatever it reads
-                index += 1
-            } else {
-                result.append(token)
-            }
-            index += 1
+        guard let invocation = SwiftTestInvocation(command) else { return command }
+        let options = invocation.options.flatMap {
+            $0.name == "--xunit-output" && $0.value != nil ? ["--xunit-output", roundPath(round)] : $0.tokens
         }
-        return result
+        return command.dropLast(invocation.arguments.count) + options
     }
 
     /// One `<testcase>` element, as written, with what the merge needs of it: its classname and
@@ -142,12 +129,9 @@ struct XUnitRounds {
     /// write them (`Module.Class` and `test`; `Module.Suite.Inner` and `f()`; `Module` and `f()`
     /// for a test at the module's top level, whose id is `Module.f()`).
     static func testCase(_ verdict: Verdict) -> Case {
-        var parts = verdict.id.split(separator: "/").map(String.init)
-        if parts.count == 1, let dot = parts[0].firstIndex(of: "."),
-            dot < (parts[0].firstIndex(of: "(") ?? parts[0].endIndex)
-        {
-            parts = [String(parts[0][..<dot]), String(parts[0][parts[0].index(after: dot)...])]
-        }
+        let parts =
+            TestList.topLevel(verdict.id).map { [String($0.module), String($0.function)] }
+            ?? verdict.id.split(separator: "/").map(String.init)
         let classname = parts.dropLast().joined(separator: ".")
         let name = parts.last ?? verdict.id
         return testCase(classname: classname, name: name, ending: verdict.ending, message: verdict.message)
