@@ -345,6 +345,55 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertFalse(rounds.writesXCTest, "SwiftPM writes XCTest's file with --parallel only")
     }
 
+    /// A run that failed outside every test (quiet at its end, a crash no test made, an
+    /// interrupt, SwiftPM's own error) has a failing case in its `--xunit-output` file: a CI that
+    /// reads the file alone never reads a red run as green.
+    func testARunThatFailedOutsideItsTestsFailsItsXUnitFile() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lab-xunit-run-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/r.xml"
+        let rounds = try XCTUnwrap(XUnitRounds(try XCTUnwrap(SwiftTestInvocation(["swift", "test", "--xunit-output", path]))))
+        // A serial run: SwiftPM writes Swift Testing's file only, so `lab watch`'s own cases go there.
+        func written(status: Int32, verdicts: [XUnitRounds.Verdict] = [], extra: [XUnitRounds.Case] = []) throws
+            -> [XUnitRounds.Case]
+        {
+            try rounds.write(rounds: 1, verdicts: verdicts, extra: extra, status: status)
+            let file = XUnitRounds.swiftTestingPath(path)
+            return XUnitRounds.cases(in: try String(contentsOfFile: file, encoding: .utf8))
+        }
+        XCTAssertEqual(try written(status: 0), [], "a run that passed with no test")
+        let build = try written(status: 1)
+        XCTAssertEqual(build.map { "\($0.classname)/\($0.name)" }, ["lab watch/swift test"])
+        XCTAssertTrue(
+            build[0].xml.contains(#"<failure message="swift test ended with status 1, and no test failed"#), build[0].xml)
+        let failing = XUnitRounds.Verdict(id: "M.S/f()", ending: .failed)
+        XCTAssertEqual(try written(status: 1, verdicts: [failing]).map(\.name), ["f()"], "its failing test says it")
+        let quiet = WatchCommand.xunitRunCases(TestProgress(), .quiet, quietTimeout: 300, list: nil)
+        let ended = try written(status: 124, verdicts: [.init(id: "M.S/f()", ending: .passed)], extra: quiet)
+        XCTAssertEqual(ended.map(\.name), ["f()", "quiet"])
+        XCTAssertTrue(ended[1].xml.contains(#"<failure message="ended for no output and no CPU use for 300.0 s"#), ended[1].xml)
+        let interrupted = WatchCommand.xunitRunCases(TestProgress(), .interrupted, quietTimeout: 300, list: nil)
+        XCTAssertTrue(interrupted.allSatisfy(\.fails) && interrupted.count == 1, "\(interrupted)")
+        // A process died with two tests and no crash report; run alone, neither crashed.
+        let start = #"{"kind":"event","payload":{"kind":"testStarted","testID":"M.S/%@/S.swift:5:6"},"version":0}"#
+        var progress = TestProgress(swiftTestingFromEvents: true)
+        for name in ["a()", "b()"] { progress.readEvent(Substring(start.replacingOccurrences(of: "%@", with: name)), at: 1) }
+        progress.read("error: Process '/w/P.xctest --testing-library swift-testing' exited with unexpected signal code 4", at: 2)
+        progress.settleCrash()
+        XCTAssertEqual(progress.unpinnedCrashes, [["M.S/a()", "M.S/b()"]])
+        var never = progress
+        never.finishUnpinned()  // never run alone: each is crashed, one of two, in its own case
+        XCTAssertEqual(WatchCommand.xunitRunCases(never, nil, quietTimeout: 300, list: nil), [])
+        for key in ["M.S/a()", "M.S/b()"] { progress.mark(key, .passed) }
+        let crash = WatchCommand.xunitRunCases(progress, nil, quietTimeout: 300, list: nil)
+        XCTAssertEqual(crash.map(\.name), ["crash"])
+        XCTAssertTrue(crash[0].xml.contains("run alone, none crashed"), crash[0].xml)
+        // One of them crashed alone: its own case fails the file.
+        progress.mark("M.S/b()", .crashed)
+        XCTAssertEqual(WatchCommand.xunitRunCases(progress, nil, quietTimeout: 300, list: nil), [])
+    }
+
     /// XCTest's suite lines tell which class is open while no test runs (its class `setUp()` or
     /// `tearDown()`), so that quiet there names it; the root and the bundle are not classes.
     func testTheOpenXCTestClassIsFollowedBetweenItsTests() {

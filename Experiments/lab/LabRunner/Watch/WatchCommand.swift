@@ -197,14 +197,18 @@ public enum WatchCommand {
         // (`SwiftTestInvocation.oneRun(of:)`): they run next.
         var leftOut: [String] = []
         let xunit = XUnitRounds(invocation)
+        // What ended the run outside every test, for the `--xunit-output` files.
+        var endedOutside: RunEnding?
         // The status, once the merged `--xunit-output` files are written (`XUnitRounds`).
         func finish(_ status: Int32) -> Int32 {
             guard let xunit else { return status }
             var settled = progress
             settled.finishUnpinned()  // as the summary reads it
             let verdicts = Self.xunitVerdicts(settled, hung: hung, stuck: stuckClasses, list: list)
-            let extra = Self.xunitClassCases(stuckClasses, list: list)
-            do { try xunit.write(rounds: rounds, verdicts: verdicts, extra: extra) } catch {
+            let extra =
+                Self.xunitClassCases(stuckClasses, list: list)
+                + Self.xunitRunCases(settled, endedOutside, quietTimeout: first.options.quietTimeout, list: list)
+            do { try xunit.write(rounds: rounds, verdicts: verdicts, extra: extra, status: status) } catch {
                 Terminal.writeError("lab watch: --xunit-output: \(error)\n")
                 return status != 0 ? status : error is AtomicFile.WriteFailure ? 74 : 73
             }
@@ -223,6 +227,7 @@ public enum WatchCommand {
             if end.interrupted {
                 Terminal.writeError("lab watch: interrupted; the test processes were ended\n")
                 summary(progress, hung: hung, rounds: rounds, list: list, invocation: invocation, stuck: stuckClasses)
+                endedOutside = .interrupted
                 return finish(130)
             }
             if end.quiet {
@@ -243,6 +248,7 @@ public enum WatchCommand {
                     if let list { Self.markNotRun(in: list, &progress, invocation: invocation) }
                     summary(
                         progress, hung: hung, rounds: rounds, list: list, invocation: invocation, stuck: stuckClasses)
+                    endedOutside = .quiet
                     return finish(124)
                 }
                 stuckClasses.append((stuck, held))
@@ -313,6 +319,53 @@ public enum WatchCommand {
             progress.ended.contains { [.failed, .crashed, .hung, .notRun].contains($0.ending) }
             || !progress.unpinnedCrashes.isEmpty || !stuckClasses.isEmpty
         return finish(bad ? max(1, failedStatus == 0 ? 1 : failedStatus) : failedStatus)
+    }
+
+    /// What ended a run of `swift test` outside every test.
+    enum RunEnding {
+        /// No output and no CPU use outside any test and any held class or suite.
+        case quiet
+        /// Ctrl-C, SIGTERM or SIGHUP.
+        case interrupted
+    }
+
+    /// A case for what failed the run that no test's case shows, in the summary's words: the
+    /// run ended quiet outside every test or interrupted, or a process died with several tests
+    /// and none crashed when each ran alone.
+    static func xunitRunCases(
+        _ progress: TestProgress, _ ending: RunEnding?, quietTimeout: Seconds, list: TestList.Listing?
+    ) -> [XUnitRounds.Case] {
+        var cases: [XUnitRounds.Case] = []
+        switch ending {
+        case .quiet?:
+            cases.append(
+                XUnitRounds.testCase(
+                    classname: "lab watch", name: "quiet", ending: .hung,
+                    message: "ended for no output and no CPU use for \(Format.seconds(quietTimeout)) "
+                        + "(--quiet-timeout) outside every test: the stacks are in the run's output"))
+        case .interrupted?:
+            cases.append(
+                XUnitRounds.testCase(
+                    classname: "lab watch", name: "interrupted", ending: .notRun,
+                    message: "interrupted: the test processes were ended; the tests that had not ended did not run"))
+        case nil: break
+        }
+        for group in progress.unpinnedCrashes where !group.contains(where: { progress.ending(of: $0) == .crashed }) {
+            cases.append(
+                XUnitRounds.testCase(
+                    classname: "lab watch", name: "crash", ending: .crashed,
+                    message: unpinnedCrash(group, in: progress) { list?.id(of: $0) ?? $0 }))
+        }
+        return cases
+    }
+
+    /// The summary's sentence for a process that died with `group` running and no crash report
+    /// saying which test crashed.
+    static func unpinnedCrash(_ group: [String], in progress: TestProgress, named: (String) -> String) -> String {
+        let crashed = group.filter { progress.ending(of: $0) == .crashed }
+        return "a process died while \(group.map(named).joined(separator: ", ")) ran, and no crash report "
+            + "said which crashed; run alone, "
+            + (crashed.isEmpty ? "none crashed" : crashed.map(named).joined(separator: ", ") + " crashed")
     }
 
     /// A case for each XCTest class held in its `tearDown()` after its tests ended, which no
@@ -552,11 +605,7 @@ public enum WatchCommand {
             }
         }
         for group in progress.unpinnedCrashes where group.contains(where: { progress.sharedCrashes[$0] == nil }) {
-            let crashed = group.filter { progress.ending(of: $0) == .crashed }
-            text +=
-                "lab watch: a process died while \(group.map(id).joined(separator: ", ")) ran, and no crash report "
-                + "said which crashed; run alone, "
-                + (crashed.isEmpty ? "none crashed" : crashed.map(id).joined(separator: ", ") + " crashed") + "\n"
+            text += "lab watch: " + unpinnedCrash(group, in: progress, named: id) + "\n"
         }
         for item in hung {
             text += "lab watch: hung: \(id(item.key)) after \(Format.seconds(item.seconds)): \(item.stuckAt)\n"

@@ -72,6 +72,9 @@ struct XUnitRounds {
         var name: String
         var xml: String
         var time: Double
+
+        /// Whether it is a failure or an error.
+        var fails: Bool { xml.contains("<failure") || xml.contains("<error") }
     }
 
     /// What `lab watch` itself says of a test, for the files.
@@ -84,19 +87,34 @@ struct XUnitRounds {
 
     /// Writes each file at the user's path, both tried before the first error is thrown
     /// (`AtomicFile`'s); the folder is removed. `extra`: cases of `lab watch`'s own that no test
-    /// is (a class held in its `tearDown()`), added to XCTest's file when it is written.
-    func write(rounds: Int, verdicts: [Verdict], extra: [Case] = []) throws {
+    /// is (a class held in its `tearDown()`; what ended the run outside every test), added to the
+    /// first file written (XCTest's when it is written). A run that ends with `status` other than
+    /// 0 while no case of either file fails gets a case saying so there too: a file read alone
+    /// (a CI's test report) never reads passed for a run that failed.
+    func write(rounds: Int, verdicts: [Verdict], extra: [Case] = [], status: Int32 = 0) throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        var failure: Error?
+        var documents: [(target: String, cases: [Case])] = []
         for swiftTesting in [false, true] {
             let files = (1...max(1, rounds)).map { file(swiftTesting: swiftTesting, at: roundPath($0)) }
                 .compactMap { try? String(contentsOfFile: $0, encoding: .utf8) }
             guard !files.isEmpty || (swiftTesting ? writesSwiftTesting : writesXCTest) else { continue }
             let own = verdicts.filter { TestList.isSwiftTesting($0.id) == swiftTesting }
-            let cases =
-                XUnitRounds.merge(files.map(XUnitRounds.cases(in:)), verdicts: own) + (swiftTesting ? [] : extra)
-            let target = URL(fileURLWithPath: file(swiftTesting: swiftTesting, at: path))
-            do { try AtomicFile.write(XUnitRounds.document(cases), to: target) } catch { failure = failure ?? error }
+            let cases = XUnitRounds.merge(files.map(XUnitRounds.cases(in:)), verdicts: own)
+            documents.append((file(swiftTesting: swiftTesting, at: path), cases))
+        }
+        guard !documents.isEmpty else { return }
+        documents[0].cases += extra
+        if status != 0, !documents.contains(where: { $0.cases.contains(where: \.fails) }) {
+            documents[0].cases.append(
+                XUnitRounds.testCase(
+                    classname: "lab watch", name: "swift test", ending: .failed,
+                    message: "swift test ended with status \(status), and no test failed: its output says why"))
+        }
+        var failure: Error?
+        for (target, cases) in documents {
+            do {
+                try AtomicFile.write(XUnitRounds.document(cases), to: URL(fileURLWithPath: target))
+            } catch { failure = failure ?? error }
         }
         if let failure { throw failure }
     }
@@ -138,14 +156,14 @@ struct XUnitRounds {
     }
 
     static func testCase(classname: String, name: String, ending: TestProgress.Ending, message: String?) -> Case {
-        let message = message.map { " message=\"\(escaped($0))\"" } ?? ""
+        let attribute = message.map { " message=\"\(escaped($0))\"" } ?? ""
         let inner =
             switch ending {
             case .passed: ""
-            case .skipped: "<skipped\(message) />"
-            case .failed: "<failure message=\"failed: its messages are in the run's output\" />"
-            case .crashed, .hung: "<failure\(message) />"
-            case .notRun: "<error\(message) />"
+            case .skipped: "<skipped\(attribute) />"
+            case .failed: "<failure message=\"\(escaped(message ?? "failed: its messages are in the run's output"))\" />"
+            case .crashed, .hung: "<failure\(attribute) />"
+            case .notRun: "<error\(attribute) />"
             }
         let open = "<testcase classname=\"\(escaped(classname))\" name=\"\(escaped(name))\" time=\"0\""
         return Case(
