@@ -486,8 +486,9 @@ final class WatchCommandTests: XCTestCase {
 
     /// Read from its lines, an issue's message is the test's own text: a known issue of a passing
     /// test saying `request failed after 3 retries` made a phantom failed test (`1 failed`, status
-    /// 1). A verdict counts only right after the test's name, and issue lines are no verdict.
-    func testAnIssueMessageIsNoVerdictOrStart() {
+    /// 1). A verdict counts only right after the test's name, and issue lines are no verdict; but
+    /// an issue recorded after its test passed fails it, and one of no test fails the run.
+    func testAnIssueMessageIsNoVerdictButALateIssueFails() {
         var progress = TestProgress()
         progress.read("◇ Test fetch() started.", at: 1)
         progress.read(
@@ -505,6 +506,38 @@ final class WatchCommandTests: XCTestCase {
             progress.ended.map { "\($0.key) \($0.ending)" },
             ["fetch() passed", "\"loads\" failed", "later() skipped", "gate(with:) failed"])
         XCTAssertTrue(progress.running.isEmpty, "\(progress.running)")
+        // An issue its task records after a test passed fails it; a known one does not; one of
+        // no test (`«unknown»`: a detached task's) fails the run (Swift Testing 6.3.1's lines).
+        progress.read("✔ Test fetch() recorded a known issue at N.swift:12:7: Issue recorded: late, known", at: 4)
+        progress.read("✘ Test later() recorded an issue at L.swift:5:87: Issue recorded", at: 4)
+        XCTAssertEqual(progress.ending(of: "later()"), .skipped, "a skipped test is left as it is")
+        XCTAssertEqual(progress.ending(of: "fetch()"), .passed)
+        progress.read("✘ Test fetch() recorded an issue at L.swift:5:87: Issue recorded", at: 4)
+        XCTAssertEqual(progress.ending(of: "fetch()"), .failed)
+        progress.read("✘ Test «unknown» recorded an issue at L.swift:10:48: Issue recorded", at: 4)
+        XCTAssertEqual(progress.issuesOutsideTests, 1)
+        // The same from the event stream.
+        var events = TestProgress(swiftTestingFromEvents: true)
+        func event(_ kind: String, _ id: String?, _ symbol: String) {
+            let test = id.map { #","testID":"\#($0)\/L.swift:4:2""# } ?? ""
+            events.readEvent(
+                Substring(
+                    #"{"kind":"event","payload":{"kind":"\#(kind)","messages":[{"symbol":"\#(symbol)","text":"x"}]"#
+                        + test + "},\"version\":0}"), at: 5)
+        }
+        event("testStarted", "M.f()", "default")
+        event("issueRecorded", "M.f()", "fail")  // while it runs: its end says
+        event("testEnded", "M.f()", "fail")
+        event("testStarted", "M.g()", "default")
+        event("testEnded", "M.g()", "pass")
+        event("issueRecorded", "M.g()", "passWithKnownIssue")
+        XCTAssertEqual(events.ending(of: "M.g()"), .passed)
+        event("issueRecorded", "M.g()", "fail")
+        event("issueRecorded", nil, "fail")
+        XCTAssertEqual(events.ended.map { "\($0.key) \($0.ending)" }, ["M.f() failed", "M.g() failed"])
+        XCTAssertEqual(events.issuesOutsideTests, 1)
+        let said = WatchCommand.xunitRunCases(events, nil, quietTimeout: 300, list: nil)
+        XCTAssertEqual(said.map(\.name), ["issues outside tests"])
     }
 
     /// A parameterized test's cases may together run far longer than `--test-timeout` (16 cases
@@ -568,6 +601,33 @@ final class WatchCommandTests: XCTestCase {
         parallel.mark("FooTests.testX", .hung)
         parallel.read(Substring("Test Case 'FooTests.testX' \(started)"), at: 2)
         XCTAssertTrue(parallel.running.isEmpty, "a hung test's output printed again starts nothing")
+        // With `--filter ModB`, ModB's test is the first `FooTests.testX` to run: the list numbers
+        // the selected tests only, or it ran again after a hang as `#2`, and was counted twice.
+        let filtered = WatchCommand.listing(
+            "ModA.FooTests/testX\nModB.FooTests/testX\nModB.FooTests/testY\n", events: "",
+            invocation: SwiftTestInvocation(["swift", "test", "--filter", "ModB"])!, swiftTestingByID: true)
+        XCTAssertEqual(filtered.ids, ["ModB.FooTests/testX", "ModB.FooTests/testY"])
+        XCTAssertEqual(filtered.key(of: "ModB.FooTests/testX"), "FooTests.testX")
+    }
+
+    /// A test process that died with no test running (a class's `tearDown()`, its exit) is
+    /// noted with the last test that had ended: the tests after it did not run.
+    func testAProcessThatDiesBetweenTestsIsNoted() {
+        var progress = TestProgress()
+        progress.read("Test Case 'ATests.test1' started at 2026-11-28 14:13:00.000", at: 1)
+        progress.read("Test Case 'ATests.test1' passed (0.001 seconds)", at: 2)
+        progress.read("error: Process '/b/P.xctest' exited with unexpected signal code 4", at: 3)
+        XCTAssertEqual(progress.ended.map { "\($0.key) \($0.ending)" }, ["ATests.test1 passed"])
+        XCTAssertEqual(progress.diedBetweenTests.map { "\($0.after ?? "-") \($0.signal)" }, ["ATests.test1 4"])
+        let said = WatchCommand.diedBetweenTests(progress.diedBetweenTests[0], progress: progress, list: nil)
+        XCTAssertTrue(said.hasPrefix("a test process died of SIGILL (4) with no test running (after ATests.test1 ended)"), said)
+        let cases = WatchCommand.xunitRunCases(progress, nil, quietTimeout: 300, list: nil)
+        XCTAssertEqual(cases.map(\.name), ["crash"])
+        // Ended by lab watch (a hang's tree), it is no death of its own.
+        var ended = TestProgress()
+        ended.treeEnded()
+        ended.read("error: Process '/b/P.xctest' exited with unexpected signal code 9", at: 3)
+        XCTAssertTrue(ended.diedBetweenTests.isEmpty)
     }
 
     func testParallelRunsAreReadFromTheirProgressAndCrashLines() {

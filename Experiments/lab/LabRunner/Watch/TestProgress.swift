@@ -258,6 +258,11 @@ public struct TestProgress: Sendable {
                 // round's output, crash reports included, is read (`settleCrash()`).
                 crashGroups.append(running.keys.sorted())
                 running = [:]
+            } else if ids.isEmpty {
+                // No test running: it died between tests (a class's `tearDown()`, a deinit, a
+                // thread a test left behind), and the tests after it did not run.
+                let signal = line[close.upperBound...].split(separator: " ").last.map(String.init) ?? "?"
+                diedBetweenTests.append((after: ended.last?.key, signal: signal))
             }
             return
         }
@@ -283,7 +288,15 @@ public struct TestProgress: Sendable {
         } else if text.hasPrefix("run ") {
             return  // `✔ Test run with 3 tests in 1 suite passed after ...`: the whole run
         } else if TestProgress.isIssueLine(text) {
-            return  // `✔ Test f() recorded a known issue at …: request failed after 3 retries`
+            // `✔ Test f() recorded a known issue at …: request failed after 3 retries` is no
+            // verdict; `✘ Test f() recorded an issue at …` after `f()` passed (from a task it
+            // started) fails it, and one of `«unknown»` (outside every test) fails the run.
+            guard line[..<space] == "✘", let name = TestProgress.issueRecorder(text) else { return }
+            if name == "«unknown»" {
+                issuesOutsideTests += 1
+            } else if ending(of: name) == .passed {
+                end(name, .failed, replacing: true)
+            }
         } else if text.hasSuffix(" started.") {
             start(String(text.dropLast(" started.".count)), at: now)
         } else if let verdict = TestProgress.verdict(of: text) {
@@ -298,7 +311,15 @@ public struct TestProgress: Sendable {
     /// argument …`): its message is the test's own text, which may say `failed after` or end
     /// `started.`; read as a verdict, a known issue of a passing test made a phantom failed one.
     static func isIssueLine(_ text: Substring) -> Bool {
-        text.contains(") recorded ") || text.contains("\" recorded ")
+        text.contains(") recorded ") || text.contains("\" recorded ") || text.hasPrefix("«unknown» recorded ")
+    }
+
+    /// The test an issue line (after `Test `) names: `f()` of `f() recorded an issue at …`.
+    static func issueRecorder(_ text: Substring) -> String? {
+        for end in [") recorded ", "\" recorded ", "» recorded "] {
+            if let range = text.range(of: end) { return String(text[..<text.index(after: range.lowerBound)]) }
+        }
+        return nil
     }
 
     /// The test a Swift Testing verdict line (after `Test `) names, and how it ended: the verdict
@@ -356,7 +377,20 @@ public struct TestProgress: Sendable {
             return
         }
         guard record["kind"] as? String == "event" else { return }
-        guard let id = (payload["testID"] as? String).map(TestList.withoutSourceLocation) else { return }
+        // An issue (not a known one, not a warning) fails its test, though recorded after the
+        // test's end was read (from a task the test started, which keeps it as its test); one
+        // recorded outside every test (a detached task's, a thread's) fails the run.
+        let failing =
+            kind == "issueRecorded"
+            && (payload["messages"] as? [[String: Any]] ?? []).contains { $0["symbol"] as? String == "fail" }
+        guard let id = (payload["testID"] as? String).map(TestList.withoutSourceLocation) else {
+            if failing { issuesOutsideTests += 1 }
+            return
+        }
+        if failing {
+            if ending(of: id) == .passed { end(id, .failed, replacing: true) }
+            return
+        }
         guard TestList.isSwiftTesting(id) else {
             // A suite's start and end (`Module.Suite`, no function).
             if kind == "testStarted" { openSwiftTestingSuites.append(id) }
@@ -494,6 +528,13 @@ public struct TestProgress: Sendable {
     private var crashesFrom = 0
     /// The backtracer prints at most 64 frames a thread; more than that are kept from no report.
     static let crashFramesKept = 1024
+
+    /// Issues recorded outside every test (`«unknown»`): each fails the run.
+    public private(set) var issuesOutsideTests = 0
+
+    /// Each test process that died of a signal with no test running, with the last test that
+    /// had ended then (`nil`: none had) and the signal's number as SwiftPM printed it.
+    public private(set) var diedBetweenTests: [(after: String?, signal: String)] = []
 
     /// The tests of each process that died with several running and no crash report saying
     /// which crashed: they did not end, and run again one at a time (`nextAlone()`).

@@ -193,6 +193,10 @@ public enum WatchCommand {
         var failedStatus: Int32 = 0
         var rounds = 0
         var crashesBefore = 0
+        var deathsBefore = 0
+        // A round was disrupted (a hang, a crash, a process that died between tests): once the
+        // tests to run alone have, every listed test that has not ended runs.
+        var owesFullRerun = false
         // Tests left out of the last rerun, which had as many as its filters' length allows
         // (`SwiftTestInvocation.oneRun(of:)`): they run next.
         var leftOut: [String] = []
@@ -275,15 +279,28 @@ public enum WatchCommand {
             }
             let crashes = progress.ended.filter { $0.ending == .crashed }.count
             defer { crashesBefore = crashes }
+            let deaths = progress.diedBetweenTests[deathsBefore...]
+            deathsBefore = progress.diedBetweenTests.count
+            for death in deaths {
+                Terminal.writeError("lab watch: " + Self.diedBetweenTests(death, progress: progress, list: list) + "\n")
+            }
             if !end.endedByWatch, let status = end.status, status != 0, failedStatus == 0 { failedStatus = status }
             let alone = progress.nextAlone()
-            let disrupted = !end.hung.isEmpty || !end.retried.isEmpty || crashes > crashesBefore || end.quiet
-            guard disrupted || alone != nil || !leftOut.isEmpty else { break }
+            let disrupted =
+                !end.hung.isEmpty || !end.retried.isEmpty || crashes > crashesBefore || end.quiet || !deaths.isEmpty
+                || alone != nil
+            if disrupted { owesFullRerun = true }
+            guard owesFullRerun || !leftOut.isEmpty else { break }
             if list == nil {
                 list = round.lister?.listing
                 if list == nil { break }
             }
             let listing = list!
+            // A process that died between tests in a round that ended none would die so again.
+            if !deaths.isEmpty, progress.ended.count == endedBefore {
+                Self.markNotRun(in: listing, &progress, invocation: invocation)
+                break
+            }
             // A process died with several tests and no crash report said which crashed: each runs
             // alone, and one that crashes then crashed. (Rounds are bounded: each ends a test.)
             let enoughRounds = rounds > 2 * listing.ids.count
@@ -295,11 +312,11 @@ public enum WatchCommand {
                 continue
             }
             // After a run that went as asked, only the tests left out of it; after a hang or a
-            // crash, every listed test that has not ended.
-            let remaining = (disrupted ? listing.ids : leftOut).filter {
+            // crash (and the tests it left to run alone), every listed test that has not ended.
+            let remaining = (owesFullRerun ? listing.ids : leftOut).filter {
                 invocation.selects($0) && progress.ending(of: listing.key(of: $0)) == nil
             }
-            leftOut = []
+            (leftOut, owesFullRerun) = ([], false)
             guard !remaining.isEmpty, !enoughRounds else { break }
             let taken = SwiftTestInvocation.oneRun(of: remaining)
             let count = "\(remaining.count) test\(remaining.count == 1 ? "" : "s")"
@@ -317,7 +334,8 @@ public enum WatchCommand {
         // A crash no test was found to have made (none crashed alone) still fails the run.
         let bad =
             progress.ended.contains { [.failed, .crashed, .hung, .notRun].contains($0.ending) }
-            || !progress.unpinnedCrashes.isEmpty || !stuckClasses.isEmpty
+            || !progress.unpinnedCrashes.isEmpty || !stuckClasses.isEmpty || !progress.diedBetweenTests.isEmpty
+            || progress.issuesOutsideTests > 0
         return finish(bad ? max(1, failedStatus == 0 ? 1 : failedStatus) : failedStatus)
     }
 
@@ -350,6 +368,18 @@ public enum WatchCommand {
                     message: "interrupted: the test processes were ended; the tests that had not ended did not run"))
         case nil: break
         }
+        if progress.issuesOutsideTests > 0 {
+            cases.append(
+                XUnitRounds.testCase(
+                    classname: "lab watch", name: "issues outside tests", ending: .failed,
+                    message: issuesOutsideTests(progress.issuesOutsideTests)))
+        }
+        for death in progress.diedBetweenTests {
+            cases.append(
+                XUnitRounds.testCase(
+                    classname: "lab watch", name: "crash", ending: .crashed,
+                    message: diedBetweenTests(death, progress: progress, list: list)))
+        }
         for group in progress.unpinnedCrashes where !group.contains(where: { progress.ending(of: $0) == .crashed }) {
             cases.append(
                 XUnitRounds.testCase(
@@ -357,6 +387,22 @@ public enum WatchCommand {
                     message: unpinnedCrash(group, in: progress) { list?.id(of: $0) ?? $0 }))
         }
         return cases
+    }
+
+    /// The sentence for Swift Testing's issues recorded outside every test.
+    static func issuesOutsideTests(_ count: Int) -> String {
+        "\(count) issue\(count == 1 ? " was" : "s were") recorded outside every test (Swift Testing's «unknown»: "
+            + "from a detached task or a thread of the code's own), which fails the run; the output shows where"
+    }
+
+    /// The sentence for a test process that died with no test running.
+    static func diedBetweenTests(
+        _ death: (after: String?, signal: String), progress: TestProgress, list: TestList.Listing?
+    ) -> String {
+        let signal = Int32(death.signal).map { ChildProcess.signalName($0) } ?? "signal \(death.signal)"
+        let after = death.after.map { "after \(list?.id(of: $0) ?? $0) ended" } ?? "before any test ended"
+        return "a test process died of \(signal) with no test running (\(after)): in a class's or suite's "
+            + "set-up or tear-down, a deinit, a thread a test left running, or its exit"
     }
 
     /// The summary's sentence for a process that died with `group` running and no crash report
@@ -526,15 +572,25 @@ public enum WatchCommand {
                 return nil
             }
             let events = (try? String(contentsOfFile: stream, encoding: .utf8)) ?? ""
-            var listing = TestList.Listing(
-                ids: TestList.parse(run.stdout), displayNames: TestList.displayNames(eventStream: events))
-            listing.swiftTestingByID = swiftTestingByID
-            listing.namesakesInTurn = !invocation.parallel
-            return listing
+            return listing(run.stdout, events: events, invocation: invocation, swiftTestingByID: swiftTestingByID)
         } catch {
             Terminal.writeError("lab watch: cannot list the tests: \(error)\n")
             return nil
         }
+    }
+
+    /// The listing of `swift test list`'s output and its event stream: the tests `invocation`
+    /// selects, so that XCTest's namesakes are numbered in turn among the tests that run (with
+    /// `--filter ModB`, ModB's `FooTests.testX` is the first to print so, and is not `#2`).
+    static func listing(
+        _ stdout: String, events: String, invocation: SwiftTestInvocation, swiftTestingByID: Bool
+    ) -> TestList.Listing {
+        var listing = TestList.Listing(
+            ids: TestList.parse(stdout).filter(invocation.selects),
+            displayNames: TestList.displayNames(eventStream: events))
+        listing.swiftTestingByID = swiftTestingByID
+        listing.namesakesInTurn = !invocation.parallel
+        return listing
     }
 
     /// `swift test list` (`listTests`), taken once, when first needed: after the first hang or
@@ -606,6 +662,12 @@ public enum WatchCommand {
         }
         for group in progress.unpinnedCrashes where group.contains(where: { progress.sharedCrashes[$0] == nil }) {
             text += "lab watch: " + unpinnedCrash(group, in: progress, named: id) + "\n"
+        }
+        for death in progress.diedBetweenTests {
+            text += "lab watch: crashed: " + diedBetweenTests(death, progress: progress, list: list) + "\n"
+        }
+        if progress.issuesOutsideTests > 0 {
+            text += "lab watch: failed: " + issuesOutsideTests(progress.issuesOutsideTests) + "\n"
         }
         for item in hung {
             text += "lab watch: hung: \(id(item.key)) after \(Format.seconds(item.seconds)): \(item.stuckAt)\n"

@@ -94,7 +94,8 @@ struct XUnitRounds {
     func write(rounds: Int, verdicts: [Verdict], extra: [Case] = [], status: Int32 = 0) throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var documents: [(target: String, cases: [Case])] = []
-        for swiftTesting in [false, true] {
+        // With `--disable-xctest` there is no XCTest file: Swift Testing's is at the path itself.
+        for swiftTesting in swiftTestingAlone ? [true] : [false, true] {
             let files = (1...max(1, rounds)).map { file(swiftTesting: swiftTesting, at: roundPath($0)) }
                 .compactMap { try? String(contentsOfFile: $0, encoding: .utf8) }
             guard !files.isEmpty || (swiftTesting ? writesSwiftTesting : writesXCTest) else { continue }
