@@ -418,7 +418,8 @@ public enum HarnessAssertions {
         let arrived = probe.waitForCall(within: timeout)
         if arrived { probe.settle(for: grace) }
         return exactlyOnceVerdict(
-            probe, sites, arrived: arrived, startedAt: startedAt, timeout: timeout, grace: grace, call)
+            probe, sites, arrived: arrived, startedAt: startedAt, timeout: timeout, grace: grace, call,
+            held: MainActorHeld.noteIfHeld("call the callback"))
     }
 
     /// `calledExactlyOnce` for an async `start`; waits without blocking.
@@ -450,7 +451,9 @@ public enum HarnessAssertions {
         MainQueueMark.prepare()
         let probe = CallProbe<Value>()
         start { value in probe.record(value) }
-        return mainQueueVerdict(probe, arrived: probe.waitForCall(within: timeout), timeout: timeout, call)
+        let arrived = probe.waitForCall(within: timeout)
+        return mainQueueVerdict(
+            probe, arrived: arrived, timeout: timeout, call, held: MainActorHeld.noteIfHeld("call the callback"))
     }
 
     /// `calledOnMainQueue` for an async `start`; waits without blocking.
@@ -466,12 +469,13 @@ public enum HarnessAssertions {
         return mainQueueVerdict(probe, arrived: arrived, timeout: timeout, call)
     }
 
+    /// `held`: the note of a synchronous wait that held the main actor (`MainActorHeld`), or "".
     private static func mainQueueVerdict<Value>(
         _ probe: CallProbe<Value>, arrived: Bool, timeout: Seconds,
-        _ call: AssertionCall
+        _ call: AssertionCall, held: String = ""
     ) -> CallProbe<Value>.Call? {
         guard arrived, let first = probe.first else {
-            call.fail("the callback was never called within \(Format.seconds(timeout))")
+            call.fail("the callback was never called within \(Format.seconds(timeout))" + held)
             return nil
         }
         guard first.isOnMainQueue else {
@@ -484,10 +488,10 @@ public enum HarnessAssertions {
     /// The verdict once the grace after the first call has passed (the waits are the caller's).
     private static func exactlyOnceVerdict<Value>(
         _ probe: CallProbe<Value>, _ sites: CallSites, arrived: Bool, startedAt: Seconds,
-        timeout: Seconds, grace: Seconds, _ call: AssertionCall
+        timeout: Seconds, grace: Seconds, _ call: AssertionCall, held: String = ""
     ) -> CallProbe<Value>.Call? {
         guard arrived else {
-            call.fail("the callback was never called within \(Format.seconds(timeout))")
+            call.fail("the callback was never called within \(Format.seconds(timeout))" + held)
             return nil
         }
         let calls = probe.all

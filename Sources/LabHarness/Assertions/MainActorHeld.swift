@@ -17,11 +17,11 @@ enum MainActorHeld {
     }
 
     /// The note a synchronous wait's failure carries when it held the main actor; else "".
-    static func noteIfHeld() -> String {
+    /// `what`: what a main-actor task or main-queue block was to do (`release the object`).
+    static func noteIfHeld(_ what: String = "release the object") -> String {
         guard now else { return "" }
         return " (note: this synchronous wait ran on the main actor, inside a task, and held it for the whole"
-            + " wait: no main-actor task or main-queue block could run meanwhile, so one that was to release"
-            + " the object could not; call the assertion with `await` from an async test, whose form"
-            + " suspends instead)"
+            + " wait: no main-actor task or main-queue block could run meanwhile, so one that was to \(what)"
+            + " could not; call the assertion with `await` from an async test, whose form suspends instead)"
     }
 }

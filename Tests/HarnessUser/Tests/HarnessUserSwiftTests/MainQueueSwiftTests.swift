@@ -28,5 +28,19 @@ extension HarnessUserSwiftTests {
             }
             #expect(call?.isOnMainQueue == true)
         }
+
+        /// A synchronous `@MainActor` test runs inside a task on the main queue, which the
+        /// synchronous wait holds (`noasync` sees no async code here): the presenter's main-queue
+        /// block cannot run while it waits, and the failure says so, not only that no call came.
+        /// The fix is the test above: `async`, and `await`.
+        @MainActor @Test func aMainQueuePresenterInASynchronousTest_isRecordedSayingTheWaitHeldTheMainActor() {
+            HarnessUserSwiftTests.expectOneIssue(
+                atLine: #line + 2, containing: "was to call the callback could not; call the assertion with `await`"
+            ) {
+                assertCalledOnMainQueue(within: 0.3) { (done: @escaping @Sendable (String) -> Void) in
+                    MainQueuePresenter().present(done)
+                }
+            }
+        }
     }
 }
