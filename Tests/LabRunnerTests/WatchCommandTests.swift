@@ -693,6 +693,17 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertNil(progress.ending(of: "OrderTests.test1"), "its verdict never came")
         XCTAssertEqual(progress.ending(of: "OrderTests.test2"), .hung)
         XCTAssertEqual(progress.ending(of: "OrderTests.test3"), .failed)
+        // A failed process's output printed after it: a `measure` block's line is no verdict, so
+        // a process that ended after it (`exit(3)`) ended its test, which crashed.
+        var measured = TestProgress()
+        measured.running(["PerfTests.testSpeed"], at: 1)
+        measured.read("[1/1] Testing M.PerfTests/testSpeed", at: 2)
+        measured.read("Test Case 'PerfTests.testSpeed' started at 2026-11-29 02:40:00.000", at: 3)
+        measured.read(
+            "Test Case 'PerfTests.testSpeed' measured [Time, seconds] average: 0.001, relative standard deviation: 1%",
+            at: 3)
+        measured.settleCrash()
+        XCTAssertEqual(measured.ending(of: "PerfTests.testSpeed"), .crashed)
     }
 
     /// `--parallel` runs each XCTest test in a process of its own, named by its command line:
@@ -922,6 +933,21 @@ final class WatchCommandTests: XCTestCase {
             Array(chunk.utf8).withUnsafeBytes { splitter.split($0) { seen.append(String($0)) } }
         }
         XCTAssertEqual(seen, ["Test Case 'A.b' started at now", "[1/2] Testing M.A/b", "◇ Test x() started."])
+        // A verdict glued after more than `limit` bytes of unended output (a progress bar's `\r`
+        // lines), in chunks: read from the line's last bytes, not lost with its middle.
+        var long = LineSplitter()
+        var glued: [String] = []
+        let bar = String(repeating: "\r[=====>    ] 50%", count: 600)
+        let verdict = "Test Case 'A.c' passed (0.1 seconds)\n"
+        for chunk in ["\n" + String(bar.prefix(5000)), String(bar.dropFirst(5000)) + verdict] {
+            Array(chunk.utf8).withUnsafeBytes { long.split($0) { glued.append(String($0)) } }
+        }
+        XCTAssertEqual(glued, ["Test Case 'A.c' passed (0.1 seconds)"])
+        // A long line that is a test line from its start is handed over from there, cut at `limit`.
+        var head: [String] = []
+        let message = "Test Case 'A.d' started at now " + String(repeating: "x", count: 5000) + "\n"
+        Array(message.utf8).withUnsafeBytes { long.split($0) { head.append(String($0)) } }
+        XCTAssertEqual(head.map(\.utf8.count), [LineSplitter.limit])
     }
 
     /// Seen under load on the fixture: test7's crash report and the verdicts buffered before it

@@ -210,6 +210,7 @@ public struct TestProgress: Sendable {
                 }
                 return
             }
+            // A verdict; `measured [Time, seconds] average: …` of a `measure` block is none.
             let key = endedInstance(of: name)
             if verb.hasPrefix(" passed") {
                 end(key, .passed)
@@ -217,6 +218,8 @@ public struct TestProgress: Sendable {
                 end(key, .failed, replacing: true)
             } else if verb.hasPrefix(" skipped") {
                 end(key, .skipped, replacing: true)
+            } else {
+                return
             }
             provisional.remove(name)
             unfinished.remove(name)

@@ -320,7 +320,8 @@ struct EventStreamReader {
 /// Cuts a stream into lines, handing over only those that may be test lines (they start with
 /// `T`, `[`, `e` or a symbol of Swift Testing's, whose UTF-8 starts with 0xE2) or frames of a
 /// crash report (spaces, then a digit), so that the rest of the output is never decoded. A line
-/// longer than `limit` is cut there.
+/// longer than `limit` is cut there, and its last `tailLimit` bytes are kept for a verdict glued
+/// at its end.
 ///
 /// An XCTest line can also arrive glued to the end of other output: `swift test` sends the test
 /// process's stdout and stderr down one pipe, and a crash's backtracer writes `*** Signal 4:
@@ -329,8 +330,14 @@ struct EventStreamReader {
 /// pinned on it too; so a line that does not start like a test line is searched for the last
 /// `Test Case '` in it, and is handed over from there.
 public struct LineSplitter {
+    /// The line's first bytes, at most `limit`.
     private(set) var rest: [UInt8] = []
+    /// The line's last `tailLimit` bytes: in a line longer than `limit`, a verdict glued after
+    /// more than `limit` bytes of unended output (a progress bar's `\r`s) is read there.
+    private var tail: [UInt8] = []
+    private var overflowed = false
     static let limit = 4096
+    static let tailLimit = 1024
     private static let xctestMark = Array("Test Case '".utf8)
 
     public init() {}
@@ -339,21 +346,54 @@ public struct LineSplitter {
         var start = 0
         let bytes = chunk.bindMemory(to: UInt8.self)
         while let newline = bytes[start...].firstIndex(of: 10) {
-            if rest.isEmpty {
-                let whole = UnsafeBufferPointer(rebasing: bytes[start..<min(newline, start + LineSplitter.limit)])
+            if rest.isEmpty && newline - start <= LineSplitter.limit {
+                let whole = UnsafeBufferPointer(rebasing: bytes[start..<newline])
                 LineSplitter.testLine(in: whole).map { line(Substring(decoding: $0, as: UTF8.self)) }
             } else {
-                rest.append(contentsOf: bytes[start..<min(newline, start + max(0, LineSplitter.limit - rest.count))])
-                rest.withUnsafeBufferPointer { whole in
-                    LineSplitter.testLine(in: whole).map { line(Substring(decoding: $0, as: UTF8.self)) }
+                keep(UnsafeBufferPointer(rebasing: bytes[start..<newline]))
+                let glued = overflowed ? tailTestLine() : nil
+                if let glued {
+                    glued.withUnsafeBufferPointer { line(Substring(decoding: $0, as: UTF8.self)) }
+                } else {
+                    rest.withUnsafeBufferPointer { whole in
+                        LineSplitter.testLine(in: whole).map { line(Substring(decoding: $0, as: UTF8.self)) }
+                    }
                 }
                 rest.removeAll(keepingCapacity: true)
+                tail.removeAll(keepingCapacity: true)
+                overflowed = false
             }
             start = newline + 1
         }
-        if start < bytes.count && rest.count < LineSplitter.limit {
-            rest.append(contentsOf: bytes[start..<min(bytes.count, start + LineSplitter.limit - rest.count)])
+        if start < bytes.count { keep(UnsafeBufferPointer(rebasing: bytes[start...])) }
+    }
+
+    /// The test line glued at the end of an over-long line, from its `tail`.
+    private func tailTestLine() -> [UInt8]? {
+        tail.withUnsafeBufferPointer { LineSplitter.gluedTestLine(in: $0).map(Array.init) }
+    }
+
+    /// Adds part of the line: to `rest` up to `limit`, and to the rolling `tail`.
+    private mutating func keep(_ part: UnsafeBufferPointer<UInt8>) {
+        let room = max(0, LineSplitter.limit - rest.count)
+        rest.append(contentsOf: part.prefix(room))
+        if part.count > room { overflowed = true }
+        tail.append(contentsOf: part.suffix(LineSplitter.tailLimit))
+        if tail.count > LineSplitter.tailLimit { tail.removeFirst(tail.count - LineSplitter.tailLimit) }
+    }
+
+    /// The part of an over-long line's tail from the last `Test Case '` in it; `nil` for none.
+    static func gluedTestLine(in tail: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
+        let mark = xctestMark
+        guard tail.count >= mark.count else { return nil }
+        var at = tail.count - mark.count
+        while at >= 0 {
+            if tail[at] == mark[0], tail[at..<at + mark.count].elementsEqual(mark) {
+                return UnsafeBufferPointer(rebasing: tail[at...])
+            }
+            at -= 1
         }
+        return nil
     }
 
     /// The part of a line that may be a test line: all of it when it starts like one, else the
