@@ -89,7 +89,7 @@ public enum SwiftTestingRun {
         guard test != nil || ExitTest.current != nil else { return try body() }
         let id = test.map(identifier(of:))
         if id != nil { register() }
-        let recorder = BoundRecorder()
+        let recorder = BoundRecorder(thread: KernelThreadID.current())
         let key = "\(site)"
         state.withLock { state in
             if let id { state.inSyncWait[id, default: 0] += 1 }
@@ -115,9 +115,21 @@ public enum SwiftTestingRun {
 
     /// Records `message` on the test waiting at `site` (see `waiting(at:_:)`); false when no
     /// test waits there, or its task did not take it within two seconds.
+    ///
+    /// Tests side by side (a parameterized test's cases, parallel suites) may wait at one site:
+    /// a watchdog says which thread it watched (`WatchdogRecording.watchedThread`), and the
+    /// message goes to the test that thread waits for, not to the last to start waiting there.
     static func recordForWaitingTest(_ message: String, at site: FailureSite) -> Bool {
-        guard let recorder = state.withLock({ $0.recorders["\(site)"]?.last }) else { return false }
+        let watched = WatchdogRecording.watchedThread
+        let waiting = state.withLock { $0.recorders["\(site)"] ?? [] }
+        guard let recorder = recorder(for: watched, among: waiting) else { return false }
         return recorder.record(message, at: site, within: 2)
+    }
+
+    /// The recorder of the wait on thread `watched`; with no thread known, the last to start.
+    static func recorder(for watched: Int?, among recorders: [BoundRecorder]) -> BoundRecorder? {
+        guard let watched else { return recorders.last }
+        return recorders.last { $0.thread == watched }
     }
 
     private static func register() {
@@ -162,8 +174,11 @@ final class BoundRecorder: Sendable {
     }
     private let inbox = Mutex<Inbox>(.empty)
     private let recorded = DispatchSemaphore(value: 0)
+    /// The thread that waits (`KernelThreadID`): a watchdog's failure for it comes here.
+    let thread: Int?
 
-    init() {
+    init(thread: Int?) {
+        self.thread = thread
         // An unstructured task copies the creating task's task-local values: the test's.
         Task { [self] in
             guard let (message, site) = await next() else { return }

@@ -26,6 +26,17 @@ final class ContinuationSelectorTests: XCTestCase {
         XCTAssertFalse(skips("CoreTests.Suite/f()g()/S.swift:3:4"))
     }
 
+    /// Two tests side by side stuck at one line (a parameterized test's cases): the watchdog
+    /// of one records on the test waiting on the thread it watched, not on the last to wait.
+    func testAWatchdogsFailureGoesToTheTestWaitingOnTheThreadItWatched() {
+        let first = BoundRecorder(thread: 11), second = BoundRecorder(thread: 12)
+        defer { [first, second].forEach { $0.close() } }
+        XCTAssertTrue(SwiftTestingRun.recorder(for: 11, among: [first, second]) === first)
+        XCTAssertTrue(SwiftTestingRun.recorder(for: 12, among: [first, second]) === second)
+        XCTAssertNil(SwiftTestingRun.recorder(for: 13, among: [first, second]), "no test waits on that thread")
+        XCTAssertTrue(SwiftTestingRun.recorder(for: nil, among: [first, second]) === second, "no thread known")
+    }
+
     func testTheRestOfALargeSuiteFitsOneArgument() {
         let listed = (0..<400).flatMap { c in
             (0..<25).map { "Module.SomeRatherLongTestClassName\(c)/testSomethingRatherLong\($0)" }

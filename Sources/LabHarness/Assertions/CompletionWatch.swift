@@ -77,10 +77,12 @@ final class CompletionWatch: Sendable {
         // The last look before the process ends: every thread, as the hang watch gives them
         // (what the stuck thread waits for is often another thread's doing).
         let every = HangStacks.block(HangStacks.ofThisProcess(namingBudget: HangStacks.patientNaming))
-        call.fail(
-            Self.overrunMessage(timeout) + "; it is still stuck \(Format.seconds(Self.grace)) later, "
-                + "so LabHarness ends the process (a blocked thread cannot be stopped). Its thread:" + text
-                + "\nWhere every thread was as the process ended:" + every)
+        WatchdogRecording.$watchedThread.withValue(stuckThread) {
+            call.fail(
+                Self.overrunMessage(timeout) + "; it is still stuck \(Format.seconds(Self.grace)) later, "
+                    + "so LabHarness ends the process (a blocked thread cannot be stopped). Its thread:" + text
+                    + "\nWhere every thread was as the process ended:" + every)
+        }
         SuiteContinuation.endAfterHang(
             "the thread that called assertCompletes at \(call.site) is stuck; see the failure above",
             stuckStack: text)
@@ -123,4 +125,12 @@ public enum ProcessEnd {
             bytes = bytes.dropFirst(wrote)
         }
     }
+}
+
+/// Which test a watchdog's failure belongs to. A watchdog records from a thread of its own, where
+/// no test is current; tests side by side may wait at the same line (a parameterized test's
+/// cases), so the thread it watched (`KernelThreadID`) is bound around its `AssertionCall.fail`,
+/// and the framework records the failure on the test waiting on that thread.
+public enum WatchdogRecording {
+    @TaskLocal public static var watchedThread: Int?
 }
