@@ -482,6 +482,10 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertEqual(late.text, "has run for 5.50 s (its timeout started again 2.50 s ago)")
         progress.read("Test Case 'OrderTests.test3' started at 2026-11-27 00:08:58.895", at: 2)
         XCTAssertEqual(WatchReport.ran("OrderTests.test3", clock: 2, now: 5, progress).text, "has run for 3.00 s")
+        // The machine paused for 5 s (a Mac asleep, a stopped tree): the running tests' clocks
+        // skip it, so no test's timeout is spent by it (`WatchRound.pauseSkipped`).
+        progress.skip(5)
+        XCTAssertEqual(progress.running, ["OrderTests.test2": 9, "OrderTests.test3": 7])
     }
 
     /// Read from its lines, an issue's message is the test's own text: a known issue of a passing

@@ -490,6 +490,12 @@ public struct TestProgress: Sendable {
         provisional = []
     }
 
+    /// Moves the running tests' clocks on by `seconds` that the machine took (it slept or was
+    /// paused): no test is timed for them.
+    public mutating func skip(_ seconds: Seconds) {
+        for key in running.keys { running[key]! += seconds }
+    }
+
     /// Forgets that `key` ran: it was running when the tree was ended for another test's hang,
     /// and will run again.
     public mutating func forgetRunning(_ key: String) { running[key] = nil }

@@ -83,6 +83,8 @@ struct WatchRound {
 
     /// Seconds between looks at the tree's CPU use while the output is quiet.
     static let quietSample: Seconds = 1
+    /// A poll late by this much is a pause of the machine's, which the clocks skip.
+    static let pauseSkipped: Seconds = 1
     /// A quiet tree whose processes used less CPU than this share of a sample's interval made
     /// no progress.
     static let idleShare = 0.02
@@ -122,9 +124,22 @@ struct WatchRound {
 
         while !open.isEmpty {
             var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            let polled = MonotonicClock.now()
             let ready = poll(&fds, nfds_t(fds.count), 100)
             if ready < 0 && errno != EINTR { break }
             var now = MonotonicClock.now()
+            // A poll of 100 ms that took seconds: this process did not run meanwhile (the machine
+            // slept, or was paused or starved), nor, most likely, did the tests. That time is the
+            // machine's: the tests' clocks and the quiet clock skip it (a Mac's clock counts sleep).
+            let paused = now - polled - 0.1
+            if paused >= WatchRound.pauseSkipped {
+                progress.skip(paused)
+                (lastOutput, lastActivity) = (lastOutput + paused, lastActivity + paused)
+                (cpu, lastSample) = (WatchRound.cpuUse(below: keeperPid), now)
+                Terminal.writeError(
+                    "lab watch: this process did not run for \(Format.seconds(paused)) (the machine slept, was paused "
+                        + "or stalled): the tests' clocks skip that time\n")
+            }
             for entry in fds where entry.revents != 0 {
                 let n = buffer.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress, $0.count) }
                 if n > 0 {
