@@ -8,11 +8,16 @@ import Synchronization
 final class CallSites: Sendable {
     private let stacks = Mutex<[[UInt]]>([])
 
-    /// Notes the calling thread's stack; call it first thing in the callback.
+    /// Notes the calling thread's stack, then `record`s the call, under one lock: two calls at
+    /// the same moment from two threads keep each its own place in both lists, so call 2's value
+    /// is never told with call 1's line. Call it first thing in the callback.
     @inline(never)
-    func note() {
+    func note(_ record: () -> Void) {
         let addresses = Thread.callStackReturnAddresses.map { UInt(truncating: $0) }
-        stacks.withLock { $0.append(addresses) }
+        stacks.withLock {
+            $0.append(addresses)
+            record()
+        }
     }
 
     /// `from SloppyLoader.load (Loaders.swift:13) ← Worker.run (Worker.swift:40)` for call

@@ -412,8 +412,7 @@ public enum HarnessAssertions {
         let sites = CallSites()
         let startedAt = MonotonicClock.now()
         start { value in
-            sites.note()
-            probe.record(value)
+            sites.note { probe.record(value) }
         }
         let arrived = probe.waitForCall(within: timeout)
         if arrived { probe.settle(for: grace) }
@@ -432,8 +431,7 @@ public enum HarnessAssertions {
         let sites = CallSites()
         let startedAt = MonotonicClock.now()
         await start { value in
-            sites.note()
-            probe.record(value)
+            sites.note { probe.record(value) }
         }
         let arrived = await probe.waitForCall(within: timeout)
         if arrived { await MainQueueFriendlyWait.pass(grace) }
