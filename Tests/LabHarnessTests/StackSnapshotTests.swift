@@ -74,6 +74,24 @@ final class StackSnapshotTests: XCTestCase {
         XCTAssertTrue(frames.allSatisfy { $0.contains("+0x") || $0 == "??" }, "\(frames.prefix(5))")
     }
 
+    /// Two captures of this process side by side (a watchdog's and a hang watch's, in Swift
+    /// Testing tests running in parallel) each get their answers: they shared one answer file,
+    /// which the first removed when done, and the second read "no thread answered".
+    func testTwoCapturesSideBySideBothGetTheirStacks() throws {
+        if let reason = StackCapture.unavailableReason { throw XCTSkip(reason) }
+        let parked = Gate()
+        parked.park()
+        defer { parked.release() }
+        for _ in 0..<3 {
+            let notes = Mutex<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 2) { _ in
+                let snapshot = StackCapture.captureOwn(symbolizer: StackSymbolizer(tool: nil))
+                notes.withLock { $0.append(snapshot.hasFrames ? "answered" : snapshot.note ?? "no frames") }
+            }
+            XCTAssertEqual(notes.withLock { $0 }, ["answered", "answered"])
+        }
+    }
+
     /// Names looked up once are reused (the same system frames recur in every snapshot): one
     /// raw snapshot named twice reads the same, and the second time runs no `addr2line` at all
     /// (a symbolizer whose tool does not exist could only name frames from what it remembers).

@@ -1,5 +1,6 @@
-import Foundation
 import CLabSupport
+import Foundation
+import Synchronization
 
 /// Takes a `StackSnapshot` of a live process: of a child that is about to be killed, or of
 /// this process when a watchdog declares a stall.
@@ -46,7 +47,17 @@ public enum StackCapture {
         clab_stacks_unavailable_reason().map { String(cString: $0) }
     }
 
+    /// One capture at a time in this process. Two side by side (a watchdog's and a hang
+    /// watch's, in tests that run in parallel) shared `/tmp/lab-stacks-PID`: the second made the
+    /// file anew and the first removed it when done, so the second's answers, which the handler
+    /// appends only to a file that exists, were lost ("no thread answered within 800 ms").
+    private static let oneAtATime = Mutex(())
+
     private static func signalledCapture(pid: Int32, skipping me: Int?) -> RawStacks {
+        oneAtATime.withLock { _ in signalledCaptureAlone(pid: pid, skipping: me) }
+    }
+
+    private static func signalledCaptureAlone(pid: Int32, skipping me: Int?) -> RawStacks {
         let start = MonotonicClock.now()
         let threads = ThreadCensus.threads(pid: pid).filter { $0.id != me }
         func raw(
