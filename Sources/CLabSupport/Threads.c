@@ -100,9 +100,10 @@ static long clab_walk_task_ids(DIR *dir, long *out, long capacity) {
 /// older threads exited). A walk cut that way lists a thread the next walk no longer finds, so
 /// walks in a row that agree are whole; but two in a row can be cut alike, and agree: with
 /// two, 1 listing in 2,835 still missed a live thread in a CI run (none in 39,000 here since,
-/// quiet or beside three CPU hogs, so three is a margin, not a measured cure). The directory is walked until three in a row agree, at most sixteen
-/// times, and under churn that never settles the union of the walks is returned (it can hold
-/// a thread that has exited since; never miss one that lived throughout).
+/// quiet or beside three CPU hogs, so three is a margin, not a measured cure). The directory
+/// is walked until three in a row agree, at most sixteen times, and under churn that never
+/// settles the union of the walks is returned (it can hold a thread that has exited since;
+/// never miss one that lived throughout).
 static long clab_task_ids(const char *directory, long *out, long capacity) {
     DIR *dir = opendir(directory);
     if (!dir) return -1;

@@ -313,13 +313,13 @@ public struct TestProgress: Sendable {
     /// recorded an issue at S.swift:3:4: MESSAGE` (`a known issue`, `a warning`, `an issue with 1
     /// argument …`): its message is the test's own text, which may say `failed after` or end
     /// `started.`; read as a verdict, a known issue of a passing test made a phantom failed one.
-    static func isIssueLine(_ text: Substring) -> Bool {
-        text.contains(") recorded ") || text.contains("\" recorded ") || text.hasPrefix("«unknown» recorded ")
-    }
+    static func isIssueLine(_ text: Substring) -> Bool { issueRecorder(text) != nil }
 
-    /// The test an issue line (after `Test `) names: `f()` of `f() recorded an issue at …`.
+    /// The test an issue line (after `Test `) names: `f()` of `f() recorded an issue at …`,
+    /// `«unknown»` for an issue of no test; `nil` when it is no issue line.
     static func issueRecorder(_ text: Substring) -> String? {
-        for end in [") recorded ", "\" recorded ", "» recorded "] {
+        if text.hasPrefix("«unknown» recorded ") { return "«unknown»" }
+        for end in [") recorded ", "\" recorded "] {
             if let range = text.range(of: end) { return String(text[..<text.index(after: range.lowerBound)]) }
         }
         return nil

@@ -397,14 +397,14 @@ public struct LineSplitter {
         if tail.count > LineSplitter.tailLimit { tail.removeFirst(tail.count - LineSplitter.tailLimit) }
     }
 
-    /// The part of an over-long line's tail from the last `Test Case '` in it; `nil` for none.
-    static func gluedTestLine(in tail: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
+    /// The part of `bytes` from the last `Test Case '` in it (a line's, or an over-long line's
+    /// tail); `nil` for none.
+    static func gluedTestLine(in bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
         let mark = xctestMark
-        guard tail.count >= mark.count else { return nil }
-        var at = tail.count - mark.count
+        var at = bytes.count - mark.count
         while at >= 0 {
-            if tail[at] == mark[0], tail[at..<at + mark.count].elementsEqual(mark) {
-                return UnsafeBufferPointer(rebasing: tail[at...])
+            if bytes[at] == mark[0], bytes[at..<at + mark.count].elementsEqual(mark) {
+                return UnsafeBufferPointer(rebasing: bytes[at...])
             }
             at -= 1
         }
@@ -422,15 +422,7 @@ public struct LineSplitter {
         {
             return line
         }
-        let mark = xctestMark
-        var at = line.count - mark.count
-        while at > 0 {
-            if line[at] == mark[0], line[at..<at + mark.count].elementsEqual(mark) {
-                return UnsafeBufferPointer(rebasing: line[at...])
-            }
-            at -= 1
-        }
-        return nil
+        return gluedTestLine(in: line)
     }
 
     static func interesting(_ first: UInt8) -> Bool {
