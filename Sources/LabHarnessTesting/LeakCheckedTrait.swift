@@ -39,9 +39,12 @@ public struct LeakCheckedTrait: TestTrait, SuiteTrait, TestScoping {
         if !Task.isCancelled {
             let ended = FailureSite(test.sourceLocation)
             let threw = thrown.map { " (the test threw \($0) first; the error was still held at the check)" } ?? ""
-            for survivor in await check.survivors(within: grace) {
+            let outcome = await check.check(within: grace)
+            if let note = outcome.allowanceNote(budget: grace) { print("\(ended): note: \(note)") }
+            for survivor in outcome.survivors {
                 FailureReporter.swiftTesting.record(
-                    survivor.failure(timeout: grace, checkedAt: ended) + threw, survivor.site ?? ended)
+                    survivor.failure(timeout: grace, checkedAt: ended, allowed: outcome.stallAllowance) + threw,
+                    survivor.site ?? ended)
             }
         }
         if let thrown { throw thrown }

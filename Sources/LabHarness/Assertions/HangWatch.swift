@@ -10,6 +10,10 @@ import Synchronization
 /// `grace` to end (an async test that checks for cancellation may). A test still running
 /// then cannot be stopped: the process ends with exit status 1. From the limit to the end of
 /// the process: the stacks (under a second: `StackCapture`'s budgets) plus `grace`.
+///
+/// Time in which the process did not run is not the test's: the watch looks at the clock every
+/// `slice`, and a look that came late (a stall of the machine, a debugger's pause, a laptop's
+/// sleep, where the clock counts it) moves the limit on by that much, and the failure says so.
 public final class HangWatch: Sendable {
     /// Seconds a test gets after the failure is recorded before the process is ended.
     public static let grace: Seconds = 0.5
@@ -67,14 +71,44 @@ public final class HangWatch: Sendable {
     public var fired: Bool { phase.load(ordering: .acquiring) == Phase.fired.rawValue }
 
     /// The failure's text: what overran, and where every thread was.
-    public static func message(testName: String, limit: Seconds, stacks: StackSnapshot) -> String {
-        "\(testName) ran past its hang watch of \(Format.seconds(limit)); where every thread was:"
+    /// `skipped`: the time the process did not run, which the watch added to the limit.
+    public static func message(
+        testName: String, limit: Seconds, skipped: Seconds = 0, stacks: StackSnapshot
+    ) -> String {
+        let stalls = skipped > 0
+            ? " (and \(Format.seconds(skipped)) more, for stalls in which this process did not run)" : ""
+        return "\(testName) ran past its hang watch of \(Format.seconds(limit))\(stalls); where every thread was:"
             + HangStacks.block(stacks)
     }
 
+    /// Seconds the watch sleeps between two looks at the clock.
+    static let slice: Seconds = 0.1
+    /// A look later than its slice by more than this was a stall: the machine (or a debugger, or
+    /// a laptop's sleep) did not run this process, and the test's time is moved on by that much.
+    static let stallFloor: Seconds = 0.05
+
+    /// Sleeps in slices until the deadline; a slice that came back late by more than
+    /// `stallFloor` moves the deadline on by its lateness, so that the time the process did not
+    /// run is not the test's. Returns the seconds so skipped, `nil` when the test ended first.
+    private func waitOut(deadline start: Seconds) -> Seconds? {
+        var deadline = start, skipped: Seconds = 0, last = MonotonicClock.now()
+        while last < deadline {
+            let nap = min(deadline - last, Self.slice)
+            if wake.wait(timeout: WaitTimeLimit.fromNow(nap)) == .success { return nil }
+            let now = MonotonicClock.now()
+            let late = now - last - nap
+            if late > Self.stallFloor {
+                (deadline, skipped) = (deadline + late, skipped + late)
+                let moved = deadline
+                Self.deadlines.withLock { if $0[ObjectIdentifier(self)] != nil { $0[ObjectIdentifier(self)] = moved } }
+            }
+            last = now
+        }
+        return skipped
+    }
+
     private func watch(deadline: Seconds, record: @Sendable (String) -> Void) {
-        let left = max(0, deadline - MonotonicClock.now())
-        if wake.wait(timeout: WaitTimeLimit.fromNow(left)) == .success { return }
+        guard let skipped = waitOut(deadline: deadline) else { return }
         guard
             phase.compareExchange(
                 expected: Phase.armed.rawValue, desired: Phase.fired.rawValue,
@@ -83,7 +117,8 @@ public final class HangWatch: Sendable {
         else { return }
         Self.deadlines.withLock { $0[ObjectIdentifier(self)] = nil }
         let text = Self.message(
-            testName: testName, limit: limit, stacks: HangStacks.ofThisProcess(namingBudget: Self.namingBudget))
+            testName: testName, limit: limit, skipped: skipped,
+            stacks: HangStacks.ofThisProcess(namingBudget: Self.namingBudget))
         ProcessEnd.say("error: \(text)\n")
         record(text)
         if wake.wait(timeout: WaitTimeLimit.fromNow(Self.grace)) == .success { return }

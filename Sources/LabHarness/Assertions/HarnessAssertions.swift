@@ -93,15 +93,17 @@ public enum HarnessAssertions {
         _ tracker: ReleaseTracker, _ type: T.Type, timeout: Seconds, when: String,
         _ call: AssertionCall
     ) -> Seconds? {
-        guard tracker.waitUntilReleased(label, within: timeout) else {
+        let waited = StallAllowance.wait(budget: timeout) { tracker.waitUntilReleased(label, within: $0) }
+        guard waited.met else {
             let look = secondLookNow(after: timeout)
             let late = tracker.waitUntilReleased(label, within: look)
             call.fail(
-                leakMessage(tracker, T.self, timeout: timeout, look: look, when: when, releasedLate: late)
-                    + (late ? "" : MainActorHeld.noteIfHeld()))
+                leakMessage(
+                    tracker, T.self, timeout: timeout, look: look, when: when, releasedLate: late,
+                    allowed: waited.allowed) + (late ? "" : MainActorHeld.noteIfHeld()))
             return nil
         }
-        return max(0, tracker.releaseDelay(label) ?? 0)
+        return releasePassed(tracker, T.self, timeout: timeout, waited, call)
     }
 
     /// `releaseVerdict` without blocking the thread.
@@ -109,13 +111,34 @@ public enum HarnessAssertions {
         _ tracker: ReleaseTracker, _ type: T.Type, timeout: Seconds, when: String,
         _ call: AssertionCall, isolation: isolated (any Actor)? = #isolation
     ) async -> Seconds? {
-        guard await tracker.waitUntilReleased(label, within: timeout) else {
+        let waited = await StallAllowance.wait(budget: timeout) { await tracker.waitUntilReleased(label, within: $0) }
+        guard waited.met else {
             let look = secondLookNow(after: timeout)
             let late = await tracker.waitUntilReleased(label, within: look)
-            call.fail(leakMessage(tracker, T.self, timeout: timeout, look: look, when: when, releasedLate: late))
+            call.fail(
+                leakMessage(
+                    tracker, T.self, timeout: timeout, look: look, when: when, releasedLate: late,
+                    allowed: waited.allowed))
             return nil
         }
-        return max(0, tracker.releaseDelay(label) ?? 0)
+        return releasePassed(tracker, T.self, timeout: timeout, waited, call)
+    }
+
+    /// The seconds from scope end to release, after noting a release that came only in a
+    /// stall's allowance.
+    private static func releasePassed<T>(
+        _ tracker: ReleaseTracker, _ type: T.Type, timeout: Seconds, _ waited: StallAllowance.Outcome,
+        _ call: AssertionCall
+    ) -> Seconds {
+        let delay = max(0, tracker.releaseDelay(label) ?? 0)
+        // Judged on the release's own time: the wait may have seen it at its deadline's poll.
+        if delay > timeout {
+            call.noteAllowance(
+                StallAllowance.note(
+                    "\(T.self) was released \(Format.seconds(delay)) after the wait began", budget: timeout,
+                    allowed: waited.lost))
+        }
+        return delay
     }
 
     static let afterMake = "of its last outside reference going away"
@@ -155,9 +178,10 @@ public enum HarnessAssertions {
     /// came late (with when), or how many strong references still hold the object.
     static func leakMessage<T>(
         _ tracker: ReleaseTracker, _ type: T.Type, timeout: Seconds, look: Seconds, when: String, releasedLate: Bool,
-        label: String = HarnessAssertions.label
+        label: String = HarnessAssertions.label, allowed: Seconds = 0
     ) -> String {
         let head = "\(T.self) was not released within \(Format.seconds(timeout)) \(when)"
+            + StallAllowance.clause(allowed)
         if releasedLate {
             let after = tracker.releaseDelay(label).map { " (\(Format.seconds($0)) after)" } ?? ""
             return head
@@ -234,9 +258,9 @@ public enum HarnessAssertions {
     /// Every object tracked by `check` must be gone within `timeout`.
     /// Each survivor fails at the line that tracked it (the check's own line when unknown).
     public static func allReleased(_ check: LeakCheck, within timeout: Seconds, _ call: AssertionCall) {
-        let survivors = check.survivors(within: timeout)
-        let note = survivors.isEmpty ? "" : MainActorHeld.noteIfHeld()
-        report(survivors, within: timeout, call, note: note)
+        let outcome = check.check(within: timeout)
+        let note = outcome.survivors.isEmpty ? "" : MainActorHeld.noteIfHeld()
+        report(outcome, within: timeout, call, note: note)
     }
 
     /// `allReleased(_:within:_:)` without blocking: the wait suspends (`LeakCheck.survivors`'s
@@ -246,16 +270,17 @@ public enum HarnessAssertions {
         _ check: LeakCheck, within timeout: Seconds, _ call: AssertionCall,
         isolation: isolated (any Actor)? = #isolation
     ) async {
-        report(await check.survivors(within: timeout), within: timeout, call)
+        report(await check.check(within: timeout), within: timeout, call)
     }
 
     private static func report(
-        _ survivors: [LeakCheck.Survivor], within timeout: Seconds, _ call: AssertionCall, note: String = ""
+        _ outcome: LeakCheck.Outcome, within timeout: Seconds, _ call: AssertionCall, note: String = ""
     ) {
-        for survivor in survivors {
+        if let text = outcome.allowanceNote(budget: timeout) { call.noteAllowance(text) }
+        for survivor in outcome.survivors {
             var at = call
             at.site = survivor.site ?? call.site
-            at.fail(survivor.failure(timeout: timeout, checkedAt: call.site) + note)
+            at.fail(survivor.failure(timeout: timeout, checkedAt: call.site, allowed: outcome.stallAllowance) + note)
         }
     }
 
@@ -275,6 +300,8 @@ public enum HarnessAssertions {
             call.fail(CompletionWatch.notStartedMessage)
             return nil
         }
+        let control = StallAllowance()
+        defer { control.stop() }
         let stuck: String?
         do {
             try block()
@@ -284,18 +311,20 @@ public enum HarnessAssertions {
             throw error
         }
         let took = MonotonicClock.now() - start
-        if let stuck {
-            call.fail(
-                CompletionWatch.overrunMessage(timeout) + " (it returned after \(Format.seconds(took))); "
-                    + "when the budget ran out its thread was:" + stuck)
-            return nil
+        guard took > timeout || stuck != nil else { return took }
+        // What the machine took from the block's time is not the block's: the budget judges the rest.
+        let lost = control.lost
+        if took - lost <= timeout {
+            call.noteAllowance(
+                StallAllowance.note("the block returned after \(Format.seconds(took))", budget: timeout, allowed: lost))
+            return took
         }
-        if took > timeout {
-            // The watchdog thread was held off (a loaded machine): the clock alone judges.
-            call.fail(CompletionWatch.overrunMessage(timeout) + " (it returned after \(Format.seconds(took)))")
-            return nil
-        }
-        return took
+        let returned = " (it returned after \(Format.seconds(took)))" + StallAllowance.clause(lost)
+        // Without a stack, the watchdog thread was held off (a loaded machine): the clock alone judges.
+        call.fail(
+            CompletionWatch.overrunMessage(timeout) + returned
+                + (stuck.map { "; when the budget ran out its thread was:" + $0 } ?? ""))
+        return nil
     }
 
     /// `operation` must finish within `timeout`. It runs in a task of its own; when it overruns,
@@ -316,7 +345,10 @@ public enum HarnessAssertions {
             await operation()
             finishedAt.set(MonotonicClock.now())
         }
-        _ = await MainQueueFriendlyWait.until(within: timeout) { finishedAt.get() != nil }
+        // A stall of the whole machine (the control's thread was held up) is waited out too.
+        _ = await StallAllowance.extend(budget: timeout, lost: { control.machineLost }) {
+            await MainQueueFriendlyWait.until(within: $0) { finishedAt.get() != nil }
+        }
         guard let end = finishedAt.get() else {
             task.cancel()
             let held = await control.finish(ended: false)
@@ -327,7 +359,13 @@ public enum HarnessAssertions {
             return nil
         }
         let took = end - start
+        let lost = control.machineLost
         let held = await control.finish(ended: took <= timeout)
+        if took > timeout, took - lost <= timeout {
+            call.noteAllowance(
+                StallAllowance.note("the operation finished after \(Format.seconds(took))", budget: timeout, allowed: lost))
+            return took
+        }
         if took > timeout {
             // The wait was held off past the budget (an operation that blocks every thread of
             // the cooperative pool keeps it from waking, as does a stalled machine) and found
@@ -414,11 +452,11 @@ public enum HarnessAssertions {
         start { value in
             sites.note { probe.record(value) }
         }
-        let arrived = probe.waitForCall(within: timeout)
-        if arrived { probe.settle(for: grace) }
+        let arrival = StallAllowance.wait(budget: timeout) { probe.waitForCall(within: $0) }
+        let watched = arrival.met ? StallAllowance.wait(budget: grace) { probe.settle(for: $0); return false } : nil
         return exactlyOnceVerdict(
-            probe, sites, arrived: arrived, startedAt: startedAt, timeout: timeout, grace: grace, call,
-            held: MainActorHeld.noteIfHeld("call the callback"))
+            probe, sites, arrival: arrival, startedAt: startedAt, timeout: timeout,
+            grace: grace + (watched?.allowed ?? 0), call, held: MainActorHeld.noteIfHeld("call the callback"))
     }
 
     /// `calledExactlyOnce` for an async `start`; waits without blocking.
@@ -433,10 +471,14 @@ public enum HarnessAssertions {
         await start { value in
             sites.note { probe.record(value) }
         }
-        let arrived = await probe.waitForCall(within: timeout)
-        if arrived { await MainQueueFriendlyWait.pass(grace) }
+        let arrival = await StallAllowance.wait(budget: timeout) { await probe.waitForCall(within: $0) }
+        var watched: StallAllowance.Outcome?
+        if arrival.met {
+            watched = await StallAllowance.wait(budget: grace) { await MainQueueFriendlyWait.pass($0); return false }
+        }
         return exactlyOnceVerdict(
-            probe, sites, arrived: arrived, startedAt: startedAt, timeout: timeout, grace: grace, call)
+            probe, sites, arrival: arrival, startedAt: startedAt, timeout: timeout,
+            grace: grace + (watched?.allowed ?? 0), call)
     }
 
     /// The callback handed to `start` must be called, within `timeout`, on the main queue
@@ -448,10 +490,12 @@ public enum HarnessAssertions {
     ) -> CallProbe<Value>.Call? {
         MainQueueMark.prepare()
         let probe = CallProbe<Value>()
+        let startedAt = MonotonicClock.now()
         start { value in probe.record(value) }
-        let arrived = probe.waitForCall(within: timeout)
+        let arrival = StallAllowance.wait(budget: timeout) { probe.waitForCall(within: $0) }
         return mainQueueVerdict(
-            probe, arrived: arrived, timeout: timeout, call, held: MainActorHeld.noteIfHeld("call the callback"))
+            probe, arrival: arrival, startedAt: startedAt, timeout: timeout, call,
+            held: MainActorHeld.noteIfHeld("call the callback"))
     }
 
     /// `calledOnMainQueue` for an async `start`; waits without blocking.
@@ -462,20 +506,22 @@ public enum HarnessAssertions {
     ) async -> CallProbe<Value>.Call? {
         MainQueueMark.prepare()
         let probe = CallProbe<Value>()
+        let startedAt = MonotonicClock.now()
         await start { value in probe.record(value) }
-        let arrived = await probe.waitForCall(within: timeout)
-        return mainQueueVerdict(probe, arrived: arrived, timeout: timeout, call)
+        let arrival = await StallAllowance.wait(budget: timeout) { await probe.waitForCall(within: $0) }
+        return mainQueueVerdict(probe, arrival: arrival, startedAt: startedAt, timeout: timeout, call)
     }
 
     /// `held`: the note of a synchronous wait that held the main actor (`MainActorHeld`), or "".
     private static func mainQueueVerdict<Value>(
-        _ probe: CallProbe<Value>, arrived: Bool, timeout: Seconds,
+        _ probe: CallProbe<Value>, arrival: StallAllowance.Outcome, startedAt: Seconds, timeout: Seconds,
         _ call: AssertionCall, held: String = ""
     ) -> CallProbe<Value>.Call? {
-        guard arrived, let first = probe.first else {
-            call.fail("the callback was never called within \(Format.seconds(timeout))" + held)
+        guard arrival.met, let first = probe.first else {
+            call.fail(neverCalled(timeout, arrival) + held)
             return nil
         }
+        noteArrival(first, arrival, startedAt: startedAt, timeout: timeout, call)
         guard first.isOnMainQueue else {
             call.fail("the callback was called on thread \(first.thread), not on the main queue")
             return nil
@@ -485,13 +531,14 @@ public enum HarnessAssertions {
 
     /// The verdict once the grace after the first call has passed (the waits are the caller's).
     private static func exactlyOnceVerdict<Value>(
-        _ probe: CallProbe<Value>, _ sites: CallSites, arrived: Bool, startedAt: Seconds,
+        _ probe: CallProbe<Value>, _ sites: CallSites, arrival: StallAllowance.Outcome, startedAt: Seconds,
         timeout: Seconds, grace: Seconds, _ call: AssertionCall, held: String = ""
     ) -> CallProbe<Value>.Call? {
-        guard arrived else {
-            call.fail("the callback was never called within \(Format.seconds(timeout))" + held)
+        guard arrival.met, let first = probe.first else {
+            call.fail(neverCalled(timeout, arrival) + held)
             return nil
         }
+        noteArrival(first, arrival, startedAt: startedAt, timeout: timeout, call)
         let calls = probe.all
         if calls.count == 1, let first = probe.first {
             call.notePass(
@@ -508,6 +555,23 @@ public enum HarnessAssertions {
                     + shown.joined(separator: "; "))
         }
         return probe.first
+    }
+
+    /// `the callback was never called within 300 ms`, with the stall allowance it was given.
+    private static func neverCalled(_ timeout: Seconds, _ arrival: StallAllowance.Outcome) -> String {
+        "the callback was never called within \(Format.seconds(timeout))" + StallAllowance.clause(arrival.allowed)
+    }
+
+    /// Notes a first call that came only in a stall's allowance.
+    private static func noteArrival<Value>(
+        _ first: CallProbe<Value>.Call, _ arrival: StallAllowance.Outcome, startedAt: Seconds, timeout: Seconds,
+        _ call: AssertionCall
+    ) {
+        // Judged on the call's own time: the wait may have seen it at its deadline's poll.
+        guard first.at - startedAt > timeout else { return }
+        let after = Format.seconds(first.at - startedAt)
+        call.noteAllowance(
+            StallAllowance.note("the callback was called \(after) after the start", budget: timeout, allowed: arrival.lost))
     }
 
     /// A value as a message quotes it: `String(describing:)`, cut to 80 characters.

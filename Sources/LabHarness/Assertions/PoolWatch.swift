@@ -92,6 +92,14 @@ final class PoolWatch: Sendable {
 
     static func notable(_ timeout: Seconds) -> Seconds { max(notableFloor, notableShare * timeout) }
 
+    /// What the whole machine has taken from the wait so far, at most `StallAllowance.most`
+    /// (0 when the watch has no thread: nothing measured it).
+    var machineLost: Seconds {
+        guard threadStarted.load(ordering: .acquiring) else { return 0 }
+        let now = MonotonicClock.now()
+        return min(StallAllowance.most, machine.withLock { $0.lost(at: now) })
+    }
+
     /// Stops the control and the thread, and returns the clause the failure adds: empty when
     /// neither the pool nor the machine lost a notable share of the wait. For an operation that
     /// had not ended at its budget (`ended` false) it first lets the thread look at the budget's
