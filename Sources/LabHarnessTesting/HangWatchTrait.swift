@@ -44,12 +44,18 @@ public struct HangWatchTrait: TestTrait, SuiteTrait, TestScoping {
         _ function: @Sendable () async throws -> Void
     ) async throws {
         let fired = FiredSignal()
-        let watch = HangWatch(limit: limit, testName: testName) { message in
+        let watch = HangWatch(limit: limit, testName: testName, scoped: true) { message in
             // Known as hung before the process may end: the run goes on without it.
             if let test { SwiftTestingRun.hung(test) }
             fired.fire(message)
         }
         defer { watch.testEnded() }
+        try await HangWatch.$current.withValue(watch) { try await watched(function, by: watch, fired: fired, site) }
+    }
+
+    private func watched(
+        _ function: @Sendable () async throws -> Void, by watch: HangWatch, fired: FiredSignal, _ site: SourceLocation
+    ) async throws {
         try await withoutActuallyEscaping(function) { body in
             try await withThrowingTaskGroup(of: Bool.self) { group in
                 group.addTask {

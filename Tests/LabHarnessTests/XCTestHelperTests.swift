@@ -58,6 +58,28 @@ final class XCTestHelperTests: XCTestCase {
         XCTAssertTrue(recorder.messages.first?.contains("strong reference") ?? false, "\(recorder.messages)")
     }
 
+    /// A Swift Testing test's hang watch is its own (`scoped`, bound as `HangWatch.current`):
+    /// another test's short watch running beside it does not cut its second look short, so a
+    /// release 1.5 s late is still seen as late, not as a leak; under its own watch it is cut.
+    func testAnotherTestsHangWatchDoesNotCutThisTestsSecondLook() {
+        let other = HangWatch(limit: 2, testName: "another test", scoped: true) { _ in }
+        defer { other.testEnded() }
+        XCTAssertNil(HangWatch.deadlineOfThisTest, "no watch of this test's")
+        let recorder = RecordingReporter()
+        final class Late: Sendable {}
+        assertReleased(within: 0.2, reporter: recorder.reporter) { () -> Late in
+            let late = Late()
+            DispatchQueue.global().asyncAfter(deadline: .now() + 1.5) { withExtendedLifetime(late) {} }
+            return late
+        }
+        XCTAssertFalse(other.fired)
+        XCTAssertEqual(recorder.messages.count, 1)
+        XCTAssertTrue(recorder.messages.first?.contains("it was released late") ?? false, "\(recorder.messages)")
+        HangWatch.$current.withValue(other) {
+            XCTAssertNotNil(HangWatch.deadlineOfThisTest, "bound: the watch is this test's")
+        }
+    }
+
     func testAssertReleasedInoutVariant() {
         let recorder = RecordingReporter()
         var node: Node? = Node()

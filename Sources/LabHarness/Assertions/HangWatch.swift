@@ -24,14 +24,27 @@ public final class HangWatch: Sendable {
 
     private enum Phase: UInt8 { case armed = 0, ended = 1, fired = 2 }
 
-    /// When each running watch fires (monotonic), by watch.
-    private static let deadlines = Mutex<[ObjectIdentifier: Seconds]>([:])
+    /// When each running watch fires (monotonic), by watch, and whether it watches one task's
+    /// test only (`scoped`).
+    private static let deadlines = Mutex<[ObjectIdentifier: (fires: Seconds, scoped: Bool)]>([:])
 
-    /// The soonest instant a running hang watch fires, if one runs: a wait that would outlast
-    /// it ends before (`HarnessAssertions.secondLook`), so that its test fails for what it found
-    /// rather than as a hang. Under Swift Testing, tests that run side by side share it: a
-    /// test's wait may end early for another test's watch, never later.
-    static var soonestDeadline: Seconds? { deadlines.withLock { $0.values.min() } }
+    /// The watch of the test this task runs, bound by the trait around the test's body
+    /// (`HangWatchTrait`); child tasks inherit it, other threads do not see it.
+    @TaskLocal public static var current: HangWatch?
+
+    /// When the hang watch of the test that calls this fires, if one runs: a wait that would
+    /// outlast it ends before (`HarnessAssertions.secondLook`), so that its test fails for what
+    /// it found rather than as a hang. That is this task's watch (`current`), else the soonest
+    /// of the watches that are not scoped to one task (XCTest's observer, one test at a time).
+    /// Under Swift Testing, tests that run side by side each have their own: a test's wait does
+    /// not end early for another test's watch.
+    static var deadlineOfThisTest: Seconds? {
+        let mine = current.map(ObjectIdentifier.init)
+        return deadlines.withLock { list in
+            if let mine { return list[mine]?.fires }
+            return list.values.filter { !$0.scoped }.map(\.fires).min()
+        }
+    }
 
     private let phase = Atomic<UInt8>(Phase.armed.rawValue)
     private let wake = DispatchSemaphore(value: 0)
@@ -40,11 +53,16 @@ public final class HangWatch: Sendable {
 
     /// Starts watching the test `testName`, which is starting now. `record` is called once,
     /// from the watch's thread, if the test overruns (after the stacks are printed on stderr).
-    public init(limit: Seconds, testName: String, record: @escaping @Sendable (_ message: String) -> Void) {
+    /// `scoped`: the watch watches one task's test, and is bound to it as `current`; its limit
+    /// then cuts short only that test's waits.
+    public init(
+        limit: Seconds, testName: String, scoped: Bool = false,
+        record: @escaping @Sendable (_ message: String) -> Void
+    ) {
         self.limit = limit
         self.testName = testName
         let deadline = MonotonicClock.now() + limit
-        Self.deadlines.withLock { $0[ObjectIdentifier(self)] = deadline }
+        Self.deadlines.withLock { $0[ObjectIdentifier(self)] = (deadline, scoped) }
         let started = NamedThread.startInstrumentReporting("lab.hangwatch", stackSize: 512 * 1024) { [self] in
             watch(deadline: deadline, record: record)
         }
@@ -100,7 +118,7 @@ public final class HangWatch: Sendable {
             if late > Self.stallFloor {
                 (deadline, skipped) = (deadline + late, skipped + late)
                 let moved = deadline
-                Self.deadlines.withLock { if $0[ObjectIdentifier(self)] != nil { $0[ObjectIdentifier(self)] = moved } }
+                Self.deadlines.withLock { $0[ObjectIdentifier(self)]?.fires = moved }
             }
             last = now
         }

@@ -156,11 +156,11 @@ public enum HarnessAssertions {
     public static func secondLook(after timeout: Seconds) -> Seconds { min(max(secondLookFloor, 4 * timeout), 30) }
 
     /// The second look a failed wait takes now: `secondLook(after:)`, ending `hangMargin` before
-    /// a running hang watch fires (`HangWatch.soonestDeadline`), so that a leak under a short
+    /// the test's hang watch fires (`HangWatch.deadlineOfThisTest`), so that a leak under a short
     /// hang watch fails as the leak it is, with what holds it, not as a hang of the harness's wait.
     static func secondLookNow(after timeout: Seconds) -> Seconds {
         let look = secondLook(after: timeout)
-        guard let fires = HangWatch.soonestDeadline else { return look }
+        guard let fires = HangWatch.deadlineOfThisTest else { return look }
         return max(0, min(look, fires - MonotonicClock.now() - hangMargin))
     }
 

@@ -39,3 +39,11 @@ public final class LingeringDownloader: Downloader, Sendable {
         }
     }
 }
+
+/// Kept alive by a block on a global queue for `delay` seconds after it is made: released, but
+/// late by as much as asked.
+public final class SlowlyReleased: Sendable {
+    public init(after delay: Double) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in withExtendedLifetime(self) {} }
+    }
+}
