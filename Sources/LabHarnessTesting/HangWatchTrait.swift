@@ -50,7 +50,9 @@ public struct HangWatchTrait: TestTrait, SuiteTrait, TestScoping {
             fired.fire(message)
         }
         defer { watch.testEnded() }
-        try await HangWatch.$current.withValue(watch) { try await watched(function, by: watch, fired: fired, site) }
+        try await HangWatch.$watching.withValue(HangWatch.watching + [watch]) {
+            try await watched(function, by: watch, fired: fired, site)
+        }
     }
 
     private func watched(

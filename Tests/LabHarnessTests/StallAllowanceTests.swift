@@ -51,6 +51,21 @@ final class StallAllowanceTests: XCTestCase {
         XCTAssertEqual(outcome.allowed, 0)
     }
 
+    /// An extension ends by the ceiling (a second before the test's hang watch fires), so that
+    /// a leak fails as a leak rather than as a hang.
+    func testAnExtensionStopsBeforeTheTestsHangWatch() {
+        var waits: [Seconds] = []
+        let ceiling = MonotonicClock.now() + 0.3
+        let outcome = StallAllowance.extend(budget: 0.1, lost: { 3 }, until: ceiling) { seconds in
+            waits.append(seconds)
+            MonotonicClock.sleep(for: seconds)
+            return false
+        }
+        XCTAssertLessThanOrEqual(waits.count, 2, "\(waits)")
+        XCTAssertLessThanOrEqual(waits.last ?? 1, 0.2, "\(waits)")
+        XCTAssertLessThanOrEqual(outcome.allowed, 0.2)
+    }
+
     func testTheAllowanceStopsAtItsMost() {
         let (outcome, waits) = extend(budget: 0.2, readings: [60])
         XCTAssertEqual(waits, [0.2, StallAllowance.most])
@@ -67,13 +82,16 @@ final class StallAllowanceTests: XCTestCase {
         let shell = Process()
         shell.executableURL = URL(fileURLWithPath: "/bin/sh")
         let pid = ProcessInfo.processInfo.processIdentifier
-        shell.arguments = ["-c", "trap 'kill -CONT \(pid)' EXIT; sleep \(after); kill -STOP \(pid); sleep \(length)"]
+        // Whatever ends the shell (bar SIGKILL) lets this process go on.
+        shell.arguments = [
+            "-c", "trap 'kill -CONT \(pid)' EXIT INT TERM HUP; sleep \(after); kill -STOP \(pid); sleep \(length)",
+        ]
         shell.terminationHandler = { _ in over() }
         try shell.run()
     }
 
     /// A release due right after a 700 ms stop passes a 300 ms budget; the same wait with no
-    /// stall and a release 700 ms late still fails (the late-timer case is not excused).
+    /// stall and a release 900 ms late still fails (a late timer is not excused).
     func testAReleaseMadeLateByAStallPassesAndALateOneWithoutFails() throws {
         final class Reply: Sendable {}
         let recorder = RecordingReporter()
@@ -89,22 +107,22 @@ final class StallAllowanceTests: XCTestCase {
         HarnessAssertions.$secondLookFloor.withValue(0.5) {
             _ = HarnessAssertions.released(within: 0.3, call) { () -> Reply in
                 let reply = Reply()
-                DispatchQueue.global().asyncAfter(deadline: .now() + 0.8) { withExtendedLifetime(reply) {} }
+                DispatchQueue.global().asyncAfter(deadline: .now() + 1.2) { withExtendedLifetime(reply) {} }
                 return reply
             }
         }
         XCTAssertEqual(recorder.messages.count, 1)
         XCTAssertTrue(recorder.messages.first?.contains("it was released late") == true, "\(recorder.messages)")
-        XCTAssertFalse(recorder.messages.first?.contains("extended") == true, "\(recorder.messages)")
     }
 
     /// A hang watch moves its limit on by the time the process was stopped: a test that runs
-    /// 200 ms of its own across a 1 s stop is no hang under a 500 ms watch.
+    /// 200 ms of its own across a 1.5 s stop is no hang under a 1 s watch.
     func testAHangWatchDoesNotCountTimeTheProcessWasStopped() throws {
         let fired = Mutex<String?>(nil)
         let over = DispatchSemaphore(value: 0)
-        let watch = HangWatch(limit: 0.5, testName: "stopped") { text in fired.withLock { $0 = text } }
-        try stopThisProcess(after: 0.1, for: 1) { over.signal() }
+        let watch = HangWatch(limit: 1, testName: "stopped") { text in fired.withLock { $0 = text } }
+        defer { watch.testEnded() }
+        try stopThisProcess(after: 0.1, for: 1.5) { over.signal() }
         XCTAssertEqual(over.wait(timeout: .now() + 10), .success)
         MonotonicClock.sleep(for: 0.1)
         XCTAssertTrue(watch.testEnded(), "the watch fired: \(fired.withLock { $0 } ?? "")")

@@ -58,26 +58,26 @@ final class XCTestHelperTests: XCTestCase {
         XCTAssertTrue(recorder.messages.first?.contains("strong reference") ?? false, "\(recorder.messages)")
     }
 
-    /// A Swift Testing test's hang watch is its own (`scoped`, bound as `HangWatch.current`):
-    /// another test's short watch running beside it does not cut its second look short, so a
-    /// release 1.5 s late is still seen as late, not as a leak; under its own watch it is cut.
-    func testAnotherTestsHangWatchDoesNotCutThisTestsSecondLook() {
-        let other = HangWatch(limit: 2, testName: "another test", scoped: true) { _ in }
-        defer { other.testEnded() }
-        XCTAssertNil(HangWatch.deadlineOfThisTest, "no watch of this test's")
-        let recorder = RecordingReporter()
-        final class Late: Sendable {}
-        assertReleased(within: 0.2, reporter: recorder.reporter) { () -> Late in
-            let late = Late()
-            DispatchQueue.global().asyncAfter(deadline: .now() + 1.5) { withExtendedLifetime(late) {} }
-            return late
+    /// A Swift Testing test's hang watch is its own (`scoped`, bound in `HangWatch.watching`):
+    /// in a task, another test's watch running beside it does not cut its second look short,
+    /// its own watches do (the soonest of them), and so does XCTest's process-wide observer;
+    /// outside any task (a thread of the code under test) every watch does.
+    func testOnlyThisTestsHangWatchesCutItsSecondLook() async {
+        let other = HangWatch(limit: 30, testName: "another test", scoped: true) { _ in }
+        let suite = HangWatch(limit: 20, testName: "this test's suite", scoped: true) { _ in }
+        let own = HangWatch(limit: 40, testName: "this test", scoped: true) { _ in }
+        defer { [other, suite, own].forEach { $0.testEnded() } }
+        XCTAssertNil(HangWatch.deadlineOfThisTest, "in a task with no watch of its own")
+        let offTask = await withCheckedContinuation { (done: CheckedContinuation<Seconds?, Never>) in
+            Thread.detachNewThread { done.resume(returning: HangWatch.deadlineOfThisTest) }
         }
-        XCTAssertFalse(other.fired)
-        XCTAssertEqual(recorder.messages.count, 1)
-        XCTAssertTrue(recorder.messages.first?.contains("it was released late") ?? false, "\(recorder.messages)")
-        HangWatch.$current.withValue(other) {
-            XCTAssertNotNil(HangWatch.deadlineOfThisTest, "bound: the watch is this test's")
+        XCTAssertEqual(offTask ?? 0, MonotonicClock.now() + 20, accuracy: 1, "off any task: every watch")
+        HangWatch.$watching.withValue([suite, own]) {
+            XCTAssertEqual(HangWatch.deadlineOfThisTest ?? 0, MonotonicClock.now() + 20, accuracy: 1, "the suite's")
         }
+        let process = HangWatch(limit: 10, testName: "XCTest's observer") { _ in }
+        defer { process.testEnded() }
+        XCTAssertEqual(HangWatch.deadlineOfThisTest ?? 0, MonotonicClock.now() + 10, accuracy: 1, "unscoped")
     }
 
     func testAssertReleasedInoutVariant() {

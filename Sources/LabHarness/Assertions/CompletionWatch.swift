@@ -72,7 +72,9 @@ final class CompletionWatch: Sendable {
             HangStacks.ofThisProcess(onlyThread: stuckThread, namingBudget: HangStacks.patientNaming))
         stackText.set(text)
         guard endsProcess else { return }
-        if wake.wait(timeout: WaitTimeLimit.fromNow(Self.grace)) == .success { return }
+        // Time the process did not run (a stall of the machine) is not the block's grace.
+        let graceEnds = MonotonicClock.now() + Self.grace
+        if StallSkippingWait.wait(on: wake, until: graceEnds, maxSkip: StallAllowance.most) == nil { return }
         // Still stuck: the test can never return, so fail it here and end the process.
         // The last look before the process ends: every thread, as the hang watch gives them
         // (what the stuck thread waits for is often another thread's doing).

@@ -12,8 +12,9 @@ import Synchronization
 /// the process: the stacks (under a second: `StackCapture`'s budgets) plus `grace`.
 ///
 /// Time in which the process did not run is not the test's: the watch looks at the clock every
-/// `slice`, and a look that came late (a stall of the machine, a debugger's pause, a laptop's
-/// sleep, where the clock counts it) moves the limit on by that much, and the failure says so.
+/// 100 ms, and a look that came late (a stall of the machine, a debugger's pause, a laptop's
+/// sleep, where the clock counts it) moves the limit on by that much (`StallSkippingWait`, at
+/// most `maxSkip` in all), and the failure says so.
 public final class HangWatch: Sendable {
     /// Seconds a test gets after the failure is recorded before the process is ended.
     public static let grace: Seconds = 0.5
@@ -28,21 +29,23 @@ public final class HangWatch: Sendable {
     /// test only (`scoped`).
     private static let deadlines = Mutex<[ObjectIdentifier: (fires: Seconds, scoped: Bool)]>([:])
 
-    /// The watch of the test this task runs, bound by the trait around the test's body
-    /// (`HangWatchTrait`); child tasks inherit it, other threads do not see it.
-    @TaskLocal public static var current: HangWatch?
+    /// The watches of the test this task runs (a suite's, the test's own, one nested in it),
+    /// bound by the trait around the test's body (`HangWatchTrait`); child tasks inherit them,
+    /// other threads do not see them.
+    @TaskLocal public static var watching: [HangWatch] = []
 
     /// When the hang watch of the test that calls this fires, if one runs: a wait that would
     /// outlast it ends before (`HarnessAssertions.secondLook`), so that its test fails for what
-    /// it found rather than as a hang. That is this task's watch (`current`), else the soonest
-    /// of the watches that are not scoped to one task (XCTest's observer, one test at a time).
-    /// Under Swift Testing, tests that run side by side each have their own: a test's wait does
-    /// not end early for another test's watch.
+    /// it found rather than as a hang. In a task, that is the soonest of the watches bound to it
+    /// (`watching`) and of those not scoped to one task (XCTest's observer, one test at a time):
+    /// under Swift Testing, tests that run side by side each have their own, and a test's wait
+    /// does not end early for another test's watch. Outside any task (a thread or a queue of
+    /// the code under test) the test is unknown: the soonest watch of all.
     static var deadlineOfThisTest: Seconds? {
-        let mine = current.map(ObjectIdentifier.init)
+        let mine = Set(watching.map(ObjectIdentifier.init))
+        let inTask = withUnsafeCurrentTask { $0 != nil }
         return deadlines.withLock { list in
-            if let mine { return list[mine]?.fires }
-            return list.values.filter { !$0.scoped }.map(\.fires).min()
+            list.filter { !inTask || !$0.value.scoped || mine.contains($0.key) }.map(\.value.fires).min()
         }
     }
 
@@ -53,7 +56,7 @@ public final class HangWatch: Sendable {
 
     /// Starts watching the test `testName`, which is starting now. `record` is called once,
     /// from the watch's thread, if the test overruns (after the stacks are printed on stderr).
-    /// `scoped`: the watch watches one task's test, and is bound to it as `current`; its limit
+    /// `scoped`: the watch watches one task's test, and is bound to it (`watching`); its limit
     /// then cuts short only that test's waits.
     public init(
         limit: Seconds, testName: String, scoped: Bool = false,
@@ -94,35 +97,21 @@ public final class HangWatch: Sendable {
         testName: String, limit: Seconds, skipped: Seconds = 0, stacks: StackSnapshot
     ) -> String {
         let stalls = skipped > 0
-            ? " (and \(Format.seconds(skipped)) more, for stalls in which this process did not run)" : ""
+            ? " (and \(Format.seconds(skipped)) more, for stalls in which the watch's thread did not run)" : ""
         return "\(testName) ran past its hang watch of \(Format.seconds(limit))\(stalls); where every thread was:"
             + HangStacks.block(stacks)
     }
 
-    /// Seconds the watch sleeps between two looks at the clock.
-    static let slice: Seconds = 0.1
-    /// A look later than its slice by more than this was a stall: the machine (or a debugger, or
-    /// a laptop's sleep) did not run this process, and the test's time is moved on by that much.
-    static let stallFloor: Seconds = 0.05
+    /// The most a watch moves its limit on for stalls: the limit again, and at least
+    /// `StallAllowance.most`; past that a test that starves the watch's thread is a hang.
+    var maxSkip: Seconds { max(limit, StallAllowance.most) }
 
-    /// Sleeps in slices until the deadline; a slice that came back late by more than
-    /// `stallFloor` moves the deadline on by its lateness, so that the time the process did not
-    /// run is not the test's. Returns the seconds so skipped, `nil` when the test ended first.
-    private func waitOut(deadline start: Seconds) -> Seconds? {
-        var deadline = start, skipped: Seconds = 0, last = MonotonicClock.now()
-        while last < deadline {
-            let nap = min(deadline - last, Self.slice)
-            if wake.wait(timeout: WaitTimeLimit.fromNow(nap)) == .success { return nil }
-            let now = MonotonicClock.now()
-            let late = now - last - nap
-            if late > Self.stallFloor {
-                (deadline, skipped) = (deadline + late, skipped + late)
-                let moved = deadline
-                Self.deadlines.withLock { $0[ObjectIdentifier(self)]?.fires = moved }
-            }
-            last = now
+    /// Sleeps until the deadline, not counting time the process did not run
+    /// (`StallSkippingWait`). Returns the seconds so skipped, `nil` when the test ended first.
+    private func waitOut(deadline: Seconds) -> Seconds? {
+        StallSkippingWait.wait(on: wake, until: deadline, maxSkip: maxSkip) { moved in
+            Self.deadlines.withLock { $0[ObjectIdentifier(self)]?.fires = moved }
         }
-        return skipped
     }
 
     private func watch(deadline: Seconds, record: @Sendable (String) -> Void) {

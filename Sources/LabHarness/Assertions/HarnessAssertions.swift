@@ -136,7 +136,7 @@ public enum HarnessAssertions {
             call.noteAllowance(
                 StallAllowance.note(
                     "\(T.self) was released \(Format.seconds(delay)) after the wait began", budget: timeout,
-                    allowed: waited.lost))
+                    lost: waited.lost))
         }
         return delay
     }
@@ -302,24 +302,24 @@ public enum HarnessAssertions {
         }
         let control = StallAllowance()
         defer { control.stop() }
-        let stuck: String?
+        let stuck: String?, took: Seconds, lost: Seconds
         do {
             try block()
+            // Read before the watchdog's stack, which the block's time must not include.
+            (took, lost) = (MonotonicClock.now() - start, control.lost)
             stuck = watch.blockReturned()
         } catch {
             _ = watch.blockReturned()
             throw error
         }
-        let took = MonotonicClock.now() - start
         guard took > timeout || stuck != nil else { return took }
         // What the machine took from the block's time is not the block's: the budget judges the rest.
-        let lost = control.lost
-        if took - lost <= timeout {
+        if lost >= StallAllowance.floor, took - lost <= timeout {
             call.noteAllowance(
-                StallAllowance.note("the block returned after \(Format.seconds(took))", budget: timeout, allowed: lost))
+                StallAllowance.note("the block returned after \(Format.seconds(took))", budget: timeout, lost: lost))
             return took
         }
-        let returned = " (it returned after \(Format.seconds(took)))" + StallAllowance.clause(lost)
+        let returned = " (it returned after \(Format.seconds(took)))" + StallAllowance.discounted(lost)
         // Without a stack, the watchdog thread was held off (a loaded machine): the clock alone judges.
         call.fail(
             CompletionWatch.overrunMessage(timeout) + returned
@@ -346,7 +346,8 @@ public enum HarnessAssertions {
             finishedAt.set(MonotonicClock.now())
         }
         // A stall of the whole machine (the control's thread was held up) is waited out too.
-        _ = await StallAllowance.extend(budget: timeout, lost: { control.machineLost }) {
+        let ceiling = StallAllowance.hangWatchCeiling()
+        _ = await StallAllowance.extend(budget: timeout, lost: { control.machineLost }, until: ceiling) {
             await MainQueueFriendlyWait.until(within: $0) { finishedAt.get() != nil }
         }
         guard let end = finishedAt.get() else {
@@ -361,9 +362,9 @@ public enum HarnessAssertions {
         let took = end - start
         let lost = control.machineLost
         let held = await control.finish(ended: took <= timeout)
-        if took > timeout, took - lost <= timeout {
+        if took > timeout, lost >= StallAllowance.floor, took - lost <= timeout {
             call.noteAllowance(
-                StallAllowance.note("the operation finished after \(Format.seconds(took))", budget: timeout, allowed: lost))
+                StallAllowance.note("the operation finished after \(Format.seconds(took))", budget: timeout, lost: lost))
             return took
         }
         if took > timeout {
@@ -452,10 +453,11 @@ public enum HarnessAssertions {
         start { value in
             sites.note { probe.record(value) }
         }
+        let waitStart = MonotonicClock.now()
         let arrival = StallAllowance.wait(budget: timeout) { probe.waitForCall(within: $0) }
         let watched = arrival.met ? StallAllowance.wait(budget: grace) { probe.settle(for: $0); return false } : nil
         return exactlyOnceVerdict(
-            probe, sites, arrival: arrival, startedAt: startedAt, timeout: timeout,
+            probe, sites, arrival: arrival, startedAt: startedAt, waitStart: waitStart, timeout: timeout,
             grace: grace + (watched?.allowed ?? 0), call, held: MainActorHeld.noteIfHeld("call the callback"))
     }
 
@@ -471,13 +473,14 @@ public enum HarnessAssertions {
         await start { value in
             sites.note { probe.record(value) }
         }
+        let waitStart = MonotonicClock.now()
         let arrival = await StallAllowance.wait(budget: timeout) { await probe.waitForCall(within: $0) }
         var watched: StallAllowance.Outcome?
         if arrival.met {
             watched = await StallAllowance.wait(budget: grace) { await MainQueueFriendlyWait.pass($0); return false }
         }
         return exactlyOnceVerdict(
-            probe, sites, arrival: arrival, startedAt: startedAt, timeout: timeout,
+            probe, sites, arrival: arrival, startedAt: startedAt, waitStart: waitStart, timeout: timeout,
             grace: grace + (watched?.allowed ?? 0), call)
     }
 
@@ -492,9 +495,10 @@ public enum HarnessAssertions {
         let probe = CallProbe<Value>()
         let startedAt = MonotonicClock.now()
         start { value in probe.record(value) }
+        let waitStart = MonotonicClock.now()
         let arrival = StallAllowance.wait(budget: timeout) { probe.waitForCall(within: $0) }
         return mainQueueVerdict(
-            probe, arrival: arrival, startedAt: startedAt, timeout: timeout, call,
+            probe, arrival: arrival, startedAt: startedAt, waitStart: waitStart, timeout: timeout, call,
             held: MainActorHeld.noteIfHeld("call the callback"))
     }
 
@@ -508,39 +512,41 @@ public enum HarnessAssertions {
         let probe = CallProbe<Value>()
         let startedAt = MonotonicClock.now()
         await start { value in probe.record(value) }
+        let waitStart = MonotonicClock.now()
         let arrival = await StallAllowance.wait(budget: timeout) { await probe.waitForCall(within: $0) }
-        return mainQueueVerdict(probe, arrival: arrival, startedAt: startedAt, timeout: timeout, call)
+        return mainQueueVerdict(
+            probe, arrival: arrival, startedAt: startedAt, waitStart: waitStart, timeout: timeout, call)
     }
 
     /// `held`: the note of a synchronous wait that held the main actor (`MainActorHeld`), or "".
     private static func mainQueueVerdict<Value>(
-        _ probe: CallProbe<Value>, arrival: StallAllowance.Outcome, startedAt: Seconds, timeout: Seconds,
-        _ call: AssertionCall, held: String = ""
+        _ probe: CallProbe<Value>, arrival: StallAllowance.Outcome, startedAt: Seconds, waitStart: Seconds,
+        timeout: Seconds, _ call: AssertionCall, held: String = ""
     ) -> CallProbe<Value>.Call? {
         guard arrival.met, let first = probe.first else {
             call.fail(neverCalled(timeout, arrival) + held)
             return nil
         }
-        noteArrival(first, arrival, startedAt: startedAt, timeout: timeout, call)
         guard first.isOnMainQueue else {
             call.fail("the callback was called on thread \(first.thread), not on the main queue")
             return nil
         }
+        noteArrival(first, arrival, startedAt: startedAt, waitStart: waitStart, timeout: timeout, call)
         return first
     }
 
     /// The verdict once the grace after the first call has passed (the waits are the caller's).
     private static func exactlyOnceVerdict<Value>(
         _ probe: CallProbe<Value>, _ sites: CallSites, arrival: StallAllowance.Outcome, startedAt: Seconds,
-        timeout: Seconds, grace: Seconds, _ call: AssertionCall, held: String = ""
+        waitStart: Seconds, timeout: Seconds, grace: Seconds, _ call: AssertionCall, held: String = ""
     ) -> CallProbe<Value>.Call? {
         guard arrival.met, let first = probe.first else {
             call.fail(neverCalled(timeout, arrival) + held)
             return nil
         }
-        noteArrival(first, arrival, startedAt: startedAt, timeout: timeout, call)
         let calls = probe.all
-        if calls.count == 1, let first = probe.first {
+        if calls.count == 1 {
+            noteArrival(first, arrival, startedAt: startedAt, waitStart: waitStart, timeout: timeout, call)
             call.notePass(
                 "the callback was called once, \(Format.seconds(max(0, first.at - startedAt))) after the start; "
                     + "no second call came in the \(Format.seconds(grace)) watched after it")
@@ -563,15 +569,16 @@ public enum HarnessAssertions {
     }
 
     /// Notes a first call that came only in a stall's allowance.
+    /// `waitStart`: when the budget's wait began (after `start` returned).
     private static func noteArrival<Value>(
-        _ first: CallProbe<Value>.Call, _ arrival: StallAllowance.Outcome, startedAt: Seconds, timeout: Seconds,
-        _ call: AssertionCall
+        _ first: CallProbe<Value>.Call, _ arrival: StallAllowance.Outcome, startedAt: Seconds, waitStart: Seconds,
+        timeout: Seconds, _ call: AssertionCall
     ) {
         // Judged on the call's own time: the wait may have seen it at its deadline's poll.
-        guard first.at - startedAt > timeout else { return }
+        guard first.at - waitStart > timeout else { return }
         let after = Format.seconds(first.at - startedAt)
         call.noteAllowance(
-            StallAllowance.note("the callback was called \(after) after the start", budget: timeout, allowed: arrival.lost))
+            StallAllowance.note("the callback was called \(after) after the start", budget: timeout, lost: arrival.lost))
     }
 
     /// A value as a message quotes it: `String(describing:)`, cut to 80 characters.

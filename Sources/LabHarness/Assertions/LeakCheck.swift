@@ -70,7 +70,7 @@ public final class LeakCheck: Sendable {
         /// what a report of the check prints, so that such a pass is never silent.
         public func allowanceNote(budget: Seconds) -> String? {
             guard neededAllowance, survivors.isEmpty else { return nil }
-            return StallAllowance.note("every tracked object was released", budget: budget, allowed: stallAllowance)
+            return StallAllowance.note("every tracked object was released", budget: budget, lost: stallAllowance)
         }
     }
 

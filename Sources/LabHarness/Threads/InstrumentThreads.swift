@@ -78,8 +78,9 @@ extension NamedThread {
 
     /// `startAndAwait(_:stackSize:budget:_:)` for a thread of the harness's own.
     static func startInstrumentAndAwait(
-        _ name: String, stackSize: Int? = nil, _ body: @escaping @Sendable (_ start: Start) -> Void
+        _ name: String, stackSize: Int? = nil, budget: Seconds = startBudget,
+        _ body: @escaping @Sendable (_ start: Start) -> Void
     ) -> Bool {
-        startAndAwait(name, stackSize: stackSize) { start in InstrumentThreads.run { body(start) } }
+        startAndAwait(name, stackSize: stackSize, budget: budget) { start in InstrumentThreads.run { body(start) } }
     }
 }

@@ -20,7 +20,7 @@ public final class MachineStall: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         // The trap lets the process go on whatever ends the shell early (bar SIGKILL).
         process.arguments = [
-            "-c", "trap 'kill -CONT \"$1\"' EXIT; sleep \(delay); kill -STOP \"$1\"; sleep \(length)",
+            "-c", "trap 'kill -CONT \"$1\"' EXIT INT TERM HUP; sleep \(delay); kill -STOP \"$1\"; sleep \(length)",
             "stall", String(pid),
         ]
         process.terminationHandler = { [self] _ in

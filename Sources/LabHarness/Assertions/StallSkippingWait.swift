@@ -1,0 +1,33 @@
+import Dispatch
+
+/// A watch's wait for its deadline that does not count time the process did not run: a watch
+/// (a hang watch, `assertCompletes`'s grace before it ends the process) sleeps in slices, and a
+/// slice that came back late by more than `stallFloor` (a stall of the machine, a debugger's
+/// pause, a laptop's sleep where the clock counts it) moves the deadline on by its lateness, up
+/// to `maxSkip` in all: a hang that starves the watch's own thread still ends.
+enum StallSkippingWait {
+    /// Seconds the watch sleeps between two looks at the clock.
+    static let slice: Seconds = 0.1
+    /// Lateness of a slice beyond this is time the watch's thread did not run.
+    static let stallFloor: Seconds = 0.05
+
+    /// Waits on `wake` until `deadline`, moving it on as above (`moved` is told each new one).
+    /// Returns `nil` when `wake` was signalled, else the seconds skipped.
+    static func wait(
+        on wake: DispatchSemaphore, until deadline: Seconds, maxSkip: Seconds, moved: (Seconds) -> Void = { _ in }
+    ) -> Seconds? {
+        var deadline = deadline, skipped: Seconds = 0, last = MonotonicClock.now()
+        while last < deadline {
+            let nap = min(deadline - last, slice)
+            if wake.wait(timeout: WaitTimeLimit.fromNow(nap)) == .success { return nil }
+            let now = MonotonicClock.now()
+            let late = min(now - last - nap, maxSkip - skipped)
+            if late > stallFloor {
+                (deadline, skipped) = (deadline + late, skipped + late)
+                moved(deadline)
+            }
+            last = now
+        }
+        return skipped
+    }
+}
