@@ -56,7 +56,7 @@ final class StallAllowanceTests: XCTestCase {
     func testAnExtensionStopsBeforeTheTestsHangWatch() {
         var waits: [Seconds] = []
         let ceiling = MonotonicClock.now() + 0.3
-        let outcome = StallAllowance.extend(budget: 0.1, lost: { 3 }, until: ceiling) { seconds in
+        let outcome = StallAllowance.extend(budget: 0.1, lost: { 3 }, until: { ceiling }) { seconds in
             waits.append(seconds)
             MonotonicClock.sleep(for: seconds)
             return false
@@ -72,6 +72,25 @@ final class StallAllowanceTests: XCTestCase {
         XCTAssertEqual(outcome.allowed, StallAllowance.most)
         XCTAssertTrue(StallAllowance.clause(outcome.allowed).contains("extended by 5.00 s for a stall of the machine"))
         XCTAssertEqual(StallAllowance.clause(0), "")
+    }
+
+    /// A callback is judged on the time it recorded: one that came at 600 ms, seen only after a
+    /// main-queue block held the waiting main thread for a second, is late for a 100 ms budget
+    /// (the wait's last poll saw it, and passed it, before).
+    func testACallbackSeenOnlyAfterItsBudgetFails() {
+        let recorder = RecordingReporter()
+        let site = FailureSite(fileID: #fileID, filePath: #filePath, line: #line, column: 1)
+        let call = AssertionCall(reporter: recorder.reporter, site: site)
+        _ = HarnessAssertions.calledExactlyOnce(within: 0.1, grace: 0.05, call) {
+            (done: @escaping @Sendable (Int) -> Void) in
+            DispatchQueue.main.async { Thread.sleep(forTimeInterval: 1) }  // holds the waiting main thread: the point
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.6) { done(1) }
+        }
+        XCTAssertEqual(recorder.messages.count, 1, "\(recorder.messages)")
+        XCTAssertTrue(
+            recorder.messages.first?.hasPrefix("the callback was called") == true
+                && recorder.messages.first?.contains("after the start, past its 100 ms budget") == true,
+            "\(recorder.messages)")
     }
 
     // MARK: Real stalls

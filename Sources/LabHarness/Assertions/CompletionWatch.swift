@@ -74,14 +74,17 @@ final class CompletionWatch: Sendable {
         guard endsProcess else { return }
         // Time the process did not run (a stall of the machine) is not the block's grace.
         let graceEnds = MonotonicClock.now() + Self.grace
-        if StallSkippingWait.wait(on: wake, until: graceEnds, maxSkip: StallAllowance.most) == nil { return }
+        guard let skipped = StallSkippingWait.wait(on: wake, until: graceEnds, maxSkip: StallAllowance.most) else {
+            return
+        }
+        let stalls = skipped > 0 ? " (and \(Format.seconds(skipped)) more, for stalls of the machine)" : ""
         // Still stuck: the test can never return, so fail it here and end the process.
         // The last look before the process ends: every thread, as the hang watch gives them
         // (what the stuck thread waits for is often another thread's doing).
         let every = HangStacks.block(HangStacks.ofThisProcess(namingBudget: HangStacks.patientNaming))
         WatchdogRecording.$watchedThread.withValue(stuckThread) {
             call.fail(
-                Self.overrunMessage(timeout) + "; it is still stuck \(Format.seconds(Self.grace)) later, "
+                Self.overrunMessage(timeout) + "; it is still stuck \(Format.seconds(Self.grace)) later\(stalls), "
                     + "so LabHarness ends the process (a blocked thread cannot be stopped). Its thread:" + text
                     + "\nWhere every thread was as the process ended:" + every)
         }

@@ -64,12 +64,14 @@ public final class HangWatch: Sendable {
     ) {
         self.limit = limit
         self.testName = testName
-        let deadline = MonotonicClock.now() + limit
+        let start = MonotonicClock.now(), deadline = start + limit
         Self.deadlines.withLock { $0[ObjectIdentifier(self)] = (deadline, scoped) }
         let started = NamedThread.startInstrumentReporting("lab.hangwatch", stackSize: 512 * 1024) { [self] in
-            watch(deadline: deadline, record: record)
+            watch(from: start, deadline: deadline, record: record)
         }
         if !started {
+            // A watch that never fires must not cut a test's waits short.
+            Self.deadlines.withLock { $0[ObjectIdentifier(self)] = nil }
             ProcessEnd.say(
                 "LabHarness: note: the hang watch of \(testName) could not start its thread (pthread_create refused: "
                     + "this process is at a thread limit); the test runs without one\n")
@@ -108,14 +110,15 @@ public final class HangWatch: Sendable {
 
     /// Sleeps until the deadline, not counting time the process did not run
     /// (`StallSkippingWait`). Returns the seconds so skipped, `nil` when the test ended first.
-    private func waitOut(deadline: Seconds) -> Seconds? {
-        StallSkippingWait.wait(on: wake, until: deadline, maxSkip: maxSkip) { moved in
+    private func waitOut(from start: Seconds, deadline: Seconds) -> Seconds? {
+        StallSkippingWait.wait(on: wake, from: start, until: deadline, maxSkip: maxSkip) { moved in
             Self.deadlines.withLock { $0[ObjectIdentifier(self)]?.fires = moved }
         }
     }
 
-    private func watch(deadline: Seconds, record: @Sendable (String) -> Void) {
-        guard let skipped = waitOut(deadline: deadline) else { return }
+    /// `start`: when the watch was made; a stall before its thread first ran is skipped too.
+    private func watch(from start: Seconds, deadline: Seconds, record: @Sendable (String) -> Void) {
+        guard let skipped = waitOut(from: start, deadline: deadline) else { return }
         guard
             phase.compareExchange(
                 expected: Phase.armed.rawValue, desired: Phase.fired.rawValue,

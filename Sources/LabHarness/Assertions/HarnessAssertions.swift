@@ -294,14 +294,16 @@ public enum HarnessAssertions {
     public static func completes(
         within timeout: Seconds, _ call: AssertionCall, _ block: () throws -> Void
     ) rethrows -> Seconds? {
+        // The control first, so that its own start is in neither the block's time nor its budget.
+        let control = StallAllowance()
+        defer { control.stop() }
+        control.begin()
         let start = MonotonicClock.now()
         let watch = CompletionWatch(timeout: timeout, call: call)
         guard watch.started else {
             call.fail(CompletionWatch.notStartedMessage)
             return nil
         }
-        let control = StallAllowance()
-        defer { control.stop() }
         let stuck: String?, took: Seconds, lost: Seconds
         do {
             try block()
@@ -312,7 +314,9 @@ public enum HarnessAssertions {
             _ = watch.blockReturned()
             throw error
         }
-        guard took > timeout || stuck != nil else { return took }
+        // The block's own clock judges: a watchdog that took its stack as it returned in time
+        // (the two raced at the budget) is no overrun.
+        guard took > timeout else { return took }
         // What the machine took from the block's time is not the block's: the budget judges the rest.
         if lost >= StallAllowance.floor, took - lost <= timeout {
             call.noteAllowance(
@@ -346,8 +350,9 @@ public enum HarnessAssertions {
             finishedAt.set(MonotonicClock.now())
         }
         // A stall of the whole machine (the control's thread was held up) is waited out too.
-        let ceiling = StallAllowance.hangWatchCeiling()
-        _ = await StallAllowance.extend(budget: timeout, lost: { control.machineLost }, until: ceiling) {
+        let waited = await StallAllowance.extend(
+            budget: timeout, lost: { control.machineLost }, until: StallAllowance.hangWatchCeiling
+        ) {
             await MainQueueFriendlyWait.until(within: $0) { finishedAt.get() != nil }
         }
         guard let end = finishedAt.get() else {
@@ -355,8 +360,8 @@ public enum HarnessAssertions {
             let held = await control.finish(ended: false)
             let never = began.load(ordering: .acquiring) ? "" : " (it had not begun: no thread ran it)"
             call.fail(
-                CompletionWatch.overrunMessage(timeout) + "; its task was cancelled and abandoned" + never + held
-                    + ContinuationLeak.quote(capture))
+                CompletionWatch.overrunMessage(timeout) + StallAllowance.clause(waited.allowed)
+                    + "; its task was cancelled and abandoned" + never + held + ContinuationLeak.quote(capture))
             return nil
         }
         let took = end - start
@@ -372,7 +377,9 @@ public enum HarnessAssertions {
             // the cooperative pool keeps it from waking, as does a stalled machine) and found
             // the operation done when it woke: the operation's own clock judges, as in the
             // synchronous form, and the control says whether the pool or the machine was held.
-            call.fail(CompletionWatch.overrunMessage(timeout) + " (it finished after \(Format.seconds(took)))" + held)
+            call.fail(
+                CompletionWatch.overrunMessage(timeout) + " (it finished after \(Format.seconds(took)))"
+                    + StallAllowance.discounted(lost) + held)
             return nil
         }
         return took
@@ -531,8 +538,8 @@ public enum HarnessAssertions {
             call.fail("the callback was called on thread \(first.thread), not on the main queue")
             return nil
         }
-        noteArrival(first, arrival, startedAt: startedAt, waitStart: waitStart, timeout: timeout, call)
-        return first
+        let onTime = judgeArrival(first, arrival, startedAt: startedAt, waitStart: waitStart, timeout: timeout, call)
+        return onTime ? first : nil
     }
 
     /// The verdict once the grace after the first call has passed (the waits are the caller's).
@@ -546,7 +553,8 @@ public enum HarnessAssertions {
         }
         let calls = probe.all
         if calls.count == 1 {
-            noteArrival(first, arrival, startedAt: startedAt, waitStart: waitStart, timeout: timeout, call)
+            guard judgeArrival(first, arrival, startedAt: startedAt, waitStart: waitStart, timeout: timeout, call)
+            else { return nil }
             call.notePass(
                 "the callback was called once, \(Format.seconds(max(0, first.at - startedAt))) after the start; "
                     + "no second call came in the \(Format.seconds(grace)) watched after it")
@@ -570,15 +578,26 @@ public enum HarnessAssertions {
 
     /// Notes a first call that came only in a stall's allowance.
     /// `waitStart`: when the budget's wait began (after `start` returned).
-    private static func noteArrival<Value>(
+    /// Judges the first call on its own time, which the callback recorded as it came: a wait
+    /// held off past its budget (a cooperative pool the code under test blocked) may have seen a
+    /// late call at its deadline's poll. Late beyond what the machine stalled meanwhile (and a
+    /// poll's `StallAllowance.floor`) fails; late within it passes with a note. True: passed.
+    private static func judgeArrival<Value>(
         _ first: CallProbe<Value>.Call, _ arrival: StallAllowance.Outcome, startedAt: Seconds, waitStart: Seconds,
         timeout: Seconds, _ call: AssertionCall
-    ) {
-        // Judged on the call's own time: the wait may have seen it at its deadline's poll.
-        guard first.at - waitStart > timeout else { return }
+    ) -> Bool {
+        let late = first.at - waitStart - timeout
+        guard late > 0 else { return true }
         let after = Format.seconds(first.at - startedAt)
+        guard late <= arrival.lost + StallAllowance.floor else {
+            call.fail(
+                "the callback was called \(after) after the start, past its \(Format.seconds(timeout)) budget"
+                    + StallAllowance.discounted(arrival.lost))
+            return false
+        }
         call.noteAllowance(
             StallAllowance.note("the callback was called \(after) after the start", budget: timeout, lost: arrival.lost))
+        return true
     }
 
     /// A value as a message quotes it: `String(describing:)`, cut to 80 characters.

@@ -42,6 +42,8 @@ final class PoolWatch: Sendable {
     /// Whether the thread has looked at the budget's end (and taken the stacks, if it did).
     private let looked = Atomic<Bool>(false)
     private let threadStarted = Atomic<Bool>(false)
+    /// Whether the watch's thread is taking the stacks: its lateness then is its own work.
+    private let capturing = Atomic<Bool>(false)
     private let budgetEnd: Seconds
     private let timeout: Seconds
 
@@ -75,10 +77,12 @@ final class PoolWatch: Sendable {
             guard !looked.load(ordering: .acquiring), now >= budgetEnd else { continue }
             if !finished(), heldNow(at: now) {
                 // Taken now, while whatever holds the pool still holds it.
+                capturing.store(true, ordering: .releasing)
                 let snapshot = HangStacks.ofThisProcess()
                 stacks.withLock { $0 = snapshot }
                 // The capture's own time is this thread's work, not a stall of the machine.
                 machine.withLock { $0.last = MonotonicClock.now() }
+                capturing.store(false, ordering: .releasing)
             }
             looked.store(true, ordering: .releasing)
         }
@@ -94,10 +98,11 @@ final class PoolWatch: Sendable {
 
     /// What the whole machine has taken from the wait so far, at most `StallAllowance.most`
     /// (0 when the watch has no thread: nothing measured it).
+    /// While the thread takes the stacks, only what it had lost before.
     var machineLost: Seconds {
         guard threadStarted.load(ordering: .acquiring) else { return 0 }
-        let now = MonotonicClock.now()
-        return min(StallAllowance.most, machine.withLock { $0.lost(at: now) })
+        let now = MonotonicClock.now(), busy = capturing.load(ordering: .acquiring)
+        return min(StallAllowance.most, machine.withLock { busy ? $0.lost : $0.lost(at: now) })
     }
 
     /// Stops the control and the thread, and returns the clause the failure adds: empty when

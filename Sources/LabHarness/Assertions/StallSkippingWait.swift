@@ -12,16 +12,20 @@ enum StallSkippingWait {
     static let stallFloor: Seconds = 0.05
 
     /// Waits on `wake` until `deadline`, moving it on as above (`moved` is told each new one).
-    /// Returns `nil` when `wake` was signalled, else the seconds skipped.
+    /// `start`: when the deadline was set (default now), so that a watch's thread that began
+    /// late skips that too. Returns `nil` when `wake` was signalled, else the seconds skipped.
     static func wait(
-        on wake: DispatchSemaphore, until deadline: Seconds, maxSkip: Seconds, moved: (Seconds) -> Void = { _ in }
+        on wake: DispatchSemaphore, from start: Seconds? = nil, until deadline: Seconds, maxSkip: Seconds,
+        moved: (Seconds) -> Void = { _ in }
     ) -> Seconds? {
-        var deadline = deadline, skipped: Seconds = 0, last = MonotonicClock.now()
+        var deadline = deadline, skipped: Seconds = 0, last = start ?? MonotonicClock.now()
         while last < deadline {
-            let nap = min(deadline - last, slice)
-            if wake.wait(timeout: WaitTimeLimit.fromNow(nap)) == .success { return nil }
+            let napEnd = last + min(deadline - last, slice)
+            if wake.wait(timeout: WaitTimeLimit.fromNow(max(0, napEnd - MonotonicClock.now()))) == .success {
+                return nil
+            }
             let now = MonotonicClock.now()
-            let late = min(now - last - nap, maxSkip - skipped)
+            let late = min(now - napEnd, maxSkip - skipped)
             if late > stallFloor {
                 (deadline, skipped) = (deadline + late, skipped + late)
                 moved(deadline)

@@ -39,6 +39,18 @@ final class MachineStallXCTests: CapturingTestCase {
         check.assertAllReleased(within: 0.5)
     }
 
+    /// Not a stall: the main thread the wait runs on was busy in a main-queue block for a
+    /// second, and saw a reply that came at 600 ms only after its 100 ms budget. The reply
+    /// recorded its own time, so it is late, not a pass.
+    func testAReplyTheBusyMainThreadSawAfterItsBudget_fails() {
+        expectOneFailure(atLine: #line + 1, containing: "after the start, past its 100 ms budget") {
+            assertCalledExactlyOnce(within: 0.1, grace: 0.05) { done in
+                DispatchQueue.main.async { Thread.sleep(forTimeInterval: 1) }  // the busy main thread is the point
+                DispatchQueue.global().asyncAfter(deadline: .now() + 0.6) { done() }
+            }
+        }
+    }
+
     func testALeakUnderAStall_stillFails() throws {
         let stall = try stall()
         HarnessAssertions.$secondLookFloor.withValue(0.5) {
