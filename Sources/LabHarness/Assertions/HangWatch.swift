@@ -25,9 +25,9 @@ public final class HangWatch: Sendable {
 
     private enum Phase: UInt8 { case armed = 0, ended = 1, fired = 2 }
 
-    /// When each running watch fires (monotonic), by watch, and whether it watches one task's
-    /// test only (`scoped`).
-    private static let deadlines = Mutex<[ObjectIdentifier: (fires: Seconds, scoped: Bool)]>([:])
+    /// When each running watch fires (monotonic), by watch; whether it watches one task's test
+    /// only (`scoped`); and when its thread last looked at the clock.
+    private static let deadlines = Mutex<[ObjectIdentifier: (fires: Seconds, scoped: Bool, looked: Seconds)]>([:])
 
     /// The watches of the test this task runs (a suite's, the test's own, one nested in it),
     /// bound by the trait around the test's body (`HangWatchTrait`); child tasks inherit them,
@@ -44,12 +44,21 @@ public final class HangWatch: Sendable {
     static var deadlineOfThisTest: Seconds? {
         let mine = Set(watching.map(ObjectIdentifier.init))
         let inTask = withUnsafeCurrentTask { $0 != nil }
+        let now = MonotonicClock.now()
         return deadlines.withLock { list in
-            list.filter { !inTask || !$0.value.scoped || mine.contains($0.key) }.map(\.value.fires).min()
+            list.filter { !inTask || !$0.value.scoped || mine.contains($0.key) }
+                .map { entry in
+                    // A watch whose thread has not looked since a stall will move on by it.
+                    let stale = now - entry.value.looked - StallSkippingWait.slice
+                    return entry.value.fires + (stale > StallSkippingWait.stallFloor ? stale : 0)
+                }
+                .min()
         }
     }
 
     private let phase = Atomic<UInt8>(Phase.armed.rawValue)
+    /// Whether the watch's thread runs.
+    private let running = Atomic<Bool>(false)
     private let wake = DispatchSemaphore(value: 0)
     public let limit: Seconds
     let testName: String
@@ -65,11 +74,14 @@ public final class HangWatch: Sendable {
         self.limit = limit
         self.testName = testName
         let start = MonotonicClock.now(), deadline = start + limit
-        Self.deadlines.withLock { $0[ObjectIdentifier(self)] = (deadline, scoped) }
-        let started = NamedThread.startInstrumentReporting("lab.hangwatch", stackSize: 512 * 1024) { [self] in
+        Self.deadlines.withLock { $0[ObjectIdentifier(self)] = (deadline, scoped, start) }
+        let created = NamedThread.startInstrumentReporting("lab.hangwatch", stackSize: 512 * 1024) { [self] in
+            running.store(true, ordering: .releasing)
             watch(from: start, deadline: deadline, record: record)
         }
-        if !started {
+        // A refusal at this instant may have been another thread's: the watch's own thread
+        // shows itself within a moment if it runs.
+        if !created && !MainQueueFriendlyWait.until(within: 0.05, { running.load(ordering: .acquiring) }) {
             // A watch that never fires must not cut a test's waits short.
             Self.deadlines.withLock { $0[ObjectIdentifier(self)] = nil }
             ProcessEnd.say(
@@ -111,8 +123,11 @@ public final class HangWatch: Sendable {
     /// Sleeps until the deadline, not counting time the process did not run
     /// (`StallSkippingWait`). Returns the seconds so skipped, `nil` when the test ended first.
     private func waitOut(from start: Seconds, deadline: Seconds) -> Seconds? {
-        StallSkippingWait.wait(on: wake, from: start, until: deadline, maxSkip: maxSkip) { moved in
-            Self.deadlines.withLock { $0[ObjectIdentifier(self)]?.fires = moved }
+        StallSkippingWait.wait(on: wake, from: start, until: deadline, maxSkip: maxSkip) { deadline, now in
+            Self.deadlines.withLock { list in
+                list[ObjectIdentifier(self)]?.fires = deadline
+                list[ObjectIdentifier(self)]?.looked = now
+            }
         }
     }
 

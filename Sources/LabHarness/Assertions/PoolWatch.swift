@@ -113,7 +113,8 @@ final class PoolWatch: Sendable {
     func finish(ended: Bool) async -> String {
         let now = MonotonicClock.now()
         let poolLost = pool.withLock { $0.lost(at: now) }
-        let machineLost = machine.withLock { $0.lost(at: now) }
+        let busy = capturing.load(ordering: .acquiring)  // the capture's time is not the machine's
+        let machineLost = machine.withLock { busy ? $0.lost : $0.lost(at: now) }
         guard threadStarted.load(ordering: .acquiring) else {
             stopped.store(true, ordering: .releasing)
             return Self.clause(poolLost: poolLost, machineLost: nil, timeout: timeout, stacks: nil)

@@ -54,9 +54,10 @@ final class StallAllowance: Sendable {
         ) { start in
             guard start.signalReady() else { return }
             while !state.stopped.load(ordering: .acquiring) {
-                let now = MonotonicClock.now()
                 // A stall before the first wake counts from the start: the thread was due then.
+                // The clock is read under the lock, so that `begin()` never sees it go back.
                 state.clock.withLock { c in
+                    let now = MonotonicClock.now()
                     c.lost += Self.overdue(now, since: c.last ?? c.started)
                     c.last = now
                 }
@@ -77,6 +78,13 @@ final class StallAllowance: Sendable {
         guard running else { return 0 }
         let now = MonotonicClock.now()
         return state.clock.withLock { c in min(Self.most, c.lost + Self.overdue(now, since: c.last ?? c.started)) }
+    }
+
+    /// What is left of `budget`, begun at `entered`, now that the control runs: its start was
+    /// part of the wait (and, when late, part of what it lost). A control that never ran measured
+    /// nothing: the whole budget, from now.
+    func left(of budget: Seconds, from entered: Seconds) -> Seconds {
+        running ? max(0, entered + budget - MonotonicClock.now()) : budget
     }
 
     /// Counts from now only: for a measurement that starts after the control (sync
@@ -114,7 +122,7 @@ final class StallAllowance: Sendable {
         let entered = MonotonicClock.now()
         let control = StallAllowance()
         defer { control.stop() }
-        let left = max(0, entered + budget - MonotonicClock.now())
+        let left = control.left(of: budget, from: entered)
         return extend(budget: left, lost: { control.lost }, until: hangWatchCeiling, wait)
     }
 
@@ -126,8 +134,8 @@ final class StallAllowance: Sendable {
         let entered = MonotonicClock.now()
         let control = StallAllowance()
         defer { control.stop() }
-        let left = max(0, entered + budget - MonotonicClock.now())
-        return await extend(budget: left, lost: { control.lost }, until: hangWatchCeiling, wait)
+        return await extend(
+            budget: control.left(of: budget, from: entered), lost: { control.lost }, until: hangWatchCeiling, wait)
     }
 
     /// The instant an extension must not pass: `HarnessAssertions.hangMargin` before the test's

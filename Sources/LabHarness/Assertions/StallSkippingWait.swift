@@ -11,12 +11,13 @@ enum StallSkippingWait {
     /// Lateness of a slice beyond this is time the watch's thread did not run.
     static let stallFloor: Seconds = 0.05
 
-    /// Waits on `wake` until `deadline`, moving it on as above (`moved` is told each new one).
+    /// Waits on `wake` until `deadline`, moving it on as above (`looked` is told the deadline
+    /// and the time after each slice).
     /// `start`: when the deadline was set (default now), so that a watch's thread that began
     /// late skips that too. Returns `nil` when `wake` was signalled, else the seconds skipped.
     static func wait(
         on wake: DispatchSemaphore, from start: Seconds? = nil, until deadline: Seconds, maxSkip: Seconds,
-        moved: (Seconds) -> Void = { _ in }
+        looked: (_ deadline: Seconds, _ now: Seconds) -> Void = { _, _ in }
     ) -> Seconds? {
         var deadline = deadline, skipped: Seconds = 0, last = start ?? MonotonicClock.now()
         while last < deadline {
@@ -26,10 +27,8 @@ enum StallSkippingWait {
             }
             let now = MonotonicClock.now()
             let late = min(now - napEnd, maxSkip - skipped)
-            if late > stallFloor {
-                (deadline, skipped) = (deadline + late, skipped + late)
-                moved(deadline)
-            }
+            if late > stallFloor { (deadline, skipped) = (deadline + late, skipped + late) }
+            looked(deadline, now)
             last = now
         }
         return skipped
