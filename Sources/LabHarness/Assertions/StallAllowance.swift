@@ -19,7 +19,8 @@ import Synchronization
 final class StallAllowance: Sendable {
     /// Seconds between the control's wakes.
     static let tick: Seconds = 0.005
-    /// The most a wait is extended for the machine: a stall longer than this is not waited out.
+    /// The most a wait is extended for the machine: a stall longer than this is not waited out
+    /// (a `LifetimeTrial`'s grace too).
     static let most: Seconds = 5
     /// Lost time under this is not waited for: a few wakes' scheduling noise.
     static let floor: Seconds = 0.005

@@ -134,7 +134,7 @@ open class LifetimeTrial {
     /// The seconds the grace was extended by, for what a same-moment control lost meanwhile.
     public static let graceStallKey = "grace.stall_s"
     /// The most a grace is extended for the machine's stalls.
-    static let stallAllowance: Seconds = 5
+    static let stallAllowance = StallAllowance.most
     public static let releasedAfterBreakKey = "released_after_break",
         releaseAfterBreakKey = "release_after_break_s"
 }
