@@ -95,20 +95,6 @@ final class StallAllowanceTests: XCTestCase {
 
     // MARK: Real stalls
 
-    /// Stops this whole process `after` seconds from now for `length` seconds; `over` is called
-    /// once the shell that does it has exited.
-    private func stopThisProcess(after: Seconds, for length: Seconds, over: @escaping @Sendable () -> Void) throws {
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        let pid = ProcessInfo.processInfo.processIdentifier
-        // Whatever ends the shell (bar SIGKILL) lets this process go on.
-        shell.arguments = [
-            "-c", "trap 'kill -CONT \(pid)' EXIT INT TERM HUP; sleep \(after); kill -STOP \(pid); sleep \(length)",
-        ]
-        shell.terminationHandler = { _ in over() }
-        try shell.run()
-    }
-
     /// A release due right after a 1 s stop passes a 500 ms budget; the same wait with no stall
     /// and a release 700 ms late still fails (a late timer is not excused).
     func testAReleaseMadeLateByAStallPassesAndALateOneWithoutFails() throws {

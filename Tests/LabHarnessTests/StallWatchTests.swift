@@ -23,13 +23,10 @@ final class StallWatchTests: XCTestCase {
     func testAProcessStallShowsUpInTheControl() throws {
         let watch = StallWatch()
         MonotonicClock.sleep(for: 0.05)
-        let stopper = Process()
-        stopper.executableURL = URL(fileURLWithPath: "/bin/sh")
-        let pid = ProcessInfo.processInfo.processIdentifier
-        stopper.arguments = ["-c", "kill -STOP \(pid); sleep 0.3; kill -CONT \(pid)"]
+        let over = DispatchSemaphore(value: 0)
         let before = MonotonicClock.now()
-        try stopper.run()
-        stopper.waitUntilExit()
+        try stopThisProcess(after: 0, for: 0.3) { over.signal() }
+        XCTAssertEqual(over.wait(timeout: .now() + 10), .success)
         MonotonicClock.sleep(for: 0.05)
         let after = MonotonicClock.now()
         watch.stop()

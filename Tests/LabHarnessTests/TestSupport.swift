@@ -100,3 +100,17 @@ extension Variant {
 func withBriefSecondLook<R>(_ body: () throws -> R) rethrows -> R {
     try HarnessAssertions.$secondLookFloor.withValue(0.5) { try body() }
 }
+
+/// Stops this whole process `after` seconds from now for `length` seconds, from a shell (a
+/// stall of the machine, made on purpose); `over` is called once the shell has exited. Whatever
+/// ends the shell (bar SIGKILL) lets this process go on.
+func stopThisProcess(after: Seconds, for length: Seconds, over: @escaping @Sendable () -> Void) throws {
+    let shell = Process()
+    shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+    let pid = ProcessInfo.processInfo.processIdentifier
+    shell.arguments = [
+        "-c", "trap 'kill -CONT \(pid)' EXIT INT TERM HUP; sleep \(after); kill -STOP \(pid); sleep \(length)",
+    ]
+    shell.terminationHandler = { _ in over() }
+    try shell.run()
+}
